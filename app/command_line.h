@@ -1,0 +1,38 @@
+// The command line: `pe-explorer [options]` opens the window, `pe-explorer export ...` writes a
+// view's numbers without one. Both take the same parameter flags.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "app_state.h"
+
+namespace pe {
+
+enum class RunMode { kWindow, kExport };
+
+struct ExportRequest {
+  std::string view = "heatmap";  // heatmap | curves | sum
+  std::string output;            // path or "-"
+};
+
+struct WindowRequest {
+  std::string screenshot;  // write the pixels of the last frame here, then exit
+  int frames = 3;          // frames to render for --screenshot / --frame-stats
+  int frame_stats = 0;     // > 0: render this many frames and print timing
+  int width = 1280;
+  int height = 800;
+};
+
+struct CommandLine {
+  RunMode mode = RunMode::kWindow;
+  ModelParams params;
+  ExportRequest export_request;
+  WindowRequest window;
+};
+
+// Parses argv. On --help, prints it and returns exit code 0 in `exit_code`; on an error,
+// prints the message on stderr and sets exit code 2. A value means: go on and run it.
+std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, int& exit_code);
+
+}  // namespace pe

@@ -1,0 +1,24 @@
+// pe-explorer: parses the command line, then either writes a view's numbers (export) or opens
+// the window. Everything else lives in its own file.
+#include <exception>
+#include <iostream>
+
+#include "command_line.h"
+#include "export_command.h"
+#include "window.h"
+
+int main(int argc, char** argv) {
+  try {
+    int exit_code = 0;
+    std::optional<pe::CommandLine> cl = pe::ParseCommandLine(argc, argv, exit_code);
+    if (!cl) return exit_code;
+    if (cl->mode == pe::RunMode::kExport) return pe::RunExport(cl->params, cl->export_request);
+    pe::AppState state;
+    state.params = cl->params;
+    state.text_edit = state.params.example.text;
+    return pe::RunWindow(state, cl->window);
+  } catch (const std::exception& e) {
+    std::cerr << "pe-explorer: unexpected error: " << e.what() << "\n";
+    return 1;
+  }
+}

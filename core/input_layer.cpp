@@ -1,0 +1,211 @@
+#include "input_layer.h"
+
+#include <cmath>
+
+#include "embedding.h"
+#include "random.h"
+
+namespace pe {
+
+Status ValidateInputLayerParams(const InputLayerParams& p) {
+  if (!(p.dropout >= 0.0 && p.dropout <= 1.0)) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", p.dropout);
+    return InvalidArgument(std::string("dropout must be in [0, 1], got ") + buf);
+  }
+  return {};
+}
+
+std::string_view PartName(Part part) {
+  switch (part) {
+    case Part::kEmbedding:
+      return "embedding";
+    case Part::kScaled:
+      return "scaled";
+    case Part::kPositional:
+      return "positional";
+    case Part::kSum:
+      return "sum";
+  }
+  return "?";
+}
+
+const Matrix& InputParts::part(Part p) const {
+  switch (p) {
+    case Part::kEmbedding:
+      return embedding;
+    case Part::kScaled:
+      return scaled;
+    case Part::kPositional:
+      return positional;
+    case Part::kSum:
+      break;
+  }
+  return sum;
+}
+
+double InputParts::Norm(Part p, int64_t t) const {
+  const Matrix& m = part(p);
+  double acc = 0.0;
+  for (int64_t j = 0; j < m.cols; ++j) acc += static_cast<double>(m.at(t, j)) * m.at(t, j);
+  return std::sqrt(acc);
+}
+
+double InputParts::ScaledToPositionalRatio(int64_t t) const {
+  const double pe = Norm(Part::kPositional, t);
+  return pe > 0.0 ? Norm(Part::kScaled, t) / pe : INFINITY;
+}
+
+void ApplyDropout(float* values, int64_t n, double p, uint64_t seed, uint64_t first_index) {
+  if (p <= 0.0) return;
+  if (p >= 1.0) {
+    for (int64_t k = 0; k < n; ++k) values[k] = 0.0f;
+    return;
+  }
+  const float keep_scale = static_cast<float>(1.0 / (1.0 - p));
+  for (int64_t k = 0; k < n; ++k) {
+    const bool drop = RandomUniform(seed, first_index + static_cast<uint64_t>(k)) <= p;
+    values[k] = drop ? 0.0f : values[k] * keep_scale;
+  }
+}
+
+Result<InputParts> CombineInputParts(Matrix embedding, Matrix positional,
+                                     const InputLayerParams& params) {
+  if (Status s = ValidateInputLayerParams(params); !s.ok()) return s.error();
+  if (embedding.rows != positional.rows || embedding.cols != positional.cols) {
+    return InvalidArgument("embeddings are " + std::to_string(embedding.rows) + " x " +
+                           std::to_string(embedding.cols) + " but positional encodings are " +
+                           std::to_string(positional.rows) + " x " +
+                           std::to_string(positional.cols) + "; they must have the same shape");
+  }
+  InputParts parts;
+  parts.scaled = embedding;
+  if (params.scale) {
+    const float s = static_cast<float>(std::sqrt(static_cast<double>(embedding.cols)));
+    for (float& v : parts.scaled.data) v *= s;
+  }
+  parts.sum = parts.scaled;
+  for (size_t k = 0; k < parts.sum.data.size(); ++k) parts.sum.data[k] += positional.data[k];
+  if (params.train) {
+    ApplyDropout(parts.sum.data.data(), static_cast<int64_t>(parts.sum.data.size()),
+                 params.dropout, params.dropout_seed, 0);
+  }
+  parts.embedding = std::move(embedding);
+  parts.positional = std::move(positional);
+  return parts;
+}
+
+namespace {
+
+Status CheckSequenceFits(int64_t seq, const PeParams& pe) {
+  if (seq > pe.max_len) {
+    return InvalidArgument("the sequence has " + std::to_string(seq) +
+                           " tokens but max_len is " + std::to_string(pe.max_len) +
+                           "; raise max_len to at least " + std::to_string(seq));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<InputParts> ComputeInputParts(const Matrix& table, std::span<const int64_t> ids,
+                                     const PeParams& pe, const InputLayerParams& params) {
+  if (Status s = ValidatePeParams(pe); !s.ok()) return s.error();
+  if (table.cols != pe.d_model) {
+    return InvalidArgument("the embedding table has " + std::to_string(table.cols) +
+                           " columns but d_model is " + std::to_string(pe.d_model));
+  }
+  const auto seq = static_cast<int64_t>(ids.size());
+  if (Status s = CheckSequenceFits(seq, pe); !s.ok()) return s.error();
+  Result<Matrix> embedding = LookupRows(table, ids);
+  if (!embedding.ok()) return embedding.error();
+  Matrix positional;
+  positional.rows = seq;
+  positional.cols = pe.d_model;
+  positional.data.resize(static_cast<size_t>(seq * pe.d_model));
+  FillPeBlock(pe, 0, seq, 0, pe.d_model, positional.data.data());
+  return CombineInputParts(std::move(embedding).value(), std::move(positional), params);
+}
+
+Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
+                                 int64_t seq, const PeParams& pe, const InputLayerParams& params,
+                                 const MemoryCap& cap) {
+  if (Status s = ValidatePeParams(pe); !s.ok()) return s.error();
+  if (Status s = ValidateInputLayerParams(params); !s.ok()) return s.error();
+  if (batch < 0 || seq < 0 || static_cast<uint64_t>(batch) * static_cast<uint64_t>(seq) !=
+                                  ids.size()) {
+    return InvalidArgument("ids hold " + std::to_string(ids.size()) + " values, not batch " +
+                           std::to_string(batch) + " x seq " + std::to_string(seq));
+  }
+  if (table.cols != pe.d_model) {
+    return InvalidArgument("the embedding table has " + std::to_string(table.cols) +
+                           " columns but d_model is " + std::to_string(pe.d_model));
+  }
+  if (Status s = CheckSequenceFits(seq, pe); !s.ok()) return s.error();
+  for (size_t k = 0; k < ids.size(); ++k) {
+    if (ids[k] < 0 || ids[k] >= table.rows) {
+      return InvalidArgument("token id " + std::to_string(ids[k]) + " at index " +
+                             std::to_string(k) + " is outside the embedding table: ids must be in [0, " +
+                             std::to_string(table.rows - 1) + "]");
+    }
+  }
+  const int64_t d = pe.d_model;
+  Result<Matrix> pe_rows = MakeMatrix("the positional rows", seq, d, cap);
+  if (!pe_rows.ok()) return pe_rows;
+  FillPeBlock(pe, 0, seq, 0, d, pe_rows.value().data.data());
+  Result<Matrix> out = MakeMatrix("the input-layer output", batch * seq, d, cap);
+  if (!out.ok()) return out;
+  const float scale = params.scale ? static_cast<float>(std::sqrt(static_cast<double>(d))) : 1.0f;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t t = 0; t < seq; ++t) {
+      const float* wte = table.row(ids[static_cast<size_t>(b * seq + t)]);  // (d)
+      const float* wpe = pe_rows.value().row(t);                             // (d)
+      float* dst = out.value().row(b * seq + t);                             // (d)
+      for (int64_t j = 0; j < d; ++j) dst[j] = wte[j] * scale + wpe[j];
+    }
+  }
+  if (params.train) {
+    Matrix& m = out.value();
+    ApplyDropout(m.data.data(), static_cast<int64_t>(m.data.size()), params.dropout,
+                 params.dropout_seed, 0);
+  }
+  return out;
+}
+
+Result<SentenceResult> ComputeSentence(const TextExample& example, const PeParams& pe,
+                                       const InputLayerParams& params) {
+  if (Status s = ValidatePeParams(pe); !s.ok()) return s.error();
+  SentenceResult r;
+  r.tokens = Tokenize(example.text, example.tokenizer);
+  if (example.vocabulary.empty()) {
+    r.vocabulary = Vocabulary::FromTokens(r.tokens);
+  } else {
+    Result<Vocabulary> v = Vocabulary::FromList(example.vocabulary);
+    if (!v.ok()) return v.error();
+    r.vocabulary = std::move(v).value();
+  }
+  r.ids = r.vocabulary.Ids(r.tokens);
+  const auto seq = static_cast<int64_t>(r.ids.size());
+  if (Status s = CheckSequenceFits(seq, pe); !s.ok()) return s.error();
+  // Only the rows the sentence uses; EmbeddingValue makes each independently of V.
+  Matrix embedding;
+  embedding.rows = seq;
+  embedding.cols = pe.d_model;
+  embedding.data.resize(static_cast<size_t>(seq * pe.d_model));
+  for (int64_t t = 0; t < seq; ++t) {
+    for (int64_t j = 0; j < pe.d_model; ++j) {
+      embedding.at(t, j) = EmbeddingValue(example.seed, pe.d_model, r.ids[static_cast<size_t>(t)], j);
+    }
+  }
+  Matrix positional;
+  positional.rows = seq;
+  positional.cols = pe.d_model;
+  positional.data.resize(static_cast<size_t>(seq * pe.d_model));
+  FillPeBlock(pe, 0, seq, 0, pe.d_model, positional.data.data());
+  Result<InputParts> parts = CombineInputParts(std::move(embedding), std::move(positional), params);
+  if (!parts.ok()) return parts.error();
+  r.parts = std::move(parts).value();
+  return r;
+}
+
+}  // namespace pe

@@ -1,0 +1,232 @@
+// `pe-explorer export` run as a separate process, the way users and scripts run it: every view
+// and format, numbers checked against the engine and (where numpy is installed) against numpy's
+// float64 formula; every bad argument gives a message, the right exit code and no file.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "positional_encoding.h"
+#include "test_support.h"
+
+namespace pe {
+namespace {
+
+using pe::testing::NpyArray;
+using pe::testing::ParseCsv;
+using pe::testing::ParseNpy;
+using pe::testing::ReadFile;
+
+struct CliRun {
+  int code = -1;
+  std::string output;  // stdout and stderr
+};
+
+CliRun RunCli(const std::string& args) {
+  const std::string cmd = std::string(PE_EXPLORER_EXE) + " " + args + " 2>&1";
+  CliRun r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/pe-cli-XXXXXX";
+    dir_ = ::mkdtemp(tmpl);
+  }
+  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string dir_;
+};
+
+TEST_F(Cli, HeatmapNpyIsTheEngineTable) {
+  CliRun r = RunCli("export --view heatmap --d-model 128 --max-len 100 -o " + Path("pe.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("pe.npy")), a, why)) << why;
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{100, 128}));
+  PeParams p;
+  EXPECT_EQ(a.data, ComputePeTable(p).value().data);
+}
+
+TEST_F(Cli, HeatmapMatchesNumpyFloat64Formula) {
+  if (std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "numpy is not installed (apt-get install python3-numpy)";
+  }
+  for (const char* variant : {"paper", "t2t", "tf-text"}) {
+    const std::string out = Path(std::string(variant) + ".npy");
+    ASSERT_EQ(RunCli(std::string("export --view heatmap --d-model 31 --max-len 64 --offset 9999000 "
+                                 "--variant ") + variant + " -o " + out).code, 0);
+    // numpy's float64 formulas, written from each variant's definition.
+    const std::string script = R"PY(
+import sys, numpy as np
+v, path = sys.argv[1], sys.argv[2]
+d, L, off = 31, 64, 9999000
+pos = np.arange(off, off + L, dtype=np.float64)[:, None]
+h = d // 2
+if v == 'paper':
+    i = np.arange(d) // 2
+    w = 10000.0 ** (-2.0 * i / d)
+    ref = np.where(np.arange(d) % 2 == 0, np.sin(pos * w), np.cos(pos * w))
+elif v == 't2t':
+    w = 10000.0 ** (-np.arange(h) / max(h - 1, 1))
+    ref = np.concatenate([np.sin(pos * w), np.cos(pos * w), np.zeros((L, d - 2 * h))], axis=1)
+else:
+    s = d - h
+    ref = np.concatenate([np.sin(pos * 10000.0 ** (-2.0 * np.arange(s) / d)),
+                          np.cos(pos * 10000.0 ** (-2.0 * np.arange(h) / d))], axis=1)
+got = np.load(path)
+assert got.dtype == np.float32 and got.shape == (L, d), (got.dtype, got.shape)
+err = np.abs(got.astype(np.float64) - ref).max()
+print(err)
+sys.exit(0 if err < 1e-7 else 1)
+)PY";
+    const std::string py = Path("check.py");
+    FILE* f = std::fopen(py.c_str(), "w");
+    std::fputs(script.c_str(), f);
+    std::fclose(f);
+    EXPECT_EQ(std::system(("/usr/bin/python3 " + py + " " + variant + " " + out).c_str()), 0)
+        << variant;
+  }
+}
+
+TEST_F(Cli, CurvesCsvHasTheChosenDims) {
+  CliRun r = RunCli("export --view curves --dims 4,5,6,7 --d-model 20 --max-len 100 -o " +
+                 Path("c.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto rows = ParseCsv(ReadFile(Path("c.csv")));
+  ASSERT_EQ(rows.size(), 101u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"pos", "d4", "d5", "d6", "d7"}));
+  EXPECT_EQ(rows[3][0], "2");
+  EXPECT_EQ(std::strtof(rows[3][1].c_str(), nullptr),
+            static_cast<float>(std::sin(2 * std::pow(10000.0, -4.0 / 20))));
+  r = RunCli("export --view curves --dims 0,1 --d-model 8 --max-len 3 -o " + Path("c.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("c.npy")), a, why)) << why;
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(a.data, (std::vector<float>{0, 1, static_cast<float>(std::sin(1.0)), static_cast<float>(std::cos(1.0)),
+                                        static_cast<float>(std::sin(2.0)), static_cast<float>(std::cos(2.0))}));
+}
+
+TEST_F(Cli, SumCsvToStdoutAndNpy) {
+  CliRun r = RunCli("export --view sum --text 'The cat sits on the mat' --d-model 8 --seed 0 -o -");
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto rows = ParseCsv(r.output);
+  ASSERT_EQ(rows.size(), 25u);
+  EXPECT_EQ(rows[0][0], "token");
+  EXPECT_EQ(rows[21][0], "mat");
+  EXPECT_EQ(rows[21][2], "5");
+  r = RunCli("export --view sum --d-model 8 --no-scale --dropout 0.5 --train -o " + Path("s.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("s.npy")), a, why)) << why;
+  ASSERT_EQ(a.shape, (std::vector<int64_t>{6, 4, 8}));
+  int zeros = 0;
+  for (int t = 0; t < 6; ++t) {
+    for (int j = 0; j < 8; ++j) {
+      const float emb = a.data[(t * 4 + 0) * 8 + j], scaled = a.data[(t * 4 + 1) * 8 + j];
+      const float pos = a.data[(t * 4 + 2) * 8 + j], sum = a.data[(t * 4 + 3) * 8 + j];
+      EXPECT_EQ(emb, scaled);  // --no-scale
+      if (sum == 0.0f) {
+        ++zeros;
+      } else {
+        EXPECT_FLOAT_EQ(sum, (scaled + pos) * 2.0f);  // kept values scaled by 1 / (1 - p)
+      }
+    }
+  }
+  EXPECT_GT(zeros, 8);
+  EXPECT_LT(zeros, 40);
+}
+
+TEST_F(Cli, HelpOnEveryLevel) {
+  CliRun top = RunCli("--help");
+  EXPECT_EQ(top.code, 0);
+  EXPECT_NE(top.output.find("export"), std::string::npos);
+  CliRun exp = RunCli("export --help");
+  EXPECT_EQ(exp.code, 0);
+  EXPECT_NE(exp.output.find("--view"), std::string::npos);
+  EXPECT_NE(exp.output.find("--d-model"), std::string::npos);
+}
+
+TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
+  struct Case {
+    std::string args;
+    int code;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"--d-model 0", 2, "d_model must be in [1, 65536], got 0"},
+      {"--d-model -4", 2, "d_model must be in [1, 65536], got -4"},
+      {"--d-model 1e30", 2, "--d-model"},
+      {"--max-len 0", 2, "max_len must be in [1, 2147483648], got 0"},
+      {"--max-len 99999999999", 2, "max_len must be in"},
+      {"--base nan", 2, "base must be a finite number greater than 1, got nan"},
+      {"--base 1", 2, "base must be a finite number greater than 1, got 1"},
+      {"--base inf", 2, "base must be"},
+      {"--offset -1", 2, "offset must be in [0,"},
+      {"--variant sinusoid", 2, "--variant must be one of paper, t2t, tf-text, got \"sinusoid\""},
+      {"--view spiral", 2, "--view must be heatmap, curves or sum, got \"spiral\""},
+      {"--bogus 3", 2, "--bogus"},
+      {"--view curves --dims 4,200", 2, "dims: dimension 200 is outside [0, 127]"},
+      {"--view curves --dims x", 2, "is not a dimension index"},
+      {"--view sum --dropout 1.5", 2, "dropout must be in [0, 1], got 1.5"},
+      {"--view sum --dropout nan", 2, "dropout must be in [0, 1], got nan"},
+      {"--view sum --text ' '", 2, "has no tokens"},
+      {"--view sum --max-len 3", 2, "the sequence has 6 tokens but max_len is 3"},
+      {"--view sum --vocab /nonexistent/vocab.txt", 1, "cannot read"},
+      {"--max-len 100000000 --d-model 4096", 2, "over the memory cap of 2.0 GiB"},
+      {"--memory-cap-mib 0", 2, "--memory-cap-mib must be in [1, 2^40], got 0"},
+      {"--tokenizer bpe", 2, "--tokenizer must be word or char"},
+  };
+  for (const Case& c : cases) {
+    const std::string out = Path("out.csv");
+    CliRun r = RunCli("export " + c.args + " -o " + out);
+    EXPECT_EQ(r.code, c.code) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_FALSE(Exists(out)) << c.args;
+  }
+  CliRun no_ext = RunCli("export -o " + Path("table"));
+  EXPECT_EQ(no_ext.code, 2);
+  EXPECT_NE(no_ext.output.find("use a .csv or .npy file name"), std::string::npos);
+  EXPECT_EQ(RunCli("export --view heatmap").code, 2);  // -o is required
+  CliRun unwritable = RunCli("export -o /nonexistent-dir/pe.csv");
+  EXPECT_EQ(unwritable.code, 1);
+  EXPECT_NE(unwritable.output.find("cannot write /nonexistent-dir/pe.csv"), std::string::npos)
+      << unwritable.output;
+  // Nothing but the test's own files in the folder: no temporaries left behind.
+  EXPECT_EQ(std::system(("test -z \"$(ls -A " + dir_ + ")\"").c_str()), 0);
+}
+
+TEST_F(Cli, WindowWithoutDisplaySaysWhatToDo) {
+  CliRun r = RunCli("--frames 1 --screenshot " + Path("x.png") + " </dev/null");
+  // With a display (xvfb in CI wraps only the window tests) the screenshot is written instead.
+  if (std::getenv("DISPLAY") == nullptr) {
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.output.find("xvfb-run"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("pe-explorer export"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << "one line only:\n" << r.output;
+  }
+}
+
+}  // namespace
+}  // namespace pe

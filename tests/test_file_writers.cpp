@@ -1,0 +1,177 @@
+// NPY and CSV writers: header layout, round trips to exact float32 values, atomic files.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <sstream>
+
+#include "file_writers.h"
+#include "test_support.h"
+#include "view_tables.h"
+
+namespace pe {
+namespace {
+
+using pe::testing::NpyArray;
+using pe::testing::ParseCsv;
+using pe::testing::ParseNpy;
+
+bool Exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string TempDir() {
+  char tmpl[] = "/tmp/pe-writers-XXXXXX";
+  return ::mkdtemp(tmpl);
+}
+
+TEST(Npy, HeaderIsAlignedAndDescribesTheArray) {
+  const int64_t shape[] = {100, 128};
+  const std::string h = NpyHeader(shape);
+  EXPECT_EQ(h.size() % 64, 0u);
+  EXPECT_EQ(h.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
+  EXPECT_NE(h.find("{'descr': '<f4', 'fortran_order': False, 'shape': (100, 128), }"),
+            std::string::npos);
+  const int64_t one[] = {7};
+  EXPECT_NE(NpyHeader(one).find("'shape': (7,)"), std::string::npos);
+}
+
+TEST(Npy, HeatmapRoundTripsToTheEngineTable) {
+  PeParams p;
+  p.d_model = 13;
+  p.max_len = 700;  // more than one 256-row block
+  p.variant = PeVariant::kT2t;
+  std::stringstream out;
+  ASSERT_TRUE(WriteHeatmapTable(out, TableFormat::kNpy, p).ok());
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(out.str(), a, why)) << why;
+  EXPECT_EQ(a.descr, "<f4");
+  EXPECT_FALSE(a.fortran_order);
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{700, 13}));
+  EXPECT_EQ(a.data, ComputePeTable(p).value().data);
+}
+
+TEST(Csv, FloatsRoundTripExactly) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (int k = 0; k < 20000; ++k) {
+    const float v = dist(rng) * std::pow(10.0f, static_cast<float>(k % 20 - 10));
+    const std::string s = FormatFloat(v);
+    ASSERT_EQ(std::strtof(s.c_str(), nullptr), v) << s;
+  }
+  EXPECT_EQ(FormatFloat(0.84147096f), "0.84147096");
+  EXPECT_EQ(FormatFloat(-1.0f), "-1");
+}
+
+TEST(Csv, HeatmapAndCurvesHaveHeadersAndAbsolutePositions) {
+  PeParams p;
+  p.d_model = 20;
+  p.max_len = 300;
+  p.offset = 5;
+  std::stringstream heat;
+  ASSERT_TRUE(WriteHeatmapTable(heat, TableFormat::kCsv, p).ok());
+  auto rows = ParseCsv(heat.str());
+  ASSERT_EQ(rows.size(), 301u);
+  EXPECT_EQ(rows[0][0], "pos");
+  EXPECT_EQ(rows[0][1], "d0");
+  EXPECT_EQ(rows[0][20], "d19");
+  Matrix t = ComputePeTable(p).value();
+  for (int r = 0; r < 300; ++r) {
+    ASSERT_EQ(rows[r + 1][0], std::to_string(r + 5));
+    for (int j = 0; j < 20; ++j) ASSERT_EQ(std::strtof(rows[r + 1][j + 1].c_str(), nullptr), t.at(r, j));
+  }
+  std::stringstream curves;
+  ASSERT_TRUE(WriteCurvesTable(curves, TableFormat::kCsv, p, {4, 5, 6, 7}).ok());
+  rows = ParseCsv(curves.str());
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"pos", "d4", "d5", "d6", "d7"}));
+  for (int r = 0; r < 300; ++r) {
+    for (int j = 0; j < 4; ++j) {
+      ASSERT_EQ(std::strtof(rows[r + 1][j + 1].c_str(), nullptr), t.at(r, 4 + j));
+    }
+  }
+}
+
+TEST(Csv, SumHasOneRowPerTokenAndPart) {
+  PeParams p;
+  p.d_model = 8;
+  TextExample ex;
+  ex.text = "a, \"b\"";
+  SentenceResult s = ComputeSentence(ex, p, {}).value();
+  std::stringstream out;
+  ASSERT_TRUE(WriteSumTable(out, TableFormat::kCsv, s, p).ok());
+  auto rows = ParseCsv(out.str());
+  ASSERT_EQ(rows.size(), 1u + 5 * 4);  // tokens a , " b "
+  EXPECT_EQ(rows[0][3], "part");
+  EXPECT_EQ(rows[0][4], "v0");
+  EXPECT_EQ(rows[1][0], "a");
+  EXPECT_EQ(rows[5][0], ",");
+  EXPECT_EQ(rows[9][0], "\"");
+  EXPECT_EQ(rows[13][0], "b");
+  const char* parts[] = {"embedding", "scaled", "positional", "sum"};
+  for (int t = 0; t < 5; ++t) {
+    for (int k = 0; k < 4; ++k) {
+      const auto& row = rows[1 + t * 4 + k];
+      ASSERT_EQ(row.size(), 12u);
+      EXPECT_EQ(row[1], std::to_string(t));
+      EXPECT_EQ(row[3], parts[k]);
+      const Matrix& m = s.parts.part(kAllParts[k]);
+      for (int j = 0; j < 8; ++j) EXPECT_EQ(std::strtof(row[4 + j].c_str(), nullptr), m.at(t, j));
+    }
+  }
+  std::stringstream npy;
+  ASSERT_TRUE(WriteSumTable(npy, TableFormat::kNpy, s, p).ok());
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(npy.str(), a, why)) << why;
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{5, 4, 8}));
+  EXPECT_EQ(a.data[(2 * 4 + 3) * 8 + 5], s.parts.sum.at(2, 5));
+}
+
+TEST(AtomicFile, FailuresLeaveNothingBehind) {
+  const std::string dir = TempDir();
+  const std::string path = dir + "/out.csv";
+  Status s = WriteFileAtomically(path, [](std::ostream& out) -> Status {
+    out << "partial";
+    return RuntimeError("stopped halfway");
+  });
+  EXPECT_FALSE(s.ok());
+  EXPECT_FALSE(Exists(path));
+  EXPECT_EQ(std::system(("rmdir " + dir).c_str()), 0) << "a temporary file was left in " << dir;
+
+  Status missing = WriteFileAtomically("/nonexistent-dir/x.csv", [](std::ostream&) -> Status { return {}; });
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("/nonexistent-dir/x.csv"), std::string::npos);
+}
+
+TEST(AtomicFile, SuccessReplacesTheFileWhole) {
+  const std::string dir = TempDir();
+  const std::string path = dir + "/out.txt";
+  ASSERT_TRUE(WriteFileAtomically(path, [](std::ostream& o) -> Status { o << "one"; return {}; }).ok());
+  ASSERT_TRUE(WriteFileAtomically(path, [](std::ostream& o) -> Status { o << "two"; return {}; }).ok());
+  EXPECT_EQ(pe::testing::ReadFile(path), "two");
+  // A failed rewrite keeps the previous file intact.
+  EXPECT_FALSE(WriteFileAtomically(path, [](std::ostream& o) -> Status { o << "xx"; return RuntimeError("no"); }).ok());
+  EXPECT_EQ(pe::testing::ReadFile(path), "two");
+  std::remove(path.c_str());
+  std::remove(dir.c_str());
+}
+
+TEST(DimList, ParsesListsAndRanges) {
+  EXPECT_EQ(ParseDimList("4,5,6,7").value(), (std::vector<int64_t>{4, 5, 6, 7}));
+  EXPECT_EQ(ParseDimList("0-2, 9").value(), (std::vector<int64_t>{0, 1, 2, 9}));
+  EXPECT_EQ(ParseDimList("4,x").message(),
+            "dims: \"x\" is not a dimension index or a range like 4-7 (in \"4,x\")");
+  EXPECT_FALSE(ParseDimList("").ok());
+  PeParams p;
+  p.d_model = 8;
+  EXPECT_EQ(ValidateDims(p, {1, 8}).message(),
+            "dims: dimension 8 is outside [0, 7] for d_model 8");
+  EXPECT_EQ(ValidateDims(p, {1, 1}).message(), "dims: dimension 1 is listed twice");
+}
+
+}  // namespace
+}  // namespace pe
