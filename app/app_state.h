@@ -1,17 +1,18 @@
 // Everything the user can change, in plain structs owned by main. Panels edit these; the
-// derived cache (derived.h) turns them into tables. No GL or GLFW here.
+// caches (derived.h, ui.h) turn them into tables. No GL or GLFW here.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "colormap.h"
 #include "input_layer.h"
+#include "plot/plot.h"
 #include "positional_encoding.h"
 
 namespace pe {
-
-enum class ColormapId { kRdBu, kViridis };
 
 struct PanelVisibility {
   bool controls = true;
@@ -32,10 +33,53 @@ struct ModelParams {
   bool operator==(const ModelParams&) const = default;
 };
 
+// Vectors typed by hand, to reproduce worked examples (default: the blog's 3 tokens, d = 3).
+struct ManualVectors {
+  int tokens = 3;
+  int dims = 3;
+  std::vector<float> embedding = {0.1f, 0.3f, 0.4f, 0.2f, 0.6f, 0.5f, 0.7f, 0.9f, 0.8f};  // (tokens, dims)
+  std::vector<float> positional = {0.01f, 0.02f, 0.03f, 0.04f, 0.05f,
+                                   0.06f, 0.07f, 0.08f, 0.09f};  // (tokens, dims)
+  bool operator==(const ManualVectors&) const = default;
+};
+
+// Linked views: what the pointer is on (written during a frame, read the next) and which token
+// is selected.
+struct Selection {
+  int64_t hover_position = -1;  // absolute position under the pointer last frame, or -1
+  int64_t hover_dim = -1;
+  int64_t next_hover_position = -1;
+  int64_t next_hover_dim = -1;
+  int selected_token = 0;  // -1: all tokens
+};
+
+struct HeatmapViewState {
+  PlotRange view;
+  bool fitted = false;  // false: fit the view to the table next frame
+};
+
+struct CurvesViewState {
+  PlotRange view{0, 100, -1.15, 1.15};
+  bool fitted = false;
+  std::string search;
+  bool markers = true;
+};
+
+struct SumsViewState {
+  bool manual = false;  // "type the vectors yourself"
+  PlotRange view{0, 1, -1, 1};
+  bool fitted = false;
+};
+
 struct AppState {
   ModelParams params;
   PanelVisibility show;
-  std::string text_edit = ModelParams().example.text;  // the text box's buffer
+  Selection selection;
+  HeatmapViewState heatmap;
+  CurvesViewState curves;
+  SumsViewState sums;
+  ManualVectors manual;
+  std::array<int64_t, 3> fitted_extents = {-1, -1, -1};  // (d_model, max_len, offset) of the views
 };
 
 }  // namespace pe

@@ -106,13 +106,9 @@ int BuildParams(const Flags& f, ModelParams& p) {
   p.input.dropout_seed = f.dropout_seed;
   p.input.train = f.train;
   if (Status s = ValidateInputLayerParams(p.input); !s.ok()) return fail(s.message());
-  if (f.colormap == "rdbu") {
-    p.colormap = ColormapId::kRdBu;
-  } else if (f.colormap == "viridis") {
-    p.colormap = ColormapId::kViridis;
-  } else {
-    return fail("--colormap must be rdbu or viridis, got \"" + f.colormap + "\"");
-  }
+  std::optional<ColormapId> cmap = ParseColormap(f.colormap);
+  if (!cmap) return fail("--colormap must be rdbu or viridis, got \"" + f.colormap + "\"");
+  p.colormap = *cmap;
   return 0;
 }
 

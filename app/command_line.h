@@ -2,6 +2,7 @@
 // view's numbers without one. Both take the same parameter flags.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 

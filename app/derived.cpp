@@ -30,7 +30,8 @@ TableSummary SummarizeTable(const PeParams& params, int64_t max_cells) {
   return s;
 }
 
-const Derived& DerivedCache::Update(const ModelParams& params) {
+const Derived& DerivedCache::Update(const AppState& state) {
+  const ModelParams& params = state.params;
   bool changed = false;
   if (!pe_key_ || *pe_key_ != params.pe) {
     pe_key_ = params.pe;
@@ -46,6 +47,17 @@ const Derived& DerivedCache::Update(const ModelParams& params) {
   if (!sentence_key_ || *sentence_key_ != key) {
     sentence_key_ = key;
     derived_.sentence = ComputeSentence(params.example, params.pe, params.input);
+    changed = true;
+  }
+  auto manual_key = std::make_tuple(state.manual, params.input);
+  if (!manual_key_ || *manual_key_ != manual_key) {
+    manual_key_ = manual_key;
+    const ManualVectors& m = state.manual;
+    Result<Matrix> e = MatrixFromValues(m.tokens, m.dims, m.embedding);
+    Result<Matrix> p = MatrixFromValues(m.tokens, m.dims, m.positional);
+    derived_.manual = !e.ok()   ? Result<InputParts>(e.error())
+                      : !p.ok() ? Result<InputParts>(p.error())
+                                : CombineInputParts(e.value(), p.value(), params.input);
     changed = true;
   }
   if (changed) ++derived_.generation;

@@ -1,8 +1,9 @@
-// Data derived from ModelParams, rebuilt only when the parameters it depends on change, never
+// Data derived from the state, rebuilt only when the parameters it depends on change, never
 // inside a draw call's hot path. Panels read it; nothing here knows about ImGui or GL.
 #pragma once
 
 #include <optional>
+#include <tuple>
 
 #include "app_state.h"
 #include "input_layer.h"
@@ -22,18 +23,20 @@ struct Derived {
   std::vector<PeColumn> columns;    // (d_model), empty when pe_status fails
   TableSummary summary;
   Result<SentenceResult> sentence = InvalidArgument("not computed yet");
+  Result<InputParts> manual = InvalidArgument("not computed yet");  // typed-in vectors
   int generation = 0;               // bumped whenever anything above changed
 };
 
 class DerivedCache {
  public:
-  // Brings the derived data up to date with `params` and returns it.
-  const Derived& Update(const ModelParams& params);
+  // Brings the derived data up to date with `state` and returns it.
+  const Derived& Update(const AppState& state);
   const Derived& get() const { return derived_; }
 
  private:
   std::optional<PeParams> pe_key_;
   std::optional<std::tuple<PeParams, InputLayerParams, TextExample>> sentence_key_;
+  std::optional<std::tuple<ManualVectors, InputLayerParams>> manual_key_;
   Derived derived_;
 };
 

@@ -15,7 +15,6 @@ int main(int argc, char** argv) {
     if (cl->mode == pe::RunMode::kExport) return pe::RunExport(cl->params, cl->export_request);
     pe::AppState state;
     state.params = cl->params;
-    state.text_edit = state.params.example.text;
     return pe::RunWindow(state, cl->window);
   } catch (const std::exception& e) {
     std::cerr << "pe-explorer: unexpected error: " << e.what() << "\n";

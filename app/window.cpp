@@ -12,12 +12,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "derived.h"
 #include "file_writers.h"
 #include "fonts.h"
+#include "gl_texture_store.h"
+#include "raster_worker.h"
 #include "ui.h"
 
 namespace pe {
@@ -63,7 +66,8 @@ double PeakRssMiB() {
 
 }  // namespace
 
-int RunWindow(AppState& state, const WindowRequest& request) {
+int RunWindow(AppState& state, const WindowRequest& request,
+              const std::function<void(const UiCaches&)>& after_last_frame) {
   glfwSetErrorCallback(OnGlfwError);
   if (!glfwInit()) {
     const char* display = std::getenv("DISPLAY");
@@ -102,7 +106,12 @@ int RunWindow(AppState& state, const WindowRequest& request) {
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330");
 
-  DerivedCache cache;
+  UiCaches caches;
+  std::optional<GlTextureStore> textures;
+  textures.emplace();
+  // Screenshots must show the final raster, so they compute it in the frame.
+  RasterWorker rasters(/*synchronous=*/!request.screenshot.empty());
+  UiServices services{&*textures, &rasters};
   std::vector<double> frame_ms;
   int frame = 0;
   const int frames_wanted = request.frame_stats > 0 ? request.frame_stats : request.frames;
@@ -113,7 +122,7 @@ int RunWindow(AppState& state, const WindowRequest& request) {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
-    DrawUi(state, cache);
+    DrawUi(state, caches, services);
     ImGui::Render();
     int fb_w = 0, fb_h = 0;
     glfwGetFramebufferSize(window, &fb_w, &fb_h);
@@ -132,6 +141,7 @@ int RunWindow(AppState& state, const WindowRequest& request) {
           exit_code = 1;
         }
       }
+      if (after_last_frame) after_last_frame(caches);
       break;
     }
     glfwSwapBuffers(window);
@@ -148,6 +158,7 @@ int RunWindow(AppState& state, const WindowRequest& request) {
                 frame_ms.size(), frame_ms.front(), pct(0.5), pct(0.99), sorted.back(),
                 PeakRssMiB());
   }
+  textures.reset();  // GL objects go before the context
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();

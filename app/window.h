@@ -2,13 +2,19 @@
 // --frame-stats.
 #pragma once
 
+#include <functional>
+
 #include "app_state.h"
 #include "command_line.h"
+#include "ui.h"
 
 namespace pe {
 
 // Runs the window until it is closed (or the requested frames are rendered). Returns the exit
 // code; without a display it prints one line on what to do instead and returns 1.
-int RunWindow(AppState& state, const WindowRequest& request);
+// `after_last_frame`, when set, sees the caches after an offscreen run's last frame (tests use
+// it to know where each plot was drawn).
+int RunWindow(AppState& state, const WindowRequest& request,
+              const std::function<void(const UiCaches&)>& after_last_frame = {});
 
 }  // namespace pe

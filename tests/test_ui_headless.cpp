@@ -1,9 +1,15 @@
 // Panels driven for several frames without a GPU or window: ImGui with a built font atlas and
-// nothing rendered. Input goes through io.MousePos / MouseDown / KeysDown (ImGui 1.86).
+// nothing rendered. Input goes through io.MousePos / MouseDown / MouseWheel / KeysDown and
+// AddInputCharactersUTF8 (ImGui 1.86), the way a user's clicks and keys arrive.
 #include <gtest/gtest.h>
 #include <imgui.h>
+#include <imgui_internal.h>
+
+#include <cmath>
+#include <cstring>
 
 #include "app_state.h"
+#include "colormap.h"
 #include "derived.h"
 #include "ui.h"
 
@@ -18,54 +24,274 @@ class HeadlessUi : public ::testing::Test {
     io.IniFilename = nullptr;
     io.DisplaySize = ImVec2(1280, 800);
     io.DeltaTime = 1.0f / 60.0f;
+    io.KeyMap[ImGuiKey_A] = 'A';
+    io.KeyMap[ImGuiKey_Enter] = 13;
+    io.KeyMap[ImGuiKey_Backspace] = 8;
     unsigned char* pixels = nullptr;
     int w = 0, h = 0;
     io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
   }
   void TearDown() override { ImGui::DestroyContext(ctx_); }
+
   void Frame() {
     ImGui::NewFrame();
-    DrawUi(state_, cache_);
+    DrawUi(state_, caches_, services_);
     ImGui::Render();
+    ImGui::GetIO().MouseWheel = 0.0f;
   }
   void Frames(int n) {
     for (int k = 0; k < n; ++k) Frame();
   }
+
+  // The child window whose id starts with `name` (e.g. "controls").
+  ImGuiWindow* Child(const char* name) {
+    const std::string needle = std::string("/") + name + "_";
+    for (ImGuiWindow* w : GImGui->Windows) {
+      if (std::strstr(w->Name, needle.c_str()) && std::strncmp(w->Name, "PE Explorer/", 12) == 0) return w;
+    }
+    return nullptr;
+  }
+  static ImGuiID Id(ImGuiWindow* w, const char* label) { return ImHashStr(label, 0, w->ID); }
+  static ImGuiID IdUnderInt(ImGuiWindow* w, int n, const char* label) {
+    return ImHashStr(label, 0, ImHashData(&n, sizeof n, w->ID));
+  }
+  // Moves the pointer down (or across, from `start`) until item `id` is hovered.
+  bool Find(ImGuiWindow* w, ImGuiID id, ImVec2 start, bool across, ImVec2* at) {
+    ImGuiIO& io = ImGui::GetIO();
+    const float end = across ? w->Pos.x + w->Size.x : w->Pos.y + w->Size.y;
+    for (float t = across ? start.x : start.y; t < end; t += 3.0f) {
+      io.MousePos = across ? ImVec2(t, start.y) : ImVec2(start.x, t);
+      Frame();
+      if (GImGui->HoveredId == id) {
+        *at = io.MousePos;
+        return true;
+      }
+    }
+    return false;
+  }
+  void Click(ImVec2 at) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = at;
+    Frame();
+    io.MouseDown[0] = true;
+    Frame();
+    io.MouseDown[0] = false;
+    Frame();
+  }
+  void SelectAllAndType(const char* text) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeyCtrl = true;
+    io.KeysDown['A'] = true;
+    Frame();
+    io.KeysDown['A'] = false;
+    io.KeyCtrl = false;
+    Frame();
+    io.AddInputCharactersUTF8(text);
+    Frame();
+    io.KeysDown[13] = true;
+    Frame();
+    io.KeysDown[13] = false;
+    Frames(2);
+  }
+  // Screen position of the centre of heatmap cell (pos, dim).
+  ImVec2 CellPixel(double pos, double dim) const {
+    const HeatmapCache& c = caches_.heatmap;
+    const PlotRange& v = state_.heatmap.view;
+    return ImVec2(static_cast<float>(c.plot_min.x + (dim + 0.5 - v.x0) / (v.x1 - v.x0) * (c.plot_max.x - c.plot_min.x)),
+                  static_cast<float>(c.plot_min.y + (pos + 0.5 - v.y0) / (v.y1 - v.y0) * (c.plot_max.y - c.plot_min.y)));
+  }
+
   ImGuiContext* ctx_ = nullptr;
   AppState state_;
-  DerivedCache cache_;
+  UiCaches caches_;
+  MemoryTextureStore textures_;
+  RasterWorker rasters_{/*synchronous=*/true};
+  UiServices services_{&textures_, &rasters_};
 };
 
-TEST_F(HeadlessUi, DefaultStateRunsAndDerivesTheExample) {
-  Frames(5);
-  const Derived& d = cache_.get();
+TEST_F(HeadlessUi, DefaultStateDerivesTheExampleAndUploadsTheTable) {
+  Frames(3);
+  const Derived& d = caches_.derived.get();
   ASSERT_TRUE(d.pe_status.ok());
   EXPECT_EQ(d.columns.size(), 128u);
   EXPECT_NEAR(d.summary.norm_pe1, 8.0, 1e-12);  // sqrt(64 pairs)
   ASSERT_TRUE(d.sentence.ok());
   EXPECT_EQ(d.sentence.value().tokens.size(), 6u);
+  // The default table fits the panel: one texel per cell, coloured by the RdBu LUT.
+  const MemoryTextureStore::Image& img = textures_.image(0);
+  ASSERT_EQ(img.w, 128);
+  ASSERT_EQ(img.h, 100);
+  const PeParams p;
+  for (auto [pos, dim] : {std::pair{12, 8}, std::pair{0, 1}, std::pair{99, 127}, std::pair{50, 3}}) {
+    const Rgba8 want = MapValue(ColormapId::kRdBu, PeValue(DescribeColumn(p, dim), pos), -1, 1);
+    const unsigned char* px = &img.rgba[(static_cast<size_t>(pos) * 128 + dim) * 4];
+    EXPECT_EQ(Rgba8(px[0], px[1], px[2], px[3]), want) << pos << "," << dim;
+  }
 }
 
-TEST_F(HeadlessUi, InvalidValuesShowAnErrorAndTheAppKeepsRunning) {
+TEST_F(HeadlessUi, TypingDModelRebuildsTheTable) {
   Frames(2);
-  state_.params.pe.d_model = 0;
+  ImGuiWindow* controls = Child("controls");
+  ASSERT_NE(controls, nullptr);
+  ImVec2 at;
+  ASSERT_TRUE(Find(controls, Id(controls, "d_model"), ImVec2(controls->Pos.x + 25, controls->Pos.y), false, &at));
+  Click(at);
+  SelectAllAndType("64");
+  EXPECT_EQ(state_.params.pe.d_model, 64);
+  EXPECT_EQ(caches_.derived.get().columns.size(), 64u);
+  EXPECT_EQ(textures_.image(0).w, 64);
+  EXPECT_EQ(state_.heatmap.view.x1, 64.0);  // the view was refitted to the new table
+  // An invalid value shows the core's message and the rest keeps working.
+  Click(at);
+  SelectAllAndType("0");
+  EXPECT_EQ(state_.params.pe.d_model, 0);
+  EXPECT_EQ(caches_.derived.get().pe_status.message(), "d_model must be in [1, 65536], got 0");
   Frames(3);
-  EXPECT_FALSE(cache_.get().pe_status.ok());
-  EXPECT_FALSE(cache_.get().sentence.ok());
-  state_.params.pe.d_model = 64;
+}
+
+TEST_F(HeadlessUi, TypingASentenceAndClickingATokenLinksTheViews) {
   Frames(2);
-  EXPECT_TRUE(cache_.get().pe_status.ok());
-  EXPECT_EQ(cache_.get().columns.size(), 64u);
+  ImGuiWindow* sums = Child("sums");
+  ASSERT_NE(sums, nullptr);
+  ImVec2 box, at;
+  ASSERT_TRUE(Find(sums, Id(sums, "type the vectors yourself"), ImVec2(sums->Pos.x + 12, sums->Pos.y), false, &box));
+  ASSERT_TRUE(Find(sums, Id(sums, "##text"), ImVec2(box.x + 40, box.y), true, &at));
+  Click(at);
+  SelectAllAndType("I love NLP.");
+  ASSERT_EQ(state_.params.example.text, "I love NLP.");
+  const SentenceResult& s = caches_.derived.get().sentence.value();
+  ASSERT_EQ(s.tokens.size(), 4u);
+  EXPECT_EQ(s.tokens[3].text, ".");
+  EXPECT_EQ(s.ids, (std::vector<int64_t>{0, 1, 2, 3}));
+
+  ImVec2 all;
+  ASSERT_TRUE(Find(sums, IdUnderInt(sums, -1, "all tokens"), ImVec2(sums->Pos.x + 20, box.y), false, &all));
+  ASSERT_TRUE(Find(sums, IdUnderInt(sums, 2, "NLP  id 2  pos 2"), ImVec2(all.x, all.y), true, &at));
+  Click(at);
+  EXPECT_EQ(state_.selection.selected_token, 2);
+  // Hovering the chip highlights its position in the other views next frame.
+  ImGui::GetIO().MousePos = at;
+  Frames(2);
+  EXPECT_EQ(state_.selection.hover_position, 2);
+  Click(all);
+  EXPECT_EQ(state_.selection.selected_token, -1);
+}
+
+TEST_F(HeadlessUi, HoveringAHeatmapCellReportsItAndWheelZoomsAroundThePointer) {
+  Frames(2);
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos = CellPixel(12, 8);
+  Frame();
+  EXPECT_EQ(state_.selection.next_hover_position, 12);
+  EXPECT_EQ(state_.selection.next_hover_dim, 8);
+  Frame();
+  EXPECT_EQ(state_.selection.hover_position, 12);
+
+  const PlotRange before = state_.heatmap.view;
+  io.MousePos = CellPixel(50, 64);
+  io.MouseWheel = 1.0f;
+  Frame();
+  const PlotRange& after = state_.heatmap.view;
+  EXPECT_NEAR(after.x1 - after.x0, (before.x1 - before.x0) / 1.2, 1e-9);
+  EXPECT_NEAR(after.y1 - after.y0, (before.y1 - before.y0) / 1.2, 1e-9);
+  // The point under the pointer stays put.
+  EXPECT_NEAR((64.5 - after.x0) / (after.x1 - after.x0), (64.5 - before.x0) / (before.x1 - before.x0), 1e-3);
+  // Zoom in far: cells become a few pixels and then values; the raster is exact cells.
+  for (int k = 0; k < 20; ++k) {
+    io.MouseWheel = 1.0f;
+    Frame();
+  }
+  EXPECT_LT(state_.heatmap.view.x1 - state_.heatmap.view.x0, 10.0);
+  EXPECT_TRUE(caches_.heatmap.raster->one_cell_per_texel());
+  // Double-click fits the whole table again.
+  io.MousePos = CellPixel(state_.heatmap.view.y0 + 1, state_.heatmap.view.x0 + 1);
+  Frame();
+  for (int k = 0; k < 2; ++k) {
+    io.MouseDown[0] = true;
+    Frame();
+    io.MouseDown[0] = false;
+    Frame();
+  }
+  EXPECT_EQ(state_.heatmap.view, (PlotRange{0, 128, 0, 100}));
+}
+
+TEST_F(HeadlessUi, DraggingPansTheCurvesWithinTheTable) {
+  Frames(2);
+  state_.params.pe.max_len = 1000;
+  Frames(2);
+  const PlotRange before = state_.curves.view;
+  ASSERT_EQ(before.x0, 0.0);
+  ASSERT_EQ(before.x1, 100.0);
+  const CurvesCache& c = caches_.curves;
+  ImGuiIO& io = ImGui::GetIO();
+  // ImGui 1.86 floors the mouse position to whole pixels: drag by a whole number of them.
+  const ImVec2 mid(std::floor((c.plot_min.x + c.plot_max.x) / 2), std::floor((c.plot_min.y + c.plot_max.y) / 2));
+  io.MousePos = mid;
+  Frame();
+  io.MouseDown[0] = true;
+  Frame();
+  const double width = c.plot_max.x - c.plot_min.x;
+  const float drag = std::floor(static_cast<float>(width) / 2);
+  io.MousePos = ImVec2(mid.x - drag, mid.y);  // drag left by about half the plot: ~+50 positions
+  Frame();
+  io.MouseDown[0] = false;
+  Frame();
+  const double shift = drag * 100.0 / width;
+  EXPECT_GT(shift, 49.0);
+  EXPECT_NEAR(state_.curves.view.x0, shift, 1e-9);
+  EXPECT_NEAR(state_.curves.view.x1, 100.0 + shift, 1e-9);
+  EXPECT_EQ(state_.curves.view.y0, -1.15);  // y is locked
+  // Samples follow the view: fractional positions across it, values from the formula.
+  ASSERT_FALSE(c.xs.empty());
+  EXPECT_NEAR(c.xs.front(), shift, 1e-9);
+  const PeColumn col = DescribeColumn(state_.params.pe, state_.params.curve_dims[0]);
+  EXPECT_DOUBLE_EQ(c.ys[0][7], std::sin(c.xs[7] * col.frequency));
+}
+
+TEST_F(HeadlessUi, EveryPanelRunsOverManyStates) {
+  auto run = [&](auto&& change) {
+    change(state_);
+    Frames(3);
+  };
+  run([](AppState& s) { s.params.pe.d_model = 7; });
+  EXPECT_EQ(caches_.derived.get().columns.size(), 7u);
+  run([](AppState& s) { s.params.pe.variant = PeVariant::kT2t; });
+  run([](AppState& s) { s.params.colormap = ColormapId::kViridis; });
+  EXPECT_EQ(textures_.image(0).rgba[0], MapValue(ColormapId::kViridis, caches_.heatmap.raster->values[0], -1, 1).r);
+  run([](AppState& s) { s.params.pe.base = NAN; });
+  EXPECT_FALSE(caches_.derived.get().pe_status.ok());
+  run([](AppState& s) { s.params.pe.base = 10000; s.params.example.text = ""; });
+  EXPECT_TRUE(caches_.derived.get().sentence.value().tokens.empty());
+  run([](AppState& s) { s.params.example.text = "a b c d e f g h i j k l m n o p q r s t u v w x y z"; s.params.pe.max_len = 5; });
+  EXPECT_FALSE(caches_.derived.get().sentence.ok());
+  run([](AppState& s) { s.params.pe.max_len = 100; s.selection.selected_token = -1; });
+  run([](AppState& s) { s.params.input.train = true; s.params.input.dropout = 0.5; });
+  run([](AppState& s) { s.params.example.tokenizer = TokenizerKind::kChar; });
+  EXPECT_EQ(caches_.derived.get().sentence.value().tokens.size(), 51u);
+  run([](AppState& s) { s.sums.manual = true; s.params.input.scale = false; s.params.input.train = false; });
+  ASSERT_TRUE(caches_.derived.get().manual.ok());
+  EXPECT_NEAR(caches_.derived.get().manual.value().sum.at(2, 1), 0.98f, 1e-6f);
+  run([](AppState& s) { s.sums.manual = false; s.params.curve_dims.clear(); });
+  run([](AppState& s) { s.params.pe.d_model = 8192; s.params.pe.max_len = 1'000'000'000; s.params.pe.offset = 5; });
+  ASSERT_TRUE(caches_.heatmap.raster.has_value());
+  EXPECT_FALSE(caches_.heatmap.raster->one_cell_per_texel());
+  EXPECT_LE(caches_.heatmap.raster->height, 800);
+  run([](AppState& s) { s.show.curves = false; s.show.controls = false; });
+  run([](AppState& s) { s = AppState(); });
+  EXPECT_EQ(caches_.derived.get().columns.size(), 128u);
 }
 
 TEST_F(HeadlessUi, DerivedDataIsRebuiltOnlyWhenItsInputsChange) {
   Frames(3);
-  const int gen = cache_.get().generation;
+  const int gen = caches_.derived.get().generation;
+  const int uploads = textures_.uploads();
   Frames(10);
-  EXPECT_EQ(cache_.get().generation, gen);
+  EXPECT_EQ(caches_.derived.get().generation, gen);
+  EXPECT_EQ(textures_.uploads(), uploads);  // same view, same colormap: no new texture
   state_.params.pe.base = 500.0;
   Frames(1);
-  EXPECT_EQ(cache_.get().generation, gen + 1);
+  EXPECT_EQ(caches_.derived.get().generation, gen + 1);
+  EXPECT_EQ(textures_.uploads(), uploads + 1);
 }
 
 }  // namespace

@@ -1,9 +1,16 @@
-// The real window (GLFW + OpenGL 3) on a display: screenshots are written and have the size asked.
+// The real window (GLFW + OpenGL 3) on a display (xvfb-run when there is none): render, read the
+// pixels back from the written PNG, and check them against the colormap and the formula. The
+// PNGs stay in the build tree (tests/tmp) as artefacts.
 #include <gtest/gtest.h>
 #include <stb_image.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <string>
+
+#include "app_state.h"
+#include "colormap.h"
+#include "window.h"
 
 namespace pe {
 namespace {
@@ -23,24 +30,101 @@ bool LoadPng(const std::string& path, Image& img) {
   return true;
 }
 
-std::string Shot(const std::string& name, const std::string& args) {
+std::string ArtefactPath(const std::string& name) {
   const std::string dir = PE_TEST_TMP;
   std::system(("mkdir -p " + dir).c_str());
-  const std::string path = dir + "/" + name;
-  std::remove(path.c_str());
-  const std::string cmd = std::string(PE_EXPLORER_EXE) + " --screenshot " + path + " " + args;
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  return path;
+  return dir + "/" + name;
 }
 
-TEST(Window, ScreenshotHasTheRequestedSizeAndContent) {
+int Distance(const unsigned char* px, ImU32 c) {
+  const ImVec4 f = ImGui::ColorConvertU32ToFloat4(c);
+  return std::abs(px[0] - static_cast<int>(f.x * 255 + 0.5f)) +
+         std::abs(px[1] - static_cast<int>(f.y * 255 + 0.5f)) +
+         std::abs(px[2] - static_cast<int>(f.z * 255 + 0.5f));
+}
+
+// Renders `state` offscreen, returns the screenshot and the caches of the last frame.
+void Render(AppState& state, const std::string& name, Image& img, HeatmapCache& heat,
+            CurvesCache& curves) {
+  WindowRequest req;
+  req.screenshot = ArtefactPath(name);
+  req.frames = 4;
+  std::remove(req.screenshot.c_str());
+  ASSERT_EQ(RunWindow(state, req, [&](const UiCaches& c) {
+              heat = c.heatmap;
+              curves = c.curves;
+            }),
+            0);
+  ASSERT_TRUE(LoadPng(req.screenshot, img));
+  ASSERT_EQ(img.w, 1280);
+  ASSERT_EQ(img.h, 800);
+}
+
+TEST(Window, HeatmapPixelsHaveTheColormapColourOfTheirCells) {
+  AppState state;
   Image img;
-  ASSERT_TRUE(LoadPng(Shot("default.png", "--frames 3 --size 1100x700"), img));
-  EXPECT_EQ(img.w, 1100);
-  EXPECT_EQ(img.h, 700);
-  int distinct = 0;
-  for (int x = 0; x < img.w; x += 7) distinct += img.at(x, 30)[0] != img.at(0, 0)[0];
-  EXPECT_GT(distinct, 5) << "the window looks empty";
+  HeatmapCache heat;
+  CurvesCache curves;
+  Render(state, "window-default.png", img, heat, curves);
+  const PlotRange& v = state.heatmap.view;
+  ASSERT_EQ(v, (PlotRange{0, 128, 0, 100}));
+  const PeParams p;
+  for (auto [pos, dim] : {std::pair{12, 8}, std::pair{0, 0}, std::pair{99, 127}, std::pair{40, 60}, std::pair{7, 3}}) {
+    const double x = heat.plot_min.x + (dim + 0.5 - v.x0) / (v.x1 - v.x0) * (heat.plot_max.x - heat.plot_min.x);
+    const double y = heat.plot_min.y + (pos + 0.5 - v.y0) / (v.y1 - v.y0) * (heat.plot_max.y - heat.plot_min.y);
+    const unsigned char* px = img.at(static_cast<int>(x), static_cast<int>(y));
+    const Rgba8 want = MapValue(ColormapId::kRdBu, PeValue(DescribeColumn(p, dim), pos), -1, 1);
+    if (pos == 0) continue;  // row 0 carries the selected token's outline
+    EXPECT_LE(std::abs(px[0] - want.r) + std::abs(px[1] - want.g) + std::abs(px[2] - want.b), 3)
+        << "cell (" << pos << ", " << dim << ") at pixel " << x << "," << y;
+  }
+}
+
+TEST(Window, CurveIsDrawnWhereTheFormulaSays) {
+  AppState state;
+  state.params.curve_dims = {10};  // i = 5, sin, wavelength ~12.9 positions
+  Image img;
+  HeatmapCache heat;
+  CurvesCache curves;
+  Render(state, "window-curve-d10.png", img, heat, curves);
+  const PlotRange& v = state.curves.view;
+  const PeColumn c = DescribeColumn(state.params.pe, 10);
+  const ImU32 color = SeriesColor(0);
+  int checked = 0;
+  for (double pos = 3.3; pos < 97; pos += 6.1) {
+    const double value = PeValueAt(c, pos);
+    auto pixel_y = [&](double val) {
+      return curves.plot_min.y + (1.0 - (val - v.y0) / (v.y1 - v.y0)) * (curves.plot_max.y - curves.plot_min.y);
+    };
+    const double x = curves.plot_min.x + (pos - v.x0) / (v.x1 - v.x0) * (curves.plot_max.x - curves.plot_min.x);
+    auto best_near = [&](double y) {
+      int best = 1 << 30;
+      for (int dy = -2; dy <= 2; ++dy) {
+        for (int dx = -1; dx <= 1; ++dx) {
+          best = std::min(best, Distance(img.at(static_cast<int>(x) + dx, static_cast<int>(y) + dy), color));
+        }
+      }
+      return best;
+    };
+    EXPECT_LT(best_near(pixel_y(value)), 60) << "no curve pixel at position " << pos;
+    if (std::fabs(value) > 0.5) {  // and none at the mirrored value
+      EXPECT_GT(best_near(pixel_y(-value)), 150) << "curve pixel at -value, position " << pos;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+}
+
+TEST(Window, ScreenshotCommandWritesThePng) {
+  const std::string path = ArtefactPath("cli-screenshot.png");
+  std::remove(path.c_str());
+  const std::string cmd = std::string(PE_EXPLORER_EXE) + " --screenshot " + path +
+                          " --frames 2 --size 1000x640 --d-model 64 --max-len 2048";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  Image img;
+  ASSERT_TRUE(LoadPng(path, img));
+  EXPECT_EQ(img.w, 1000);
+  EXPECT_EQ(img.h, 640);
 }
 
 }  // namespace

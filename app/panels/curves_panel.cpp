@@ -1,0 +1,231 @@
+// Sine curves: PE[pos, dim] for chosen dimensions, drawn as continuous waves (evaluated at
+// fractional positions) with markers at the integer positions a model actually sees.
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "panels.h"
+#include "plot/plot.h"
+
+namespace pe {
+namespace {
+
+constexpr size_t kMaxCurves = 64;
+
+const char* WaveName(PeWave w) { return w == PeWave::kSin ? "sin" : w == PeWave::kCos ? "cos" : "zero"; }
+
+void UpdateSamples(CurvesCache& cache, const PeParams& p, const std::vector<PeColumn>& columns,
+                   const std::vector<int64_t>& dims, const PlotRange& view, int width_px) {
+  auto key = std::make_tuple(p, dims, view.x0, view.x1, width_px);
+  if (cache.key == key) return;
+  cache.key = key;
+  const int samples = std::max(2, 2 * width_px + 1);
+  cache.xs.resize(static_cast<size_t>(samples));
+  for (int k = 0; k < samples; ++k) cache.xs[static_cast<size_t>(k)] = view.x0 + (view.x1 - view.x0) * k / (samples - 1);
+  cache.marker_xs.clear();
+  const double px_per_pos = width_px / (view.x1 - view.x0);
+  if (px_per_pos >= 5.0) {
+    const double last = static_cast<double>(p.offset + p.max_len - 1);
+    for (double x = std::max(std::ceil(view.x0), static_cast<double>(p.offset));
+         x <= std::min(std::floor(view.x1), last); x += 1.0) {
+      cache.marker_xs.push_back(x);
+    }
+  }
+  cache.ys.assign(dims.size(), {});
+  cache.marker_ys.assign(dims.size(), {});
+  for (size_t k = 0; k < dims.size() && k < kMaxCurves; ++k) {
+    const PeColumn& c = columns[static_cast<size_t>(dims[k])];
+    cache.ys[k].resize(cache.xs.size());
+    for (size_t s = 0; s < cache.xs.size(); ++s) cache.ys[k][s] = PeValueAt(c, cache.xs[s]);
+    cache.marker_ys[k].resize(cache.marker_xs.size());
+    for (size_t s = 0; s < cache.marker_xs.size(); ++s) {
+      cache.marker_ys[k][s] = PeValue(c, static_cast<int64_t>(cache.marker_xs[s]));
+    }
+  }
+}
+
+void QuickPicks(AppState& state) {
+  std::vector<int64_t>& dims = state.params.curve_dims;
+  const int64_t d = state.params.pe.d_model;
+  if (ImGui::SmallButton("4,5,6,7")) {
+    dims.clear();
+    for (int64_t j = 4; j < std::min<int64_t>(8, d); ++j) dims.push_back(j);
+  }
+  ItemTooltip("Dimensions 4 to 7, the pairs i = 2 and 3 (the Annotated Transformer's figure).");
+  ImGui::SameLine();
+  if (ImGui::SmallButton("every 8th i")) {
+    dims.clear();
+    for (int64_t j = 0; j < d && dims.size() < 16; ++j) {
+      const PeColumn c = DescribeColumn(state.params.pe, j);
+      if (c.wave == PeWave::kSin && c.pair % 8 == 0) dims.push_back(j);
+    }
+  }
+  ItemTooltip("The sine of pairs i = 0, 8, 16, ...: each is slower than the one before.");
+  ImGui::SameLine();
+  if (ImGui::SmallButton("one pair")) {
+    dims.clear();
+    for (int64_t j = 0; j < d && dims.size() < 2; ++j) {
+      if (DescribeColumn(state.params.pe, j).pair == 2) dims.push_back(j);
+    }
+  }
+  ItemTooltip("The sin and cos of pair i = 2: the same frequency, a quarter wave apart.");
+  ImGui::SameLine();
+  if (ImGui::SmallButton("clear")) dims.clear();
+}
+
+void DimensionPicker(AppState& state, const Derived& derived, CurvesCache& cache, float height) {
+  std::vector<int64_t>& dims = state.params.curve_dims;
+  ImGui::SetNextItemWidth(-1);
+  ImGui::InputTextWithHint("##dim_search", "search: d12, i=3, cos", &state.curves.search);
+  if (ImGui::BeginChild("dim_list", ImVec2(0, height), true)) {
+    char label[96];
+    // Rows matching the search, rebuilt only when the search or the columns change.
+    auto key = std::make_tuple(state.curves.search, state.params.pe);
+    if (cache.match_key != key) {
+      cache.match_key = key;
+      cache.matches.clear();
+      for (const PeColumn& c : derived.columns) {
+        std::snprintf(label, sizeof label, "d%lld  i=%lld %s", static_cast<long long>(c.dim),
+                      static_cast<long long>(c.pair), WaveName(c.wave));
+        if (state.curves.search.empty() ||
+            std::string(label).find(state.curves.search) != std::string::npos) {
+          cache.matches.push_back(c.dim);
+        }
+      }
+    }
+    const std::vector<int64_t>& matches = cache.matches;
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(matches.size()));
+    while (clipper.Step()) {
+      for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
+        const int64_t j = matches[static_cast<size_t>(row)];
+        const PeColumn& c = derived.columns[static_cast<size_t>(j)];
+        auto it = std::find(dims.begin(), dims.end(), j);
+        bool on = it != dims.end();
+        std::snprintf(label, sizeof label, "d%lld  i=%lld %s", static_cast<long long>(j),
+                      static_cast<long long>(c.pair), WaveName(c.wave));
+        ImGui::PushID(static_cast<int>(j));
+        if (ImGui::Checkbox(label, &on)) {
+          if (on) {
+            dims.push_back(j);
+          } else {
+            dims.erase(it);
+          }
+        }
+        ImGui::PopID();
+      }
+    }
+    if (matches.empty()) ImGui::TextDisabled("No dimension matches.");
+  }
+  ImGui::EndChild();
+}
+
+}  // namespace
+
+void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache) {
+  if (!derived.pe_status.ok()) {
+    ErrorText("No curves to show: " + derived.pe_status.message());
+    return;
+  }
+  const PeParams& p = state.params.pe;
+  const float em = ImGui::GetFontSize();
+  std::vector<int64_t>& dims = state.params.curve_dims;
+  // Dimensions beyond d_model (after d_model shrank) are dropped, not an error.
+  dims.erase(std::remove_if(dims.begin(), dims.end(), [&](int64_t j) { return j < 0 || j >= p.d_model; }),
+             dims.end());
+
+  QuickPicks(state);
+  ImGui::SameLine();
+  ImGui::Checkbox("markers", &state.curves.markers);
+  ItemTooltip("Dots at the integer positions: the only points a model ever sees.");
+
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float side_w = std::min(em * 15.0f, avail.x * 0.42f);
+  PlotSpec spec;
+  spec.x_label = "position";
+  spec.y_label = "PE value";
+  const double last = static_cast<double>(p.offset) + static_cast<double>(p.max_len - 1);
+  spec.limits = {static_cast<double>(p.offset), std::max(last, static_cast<double>(p.offset) + 1), -1.15, 1.15};
+  spec.min_x_span = 2.0;
+  spec.lock_y = true;
+  ImGui::BeginGroup();
+  Plot plot("curves_plot", state.curves.view, spec, ImVec2(avail.x - side_w - em * 0.5f, avail.y));
+  const int width_px = static_cast<int>(plot.area_max().x - plot.area_min().x);
+  UpdateSamples(cache, p, derived.columns, dims, state.curves.view, width_px);
+  plot.HLine(0.0, IM_COL32(255, 255, 255, 50));
+  // Linked views: the selected token's position and the position hovered elsewhere.
+  if (state.selection.selected_token >= 0) {
+    plot.VLine(static_cast<double>(p.offset + state.selection.selected_token),
+               IM_COL32(255, 215, 0, 200), 2.0f);
+  }
+  if (!plot.hovered() && state.selection.hover_position >= 0) {
+    plot.VLine(static_cast<double>(state.selection.hover_position), IM_COL32(255, 255, 255, 160));
+  }
+  const size_t shown = std::min(dims.size(), kMaxCurves);
+  for (size_t k = 0; k < shown && k < cache.ys.size(); ++k) {
+    const ImU32 color = SeriesColor(static_cast<int>(k));
+    plot.Line(cache.xs.data(), cache.ys[k].data(), static_cast<int>(cache.xs.size()), color, 1.6f);
+    if (state.curves.markers && !cache.marker_xs.empty()) {
+      plot.Markers(cache.marker_xs.data(), cache.marker_ys[k].data(),
+                   static_cast<int>(cache.marker_xs.size()), color, em * 0.18f);
+    }
+  }
+  if (plot.hovered()) {
+    const auto pos = static_cast<int64_t>(std::llround(plot.mouse_x()));
+    if (pos >= p.offset && pos < p.offset + p.max_len) {
+      state.selection.next_hover_position = pos;
+      ImGui::BeginTooltip();
+      ImGui::Text("position %lld", static_cast<long long>(pos));
+      for (size_t k = 0; k < shown; ++k) {
+        const PeColumn& c = derived.columns[static_cast<size_t>(dims[k])];
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(SeriesColor(static_cast<int>(k))),
+                           "d%lld = %.6f", static_cast<long long>(c.dim),
+                           static_cast<double>(PeValue(c, pos)));
+      }
+      ImGui::EndTooltip();
+    }
+  }
+  if (dims.empty()) {
+    const char* hint = "Pick dimensions on the right, or a quick pick above.";
+    const ImVec2 ts = ImGui::CalcTextSize(hint);
+    plot.draw_list()->AddText(ImVec2((plot.area_min().x + plot.area_max().x - ts.x) / 2,
+                                     (plot.area_min().y + plot.area_max().y - ts.y) / 2),
+                              IM_COL32(200, 200, 200, 255), hint);
+  }
+  cache.plot_min = plot.area_min();
+  cache.plot_max = plot.area_max();
+  plot.End();
+  ImGui::EndGroup();
+
+  // Legend (outside the data) and the dimension picker.
+  ImGui::SameLine();
+  ImGui::BeginGroup();
+  const float legend_h = std::min(avail.y * 0.45f, ImGui::GetTextLineHeightWithSpacing() * 2.2f * static_cast<float>(std::max<size_t>(shown, 1)) + em);
+  if (ImGui::BeginChild("legend", ImVec2(side_w, legend_h), true)) {
+    for (size_t k = 0; k < shown; ++k) {
+      const PeColumn& c = derived.columns[static_cast<size_t>(dims[k])];
+      const ImVec2 at = ImGui::GetCursorScreenPos();
+      ImGui::GetWindowDrawList()->AddLine(ImVec2(at.x, at.y + em * 0.6f), ImVec2(at.x + em * 1.2f, at.y + em * 0.6f),
+                                          SeriesColor(static_cast<int>(k)), 3.0f);
+      ImGui::Dummy(ImVec2(em * 1.4f, em));
+      ImGui::SameLine();
+      ImGui::Text("d%lld: i=%lld %s", static_cast<long long>(c.dim), static_cast<long long>(c.pair), WaveName(c.wave));
+      ImGui::TextDisabled("   \xcf\x89=%.4g  \xce\xbb=%.4g", c.frequency, c.wavelength());
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip("frequency \xcf\x89 = %.8g rad/position\nwavelength 2\xcf\x80/\xcf\x89 = %.8g positions",
+                          c.frequency, c.wavelength());
+      }
+    }
+    if (dims.size() > kMaxCurves) ImGui::TextDisabled("(showing the first %zu of %zu)", kMaxCurves, dims.size());
+    if (dims.empty()) ImGui::TextDisabled("No curves chosen.");
+  }
+  ImGui::EndChild();
+  DimensionPicker(state, derived, cache, std::max(em * 3, avail.y - legend_h - ImGui::GetFrameHeightWithSpacing() - em * 0.5f));
+  ImGui::EndGroup();
+}
+
+}  // namespace pe

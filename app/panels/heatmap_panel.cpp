@@ -1,0 +1,179 @@
+// The PE heatmap: positions down, dimensions across, one texture with nearest sampling. Only
+// the visible window is computed (heatmap_raster.h) on the raster worker; when zoomed in, cell
+// borders and values appear. Hover explains the cell under the pointer.
+#include <imgui.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "heatmap_raster.h"
+#include "panels.h"
+#include "plot/plot.h"
+
+namespace pe {
+namespace {
+
+// Re-maps the raster to RGBA and uploads it when the raster or the colormap changed.
+void UploadIfNeeded(HeatmapCache& cache, ColormapId colormap, TextureStore* textures) {
+  if (!cache.raster || cache.raster->empty() || !textures) return;
+  if (cache.raster_uploaded && cache.uploaded_colormap == colormap) return;
+  const Raster& r = *cache.raster;
+  cache.rgba.resize(static_cast<size_t>(r.width) * r.height * 4);
+  MapToRgba(colormap, r.values.data(), static_cast<int64_t>(r.values.size()), -1.0f, 1.0f,
+            cache.rgba.data());
+  cache.texture = textures->Upload(0, r.width, r.height, cache.rgba.data());
+  cache.raster_uploaded = true;
+  cache.uploaded_colormap = colormap;
+}
+
+void CellTooltip(const AppState& state, const Derived& derived, const HeatmapCache& cache,
+                 int64_t pos, int64_t dim, const Plot& plot) {
+  const PeParams& p = state.params.pe;
+  const PeColumn& c = derived.columns[static_cast<size_t>(dim)];
+  ImGui::BeginTooltip();
+  ImGui::Text("position %lld, dimension %lld", static_cast<long long>(pos),
+              static_cast<long long>(dim));
+  const char* wave = c.wave == PeWave::kSin ? "sin" : c.wave == PeWave::kCos ? "cos" : "zero";
+  ImGui::Text("pair i = %lld (%s), frequency w = %.6g rad/position", static_cast<long long>(c.pair),
+              wave, c.frequency);
+  if (c.wave != PeWave::kZero) ImGui::Text("wavelength 2*pi/w = %.6g positions", c.wavelength());
+  ImGui::Text("value %.7f", static_cast<double>(PeValue(c, pos)));
+  ImGui::TextDisabled("%s", FormatCellFormula(p, c, pos).c_str());
+  if (cache.raster && !cache.raster->one_cell_per_texel()) {
+    const double rows = 1.0 / plot.pixels_per_y(), cols = 1.0 / plot.pixels_per_x();
+    if (rows > 1.0 || cols > 1.0) {
+      ImGui::Separator();
+      ImGui::TextDisabled("zoomed out: each pixel shows the mean of about %.0f x %.0f cells",
+                          std::max(1.0, rows), std::max(1.0, cols));
+    }
+  }
+  ImGui::EndTooltip();
+}
+
+}  // namespace
+
+void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cache,
+                      UiServices& services) {
+  if (!derived.pe_status.ok()) {
+    ErrorText("No table to show: " + derived.pe_status.message());
+    return;
+  }
+  const PeParams& p = state.params.pe;
+  const float em = ImGui::GetFontSize();
+  const double first = static_cast<double>(p.offset);
+  const double end = first + static_cast<double>(p.max_len);
+
+  PlotSpec spec;
+  spec.x_label = "dimension";
+  spec.y_label = "position";
+  spec.limits = {0, static_cast<double>(p.d_model), first, end};
+  spec.min_x_span = std::min(3.0, static_cast<double>(p.d_model));
+  spec.min_y_span = std::min(3.0, static_cast<double>(p.max_len));
+  spec.y_down = true;
+  spec.x_cells = true;
+  spec.y_cells = true;
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float bar_w = em * 4.2f;
+  const float note_h = ImGui::GetTextLineHeightWithSpacing();
+  Plot plot("heatmap_plot", state.heatmap.view, spec, ImVec2(avail.x - bar_w, avail.y - note_h));
+
+  // Ask for the raster of what is visible now; draw the newest one we have meanwhile.
+  if (services.rasters) {
+    RasterRequest req;
+    req.params = p;
+    const PlotRange& v = state.heatmap.view;
+    req.x0 = v.x0;
+    req.x1 = v.x1;
+    req.y0 = v.y0;
+    req.y1 = v.y1;
+    req.width_px = std::max(1, static_cast<int>(plot.area_max().x - plot.area_min().x));
+    req.height_px = std::max(1, static_cast<int>(plot.area_max().y - plot.area_min().y));
+    services.rasters->Request(req);
+    if (std::optional<Raster> r = services.rasters->Take()) {
+      cache.raster = std::move(r);
+      cache.raster_uploaded = false;
+    }
+  }
+  UploadIfNeeded(cache, state.params.colormap, services.textures);
+  if (cache.raster && !cache.raster->empty() && cache.raster->request.params == p &&
+      cache.texture) {
+    const Raster& r = *cache.raster;
+    plot.Image(cache.texture, static_cast<double>(r.col_edges.front()),
+               static_cast<double>(r.row_edges.front()), static_cast<double>(r.col_edges.back()),
+               static_cast<double>(r.row_edges.back()));
+  }
+
+  // Zoomed in: cell borders, then values once they fit.
+  const PlotRange& v = state.heatmap.view;
+  const int64_t c0 = std::max<int64_t>(0, static_cast<int64_t>(std::floor(v.x0)));
+  const int64_t c1 = std::min<int64_t>(p.d_model, static_cast<int64_t>(std::ceil(v.x1)));
+  const auto r0 = static_cast<int64_t>(std::max(first, std::floor(v.y0)));
+  const auto r1 = static_cast<int64_t>(std::min(end, std::ceil(v.y1)));
+  if (plot.pixels_per_x() >= 6 && plot.pixels_per_y() >= 6) {
+    const ImU32 border = IM_COL32(0, 0, 0, 60);
+    for (int64_t c = c0; c <= c1; ++c) plot.VLine(static_cast<double>(c), border);
+    for (int64_t r = r0; r <= r1; ++r) plot.HLine(static_cast<double>(r), border);
+    if (plot.pixels_per_x() >= em * 3.4f && plot.pixels_per_y() >= em * 1.2f) {
+      char buf[24];
+      for (int64_t r = r0; r < r1; ++r) {
+        for (int64_t c = c0; c < c1; ++c) {
+          const float value = PeValue(derived.columns[static_cast<size_t>(c)], r);
+          std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(value));
+          const ImVec2 centre = plot.ToPixels(static_cast<double>(c) + 0.5, static_cast<double>(r) + 0.5);
+          const ImVec2 ts = ImGui::CalcTextSize(buf);
+          const bool dark = std::fabs(value) > 0.55f || state.params.colormap == ColormapId::kViridis;
+          plot.draw_list()->AddText(ImVec2(centre.x - ts.x / 2, centre.y - ts.y / 2),
+                                    dark ? IM_COL32(255, 255, 255, 230) : IM_COL32(20, 20, 20, 230),
+                                    buf);
+        }
+      }
+    }
+  }
+
+  // Linked views: the selected token's row, and the position hovered in another panel.
+  if (derived.sentence.ok()) {
+    const int tokens = static_cast<int>(derived.sentence.value().tokens.size());
+    const int sel = state.selection.selected_token;
+    for (int t = 0; t < tokens; ++t) {
+      if (sel != -1 && sel != t) continue;
+      const double y = first + t;
+      plot.Rect(0, y, static_cast<double>(p.d_model), y + 1, IM_COL32(255, 215, 0, 255),
+                sel == -1 ? 1.0f : 2.0f);
+    }
+  }
+  if (!plot.hovered() && state.selection.hover_position >= 0) {
+    plot.HLine(static_cast<double>(state.selection.hover_position) + 0.5,
+               IM_COL32(255, 255, 255, 160), 1.0f);
+  }
+
+  if (plot.hovered()) {
+    const auto dim = static_cast<int64_t>(std::floor(plot.mouse_x()));
+    const auto pos = static_cast<int64_t>(std::floor(plot.mouse_y()));
+    if (dim >= 0 && dim < p.d_model && pos >= p.offset && pos < p.offset + p.max_len) {
+      state.selection.next_hover_position = pos;
+      state.selection.next_hover_dim = dim;
+      CellTooltip(state, derived, cache, pos, dim, plot);
+    }
+  }
+  const double rows_per_px = 1.0 / plot.pixels_per_y(), cols_per_px = 1.0 / plot.pixels_per_x();
+  cache.plot_min = plot.area_min();
+  cache.plot_max = plot.area_max();
+  plot.End();
+
+  ImGui::SameLine();
+  ColorBar("heatmap_colorbar", state.params.colormap, -1.0f, 1.0f, "PE value",
+           ImVec2(bar_w - em * 0.5f, avail.y - note_h - em * 2.5f));
+  // Say what a pixel is: one cell, or the mean of many (fast waves then average to 0).
+  if (rows_per_px > 1.5 || cols_per_px > 1.5) {
+    ImGui::TextDisabled("Pixel = mean of ~%.0f pos x %.0f dims (fast waves average to 0)",
+                        std::max(1.0, rows_per_px), std::max(1.0, cols_per_px));
+    ItemTooltip("The table has more cells than the panel has pixels, so each pixel shows the exact "
+                "mean of the cells it covers instead of skipping most of them. Scroll to zoom in "
+                "until each pixel is one cell; further in, values appear in the cells.");
+  } else {
+    ImGui::TextDisabled("One cell = %.0f x %.0f px. Drag to pan, double-click to fit.",
+                        std::max(1.0, 1 / cols_per_px), std::max(1.0, 1 / rows_per_px));
+  }
+}
+
+}  // namespace pe

@@ -1,0 +1,63 @@
+#include "colormap.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace pe {
+namespace {
+
+ColorLut Expand(const std::vector<uint32_t>& keys) {
+  ColorLut lut{};
+  const double segments = static_cast<double>(keys.size() - 1);
+  for (int k = 0; k < kLutSize; ++k) {
+    const double t = static_cast<double>(k) / (kLutSize - 1) * segments;
+    const size_t i = std::min(static_cast<size_t>(t), keys.size() - 2);
+    const double f = t - static_cast<double>(i);
+    auto channel = [&](int shift) {
+      const double a = (keys[i] >> shift) & 0xff, b = (keys[i + 1] >> shift) & 0xff;
+      return static_cast<uint8_t>(std::lround(a + (b - a) * f));
+    };
+    lut[static_cast<size_t>(k)] = {channel(16), channel(8), channel(0), 255};
+  }
+  return lut;
+}
+
+}  // namespace
+
+std::string_view ColormapName(ColormapId id) { return id == ColormapId::kRdBu ? "rdbu" : "viridis"; }
+
+std::optional<ColormapId> ParseColormap(std::string_view name) {
+  if (name == "rdbu") return ColormapId::kRdBu;
+  if (name == "viridis") return ColormapId::kViridis;
+  return std::nullopt;
+}
+
+const ColorLut& GetColormap(ColormapId id) {
+  static const ColorLut rdbu = Expand({0x67001f, 0xb2182b, 0xd6604d, 0xf4a582, 0xfddbc7, 0xf7f7f7,
+                                       0xd1e5f0, 0x92c5de, 0x4393c3, 0x2166ac, 0x053061});
+  static const ColorLut viridis = Expand({0x440154, 0x472d7b, 0x3b528b, 0x2c728e, 0x21918c,
+                                          0x28ae80, 0x5ec962, 0xaddc30, 0xfde725});
+  return id == ColormapId::kRdBu ? rdbu : viridis;
+}
+
+int ColormapIndex(float v, float vmin, float vmax) {
+  if (!(v == v)) return 0;
+  const double t = (static_cast<double>(v) - vmin) / (static_cast<double>(vmax) - vmin);
+  const long k = std::lround(t * (kLutSize - 1));
+  return static_cast<int>(std::clamp(k, 0L, static_cast<long>(kLutSize - 1)));
+}
+
+void MapToRgba(ColormapId id, const float* values, int64_t n, float vmin, float vmax,
+               uint8_t* rgba) {
+  const ColorLut& lut = GetColormap(id);
+  for (int64_t k = 0; k < n; ++k) {
+    const Rgba8 c = lut[static_cast<size_t>(ColormapIndex(values[k], vmin, vmax))];
+    rgba[4 * k + 0] = c.r;
+    rgba[4 * k + 1] = c.g;
+    rgba[4 * k + 2] = c.b;
+    rgba[4 * k + 3] = c.a;
+  }
+}
+
+}  // namespace pe

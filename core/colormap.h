@@ -1,0 +1,41 @@
+// Colormaps as data: a few key colours expanded into a 256-entry lookup table, and one function
+// that turns values into RGBA. The screen texture, the colour bar and exported images all come
+// from these same pixels.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace pe {
+
+enum class ColormapId { kRdBu, kViridis };
+
+std::string_view ColormapName(ColormapId id);  // "rdbu", "viridis"
+std::optional<ColormapId> ParseColormap(std::string_view name);
+
+struct Rgba8 {
+  uint8_t r = 0, g = 0, b = 0, a = 255;
+  bool operator==(const Rgba8&) const = default;
+};
+
+inline constexpr int kLutSize = 256;
+using ColorLut = std::array<Rgba8, kLutSize>;
+
+// kRdBu: ColorBrewer's 11-class RdBu (low = red, middle = near white, high = blue), as matplotlib.
+// kViridis: matplotlib's viridis, from 9 key colours.
+const ColorLut& GetColormap(ColormapId id);
+
+// The LUT index of v on [vmin, vmax]: round((v - vmin) / (vmax - vmin) * 255), clamped; NaN -> 0.
+int ColormapIndex(float v, float vmin, float vmax);
+
+inline Rgba8 MapValue(ColormapId id, float v, float vmin, float vmax) {
+  return GetColormap(id)[static_cast<size_t>(ColormapIndex(v, vmin, vmax))];
+}
+
+// values (n) -> rgba (n * 4 bytes).
+void MapToRgba(ColormapId id, const float* values, int64_t n, float vmin, float vmax,
+               uint8_t* rgba);
+
+}  // namespace pe
