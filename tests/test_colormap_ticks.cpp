@@ -1,0 +1,63 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "colormap.h"
+#include "ticks.h"
+
+namespace pe {
+namespace {
+
+TEST(Colormap, EndpointsAreTheKeyColours) {
+  EXPECT_EQ(MapValue(ColormapId::kRdBu, -1.0f, -1, 1), (Rgba8{0x67, 0x00, 0x1f, 255}));
+  EXPECT_EQ(MapValue(ColormapId::kRdBu, 1.0f, -1, 1), (Rgba8{0x05, 0x30, 0x61, 255}));
+  EXPECT_EQ(MapValue(ColormapId::kViridis, -1.0f, -1, 1), (Rgba8{0x44, 0x01, 0x54, 255}));
+  EXPECT_EQ(MapValue(ColormapId::kViridis, 1.0f, -1, 1), (Rgba8{0xfd, 0xe7, 0x25, 255}));
+  // RdBu's middle is near white; values outside the range clamp; NaN takes the low end.
+  const Rgba8 mid = MapValue(ColormapId::kRdBu, 0.0f, -1, 1);
+  EXPECT_GT(mid.r + mid.g + mid.b, 3 * 225);
+  EXPECT_EQ(MapValue(ColormapId::kRdBu, 7.0f, -1, 1), MapValue(ColormapId::kRdBu, 1.0f, -1, 1));
+  EXPECT_EQ(ColormapIndex(NAN, -1, 1), 0);
+  EXPECT_EQ(ColormapIndex(0.0f, -1, 1), 128);
+}
+
+TEST(Colormap, ViridisBrightensMonotonically) {
+  const ColorLut& lut = GetColormap(ColormapId::kViridis);
+  double last = -1;
+  for (const Rgba8& c : lut) {
+    const double luma = 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b;
+    EXPECT_GE(luma, last - 0.5);
+    last = luma;
+  }
+}
+
+TEST(Colormap, MapToRgbaMatchesMapValue) {
+  const float values[] = {-1.0f, -0.3f, 0.0f, 0.42f, 1.0f};
+  unsigned char rgba[20];
+  MapToRgba(ColormapId::kRdBu, values, 5, -1, 1, rgba);
+  for (int k = 0; k < 5; ++k) {
+    const Rgba8 c = MapValue(ColormapId::kRdBu, values[k], -1, 1);
+    EXPECT_EQ(Rgba8(rgba[4 * k], rgba[4 * k + 1], rgba[4 * k + 2], rgba[4 * k + 3]), c);
+  }
+}
+
+TEST(Ticks, NiceStepsAndLabels) {
+  EXPECT_EQ(NiceStep(100, 5), 20);
+  EXPECT_EQ(NiceStep(1, 4), 0.2);
+  EXPECT_EQ(NiceStep(2.0, 2), 1);
+  auto ticks = NiceTicks(0, 100, 5);
+  ASSERT_EQ(ticks.size(), 6u);
+  EXPECT_EQ(ticks[1].value, 20);
+  EXPECT_EQ(ticks[1].label, "20");
+  auto unit = NiceTicks(-1.15, 1.15, 5);
+  EXPECT_EQ(unit.front().label, "-1.0");
+  EXPECT_EQ(unit.back().label, "1.0");
+  for (const Tick& t : unit) EXPECT_NE(t.label, "-0.0");
+  auto big = NiceTicks(0, 1e9, 4);
+  EXPECT_EQ(big[1].label, "2e+08");
+  EXPECT_TRUE(NiceTicks(0, 3, 10, /*integer_only=*/true)[1].value == 1.0);
+  EXPECT_TRUE(NiceTicks(5, 5, 4).empty());
+}
+
+}  // namespace
+}  // namespace pe
