@@ -1,6 +1,8 @@
 #include "input_layer.h"
 
+#include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "embedding.h"
 #include "random.h"
@@ -155,21 +157,53 @@ Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> i
   FillPeBlock(pe, 0, seq, 0, d, pe_rows.value().data.data());
   Result<Matrix> out = MakeMatrix("the input-layer output", batch * seq, d, cap);
   if (!out.ok()) return out;
+  InputLayerForwardInto(table, ids, batch, seq, pe_rows.value().data.data(), params,
+                        out.value().data.data());
+  return out;
+}
+
+namespace {
+
+// Positions [t0, t1) of every sequence in the batch. Positions outermost, so each PE row stays
+// in L1 while the batch reads it. AVX2 where the processor has it.
+__attribute__((target_clones("avx2", "default"))) void ForwardPositions(
+    const Matrix& table, std::span<const int64_t> ids, int64_t batch, int64_t seq,
+    const float* pe_rows, const InputLayerParams& params, int64_t t0, int64_t t1, float* out) {
+  const int64_t d = table.cols;
   const float scale = params.scale ? static_cast<float>(std::sqrt(static_cast<double>(d))) : 1.0f;
-  for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t t = 0; t < seq; ++t) {
-      const float* wte = table.row(ids[static_cast<size_t>(b * seq + t)]);  // (d)
-      const float* wpe = pe_rows.value().row(t);                             // (d)
-      float* dst = out.value().row(b * seq + t);                             // (d)
+  for (int64_t t = t0; t < t1; ++t) {
+    const float* __restrict wpe = pe_rows + t * d;  // (d)
+    for (int64_t b = 0; b < batch; ++b) {
+      const int64_t bt = b * seq + t;
+      const float* __restrict wte = table.row(ids[static_cast<size_t>(bt)]);  // (d)
+      float* __restrict dst = out + bt * d;                                 // (d)
       for (int64_t j = 0; j < d; ++j) dst[j] = wte[j] * scale + wpe[j];
+      if (params.train) {
+        ApplyDropout(dst, d, params.dropout, params.dropout_seed, static_cast<uint64_t>(bt * d));
+      }
     }
   }
-  if (params.train) {
-    Matrix& m = out.value();
-    ApplyDropout(m.data.data(), static_cast<int64_t>(m.data.size()), params.dropout,
-                 params.dropout_seed, 0);
+}
+
+}  // namespace
+
+void InputLayerForwardInto(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
+                           int64_t seq, const float* pe_rows, const InputLayerParams& params,
+                           float* out) {
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const int64_t threads =
+      std::min<int64_t>({static_cast<int64_t>(hw), seq, batch * seq * table.cols / (int64_t{1} << 18)});
+  if (threads < 2) {
+    ForwardPositions(table, ids, batch, seq, pe_rows, params, 0, seq, out);
+    return;
   }
-  return out;
+  std::vector<std::thread> workers;
+  for (int64_t k = 1; k < threads; ++k) {
+    workers.emplace_back(ForwardPositions, std::cref(table), ids, batch, seq, pe_rows,
+                         std::cref(params), seq * k / threads, seq * (k + 1) / threads, out);
+  }
+  ForwardPositions(table, ids, batch, seq, pe_rows, params, 0, seq / threads, out);
+  for (std::thread& w : workers) w.join();
 }
 
 Result<SentenceResult> ComputeSentence(const TextExample& example, const PeParams& pe,

@@ -63,6 +63,14 @@ Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> i
                                  int64_t seq, const PeParams& pe, const InputLayerParams& params,
                                  const MemoryCap& cap = {});
 
+// The unchecked kernel of InputLayerForward, for callers that own their buffers (benchmarks):
+// out[b, t, :] = dropout(table[ids[b, t], :] * scale + pe_rows[t, :]) with ids (batch, seq)
+// already checked against the table, pe_rows (seq, d), out (batch * seq, d). Uses all cores
+// for large outputs; dropout draws value k of `out` from RandomUniform(dropout_seed, k).
+void InputLayerForwardInto(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
+                           int64_t seq, const float* pe_rows, const InputLayerParams& params,
+                           float* out);
+
 // A sentence run through tokenizer, vocabulary, seeded embeddings and the input layer.
 struct TextExample {
   std::string text = "The cat sits on the mat";

@@ -132,8 +132,8 @@ float PeValue(const PeColumn& column, int64_t position) {
   return static_cast<float>(PeValueAt(column, static_cast<double>(position)));
 }
 
-void FillPeBlock(const PeParams& params, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
-                 float* out) {
+void FillPeBlockNaive(const PeParams& params, int64_t row0, int64_t rows, int64_t col0,
+                      int64_t cols, float* out) {
   assert(col0 >= 0 && cols >= 0 && col0 + cols <= params.d_model && "columns out of range");
   assert(row0 >= 0 && rows >= 0 && "rows out of range");
   std::vector<PeColumn> columns;

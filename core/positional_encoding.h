@@ -73,8 +73,20 @@ float PeValue(const PeColumn& column, int64_t position);
 // Writes table rows [row0, row0 + rows) and columns [col0, col0 + cols) of a valid `params`
 // into `out`, a (rows, cols) row-major buffer. Row r holds position params.offset + row0 + r.
 // Positions past kMaxPosition are the caller's mistake.
+//
+// The fast path (pe_fill.cpp): for each frequency, sin and cos at position p come from the
+// angle-addition recurrence in double, (s, c) <- (s cos w + c sin w, c cos w - s sin w),
+// re-anchored with an exact sin/cos of the double angle at every position that is a multiple of
+// kPeAnchorPositions, so errors cannot grow past ~1e-13 and the value at a position does not
+// depend on how a table is split into blocks. Large blocks run on all cores.
 void FillPeBlock(const PeParams& params, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                  float* out);
+inline constexpr int64_t kPeAnchorPositions = 1024;
+
+// The reference: every value from PeValueAt (one sin or cos of the double angle). Agrees with
+// FillPeBlock to within 1e-13 before rounding, so to float32 rounding after it.
+void FillPeBlockNaive(const PeParams& params, int64_t row0, int64_t rows, int64_t col0,
+                      int64_t cols, float* out);
 
 // The whole table, (max_len, d_model), or an error for invalid params or a table over `cap`.
 Result<Matrix> ComputePeTable(const PeParams& params, const MemoryCap& cap = {});

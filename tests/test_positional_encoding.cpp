@@ -216,3 +216,84 @@ TEST(PositionalEncoding, VariantNamesRoundTrip) {
 
 }  // namespace
 }  // namespace pe
+
+namespace pe {
+namespace {
+
+TEST(PeFastPath, MatchesTheNaiveReferenceAndTheLongDoubleFormula) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 40; ++trial) {
+    PeParams p = Params(1 + static_cast<int64_t>(rng() % 130), 2500,
+                        static_cast<PeVariant>(rng() % 3),
+                        static_cast<int64_t>(rng() % (trial % 2 ? kMaxPosition - 2500 : 9'990'000)));
+    Matrix fast = ComputePeTable(p).value();
+    Matrix naive = fast;
+    FillPeBlockNaive(p, 0, p.max_len, 0, p.d_model, naive.data.data());
+    double worst_naive = 0, worst_exact = 0;
+    for (int64_t r = 0; r < p.max_len; r += 7) {
+      for (int64_t j = 0; j < p.d_model; ++j) {
+        worst_naive = std::max(worst_naive, std::fabs(double(fast.at(r, j)) - naive.at(r, j)));
+        worst_exact = std::max(worst_exact, static_cast<double>(std::fabs(
+                                                static_cast<long double>(fast.at(r, j)) - Reference(p, p.offset + r, j))));
+      }
+    }
+    // Near 1e7 both round the same angle; near 2^31 each carries its own ~2e-7 angle error.
+    EXPECT_LE(worst_naive, trial % 2 ? kFarTol : kNearTol) << "trial " << trial;
+    EXPECT_LE(worst_exact, trial % 2 ? kFarTol : kNearTol) << "trial " << trial << " offset " << p.offset;
+  }
+}
+
+TEST(PeFastPath, ValuesDoNotDependOnHowTheTableIsSplit) {
+  for (PeVariant v : {PeVariant::kPaper, PeVariant::kT2t, PeVariant::kTfText}) {
+    PeParams p = Params(45, 5000, v, 123457);
+    Matrix full = ComputePeTable(p).value();
+    // Row blocks of odd sizes at odd starts.
+    std::vector<float> block(static_cast<size_t>(777 * 45));
+    for (int64_t r0 = 0; r0 < p.max_len; r0 += 777) {
+      const int64_t rows = std::min<int64_t>(777, p.max_len - r0);
+      FillPeBlock(p, r0, rows, 0, 45, block.data());
+      for (int64_t k = 0; k < rows * 45; ++k) ASSERT_EQ(block[k], full.data[r0 * 45 + k]) << r0;
+    }
+    // Column subsets.
+    std::vector<float> cols(static_cast<size_t>(5000 * 6));
+    FillPeBlock(p, 0, 5000, 20, 6, cols.data());
+    for (int64_t r = 0; r < 5000; ++r) {
+      for (int64_t j = 0; j < 6; ++j) ASSERT_EQ(cols[r * 6 + j], full.at(r, 20 + j));
+    }
+  }
+}
+
+TEST(PeFastPath, LargeTablesUseEveryCoreAndStayExact) {
+  PeParams p = Params(256, 40000, PeVariant::kPaper, 1'000'000);
+  Matrix t = ComputePeTable(p).value();
+  for (int64_t r : {0, 1023, 1024, 19999, 20000, 39999}) {
+    for (int64_t j : {0, 1, 100, 255}) {
+      ASSERT_NEAR(t.at(r, j), static_cast<double>(Reference(p, p.offset + r, j)), kNearTol) << r << "," << j;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pe
+
+namespace pe {
+namespace {
+
+TEST(PeFastPath, StreamedLargeTablesEqualSmallBlocksBitForBit) {
+  // 16384 x 1024 float32 = 64 MiB: the streaming-store path. Small blocks take the cached path.
+  for (PeVariant v : {PeVariant::kPaper, PeVariant::kTfText}) {
+    PeParams p = Params(1024, 16384, v, 777);
+    Matrix big = ComputePeTable(p).value();
+    std::vector<float> block(static_cast<size_t>(5 * 1024));
+    for (int64_t r0 : {0, 1000, 8190, 16379}) {
+      FillPeBlock(p, r0, 5, 0, 1024, block.data());
+      for (int64_t k = 0; k < 5 * 1024; ++k) ASSERT_EQ(block[k], big.data[r0 * 1024 + k]) << r0 << " " << k;
+    }
+    for (int64_t j : {0, 1, 511, 512, 1023}) {
+      EXPECT_NEAR(big.at(16000, j), static_cast<double>(Reference(p, 777 + 16000, j)), kNearTol);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pe

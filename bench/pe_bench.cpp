@@ -1,0 +1,126 @@
+// Speed of the engine against the physical floor: every table benchmark has a memset of exactly
+// the same bytes beside it, so the ratio of the two is the figure that matters. Buffers are
+// allocated once, outside the timed loop (fresh pages cost ~4 us per 4 KiB here and would
+// measure the kernel, not the engine). Run: build/bench/pe_bench [--benchmark_filter=...]
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <vector>
+
+#include "embedding.h"
+#include "heatmap_raster.h"
+#include "input_layer.h"
+#include "positional_encoding.h"
+
+namespace pe {
+namespace {
+
+PeParams TableParams(const benchmark::State& state, PeVariant variant = PeVariant::kPaper) {
+  PeParams p;
+  p.max_len = state.range(0);
+  p.d_model = state.range(1);
+  p.variant = variant;
+  return p;
+}
+
+void SetBytes(benchmark::State& state, int64_t floats) {
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * floats * 4);
+}
+
+// The floor: writing the table's bytes. A non-zero byte, like a real table (memset of zero runs
+// about twice as fast on this kind of machine and is not a fair floor).
+void BM_Memset(benchmark::State& state) {
+  const int64_t n = state.range(0) * state.range(1);
+  std::vector<float> buf(static_cast<size_t>(n));
+  for (auto _ : state) {
+    std::memset(buf.data(), 0x3f, buf.size() * sizeof(float));
+    benchmark::ClobberMemory();
+  }
+  SetBytes(state, n);
+}
+
+template <PeVariant kVariant>
+void BM_SinusoidalPE(benchmark::State& state) {
+  const PeParams p = TableParams(state, kVariant);
+  std::vector<float> buf(static_cast<size_t>(p.max_len * p.d_model));
+  for (auto _ : state) {
+    FillPeBlock(p, 0, p.max_len, 0, p.d_model, buf.data());
+    benchmark::ClobberMemory();
+  }
+  SetBytes(state, p.max_len * p.d_model);
+}
+
+void BM_SinusoidalPENaive(benchmark::State& state) {
+  const PeParams p = TableParams(state);
+  std::vector<float> buf(static_cast<size_t>(p.max_len * p.d_model));
+  for (auto _ : state) {
+    FillPeBlockNaive(p, 0, p.max_len, 0, p.d_model, buf.data());
+    benchmark::ClobberMemory();
+  }
+  SetBytes(state, p.max_len * p.d_model);
+}
+
+// The allocating API, fresh pages included, for contrast with the buffer-reusing numbers.
+void BM_ComputePeTableFresh(benchmark::State& state) {
+  const PeParams p = TableParams(state);
+  MemoryCap cap;
+  cap.bytes = uint64_t{1} << 34;
+  for (auto _ : state) benchmark::DoNotOptimize(ComputePeTable(p, cap));
+  SetBytes(state, p.max_len * p.d_model);
+}
+
+// The input layer at batch x seq x d: lookup, scale, add (PE rows precomputed, like a model's
+// registered buffer); the floor is writing its output.
+void BM_InputLayer(benchmark::State& state) {
+  const int64_t batch = state.range(0), seq = state.range(1), d = state.range(2);
+  const Matrix table = InitEmbeddingNormal(1000, d, 0).value();
+  std::vector<int64_t> ids(static_cast<size_t>(batch * seq));
+  for (size_t k = 0; k < ids.size(); ++k) ids[k] = static_cast<int64_t>((k * 7919) % 1000);
+  PeParams p;
+  p.d_model = d;
+  p.max_len = seq;
+  std::vector<float> pe_rows(static_cast<size_t>(seq * d)), out(static_cast<size_t>(batch * seq * d));
+  FillPeBlock(p, 0, seq, 0, d, pe_rows.data());
+  InputLayerParams params;
+  params.train = state.range(3) != 0;
+  params.dropout = 0.1;
+  for (auto _ : state) {
+    InputLayerForwardInto(table, ids, batch, seq, pe_rows.data(), params, out.data());
+    benchmark::ClobberMemory();
+  }
+  SetBytes(state, batch * seq * d);
+}
+
+void BM_InputLayerOutputMemset(benchmark::State& state) {
+  const int64_t n = state.range(0) * state.range(1) * state.range(2);
+  std::vector<float> out(static_cast<size_t>(n));
+  for (auto _ : state) {
+    std::memset(out.data(), 0x3f, out.size() * sizeof(float));
+    benchmark::ClobberMemory();
+  }
+  SetBytes(state, n);
+}
+
+// One heatmap frame's worth of raster at max_len 1e9, d 8192, for an 800 x 500 pixel panel.
+void BM_HeatmapRaster(benchmark::State& state) {
+  PeParams p;
+  p.d_model = state.range(1);
+  p.max_len = state.range(0);
+  RasterRequest req{p, 0, static_cast<double>(p.d_model), 0, static_cast<double>(p.max_len), 800, 500};
+  for (auto _ : state) benchmark::DoNotOptimize(ComputeRaster(req));
+}
+
+BENCHMARK(BM_Memset)->Args({8192, 1024})->Args({32768, 4096})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SinusoidalPE<PeVariant::kPaper>)->Name("BM_SinusoidalPE")->Args({8192, 1024})->Args({32768, 4096})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SinusoidalPE<PeVariant::kT2t>)->Name("BM_SinusoidalPE_t2t")->Args({8192, 1024})->Args({32768, 4096})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SinusoidalPE<PeVariant::kTfText>)->Name("BM_SinusoidalPE_tftext")->Args({8192, 1024})->Args({32768, 4096})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SinusoidalPENaive)->Args({8192, 1024})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ComputePeTableFresh)->Args({8192, 1024})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_InputLayerOutputMemset)->Args({8, 512, 1024})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_InputLayer)->Args({8, 512, 1024, 0})->Args({8, 512, 1024, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_HeatmapRaster)->Args({1'000'000'000, 8192})->Args({1'000'000, 512})->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace pe
+
+BENCHMARK_MAIN();
