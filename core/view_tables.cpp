@@ -55,7 +55,10 @@ Result<std::vector<int64_t>> ParseDimList(const std::string& text) {
 
 namespace {
 
-constexpr int64_t kBlockRows = 256;
+// Rows per streamed block: about 16 MiB of table, so large exports use every core.
+int64_t BlockRows(int64_t d_model) {
+  return std::clamp<int64_t>((int64_t{4} << 20) / std::max<int64_t>(1, d_model), 1, 16384);
+}
 
 void WriteCsvRow(std::ostream& out, int64_t pos, const float* values, int64_t n) {
   std::string line = std::to_string(pos);
@@ -87,10 +90,11 @@ Status WritePeColumns(std::ostream& out, TableFormat format, const PeParams& par
     for (int64_t j = 0; j < cols; ++j) out << ",d" << (all ? j : dims[static_cast<size_t>(j)]);
     out << '\n';
   }
-  std::vector<float> block(static_cast<size_t>(kBlockRows * params.d_model));
-  std::vector<float> picked(static_cast<size_t>(kBlockRows * cols));
-  for (int64_t r0 = 0; r0 < params.max_len && out; r0 += kBlockRows) {
-    const int64_t rows = std::min(kBlockRows, params.max_len - r0);
+  const int64_t block_rows = std::min(BlockRows(all ? params.d_model : cols), params.max_len);
+  std::vector<float> block(static_cast<size_t>(block_rows * (all ? params.d_model : cols)));
+  std::vector<float> picked(all ? 0 : static_cast<size_t>(block_rows * cols));
+  for (int64_t r0 = 0; r0 < params.max_len && out; r0 += block_rows) {
+    const int64_t rows = std::min(block_rows, params.max_len - r0);
     const float* src = block.data();
     if (all) {
       FillPeBlock(params, r0, rows, 0, cols, block.data());
@@ -145,17 +149,18 @@ Status WriteSumTable(std::ostream& out, TableFormat format, const SentenceResult
     out << '\n';
     for (int64_t t = 0; t < seq; ++t) {
       // Quote the token text as CSV requires (RFC 4180): commas, quotes, spaces.
-      std::string tok = sentence.tokens[static_cast<size_t>(t)].text;
       std::string quoted = "\"";
-      for (char c : tok) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+      for (char c : sentence.tokens[static_cast<size_t>(t)].text) {
+        if (c == '"') quoted += '"';
+        quoted += c;
+      }
       quoted += '"';
       for (Part p : kAllParts) {
-        std::string line = quoted + "," + std::to_string(params.offset + t) + "," +
-                           std::to_string(sentence.ids[static_cast<size_t>(t)]) + "," +
-                           std::string(PartName(p));
+        out << quoted << ',' << params.offset + t << ',' << sentence.ids[static_cast<size_t>(t)]
+            << ',' << PartName(p);
         const float* v = parts.part(p).row(t);
-        for (int64_t j = 0; j < d; ++j) line += "," + FormatFloat(v[j]);
-        out << line << '\n';
+        for (int64_t j = 0; j < d; ++j) out << ',' << FormatFloat(v[j]);
+        out << '\n';
       }
     }
   }

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Side by side, in one run: the tutorial code for the sinusoidal PE table in numpy and in
+PyTorch, PE Explorer's engine (pe_bench) and its CLI (pe-explorer export), at the same sizes.
+Prints time, ratio to a memset of the same bytes (measured in the same run) and the largest
+error against a float64 reference.
+
+Run with Debian's interpreter so it sees Debian's numpy and torch:
+    /usr/bin/python3 bench/peers.py [--build build] [--sizes 8192x1024,32768x4096]
+numpy is required for the errors; torch is optional (skipped with a message when absent).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import numpy as np
+except ImportError:
+    sys.exit("peers.py needs numpy: apt-get install python3-numpy, and run /usr/bin/python3")
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+def best_of(fn, repeat):
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best * 1e3
+
+
+def numpy_seed(max_len, d, offset=0):
+    # The tutorial formula as the seeds write it, in float32.
+    pe = np.zeros((max_len, d), dtype=np.float32)
+    position = np.arange(offset, offset + max_len, dtype=np.float32)[:, None]
+    div_term = np.exp(np.arange(0, d, 2, dtype=np.float32) * np.float32(-np.log(10000.0) / d))
+    pe[:, 0::2] = np.sin(position * div_term)
+    pe[:, 1::2] = np.cos(position * div_term)
+    return pe
+
+
+def torch_seed(max_len, d, offset=0):
+    import math
+    pe = torch.zeros(max_len, d)
+    position = torch.arange(offset, offset + max_len, dtype=torch.float).unsqueeze(1)
+    div_term = torch.exp(torch.arange(0, d, 2).float() * (-math.log(10000.0) / d))
+    pe[:, 0::2] = torch.sin(position * div_term)
+    pe[:, 1::2] = torch.cos(position * div_term)
+    return pe
+
+
+def max_error(table, offset=0, chunk=2048):
+    """Largest |table - PE| with PE computed in float64 (paper layout)."""
+    max_len, d = table.shape
+    w = 10000.0 ** (-2.0 * (np.arange(d) // 2) / d)
+    worst = 0.0
+    for r0 in range(0, max_len, chunk):
+        pos = np.arange(offset + r0, offset + min(max_len, r0 + chunk), dtype=np.float64)[:, None]
+        ang = pos * w
+        ref = np.where(np.arange(d) % 2 == 0, np.sin(ang), np.cos(ang))
+        worst = max(worst, float(np.abs(table[r0:r0 + chunk].astype(np.float64) - ref).max()))
+    return worst
+
+
+def engine_times(build, max_len, d):
+    exe = os.path.join(build, "pe_bench")
+    if not os.path.exists(exe):
+        return None, None
+    flt = f"^BM_(Memset|SinusoidalPE)/{max_len}/{d}(/real_time)?$"
+    out = subprocess.run([exe, f"--benchmark_filter={flt}", "--benchmark_format=json",
+                          "--benchmark_min_time=0.5"], capture_output=True, text=True, check=True)
+    runs = {b["name"].split("/")[0]: b for b in json.loads(out.stdout)["benchmarks"]}
+
+    def ms(b):
+        scale = {"ms": 1.0, "us": 1e-3, "ns": 1e-6}[b["time_unit"]]
+        return b["real_time"] * scale
+    return ms(runs["BM_Memset"]), ms(runs["BM_SinusoidalPE"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build", help="build directory with pe-explorer and pe_bench")
+    ap.add_argument("--sizes", default="8192x1024,32768x4096", help="max_len x d_model, comma separated")
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    cli = os.path.join(args.build, "pe-explorer")
+    if torch is None:
+        print("PyTorch not found (apt-get install python3-torch): its rows are skipped.\n")
+    else:
+        torch.set_num_threads(os.cpu_count() or 1)
+    rows = []
+    for size in args.sizes.split(","):
+        max_len, d = (int(x) for x in size.split("x"))
+        label = f"{max_len} x {d}"
+        mem_ms, ours_ms = engine_times(args.build, max_len, d)
+        buf = np.empty((max_len, d), dtype=np.float32)
+        np_fill = best_of(lambda: buf.fill(0.75), args.repeat)
+        floor = mem_ms if mem_ms else np_fill
+        rows.append((label, "memset of the same bytes (C)" if mem_ms else "numpy fill (no pe_bench)", floor, None))
+        if ours_ms:
+            rows.append((label, "PE Explorer engine (pe_bench)", ours_ms, None))
+        with tempfile.TemporaryDirectory(dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as tmp:
+            path = os.path.join(tmp, "pe.npy")
+            cmd = [cli, "export", "--view", "heatmap", "--d-model", str(d), "--max-len", str(max_len),
+                   "--memory-cap-mib", "8192", "-o", path]
+            cli_ms = best_of(lambda: subprocess.run(cmd, check=True), max(1, args.repeat // 2))
+            ours = np.load(path)
+            rows.append((label, "PE Explorer CLI (export .npy, end to end)", cli_ms, max_error(ours)))
+        del buf
+        table = numpy_seed(max_len, d)
+        rows.append((label, "numpy tutorial code (float32)", best_of(lambda: numpy_seed(max_len, d), args.repeat),
+                     max_error(table)))
+        del table
+        if torch is not None:
+            t = torch_seed(max_len, d)
+            rows.append((label, f"PyTorch tutorial code ({torch.get_num_threads()} threads)",
+                         best_of(lambda: torch_seed(max_len, d), args.repeat), max_error(t.numpy())))
+            del t
+        for i, r in enumerate(rows):
+            if r[0] == label and r[3] is None and ours_ms and r[1].startswith("PE Explorer engine"):
+                rows[i] = (r[0], r[1], r[2], rows[i + 1][3])  # the engine's numbers are the CLI's
+    # Accuracy far from 0: positions 1,000,000 to 1,000,511 at d = 512.
+    far = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "far.npy")
+        subprocess.run([cli, "export", "--view", "heatmap", "--d-model", "512", "--max-len", "512",
+                        "--offset", "1000000", "-o", path], check=True)
+        far.append(("PE Explorer", max_error(np.load(path), offset=1000000)))
+    far.append(("numpy tutorial code (float32)", max_error(numpy_seed(512, 512, 1000000), offset=1000000)))
+    if torch is not None:
+        far.append(("PyTorch tutorial code", max_error(torch_seed(512, 512, 1000000).numpy(), offset=1000000)))
+
+    print(f"{'table':<14} {'what':<44} {'time ms':>9} {'x memset':>9} {'max err vs f64':>15}")
+    for label, what, ms, err in rows:
+        floor = next(r[2] for r in rows if r[0] == label)
+        err_s = f"{err:.2e}" if err is not None else ""
+        print(f"{label:<14} {what:<44} {ms:9.2f} {ms / floor:9.2f} {err_s:>15}")
+    print("\nAccuracy at positions 1,000,000 .. 1,000,511 (d = 512), max error vs float64:")
+    for what, err in far:
+        print(f"  {what:<32} {err:.2e}")
+
+
+if __name__ == "__main__":
+    main()
