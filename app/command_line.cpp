@@ -129,6 +129,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       ->capture_default_str();
   app.add_option("--frame-stats", cl.window.frame_stats,
                  "Render this many frames, print frame-time p50/p99 (CPU, ms) and peak RSS, exit");
+  app.add_flag("--animate", cl.window.animate,
+               "With --frame-stats: pan and zoom the heatmap and curves every frame, like a user");
   std::string size = "1280x800";
   app.add_option("--size", size, "Window size WxH")->capture_default_str();
 

@@ -2,6 +2,7 @@
 // view's numbers without one. Both take the same parameter flags.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -21,6 +22,8 @@ struct WindowRequest {
   std::string screenshot;  // write the pixels of the last frame here, then exit
   int frames = 3;          // frames to render for --screenshot / --frame-stats
   int frame_stats = 0;     // > 0: render this many frames and print timing
+  bool animate = false;    // pan and zoom the heatmap and curves every frame (for --frame-stats)
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   int width = 1280;
   int height = 800;
 };

@@ -1,5 +1,6 @@
 // pe-explorer: parses the command line, then either writes a view's numbers (export) or opens
 // the window. Everything else lives in its own file.
+#include <chrono>
 #include <exception>
 #include <iostream>
 
@@ -8,6 +9,7 @@
 #include "window.h"
 
 int main(int argc, char** argv) {
+  const auto started = std::chrono::steady_clock::now();
   try {
     int exit_code = 0;
     std::optional<pe::CommandLine> cl = pe::ParseCommandLine(argc, argv, exit_code);
@@ -15,6 +17,7 @@ int main(int argc, char** argv) {
     if (cl->mode == pe::RunMode::kExport) return pe::RunExport(cl->params, cl->export_request);
     pe::AppState state;
     state.params = cl->params;
+    cl->window.started = started;
     return pe::RunWindow(state, cl->window);
   } catch (const std::exception& e) {
     std::cerr << "pe-explorer: unexpected error: " << e.what() << "\n";

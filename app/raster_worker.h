@@ -15,7 +15,7 @@ namespace pe {
 class RasterWorker {
  public:
   // Work (EstimateRasterWork) up to which a raster is computed in place.
-  static constexpr int64_t kInPlaceWork = 150'000;
+  static constexpr int64_t kInPlaceWork = 50'000;
   explicit RasterWorker(bool synchronous);
   ~RasterWorker();
   RasterWorker(const RasterWorker&) = delete;

@@ -164,7 +164,16 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
   ColorBar("heatmap_colorbar", state.params.colormap, -1.0f, 1.0f, "PE value",
            ImVec2(bar_w - em * 0.5f, avail.y - note_h - em * 2.5f));
   // Say what a pixel is: one cell, or the mean of many (fast waves then average to 0).
-  if (rows_per_px > 1.5 || cols_per_px > 1.5) {
+  double slowest = 0;
+  for (const PeColumn& c : derived.columns) {
+    if (c.wave != PeWave::kZero) slowest = std::max(slowest, c.wavelength());
+  }
+  if (rows_per_px > 2 * slowest) {
+    ImGui::TextDisabled("Every wave repeats within one pixel row here: means are ~0. Scroll to zoom.");
+    ItemTooltip("Each pixel row covers more positions than the slowest wave's wavelength, so the "
+                "exact mean of every pixel is close to 0 (white in RdBu). Zoom in on positions "
+                "(Ctrl + wheel) until the stripes appear.");
+  } else if (rows_per_px > 1.5 || cols_per_px > 1.5) {
     ImGui::TextDisabled("Pixel = mean of ~%.0f pos x %.0f dims (fast waves average to 0)",
                         std::max(1.0, rows_per_px), std::max(1.0, cols_per_px));
     ItemTooltip("The table has more cells than the panel has pixels, so each pixel shows the exact "

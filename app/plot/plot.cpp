@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "ticks.h"
 
@@ -205,13 +206,46 @@ float Plot::pixels_per_y() const {
 
 void Plot::Line(const double* xs, const double* ys, int n, ImU32 color, float thickness) {
   if (n < 2) return;
+  std::vector<ImVec2> pts;
+  const float width = max_.x - min_.x;
+  const bool decimate = n > 4 * static_cast<int>(width);
+  if (decimate) {
+    // More points than pixels: each pixel column keeps its lowest and highest point, in x
+    // order, so peaks survive (no aliasing) and the line costs O(width). xs must ascend.
+    pts.reserve(static_cast<size_t>(width) * 2 + 8);
+    int k = 0;
+    while (k < n) {
+      const ImVec2 first = ToPixels(xs[k], ys[k]);
+      const float column = std::floor(first.x);
+      ImVec2 lo = first, hi = first;
+      int lo_k = k, hi_k = k;
+      int j = k + 1;
+      for (; j < n; ++j) {
+        const ImVec2 q = ToPixels(xs[j], ys[j]);
+        if (std::floor(q.x) != column) break;
+        if (q.y > lo.y) {
+          lo = q;
+          lo_k = j;
+        }
+        if (q.y < hi.y) {
+          hi = q;
+          hi_k = j;
+        }
+      }
+      pts.push_back(lo_k <= hi_k ? lo : hi);
+      if (lo_k != hi_k) pts.push_back(lo_k <= hi_k ? hi : lo);
+      k = j;
+    }
+    thickness = std::min(thickness, 1.0f);  // ImGui's cheap anti-aliased path for dense lines
+  } else {
+    pts.resize(static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) pts[static_cast<size_t>(k)] = ToPixels(xs[k], ys[k]);
+  }
   // Drawn in runs so no single polyline grows past ImDrawList's 16-bit index limits.
-  constexpr int kRun = 2048;
-  ImVec2 pts[kRun];
-  for (int start = 0; start < n - 1; start += kRun - 1) {
-    const int count = std::min(kRun, n - start);
-    for (int k = 0; k < count; ++k) pts[k] = ToPixels(xs[start + k], ys[start + k]);
-    draw_->AddPolyline(pts, count, color, 0, thickness);
+  constexpr size_t kRun = 2048;
+  for (size_t start = 0; start + 1 < pts.size(); start += kRun - 1) {
+    const size_t count = std::min(kRun, pts.size() - start);
+    draw_->AddPolyline(pts.data() + start, static_cast<int>(count), color, 0, thickness);
   }
 }
 
