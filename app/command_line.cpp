@@ -139,9 +139,20 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   exp->add_option("--view", cl.export_request.view, "heatmap, curves or sum")
       ->capture_default_str();
   exp->add_option("-o,--output", cl.export_request.output,
-                  "Output file; the format follows the extension (.csv, .npy); - writes CSV to "
-                  "standard output")
+                  "Output file; the format follows the extension: .png, .svg, .pdf (the figure) "
+                  "or .csv, .npy (the numbers); - writes CSV to standard output")
       ->required();
+  ExportRequest& er = cl.export_request;
+  exp->add_option("--width", er.width, "Figure width (SVG px, PDF points, PNG pixels at scale 1)")
+      ->capture_default_str();
+  exp->add_option("--height", er.height, "Figure height")->capture_default_str();
+  exp->add_option("--scale", er.scale, "PNG pixels per unit (2 for a 2x image)")->capture_default_str();
+  exp->add_option("--title", er.title, "Figure title (default: one naming the parameters)");
+  exp->add_option("--positions", er.positions, "Positions shown, A:B (heatmap rows, curves x)");
+  exp->add_option("--dim-range", er.dim_range, "Dimensions shown, A:B (heatmap and sum)");
+  exp->add_option("--token", er.token,
+                  "Token N (0-based) or all: the sum view's token; outlined in heatmap and curves");
+  exp->add_flag("--no-markers", er.no_markers, "No dots at integer positions on the curves");
   AddParameterOptions(*exp, flags);
   app.require_subcommand(0, 1);
 

@@ -1,59 +1,82 @@
 #include "export_command.h"
 
+#include <charconv>
+#include <cmath>
 #include <iostream>
 
-#include "file_writers.h"
-#include "view_tables.h"
+#include "figure_export.h"
 
 namespace pe {
+namespace {
+
+// "A:B" with A < B, both finite, inside [lo, hi].
+Result<std::pair<double, double>> ParseRange(const std::string& flag, const std::string& text,
+                                             double lo, double hi) {
+  const size_t colon = text.find(':');
+  double a = NAN, b = NAN;
+  if (colon != std::string::npos) {
+    const char* s = text.c_str();
+    auto [pa, ea] = std::from_chars(s, s + colon, a);
+    auto [pb, eb] = std::from_chars(s + colon + 1, s + text.size(), b);
+    if (ea != std::errc() || pa != s + colon || eb != std::errc() || pb != s + text.size()) a = NAN;
+  }
+  if (!(a < b) || !std::isfinite(a) || !std::isfinite(b) || a < lo || b > hi) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%s must be A:B with %.10g <= A < B <= %.10g, got \"%s\"",
+                  flag.c_str(), lo, hi, text.c_str());
+    return InvalidArgument(buf);
+  }
+  return std::make_pair(a, b);
+}
+
+}  // namespace
 
 int RunExport(const ModelParams& params, const ExportRequest& request) {
   auto fail = [](const Error& e) {
     std::cerr << "pe-explorer export: " << e.message << "\n";
     return e.kind == Error::Kind::kInvalidArgument ? 2 : 1;
   };
-  const std::string& path = request.output;
-  const std::string ext = path == "-" ? "csv" : FileExtension(path);
-  TableFormat format;
-  if (ext == "csv") {
-    format = TableFormat::kCsv;
-  } else if (ext == "npy") {
-    format = TableFormat::kNpy;
-  } else {
-    return fail(InvalidArgument("cannot tell the format of \"" + path +
-                                "\": use a .csv or .npy file name (or - for CSV on stdout)"));
+  std::optional<ViewKind> view = ParseView(request.view);
+  if (!view) {
+    return fail(InvalidArgument("--view must be heatmap, curves or sum, got \"" + request.view + "\""));
   }
-  if (request.view != "heatmap" && request.view != "curves" && request.view != "sum") {
-    return fail(InvalidArgument("--view must be heatmap, curves or sum, got \"" + request.view +
-                                "\""));
+  ViewSelection sel = DefaultViews(params);
+  sel.markers = !request.no_markers;
+  const PeParams& p = params.pe;
+  const double first = static_cast<double>(p.offset), end = first + static_cast<double>(p.max_len);
+  if (!request.positions.empty()) {
+    Result<std::pair<double, double>> r = ParseRange("--positions", request.positions, first, end);
+    if (!r.ok()) return fail(r.error());
+    sel.heatmap.y0 = sel.curves.x0 = r.value().first;
+    sel.heatmap.y1 = sel.curves.x1 = r.value().second;
   }
-  // Check everything before the file is opened, so a bad request leaves no file behind.
-  Status checked;
-  Result<SentenceResult> sentence = InvalidArgument("not computed");
-  if (request.view == "heatmap") {
-    checked = CheckFloatCount("the positional-encoding table",
-                              static_cast<uint64_t>(params.pe.max_len),
-                              static_cast<uint64_t>(params.pe.d_model), params.cap);
-  } else if (request.view == "curves") {
-    checked = ValidateDims(params.pe, params.curve_dims);
-  } else {
-    sentence = ComputeSentence(params.example, params.pe, params.input);
-    if (!sentence.ok()) {
-      checked = sentence.status();
-    } else if (sentence.value().tokens.empty()) {
-      checked = InvalidArgument("--text \"" + params.example.text + "\" has no tokens");
+  if (!request.dim_range.empty()) {
+    Result<std::pair<double, double>> r =
+        ParseRange("--dim-range", request.dim_range, 0, static_cast<double>(p.d_model));
+    if (!r.ok()) return fail(r.error());
+    sel.heatmap.x0 = r.value().first;
+    sel.heatmap.x1 = r.value().second;
+    sel.sums.x0 = r.value().first - 0.5;
+    sel.sums.x1 = r.value().second - 0.5;
+  }
+  if (!request.token.empty()) {
+    sel.highlight = true;
+    int64_t t = -1;
+    auto [ptr, ec] = std::from_chars(request.token.data(), request.token.data() + request.token.size(), t);
+    if (request.token == "all") {
+      sel.selected_token = -1;
+    } else if (ec == std::errc() && ptr == request.token.data() + request.token.size() && t >= 0 &&
+               t < p.max_len) {
+      sel.selected_token = static_cast<int>(t);
+    } else {
+      return fail(InvalidArgument("--token must be all or a token index in [0, " +
+                                  std::to_string(p.max_len - 1) + "], got \"" + request.token + "\""));
     }
   }
-  if (!checked.ok()) return fail(checked.error());
-
-  Status s = WriteFileAtomically(path, [&](std::ostream& out) -> Status {
-    if (request.view == "heatmap") return WriteHeatmapTable(out, format, params.pe, params.cap);
-    if (request.view == "curves") {
-      return WriteCurvesTable(out, format, params.pe, params.curve_dims, params.cap);
-    }
-    return WriteSumTable(out, format, sentence.value(), params.pe);
-  });
-  if (!s.ok()) return fail(s.error());
+  ExportRequestOptions options;
+  options.size = {request.width, request.height, request.scale};
+  options.title = request.title;
+  if (Status s = ExportView(*view, params, sel, request.output, options); !s.ok()) return fail(s.error());
   return 0;
 }
 

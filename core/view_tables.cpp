@@ -72,7 +72,8 @@ void WriteCsvRow(std::ostream& out, int64_t pos, const float* values, int64_t n)
 
 // Streams rows [0, max_len) of the columns `dims` (empty: all columns) in blocks.
 Status WritePeColumns(std::ostream& out, TableFormat format, const PeParams& params,
-                      const std::vector<int64_t>& dims, const MemoryCap& cap) {
+                      const std::vector<int64_t>& dims, const MemoryCap& cap,
+                      const Progress& progress) {
   if (Status s = ValidatePeParams(params); !s.ok()) return s;
   const bool all = dims.empty();
   const int64_t cols = all ? params.d_model : static_cast<int64_t>(dims.size());
@@ -113,6 +114,9 @@ Status WritePeColumns(std::ostream& out, TableFormat format, const PeParams& par
     } else {
       for (int64_t r = 0; r < rows; ++r) WriteCsvRow(out, params.offset + r0 + r, src + r * cols, cols);
     }
+    if (progress && !progress(static_cast<double>(r0 + rows) / static_cast<double>(params.max_len))) {
+      return RuntimeError("the export was cancelled");
+    }
   }
   if (!out) return RuntimeError("writing the table failed");
   return {};
@@ -121,15 +125,16 @@ Status WritePeColumns(std::ostream& out, TableFormat format, const PeParams& par
 }  // namespace
 
 Status WriteHeatmapTable(std::ostream& out, TableFormat format, const PeParams& params,
-                         const MemoryCap& cap) {
-  return WritePeColumns(out, format, params, {}, cap);
+                         const MemoryCap& cap, const Progress& progress) {
+  return WritePeColumns(out, format, params, {}, cap, progress);
 }
 
 Status WriteCurvesTable(std::ostream& out, TableFormat format, const PeParams& params,
-                        const std::vector<int64_t>& dims, const MemoryCap& cap) {
+                        const std::vector<int64_t>& dims, const MemoryCap& cap,
+                        const Progress& progress) {
   if (Status s = ValidatePeParams(params); !s.ok()) return s;
   if (Status s = ValidateDims(params, dims); !s.ok()) return s;
-  return WritePeColumns(out, format, params, dims, cap);
+  return WritePeColumns(out, format, params, dims, cap, progress);
 }
 
 Status WriteSumTable(std::ostream& out, TableFormat format, const SentenceResult& sentence,

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ namespace pe {
 
 enum class TableFormat { kCsv, kNpy };
 
+// Told the fraction done after each block; returning false stops the write with an error.
+using Progress = std::function<bool(double fraction)>;
+
 // Each dim must be in [0, d_model) and listed once; at least one.
 Status ValidateDims(const PeParams& params, const std::vector<int64_t>& dims);
 // "4,5,6,7" -> {4, 5, 6, 7}; ranges "0-3" allowed. Errors name the bad item.
@@ -27,9 +31,10 @@ Result<std::vector<int64_t>> ParseDimList(const std::string& text);
 
 // Stream the PE table in row blocks (the full table is never held). Checks params and `cap`.
 Status WriteHeatmapTable(std::ostream& out, TableFormat format, const PeParams& params,
-                         const MemoryCap& cap = {});
+                         const MemoryCap& cap = {}, const Progress& progress = {});
 Status WriteCurvesTable(std::ostream& out, TableFormat format, const PeParams& params,
-                        const std::vector<int64_t>& dims, const MemoryCap& cap = {});
+                        const std::vector<int64_t>& dims, const MemoryCap& cap = {},
+                        const Progress& progress = {});
 Status WriteSumTable(std::ostream& out, TableFormat format, const SentenceResult& sentence,
                      const PeParams& params);
 

@@ -207,7 +207,7 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
   }
   CliRun no_ext = RunCli("export -o " + Path("table"));
   EXPECT_EQ(no_ext.code, 2);
-  EXPECT_NE(no_ext.output.find("use a .csv or .npy file name"), std::string::npos);
+  EXPECT_NE(no_ext.output.find("use a .png, .svg, .pdf, .csv or .npy file name"), std::string::npos);
   EXPECT_EQ(RunCli("export --view heatmap").code, 2);  // -o is required
   CliRun unwritable = RunCli("export -o /nonexistent-dir/pe.csv");
   EXPECT_EQ(unwritable.code, 1);

@@ -44,11 +44,8 @@ constexpr ImU32 kDim = IM_COL32(160, 160, 170, 255);
 }  // namespace
 
 ImU32 SeriesColor(int index) {
-  static const ImU32 colors[] = {
-      IM_COL32(86, 180, 233, 255),  IM_COL32(230, 159, 0, 255),   IM_COL32(0, 158, 115, 255),
-      IM_COL32(240, 228, 66, 255),  IM_COL32(204, 121, 167, 255), IM_COL32(213, 94, 0, 255),
-      IM_COL32(0, 114, 178, 255),   IM_COL32(200, 200, 200, 255)};
-  return colors[static_cast<unsigned>(index) % 8];
+  const Rgba8 c = SeriesRgba(index);
+  return IM_COL32(c.r, c.g, c.b, c.a);
 }
 
 Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)

@@ -7,13 +7,12 @@
 #include <imgui.h>
 
 #include "colormap.h"
+#include "figure.h"
 
 namespace pe {
 
-struct PlotRange {
-  double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
-  bool operator==(const PlotRange&) const = default;
-};
+// The window onto plot coordinates is the same type the exported figures use.
+using PlotRange = ViewRange;
 
 struct PlotSpec {
   const char* title = nullptr;
