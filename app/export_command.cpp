@@ -75,6 +75,7 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
   }
   ExportRequestOptions options;
   options.size = {request.width, request.height, request.scale};
+  if (Status s = ValidateFigureSize(options.size); !s.ok()) return fail(s.error());
   options.title = request.title;
   if (Status s = ExportView(*view, params, sel, request.output, options); !s.ok()) return fail(s.error());
   return 0;

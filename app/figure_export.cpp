@@ -76,7 +76,10 @@ std::string RangeText(double a, double b) { return Num(a) + ":" + Num(b); }
 std::vector<std::pair<std::string, std::string>> Metadata(ViewKind view, const ModelParams& m,
                                                           const ViewSelection& sel) {
   std::string dims;
-  for (int64_t d : m.curve_dims) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+  for (int64_t d : m.curve_dims) {
+    if (!dims.empty()) dims += ',';
+    dims += std::to_string(d);
+  }
   const ViewRange& r = view == ViewKind::kHeatmap ? sel.heatmap
                        : view == ViewKind::kCurves ? sel.curves
                                                    : sel.sums;

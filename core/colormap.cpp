@@ -7,6 +7,15 @@
 namespace pe {
 namespace {
 
+const std::vector<uint32_t>& KeyHex(ColormapId id) {
+  static const std::vector<uint32_t> rdbu = {0x67001f, 0xb2182b, 0xd6604d, 0xf4a582,
+                                             0xfddbc7, 0xf7f7f7, 0xd1e5f0, 0x92c5de,
+                                             0x4393c3, 0x2166ac, 0x053061};
+  static const std::vector<uint32_t> viridis = {0x440154, 0x472d7b, 0x3b528b, 0x2c728e, 0x21918c,
+                                                0x28ae80, 0x5ec962, 0xaddc30, 0xfde725};
+  return id == ColormapId::kRdBu ? rdbu : viridis;
+}
+
 ColorLut Expand(const std::vector<uint32_t>& keys) {
   ColorLut lut{};
   const double segments = static_cast<double>(keys.size() - 1);
@@ -34,10 +43,21 @@ std::optional<ColormapId> ParseColormap(std::string_view name) {
 }
 
 const ColorLut& GetColormap(ColormapId id) {
-  static const ColorLut rdbu = Expand({0x67001f, 0xb2182b, 0xd6604d, 0xf4a582, 0xfddbc7, 0xf7f7f7,
-                                       0xd1e5f0, 0x92c5de, 0x4393c3, 0x2166ac, 0x053061});
-  static const ColorLut viridis = Expand({0x440154, 0x472d7b, 0x3b528b, 0x2c728e, 0x21918c,
-                                          0x28ae80, 0x5ec962, 0xaddc30, 0xfde725});
+  static const ColorLut rdbu = Expand(KeyHex(ColormapId::kRdBu));
+  static const ColorLut viridis = Expand(KeyHex(ColormapId::kViridis));
+  return id == ColormapId::kRdBu ? rdbu : viridis;
+}
+
+const std::vector<Rgba8>& ColormapKeys(ColormapId id) {
+  auto to_rgba = [](const std::vector<uint32_t>& hex) {
+    std::vector<Rgba8> keys;
+    for (uint32_t h : hex) {
+      keys.push_back({static_cast<uint8_t>(h >> 16), static_cast<uint8_t>(h >> 8), static_cast<uint8_t>(h), 255});
+    }
+    return keys;
+  };
+  static const std::vector<Rgba8> rdbu = to_rgba(KeyHex(ColormapId::kRdBu));
+  static const std::vector<Rgba8> viridis = to_rgba(KeyHex(ColormapId::kViridis));
   return id == ColormapId::kRdBu ? rdbu : viridis;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace pe {
 
@@ -26,6 +27,9 @@ using ColorLut = std::array<Rgba8, kLutSize>;
 // kRdBu: ColorBrewer's 11-class RdBu (low = red, middle = near white, high = blue), as matplotlib.
 // kViridis: matplotlib's viridis, from 9 key colours.
 const ColorLut& GetColormap(ColormapId id);
+
+// The key colours the LUT interpolates linearly, evenly spaced from vmin to vmax.
+const std::vector<Rgba8>& ColormapKeys(ColormapId id);
 
 // The LUT index of v on [vmin, vmax]: round((v - vmin) / (vmax - vmin) * 255), clamped; NaN -> 0.
 int ColormapIndex(float v, float vmin, float vmax);

@@ -307,19 +307,19 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size) {
   double right_y = b.y;
   if (f.colorbar) {
     const FigureColorBar& c = *f.colorbar;
-    const ColorLut& lut = GetColormap(c.colormap);
-    std::vector<uint8_t> strip(kLutSize * 4);
-    for (int k = 0; k < kLutSize; ++k) {
-      const Rgba8 v = lut[static_cast<size_t>(kLutSize - 1 - k)];  // top = vmax
-      strip[static_cast<size_t>(k) * 4 + 0] = v.r;
-      strip[static_cast<size_t>(k) * 4 + 1] = v.g;
-      strip[static_cast<size_t>(k) * 4 + 2] = v.b;
-      strip[static_cast<size_t>(k) * 4 + 3] = 255;
-    }
+    // A vector gradient through the LUT's own key colours: the same colours as the heatmap's
+    // pixels (the LUT interpolates these keys linearly) and no second image in the file.
+    const std::vector<Rgba8>& keys = ColormapKeys(c.colormap);
     const double top = b.y + kLabelPt * 1.6, h = b.h - kLabelPt * 1.6;
-    cairo_surface_t* s = ImageSurface(1, kLutSize, strip.data());
-    PaintImage(cr, s, 1, kLutSize, right_x, top, right_x + 14, top + h);
-    cairo_surface_destroy(s);
+    cairo_pattern_t* grad = cairo_pattern_create_linear(0, top + h, 0, top);  // vmin at the bottom
+    for (size_t k = 0; k < keys.size(); ++k) {
+      cairo_pattern_add_color_stop_rgb(grad, static_cast<double>(k) / static_cast<double>(keys.size() - 1),
+                                       keys[k].r / 255.0, keys[k].g / 255.0, keys[k].b / 255.0);
+    }
+    cairo_set_source(cr, grad);
+    cairo_rectangle(cr, right_x, top, 14, h);
+    cairo_fill(cr);
+    cairo_pattern_destroy(grad);
     SetColor(cr, grey);
     cairo_rectangle(cr, right_x, top, 14, h);
     cairo_stroke(cr);
@@ -376,7 +376,12 @@ std::string XmlEscape(const std::string& s) {
 
 std::string Describe(const Figure& f) {
   std::string s;
-  for (const auto& [k, v] : f.metadata) s += (s.empty() ? "" : "; ") + k + "=" + v;
+  for (const auto& [k, v] : f.metadata) {
+    if (!s.empty()) s += "; ";
+    s += k;
+    s += '=';
+    s += v;
+  }
   return s;
 }
 
@@ -427,16 +432,21 @@ std::string MetadataValue(const Figure& f, const std::string& key) {
 
 }  // namespace
 
-PixelSize PlotAreaPixels(const Figure& figure, const FigureSize& size, FigureFormat format) {
+PlotBox FigurePlotBox(const Figure& figure, const FigureSize& size) {
   cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
   cairo_t* cr = cairo_create(s);
   const Layout l = ComputeLayout(cr, figure, size);
   cairo_destroy(cr);
   cairo_surface_destroy(s);
+  return {l.plot.x, l.plot.y, l.plot.w, l.plot.h};
+}
+
+PixelSize PlotAreaPixels(const Figure& figure, const FigureSize& size, FigureFormat format) {
+  const PlotBox box = FigurePlotBox(figure, size);
   // Vector files get twice the units, so zoomed-in PDFs keep detail.
   const double k = format == FigureFormat::kPng ? size.scale : 2.0;
-  return {std::max(1, static_cast<int>(std::ceil(l.plot.w * k))),
-          std::max(1, static_cast<int>(std::ceil(l.plot.h * k)))};
+  return {std::max(1, static_cast<int>(std::ceil(box.w * k))),
+          std::max(1, static_cast<int>(std::ceil(box.h * k)))};
 }
 
 Status RenderFigure(const Figure& figure, FigureFormat format, const FigureSize& size,

@@ -28,6 +28,12 @@ struct FigureSize {
 // in [0.25, 8], and at most 100 megapixels of PNG.
 Status ValidateFigureSize(const FigureSize& size);
 
+// Where the plot area lies on the page, in layout units (top-left origin).
+struct PlotBox {
+  double x = 0, y = 0, w = 1, h = 1;
+};
+PlotBox FigurePlotBox(const Figure& figure, const FigureSize& size);
+
 // The plot area's size in output pixels (PNG) or units (vector): how fine an image to attach.
 struct PixelSize {
   int width = 1, height = 1;

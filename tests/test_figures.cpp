@@ -1,0 +1,269 @@
+// Exported figures, checked the way a reader of the file would: PNG pixels against the colormap
+// and the formula, SVG structure (xmllint), PDF text and page size (poppler), and the metadata
+// that lets a figure be regenerated, read back from each format.
+#include <gtest/gtest.h>
+#include <stb_image.h>
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include "figure_export.h"
+#include "figure_render.h"
+#include "test_support.h"
+
+namespace pe {
+namespace {
+
+struct Decoded {
+  int w = 0, h = 0;
+  std::vector<unsigned char> rgba;
+  const unsigned char* at(int x, int y) const { return &rgba[(static_cast<size_t>(y) * w + x) * 4]; }
+};
+
+std::string Render(const Figure& f, FigureFormat format, const FigureSize& size) {
+  std::ostringstream out;
+  Status s = RenderFigure(f, format, size, out);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.message());
+  return out.str();
+}
+
+Decoded DecodePng(const std::string& png) {
+  Decoded d;
+  int n = 0;
+  unsigned char* px = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(png.data()),
+                                            static_cast<int>(png.size()), &d.w, &d.h, &n, 4);
+  if (px) {
+    d.rgba.assign(px, px + static_cast<size_t>(d.w) * d.h * 4);
+    stbi_image_free(px);
+  }
+  return d;
+}
+
+// tEXt chunks of a PNG, read with a parser of our own (length, type, data, CRC).
+std::map<std::string, std::string> PngText(const std::string& png) {
+  std::map<std::string, std::string> text;
+  size_t at = 8;
+  while (at + 12 <= png.size()) {
+    const uint32_t len = (uint32_t(uint8_t(png[at])) << 24) | (uint32_t(uint8_t(png[at + 1])) << 16) |
+                         (uint32_t(uint8_t(png[at + 2])) << 8) | uint32_t(uint8_t(png[at + 3]));
+    const std::string type = png.substr(at + 4, 4);
+    if (type == "tEXt") {
+      const std::string data = png.substr(at + 8, len);
+      const size_t nul = data.find('\0');
+      text[data.substr(0, nul)] = data.substr(nul + 1);
+    }
+    at += 12 + len;
+  }
+  return text;
+}
+
+std::string Capture(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+bool Have(const std::string& tool) { return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0; }
+
+class Figures : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/pe-fig-XXXXXX";
+    dir_ = ::mkdtemp(tmpl);
+  }
+  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+  std::string Path(const std::string& name) { return dir_ + "/" + name; }
+  void Write(const std::string& path, const std::string& bytes) {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+  }
+  Figure Build(ViewKind view, const ModelParams& m, const ViewSelection& sel, const FigureSize& size,
+               FigureFormat format) {
+    Result<Figure> f = BuildViewFigure(view, m, sel, size, format);
+    EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.message());
+    return f.ok() ? f.value() : Figure();
+  }
+  std::string dir_;
+};
+
+TEST_F(Figures, HeatmapPngPixelsHaveTheirCellsColours) {
+  ModelParams m;
+  const FigureSize size{960, 540, 1.5};
+  const Figure f = Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kPng);
+  ASSERT_TRUE(f.image.has_value());
+  EXPECT_EQ(f.image->width, 128);  // one texel per cell: the plot is larger than the table
+  EXPECT_EQ(f.image->height, 100);
+  const Decoded img = DecodePng(Render(f, FigureFormat::kPng, size));
+  ASSERT_EQ(img.w, 1440);
+  ASSERT_EQ(img.h, 810);
+  const PlotBox box = FigurePlotBox(f, size);
+  for (auto [pos, dim] : {std::pair{12, 8}, std::pair{0, 0}, std::pair{99, 127}, std::pair{37, 64}}) {
+    const double x = (box.x + (dim + 0.5) / 128.0 * box.w) * size.scale;
+    const double y = (box.y + (pos + 0.5) / 100.0 * box.h) * size.scale;
+    const Rgba8 want = MapValue(ColormapId::kRdBu, PeValue(DescribeColumn(m.pe, dim), pos), -1, 1);
+    const unsigned char* px = img.at(static_cast<int>(x), static_cast<int>(y));
+    EXPECT_LE(std::abs(px[0] - want.r) + std::abs(px[1] - want.g) + std::abs(px[2] - want.b), 3)
+        << "cell " << pos << "," << dim;
+  }
+}
+
+TEST_F(Figures, CurvePngPassesThroughTheFormula) {
+  ModelParams m;
+  m.curve_dims = {10};
+  ViewSelection sel = DefaultViews(m);
+  sel.markers = false;
+  const FigureSize size{900, 500, 1};
+  const Figure f = Build(ViewKind::kCurves, m, sel, size, FigureFormat::kPng);
+  const Decoded img = DecodePng(Render(f, FigureFormat::kPng, size));
+  const PlotBox box = FigurePlotBox(f, size);
+  const PeColumn c = DescribeColumn(m.pe, 10);
+  const Rgba8 color = SeriesRgba(0);
+  auto distance_near = [&](double x, double y) {
+    int best = 1 << 30;
+    for (int dy = -2; dy <= 2; ++dy) {
+      for (int dx = -1; dx <= 1; ++dx) {
+        const unsigned char* p = img.at(static_cast<int>(x) + dx, static_cast<int>(y) + dy);
+        best = std::min(best, std::abs(p[0] - color.r) + std::abs(p[1] - color.g) + std::abs(p[2] - color.b));
+      }
+    }
+    return best;
+  };
+  for (double pos = 2.7; pos < 98; pos += 5.3) {
+    const double value = PeValueAt(c, pos);
+    const double x = box.x + (pos - sel.curves.x0) / (sel.curves.x1 - sel.curves.x0) * box.w;
+    auto y_of = [&](double v) { return box.y + box.h - (v + 1.15) / 2.3 * box.h; };
+    EXPECT_LT(distance_near(x, y_of(value)), 60) << "position " << pos;
+    if (std::fabs(value) > 0.5) EXPECT_GT(distance_near(x, y_of(-value)), 150) << "position " << pos;
+  }
+}
+
+TEST_F(Figures, SvgIsWellFormedWithOneImageAndVectorCurves) {
+  ModelParams m;
+  const FigureSize size;
+  const std::string heat = Render(Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kSvg),
+                                  FigureFormat::kSvg, size);
+  const std::string curves = Render(Build(ViewKind::kCurves, m, DefaultViews(m), size, FigureFormat::kSvg),
+                                    FigureFormat::kSvg, size);
+  auto count = [](const std::string& s, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(heat, "<image "), 1u);  // the whole table is one embedded image
+  EXPECT_NE(heat.find("image-rendering=\"optimizeSpeed\""), std::string::npos);
+  EXPECT_LT(count(heat, "<path"), 2000u);  // glyphs and axes, never a path per cell (12,800 cells)
+  EXPECT_EQ(count(curves, "<image "), 0u);
+  EXPECT_GE(count(curves, "<path"), 4u);
+  EXPECT_NE(heat.find("<title>Sinusoidal positional encoding (paper), d_model = 128</title>"), std::string::npos);
+  EXPECT_NE(heat.find("<pe:param name=\"d_model\" value=\"128\"/>"), std::string::npos);
+  EXPECT_NE(heat.find("<pe:param name=\"view\" value=\"heatmap\"/>"), std::string::npos);
+  if (!Have("xmllint")) GTEST_SKIP() << "xmllint not installed (libxml2-utils)";
+  for (const auto& [name, svg] : {std::pair{"heat.svg", heat}, std::pair{"curves.svg", curves}}) {
+    Write(Path(name), svg);
+    EXPECT_EQ(std::system(("xmllint --noout " + Path(name)).c_str()), 0) << name;
+  }
+}
+
+TEST_F(Figures, PdfHasThePageSizeTextAndInformation) {
+  if (!Have("pdfinfo") || !Have("pdftotext")) GTEST_SKIP() << "poppler-utils not installed";
+  ModelParams m;
+  m.pe.d_model = 64;
+  const FigureSize size{700, 420, 1};
+  ::setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
+  const std::string pdf = Render(Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kPdf),
+                                 FigureFormat::kPdf, size);
+  Write(Path("h.pdf"), pdf);
+  const std::string info = Capture("pdfinfo " + Path("h.pdf"));
+  EXPECT_NE(info.find("700 x 420 pts"), std::string::npos) << info;
+  EXPECT_NE(info.find("Sinusoidal positional encoding (paper), d_model = 64"), std::string::npos) << info;
+  EXPECT_NE(info.find("d_model=64"), std::string::npos) << info;
+  EXPECT_NE(info.find("PE Explorer " PE_VERSION), std::string::npos) << info;
+  EXPECT_NE(info.find("2023"), std::string::npos) << "CreationDate follows SOURCE_DATE_EPOCH\n" << info;
+  const std::string text = Capture("pdftotext " + Path("h.pdf") + " -");
+  for (const char* want : {"Sinusoidal positional encoding", "position p", "dimension j", "PE(p, j)"}) {
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+  }
+  // Same figure, same date: the same bytes.
+  EXPECT_EQ(pdf, Render(Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kPdf),
+                        FigureFormat::kPdf, size));
+  ::unsetenv("SOURCE_DATE_EPOCH");
+}
+
+TEST_F(Figures, PngMetadataRoundTrips) {
+  ModelParams m;
+  m.pe.d_model = 20;
+  m.pe.variant = PeVariant::kTfText;
+  m.example.text = "I love NLP.";
+  m.input.scale = false;
+  const FigureSize size;
+  const std::string png = Render(Build(ViewKind::kSums, m, DefaultViews(m), size, FigureFormat::kPng),
+                                 FigureFormat::kPng, size);
+  ASSERT_FALSE(DecodePng(png).rgba.empty()) << "the chunks we insert keep the PNG valid";
+  auto text = PngText(png);
+  EXPECT_EQ(text["pe:view"], "sum");
+  EXPECT_EQ(text["pe:d_model"], "20");
+  EXPECT_EQ(text["pe:variant"], "tf-text");
+  EXPECT_EQ(text["pe:text"], "I love NLP.");
+  EXPECT_EQ(text["pe:scaling"], "off");
+  EXPECT_EQ(text["Software"], std::string("PE Explorer ") + PE_VERSION);
+  EXPECT_EQ(text["Title"], "Input vector of \"I\" (id 0, position 0), d_model = 20");
+}
+
+TEST_F(Figures, FailedExportsLeaveNothingBehind) {
+  ModelParams m;
+  ExportRequestOptions opts;
+  Status s = ExportView(ViewKind::kHeatmap, m, DefaultViews(m), "/nonexistent-dir/f.svg", opts);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("/nonexistent-dir/f.svg"), std::string::npos) << s.message();
+  opts.size.width = 50;
+  s = ExportView(ViewKind::kHeatmap, m, DefaultViews(m), Path("small.png"), opts);
+  EXPECT_EQ(s.message(), "figure width must be in [200, 10000], got 50");
+  opts.size = {};
+  m.curve_dims = {500};
+  s = ExportView(ViewKind::kCurves, m, DefaultViews(m), Path("c.pdf"), opts);
+  EXPECT_EQ(s.message(), "dims: dimension 500 is outside [0, 127] for d_model 128");
+  EXPECT_EQ(std::system(("test -z \"$(ls -A " + dir_ + ")\"").c_str()), 0) << "files left in " << dir_;
+}
+
+TEST_F(Figures, SuggestedNamesSayWhatTheFileShows) {
+  ModelParams m;
+  EXPECT_EQ(SuggestedFileName(ViewKind::kHeatmap, m, "svg"), "pe-heatmap_paper_d128_L100.svg");
+  m.pe.offset = 7;
+  m.pe.variant = PeVariant::kT2t;
+  EXPECT_EQ(SuggestedFileName(ViewKind::kCurves, m, "png"), "pe-curves_t2t_d128_L100_off7.png");
+}
+
+TEST_F(Figures, CliWritesEachFormatAtTheRequestedSize) {
+  const std::string exe = PE_EXPLORER_EXE;
+  ASSERT_EQ(std::system((exe + " export --view curves --dims 0-3 --width 1600 --height 900 -o " + Path("c.png")).c_str()), 0);
+  Decoded c = DecodePng(pe::testing::ReadFile(Path("c.png")));
+  EXPECT_EQ(c.w, 1600);
+  EXPECT_EQ(c.h, 900);
+  ASSERT_EQ(std::system((exe + " export --view heatmap --scale 2 --title 'My figure' -o " + Path("h.png")).c_str()), 0);
+  const std::string h = pe::testing::ReadFile(Path("h.png"));
+  EXPECT_EQ(DecodePng(h).w, 1920);
+  EXPECT_EQ(PngText(h)["Title"], "My figure");
+  ASSERT_EQ(std::system((exe + " export --view sum --token all -o " + Path("s.svg")).c_str()), 0);
+  EXPECT_NE(pe::testing::ReadFile(Path("s.svg")).find("value=\"all\""), std::string::npos);
+  const std::string bad = Capture(exe + " export --view heatmap --positions 50:20 -o " + Path("x.png"));
+  EXPECT_NE(bad.find("--positions must be A:B with 0 <= A < B <= 100, got \"50:20\""), std::string::npos) << bad;
+  const std::string tiny = Capture(exe + " export --view heatmap --width 10 -o " + Path("x.pdf"));
+  EXPECT_NE(tiny.find("figure width must be in [200, 10000], got 10"), std::string::npos) << tiny;
+  EXPECT_NE(std::system((exe + " export --view heatmap -o - --scale 100 >/dev/null 2>&1").c_str()), 0);
+  struct stat st {};
+  EXPECT_NE(::stat(Path("x.png").c_str(), &st), 0);
+  EXPECT_NE(::stat(Path("x.pdf").c_str(), &st), 0);
+}
+
+}  // namespace
+}  // namespace pe
