@@ -11,6 +11,7 @@
 #include "input_layer.h"
 #include "plot/plot.h"
 #include "positional_encoding.h"
+#include "view_kind.h"
 
 namespace pe {
 
@@ -71,6 +72,26 @@ struct SumsViewState {
   bool fitted = false;
 };
 
+// The export dialog: what is exported, where, and how large.
+struct ExportDialogState {
+  bool open_requested = false;  // open the dialog next frame
+  ViewKind view = ViewKind::kHeatmap;
+  std::string folder;           // empty: the current directory
+  std::string name;             // file name; its extension picks the format
+  int format = 1;               // index into kExportFormats: png, svg, pdf, csv, npy
+  int size_preset = 0;          // 0: 1x, 1: 2x, 2: custom
+  float width = 960, height = 540, scale = 1;
+  std::string title;            // empty: a title that names the parameters
+  std::string error;            // why the last Save was refused
+};
+
+// A short message in the corner: what was saved, or why not.
+struct Toast {
+  std::string text;
+  bool error = false;
+  double until = 0;  // ImGui time at which it disappears
+};
+
 struct AppState {
   ModelParams params;
   PanelVisibility show;
@@ -80,6 +101,9 @@ struct AppState {
   SumsViewState sums;
   ManualVectors manual;
   std::array<int64_t, 3> fitted_extents = {-1, -1, -1};  // (d_model, max_len, offset) of the views
+  ViewKind focused_view = ViewKind::kHeatmap;  // the panel Ctrl+S exports
+  ExportDialogState export_dialog;
+  Toast toast;
 };
 
 }  // namespace pe

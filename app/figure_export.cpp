@@ -74,15 +74,13 @@ std::string Num(double v) {
 std::string RangeText(double a, double b) { return Num(a) + ":" + Num(b); }
 
 std::vector<std::pair<std::string, std::string>> Metadata(ViewKind view, const ModelParams& m,
-                                                          const ViewSelection& sel) {
+                                                          const ViewSelection& sel,
+                                                          const ViewRange& r) {
   std::string dims;
   for (int64_t d : m.curve_dims) {
     if (!dims.empty()) dims += ',';
     dims += std::to_string(d);
   }
-  const ViewRange& r = view == ViewKind::kHeatmap ? sel.heatmap
-                       : view == ViewKind::kCurves ? sel.curves
-                                                   : sel.sums;
   return {{"view", std::string(ViewName(view))},
           {"variant", std::string(VariantName(m.pe.variant))},
           {"d_model", std::to_string(m.pe.d_model)},
@@ -242,7 +240,8 @@ Result<Figure> SumsFigure(const ModelParams& m, const ViewSelection& sel, const 
       f.legend.push_back({part_names[k], SeriesRgba(k)});
     }
   } else {
-    for (int t = 0; t < tokens; ++t) {
+    constexpr int kMaxTokenSeries = 32;  // as the panel: more would be an unreadable legend
+    for (int t = 0; t < std::min(tokens, kMaxTokenSeries); ++t) {
       series.push_back(parts.sum.row(t));
       f.legend.push_back({"\"" + s.tokens[static_cast<size_t>(t)].text + "\" (p=" +
                               std::to_string(m.pe.offset + t) + ")",
@@ -250,6 +249,10 @@ Result<Figure> SumsFigure(const ModelParams& m, const ViewSelection& sel, const 
     }
   }
   f.title = SumsTitle(m, s, sel.selected_token);
+  if (sel.selected_token < 0 && tokens > static_cast<int>(series.size())) {
+    f.legend.push_back({"(first " + std::to_string(series.size()) + " of " + std::to_string(tokens) + " tokens)",
+                        {255, 255, 255, 0}});
+  }
   const ViewRange extent = SumsExtent(series, d);
   f.view = {sel.sums.x0, sel.sums.x1, extent.y0, extent.y1};
   f.hlines.push_back(0.0);
@@ -293,7 +296,7 @@ Result<Figure> BuildViewFigure(ViewKind view, const ModelParams& params, const V
   } else if (f.value().title.empty()) {
     f.value().title = DefaultTitle(view, params);
   }
-  f.value().metadata = Metadata(view, params, sel);
+  f.value().metadata = Metadata(view, params, sel, f.value().view);
   return f;
 }
 

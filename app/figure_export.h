@@ -11,13 +11,10 @@
 #include "figure.h"
 #include "figure_render.h"
 #include "status.h"
+#include "view_kind.h"
 #include "view_tables.h"
 
 namespace pe {
-
-enum class ViewKind { kHeatmap, kCurves, kSums };
-std::string_view ViewName(ViewKind view);  // "heatmap", "curves", "sum"
-std::optional<ViewKind> ParseView(std::string_view name);
 
 // What a view shows beyond the model parameters.
 struct ViewSelection {

@@ -4,7 +4,9 @@
 
 #include <array>
 #include <exception>
+#include <optional>
 
+#include "figure_export.h"
 #include "panels/panels.h"
 
 namespace pe {
@@ -19,26 +21,32 @@ void RefitOnNewExtents(AppState& state, const Derived& derived) {
     state.fitted_extents = extents;
     state.heatmap.fitted = false;
     state.curves.fitted = false;
+    state.sums.fitted = false;
   }
-  const PlotRange table{0, static_cast<double>(p.d_model), static_cast<double>(p.offset),
-                        static_cast<double>(p.offset) + static_cast<double>(p.max_len)};
+  const ViewSelection defaults = DefaultViews(state.params);
   if (!state.heatmap.fitted) {
-    state.heatmap.view = table;
+    state.heatmap.view = defaults.heatmap;
     state.heatmap.fitted = true;
   }
   if (!state.curves.fitted) {
-    const double last = static_cast<double>(p.offset) + static_cast<double>(p.max_len - 1);
-    state.curves.view = {static_cast<double>(p.offset),
-                         std::min(last, static_cast<double>(p.offset) + 100.0), -1.15, 1.15};
-    if (state.curves.view.x1 <= state.curves.view.x0) state.curves.view.x1 = state.curves.view.x0 + 1;
+    state.curves.view = defaults.curves;
     state.curves.fitted = true;
   }
 }
 
-void Panel(const char* id, const char* title, ImVec2 size, ImGuiWindowFlags flags,
-           const auto& draw) {
+// A bordered region with a title line; panels that show a view get an Export... button and
+// remember being focused (for Ctrl+S).
+void Panel(AppState& state, const char* id, const char* title, std::optional<ViewKind> view,
+           ImVec2 size, ImGuiWindowFlags flags, const auto& draw) {
   if (ImGui::BeginChild(id, size, true, flags)) {
     ImGui::TextUnformatted(title);
+    if (view) {
+      const float w = ImGui::CalcTextSize("Export...").x + ImGui::GetStyle().FramePadding.x * 2;
+      ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - w);
+      if (ImGui::SmallButton("Export...")) OpenExportDialog(state, *view);
+      ItemTooltip("Save this view as a figure (PNG, SVG, PDF) or its numbers (CSV, NPY). Ctrl+S.");
+      if (ImGui::IsWindowFocused(ImGuiFocusedFlags_ChildWindows)) state.focused_view = *view;
+    }
     ImGui::Separator();
     draw();
   }
@@ -76,7 +84,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
       const ImGuiWindowFlags plot_flags =
           ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar;
       if (state.show.controls) {
-        Panel("controls", "Controls", ImVec2(controls_w, body_h), 0,
+        Panel(state, "controls", "Controls", std::nullopt, ImVec2(controls_w, body_h), 0,
               [&] { DrawControlsPanel(state, derived); });
         ImGui::SameLine();
       }
@@ -84,28 +92,37 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
       const float top_h = state.show.sums ? body_h * 0.56f : body_h;
       const float heat_w = state.show.curves ? right_w * 0.52f : right_w;
       if (state.show.heatmap) {
-        Panel("heatmap", "Positional encoding table  PE[position, dimension]",
-              ImVec2(heat_w, top_h), plot_flags,
+        Panel(state, "heatmap", "Positional encoding table PE[position, dimension]",
+              ViewKind::kHeatmap, ImVec2(heat_w, top_h), plot_flags,
               [&] { DrawHeatmapPanel(state, derived, caches.heatmap, services); });
         if (state.show.curves) ImGui::SameLine();
       }
       if (state.show.curves) {
-        Panel("curves", "Sine curves: one column of the table, as a wave over positions",
-              ImVec2(state.show.heatmap ? right_w - heat_w - gap : right_w, top_h), plot_flags,
+        Panel(state, "curves", "Sine curves: table columns as waves",
+              ViewKind::kCurves, ImVec2(state.show.heatmap ? right_w - heat_w - gap : right_w, top_h), plot_flags,
               [&] { DrawCurvesPanel(state, derived, caches.curves); });
       }
       if (state.show.sums) {
-        Panel("sums", "Token sums: embedding x sqrt(d) + positional encoding = model input",
-              ImVec2(right_w, body_h - (state.show.heatmap || state.show.curves ? top_h + ImGui::GetStyle().ItemSpacing.y : 0.0f)),
+        Panel(state, "sums", "Token sums: embedding \xc2\xb7 \xe2\x88\x9a" "d + positional encoding = model input",
+              ViewKind::kSums, ImVec2(right_w, body_h - (state.show.heatmap || state.show.curves ? top_h + ImGui::GetStyle().ItemSpacing.y : 0.0f)),
               ImGuiWindowFlags_NoScrollWithMouse, [&] { DrawSumsPanel(state, derived); });
       }
       ImGui::EndGroup();
       DrawStatusLine(state, derived);
+      if (services.exports) {
+        const ImGuiIO& io = ImGui::GetIO();
+        if (io.KeyCtrl && ImGui::IsKeyPressed('S', false) &&
+            !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) {
+          OpenExportDialog(state, state.focused_view);
+        }
+        DrawExportDialog(state, services);
+      }
     } catch (const std::exception& e) {
       ErrorText(std::string("Internal error while drawing: ") + e.what());
     }
   }
   ImGui::End();
+  DrawExportStatus(state, services);
 }
 
 }  // namespace pe

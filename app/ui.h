@@ -45,9 +45,13 @@ struct UiCaches {
 };
 
 // What the frame may use from outside: where images go and who computes rasters.
+class ExportRunner;
+class SaveFilePicker;
 struct UiServices {
   TextureStore* textures = nullptr;
   RasterWorker* rasters = nullptr;
+  ExportRunner* exports = nullptr;   // null: export is not offered
+  SaveFilePicker* picker = nullptr;  // null: no native save dialog
 };
 
 // Updates the derived data from `state` and draws every visible panel. Never throws.

@@ -19,6 +19,7 @@
 
 #include "derived.h"
 #include "file_writers.h"
+#include "export_runner.h"
 #include "fonts.h"
 #include "gl_texture_store.h"
 #include "raster_worker.h"
@@ -128,7 +129,9 @@ int RunWindow(AppState& state, const WindowRequest& request,
   textures.emplace();
   // Screenshots must show the final raster, so they compute it in the frame.
   RasterWorker rasters(/*synchronous=*/!request.screenshot.empty());
-  UiServices services{&*textures, &rasters};
+  ExportRunner exports(/*synchronous=*/false);
+  SaveFilePicker picker;
+  UiServices services{&*textures, &rasters, &exports, &picker};
   std::vector<double> frame_ms;
   int frame = 0;
   const int frames_wanted = request.frame_stats > 0 ? request.frame_stats : request.frames;

@@ -65,6 +65,17 @@ void SetColor(cairo_t* cr, Rgba8 c) {
   cairo_set_source_rgba(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0, c.a / 255.0);
 }
 
+// The same text rendering on every surface and in every process, whatever cairo cached before:
+// grey antialiasing, no hinting (hinting would also move glyphs between PNG and vector files).
+void FixFontOptions(cairo_t* cr) {
+  cairo_font_options_t* o = cairo_font_options_create();
+  cairo_font_options_set_antialias(o, CAIRO_ANTIALIAS_GRAY);
+  cairo_font_options_set_hint_style(o, CAIRO_HINT_STYLE_NONE);
+  cairo_font_options_set_hint_metrics(o, CAIRO_HINT_METRICS_OFF);
+  cairo_set_font_options(cr, o);
+  cairo_font_options_destroy(o);
+}
+
 void Font(cairo_t* cr, double size, bool bold = false) {
   cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
                          bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
@@ -106,6 +117,7 @@ std::vector<Tick> AxisTicks(double lo, double hi, bool cells, double length, dou
 }
 
 Layout ComputeLayout(cairo_t* cr, const Figure& f, const FigureSize& size) {
+  FixFontOptions(cr);
   Layout l;
   const double top = 12 + (f.title.empty() ? 0 : kTitlePt * 1.6);
   const double bottom = 8 + kTickLen + kTickPt * 1.5 + (f.x.label.empty() ? 0 : kLabelPt * 1.6);

@@ -11,10 +11,19 @@
 #include "app_state.h"
 #include "colormap.h"
 #include "derived.h"
+#include "export_runner.h"
+#include "test_support.h"
 #include "ui.h"
 
 namespace pe {
 namespace {
+
+void OpenExportDialogForTest(AppState& state, const std::string& folder, const std::string& name) {
+  state.export_dialog.open_requested = true;
+  state.export_dialog.folder = folder;
+  state.export_dialog.name = name;
+  state.export_dialog.format = 2;
+}
 
 class HeadlessUi : public ::testing::Test {
  protected:
@@ -24,9 +33,11 @@ class HeadlessUi : public ::testing::Test {
     io.IniFilename = nullptr;
     io.DisplaySize = ImVec2(1280, 800);
     io.DeltaTime = 1.0f / 60.0f;
+    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // as the OpenGL 3 backend sets
     io.KeyMap[ImGuiKey_A] = 'A';
     io.KeyMap[ImGuiKey_Enter] = 13;
     io.KeyMap[ImGuiKey_Backspace] = 8;
+    services_.exports = &exports_;
     unsigned char* pixels = nullptr;
     int w = 0, h = 0;
     io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
@@ -106,6 +117,7 @@ class HeadlessUi : public ::testing::Test {
   UiCaches caches_;
   MemoryTextureStore textures_;
   RasterWorker rasters_{/*synchronous=*/true};
+  ExportRunner exports_{/*synchronous=*/true};
   UiServices services_{&textures_, &rasters_};
 };
 
@@ -279,6 +291,65 @@ TEST_F(HeadlessUi, EveryPanelRunsOverManyStates) {
   run([](AppState& s) { s.show.curves = false; s.show.controls = false; });
   run([](AppState& s) { s = AppState(); });
   EXPECT_EQ(caches_.derived.get().columns.size(), 128u);
+}
+
+ImGuiWindow* WindowNamed(const char* name) {
+  for (ImGuiWindow* w : GImGui->Windows) {
+    if (std::strcmp(w->Name, name) == 0 && w->Active) return w;
+  }
+  return nullptr;
+}
+
+TEST_F(HeadlessUi, ExportFromTheWindowWritesWhatTheCliWrites) {
+  char tmpl[] = "/tmp/pe-ui-export-XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  Frames(2);
+  ImGuiIO& io = ImGui::GetIO();
+  for (const char* ext : {"svg", "png"}) {
+    // Focus the heatmap with a click, then Ctrl+S opens the dialog for it.
+    Click(CellPixel(50, 64));
+    io.KeyCtrl = true;
+    io.KeysDown['S'] = true;
+    Frame();
+    io.KeysDown['S'] = false;
+    io.KeyCtrl = false;
+    Frames(2);
+    ImGuiWindow* dialog = WindowNamed("Export##dialog");
+    ASSERT_NE(dialog, nullptr) << "Ctrl+S did not open the export dialog";
+    EXPECT_EQ(state_.export_dialog.view, ViewKind::kHeatmap);
+    EXPECT_EQ(state_.export_dialog.name, "pe-heatmap_paper_d128_L100.svg")
+        << "a name that says what the file shows, in the last chosen format (SVG at first)";
+    state_.export_dialog.folder = dir;
+    state_.export_dialog.name = std::string("window.") + ext;
+    state_.export_dialog.format = std::string(ext) == "svg" ? 1 : 0;
+    Frame();
+    ImVec2 save;
+    ASSERT_TRUE(Find(dialog, Id(dialog, "Save"), ImVec2(dialog->Pos.x + 20, dialog->Pos.y), false, &save));
+    Click(save);
+    Frame();
+    EXPECT_EQ(WindowNamed("Export##dialog"), nullptr) << "the dialog closes on Save";
+    EXPECT_FALSE(state_.toast.error) << state_.toast.text;
+    EXPECT_EQ(state_.toast.text, "Saved " + dir + "/window." + ext);
+    // The CLI, for the same view (token 0 outlined, as the window shows it), writes the same bytes.
+    const std::string cli = dir + "/cli." + ext;
+    ASSERT_EQ(std::system((std::string(PE_EXPLORER_EXE) + " export --view heatmap --token 0 -o " + cli).c_str()), 0);
+    const std::string from_window = pe::testing::ReadFile(dir + "/window." + ext);
+    ASSERT_FALSE(from_window.empty());
+    EXPECT_TRUE(from_window == pe::testing::ReadFile(cli)) << ext << " files differ";
+    if (std::getenv("PE_KEEP_EXPORTS")) std::system(("cp " + dir + "/window." + ext + " " + cli + " /tmp/").c_str());
+  }
+  // A failing export says why in the toast, and leaves no file.
+  OpenExportDialogForTest(state_, dir + "/missing-folder", "x.pdf");
+  Frames(2);
+  ImGuiWindow* dialog = WindowNamed("Export##dialog");
+  ASSERT_NE(dialog, nullptr);
+  ImVec2 save;
+  ASSERT_TRUE(Find(dialog, Id(dialog, "Save"), ImVec2(dialog->Pos.x + 20, dialog->Pos.y), false, &save));
+  Click(save);
+  EXPECT_TRUE(state_.toast.error);
+  EXPECT_NE(state_.toast.text.find("cannot write " + dir + "/missing-folder/x.pdf"), std::string::npos)
+      << state_.toast.text;
+  std::system(("rm -rf " + dir).c_str());
 }
 
 TEST_F(HeadlessUi, DerivedDataIsRebuiltOnlyWhenItsInputsChange) {

@@ -14,6 +14,11 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
 void DrawSumsPanel(AppState& state, const Derived& derived);
 void DrawStatusLine(const AppState& state, const Derived& derived);
 
+// Export: the dialog (Export... buttons, Ctrl+S) and the progress / result corner.
+void OpenExportDialog(AppState& state, ViewKind view);
+void DrawExportDialog(AppState& state, UiServices& services);
+void DrawExportStatus(AppState& state, UiServices& services);
+
 // Shared by panels: a tooltip on the last item, and a panel's error state.
 void ItemTooltip(const char* text);
 void ErrorText(const std::string& message);

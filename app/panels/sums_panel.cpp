@@ -15,6 +15,9 @@
 namespace pe {
 namespace {
 
+// "All tokens" draws at most this many series; the norms table still lists every token.
+constexpr int kMaxTokenSeries = 32;
+
 const char* kPartLabels[] = {"embedding E[id]", "scaled E\xc2\xb7\xe2\x88\x9a" "d", "positional PE[pos]",
                              "sum (model input)"};
 
@@ -201,8 +204,13 @@ void ShowParts(AppState& state, const InputParts& parts, const std::vector<std::
       colors.push_back(SeriesColor(k));
     }
   } else {
-    ImGui::TextDisabled("The sum (model input) of every token; pick one token for its parts.");
-    for (int t = 0; t < tokens; ++t) {
+    if (tokens > kMaxTokenSeries) {
+      ImGui::TextDisabled("The sums of the first %d of %d tokens; pick one token for its parts.",
+                          kMaxTokenSeries, tokens);
+    } else {
+      ImGui::TextDisabled("The sum (model input) of every token; pick one token for its parts.");
+    }
+    for (int t = 0; t < std::min(tokens, kMaxTokenSeries); ++t) {
       series.push_back(parts.sum.row(t));
       series_names.push_back(names[static_cast<size_t>(t)]);
       colors.push_back(SeriesColor(t));
