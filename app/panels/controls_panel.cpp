@@ -41,7 +41,7 @@ void DrawExplanation(const AppState& state, const Derived& derived) {
               "rotates it by k times that frequency. So PE(p)\xc2\xb7PE(p+k) depends only on "
               "k: the model can read relative distance.");
   if (state.params.input.scale) {
-    ImGui::Text("Embeddings are multiplied by \xe2\x88\x9a%lld = %.2f before the sum, so the "
+    ImGui::Text("Before the sum, embeddings are multiplied by \xe2\x88\x9a%lld = %.4g, so the "
                 "token's meaning outweighs its position code.",
                 static_cast<long long>(p.d_model), std::sqrt(static_cast<double>(p.d_model)));
   }

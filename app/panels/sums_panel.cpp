@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 
+#include "figure_export.h"
 #include "panels.h"
 #include "plot/plot.h"
 
@@ -56,18 +57,10 @@ void TokenChips(AppState& state, const SentenceResult& s) {
 void PartBars(AppState& state, const std::vector<const float*>& series,
               const std::vector<std::string>& names, const std::vector<ImU32>& colors, int64_t d,
               ImVec2 size) {
-  float lo = 0.0f, hi = 0.0f;
-  for (const float* v : series) {
-    for (int64_t j = 0; j < d; ++j) {
-      lo = std::min(lo, v[j]);
-      hi = std::max(hi, v[j]);
-    }
-  }
-  const float pad = std::max(0.05f, (hi - lo) * 0.08f);
   PlotSpec spec;
   spec.x_label = "dimension";
   spec.y_label = "value";
-  spec.limits = {-0.5, static_cast<double>(d) - 0.5, lo - pad, hi + pad};
+  spec.limits = SumsExtent(series, d);  // the same extent the exported figure uses
   spec.min_x_span = std::min<double>(4.0, static_cast<double>(d));
   spec.lock_y = true;
   spec.crosshair = false;
