@@ -229,7 +229,7 @@ Result<Figure> SumsFigure(const ModelParams& m, const ViewSelection& sel, const 
   const int64_t d = parts.embedding.cols;
   std::vector<const float*> series;
   Figure f;
-  f.x = {"dimension j", false, false};
+  f.x = {"dimension j", false, false, true};
   f.y = {"value", false, false};
   const char* part_names[] = {"embedding E[id]", "scaled E \xc3\x97 \xe2\x88\x9a" "d", "positional PE[p]",
                               "sum (model input)"};

@@ -27,6 +27,7 @@ struct FigureAxis {
   std::string label;
   bool cells = false;     // integer categories: tick k at the centre of [k, k+1)
   bool reversed = false;  // grows downward (y) as in a matrix
+  bool integer = false;   // only whole-number ticks (an index axis)
 };
 
 struct FigureImage {

@@ -108,10 +108,11 @@ struct Layout {
   std::vector<Tick> xticks, yticks, cticks;
 };
 
-std::vector<Tick> AxisTicks(double lo, double hi, bool cells, double length, double label_len) {
-  const double c = cells ? 0.5 : 0.0;
+std::vector<Tick> AxisTicks(double lo, double hi, const FigureAxis& axis, double length,
+                             double label_len) {
+  const double c = axis.cells ? 0.5 : 0.0;
   const int target = std::max(2, static_cast<int>(length / label_len));
-  std::vector<Tick> ticks = NiceTicks(lo - c, hi - c, target, cells);
+  std::vector<Tick> ticks = NiceTicks(lo - c, hi - c, target, axis.cells || axis.integer);
   for (Tick& t : ticks) t.value += c;
   return ticks;
 }
@@ -123,7 +124,7 @@ Layout ComputeLayout(cairo_t* cr, const Figure& f, const FigureSize& size) {
   const double bottom = 8 + kTickLen + kTickPt * 1.5 + (f.x.label.empty() ? 0 : kLabelPt * 1.6);
   Font(cr, kTickPt);
   const double est_h = size.height - top - bottom;
-  l.yticks = AxisTicks(f.view.y0, f.view.y1, f.y.cells, est_h, kTickPt * 3.2);
+  l.yticks = AxisTicks(f.view.y0, f.view.y1, f.y, est_h, kTickPt * 3.2);
   double ytick_w = 0;
   for (const Tick& t : l.yticks) ytick_w = std::max(ytick_w, TextWidth(cr, t.label));
   const double left = 10 + (f.y.label.empty() ? 0 : kLabelPt * 1.5) + ytick_w + kTickLen + 4;
@@ -145,10 +146,10 @@ Layout ComputeLayout(cairo_t* cr, const Figure& f, const FigureSize& size) {
   l.plot = {left, top, std::max(40.0, size.width - left - right), std::max(40.0, size.height - top - bottom)};
   Font(cr, kTickPt);
   double xlabel_w = 0;
-  for (const Tick& t : AxisTicks(f.view.x0, f.view.x1, f.x.cells, l.plot.w, 60)) {
+  for (const Tick& t : AxisTicks(f.view.x0, f.view.x1, f.x, l.plot.w, 60)) {
     xlabel_w = std::max(xlabel_w, TextWidth(cr, t.label));
   }
-  l.xticks = AxisTicks(f.view.x0, f.view.x1, f.x.cells, l.plot.w, xlabel_w * 2.2 + 12);
+  l.xticks = AxisTicks(f.view.x0, f.view.x1, f.x, l.plot.w, xlabel_w * 2.2 + 12);
   return l;
 }
 

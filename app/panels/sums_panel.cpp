@@ -61,6 +61,7 @@ void PartBars(AppState& state, const std::vector<const float*>& series,
   spec.x_label = "dimension";
   spec.y_label = "value";
   spec.limits = SumsExtent(series, d);  // the same extent the exported figure uses
+  spec.x_integer = true;
   spec.min_x_span = std::min<double>(4.0, static_cast<double>(d));
   spec.lock_y = true;
   spec.crosshair = false;

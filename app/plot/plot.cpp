@@ -134,7 +134,7 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
   const int x_target = std::max(2, static_cast<int>(w / (em * 5.5f)));
   const int y_target = std::max(2, static_cast<int>(h / (em * 2.5f)));
   float last_right = -1e9f;
-  for (const Tick& t : NiceTicks(view_.x0 - xc, view_.x1 - xc, x_target, spec.x_cells)) {
+  for (const Tick& t : NiceTicks(view_.x0 - xc, view_.x1 - xc, x_target, spec.x_cells || spec.x_integer)) {
     const float px = ToPixels(t.value + xc, 0).x;
     if (px < min_.x - 0.5f || px > max_.x + 0.5f) continue;
     draw_->AddLine(ImVec2(px, min_.y), ImVec2(px, max_.y), kGrid);

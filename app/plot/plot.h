@@ -24,6 +24,7 @@ struct PlotSpec {
   bool y_down = false;         // y grows downward (a matrix: row 0 at the top)
   bool x_cells = false;        // integer categories: tick k sits at the centre of cell [k, k+1)
   bool y_cells = false;
+  bool x_integer = false;      // only whole-number ticks on x (an index axis)
   bool lock_y = false;         // zoom and pan move x only; the caller owns y
   bool crosshair = true;
 };
