@@ -164,23 +164,21 @@ Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> i
 
 namespace {
 
-// Positions [t0, t1) of every sequence in the batch. Positions outermost, so each PE row stays
-// in L1 while the batch reads it. AVX2 where the processor has it.
-__attribute__((target_clones("avx2", "default"))) void ForwardPositions(
-    const Matrix& table, std::span<const int64_t> ids, int64_t batch, int64_t seq,
-    const float* pe_rows, const InputLayerParams& params, int64_t t0, int64_t t1, float* out) {
+// Rows [first, last) of the flattened (batch * seq, d) output, in memory order: sequential
+// writes measured faster here than revisiting each PE row across the batch. AVX2 where the
+// processor has it.
+__attribute__((target_clones("avx2", "default"))) void ForwardRows(
+    const Matrix& table, std::span<const int64_t> ids, int64_t seq, const float* pe_rows,
+    const InputLayerParams& params, int64_t first, int64_t last, float* out) {
   const int64_t d = table.cols;
   const float scale = params.scale ? static_cast<float>(std::sqrt(static_cast<double>(d))) : 1.0f;
-  for (int64_t t = t0; t < t1; ++t) {
-    const float* __restrict wpe = pe_rows + t * d;  // (d)
-    for (int64_t b = 0; b < batch; ++b) {
-      const int64_t bt = b * seq + t;
-      const float* __restrict wte = table.row(ids[static_cast<size_t>(bt)]);  // (d)
-      float* __restrict dst = out + bt * d;                                 // (d)
-      for (int64_t j = 0; j < d; ++j) dst[j] = wte[j] * scale + wpe[j];
-      if (params.train) {
-        ApplyDropout(dst, d, params.dropout, params.dropout_seed, static_cast<uint64_t>(bt * d));
-      }
+  for (int64_t bt = first; bt < last; ++bt) {
+    const float* __restrict wte = table.row(ids[static_cast<size_t>(bt)]);  // (d)
+    const float* __restrict wpe = pe_rows + (bt % seq) * d;               // (d)
+    float* __restrict dst = out + bt * d;                                 // (d)
+    for (int64_t j = 0; j < d; ++j) dst[j] = wte[j] * scale + wpe[j];
+    if (params.train) {
+      ApplyDropout(dst, d, params.dropout, params.dropout_seed, static_cast<uint64_t>(bt * d));
     }
   }
 }
@@ -190,19 +188,20 @@ __attribute__((target_clones("avx2", "default"))) void ForwardPositions(
 void InputLayerForwardInto(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
                            int64_t seq, const float* pe_rows, const InputLayerParams& params,
                            float* out) {
+  const int64_t rows = batch * seq;
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   const int64_t threads =
-      std::min<int64_t>({static_cast<int64_t>(hw), seq, batch * seq * table.cols / (int64_t{1} << 18)});
+      std::min<int64_t>({static_cast<int64_t>(hw), rows, rows * table.cols / (int64_t{1} << 18)});
   if (threads < 2) {
-    ForwardPositions(table, ids, batch, seq, pe_rows, params, 0, seq, out);
+    ForwardRows(table, ids, seq, pe_rows, params, 0, rows, out);
     return;
   }
   std::vector<std::thread> workers;
   for (int64_t k = 1; k < threads; ++k) {
-    workers.emplace_back(ForwardPositions, std::cref(table), ids, batch, seq, pe_rows,
-                         std::cref(params), seq * k / threads, seq * (k + 1) / threads, out);
+    workers.emplace_back(ForwardRows, std::cref(table), ids, seq, pe_rows, std::cref(params),
+                         rows * k / threads, rows * (k + 1) / threads, out);
   }
-  ForwardPositions(table, ids, batch, seq, pe_rows, params, 0, seq / threads, out);
+  ForwardRows(table, ids, seq, pe_rows, params, 0, rows / threads, out);
   for (std::thread& w : workers) w.join();
 }
 
