@@ -38,7 +38,8 @@ struct ModelParams {
 struct ManualVectors {
   int tokens = 3;
   int dims = 3;
-  std::vector<float> embedding = {0.1f, 0.3f, 0.4f, 0.2f, 0.6f, 0.5f, 0.7f, 0.9f, 0.8f};  // (tokens, dims)
+  std::vector<float> embedding = {0.1f, 0.3f, 0.4f, 0.2f, 0.6f,
+                                  0.5f, 0.7f, 0.9f, 0.8f};  // (tokens, dims)
   std::vector<float> positional = {0.01f, 0.02f, 0.03f, 0.04f, 0.05f,
                                    0.06f, 0.07f, 0.08f, 0.09f};  // (tokens, dims)
   bool operator==(const ManualVectors&) const = default;
@@ -76,13 +77,13 @@ struct SumsViewState {
 struct ExportDialogState {
   bool open_requested = false;  // open the dialog next frame
   ViewKind view = ViewKind::kHeatmap;
-  std::string folder;           // empty: the current directory
-  std::string name;             // file name; its extension picks the format
-  int format = 1;               // index into kExportFormats: png, svg, pdf, csv, npy
-  int size_preset = 0;          // 0: 1x, 1: 2x, 2: custom
+  std::string folder;   // empty: the current directory
+  std::string name;     // file name; its extension picks the format
+  int format = 1;       // index into kExportFormats: png, svg, pdf, csv, npy
+  int size_preset = 0;  // 0: 1x, 1: 2x, 2: custom
   float width = 960, height = 540, scale = 1;
-  std::string title;            // empty: a title that names the parameters
-  std::string error;            // why the last Save was refused
+  std::string title;  // empty: a title that names the parameters
+  std::string error;  // why the last Save was refused
 };
 
 // A short message in the corner: what was saved, or why not.
@@ -101,7 +102,7 @@ struct AppState {
   SumsViewState sums;
   ManualVectors manual;
   std::array<int64_t, 3> fitted_extents = {-1, -1, -1};  // (d_model, max_len, offset) of the views
-  ViewKind focused_view = ViewKind::kHeatmap;  // the panel Ctrl+S exports
+  ViewKind focused_view = ViewKind::kHeatmap;            // the panel Ctrl+S exports
   ExportDialogState export_dialog;
   Toast toast;
 };

@@ -125,7 +125,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   AddParameterOptions(app, flags);
   app.add_option("--screenshot", cl.window.screenshot,
                  "Render --frames frames, write the window's pixels to this PNG, and exit");
-  app.add_option("--frames", cl.window.frames, "Frames to render before the screenshot (1 to 100000)")
+  app.add_option("--frames", cl.window.frames,
+                 "Frames to render before the screenshot (1 to 100000)")
       ->capture_default_str();
   app.add_option("--frame-stats", cl.window.frame_stats,
                  "Render this many frames, print frame-time p50/p99 (CPU, ms) and peak RSS, exit");
@@ -146,7 +147,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   exp->add_option("--width", er.width, "Figure width (SVG px, PDF points, PNG pixels at scale 1)")
       ->capture_default_str();
   exp->add_option("--height", er.height, "Figure height")->capture_default_str();
-  exp->add_option("--scale", er.scale, "PNG pixels per unit (2 for a 2x image)")->capture_default_str();
+  exp->add_option("--scale", er.scale, "PNG pixels per unit (2 for a 2x image)")
+      ->capture_default_str();
   exp->add_option("--title", er.title, "Figure title (default: one naming the parameters)");
   exp->add_option("--positions", er.positions, "Positions shown, A:B (heatmap rows, curves x)");
   exp->add_option("--dim-range", er.dim_range, "Dimensions shown, A:B (heatmap and sum)");

@@ -19,12 +19,12 @@ struct TableSummary {
 };
 
 struct Derived {
-  Status pe_status;                 // ValidatePeParams of the current parameters
-  std::vector<PeColumn> columns;    // (d_model), empty when pe_status fails
+  Status pe_status;               // ValidatePeParams of the current parameters
+  std::vector<PeColumn> columns;  // (d_model), empty when pe_status fails
   TableSummary summary;
   Result<SentenceResult> sentence = InvalidArgument("not computed yet");
   Result<InputParts> manual = InvalidArgument("not computed yet");  // typed-in vectors
-  int generation = 0;               // bumped whenever anything above changed
+  int generation = 0;  // bumped whenever anything above changed
 };
 
 class DerivedCache {

@@ -38,7 +38,8 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
   };
   std::optional<ViewKind> view = ParseView(request.view);
   if (!view) {
-    return fail(InvalidArgument("--view must be heatmap, curves or sum, got \"" + request.view + "\""));
+    return fail(
+        InvalidArgument("--view must be heatmap, curves or sum, got \"" + request.view + "\""));
   }
   ViewSelection sel = DefaultViews(params);
   sel.markers = !request.no_markers;
@@ -62,7 +63,8 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
   if (!request.token.empty()) {
     sel.highlight = true;
     int64_t t = -1;
-    auto [ptr, ec] = std::from_chars(request.token.data(), request.token.data() + request.token.size(), t);
+    auto [ptr, ec] =
+        std::from_chars(request.token.data(), request.token.data() + request.token.size(), t);
     if (request.token == "all") {
       sel.selected_token = -1;
     } else if (ec == std::errc() && ptr == request.token.data() + request.token.size() && t >= 0 &&
@@ -70,14 +72,16 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
       sel.selected_token = static_cast<int>(t);
     } else {
       return fail(InvalidArgument("--token must be all or a token index in [0, " +
-                                  std::to_string(p.max_len - 1) + "], got \"" + request.token + "\""));
+                                  std::to_string(p.max_len - 1) + "], got \"" + request.token +
+                                  "\""));
     }
   }
   ExportRequestOptions options;
   options.size = {request.width, request.height, request.scale};
   if (Status s = ValidateFigureSize(options.size); !s.ok()) return fail(s.error());
   options.title = request.title;
-  if (Status s = ExportView(*view, params, sel, request.output, options); !s.ok()) return fail(s.error());
+  if (Status s = ExportView(*view, params, sel, request.output, options); !s.ok())
+    return fail(s.error());
   return 0;
 }
 

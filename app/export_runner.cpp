@@ -71,8 +71,10 @@ void SaveFilePicker::Open(const std::string& suggested_path) {
     std::string quoted = "'";
     for (char c : suggested_path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
     quoted += "'";
-    const std::string cmd = "zenity --file-selection --save --confirm-overwrite --title='Export' "
-                            "--filename=" + quoted + " 2>/dev/null";
+    const std::string cmd =
+        "zenity --file-selection --save --confirm-overwrite --title='Export' "
+        "--filename=" +
+        quoted + " 2>/dev/null";
     std::string out;
     if (FILE* p = ::popen(cmd.c_str(), "r")) {
       char buf[4096];

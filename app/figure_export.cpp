@@ -71,7 +71,9 @@ std::string Num(double v) {
   return buf;
 }
 
-std::string RangeText(double a, double b) { return Num(a) + ":" + Num(b); }
+std::string RangeText(double a, double b) {
+  return Num(a) + ":" + Num(b);
+}
 
 std::vector<std::pair<std::string, std::string>> Metadata(ViewKind view, const ModelParams& m,
                                                           const ViewSelection& sel,
@@ -107,13 +109,19 @@ std::string DefaultTitle(ViewKind view, const ModelParams& m) {
   const PeParams& p = m.pe;
   switch (view) {
     case ViewKind::kHeatmap:
-      t << "Sinusoidal positional encoding (" << VariantName(p.variant) << "), d_model = " << p.d_model;
+      t << "Sinusoidal positional encoding (" << VariantName(p.variant)
+        << "), d_model = " << p.d_model;
       break;
     case ViewKind::kCurves:
-      t << "PE(position, dimension) as waves (" << VariantName(p.variant) << ", d_model = " << p.d_model << ")";
+      t << "PE(position, dimension) as waves (" << VariantName(p.variant)
+        << ", d_model = " << p.d_model << ")";
       break;
     case ViewKind::kSums:
-      t << "Token embedding" << (m.input.scale ? " \xc3\x97 \xe2\x88\x9a" "d" : "") << " + positional encoding (d_model = " << p.d_model << ")";
+      t << "Token embedding"
+        << (m.input.scale ? " \xc3\x97 \xe2\x88\x9a"
+                            "d"
+                          : "")
+        << " + positional encoding (d_model = " << p.d_model << ")";
       break;
   }
   return t.str();
@@ -122,7 +130,10 @@ std::string DefaultTitle(ViewKind view, const ModelParams& m) {
 std::string SumsTitle(const ModelParams& m, const SentenceResult& s, int token) {
   std::ostringstream t;
   if (token < 0) {
-    t << "Model input (embedding" << (m.input.scale ? " \xc3\x97 \xe2\x88\x9a" "d" : "")
+    t << "Model input (embedding"
+      << (m.input.scale ? " \xc3\x97 \xe2\x88\x9a"
+                          "d"
+                        : "")
       << " + PE) of every token, d_model = " << m.pe.d_model;
   } else {
     t << "Input vector of \"" << s.tokens[static_cast<size_t>(token)].text << "\" (id "
@@ -132,7 +143,9 @@ std::string SumsTitle(const ModelParams& m, const SentenceResult& s, int token) 
   return t.str();
 }
 
-const char* WaveName(PeWave w) { return w == PeWave::kSin ? "sin" : w == PeWave::kCos ? "cos" : "zero"; }
+const char* WaveName(PeWave w) {
+  return w == PeWave::kSin ? "sin" : w == PeWave::kCos ? "cos" : "zero";
+}
 
 Result<Figure> HeatmapFigure(const ModelParams& m, const ViewSelection& sel, const FigureSize& size,
                              FigureFormat format) {
@@ -143,15 +156,21 @@ Result<Figure> HeatmapFigure(const ModelParams& m, const ViewSelection& sel, con
   f.view = sel.heatmap;
   f.colorbar = FigureColorBar{m.colormap, -1, 1, "PE(p, j)"};
   const PixelSize px = PlotAreaPixels(f, size, format);
-  RasterRequest req{p, sel.heatmap.x0, sel.heatmap.x1, sel.heatmap.y0, sel.heatmap.y1,
-                    std::min(px.width, 4096), std::min(px.height, 4096)};
+  RasterRequest req{p,
+                    sel.heatmap.x0,
+                    sel.heatmap.x1,
+                    sel.heatmap.y0,
+                    sel.heatmap.y1,
+                    std::min(px.width, 4096),
+                    std::min(px.height, 4096)};
   const Raster r = ComputeRaster(req);
   if (!r.empty()) {
     FigureImage im;
     im.width = r.width;
     im.height = r.height;
     im.rgba.resize(static_cast<size_t>(r.width) * r.height * 4);
-    MapToRgba(m.colormap, r.values.data(), static_cast<int64_t>(r.values.size()), -1, 1, im.rgba.data());
+    MapToRgba(m.colormap, r.values.data(), static_cast<int64_t>(r.values.size()), -1, 1,
+              im.rgba.data());
     im.x0 = static_cast<double>(r.col_edges.front());
     im.x1 = static_cast<double>(r.col_edges.back());
     im.y0 = static_cast<double>(r.row_edges.front());
@@ -160,7 +179,8 @@ Result<Figure> HeatmapFigure(const ModelParams& m, const ViewSelection& sel, con
   }
   if (sel.highlight && sel.selected_token >= 0) {
     const double y = static_cast<double>(p.offset + sel.selected_token);
-    f.overlays.push_back({0, y, static_cast<double>(p.d_model), y + 1, {255, 190, 0, 255}, false, 1.5});
+    f.overlays.push_back(
+        {0, y, static_cast<double>(p.d_model), y + 1, {255, 190, 0, 255}, false, 1.5});
   }
   return f;
 }
@@ -231,8 +251,10 @@ Result<Figure> SumsFigure(const ModelParams& m, const ViewSelection& sel, const 
   Figure f;
   f.x = {"dimension j", false, false, true};
   f.y = {"value", false, false};
-  const char* part_names[] = {"embedding E[id]", "scaled E \xc3\x97 \xe2\x88\x9a" "d", "positional PE[p]",
-                              "sum (model input)"};
+  const char* part_names[] = {"embedding E[id]",
+                              "scaled E \xc3\x97 \xe2\x88\x9a"
+                              "d",
+                              "positional PE[p]", "sum (model input)"};
   if (sel.selected_token >= 0) {
     const int t = sel.selected_token;
     for (int k = 0; k < 4; ++k) {
@@ -243,15 +265,16 @@ Result<Figure> SumsFigure(const ModelParams& m, const ViewSelection& sel, const 
     constexpr int kMaxTokenSeries = 32;  // as the panel: more would be an unreadable legend
     for (int t = 0; t < std::min(tokens, kMaxTokenSeries); ++t) {
       series.push_back(parts.sum.row(t));
-      f.legend.push_back({"\"" + s.tokens[static_cast<size_t>(t)].text + "\" (p=" +
-                              std::to_string(m.pe.offset + t) + ")",
+      f.legend.push_back({"\"" + s.tokens[static_cast<size_t>(t)].text +
+                              "\" (p=" + std::to_string(m.pe.offset + t) + ")",
                           SeriesRgba(t)});
     }
   }
   f.title = SumsTitle(m, s, sel.selected_token);
   if (sel.selected_token < 0 && tokens > static_cast<int>(series.size())) {
-    f.legend.push_back({"(first " + std::to_string(series.size()) + " of " + std::to_string(tokens) + " tokens)",
-                        {255, 255, 255, 0}});
+    f.legend.push_back(
+        {"(first " + std::to_string(series.size()) + " of " + std::to_string(tokens) + " tokens)",
+         {255, 255, 255, 0}});
   }
   const ViewRange extent = SumsExtent(series, d);
   f.view = {sel.sums.x0, sel.sums.x1, extent.y0, extent.y1};
@@ -265,7 +288,8 @@ Result<Figure> SumsFigure(const ModelParams& m, const ViewSelection& sel, const 
     if (px_per_dim * bar >= 2.0) {
       for (int64_t j = j0; j <= j1; ++j) {
         const double x = static_cast<double>(j) - 0.4 + bar * static_cast<double>(k);
-        f.rects.push_back({x, 0.0, x + bar * 0.9, series[k][j], SeriesRgba(static_cast<int>(k)), true, 1});
+        f.rects.push_back(
+            {x, 0.0, x + bar * 0.9, series[k][j], SeriesRgba(static_cast<int>(k)), true, 1});
       }
     } else {
       FigureSeries line;
@@ -284,10 +308,11 @@ Result<Figure> SumsFigure(const ModelParams& m, const ViewSelection& sel, const 
 }  // namespace
 
 Result<Figure> BuildViewFigure(ViewKind view, const ModelParams& params, const ViewSelection& sel,
-                               const FigureSize& size, FigureFormat format, const std::string& title) {
+                               const FigureSize& size, FigureFormat format,
+                               const std::string& title) {
   if (Status s = ValidatePeParams(params.pe); !s.ok()) return s.error();
   if (Status s = ValidateFigureSize(size); !s.ok()) return s.error();
-  Result<Figure> f = view == ViewKind::kHeatmap ? HeatmapFigure(params, sel, size, format)
+  Result<Figure> f = view == ViewKind::kHeatmap  ? HeatmapFigure(params, sel, size, format)
                      : view == ViewKind::kCurves ? CurvesFigure(params, sel, size, format)
                                                  : SumsFigure(params, sel, size, format);
   if (!f.ok()) return f;
@@ -301,8 +326,9 @@ Result<Figure> BuildViewFigure(ViewKind view, const ModelParams& params, const V
 }
 
 std::string SuggestedFileName(ViewKind view, const ModelParams& m, const std::string& ext) {
-  std::string name = "pe-" + std::string(ViewName(view)) + "_" + std::string(VariantName(m.pe.variant)) +
-                     "_d" + std::to_string(m.pe.d_model) + "_L" + std::to_string(m.pe.max_len);
+  std::string name = "pe-" + std::string(ViewName(view)) + "_" +
+                     std::string(VariantName(m.pe.variant)) + "_d" + std::to_string(m.pe.d_model) +
+                     "_L" + std::to_string(m.pe.max_len);
   if (m.pe.offset != 0) name += "_off" + std::to_string(m.pe.offset);
   return name + "." + ext;
 }
@@ -314,9 +340,8 @@ Status ExportView(ViewKind view, const ModelParams& params, const ViewSelection&
     if (path == "-") return InvalidArgument("figures cannot go to standard output: name a file");
     Result<Figure> f = BuildViewFigure(view, params, sel, options.size, *fig, options.title);
     if (!f.ok()) return f.error();
-    return WriteFileAtomically(path, [&](std::ostream& out) {
-      return RenderFigure(f.value(), *fig, options.size, out);
-    });
+    return WriteFileAtomically(
+        path, [&](std::ostream& out) { return RenderFigure(f.value(), *fig, options.size, out); });
   }
   if (ext != "csv" && ext != "npy") {
     return InvalidArgument("cannot tell the format of \"" + path +
@@ -328,7 +353,8 @@ Status ExportView(ViewKind view, const ModelParams& params, const ViewSelection&
   if (Status s = ValidatePeParams(params.pe); !s.ok()) return s;
   Result<SentenceResult> sentence = InvalidArgument("not computed");
   if (view == ViewKind::kHeatmap) {
-    if (Status s = CheckFloatCount("the positional-encoding table", static_cast<uint64_t>(params.pe.max_len),
+    if (Status s = CheckFloatCount("the positional-encoding table",
+                                   static_cast<uint64_t>(params.pe.max_len),
                                    static_cast<uint64_t>(params.pe.d_model), params.cap);
         !s.ok()) {
       return s;
@@ -343,9 +369,11 @@ Status ExportView(ViewKind view, const ModelParams& params, const ViewSelection&
     }
   }
   return WriteFileAtomically(path, [&](std::ostream& out) -> Status {
-    if (view == ViewKind::kHeatmap) return WriteHeatmapTable(out, format, params.pe, params.cap, options.progress);
+    if (view == ViewKind::kHeatmap)
+      return WriteHeatmapTable(out, format, params.pe, params.cap, options.progress);
     if (view == ViewKind::kCurves) {
-      return WriteCurvesTable(out, format, params.pe, params.curve_dims, params.cap, options.progress);
+      return WriteCurvesTable(out, format, params.pe, params.curve_dims, params.cap,
+                              options.progress);
     }
     return WriteSumTable(out, format, sentence.value(), params.pe);
   });

@@ -18,9 +18,9 @@ namespace pe {
 
 // What a view shows beyond the model parameters.
 struct ViewSelection {
-  ViewRange heatmap;  // dims x positions
-  ViewRange curves;   // positions x values
-  ViewRange sums;     // dims x values (y is fitted to the data)
+  ViewRange heatmap;       // dims x positions
+  ViewRange curves;        // positions x values
+  ViewRange sums;          // dims x values (y is fitted to the data)
   int selected_token = 0;  // -1: all tokens
   bool highlight = false;  // outline the selected token's row / position in heatmap and curves
   bool markers = true;     // dots at integer positions on the curves
@@ -46,8 +46,8 @@ std::string SuggestedFileName(ViewKind view, const ModelParams& params, const st
 
 struct ExportRequestOptions {
   FigureSize size;
-  std::string title;         // empty: a title that names the parameters
-  Progress progress;         // large table exports report and may be cancelled
+  std::string title;  // empty: a title that names the parameters
+  Progress progress;  // large table exports report and may be cancelled
 };
 
 // Writes `path` as the format its extension names (png, svg, pdf, csv, npy; "-" is CSV on

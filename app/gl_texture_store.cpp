@@ -8,7 +8,9 @@
 
 namespace pe {
 
-GlTexture::GlTexture() { glGenTextures(1, &name_); }
+GlTexture::GlTexture() {
+  glGenTextures(1, &name_);
+}
 
 GlTexture::~GlTexture() {
   if (name_) glDeleteTextures(1, &name_);

@@ -98,13 +98,18 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
         if (state.show.curves) ImGui::SameLine();
       }
       if (state.show.curves) {
-        Panel(state, "curves", "Sine curves: table columns as waves",
-              ViewKind::kCurves, ImVec2(state.show.heatmap ? right_w - heat_w - gap : right_w, top_h), plot_flags,
+        Panel(state, "curves", "Sine curves: table columns as waves", ViewKind::kCurves,
+              ImVec2(state.show.heatmap ? right_w - heat_w - gap : right_w, top_h), plot_flags,
               [&] { DrawCurvesPanel(state, derived, caches.curves); });
       }
       if (state.show.sums) {
-        Panel(state, "sums", "Token sums: embedding \xc2\xb7 \xe2\x88\x9a" "d + positional encoding = model input",
-              ViewKind::kSums, ImVec2(right_w, body_h - (state.show.heatmap || state.show.curves ? top_h + ImGui::GetStyle().ItemSpacing.y : 0.0f)),
+        Panel(state, "sums",
+              "Token sums: embedding \xc2\xb7 \xe2\x88\x9a"
+              "d + positional encoding = model input",
+              ViewKind::kSums,
+              ImVec2(right_w, body_h - (state.show.heatmap || state.show.curves
+                                            ? top_h + ImGui::GetStyle().ItemSpacing.y
+                                            : 0.0f)),
               ImGuiWindowFlags_NoScrollWithMouse, [&] { DrawSumsPanel(state, derived); });
       }
       ImGui::EndGroup();

@@ -29,9 +29,9 @@ struct HeatmapCache {
 // parameters change.
 struct CurvesCache {
   std::optional<std::tuple<PeParams, std::vector<int64_t>, double, double, int>> key;
-  std::vector<double> xs;                  // (samples) fractional positions
-  std::vector<std::vector<double>> ys;     // (dims, samples)
-  std::vector<double> marker_xs;           // (markers) integer positions, when zoomed in
+  std::vector<double> xs;               // (samples) fractional positions
+  std::vector<std::vector<double>> ys;  // (dims, samples)
+  std::vector<double> marker_xs;        // (markers) integer positions, when zoomed in
   std::vector<std::vector<double>> marker_ys;
   std::optional<std::tuple<std::string, PeParams>> match_key;  // dimension search
   std::vector<int64_t> matches;

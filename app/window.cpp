@@ -8,8 +8,8 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "derived.h"
-#include "file_writers.h"
 #include "export_runner.h"
+#include "file_writers.h"
 #include "fonts.h"
 #include "gl_texture_store.h"
 #include "raster_worker.h"
@@ -30,7 +30,9 @@ namespace {
 
 std::string g_glfw_error;  // written only by the GLFW error callback, read right after init
 
-void OnGlfwError(int /*code*/, const char* description) { g_glfw_error = description; }
+void OnGlfwError(int /*code*/, const char* description) {
+  g_glfw_error = description;
+}
 
 Status WritePng(const std::string& path, int w, int h, const std::vector<unsigned char>& rgba) {
   return WriteFileAtomically(path, [&](std::ostream& out) -> Status {
@@ -69,7 +71,8 @@ void AnimateViews(AppState& state, int frame) {
   const double zoom = 0.05 + 0.95 * (0.5 + 0.5 * std::cos(t * 0.7));  // fraction of the table shown
   const double cy = static_cast<double>(p.offset) + len * (0.5 + 0.45 * std::sin(t * 0.3));
   const double cx = d * (0.5 + 0.4 * std::sin(t * 0.5));
-  state.heatmap.view = {cx - d * zoom / 2, cx + d * zoom / 2, cy - len * zoom / 2, cy + len * zoom / 2};
+  state.heatmap.view = {cx - d * zoom / 2, cx + d * zoom / 2, cy - len * zoom / 2,
+                        cy + len * zoom / 2};
   PlotRange& c = state.curves.view;
   const double span = c.x1 - c.x0;
   c.x0 = static_cast<double>(p.offset) + std::fmod(t * 20.0, std::max(1.0, len - span));
@@ -156,8 +159,9 @@ int RunWindow(AppState& state, const WindowRequest& request,
     frame_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     if (frame == 0) {
       glFinish();  // the first frame is on screen, not just queued
-      first_frame_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - request.started).count();
+      first_frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                                 request.started)
+                           .count();
     }
     ++frame;
     if (offscreen && frame >= frames_wanted) {
@@ -181,10 +185,11 @@ int RunWindow(AppState& state, const WindowRequest& request,
     auto pct = [&](double q) {
       return sorted[std::min(sorted.size() - 1, static_cast<size_t>(q * sorted.size()))];
     };
-    std::printf("frames %zu%s  start to first frame %.0f ms  p50 %.2f ms  p99 %.2f ms  max %.2f ms"
-                "  peak RSS %.1f MiB\n",
-                frame_ms.size(), request.animate ? " (animated)" : "", first_frame_ms, pct(0.5),
-                pct(0.99), sorted.back(), PeakRssMiB());
+    std::printf(
+        "frames %zu%s  start to first frame %.0f ms  p50 %.2f ms  p99 %.2f ms  max %.2f ms"
+        "  peak RSS %.1f MiB\n",
+        frame_ms.size(), request.animate ? " (animated)" : "", first_frame_ms, pct(0.5), pct(0.99),
+        sorted.back(), PeakRssMiB());
   }
   textures.reset();  // GL objects go before the context
   ImGui_ImplOpenGL3_Shutdown();

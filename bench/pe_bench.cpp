@@ -80,7 +80,8 @@ void BM_InputLayer(benchmark::State& state) {
   PeParams p;
   p.d_model = d;
   p.max_len = seq;
-  std::vector<float> pe_rows(static_cast<size_t>(seq * d)), out(static_cast<size_t>(batch * seq * d));
+  std::vector<float> pe_rows(static_cast<size_t>(seq * d)),
+      out(static_cast<size_t>(batch * seq * d));
   FillPeBlock(p, 0, seq, 0, d, pe_rows.data());
   InputLayerParams params;
   params.train = kTrain;
@@ -107,20 +108,47 @@ void BM_HeatmapRaster(benchmark::State& state) {
   PeParams p;
   p.d_model = state.range(1);
   p.max_len = state.range(0);
-  RasterRequest req{p, 0, static_cast<double>(p.d_model), 0, static_cast<double>(p.max_len), 800, 500};
+  RasterRequest req{p,   0,  static_cast<double>(p.d_model), 0, static_cast<double>(p.max_len),
+                    800, 500};
   for (auto _ : state) benchmark::DoNotOptimize(ComputeRaster(req));
 }
 
 BENCHMARK(BM_Memset)->Args({8192, 1024})->Args({32768, 4096})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_SinusoidalPE<PeVariant::kPaper>)->Name("BM_SinusoidalPE")->Args({8192, 1024})->Args({32768, 4096})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_SinusoidalPE<PeVariant::kT2t>)->Name("BM_SinusoidalPE_t2t")->Args({8192, 1024})->Args({32768, 4096})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_SinusoidalPE<PeVariant::kTfText>)->Name("BM_SinusoidalPE_tftext")->Args({8192, 1024})->Args({32768, 4096})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SinusoidalPE<PeVariant::kPaper>)
+    ->Name("BM_SinusoidalPE")
+    ->Args({8192, 1024})
+    ->Args({32768, 4096})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_SinusoidalPE<PeVariant::kT2t>)
+    ->Name("BM_SinusoidalPE_t2t")
+    ->Args({8192, 1024})
+    ->Args({32768, 4096})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_SinusoidalPE<PeVariant::kTfText>)
+    ->Name("BM_SinusoidalPE_tftext")
+    ->Args({8192, 1024})
+    ->Args({32768, 4096})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_SinusoidalPENaive)->Args({8192, 1024})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ComputePeTableFresh)->Args({8192, 1024})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_InputLayerOutputMemset)->Args({8, 512, 1024})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_InputLayer<false>)->Name("BM_InputLayer")->Args({8, 512, 1024})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_InputLayer<true>)->Name("BM_InputLayerDropout")->Args({8, 512, 1024})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_HeatmapRaster)->Args({1'000'000'000, 8192})->Args({1'000'000, 512})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_InputLayer<false>)
+    ->Name("BM_InputLayer")
+    ->Args({8, 512, 1024})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_InputLayer<true>)
+    ->Name("BM_InputLayerDropout")
+    ->Args({8, 512, 1024})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_HeatmapRaster)
+    ->Args({1'000'000'000, 8192})
+    ->Args({1'000'000, 512})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace pe

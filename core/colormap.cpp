@@ -34,7 +34,9 @@ ColorLut Expand(const std::vector<uint32_t>& keys) {
 
 }  // namespace
 
-std::string_view ColormapName(ColormapId id) { return id == ColormapId::kRdBu ? "rdbu" : "viridis"; }
+std::string_view ColormapName(ColormapId id) {
+  return id == ColormapId::kRdBu ? "rdbu" : "viridis";
+}
 
 std::optional<ColormapId> ParseColormap(std::string_view name) {
   if (name == "rdbu") return ColormapId::kRdBu;
@@ -52,7 +54,8 @@ const std::vector<Rgba8>& ColormapKeys(ColormapId id) {
   auto to_rgba = [](const std::vector<uint32_t>& hex) {
     std::vector<Rgba8> keys;
     for (uint32_t h : hex) {
-      keys.push_back({static_cast<uint8_t>(h >> 16), static_cast<uint8_t>(h >> 8), static_cast<uint8_t>(h), 255});
+      keys.push_back({static_cast<uint8_t>(h >> 16), static_cast<uint8_t>(h >> 8),
+                      static_cast<uint8_t>(h), 255});
     }
     return keys;
   };

@@ -32,7 +32,8 @@ Result<Matrix> LookupRows(const Matrix& table, std::span<const int64_t> ids) {
   for (size_t t = 0; t < ids.size(); ++t) {
     if (ids[t] < 0 || ids[t] >= table.rows) {
       return InvalidArgument("token id " + std::to_string(ids[t]) + " at index " +
-                             std::to_string(t) + " is outside the embedding table: ids must be in [0, " +
+                             std::to_string(t) +
+                             " is outside the embedding table: ids must be in [0, " +
                              std::to_string(table.rows - 1) + "]");
     }
   }

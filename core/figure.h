@@ -32,7 +32,7 @@ struct FigureAxis {
 
 struct FigureImage {
   int width = 0, height = 0;
-  std::vector<uint8_t> rgba;    // (height, width, 4), row 0 at y0
+  std::vector<uint8_t> rgba;              // (height, width, 4), row 0 at y0
   double x0 = 0, y0 = 0, x1 = 1, y1 = 1;  // the plot rectangle it covers
 };
 
@@ -66,10 +66,10 @@ struct FigureLegendItem {
 struct Figure {
   std::string title;
   FigureAxis x, y;
-  ViewRange view;                          // what the plot area shows
-  std::optional<FigureImage> image;        // drawn first, nearest-neighbour
-  std::vector<FigureRect> rects;           // bars, under the lines
-  std::vector<double> hlines;              // thin reference lines (y = 0)
+  ViewRange view;                    // what the plot area shows
+  std::optional<FigureImage> image;  // drawn first, nearest-neighbour
+  std::vector<FigureRect> rects;     // bars, under the lines
+  std::vector<double> hlines;        // thin reference lines (y = 0)
   std::vector<FigureSeries> series;
   std::vector<FigureRect> overlays;        // outlines on top (a selected row)
   std::optional<FigureColorBar> colorbar;  // right of the plot

@@ -109,7 +109,7 @@ struct Layout {
 };
 
 std::vector<Tick> AxisTicks(double lo, double hi, const FigureAxis& axis, double length,
-                             double label_len) {
+                            double label_len) {
   const double c = axis.cells ? 0.5 : 0.0;
   const int target = std::max(2, static_cast<int>(length / label_len));
   std::vector<Tick> ticks = NiceTicks(lo - c, hi - c, target, axis.cells || axis.integer);
@@ -130,7 +130,8 @@ Layout ComputeLayout(cairo_t* cr, const Figure& f, const FigureSize& size) {
   const double left = 10 + (f.y.label.empty() ? 0 : kLabelPt * 1.5) + ytick_w + kTickLen + 4;
   double right = 18;
   if (f.colorbar) {
-    l.cticks = NiceTicks(f.colorbar->vmin, f.colorbar->vmax, std::max(2, static_cast<int>(est_h / (kTickPt * 3.5))));
+    l.cticks = NiceTicks(f.colorbar->vmin, f.colorbar->vmax,
+                         std::max(2, static_cast<int>(est_h / (kTickPt * 3.5))));
     double cw = 0;
     for (const Tick& t : l.cticks) cw = std::max(cw, TextWidth(cr, t.label));
     Font(cr, kLabelPt);
@@ -143,7 +144,8 @@ Layout ComputeLayout(cairo_t* cr, const Figure& f, const FigureSize& size) {
     for (const FigureLegendItem& it : f.legend) lw = std::max(lw, TextWidth(cr, it.label));
     right = std::max(right, 20 + 24 + 6 + std::min(lw, size.width * 0.3) + 12);
   }
-  l.plot = {left, top, std::max(40.0, size.width - left - right), std::max(40.0, size.height - top - bottom)};
+  l.plot = {left, top, std::max(40.0, size.width - left - right),
+            std::max(40.0, size.height - top - bottom)};
   Font(cr, kTickPt);
   double xlabel_w = 0;
   for (const Tick& t : AxisTicks(f.view.x0, f.view.x1, f.x, l.plot.w, 60)) {
@@ -184,8 +186,8 @@ cairo_surface_t* ImageSurface(int w, int h, const uint8_t* rgba) {
 
 // Paints `img` (w x h pixels) onto the device rectangle from (dx0, dy0) to (dx1, dy1), which
 // may be flipped, with nearest-neighbour sampling.
-void PaintImage(cairo_t* cr, cairo_surface_t* img, int w, int h, double dx0, double dy0,
-                double dx1, double dy1) {
+void PaintImage(cairo_t* cr, cairo_surface_t* img, int w, int h, double dx0, double dy0, double dx1,
+                double dy1) {
   cairo_save(cr);
   cairo_translate(cr, dx0, dy0);
   cairo_scale(cr, (dx1 - dx0) / w, (dy1 - dy0) / h);
@@ -326,8 +328,9 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size) {
     const double top = b.y + kLabelPt * 1.6, h = b.h - kLabelPt * 1.6;
     cairo_pattern_t* grad = cairo_pattern_create_linear(0, top + h, 0, top);  // vmin at the bottom
     for (size_t k = 0; k < keys.size(); ++k) {
-      cairo_pattern_add_color_stop_rgb(grad, static_cast<double>(k) / static_cast<double>(keys.size() - 1),
-                                       keys[k].r / 255.0, keys[k].g / 255.0, keys[k].b / 255.0);
+      cairo_pattern_add_color_stop_rgb(
+          grad, static_cast<double>(k) / static_cast<double>(keys.size() - 1), keys[k].r / 255.0,
+          keys[k].g / 255.0, keys[k].b / 255.0);
     }
     cairo_set_source(cr, grad);
     cairo_rectangle(cr, right_x, top, 14, h);
@@ -377,11 +380,20 @@ std::string XmlEscape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -399,7 +411,8 @@ std::string Describe(const Figure& f) {
 }
 
 // PNG tEXt chunks (Latin-1 keyword, NUL, text) go right after IHDR.
-std::string WithPngText(const std::string& png, const std::vector<std::pair<std::string, std::string>>& entries) {
+std::string WithPngText(const std::string& png,
+                        const std::vector<std::pair<std::string, std::string>>& entries) {
   constexpr size_t kAfterIhdr = 8 + 4 + 4 + 13 + 4;
   if (png.size() < kAfterIhdr) return png;
   std::string chunks;
@@ -412,7 +425,8 @@ std::string WithPngText(const std::string& png, const std::vector<std::pair<std:
     be32(static_cast<uint32_t>(data.size()));
     const std::string body = "tEXt" + data;
     chunk += body;
-    be32(static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()))));
+    be32(static_cast<uint32_t>(
+        crc32(0L, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()))));
     chunks += chunk;
   }
   return png.substr(0, kAfterIhdr) + chunks + png.substr(kAfterIhdr);
@@ -426,8 +440,10 @@ std::string WithSvgMetadata(std::string svg, const Figure& f) {
   const size_t open = svg.find("<svg");
   const size_t end = open == std::string::npos ? open : svg.find('>', open);
   if (end == std::string::npos) return svg;
-  std::string meta = "\n<title>" + XmlEscape(f.title.empty() ? "PE Explorer figure" : f.title) + "</title>\n";
-  meta += "<desc>" + XmlEscape(Describe(f)) + "</desc>\n<metadata>\n<pe:figure xmlns:pe=\"urn:pe-explorer:figure\">\n";
+  std::string meta =
+      "\n<title>" + XmlEscape(f.title.empty() ? "PE Explorer figure" : f.title) + "</title>\n";
+  meta += "<desc>" + XmlEscape(Describe(f)) +
+          "</desc>\n<metadata>\n<pe:figure xmlns:pe=\"urn:pe-explorer:figure\">\n";
   for (const auto& [k, v] : f.metadata) {
     meta += "  <pe:param name=\"" + XmlEscape(k) + "\" value=\"" + XmlEscape(v) + "\"/>\n";
   }
@@ -474,17 +490,21 @@ Status RenderFigure(const Figure& figure, FigureFormat format, const FigureSize&
                                            static_cast<int>(std::lround(size.height * size.scale)));
       break;
     case FigureFormat::kSvg:
-      surface = cairo_svg_surface_create_for_stream(AppendToString, &bytes, size.width, size.height);
+      surface =
+          cairo_svg_surface_create_for_stream(AppendToString, &bytes, size.width, size.height);
       cairo_svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_PX);
       break;
     case FigureFormat::kPdf: {
-      surface = cairo_pdf_surface_create_for_stream(AppendToString, &bytes, size.width, size.height);
+      surface =
+          cairo_pdf_surface_create_for_stream(AppendToString, &bytes, size.width, size.height);
       cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, figure.title.c_str());
       cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_SUBJECT, Describe(figure).c_str());
-      cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_KEYWORDS,
-                                     ("positional encoding; " + MetadataValue(figure, "view")).c_str());
-      cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR,
-                                     ("PE Explorer " + MetadataValue(figure, "app_version")).c_str());
+      cairo_pdf_surface_set_metadata(
+          surface, CAIRO_PDF_METADATA_KEYWORDS,
+          ("positional encoding; " + MetadataValue(figure, "view")).c_str());
+      cairo_pdf_surface_set_metadata(
+          surface, CAIRO_PDF_METADATA_CREATOR,
+          ("PE Explorer " + MetadataValue(figure, "app_version")).c_str());
       if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH")) {
         const std::time_t t = static_cast<std::time_t>(std::strtoll(epoch, nullptr, 10));
         std::tm tm{};
@@ -497,7 +517,8 @@ Status RenderFigure(const Figure& figure, FigureFormat format, const FigureSize&
       break;
     }
   }
-  std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> owner(surface, cairo_surface_destroy);
+  std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> owner(surface,
+                                                                           cairo_surface_destroy);
   if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
     return RuntimeError(std::string("cannot create the figure: ") +
                         cairo_status_to_string(cairo_surface_status(surface)));
@@ -508,14 +529,17 @@ Status RenderFigure(const Figure& figure, FigureFormat format, const FigureSize&
   const cairo_status_t draw_status = cairo_status(cr);
   cairo_destroy(cr);
   if (draw_status != CAIRO_STATUS_SUCCESS) {
-    return RuntimeError(std::string("drawing the figure failed: ") + cairo_status_to_string(draw_status));
+    return RuntimeError(std::string("drawing the figure failed: ") +
+                        cairo_status_to_string(draw_status));
   }
   if (format == FigureFormat::kPng) {
-    if (cairo_surface_write_to_png_stream(surface, AppendToString, &bytes) != CAIRO_STATUS_SUCCESS) {
+    if (cairo_surface_write_to_png_stream(surface, AppendToString, &bytes) !=
+        CAIRO_STATUS_SUCCESS) {
       return RuntimeError("PNG encoding failed");
     }
     std::vector<std::pair<std::string, std::string>> text = {
-        {"Title", figure.title}, {"Software", "PE Explorer " + MetadataValue(figure, "app_version")},
+        {"Title", figure.title},
+        {"Software", "PE Explorer " + MetadataValue(figure, "app_version")},
         {"Description", Describe(figure)}};
     for (const auto& [k, v] : figure.metadata) text.emplace_back("pe:" + k, v);
     bytes = WithPngText(bytes, text);

@@ -18,9 +18,9 @@ enum class FigureFormat { kPng, kSvg, kPdf };
 std::optional<FigureFormat> FigureFormatFromExtension(const std::string& ext);  // "png", ...
 
 struct FigureSize {
-  double width = 960;   // layout units: SVG px, PDF points, PNG pixels at scale 1
+  double width = 960;  // layout units: SVG px, PDF points, PNG pixels at scale 1
   double height = 540;
-  double scale = 1.0;   // PNG only: pixels per unit
+  double scale = 1.0;  // PNG only: pixels per unit
   bool operator==(const FigureSize&) const = default;
 };
 

@@ -6,8 +6,7 @@
 namespace pe {
 
 bool Raster::one_cell_per_texel() const {
-  return width > 0 && height > 0 &&
-         col_edges.back() - col_edges.front() == width &&
+  return width > 0 && height > 0 && col_edges.back() - col_edges.front() == width &&
          row_edges.back() - row_edges.front() == height;
 }
 
@@ -17,8 +16,8 @@ double MeanOverPositions(const PeColumn& c, int64_t first, int64_t n) {
   // sum_{k<n} e^{i(first+k)w} = e^{i(2 first + n - 1) w / 2} sin(n w / 2) / sin(w / 2)
   const double w = c.frequency;
   const double mid = static_cast<double>(2 * first + n - 1) * w * 0.5;
-  const double factor = std::sin(static_cast<double>(n) * w * 0.5) /
-                        (static_cast<double>(n) * std::sin(w * 0.5));
+  const double factor =
+      std::sin(static_cast<double>(n) * w * 0.5) / (static_cast<double>(n) * std::sin(w * 0.5));
   return (c.wave == PeWave::kSin ? std::sin(mid) : std::cos(mid)) * factor;
 }
 
@@ -46,9 +45,9 @@ std::vector<int64_t> Edges(int64_t lo, int64_t hi, int pixels) {
 int64_t EstimateRasterWork(const RasterRequest& req) {
   const double cols = std::clamp(std::ceil(req.x1) - std::floor(req.x0), 0.0,
                                  static_cast<double>(req.params.d_model));
-  const double rows = std::clamp(std::ceil(req.y1) - std::floor(req.y0), 0.0,
-                                 std::min(static_cast<double>(req.params.max_len),
-                                          static_cast<double>(req.height_px)));
+  const double rows = std::clamp(
+      std::ceil(req.y1) - std::floor(req.y0), 0.0,
+      std::min(static_cast<double>(req.params.max_len), static_cast<double>(req.height_px)));
   return static_cast<int64_t>(cols * rows);
 }
 
@@ -65,10 +64,10 @@ Raster ComputeRaster(const RasterRequest& req) {
   const auto r_hi = static_cast<int64_t>(std::clamp(std::ceil(req.y1), first_pos, end_pos));
   if (c_hi <= c_lo || r_hi <= r_lo) return r;
   // Pixels the visible part of the table spans (the view may extend past the table).
-  const int px_w = std::max(1, static_cast<int>(std::ceil(req.width_px * double(c_hi - c_lo) /
-                                                          (req.x1 - req.x0))));
-  const int px_h = std::max(1, static_cast<int>(std::ceil(req.height_px * double(r_hi - r_lo) /
-                                                          (req.y1 - req.y0))));
+  const int px_w = std::max(
+      1, static_cast<int>(std::ceil(req.width_px * double(c_hi - c_lo) / (req.x1 - req.x0))));
+  const int px_h = std::max(
+      1, static_cast<int>(std::ceil(req.height_px * double(r_hi - r_lo) / (req.y1 - req.y0))));
   r.col_edges = Edges(c_lo, c_hi, std::min(px_w, req.width_px));
   r.row_edges = Edges(r_lo, r_hi, std::min(px_h, req.height_px));
   r.width = static_cast<int>(r.col_edges.size()) - 1;

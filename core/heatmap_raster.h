@@ -21,8 +21,8 @@ struct RasterRequest {
 
 struct Raster {
   RasterRequest request;
-  int width = 0, height = 0;          // texels
-  std::vector<float> values;          // (height, width) means of the covered cells
+  int width = 0, height = 0;  // texels
+  std::vector<float> values;  // (height, width) means of the covered cells
   // Texel column x covers table columns [col_edges[x], col_edges[x+1]); likewise rows, in
   // absolute positions. (width + 1) and (height + 1) entries.
   std::vector<int64_t> col_edges, row_edges;

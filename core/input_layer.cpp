@@ -89,8 +89,8 @@ Result<InputParts> CombineInputParts(Matrix embedding, Matrix positional,
   parts.sum = parts.scaled;
   for (size_t k = 0; k < parts.sum.data.size(); ++k) parts.sum.data[k] += positional.data[k];
   if (params.train) {
-    ApplyDropout(parts.sum.data.data(), static_cast<int64_t>(parts.sum.data.size()),
-                 params.dropout, params.dropout_seed, 0);
+    ApplyDropout(parts.sum.data.data(), static_cast<int64_t>(parts.sum.data.size()), params.dropout,
+                 params.dropout_seed, 0);
   }
   parts.embedding = std::move(embedding);
   parts.positional = std::move(positional);
@@ -101,9 +101,9 @@ namespace {
 
 Status CheckSequenceFits(int64_t seq, const PeParams& pe) {
   if (seq > pe.max_len) {
-    return InvalidArgument("the sequence has " + std::to_string(seq) +
-                           " tokens but max_len is " + std::to_string(pe.max_len) +
-                           "; raise max_len to at least " + std::to_string(seq));
+    return InvalidArgument("the sequence has " + std::to_string(seq) + " tokens but max_len is " +
+                           std::to_string(pe.max_len) + "; raise max_len to at least " +
+                           std::to_string(seq));
   }
   return {};
 }
@@ -134,8 +134,8 @@ Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> i
                                  const MemoryCap& cap) {
   if (Status s = ValidatePeParams(pe); !s.ok()) return s.error();
   if (Status s = ValidateInputLayerParams(params); !s.ok()) return s.error();
-  if (batch < 0 || seq < 0 || static_cast<uint64_t>(batch) * static_cast<uint64_t>(seq) !=
-                                  ids.size()) {
+  if (batch < 0 || seq < 0 ||
+      static_cast<uint64_t>(batch) * static_cast<uint64_t>(seq) != ids.size()) {
     return InvalidArgument("ids hold " + std::to_string(ids.size()) + " values, not batch " +
                            std::to_string(batch) + " x seq " + std::to_string(seq));
   }
@@ -147,7 +147,8 @@ Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> i
   for (size_t k = 0; k < ids.size(); ++k) {
     if (ids[k] < 0 || ids[k] >= table.rows) {
       return InvalidArgument("token id " + std::to_string(ids[k]) + " at index " +
-                             std::to_string(k) + " is outside the embedding table: ids must be in [0, " +
+                             std::to_string(k) +
+                             " is outside the embedding table: ids must be in [0, " +
                              std::to_string(table.rows - 1) + "]");
     }
   }
@@ -174,8 +175,8 @@ __attribute__((target_clones("avx2", "default"))) void ForwardRows(
   const float scale = params.scale ? static_cast<float>(std::sqrt(static_cast<double>(d))) : 1.0f;
   for (int64_t bt = first; bt < last; ++bt) {
     const float* __restrict wte = table.row(ids[static_cast<size_t>(bt)]);  // (d)
-    const float* __restrict wpe = pe_rows + (bt % seq) * d;               // (d)
-    float* __restrict dst = out + bt * d;                                 // (d)
+    const float* __restrict wpe = pe_rows + (bt % seq) * d;                 // (d)
+    float* __restrict dst = out + bt * d;                                   // (d)
     for (int64_t j = 0; j < d; ++j) dst[j] = wte[j] * scale + wpe[j];
     if (params.train) {
       ApplyDropout(dst, d, params.dropout, params.dropout_seed, static_cast<uint64_t>(bt * d));
@@ -227,7 +228,8 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const PeParam
   embedding.data.resize(static_cast<size_t>(seq * pe.d_model));
   for (int64_t t = 0; t < seq; ++t) {
     for (int64_t j = 0; j < pe.d_model; ++j) {
-      embedding.at(t, j) = EmbeddingValue(example.seed, pe.d_model, r.ids[static_cast<size_t>(t)], j);
+      embedding.at(t, j) =
+          EmbeddingValue(example.seed, pe.d_model, r.ids[static_cast<size_t>(t)], j);
     }
   }
   Matrix positional;

@@ -18,10 +18,10 @@
 namespace pe {
 
 struct InputLayerParams {
-  bool scale = true;       // multiply embeddings by sqrt(d_model) (paper section 3.4)
-  double dropout = 0.0;    // p in [0, 1], applied to the sum in train mode (inverted dropout)
+  bool scale = true;     // multiply embeddings by sqrt(d_model) (paper section 3.4)
+  double dropout = 0.0;  // p in [0, 1], applied to the sum in train mode (inverted dropout)
   uint64_t dropout_seed = 0;
-  bool train = false;      // eval mode makes dropout the identity, as nn.Dropout.eval()
+  bool train = false;  // eval mode makes dropout the identity, as nn.Dropout.eval()
   bool operator==(const InputLayerParams&) const = default;
 };
 

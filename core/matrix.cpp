@@ -25,8 +25,8 @@ Status CheckFloatCount(const std::string& what, uint64_t rows, uint64_t cols,
   uint64_t count = overflow ? 0 : rows * cols;
   overflow = overflow || count > max / sizeof(float);
   if (overflow || count * sizeof(float) > cap.bytes) {
-    std::string need = overflow ? std::string("more than 16 EiB")
-                                : FormatBytes(count * sizeof(float));
+    std::string need =
+        overflow ? std::string("more than 16 EiB") : FormatBytes(count * sizeof(float));
     return InvalidArgument(what + " of " + std::to_string(rows) + " x " + std::to_string(cols) +
                            " float32 values needs " + need + ", over the memory cap of " +
                            FormatBytes(cap.bytes) +
@@ -51,8 +51,8 @@ Result<Matrix> MakeMatrix(const std::string& what, int64_t rows, int64_t cols,
 }
 
 Result<Matrix> MatrixFromValues(int64_t rows, int64_t cols, std::vector<float> values) {
-  if (rows < 0 || cols < 0 || static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols) !=
-                                  values.size()) {
+  if (rows < 0 || cols < 0 ||
+      static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols) != values.size()) {
     return InvalidArgument("a " + std::to_string(rows) + " x " + std::to_string(cols) +
                            " matrix needs " + std::to_string(rows * cols) + " values, got " +
                            std::to_string(values.size()));

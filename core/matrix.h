@@ -32,7 +32,8 @@ struct MemoryCap {
 Status CheckFloatCount(const std::string& what, uint64_t rows, uint64_t cols, const MemoryCap& cap);
 
 // A zero-filled (rows, cols) matrix, or an error when it would exceed `cap`.
-Result<Matrix> MakeMatrix(const std::string& what, int64_t rows, int64_t cols, const MemoryCap& cap);
+Result<Matrix> MakeMatrix(const std::string& what, int64_t rows, int64_t cols,
+                          const MemoryCap& cap);
 
 // A matrix from explicit values given row by row; `values.size()` must be rows * cols.
 Result<Matrix> MatrixFromValues(int64_t rows, int64_t cols, std::vector<float> values);

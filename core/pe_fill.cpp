@@ -46,7 +46,8 @@ Plan MakePlan(const PeParams& p, int64_t col0, int64_t cols) {
   };
   const bool full = col0 == 0 && cols == d;
   if (full && p.variant != PeVariant::kT2t) {
-    plan.layout = p.variant == PeVariant::kPaper ? Plan::Layout::kInterleaved : Plan::Layout::kHalves;
+    plan.layout =
+        p.variant == PeVariant::kPaper ? Plan::Layout::kInterleaved : Plan::Layout::kHalves;
     plan.n_sin = d - d / 2;
     plan.n_cos = d / 2;
     plan.cos_base = plan.n_sin;
@@ -68,7 +69,8 @@ Plan MakePlan(const PeParams& p, int64_t col0, int64_t cols) {
     const PeColumn c = DescribeColumn(p, j);
     Plan::Col col;
     if (c.wave != PeWave::kZero) {
-      if (static_cast<int64_t>(slot_of_pair.size()) <= c.pair) slot_of_pair.resize(static_cast<size_t>(c.pair) + 1, -1);
+      if (static_cast<int64_t>(slot_of_pair.size()) <= c.pair)
+        slot_of_pair.resize(static_cast<size_t>(c.pair) + 1, -1);
       int64_t& slot = slot_of_pair[static_cast<size_t>(c.pair)];
       if (slot < 0) {
         slot = static_cast<int64_t>(plan.w.size());
@@ -102,8 +104,8 @@ void Anchor(const Plan& plan, int64_t anchor, int64_t position, double* s, doubl
 
 // Writes one row from (s, c), then advances both by one position.
 PE_VECTOR_CLONES void RowInterleaved(int64_t n_sin, int64_t n_cos, const double* __restrict cw,
-                    const double* __restrict sw, double* __restrict s, double* __restrict c,
-                    float* __restrict out) {
+                                     const double* __restrict sw, double* __restrict s,
+                                     double* __restrict c, float* __restrict out) {
   for (int64_t i = 0; i < n_cos; ++i) {
     const double si = s[i], ci = c[i];
     out[2 * i] = static_cast<float>(si);
@@ -119,9 +121,9 @@ PE_VECTOR_CLONES void RowInterleaved(int64_t n_sin, int64_t n_cos, const double*
   }
 }
 
-PE_VECTOR_CLONES void RowHalves(int64_t n_sin, int64_t n_cos, int64_t cos_base, const double* __restrict cw,
-               const double* __restrict sw, double* __restrict s, double* __restrict c,
-               float* __restrict out) {
+PE_VECTOR_CLONES void RowHalves(int64_t n_sin, int64_t n_cos, int64_t cos_base,
+                                const double* __restrict cw, const double* __restrict sw,
+                                double* __restrict s, double* __restrict c, float* __restrict out) {
   float* __restrict out_cos = out + cos_base;
   for (int64_t i = 0; i < n_cos; ++i) {
     const double si = s[i], ci = c[i];
@@ -205,8 +207,8 @@ __attribute__((target("avx2"))) void RowHalvesAvx2(int64_t n, const double* cw, 
 
 // Full rows of an even width that is a multiple of 8, on a processor with AVX2.
 bool CanUseAvx2(const Plan& plan, int64_t width) {
-  return plan.layout != Plan::Layout::kColumns && plan.n_sin == plan.n_cos &&
-         plan.n_sin % 4 == 0 && width == plan.n_sin + plan.n_cos && __builtin_cpu_supports("avx2");
+  return plan.layout != Plan::Layout::kColumns && plan.n_sin == plan.n_cos && plan.n_sin % 4 == 0 &&
+         width == plan.n_sin + plan.n_cos && __builtin_cpu_supports("avx2");
 }
 #endif
 
@@ -215,8 +217,8 @@ void FillRows(const PeParams& p, const Plan& plan, int64_t row0, int64_t rows, i
               float* out) {
 #if defined(__x86_64__)
   const bool avx2 = CanUseAvx2(plan, width);
-  const bool stream = avx2 && rows * width * 4 >= kStreamBytes &&
-                      reinterpret_cast<uintptr_t>(out) % 16 == 0;
+  const bool stream =
+      avx2 && rows * width * 4 >= kStreamBytes && reinterpret_cast<uintptr_t>(out) % 16 == 0;
   std::vector<float> tmp_store(avx2 ? static_cast<size_t>(plan.n_cos) + 8 : 0);
   float* tmp = tmp_store.data() +
                (avx2 ? (32 - reinterpret_cast<uintptr_t>(tmp_store.data()) % 32) % 32 / 4 : 0);
@@ -236,10 +238,14 @@ void FillRows(const PeParams& p, const Plan& plan, int64_t row0, int64_t rows, i
 #if defined(__x86_64__)
       if (avx2) {
         const bool interleaved = plan.layout == Plan::Layout::kInterleaved;
-        if (interleaved && stream) RowInterleavedAvx2<true>(plan.n_sin, cw, sw, s.data(), c.data(), row);
-        if (interleaved && !stream) RowInterleavedAvx2<false>(plan.n_sin, cw, sw, s.data(), c.data(), row);
-        if (!interleaved && stream) RowHalvesAvx2<true>(plan.n_sin, cw, sw, s.data(), c.data(), row, tmp);
-        if (!interleaved && !stream) RowHalvesAvx2<false>(plan.n_sin, cw, sw, s.data(), c.data(), row, tmp);
+        if (interleaved && stream)
+          RowInterleavedAvx2<true>(plan.n_sin, cw, sw, s.data(), c.data(), row);
+        if (interleaved && !stream)
+          RowInterleavedAvx2<false>(plan.n_sin, cw, sw, s.data(), c.data(), row);
+        if (!interleaved && stream)
+          RowHalvesAvx2<true>(plan.n_sin, cw, sw, s.data(), c.data(), row, tmp);
+        if (!interleaved && !stream)
+          RowHalvesAvx2<false>(plan.n_sin, cw, sw, s.data(), c.data(), row, tmp);
         continue;
       }
 #endif
@@ -283,14 +289,15 @@ void FillPeBlock(const PeParams& params, int64_t row0, int64_t rows, int64_t col
     int64_t end = rows * (t + 1) / threads;
     if (t + 1 < threads) {  // round to the next anchor position
       const int64_t pos = params.offset + row0 + end;
-      end = std::min(rows, end + (kPeAnchorPositions - pos % kPeAnchorPositions) % kPeAnchorPositions);
+      end = std::min(rows,
+                     end + (kPeAnchorPositions - pos % kPeAnchorPositions) % kPeAnchorPositions);
     }
     if (end <= start) continue;
     if (t + 1 == threads) {
       FillRows(params, plan, row0 + start, end - start, cols, out + start * cols);
     } else {
-      workers.emplace_back(FillRows, std::cref(params), std::cref(plan), row0 + start,
-                           end - start, cols, out + start * cols);
+      workers.emplace_back(FillRows, std::cref(params), std::cref(plan), row0 + start, end - start,
+                           cols, out + start * cols);
     }
     start = end;
   }

@@ -150,8 +150,8 @@ void FillPeBlockNaive(const PeParams& params, int64_t row0, int64_t rows, int64_
 
 Result<Matrix> ComputePeTable(const PeParams& params, const MemoryCap& cap) {
   if (Status s = ValidatePeParams(params); !s.ok()) return s.error();
-  Result<Matrix> table = MakeMatrix("the positional-encoding table", params.max_len,
-                                    params.d_model, cap);
+  Result<Matrix> table =
+      MakeMatrix("the positional-encoding table", params.max_len, params.d_model, cap);
   if (!table.ok()) return table;
   Matrix& m = table.value();
   FillPeBlock(params, 0, m.rows, 0, m.cols, m.data.data());

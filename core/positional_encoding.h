@@ -51,10 +51,10 @@ enum class PeWave : uint8_t { kSin, kCos, kZero };
 // What one column of the table is: PE[p, dim] = wave(p * frequency).
 struct PeColumn {
   int64_t dim = 0;
-  int64_t pair = 0;          // i, the frequency index
+  int64_t pair = 0;  // i, the frequency index
   PeWave wave = PeWave::kSin;
-  double frequency = 0.0;    // w_i in radians per position
-  double exponent_num = 0;   // w_i = base^(-exponent_num / exponent_den)
+  double frequency = 0.0;   // w_i in radians per position
+  double exponent_num = 0;  // w_i = base^(-exponent_num / exponent_den)
   double exponent_den = 1;
   double wavelength() const;  // 2 pi / w_i in positions (infinite for a zero column)
 };

@@ -19,7 +19,9 @@ struct Error {
 inline Error InvalidArgument(std::string message) {
   return {Error::Kind::kInvalidArgument, std::move(message)};
 }
-inline Error RuntimeError(std::string message) { return {Error::Kind::kRuntime, std::move(message)}; }
+inline Error RuntimeError(std::string message) {
+  return {Error::Kind::kRuntime, std::move(message)};
+}
 
 // Either nothing (ok) or an Error.
 class Status {
@@ -42,8 +44,8 @@ class Status {
 template <class T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit on purpose
-  Result(Error error) : v_(std::move(error)) {}  // NOLINT: implicit on purpose
+  Result(T value) : v_(std::move(value)) {}             // NOLINT: implicit on purpose
+  Result(Error error) : v_(std::move(error)) {}         // NOLINT: implicit on purpose
   Result(const Status& status) : v_(status.error()) {}  // NOLINT: only for a failed Status
   bool ok() const { return v_.index() == 0; }
   T& value() & {

@@ -36,8 +36,8 @@ std::vector<Token> Tokenize(std::string_view text, TokenizerKind kind) {
   const auto n = static_cast<int64_t>(text.size());
   auto at = [&](int64_t i) { return static_cast<unsigned char>(text[static_cast<size_t>(i)]); };
   auto emit = [&](int64_t b, int64_t e) {
-    tokens.push_back({std::string(text.substr(static_cast<size_t>(b), static_cast<size_t>(e - b))),
-                      b, e});
+    tokens.push_back(
+        {std::string(text.substr(static_cast<size_t>(b), static_cast<size_t>(e - b))), b, e});
   };
   int64_t i = 0;
   while (i < n) {

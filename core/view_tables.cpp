@@ -77,9 +77,9 @@ Status WritePeColumns(std::ostream& out, TableFormat format, const PeParams& par
   if (Status s = ValidatePeParams(params); !s.ok()) return s;
   const bool all = dims.empty();
   const int64_t cols = all ? params.d_model : static_cast<int64_t>(dims.size());
-  if (Status s = CheckFloatCount(all ? "the positional-encoding table" : "the curves table",
-                                 static_cast<uint64_t>(params.max_len),
-                                 static_cast<uint64_t>(cols), cap);
+  if (Status s =
+          CheckFloatCount(all ? "the positional-encoding table" : "the curves table",
+                          static_cast<uint64_t>(params.max_len), static_cast<uint64_t>(cols), cap);
       !s.ok()) {
     return s;
   }
@@ -105,16 +105,19 @@ Status WritePeColumns(std::ostream& out, TableFormat format, const PeParams& par
         FillPeBlock(params, r0, rows, dims[static_cast<size_t>(j)], 1, block.data() + j * rows);
       }
       for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t j = 0; j < cols; ++j) picked[static_cast<size_t>(r * cols + j)] = block[static_cast<size_t>(j * rows + r)];
+        for (int64_t j = 0; j < cols; ++j)
+          picked[static_cast<size_t>(r * cols + j)] = block[static_cast<size_t>(j * rows + r)];
       }
       src = picked.data();
     }
     if (format == TableFormat::kNpy) {
       WriteFloatsLE(out, src, rows * cols);
     } else {
-      for (int64_t r = 0; r < rows; ++r) WriteCsvRow(out, params.offset + r0 + r, src + r * cols, cols);
+      for (int64_t r = 0; r < rows; ++r)
+        WriteCsvRow(out, params.offset + r0 + r, src + r * cols, cols);
     }
-    if (progress && !progress(static_cast<double>(r0 + rows) / static_cast<double>(params.max_len))) {
+    if (progress &&
+        !progress(static_cast<double>(r0 + rows) / static_cast<double>(params.max_len))) {
       return RuntimeError("the export was cancelled");
     }
   }

@@ -2,7 +2,8 @@
 //   heatmap: the PE table, (max_len, d_model); CSV header pos,d0,d1,...
 //   curves:  PE[:, dims], (max_len, len(dims)); CSV header pos,d4,d5,...
 //   sum:     the input-layer parts, (T, 4, d_model) in part order embedding, scaled,
-//            positional, sum; CSV header token,position,id,part,v0,v1,... one row per token and part.
+//            positional, sum; CSV header token,position,id,part,v0,v1,... one row per token and
+//            part.
 // "pos" is the absolute position (offset + row).
 #pragma once
 

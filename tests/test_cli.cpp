@@ -73,7 +73,10 @@ TEST_F(Cli, HeatmapMatchesNumpyFloat64Formula) {
   for (const char* variant : {"paper", "t2t", "tf-text"}) {
     const std::string out = Path(std::string(variant) + ".npy");
     ASSERT_EQ(RunCli(std::string("export --view heatmap --d-model 31 --max-len 64 --offset 9999000 "
-                                 "--variant ") + variant + " -o " + out).code, 0);
+                                 "--variant ") +
+                     variant + " -o " + out)
+                  .code,
+              0);
     // numpy's float64 formulas, written from each variant's definition.
     const std::string script = R"PY(
 import sys, numpy as np
@@ -108,8 +111,8 @@ sys.exit(0 if err < 1e-7 else 1)
 }
 
 TEST_F(Cli, CurvesCsvHasTheChosenDims) {
-  CliRun r = RunCli("export --view curves --dims 4,5,6,7 --d-model 20 --max-len 100 -o " +
-                 Path("c.csv"));
+  CliRun r =
+      RunCli("export --view curves --dims 4,5,6,7 --d-model 20 --max-len 100 -o " + Path("c.csv"));
   ASSERT_EQ(r.code, 0) << r.output;
   auto rows = ParseCsv(ReadFile(Path("c.csv")));
   ASSERT_EQ(rows.size(), 101u);
@@ -123,8 +126,9 @@ TEST_F(Cli, CurvesCsvHasTheChosenDims) {
   std::string why;
   ASSERT_TRUE(ParseNpy(ReadFile(Path("c.npy")), a, why)) << why;
   EXPECT_EQ(a.shape, (std::vector<int64_t>{3, 2}));
-  EXPECT_EQ(a.data, (std::vector<float>{0, 1, static_cast<float>(std::sin(1.0)), static_cast<float>(std::cos(1.0)),
-                                        static_cast<float>(std::sin(2.0)), static_cast<float>(std::cos(2.0))}));
+  EXPECT_EQ(a.data, (std::vector<float>{
+                        0, 1, static_cast<float>(std::sin(1.0)), static_cast<float>(std::cos(1.0)),
+                        static_cast<float>(std::sin(2.0)), static_cast<float>(std::cos(2.0))}));
 }
 
 TEST_F(Cli, SumCsvToStdoutAndNpy) {
@@ -207,7 +211,8 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
   }
   CliRun no_ext = RunCli("export -o " + Path("table"));
   EXPECT_EQ(no_ext.code, 2);
-  EXPECT_NE(no_ext.output.find("use a .png, .svg, .pdf, .csv or .npy file name"), std::string::npos);
+  EXPECT_NE(no_ext.output.find("use a .png, .svg, .pdf, .csv or .npy file name"),
+            std::string::npos);
   EXPECT_EQ(RunCli("export --view heatmap").code, 2);  // -o is required
   CliRun unwritable = RunCli("export -o /nonexistent-dir/pe.csv");
   EXPECT_EQ(unwritable.code, 1);

@@ -12,7 +12,7 @@ namespace {
 
 TEST(Embedding, GoldenRowsForSeed0And42) {
   // From a separate Python implementation of random.h's algorithm (float64, then float32).
-  const float seed0[] = {-0.45275775f, 2.650606f, -0.9886041f, 0.25246271f,
+  const float seed0[] = {-0.45275775f, 2.650606f,  -0.9886041f, 0.25246271f,
                          1.5999936f,   0.0942334f, -1.0693535f, -0.8250644f};
   const float seed42[] = {0.41471976f, -0.89188623f, 1.729593f, 0.54562044f};
   Matrix t0 = InitEmbeddingNormal(2, 4, 0).value();
@@ -43,7 +43,7 @@ TEST(Embedding, ValuesAreStandardNormal) {
     beyond_2sigma += std::fabs(x) > 2.0f;
   }
   const double n = static_cast<double>(t.data.size());
-  EXPECT_NEAR(sum / n, 0.0, 0.01);           // 4 standard errors for n = 200,000
+  EXPECT_NEAR(sum / n, 0.0, 0.01);  // 4 standard errors for n = 200,000
   EXPECT_NEAR(sq / n, 1.0, 0.015);
   EXPECT_NEAR(beyond_2sigma / n, 0.0455, 0.002);
 }

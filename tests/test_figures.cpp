@@ -21,7 +21,9 @@ namespace {
 struct Decoded {
   int w = 0, h = 0;
   std::vector<unsigned char> rgba;
-  const unsigned char* at(int x, int y) const { return &rgba[(static_cast<size_t>(y) * w + x) * 4]; }
+  const unsigned char* at(int x, int y) const {
+    return &rgba[(static_cast<size_t>(y) * w + x) * 4];
+  }
 };
 
 std::string Render(const Figure& f, FigureFormat format, const FigureSize& size) {
@@ -48,7 +50,8 @@ std::map<std::string, std::string> PngText(const std::string& png) {
   std::map<std::string, std::string> text;
   size_t at = 8;
   while (at + 12 <= png.size()) {
-    const uint32_t len = (uint32_t(uint8_t(png[at])) << 24) | (uint32_t(uint8_t(png[at + 1])) << 16) |
+    const uint32_t len = (uint32_t(uint8_t(png[at])) << 24) |
+                         (uint32_t(uint8_t(png[at + 1])) << 16) |
                          (uint32_t(uint8_t(png[at + 2])) << 8) | uint32_t(uint8_t(png[at + 3]));
     const std::string type = png.substr(at + 4, 4);
     if (type == "tEXt") {
@@ -72,7 +75,9 @@ std::string Capture(const std::string& cmd) {
   return out;
 }
 
-bool Have(const std::string& tool) { return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0; }
+bool Have(const std::string& tool) {
+  return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0;
+}
 
 class Figures : public ::testing::Test {
  protected:
@@ -87,8 +92,8 @@ class Figures : public ::testing::Test {
     std::fwrite(bytes.data(), 1, bytes.size(), f);
     std::fclose(f);
   }
-  Figure Build(ViewKind view, const ModelParams& m, const ViewSelection& sel, const FigureSize& size,
-               FigureFormat format) {
+  Figure Build(ViewKind view, const ModelParams& m, const ViewSelection& sel,
+               const FigureSize& size, FigureFormat format) {
     Result<Figure> f = BuildViewFigure(view, m, sel, size, format);
     EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.message());
     return f.ok() ? f.value() : Figure();
@@ -107,7 +112,8 @@ TEST_F(Figures, HeatmapPngPixelsHaveTheirCellsColours) {
   ASSERT_EQ(img.w, 1440);
   ASSERT_EQ(img.h, 810);
   const PlotBox box = FigurePlotBox(f, size);
-  for (auto [pos, dim] : {std::pair{12, 8}, std::pair{0, 0}, std::pair{99, 127}, std::pair{37, 64}}) {
+  for (auto [pos, dim] :
+       {std::pair{12, 8}, std::pair{0, 0}, std::pair{99, 127}, std::pair{37, 64}}) {
     const double x = (box.x + (dim + 0.5) / 128.0 * box.w) * size.scale;
     const double y = (box.y + (pos + 0.5) / 100.0 * box.h) * size.scale;
     const Rgba8 want = MapValue(ColormapId::kRdBu, PeValue(DescribeColumn(m.pe, dim), pos), -1, 1);
@@ -133,7 +139,8 @@ TEST_F(Figures, CurvePngPassesThroughTheFormula) {
     for (int dy = -2; dy <= 2; ++dy) {
       for (int dx = -1; dx <= 1; ++dx) {
         const unsigned char* p = img.at(static_cast<int>(x) + dx, static_cast<int>(y) + dy);
-        best = std::min(best, std::abs(p[0] - color.r) + std::abs(p[1] - color.g) + std::abs(p[2] - color.b));
+        best = std::min(
+            best, std::abs(p[0] - color.r) + std::abs(p[1] - color.g) + std::abs(p[2] - color.b));
       }
     }
     return best;
@@ -143,17 +150,21 @@ TEST_F(Figures, CurvePngPassesThroughTheFormula) {
     const double x = box.x + (pos - sel.curves.x0) / (sel.curves.x1 - sel.curves.x0) * box.w;
     auto y_of = [&](double v) { return box.y + box.h - (v + 1.15) / 2.3 * box.h; };
     EXPECT_LT(distance_near(x, y_of(value)), 60) << "position " << pos;
-    if (std::fabs(value) > 0.5) EXPECT_GT(distance_near(x, y_of(-value)), 150) << "position " << pos;
+    if (std::fabs(value) > 0.5) {
+      EXPECT_GT(distance_near(x, y_of(-value)), 150) << "position " << pos;
+    }
   }
 }
 
 TEST_F(Figures, SvgIsWellFormedWithOneImageAndVectorCurves) {
   ModelParams m;
   const FigureSize size;
-  const std::string heat = Render(Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kSvg),
-                                  FigureFormat::kSvg, size);
-  const std::string curves = Render(Build(ViewKind::kCurves, m, DefaultViews(m), size, FigureFormat::kSvg),
-                                    FigureFormat::kSvg, size);
+  const std::string heat =
+      Render(Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kSvg),
+             FigureFormat::kSvg, size);
+  const std::string curves =
+      Render(Build(ViewKind::kCurves, m, DefaultViews(m), size, FigureFormat::kSvg),
+             FigureFormat::kSvg, size);
   auto count = [](const std::string& s, const std::string& what) {
     size_t n = 0;
     for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
@@ -164,7 +175,8 @@ TEST_F(Figures, SvgIsWellFormedWithOneImageAndVectorCurves) {
   EXPECT_LT(count(heat, "<path"), 2000u);  // glyphs and axes, never a path per cell (12,800 cells)
   EXPECT_EQ(count(curves, "<image "), 0u);
   EXPECT_GE(count(curves, "<path"), 4u);
-  EXPECT_NE(heat.find("<title>Sinusoidal positional encoding (paper), d_model = 128</title>"), std::string::npos);
+  EXPECT_NE(heat.find("<title>Sinusoidal positional encoding (paper), d_model = 128</title>"),
+            std::string::npos);
   EXPECT_NE(heat.find("<pe:param name=\"d_model\" value=\"128\"/>"), std::string::npos);
   EXPECT_NE(heat.find("<pe:param name=\"view\" value=\"heatmap\"/>"), std::string::npos);
   if (!Have("xmllint")) GTEST_SKIP() << "xmllint not installed (libxml2-utils)";
@@ -180,17 +192,21 @@ TEST_F(Figures, PdfHasThePageSizeTextAndInformation) {
   m.pe.d_model = 64;
   const FigureSize size{700, 420, 1};
   ::setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
-  const std::string pdf = Render(Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kPdf),
-                                 FigureFormat::kPdf, size);
+  const std::string pdf =
+      Render(Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kPdf),
+             FigureFormat::kPdf, size);
   Write(Path("h.pdf"), pdf);
   const std::string info = Capture("pdfinfo " + Path("h.pdf"));
   EXPECT_NE(info.find("700 x 420 pts"), std::string::npos) << info;
-  EXPECT_NE(info.find("Sinusoidal positional encoding (paper), d_model = 64"), std::string::npos) << info;
+  EXPECT_NE(info.find("Sinusoidal positional encoding (paper), d_model = 64"), std::string::npos)
+      << info;
   EXPECT_NE(info.find("d_model=64"), std::string::npos) << info;
   EXPECT_NE(info.find("PE Explorer " PE_VERSION), std::string::npos) << info;
-  EXPECT_NE(info.find("2023"), std::string::npos) << "CreationDate follows SOURCE_DATE_EPOCH\n" << info;
+  EXPECT_NE(info.find("2023"), std::string::npos) << "CreationDate follows SOURCE_DATE_EPOCH\n"
+                                                  << info;
   const std::string text = Capture("pdftotext " + Path("h.pdf") + " -");
-  for (const char* want : {"Sinusoidal positional encoding", "position p", "dimension j", "PE(p, j)"}) {
+  for (const char* want :
+       {"Sinusoidal positional encoding", "position p", "dimension j", "PE(p, j)"}) {
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
   }
   // Same figure, same date: the same bytes.
@@ -206,8 +222,9 @@ TEST_F(Figures, PngMetadataRoundTrips) {
   m.example.text = "I love NLP.";
   m.input.scale = false;
   const FigureSize size;
-  const std::string png = Render(Build(ViewKind::kSums, m, DefaultViews(m), size, FigureFormat::kPng),
-                                 FigureFormat::kPng, size);
+  const std::string png =
+      Render(Build(ViewKind::kSums, m, DefaultViews(m), size, FigureFormat::kPng),
+             FigureFormat::kPng, size);
   ASSERT_FALSE(DecodePng(png).rgba.empty()) << "the chunks we insert keep the PNG valid";
   auto text = PngText(png);
   EXPECT_EQ(text["pe:view"], "sum");
@@ -232,7 +249,8 @@ TEST_F(Figures, FailedExportsLeaveNothingBehind) {
   m.curve_dims = {500};
   s = ExportView(ViewKind::kCurves, m, DefaultViews(m), Path("c.pdf"), opts);
   EXPECT_EQ(s.message(), "dims: dimension 500 is outside [0, 127] for d_model 128");
-  EXPECT_EQ(std::system(("test -z \"$(ls -A " + dir_ + ")\"").c_str()), 0) << "files left in " << dir_;
+  EXPECT_EQ(std::system(("test -z \"$(ls -A " + dir_ + ")\"").c_str()), 0)
+      << "files left in " << dir_;
 }
 
 TEST_F(Figures, SuggestedNamesSayWhatTheFileShows) {
@@ -245,21 +263,31 @@ TEST_F(Figures, SuggestedNamesSayWhatTheFileShows) {
 
 TEST_F(Figures, CliWritesEachFormatAtTheRequestedSize) {
   const std::string exe = PE_EXPLORER_EXE;
-  ASSERT_EQ(std::system((exe + " export --view curves --dims 0-3 --width 1600 --height 900 -o " + Path("c.png")).c_str()), 0);
+  ASSERT_EQ(std::system((exe + " export --view curves --dims 0-3 --width 1600 --height 900 -o " +
+                         Path("c.png"))
+                            .c_str()),
+            0);
   Decoded c = DecodePng(pe::testing::ReadFile(Path("c.png")));
   EXPECT_EQ(c.w, 1600);
   EXPECT_EQ(c.h, 900);
-  ASSERT_EQ(std::system((exe + " export --view heatmap --scale 2 --title 'My figure' -o " + Path("h.png")).c_str()), 0);
+  ASSERT_EQ(
+      std::system((exe + " export --view heatmap --scale 2 --title 'My figure' -o " + Path("h.png"))
+                      .c_str()),
+      0);
   const std::string h = pe::testing::ReadFile(Path("h.png"));
   EXPECT_EQ(DecodePng(h).w, 1920);
   EXPECT_EQ(PngText(h)["Title"], "My figure");
   ASSERT_EQ(std::system((exe + " export --view sum --token all -o " + Path("s.svg")).c_str()), 0);
   EXPECT_NE(pe::testing::ReadFile(Path("s.svg")).find("value=\"all\""), std::string::npos);
-  const std::string bad = Capture(exe + " export --view heatmap --positions 50:20 -o " + Path("x.png"));
-  EXPECT_NE(bad.find("--positions must be A:B with 0 <= A < B <= 100, got \"50:20\""), std::string::npos) << bad;
+  const std::string bad =
+      Capture(exe + " export --view heatmap --positions 50:20 -o " + Path("x.png"));
+  EXPECT_NE(bad.find("--positions must be A:B with 0 <= A < B <= 100, got \"50:20\""),
+            std::string::npos)
+      << bad;
   const std::string tiny = Capture(exe + " export --view heatmap --width 10 -o " + Path("x.pdf"));
   EXPECT_NE(tiny.find("figure width must be in [200, 10000], got 10"), std::string::npos) << tiny;
-  EXPECT_NE(std::system((exe + " export --view heatmap -o - --scale 100 >/dev/null 2>&1").c_str()), 0);
+  EXPECT_NE(std::system((exe + " export --view heatmap -o - --scale 100 >/dev/null 2>&1").c_str()),
+            0);
   struct stat st {};
   EXPECT_NE(::stat(Path("x.png").c_str(), &st), 0);
   EXPECT_NE(::stat(Path("x.pdf").c_str(), &st), 0);

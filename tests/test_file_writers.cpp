@@ -82,7 +82,8 @@ TEST(Csv, HeatmapAndCurvesHaveHeadersAndAbsolutePositions) {
   Matrix t = ComputePeTable(p).value();
   for (int r = 0; r < 300; ++r) {
     ASSERT_EQ(rows[r + 1][0], std::to_string(r + 5));
-    for (int j = 0; j < 20; ++j) ASSERT_EQ(std::strtof(rows[r + 1][j + 1].c_str(), nullptr), t.at(r, j));
+    for (int j = 0; j < 20; ++j)
+      ASSERT_EQ(std::strtof(rows[r + 1][j + 1].c_str(), nullptr), t.at(r, j));
   }
   std::stringstream curves;
   ASSERT_TRUE(WriteCurvesTable(curves, TableFormat::kCsv, p, {4, 5, 6, 7}).ok());
@@ -142,7 +143,8 @@ TEST(AtomicFile, FailuresLeaveNothingBehind) {
   EXPECT_FALSE(Exists(path));
   EXPECT_EQ(std::system(("rmdir " + dir).c_str()), 0) << "a temporary file was left in " << dir;
 
-  Status missing = WriteFileAtomically("/nonexistent-dir/x.csv", [](std::ostream&) -> Status { return {}; });
+  Status missing =
+      WriteFileAtomically("/nonexistent-dir/x.csv", [](std::ostream&) -> Status { return {}; });
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("/nonexistent-dir/x.csv"), std::string::npos);
 }
@@ -150,11 +152,20 @@ TEST(AtomicFile, FailuresLeaveNothingBehind) {
 TEST(AtomicFile, SuccessReplacesTheFileWhole) {
   const std::string dir = TempDir();
   const std::string path = dir + "/out.txt";
-  ASSERT_TRUE(WriteFileAtomically(path, [](std::ostream& o) -> Status { o << "one"; return {}; }).ok());
-  ASSERT_TRUE(WriteFileAtomically(path, [](std::ostream& o) -> Status { o << "two"; return {}; }).ok());
+  ASSERT_TRUE(WriteFileAtomically(path, [](std::ostream& o) -> Status {
+                o << "one";
+                return {};
+              }).ok());
+  ASSERT_TRUE(WriteFileAtomically(path, [](std::ostream& o) -> Status {
+                o << "two";
+                return {};
+              }).ok());
   EXPECT_EQ(pe::testing::ReadFile(path), "two");
   // A failed rewrite keeps the previous file intact.
-  EXPECT_FALSE(WriteFileAtomically(path, [](std::ostream& o) -> Status { o << "xx"; return RuntimeError("no"); }).ok());
+  EXPECT_FALSE(WriteFileAtomically(path, [](std::ostream& o) -> Status {
+                 o << "xx";
+                 return RuntimeError("no");
+               }).ok());
   EXPECT_EQ(pe::testing::ReadFile(path), "two");
   std::remove(path.c_str());
   std::remove(dir.c_str());
@@ -168,8 +179,7 @@ TEST(DimList, ParsesListsAndRanges) {
   EXPECT_FALSE(ParseDimList("").ok());
   PeParams p;
   p.d_model = 8;
-  EXPECT_EQ(ValidateDims(p, {1, 8}).message(),
-            "dims: dimension 8 is outside [0, 7] for d_model 8");
+  EXPECT_EQ(ValidateDims(p, {1, 8}).message(), "dims: dimension 8 is outside [0, 7] for d_model 8");
   EXPECT_EQ(ValidateDims(p, {1, 1}).message(), "dims: dimension 1 is listed twice");
 }
 

@@ -23,7 +23,8 @@ TEST(HeatmapRaster, ClosedFormMeanMatchesTheNaiveSum) {
     p.d_model = 2 + static_cast<int64_t>(rng() % 200);
     p.variant = static_cast<PeVariant>(rng() % 3);
     p.max_len = 1;
-    const PeColumn c = DescribeColumn(p, static_cast<int64_t>(rng() % static_cast<uint64_t>(p.d_model)));
+    const PeColumn c =
+        DescribeColumn(p, static_cast<int64_t>(rng() % static_cast<uint64_t>(p.d_model)));
     const auto first = static_cast<int64_t>(rng() % 100'000'000);
     const auto n = 1 + static_cast<int64_t>(rng() % 3000);
     ASSERT_NEAR(MeanOverPositions(c, first, n), NaiveMean(c, first, n), 1e-9)
@@ -74,7 +75,8 @@ TEST(HeatmapRaster, ZoomedOutTexelsAreMeansOfTheirCells) {
           ++cells;
         }
       }
-      ASSERT_NEAR(r.values[static_cast<size_t>(y * r.width + x)], acc / cells, 2e-6) << y << "," << x;
+      ASSERT_NEAR(r.values[static_cast<size_t>(y * r.width + x)], acc / cells, 2e-6)
+          << y << "," << x;
     }
   }
 }

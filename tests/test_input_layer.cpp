@@ -12,9 +12,8 @@ namespace {
 
 TEST(InputLayer, BlogWorkedExampleWithExplicitValues) {
   Matrix e = MatrixFromValues(3, 3, {0.1f, 0.3f, 0.4f, 0.2f, 0.6f, 0.5f, 0.7f, 0.9f, 0.8f}).value();
-  Matrix p =
-      MatrixFromValues(3, 3, {0.01f, 0.02f, 0.03f, 0.04f, 0.05f, 0.06f, 0.07f, 0.08f, 0.09f})
-          .value();
+  Matrix p = MatrixFromValues(3, 3, {0.01f, 0.02f, 0.03f, 0.04f, 0.05f, 0.06f, 0.07f, 0.08f, 0.09f})
+                 .value();
   InputLayerParams params;
   params.scale = false;
   InputParts parts = CombineInputParts(e, p, params).value();
@@ -38,8 +37,8 @@ TEST(InputLayer, ScalingMultipliesBySqrtD) {
     }
     EXPECT_NEAR(parts.Norm(Part::kScaled, t), 4.0 * parts.Norm(Part::kEmbedding, t), 1e-5);
     EXPECT_NEAR(parts.Norm(Part::kPositional, t), std::sqrt(8.0), 1e-6);  // 8 sin/cos pairs
-    EXPECT_NEAR(parts.ScaledToPositionalRatio(t),
-                parts.Norm(Part::kScaled, t) / std::sqrt(8.0), 1e-6);
+    EXPECT_NEAR(parts.ScaledToPositionalRatio(t), parts.Norm(Part::kScaled, t) / std::sqrt(8.0),
+                1e-6);
   }
   // Same token, different positions: same embedding, different sum.
   EXPECT_NE(parts.sum.at(0, 0), parts.sum.at(2, 0));
@@ -98,8 +97,7 @@ TEST(InputLayer, BatchedForwardMatchesPerSequenceParts) {
   ASSERT_EQ(out.rows, 10);
   ASSERT_EQ(out.cols, 4);
   for (int b = 0; b < 2; ++b) {
-    InputParts parts =
-        ComputeInputParts(table, std::span(ids).subspan(b * 5, 5), pe, {}).value();
+    InputParts parts = ComputeInputParts(table, std::span(ids).subspan(b * 5, 5), pe, {}).value();
     for (int t = 0; t < 5; ++t) {
       for (int j = 0; j < 4; ++j) EXPECT_EQ(out.at(b * 5 + t, j), parts.sum.at(t, j));
     }

@@ -10,9 +10,9 @@
 namespace pe {
 namespace {
 
-constexpr double kGoldenTol = 1e-6;      // golden vectors are printed to 6 decimals
-constexpr double kNearTol = 6e-8;        // promised accuracy below position 1e7
-constexpr double kFarTol = 1e-6;         // promised accuracy up to 2^31
+constexpr double kGoldenTol = 1e-6;  // golden vectors are printed to 6 decimals
+constexpr double kNearTol = 6e-8;    // promised accuracy below position 1e7
+constexpr double kFarTol = 1e-6;     // promised accuracy up to 2^31
 
 PeParams Params(int64_t d, int64_t len, PeVariant v = PeVariant::kPaper, int64_t offset = 0,
                 double base = 10000.0) {
@@ -133,15 +133,16 @@ TEST(PositionalEncoding, NaiveFormulaMatchesEngineForRandomParameters) {
     const int64_t len = 1 + static_cast<int64_t>(rng() % 5);
     const int64_t max_offset = (far ? kMaxPosition : 9'999'999) - len + 1;
     const int64_t offset = static_cast<int64_t>(rng() % static_cast<uint64_t>(max_offset));
-    const double base = trial % 5 == 0 ? 1.0 + static_cast<double>(rng() % 1000000) / 100.0 : 10000.0;
+    const double base =
+        trial % 5 == 0 ? 1.0 + static_cast<double>(rng() % 1000000) / 100.0 : 10000.0;
     PeParams p = Params(d, len, variant, offset, base);
     Matrix t = ComputePeTable(p).value();
     for (int64_t r = 0; r < len; ++r) {
       for (int64_t j = 0; j < d; ++j) {
         const long double ref = Reference(p, offset + r, j);
         ASSERT_LE(std::fabs(static_cast<long double>(t.at(r, j)) - ref), far ? kFarTol : kNearTol)
-            << "d " << d << " variant " << VariantName(variant) << " pos " << offset + r
-            << " dim " << j << " base " << base;
+            << "d " << d << " variant " << VariantName(variant) << " pos " << offset + r << " dim "
+            << j << " base " << base;
       }
     }
   }
@@ -223,9 +224,9 @@ namespace {
 TEST(PeFastPath, MatchesTheNaiveReferenceAndTheLongDoubleFormula) {
   std::mt19937_64 rng(11);
   for (int trial = 0; trial < 40; ++trial) {
-    PeParams p = Params(1 + static_cast<int64_t>(rng() % 130), 2500,
-                        static_cast<PeVariant>(rng() % 3),
-                        static_cast<int64_t>(rng() % (trial % 2 ? kMaxPosition - 2500 : 9'990'000)));
+    PeParams p =
+        Params(1 + static_cast<int64_t>(rng() % 130), 2500, static_cast<PeVariant>(rng() % 3),
+               static_cast<int64_t>(rng() % (trial % 2 ? kMaxPosition - 2500 : 9'990'000)));
     Matrix fast = ComputePeTable(p).value();
     Matrix naive = fast;
     FillPeBlockNaive(p, 0, p.max_len, 0, p.d_model, naive.data.data());
@@ -233,13 +234,15 @@ TEST(PeFastPath, MatchesTheNaiveReferenceAndTheLongDoubleFormula) {
     for (int64_t r = 0; r < p.max_len; r += 7) {
       for (int64_t j = 0; j < p.d_model; ++j) {
         worst_naive = std::max(worst_naive, std::fabs(double(fast.at(r, j)) - naive.at(r, j)));
-        worst_exact = std::max(worst_exact, static_cast<double>(std::fabs(
-                                                static_cast<long double>(fast.at(r, j)) - Reference(p, p.offset + r, j))));
+        worst_exact = std::max(
+            worst_exact, static_cast<double>(std::fabs(static_cast<long double>(fast.at(r, j)) -
+                                                       Reference(p, p.offset + r, j))));
       }
     }
     // Near 1e7 both round the same angle; near 2^31 each carries its own ~2e-7 angle error.
     EXPECT_LE(worst_naive, trial % 2 ? kFarTol : kNearTol) << "trial " << trial;
-    EXPECT_LE(worst_exact, trial % 2 ? kFarTol : kNearTol) << "trial " << trial << " offset " << p.offset;
+    EXPECT_LE(worst_exact, trial % 2 ? kFarTol : kNearTol)
+        << "trial " << trial << " offset " << p.offset;
   }
 }
 
@@ -268,7 +271,8 @@ TEST(PeFastPath, LargeTablesUseEveryCoreAndStayExact) {
   Matrix t = ComputePeTable(p).value();
   for (int64_t r : {0, 1023, 1024, 19999, 20000, 39999}) {
     for (int64_t j : {0, 1, 100, 255}) {
-      ASSERT_NEAR(t.at(r, j), static_cast<double>(Reference(p, p.offset + r, j)), kNearTol) << r << "," << j;
+      ASSERT_NEAR(t.at(r, j), static_cast<double>(Reference(p, p.offset + r, j)), kNearTol)
+          << r << "," << j;
     }
   }
 }
@@ -287,7 +291,8 @@ TEST(PeFastPath, StreamedLargeTablesEqualSmallBlocksBitForBit) {
     std::vector<float> block(static_cast<size_t>(5 * 1024));
     for (int64_t r0 : {0, 1000, 8190, 16379}) {
       FillPeBlock(p, r0, 5, 0, 1024, block.data());
-      for (int64_t k = 0; k < 5 * 1024; ++k) ASSERT_EQ(block[k], big.data[r0 * 1024 + k]) << r0 << " " << k;
+      for (int64_t k = 0; k < 5 * 1024; ++k)
+        ASSERT_EQ(block[k], big.data[r0 * 1024 + k]) << r0 << " " << k;
     }
     for (int64_t j : {0, 1, 511, 512, 1023}) {
       EXPECT_NEAR(big.at(16000, j), static_cast<double>(Reference(p, 777 + 16000, j)), kNearTol);

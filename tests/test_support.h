@@ -23,7 +23,8 @@ struct NpyArray {
 inline bool ParseNpy(const std::string& bytes, NpyArray& out, std::string& why) {
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return why = "bad magic", false;
   if (bytes[6] != 1 || bytes[7] != 0) return why = "not version 1.0", false;
-  const size_t len = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
+  const size_t len =
+      static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
   if (10 + len > bytes.size()) return why = "short header", false;
   const std::string dict = bytes.substr(10, len);
   out.header_total = 10 + len;
@@ -43,7 +44,8 @@ inline bool ParseNpy(const std::string& bytes, NpyArray& out, std::string& why) 
   }
   size_t n = 1;
   for (int64_t x : out.shape) n *= static_cast<size_t>(x);
-  if (bytes.size() != out.header_total + 4 * n) return why = "data size does not match shape", false;
+  if (bytes.size() != out.header_total + 4 * n)
+    return why = "data size does not match shape", false;
   out.data.resize(n);
   std::memcpy(out.data.data(), bytes.data() + out.header_total, 4 * n);
   return true;

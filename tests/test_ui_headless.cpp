@@ -58,7 +58,8 @@ class HeadlessUi : public ::testing::Test {
   ImGuiWindow* Child(const char* name) {
     const std::string needle = std::string("/") + name + "_";
     for (ImGuiWindow* w : GImGui->Windows) {
-      if (std::strstr(w->Name, needle.c_str()) && std::strncmp(w->Name, "PE Explorer/", 12) == 0) return w;
+      if (std::strstr(w->Name, needle.c_str()) && std::strncmp(w->Name, "PE Explorer/", 12) == 0)
+        return w;
     }
     return nullptr;
   }
@@ -108,8 +109,10 @@ class HeadlessUi : public ::testing::Test {
   ImVec2 CellPixel(double pos, double dim) const {
     const HeatmapCache& c = caches_.heatmap;
     const PlotRange& v = state_.heatmap.view;
-    return ImVec2(static_cast<float>(c.plot_min.x + (dim + 0.5 - v.x0) / (v.x1 - v.x0) * (c.plot_max.x - c.plot_min.x)),
-                  static_cast<float>(c.plot_min.y + (pos + 0.5 - v.y0) / (v.y1 - v.y0) * (c.plot_max.y - c.plot_min.y)));
+    return ImVec2(static_cast<float>(c.plot_min.x + (dim + 0.5 - v.x0) / (v.x1 - v.x0) *
+                                                        (c.plot_max.x - c.plot_min.x)),
+                  static_cast<float>(c.plot_min.y + (pos + 0.5 - v.y0) / (v.y1 - v.y0) *
+                                                        (c.plot_max.y - c.plot_min.y)));
   }
 
   ImGuiContext* ctx_ = nullptr;
@@ -134,7 +137,8 @@ TEST_F(HeadlessUi, DefaultStateDerivesTheExampleAndUploadsTheTable) {
   ASSERT_EQ(img.w, 128);
   ASSERT_EQ(img.h, 100);
   const PeParams p;
-  for (auto [pos, dim] : {std::pair{12, 8}, std::pair{0, 1}, std::pair{99, 127}, std::pair{50, 3}}) {
+  for (auto [pos, dim] :
+       {std::pair{12, 8}, std::pair{0, 1}, std::pair{99, 127}, std::pair{50, 3}}) {
     const Rgba8 want = MapValue(ColormapId::kRdBu, PeValue(DescribeColumn(p, dim), pos), -1, 1);
     const unsigned char* px = &img.rgba[(static_cast<size_t>(pos) * 128 + dim) * 4];
     EXPECT_EQ(Rgba8(px[0], px[1], px[2], px[3]), want) << pos << "," << dim;
@@ -146,7 +150,8 @@ TEST_F(HeadlessUi, TypingDModelRebuildsTheTable) {
   ImGuiWindow* controls = Child("controls");
   ASSERT_NE(controls, nullptr);
   ImVec2 at;
-  ASSERT_TRUE(Find(controls, Id(controls, "d_model"), ImVec2(controls->Pos.x + 25, controls->Pos.y), false, &at));
+  ASSERT_TRUE(Find(controls, Id(controls, "d_model"), ImVec2(controls->Pos.x + 25, controls->Pos.y),
+                   false, &at));
   Click(at);
   SelectAllAndType("64");
   EXPECT_EQ(state_.params.pe.d_model, 64);
@@ -166,7 +171,8 @@ TEST_F(HeadlessUi, TypingASentenceAndClickingATokenLinksTheViews) {
   ImGuiWindow* sums = Child("sums");
   ASSERT_NE(sums, nullptr);
   ImVec2 box, at;
-  ASSERT_TRUE(Find(sums, Id(sums, "type the vectors yourself"), ImVec2(sums->Pos.x + 12, sums->Pos.y), false, &box));
+  ASSERT_TRUE(Find(sums, Id(sums, "type the vectors yourself"),
+                   ImVec2(sums->Pos.x + 12, sums->Pos.y), false, &box));
   ASSERT_TRUE(Find(sums, Id(sums, "##text"), ImVec2(box.x + 40, box.y), true, &at));
   Click(at);
   SelectAllAndType("I love NLP.");
@@ -177,7 +183,8 @@ TEST_F(HeadlessUi, TypingASentenceAndClickingATokenLinksTheViews) {
   EXPECT_EQ(s.ids, (std::vector<int64_t>{0, 1, 2, 3}));
 
   ImVec2 all;
-  ASSERT_TRUE(Find(sums, IdUnderInt(sums, -1, "all tokens"), ImVec2(sums->Pos.x + 20, box.y), false, &all));
+  ASSERT_TRUE(
+      Find(sums, IdUnderInt(sums, -1, "all tokens"), ImVec2(sums->Pos.x + 20, box.y), false, &all));
   ASSERT_TRUE(Find(sums, IdUnderInt(sums, 2, "NLP  id 2  pos 2"), ImVec2(all.x, all.y), true, &at));
   Click(at);
   EXPECT_EQ(state_.selection.selected_token, 2);
@@ -207,7 +214,8 @@ TEST_F(HeadlessUi, HoveringAHeatmapCellReportsItAndWheelZoomsAroundThePointer) {
   EXPECT_NEAR(after.x1 - after.x0, (before.x1 - before.x0) / 1.2, 1e-9);
   EXPECT_NEAR(after.y1 - after.y0, (before.y1 - before.y0) / 1.2, 1e-9);
   // The point under the pointer stays put.
-  EXPECT_NEAR((64.5 - after.x0) / (after.x1 - after.x0), (64.5 - before.x0) / (before.x1 - before.x0), 1e-3);
+  EXPECT_NEAR((64.5 - after.x0) / (after.x1 - after.x0),
+              (64.5 - before.x0) / (before.x1 - before.x0), 1e-3);
   // Zoom in far: cells become a few pixels and then values; the raster is exact cells.
   for (int k = 0; k < 20; ++k) {
     io.MouseWheel = 1.0f;
@@ -237,7 +245,8 @@ TEST_F(HeadlessUi, DraggingPansTheCurvesWithinTheTable) {
   const CurvesCache& c = caches_.curves;
   ImGuiIO& io = ImGui::GetIO();
   // ImGui 1.86 floors the mouse position to whole pixels: drag by a whole number of them.
-  const ImVec2 mid(std::floor((c.plot_min.x + c.plot_max.x) / 2), std::floor((c.plot_min.y + c.plot_max.y) / 2));
+  const ImVec2 mid(std::floor((c.plot_min.x + c.plot_max.x) / 2),
+                   std::floor((c.plot_min.y + c.plot_max.y) / 2));
   io.MousePos = mid;
   Frame();
   io.MouseDown[0] = true;
@@ -269,26 +278,53 @@ TEST_F(HeadlessUi, EveryPanelRunsOverManyStates) {
   EXPECT_EQ(caches_.derived.get().columns.size(), 7u);
   run([](AppState& s) { s.params.pe.variant = PeVariant::kT2t; });
   run([](AppState& s) { s.params.colormap = ColormapId::kViridis; });
-  EXPECT_EQ(textures_.image(0).rgba[0], MapValue(ColormapId::kViridis, caches_.heatmap.raster->values[0], -1, 1).r);
+  EXPECT_EQ(textures_.image(0).rgba[0],
+            MapValue(ColormapId::kViridis, caches_.heatmap.raster->values[0], -1, 1).r);
   run([](AppState& s) { s.params.pe.base = NAN; });
   EXPECT_FALSE(caches_.derived.get().pe_status.ok());
-  run([](AppState& s) { s.params.pe.base = 10000; s.params.example.text = ""; });
+  run([](AppState& s) {
+    s.params.pe.base = 10000;
+    s.params.example.text = "";
+  });
   EXPECT_TRUE(caches_.derived.get().sentence.value().tokens.empty());
-  run([](AppState& s) { s.params.example.text = "a b c d e f g h i j k l m n o p q r s t u v w x y z"; s.params.pe.max_len = 5; });
+  run([](AppState& s) {
+    s.params.example.text = "a b c d e f g h i j k l m n o p q r s t u v w x y z";
+    s.params.pe.max_len = 5;
+  });
   EXPECT_FALSE(caches_.derived.get().sentence.ok());
-  run([](AppState& s) { s.params.pe.max_len = 100; s.selection.selected_token = -1; });
-  run([](AppState& s) { s.params.input.train = true; s.params.input.dropout = 0.5; });
+  run([](AppState& s) {
+    s.params.pe.max_len = 100;
+    s.selection.selected_token = -1;
+  });
+  run([](AppState& s) {
+    s.params.input.train = true;
+    s.params.input.dropout = 0.5;
+  });
   run([](AppState& s) { s.params.example.tokenizer = TokenizerKind::kChar; });
   EXPECT_EQ(caches_.derived.get().sentence.value().tokens.size(), 51u);
-  run([](AppState& s) { s.sums.manual = true; s.params.input.scale = false; s.params.input.train = false; });
+  run([](AppState& s) {
+    s.sums.manual = true;
+    s.params.input.scale = false;
+    s.params.input.train = false;
+  });
   ASSERT_TRUE(caches_.derived.get().manual.ok());
   EXPECT_NEAR(caches_.derived.get().manual.value().sum.at(2, 1), 0.98f, 1e-6f);
-  run([](AppState& s) { s.sums.manual = false; s.params.curve_dims.clear(); });
-  run([](AppState& s) { s.params.pe.d_model = 8192; s.params.pe.max_len = 1'000'000'000; s.params.pe.offset = 5; });
+  run([](AppState& s) {
+    s.sums.manual = false;
+    s.params.curve_dims.clear();
+  });
+  run([](AppState& s) {
+    s.params.pe.d_model = 8192;
+    s.params.pe.max_len = 1'000'000'000;
+    s.params.pe.offset = 5;
+  });
   ASSERT_TRUE(caches_.heatmap.raster.has_value());
   EXPECT_FALSE(caches_.heatmap.raster->one_cell_per_texel());
   EXPECT_LE(caches_.heatmap.raster->height, 800);
-  run([](AppState& s) { s.show.curves = false; s.show.controls = false; });
+  run([](AppState& s) {
+    s.show.curves = false;
+    s.show.controls = false;
+  });
   run([](AppState& s) { s = AppState(); });
   EXPECT_EQ(caches_.derived.get().columns.size(), 128u);
 }
@@ -324,7 +360,8 @@ TEST_F(HeadlessUi, ExportFromTheWindowWritesWhatTheCliWrites) {
     state_.export_dialog.format = std::string(ext) == "svg" ? 1 : 0;
     Frame();
     ImVec2 save;
-    ASSERT_TRUE(Find(dialog, Id(dialog, "Save"), ImVec2(dialog->Pos.x + 20, dialog->Pos.y), false, &save));
+    ASSERT_TRUE(
+        Find(dialog, Id(dialog, "Save"), ImVec2(dialog->Pos.x + 20, dialog->Pos.y), false, &save));
     Click(save);
     Frame();
     EXPECT_EQ(WindowNamed("Export##dialog"), nullptr) << "the dialog closes on Save";
@@ -332,11 +369,15 @@ TEST_F(HeadlessUi, ExportFromTheWindowWritesWhatTheCliWrites) {
     EXPECT_EQ(state_.toast.text, "Saved " + dir + "/window." + ext);
     // The CLI, for the same view (token 0 outlined, as the window shows it), writes the same bytes.
     const std::string cli = dir + "/cli." + ext;
-    ASSERT_EQ(std::system((std::string(PE_EXPLORER_EXE) + " export --view heatmap --token 0 -o " + cli).c_str()), 0);
+    ASSERT_EQ(
+        std::system(
+            (std::string(PE_EXPLORER_EXE) + " export --view heatmap --token 0 -o " + cli).c_str()),
+        0);
     const std::string from_window = pe::testing::ReadFile(dir + "/window." + ext);
     ASSERT_FALSE(from_window.empty());
     EXPECT_TRUE(from_window == pe::testing::ReadFile(cli)) << ext << " files differ";
-    if (std::getenv("PE_KEEP_EXPORTS")) std::system(("cp " + dir + "/window." + ext + " " + cli + " /tmp/").c_str());
+    if (std::getenv("PE_KEEP_EXPORTS"))
+      std::system(("cp " + dir + "/window." + ext + " " + cli + " /tmp/").c_str());
   }
   // A failing export says why in the toast, and leaves no file.
   OpenExportDialogForTest(state_, dir + "/missing-folder", "x.pdf");
@@ -344,10 +385,12 @@ TEST_F(HeadlessUi, ExportFromTheWindowWritesWhatTheCliWrites) {
   ImGuiWindow* dialog = WindowNamed("Export##dialog");
   ASSERT_NE(dialog, nullptr);
   ImVec2 save;
-  ASSERT_TRUE(Find(dialog, Id(dialog, "Save"), ImVec2(dialog->Pos.x + 20, dialog->Pos.y), false, &save));
+  ASSERT_TRUE(
+      Find(dialog, Id(dialog, "Save"), ImVec2(dialog->Pos.x + 20, dialog->Pos.y), false, &save));
   Click(save);
   EXPECT_TRUE(state_.toast.error);
-  EXPECT_NE(state_.toast.text.find("cannot write " + dir + "/missing-folder/x.pdf"), std::string::npos)
+  EXPECT_NE(state_.toast.text.find("cannot write " + dir + "/missing-folder/x.pdf"),
+            std::string::npos)
       << state_.toast.text;
   std::system(("rm -rf " + dir).c_str());
 }

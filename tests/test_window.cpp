@@ -18,7 +18,9 @@ namespace {
 struct Image {
   int w = 0, h = 0;
   std::vector<unsigned char> rgba;
-  const unsigned char* at(int x, int y) const { return &rgba[(static_cast<size_t>(y) * w + x) * 4]; }
+  const unsigned char* at(int x, int y) const {
+    return &rgba[(static_cast<size_t>(y) * w + x) * 4];
+  }
 };
 
 bool LoadPng(const std::string& path, Image& img) {
@@ -50,10 +52,11 @@ void Render(AppState& state, const std::string& name, Image& img, HeatmapCache& 
   req.screenshot = ArtefactPath(name);
   req.frames = 4;
   std::remove(req.screenshot.c_str());
-  ASSERT_EQ(RunWindow(state, req, [&](const UiCaches& c) {
-              heat = c.heatmap;
-              curves = c.curves;
-            }),
+  ASSERT_EQ(RunWindow(state, req,
+                      [&](const UiCaches& c) {
+                        heat = c.heatmap;
+                        curves = c.curves;
+                      }),
             0);
   ASSERT_TRUE(LoadPng(req.screenshot, img));
   ASSERT_EQ(img.w, 1280);
@@ -69,9 +72,12 @@ TEST(Window, HeatmapPixelsHaveTheColormapColourOfTheirCells) {
   const PlotRange& v = state.heatmap.view;
   ASSERT_EQ(v, (PlotRange{0, 128, 0, 100}));
   const PeParams p;
-  for (auto [pos, dim] : {std::pair{12, 8}, std::pair{0, 0}, std::pair{99, 127}, std::pair{40, 60}, std::pair{7, 3}}) {
-    const double x = heat.plot_min.x + (dim + 0.5 - v.x0) / (v.x1 - v.x0) * (heat.plot_max.x - heat.plot_min.x);
-    const double y = heat.plot_min.y + (pos + 0.5 - v.y0) / (v.y1 - v.y0) * (heat.plot_max.y - heat.plot_min.y);
+  for (auto [pos, dim] : {std::pair{12, 8}, std::pair{0, 0}, std::pair{99, 127}, std::pair{40, 60},
+                          std::pair{7, 3}}) {
+    const double x =
+        heat.plot_min.x + (dim + 0.5 - v.x0) / (v.x1 - v.x0) * (heat.plot_max.x - heat.plot_min.x);
+    const double y =
+        heat.plot_min.y + (pos + 0.5 - v.y0) / (v.y1 - v.y0) * (heat.plot_max.y - heat.plot_min.y);
     const unsigned char* px = img.at(static_cast<int>(x), static_cast<int>(y));
     const Rgba8 want = MapValue(ColormapId::kRdBu, PeValue(DescribeColumn(p, dim), pos), -1, 1);
     if (pos == 0) continue;  // row 0 carries the selected token's outline
@@ -94,14 +100,17 @@ TEST(Window, CurveIsDrawnWhereTheFormulaSays) {
   for (double pos = 3.3; pos < 97; pos += 6.1) {
     const double value = PeValueAt(c, pos);
     auto pixel_y = [&](double val) {
-      return curves.plot_min.y + (1.0 - (val - v.y0) / (v.y1 - v.y0)) * (curves.plot_max.y - curves.plot_min.y);
+      return curves.plot_min.y +
+             (1.0 - (val - v.y0) / (v.y1 - v.y0)) * (curves.plot_max.y - curves.plot_min.y);
     };
-    const double x = curves.plot_min.x + (pos - v.x0) / (v.x1 - v.x0) * (curves.plot_max.x - curves.plot_min.x);
+    const double x =
+        curves.plot_min.x + (pos - v.x0) / (v.x1 - v.x0) * (curves.plot_max.x - curves.plot_min.x);
     auto best_near = [&](double y) {
       int best = 1 << 30;
       for (int dy = -2; dy <= 2; ++dy) {
         for (int dx = -1; dx <= 1; ++dx) {
-          best = std::min(best, Distance(img.at(static_cast<int>(x) + dx, static_cast<int>(y) + dy), color));
+          best = std::min(
+              best, Distance(img.at(static_cast<int>(x) + dx, static_cast<int>(y) + dy), color));
         }
       }
       return best;

@@ -31,19 +31,23 @@ void DrawExplanation(const AppState& state, const Derived& derived) {
   ImGui::Separator();
   ImGui::TextDisabled("What you are looking at");
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::Text("Row p of the table is the vector added to the token at position p. Its %lld "
-              "columns are sines and cosines of p at %lld frequencies.",
-              static_cast<long long>(p.d_model), static_cast<long long>((p.d_model + 1) / 2));
-  ImGui::Text("The fastest wave repeats every %.3g positions, the slowest every %.6g: early "
-              "columns tell neighbours apart, late ones tell far-apart positions apart.",
-              fastest, slowest);
-  ImGui::Text("A sin/cos pair of one frequency is a point on a circle; moving k positions "
-              "rotates it by k times that frequency. So PE(p)\xc2\xb7PE(p+k) depends only on "
-              "k: the model can read relative distance.");
+  ImGui::Text(
+      "Row p of the table is the vector added to the token at position p. Its %lld "
+      "columns are sines and cosines of p at %lld frequencies.",
+      static_cast<long long>(p.d_model), static_cast<long long>((p.d_model + 1) / 2));
+  ImGui::Text(
+      "The fastest wave repeats every %.3g positions, the slowest every %.6g: early "
+      "columns tell neighbours apart, late ones tell far-apart positions apart.",
+      fastest, slowest);
+  ImGui::Text(
+      "A sin/cos pair of one frequency is a point on a circle; moving k positions "
+      "rotates it by k times that frequency. So PE(p)\xc2\xb7PE(p+k) depends only on "
+      "k: the model can read relative distance.");
   if (state.params.input.scale) {
-    ImGui::Text("Before the sum, embeddings are multiplied by \xe2\x88\x9a%lld = %.4g, so the "
-                "token's meaning outweighs its position code.",
-                static_cast<long long>(p.d_model), std::sqrt(static_cast<double>(p.d_model)));
+    ImGui::Text(
+        "Before the sum, embeddings are multiplied by \xe2\x88\x9a%lld = %.4g, so the "
+        "token's meaning outweighs its position code.",
+        static_cast<long long>(p.d_model), std::sqrt(static_cast<double>(p.d_model)));
   }
   ImGui::PopTextWrapPos();
 }
@@ -69,12 +73,15 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   InputI64("max_len", &p.pe.max_len,
            "Number of positions in the table: the longest sequence the model can be given.", 1);
   ImGui::InputDouble("base", &p.pe.base, 0, 0, "%.6g");
-  ItemTooltip("Base of the geometric frequency ladder (10000 in the paper): wavelengths run from 2*pi to "
+  ItemTooltip(
+      "Base of the geometric frequency ladder (10000 in the paper): wavelengths run from 2*pi to "
       "about 2*pi*base.");
   int variant = static_cast<int>(p.pe.variant);
   const char* variants[] = {"paper (interleaved)", "t2t [sin|cos]", "tf-text [sin|cos]"};
-  if (ImGui::Combo("variant", &variant, variants, 3)) p.pe.variant = static_cast<PeVariant>(variant);
-  ItemTooltip("Column layout: paper interleaves sin/cos (PyTorch tutorial code); t2t and tf-text put all "
+  if (ImGui::Combo("variant", &variant, variants, 3))
+    p.pe.variant = static_cast<PeVariant>(variant);
+  ItemTooltip(
+      "Column layout: paper interleaves sin/cos (PyTorch tutorial code); t2t and tf-text put all "
       "sines first, then all cosines, with slightly different frequencies for t2t.");
   InputI64("offset", &p.pe.offset,
            "Position of the first row: a model continuing a long text sees positions offset, "
@@ -86,17 +93,20 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   int cmap = static_cast<int>(p.colormap);
   const char* cmaps[] = {"RdBu (diverging, 0 = white)", "viridis"};
   if (ImGui::Combo("colormap", &cmap, cmaps, 2)) p.colormap = static_cast<ColormapId>(cmap);
-  ItemTooltip("Colours of the heatmap: a diverging map centred on 0 shows sign; viridis is "
+  ItemTooltip(
+      "Colours of the heatmap: a diverging map centred on 0 shows sign; viridis is "
       "perceptually uniform and prints well in grey.");
 
   ImGui::Spacing();
   ImGui::TextDisabled("Input layer");
   ImGui::Checkbox("scale by sqrt(d_model)", &p.input.scale);
-  ItemTooltip("The paper multiplies embeddings by sqrt(d_model) so that they are not drowned by the "
+  ItemTooltip(
+      "The paper multiplies embeddings by sqrt(d_model) so that they are not drowned by the "
       "positional encoding, whose entries are at most 1.");
   float dropout = static_cast<float>(p.input.dropout);
   if (ImGui::SliderFloat("dropout p", &dropout, 0.0f, 1.0f, "%.2f")) p.input.dropout = dropout;
-  ItemTooltip("Probability of zeroing each entry of the sum in train mode; kept entries are scaled by "
+  ItemTooltip(
+      "Probability of zeroing each entry of the sum in train mode; kept entries are scaled by "
       "1/(1-p) so the expected value is unchanged.");
   ImGui::Checkbox("train mode", &p.input.train);
   ItemTooltip("Dropout only acts while training; in eval mode it is the identity.");
@@ -112,7 +122,8 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
     state = AppState();
     state.show = show;
   }
-  ItemTooltip("Back to the built-in example: d_model 128, max_len 100, base 10000, "
+  ItemTooltip(
+      "Back to the built-in example: d_model 128, max_len 100, base 10000, "
       "\"The cat sits on the mat\".");
   DrawExplanation(state, derived);
 }
@@ -127,8 +138,8 @@ void DrawStatusLine(const AppState& state, const Derived& derived) {
               static_cast<long long>(state.params.pe.max_len),
               static_cast<long long>(state.params.pe.d_model),
               std::string(VariantName(state.params.pe.variant)).c_str(),
-              s.exact ? "min/max" : "bound", static_cast<double>(s.min),
-              static_cast<double>(s.max), s.norm_pe1);
+              s.exact ? "min/max" : "bound", static_cast<double>(s.min), static_cast<double>(s.max),
+              s.norm_pe1);
 }
 
 }  // namespace pe

@@ -16,7 +16,9 @@ namespace {
 
 constexpr size_t kMaxCurves = 64;
 
-const char* WaveName(PeWave w) { return w == PeWave::kSin ? "sin" : w == PeWave::kCos ? "cos" : "zero"; }
+const char* WaveName(PeWave w) {
+  return w == PeWave::kSin ? "sin" : w == PeWave::kCos ? "cos" : "zero";
+}
 
 void UpdateSamples(CurvesCache& cache, const PeParams& p, const std::vector<PeColumn>& columns,
                    const std::vector<int64_t>& dims, const PlotRange& view, int width_px) {
@@ -25,7 +27,8 @@ void UpdateSamples(CurvesCache& cache, const PeParams& p, const std::vector<PeCo
   cache.key = key;
   const int samples = std::max(2, 2 * width_px + 1);
   cache.xs.resize(static_cast<size_t>(samples));
-  for (int k = 0; k < samples; ++k) cache.xs[static_cast<size_t>(k)] = view.x0 + (view.x1 - view.x0) * k / (samples - 1);
+  for (int k = 0; k < samples; ++k)
+    cache.xs[static_cast<size_t>(k)] = view.x0 + (view.x1 - view.x0) * k / (samples - 1);
   cache.marker_xs.clear();
   const double px_per_pos = width_px / (view.x1 - view.x0);
   if (px_per_pos >= 5.0) {
@@ -135,8 +138,9 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
   const float em = ImGui::GetFontSize();
   std::vector<int64_t>& dims = state.params.curve_dims;
   // Dimensions beyond d_model (after d_model shrank) are dropped, not an error.
-  dims.erase(std::remove_if(dims.begin(), dims.end(), [&](int64_t j) { return j < 0 || j >= p.d_model; }),
-             dims.end());
+  dims.erase(
+      std::remove_if(dims.begin(), dims.end(), [&](int64_t j) { return j < 0 || j >= p.d_model; }),
+      dims.end());
 
   QuickPicks(state);
   ImGui::SameLine();
@@ -149,7 +153,8 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
   spec.x_label = "position";
   spec.y_label = "PE value";
   const double last = static_cast<double>(p.offset) + static_cast<double>(p.max_len - 1);
-  spec.limits = {static_cast<double>(p.offset), std::max(last, static_cast<double>(p.offset) + 1), -1.15, 1.15};
+  spec.limits = {static_cast<double>(p.offset), std::max(last, static_cast<double>(p.offset) + 1),
+                 -1.15, 1.15};
   spec.min_x_span = 2.0;
   spec.lock_y = true;
   ImGui::BeginGroup();
@@ -204,27 +209,37 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
   // Legend (outside the data) and the dimension picker.
   ImGui::SameLine();
   ImGui::BeginGroup();
-  const float legend_h = std::min(avail.y * 0.45f, ImGui::GetTextLineHeightWithSpacing() * 2.2f * static_cast<float>(std::max<size_t>(shown, 1)) + em);
+  const float legend_h =
+      std::min(avail.y * 0.45f, ImGui::GetTextLineHeightWithSpacing() * 2.2f *
+                                        static_cast<float>(std::max<size_t>(shown, 1)) +
+                                    em);
   if (ImGui::BeginChild("legend", ImVec2(side_w, legend_h), true)) {
     for (size_t k = 0; k < shown; ++k) {
       const PeColumn& c = derived.columns[static_cast<size_t>(dims[k])];
       const ImVec2 at = ImGui::GetCursorScreenPos();
-      ImGui::GetWindowDrawList()->AddLine(ImVec2(at.x, at.y + em * 0.6f), ImVec2(at.x + em * 1.2f, at.y + em * 0.6f),
+      ImGui::GetWindowDrawList()->AddLine(ImVec2(at.x, at.y + em * 0.6f),
+                                          ImVec2(at.x + em * 1.2f, at.y + em * 0.6f),
                                           SeriesColor(static_cast<int>(k)), 3.0f);
       ImGui::Dummy(ImVec2(em * 1.4f, em));
       ImGui::SameLine();
-      ImGui::Text("d%lld: i=%lld %s", static_cast<long long>(c.dim), static_cast<long long>(c.pair), WaveName(c.wave));
+      ImGui::Text("d%lld: i=%lld %s", static_cast<long long>(c.dim), static_cast<long long>(c.pair),
+                  WaveName(c.wave));
       ImGui::TextDisabled("   \xcf\x89=%.4g  \xce\xbb=%.4g", c.frequency, c.wavelength());
       if (ImGui::IsItemHovered()) {
-        ImGui::SetTooltip("frequency \xcf\x89 = %.8g rad/position\nwavelength 2\xcf\x80/\xcf\x89 = %.8g positions",
-                          c.frequency, c.wavelength());
+        ImGui::SetTooltip(
+            "frequency \xcf\x89 = %.8g rad/position\nwavelength 2\xcf\x80/\xcf\x89 = %.8g "
+            "positions",
+            c.frequency, c.wavelength());
       }
     }
-    if (dims.size() > kMaxCurves) ImGui::TextDisabled("(showing the first %zu of %zu)", kMaxCurves, dims.size());
+    if (dims.size() > kMaxCurves)
+      ImGui::TextDisabled("(showing the first %zu of %zu)", kMaxCurves, dims.size());
     if (dims.empty()) ImGui::TextDisabled("No curves chosen.");
   }
   ImGui::EndChild();
-  DimensionPicker(state, derived, cache, std::max(em * 3, avail.y - legend_h - ImGui::GetFrameHeightWithSpacing() - em * 0.5f));
+  DimensionPicker(
+      state, derived, cache,
+      std::max(em * 3, avail.y - legend_h - ImGui::GetFrameHeightWithSpacing() - em * 0.5f));
   ImGui::EndGroup();
 }
 

@@ -20,7 +20,9 @@ constexpr const char* kFormatLabels[] = {"PNG image", "SVG vector figure", "PDF 
                                          "CSV numbers", "NPY numbers (numpy.load)"};
 constexpr const char* kDialogId = "Export##dialog";
 
-bool IsFigure(int format) { return format <= 2; }
+bool IsFigure(int format) {
+  return format <= 2;
+}
 
 std::string ReplaceExtension(const std::string& name, const char* ext) {
   const size_t dot = name.find_last_of('.');
@@ -59,7 +61,8 @@ void DrawExportDialog(AppState& state, UiServices& services) {
   if (!ImGui::BeginPopupModal(kDialogId, nullptr, ImGuiWindowFlags_NoSavedSettings)) return;
   ImGui::Text("Export the %s view", std::string(ViewName(d.view)).c_str());
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled("Exactly what the panel shows: its zoom window, dimensions, token and colormap.");
+  ImGui::TextDisabled(
+      "Exactly what the panel shows: its zoom window, dimensions, token and colormap.");
   ImGui::PopTextWrapPos();
   ImGui::Spacing();
   ImGui::SetNextItemWidth(-em * 6);
@@ -72,7 +75,8 @@ void DrawExportDialog(AppState& state, UiServices& services) {
     }
   }
   if (services.picker && SaveFilePicker::Available()) {
-    if (ImGui::Button(services.picker->running() ? "Choosing..." : "Browse...") && !services.picker->running()) {
+    if (ImGui::Button(services.picker->running() ? "Choosing..." : "Browse...") &&
+        !services.picker->running()) {
       services.picker->Open(JoinPath(d.folder, d.name));
     }
     ItemTooltip("Choose the file in the system's save dialog.");
@@ -89,7 +93,8 @@ void DrawExportDialog(AppState& state, UiServices& services) {
     }
   }
   ImGui::SetNextItemWidth(em * 14);
-  if (ImGui::Combo("format", &d.format, kFormatLabels, 5)) d.name = ReplaceExtension(d.name, kExportFormats[d.format]);
+  if (ImGui::Combo("format", &d.format, kFormatLabels, 5))
+    d.name = ReplaceExtension(d.name, kExportFormats[d.format]);
   if (IsFigure(d.format)) {
     ImGui::RadioButton("1x", &d.size_preset, 0);
     ImGui::SameLine();
@@ -129,7 +134,8 @@ void DrawExportDialog(AppState& state, UiServices& services) {
     } else if (!services.exports) {
       d.error = "exporting is not available here";
     } else {
-      ExportJob job{d.view, state.params, ViewsOf(state), JoinPath(d.folder, d.name), size, d.title};
+      ExportJob job{d.view, state.params, ViewsOf(state), JoinPath(d.folder, d.name),
+                    size,   d.title};
       if (services.exports->Start(std::move(job))) {
         ImGui::CloseCurrentPopup();
       } else {
@@ -147,7 +153,8 @@ void DrawExportStatus(AppState& state, UiServices& services) {
   if (services.exports) {
     if (std::optional<ExportOutcome> o = services.exports->Take()) {
       state.toast.error = !o->status.ok();
-      state.toast.text = o->status.ok() ? "Saved " + o->path : "Export failed: " + o->status.message();
+      state.toast.text =
+          o->status.ok() ? "Saved " + o->path : "Export failed: " + o->status.message();
       state.toast.until = now + (o->status.ok() ? 5.0 : 10.0);
     }
   }
@@ -155,12 +162,13 @@ void DrawExportStatus(AppState& state, UiServices& services) {
   if (!busy && state.toast.until <= now) return;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float em = ImGui::GetFontSize();
-  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - em, vp->WorkPos.y + vp->WorkSize.y - em * 2.5f),
-                          ImGuiCond_Always, ImVec2(1, 1));
+  ImGui::SetNextWindowPos(
+      ImVec2(vp->WorkPos.x + vp->WorkSize.x - em, vp->WorkPos.y + vp->WorkSize.y - em * 2.5f),
+      ImGuiCond_Always, ImVec2(1, 1));
   ImGui::SetNextWindowBgAlpha(0.92f);
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
-                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
-                                 ImGuiWindowFlags_NoNav;
+                                 ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
   if (ImGui::Begin("##export_status", nullptr, flags)) {
     if (busy) {
       ImGui::TextUnformatted("Exporting...");

@@ -119,9 +119,11 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
         for (int64_t c = c0; c < c1; ++c) {
           const float value = PeValue(derived.columns[static_cast<size_t>(c)], r);
           std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(value));
-          const ImVec2 centre = plot.ToPixels(static_cast<double>(c) + 0.5, static_cast<double>(r) + 0.5);
+          const ImVec2 centre =
+              plot.ToPixels(static_cast<double>(c) + 0.5, static_cast<double>(r) + 0.5);
           const ImVec2 ts = ImGui::CalcTextSize(buf);
-          const bool dark = std::fabs(value) > 0.55f || state.params.colormap == ColormapId::kViridis;
+          const bool dark =
+              std::fabs(value) > 0.55f || state.params.colormap == ColormapId::kViridis;
           plot.draw_list()->AddText(ImVec2(centre.x - ts.x / 2, centre.y - ts.y / 2),
                                     dark ? IM_COL32(255, 255, 255, 230) : IM_COL32(20, 20, 20, 230),
                                     buf);
@@ -169,16 +171,19 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
     if (c.wave != PeWave::kZero) slowest = std::max(slowest, c.wavelength());
   }
   if (rows_per_px > 2 * slowest) {
-    ImGui::TextDisabled("Every wave repeats within one pixel row here: means are ~0. Scroll to zoom.");
-    ItemTooltip("Each pixel row covers more positions than the slowest wave's wavelength, so the "
-                "exact mean of every pixel is close to 0 (white in RdBu). Zoom in on positions "
-                "(Ctrl + wheel) until the stripes appear.");
+    ImGui::TextDisabled(
+        "Every wave repeats within one pixel row here: means are ~0. Scroll to zoom.");
+    ItemTooltip(
+        "Each pixel row covers more positions than the slowest wave's wavelength, so the "
+        "exact mean of every pixel is close to 0 (white in RdBu). Zoom in on positions "
+        "(Ctrl + wheel) until the stripes appear.");
   } else if (rows_per_px > 1.5 || cols_per_px > 1.5) {
     ImGui::TextDisabled("Pixel = mean of ~%.0f pos x %.0f dims (fast waves average to 0)",
                         std::max(1.0, rows_per_px), std::max(1.0, cols_per_px));
-    ItemTooltip("The table has more cells than the panel has pixels, so each pixel shows the exact "
-                "mean of the cells it covers instead of skipping most of them. Scroll to zoom in "
-                "until each pixel is one cell; further in, values appear in the cells.");
+    ItemTooltip(
+        "The table has more cells than the panel has pixels, so each pixel shows the exact "
+        "mean of the cells it covers instead of skipping most of them. Scroll to zoom in "
+        "until each pixel is one cell; further in, values appear in the cells.");
   } else {
     ImGui::TextDisabled("One cell = %.0f x %.0f px. Drag to pan, double-click to fit.",
                         std::max(1.0, 1 / cols_per_px), std::max(1.0, 1 / rows_per_px));

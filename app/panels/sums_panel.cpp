@@ -19,8 +19,10 @@ namespace {
 // "All tokens" draws at most this many series; the norms table still lists every token.
 constexpr int kMaxTokenSeries = 32;
 
-const char* kPartLabels[] = {"embedding E[id]", "scaled E\xc2\xb7\xe2\x88\x9a" "d", "positional PE[pos]",
-                             "sum (model input)"};
+const char* kPartLabels[] = {"embedding E[id]",
+                             "scaled E\xc2\xb7\xe2\x88\x9a"
+                             "d",
+                             "positional PE[pos]", "sum (model input)"};
 
 void TokenChips(AppState& state, const SentenceResult& s) {
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
@@ -43,13 +45,16 @@ void TokenChips(AppState& state, const SentenceResult& s) {
   };
   chip(-1, "all tokens", false);
   for (size_t t = 0; t < s.tokens.size(); ++t) {
-    const std::string text = s.tokens[t].text == " " ? std::string("\xe2\x90\xa3") : s.tokens[t].text;
+    const std::string text =
+        s.tokens[t].text == " " ? std::string("\xe2\x90\xa3") : s.tokens[t].text;
     char label[160];
     std::snprintf(label, sizeof label, "%s  id %lld  pos %lld", text.c_str(),
-                  static_cast<long long>(s.ids[t]), static_cast<long long>(offset + static_cast<int64_t>(t)));
+                  static_cast<long long>(s.ids[t]),
+                  static_cast<long long>(offset + static_cast<int64_t>(t)));
     chip(static_cast<int>(t), label,
          state.selection.hover_position == offset + static_cast<int64_t>(t));
-    if (ImGui::IsItemHovered()) state.selection.next_hover_position = offset + static_cast<int64_t>(t);
+    if (ImGui::IsItemHovered())
+      state.selection.next_hover_position = offset + static_cast<int64_t>(t);
   }
 }
 
@@ -173,10 +178,11 @@ void NormLine(const InputParts& parts, int t, bool scaled) {
               parts.Norm(Part::kEmbedding, t), parts.Norm(Part::kScaled, t),
               parts.Norm(Part::kPositional, t), parts.Norm(Part::kSum, t),
               parts.ScaledToPositionalRatio(t));
-  ItemTooltip(scaled ? "With sqrt(d) scaling the token's meaning is several times larger than its "
-                       "position code, so the position nudges the vector rather than drowning it."
-                     : "Without scaling, N(0,1) embeddings have |E| about sqrt(d), the same size as "
-                       "|PE| = sqrt(d/2): position and meaning compete equally.");
+  ItemTooltip(scaled
+                  ? "With sqrt(d) scaling the token's meaning is several times larger than its "
+                    "position code, so the position nudges the vector rather than drowning it."
+                  : "Without scaling, N(0,1) embeddings have |E| about sqrt(d), the same size as "
+                    "|PE| = sqrt(d/2): position and meaning compete equally.");
 }
 
 void ShowParts(AppState& state, const InputParts& parts, const std::vector<std::string>& names) {
@@ -213,8 +219,9 @@ void ShowParts(AppState& state, const InputParts& parts, const std::vector<std::
   // Legend above the bars, so it never covers them.
   for (size_t k = 0; k < series.size(); ++k) {
     if (k > 0) ImGui::SameLine();
-    ImGui::ColorButton(("##c" + std::to_string(k)).c_str(), ImGui::ColorConvertU32ToFloat4(colors[k]),
-                       ImGuiColorEditFlags_NoTooltip, ImVec2(em * 0.8f, em * 0.8f));
+    ImGui::ColorButton(("##c" + std::to_string(k)).c_str(),
+                       ImGui::ColorConvertU32ToFloat4(colors[k]), ImGuiColorEditFlags_NoTooltip,
+                       ImVec2(em * 0.8f, em * 0.8f));
     ImGui::SameLine();
     ImGui::TextUnformatted(series_names[k].c_str());
   }
@@ -248,20 +255,24 @@ void ManualEditor(AppState& state, const Derived& derived) {
     next.positional.assign(static_cast<size_t>(tokens * dims), 0.0f);
     for (int t = 0; t < std::min(tokens, m.tokens); ++t) {
       for (int j = 0; j < std::min(dims, m.dims); ++j) {
-        next.embedding[static_cast<size_t>(t * dims + j)] = m.embedding[static_cast<size_t>(t * m.dims + j)];
-        next.positional[static_cast<size_t>(t * dims + j)] = m.positional[static_cast<size_t>(t * m.dims + j)];
+        next.embedding[static_cast<size_t>(t * dims + j)] =
+            m.embedding[static_cast<size_t>(t * m.dims + j)];
+        next.positional[static_cast<size_t>(t * dims + j)] =
+            m.positional[static_cast<size_t>(t * m.dims + j)];
       }
     }
     m = next;
   }
   ImGui::SameLine();
   if (ImGui::SmallButton("blog example")) m = ManualVectors();
-  ItemTooltip("3 tokens (I love NLP), d = 3: the worked example whose sum is "
-              "[[0.11,0.32,0.43],[0.24,0.65,0.56],[0.77,0.98,0.89]] with scaling off.");
+  ItemTooltip(
+      "3 tokens (I love NLP), d = 3: the worked example whose sum is "
+      "[[0.11,0.32,0.43],[0.24,0.65,0.56],[0.77,0.98,0.89]] with scaling off.");
   ImGui::SameLine();
   ImGui::Checkbox("scale by sqrt(d)", &state.params.input.scale);
 
-  auto grid = [&](const char* id, const char* title, std::vector<float>* values, const Matrix* shown) {
+  auto grid = [&](const char* id, const char* title, std::vector<float>* values,
+                  const Matrix* shown) {
     ImGui::BeginGroup();
     ImGui::TextUnformatted(title);
     ImGui::PushID(id);
@@ -293,7 +304,8 @@ void ManualEditor(AppState& state, const Derived& derived) {
                           std::sqrt(static_cast<double>(m.dims)));
     }
     if (state.params.input.train && state.params.input.dropout > 0) {
-      ImGui::TextDisabled("Train mode: dropout p = %.2f is applied to the sum.", state.params.input.dropout);
+      ImGui::TextDisabled("Train mode: dropout p = %.2f is applied to the sum.",
+                          state.params.input.dropout);
     }
   } else {
     ErrorText(derived.manual.message());
@@ -305,8 +317,9 @@ void ManualEditor(AppState& state, const Derived& derived) {
 void DrawSumsPanel(AppState& state, const Derived& derived) {
   const float em = ImGui::GetFontSize();
   ImGui::Checkbox("type the vectors yourself", &state.sums.manual);
-  ItemTooltip("Enter small embedding and positional vectors by hand and see their sum, to check "
-              "a worked example number by number.");
+  ItemTooltip(
+      "Enter small embedding and positional vectors by hand and see their sum, to check "
+      "a worked example number by number.");
   if (state.sums.manual) {
     ManualEditor(state, derived);
     return;
@@ -314,8 +327,9 @@ void DrawSumsPanel(AppState& state, const Derived& derived) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(std::max(em * 10, ImGui::GetContentRegionAvail().x - em * 16));
   ImGui::InputTextWithHint("##text", "type a sentence", &state.params.example.text);
-  ItemTooltip("The sentence to embed. Word-level tokens by default; the vocabulary is built from "
-              "the text in order of first appearance.");
+  ItemTooltip(
+      "The sentence to embed. Word-level tokens by default; the vocabulary is built from "
+      "the text in order of first appearance.");
   ImGui::SameLine();
   int tok = static_cast<int>(state.params.example.tokenizer);
   const char* toks[] = {"word tokens", "char tokens"};
@@ -323,8 +337,9 @@ void DrawSumsPanel(AppState& state, const Derived& derived) {
   if (ImGui::Combo("##tokenizer", &tok, toks, 2)) {
     state.params.example.tokenizer = static_cast<TokenizerKind>(tok);
   }
-  ItemTooltip("Word level splits on spaces and punctuation; character level makes every "
-              "character (spaces too) a token.");
+  ItemTooltip(
+      "Word level splits on spaces and punctuation; character level makes every "
+      "character (spaces too) a token.");
 
   if (!derived.sentence.ok()) {
     ErrorText(derived.sentence.message());

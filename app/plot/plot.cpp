@@ -85,8 +85,8 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
 
   if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f)) {
     const double dx = -io.MouseDelta.x * (view_.x1 - view_.x0) / (max_.x - min_.x);
-    const double dy = (spec_.y_down ? -1.0 : 1.0) * io.MouseDelta.y * (view_.y1 - view_.y0) /
-                      (max_.y - min_.y);
+    const double dy =
+        (spec_.y_down ? -1.0 : 1.0) * io.MouseDelta.y * (view_.y1 - view_.y0) / (max_.y - min_.y);
     view_.x0 += dx;
     view_.x1 += dx;
     if (!spec_.lock_y) {
@@ -134,7 +134,8 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
   const int x_target = std::max(2, static_cast<int>(w / (em * 5.5f)));
   const int y_target = std::max(2, static_cast<int>(h / (em * 2.5f)));
   float last_right = -1e9f;
-  for (const Tick& t : NiceTicks(view_.x0 - xc, view_.x1 - xc, x_target, spec.x_cells || spec.x_integer)) {
+  for (const Tick& t :
+       NiceTicks(view_.x0 - xc, view_.x1 - xc, x_target, spec.x_cells || spec.x_integer)) {
     const float px = ToPixels(t.value + xc, 0).x;
     if (px < min_.x - 0.5f || px > max_.x + 0.5f) continue;
     draw_->AddLine(ImVec2(px, min_.y), ImVec2(px, max_.y), kGrid);
@@ -158,7 +159,9 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
   (void)style;
 }
 
-Plot::~Plot() { End(); }
+Plot::~Plot() {
+  End();
+}
 
 void Plot::End() {
   if (ended_) return;

@@ -18,14 +18,14 @@ struct PlotSpec {
   const char* title = nullptr;
   const char* x_label = nullptr;
   const char* y_label = nullptr;
-  PlotRange limits;            // the data: the view is kept inside it; double-click fits to it
-  double min_x_span = 1e-6;    // how far one may zoom in
+  PlotRange limits;          // the data: the view is kept inside it; double-click fits to it
+  double min_x_span = 1e-6;  // how far one may zoom in
   double min_y_span = 1e-6;
-  bool y_down = false;         // y grows downward (a matrix: row 0 at the top)
-  bool x_cells = false;        // integer categories: tick k sits at the centre of cell [k, k+1)
+  bool y_down = false;   // y grows downward (a matrix: row 0 at the top)
+  bool x_cells = false;  // integer categories: tick k sits at the centre of cell [k, k+1)
   bool y_cells = false;
-  bool x_integer = false;      // only whole-number ticks on x (an index axis)
-  bool lock_y = false;         // zoom and pan move x only; the caller owns y
+  bool x_integer = false;  // only whole-number ticks on x (an index axis)
+  bool lock_y = false;     // zoom and pan move x only; the caller owns y
   bool crosshair = true;
 };
 
@@ -63,8 +63,8 @@ class Plot {
   PlotRange& view_;
   const PlotSpec& spec_;
   ImDrawList* draw_ = nullptr;
-  ImVec2 min_, max_;        // the data area
-  ImVec2 origin_, size_;    // the whole plot with its labels
+  ImVec2 min_, max_;      // the data area
+  ImVec2 origin_, size_;  // the whole plot with its labels
   bool hovered_ = false;
   bool ended_ = false;
   double mouse_x_ = 0, mouse_y_ = 0;
