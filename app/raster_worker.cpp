@@ -19,8 +19,10 @@ void RasterWorker::Request(const RasterRequest& request) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (last_requested_ && *last_requested_ == request) return;
+    const bool new_params = !last_requested_ || last_requested_->params != request.params;
     last_requested_ = request;
-    if (!synchronous_ && EstimateRasterWork(request) > kInPlaceWork) {
+    const int64_t limit = new_params ? kInPlaceWorkNewParams : kInPlaceWork;
+    if (!synchronous_ && EstimateRasterWork(request) > limit) {
       pending_ = request;
       wake_.notify_one();
       return;

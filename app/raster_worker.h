@@ -14,14 +14,18 @@ namespace pe {
 
 class RasterWorker {
  public:
-  // Work (EstimateRasterWork) up to which a raster is computed in place.
+  // Work (EstimateRasterWork) up to which a raster is computed in place: small for pan and
+  // zoom (frames stay under 8 ms), larger when the parameters changed, so the new table is on
+  // screen in the very next frame rather than a few frames later.
   static constexpr int64_t kInPlaceWork = 50'000;
+  static constexpr int64_t kInPlaceWorkNewParams = 1'000'000;
   explicit RasterWorker(bool synchronous);
   ~RasterWorker();
   RasterWorker(const RasterWorker&) = delete;
   RasterWorker& operator=(const RasterWorker&) = delete;
 
-  // Asks for a raster; a request equal to the last one is ignored. Never blocks on the work.
+  // Asks for a raster; a request equal to the last one is ignored. Blocks only for work under
+  // the in-place limits above.
   void Request(const RasterRequest& request);
   // The newest finished raster not yet taken.
   std::optional<Raster> Take();

@@ -208,7 +208,8 @@ void Plot::Line(const double* xs, const double* ys, int n, ImU32 color, float th
   if (n < 2) return;
   std::vector<ImVec2> pts;
   const float width = max_.x - min_.x;
-  const bool decimate = n > 4 * static_cast<int>(width);
+  // Curves sample exactly 2 points per pixel (2 * width + 1): those keep every point.
+  const bool decimate = n > 2 * static_cast<int>(width) + 1;
   if (decimate) {
     // More points than pixels: each pixel column keeps its lowest and highest point, in x
     // order, so peaks survive (no aliasing) and the line costs O(width). xs must ascend.
