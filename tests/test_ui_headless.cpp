@@ -395,6 +395,21 @@ TEST_F(HeadlessUi, ExportFromTheWindowWritesWhatTheCliWrites) {
   std::system(("rm -rf " + dir).c_str());
 }
 
+TEST_F(HeadlessUi, AParameterChangeReachesTheScreenInTheNextFrame) {
+  // The window's asynchronous worker, not the tests' synchronous one.
+  RasterWorker background(/*synchronous=*/false);
+  services_.rasters = &background;
+  state_.params.pe.d_model = 1024;
+  state_.params.pe.max_len = 8192;
+  Frames(2);
+  state_.params.pe.base = 777.0;
+  Frame();
+  ASSERT_TRUE(caches_.heatmap.raster.has_value());
+  EXPECT_EQ(caches_.heatmap.raster->request.params, state_.params.pe);
+  EXPECT_EQ(caches_.heatmap.raster->values, ComputeRaster(caches_.heatmap.raster->request).values);
+  services_.rasters = &rasters_;
+}
+
 TEST_F(HeadlessUi, DerivedDataIsRebuiltOnlyWhenItsInputsChange) {
   Frames(3);
   const int gen = caches_.derived.get().generation;
