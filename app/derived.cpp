@@ -39,6 +39,13 @@ const Derived& DerivedCache::Update(const AppState& state) {
     derived_.columns.clear();
     if (derived_.pe_status.ok()) {
       derived_.columns = DescribeColumns(params.pe);
+      derived_.fastest_wavelength = INFINITY;
+      derived_.slowest_wavelength = 0;
+      for (const PeColumn& c : derived_.columns) {
+        if (c.wave == PeWave::kZero) continue;
+        derived_.fastest_wavelength = std::min(derived_.fastest_wavelength, c.wavelength());
+        derived_.slowest_wavelength = std::max(derived_.slowest_wavelength, c.wavelength());
+      }
       derived_.summary = SummarizeTable(params.pe);
     }
     changed = true;

@@ -21,6 +21,8 @@ struct TableSummary {
 struct Derived {
   Status pe_status;               // ValidatePeParams of the current parameters
   std::vector<PeColumn> columns;  // (d_model), empty when pe_status fails
+  double fastest_wavelength = 0;  // of the non-zero columns, in positions
+  double slowest_wavelength = 0;
   TableSummary summary;
   Result<SentenceResult> sentence = InvalidArgument("not computed yet");
   Result<InputParts> manual = InvalidArgument("not computed yet");  // typed-in vectors

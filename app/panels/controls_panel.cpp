@@ -21,12 +21,7 @@ void InputI64(const char* label, int64_t* v, const char* tip, int64_t step = 1) 
 void DrawExplanation(const AppState& state, const Derived& derived) {
   if (!derived.pe_status.ok() || derived.columns.empty()) return;
   const PeParams& p = state.params.pe;
-  double fastest = INFINITY, slowest = 0;
-  for (const PeColumn& c : derived.columns) {
-    if (c.wave == PeWave::kZero) continue;
-    fastest = std::min(fastest, c.wavelength());
-    slowest = std::max(slowest, c.wavelength());
-  }
+  const double fastest = derived.fastest_wavelength, slowest = derived.slowest_wavelength;
   ImGui::Spacing();
   ImGui::Separator();
   ImGui::TextDisabled("What you are looking at");

@@ -166,11 +166,7 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
   ColorBar("heatmap_colorbar", state.params.colormap, -1.0f, 1.0f, "PE value",
            ImVec2(bar_w - em * 0.5f, avail.y - note_h - em * 2.5f));
   // Say what a pixel is: one cell, or the mean of many (fast waves then average to 0).
-  double slowest = 0;
-  for (const PeColumn& c : derived.columns) {
-    if (c.wave != PeWave::kZero) slowest = std::max(slowest, c.wavelength());
-  }
-  if (rows_per_px > 2 * slowest) {
+  if (rows_per_px > 2 * derived.slowest_wavelength) {
     ImGui::TextDisabled(
         "Every wave repeats within one pixel row here: means are ~0. Scroll to zoom.");
     ItemTooltip(
