@@ -16,7 +16,7 @@ TableSummary SummarizeTable(const PeParams& params, int64_t max_cells) {
     return s;
   }
   constexpr int64_t kBlock = 1024;
-  std::vector<float> block(static_cast<size_t>(kBlock * params.d_model));
+  std::vector<float> block(static_cast<size_t>(std::min(kBlock, params.max_len) * params.d_model));
   s.min = INFINITY;
   s.max = -INFINITY;
   for (int64_t r0 = 0; r0 < params.max_len; r0 += kBlock) {
@@ -50,10 +50,10 @@ const Derived& DerivedCache::Update(const AppState& state) {
     }
     changed = true;
   }
-  auto key = std::make_tuple(params.pe, params.input, params.example);
+  auto key = std::make_tuple(params.pe, params.input, params.example, params.cap);
   if (!sentence_key_ || *sentence_key_ != key) {
     sentence_key_ = key;
-    derived_.sentence = ComputeSentence(params.example, params.pe, params.input);
+    derived_.sentence = ComputeSentence(params.example, params.pe, params.input, params.cap);
     changed = true;
   }
   auto manual_key = std::make_tuple(state.manual, params.input);

@@ -37,7 +37,7 @@ class DerivedCache {
 
  private:
   std::optional<PeParams> pe_key_;
-  std::optional<std::tuple<PeParams, InputLayerParams, TextExample>> sentence_key_;
+  std::optional<std::tuple<PeParams, InputLayerParams, TextExample, MemoryCap>> sentence_key_;
   std::optional<std::tuple<ManualVectors, InputLayerParams>> manual_key_;
   Derived derived_;
 };

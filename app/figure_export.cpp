@@ -236,7 +236,7 @@ Result<Figure> CurvesFigure(const ModelParams& m, const ViewSelection& sel, cons
 
 Result<Figure> SumsFigure(const ModelParams& m, const ViewSelection& sel, const FigureSize& size,
                           FigureFormat format) {
-  Result<SentenceResult> sentence = ComputeSentence(m.example, m.pe, m.input);
+  Result<SentenceResult> sentence = ComputeSentence(m.example, m.pe, m.input, m.cap);
   if (!sentence.ok()) return sentence.error();
   const SentenceResult& s = sentence.value();
   if (s.tokens.empty()) return InvalidArgument("the text \"" + m.example.text + "\" has no tokens");
@@ -362,7 +362,7 @@ Status ExportView(ViewKind view, const ModelParams& params, const ViewSelection&
   } else if (view == ViewKind::kCurves) {
     if (Status s = ValidateDims(params.pe, params.curve_dims); !s.ok()) return s;
   } else {
-    sentence = ComputeSentence(params.example, params.pe, params.input);
+    sentence = ComputeSentence(params.example, params.pe, params.input, params.cap);
     if (!sentence.ok()) return sentence.status();
     if (sentence.value().tokens.empty()) {
       return InvalidArgument("the text \"" + params.example.text + "\" has no tokens");

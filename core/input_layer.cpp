@@ -207,7 +207,7 @@ void InputLayerForwardInto(const Matrix& table, std::span<const int64_t> ids, in
 }
 
 Result<SentenceResult> ComputeSentence(const TextExample& example, const PeParams& pe,
-                                       const InputLayerParams& params) {
+                                       const InputLayerParams& params, const MemoryCap& cap) {
   if (Status s = ValidatePeParams(pe); !s.ok()) return s.error();
   SentenceResult r;
   r.tokens = Tokenize(example.text, example.tokenizer);
@@ -221,6 +221,11 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const PeParam
   r.ids = r.vocabulary.Ids(r.tokens);
   const auto seq = static_cast<int64_t>(r.ids.size());
   if (Status s = CheckSequenceFits(seq, pe); !s.ok()) return s.error();
+  if (Status s = CheckFloatCount("the sentence's four parts", 4 * static_cast<uint64_t>(seq),
+                                 static_cast<uint64_t>(pe.d_model), cap);
+      !s.ok()) {
+    return s.error();
+  }
   // Only the rows the sentence uses; EmbeddingValue makes each independently of V.
   Matrix embedding;
   embedding.rows = seq;

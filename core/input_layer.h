@@ -89,7 +89,8 @@ struct SentenceResult {
 
 // The embedding table is N(0, 1) from `example.seed` (embedding.h), only the rows used are made.
 // No tokens is not an error: the result has T = 0.
+// The four (T, d) parts must fit under `cap` together, else an error says how much they need.
 Result<SentenceResult> ComputeSentence(const TextExample& example, const PeParams& pe,
-                                       const InputLayerParams& params);
+                                       const InputLayerParams& params, const MemoryCap& cap = {});
 
 }  // namespace pe

@@ -105,6 +105,22 @@ TEST(InputLayer, BatchedForwardMatchesPerSequenceParts) {
   EXPECT_FALSE(InputLayerForward(table, ids, 3, 5, pe, {}).ok());
 }
 
+TEST(InputLayer, SentencesOverTheMemoryCapAreRefused) {
+  PeParams pe;
+  pe.d_model = 65536;
+  pe.max_len = 100000;
+  TextExample ex;
+  ex.text = std::string(5000, 'a');
+  ex.tokenizer = TokenizerKind::kChar;
+  MemoryCap cap;
+  cap.bytes = uint64_t{1} << 30;
+  Result<SentenceResult> r = ComputeSentence(ex, pe, {}, cap);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(),
+            "the sentence's four parts of 20000 x 65536 float32 values needs 4.9 GiB, over the "
+            "memory cap of 1.0 GiB; use smaller sizes or raise the cap (--memory-cap-mib)");
+}
+
 TEST(InputLayer, SentenceUsesTheSeededTableRows) {
   PeParams pe;
   pe.d_model = 8;
