@@ -138,7 +138,7 @@ void NumbersTable(const InputParts& parts, int t, ImVec2 size) {
         ImGui::Text("%d", j);
         for (Part p : kAllParts) {
           ImGui::TableNextColumn();
-          ImGui::Text("%.6f", static_cast<double>(parts.part(p).at(t, j)));
+          ImGui::Text("%.7g", static_cast<double>(parts.part(p).at(t, j)));  // all a float32 has
         }
       }
     }

@@ -53,7 +53,6 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
   ImGui::PushID(id);
   draw_ = ImGui::GetWindowDrawList();
   const float em = ImGui::GetFontSize();
-  const ImGuiStyle& style = ImGui::GetStyle();
   ImVec2 avail = ImGui::GetContentRegionAvail();
   if (size.x <= 0) size.x = avail.x;
   if (size.y <= 0) size.y = avail.y;
@@ -68,10 +67,19 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
   const float title_h = spec.title ? em * 1.4f : 0.0f;
   const float ylabel_h = spec.y_label ? em * 1.2f : 0.0f;
   const float xlabel_h = spec.x_label ? em * 1.2f : 0.0f;
-  const float ytick_w = ImGui::CalcTextSize("-0.000").x + em * 0.6f;
   const float xtick_h = em * 1.3f;
-  min_ = ImVec2(origin.x + ytick_w, origin.y + title_h + ylabel_h + em * 0.3f);
-  max_ = ImVec2(origin.x + size.x - em * 0.6f, origin.y + size.y - xtick_h - xlabel_h);
+  const float top = origin.y + title_h + ylabel_h + em * 0.3f;
+  const float bottom = origin.y + size.y - xtick_h - xlabel_h;
+  // The y tick labels depend only on the height: measure them so the widest fits ("1.2e+09").
+  const double yc = spec.y_cells ? 0.5 : 0.0;
+  const int y_target = std::max(2, static_cast<int>((bottom - top) / (em * 2.5f)));
+  float ytick_w = ImGui::CalcTextSize("-0.000").x;
+  for (const Tick& t : NiceTicks(view_.y0 - yc, view_.y1 - yc, y_target, spec.y_cells)) {
+    ytick_w = std::max(ytick_w, ImGui::CalcTextSize(t.label.c_str()).x);
+  }
+  ytick_w += em * 0.6f;
+  min_ = ImVec2(origin.x + ytick_w, top);
+  max_ = ImVec2(origin.x + size.x - em * 0.6f, bottom);
   if (max_.x < min_.x + em) max_.x = min_.x + em;
   if (max_.y < min_.y + em) max_.y = min_.y + em;
 
@@ -129,10 +137,9 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
   }
 
   // Ticks, labels and grid. Target counts come from the room a label needs.
-  const float w = max_.x - min_.x, h = max_.y - min_.y;
-  const double xc = spec.x_cells ? 0.5 : 0.0, yc = spec.y_cells ? 0.5 : 0.0;
+  const float w = max_.x - min_.x;
+  const double xc = spec.x_cells ? 0.5 : 0.0;
   const int x_target = std::max(2, static_cast<int>(w / (em * 5.5f)));
-  const int y_target = std::max(2, static_cast<int>(h / (em * 2.5f)));
   float last_right = -1e9f;
   for (const Tick& t :
        NiceTicks(view_.x0 - xc, view_.x1 - xc, x_target, spec.x_cells || spec.x_integer)) {
@@ -156,7 +163,6 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
     draw_->AddText(ImVec2(min_.x - em * 0.4f - ts.x, ly), kDim, t.label.c_str());
   }
   draw_->PushClipRect(min_, max_, true);
-  (void)style;
 }
 
 Plot::~Plot() {
