@@ -44,16 +44,7 @@ bool Exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-class Cli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/pe-cli-XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
-  }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
-  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
-  std::string dir_;
-};
+using Cli = pe::testing::TempDirTest;
 
 TEST_F(Cli, HeatmapNpyIsTheEngineTable) {
   CliRun r = RunCli("export --view heatmap --d-model 128 --max-len 100 -o " + Path("pe.npy"));

@@ -2,7 +2,6 @@
 // and the formula, SVG structure (xmllint), PDF text and page size (poppler), and the metadata
 // that lets a figure be regenerated, read back from each format.
 #include <gtest/gtest.h>
-#include <stb_image.h>
 #include <sys/stat.h>
 
 #include <cmath>
@@ -13,36 +12,20 @@
 
 #include "figure_export.h"
 #include "figure_render.h"
+#include "image_support.h"
 #include "test_support.h"
 
 namespace pe {
 namespace {
 
-struct Decoded {
-  int w = 0, h = 0;
-  std::vector<unsigned char> rgba;
-  const unsigned char* at(int x, int y) const {
-    return &rgba[(static_cast<size_t>(y) * w + x) * 4];
-  }
-};
+using Decoded = pe::testing::RgbaImage;
+using pe::testing::DecodePng;
 
 std::string Render(const Figure& f, FigureFormat format, const FigureSize& size) {
   std::ostringstream out;
   Status s = RenderFigure(f, format, size, out);
   EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.message());
   return out.str();
-}
-
-Decoded DecodePng(const std::string& png) {
-  Decoded d;
-  int n = 0;
-  unsigned char* px = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(png.data()),
-                                            static_cast<int>(png.size()), &d.w, &d.h, &n, 4);
-  if (px) {
-    d.rgba.assign(px, px + static_cast<size_t>(d.w) * d.h * 4);
-    stbi_image_free(px);
-  }
-  return d;
 }
 
 // tEXt chunks of a PNG, read with a parser of our own (length, type, data, CRC).
@@ -64,29 +47,14 @@ std::map<std::string, std::string> PngText(const std::string& png) {
   return text;
 }
 
-std::string Capture(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  ::pclose(p);
-  return out;
-}
+using pe::testing::Capture;
 
 bool Have(const std::string& tool) {
   return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0;
 }
 
-class Figures : public ::testing::Test {
+class Figures : public pe::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/pe-fig-XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
-  }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
-  std::string Path(const std::string& name) { return dir_ + "/" + name; }
   void Write(const std::string& path, const std::string& bytes) {
     FILE* f = std::fopen(path.c_str(), "wb");
     std::fwrite(bytes.data(), 1, bytes.size(), f);
@@ -98,7 +66,6 @@ class Figures : public ::testing::Test {
     EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.message());
     return f.ok() ? f.value() : Figure();
   }
-  std::string dir_;
 };
 
 TEST_F(Figures, HeatmapPngPixelsHaveTheirCellsColours) {

@@ -2,7 +2,6 @@
 // pixels back from the written PNG, and check them against the colormap and the formula. The
 // PNGs stay in the build tree (tests/tmp) as artefacts.
 #include <gtest/gtest.h>
-#include <stb_image.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -10,26 +9,18 @@
 
 #include "app_state.h"
 #include "colormap.h"
+#include "image_support.h"
+#include "test_support.h"
 #include "window.h"
 
 namespace pe {
 namespace {
 
-struct Image {
-  int w = 0, h = 0;
-  std::vector<unsigned char> rgba;
-  const unsigned char* at(int x, int y) const {
-    return &rgba[(static_cast<size_t>(y) * w + x) * 4];
-  }
-};
+using Image = pe::testing::RgbaImage;
 
 bool LoadPng(const std::string& path, Image& img) {
-  int n = 0;
-  unsigned char* data = stbi_load(path.c_str(), &img.w, &img.h, &n, 4);
-  if (!data) return false;
-  img.rgba.assign(data, data + static_cast<size_t>(img.w) * img.h * 4);
-  stbi_image_free(data);
-  return true;
+  img = pe::testing::DecodePng(pe::testing::ReadFile(path));
+  return !img.rgba.empty();
 }
 
 std::string ArtefactPath(const std::string& name) {
