@@ -16,6 +16,9 @@
 namespace pe {
 namespace {
 
+// Chips for at most this many tokens (the rest are picked by index).
+constexpr size_t kMaxChips = 128;
+
 // "All tokens" draws at most this many series; the norms table still lists every token.
 constexpr int kMaxTokenSeries = 32;
 
@@ -44,7 +47,8 @@ void TokenChips(AppState& state, const SentenceResult& s) {
     ImGui::PopID();
   };
   chip(-1, "all tokens", false);
-  for (size_t t = 0; t < s.tokens.size(); ++t) {
+  const size_t shown = std::min<size_t>(s.tokens.size(), kMaxChips);
+  for (size_t t = 0; t < shown; ++t) {
     const std::string text =
         s.tokens[t].text == " " ? std::string("\xe2\x90\xa3") : s.tokens[t].text;
     char label[160];
@@ -55,6 +59,18 @@ void TokenChips(AppState& state, const SentenceResult& s) {
          state.selection.hover_position == offset + static_cast<int64_t>(t));
     if (ImGui::IsItemHovered())
       state.selection.next_hover_position = offset + static_cast<int64_t>(t);
+  }
+  if (s.tokens.size() > shown) {
+    // Long texts: the rest by index, so a frame never builds thousands of buttons.
+    ImGui::SameLine();
+    ImGui::TextDisabled("+%zu more; token #", s.tokens.size() - shown);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    int index = state.selection.selected_token;
+    if (ImGui::InputInt("##token_index", &index)) {
+      state.selection.selected_token =
+          std::clamp(index, -1, static_cast<int>(s.tokens.size()) - 1);
+    }
   }
 }
 
@@ -158,16 +174,20 @@ void NormsTable(const InputParts& parts, const std::vector<std::string>& names, 
     ImGui::TableSetupColumn("|sum|");
     ImGui::TableSetupColumn("|scaled|/|PE|");
     ImGui::TableHeadersRow();
-    for (int64_t t = 0; t < parts.tokens(); ++t) {
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(names[static_cast<size_t>(t)].c_str());
-      for (Part p : kAllParts) {
+    ImGuiListClipper clipper;  // only the visible rows: a long text has thousands of tokens
+    clipper.Begin(static_cast<int>(parts.tokens()));
+    while (clipper.Step()) {
+      for (int64_t t = clipper.DisplayStart; t < clipper.DisplayEnd; ++t) {
+        ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::Text("%.4f", parts.Norm(p, t));
+        ImGui::TextUnformatted(names[static_cast<size_t>(t)].c_str());
+        for (Part p : kAllParts) {
+          ImGui::TableNextColumn();
+          ImGui::Text("%.4f", parts.Norm(p, t));
+        }
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f", parts.ScaledToPositionalRatio(t));
       }
-      ImGui::TableNextColumn();
-      ImGui::Text("%.3f", parts.ScaledToPositionalRatio(t));
     }
     ImGui::EndTable();
   }
