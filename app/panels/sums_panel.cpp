@@ -60,18 +60,6 @@ void TokenChips(AppState& state, const SentenceResult& s) {
     if (ImGui::IsItemHovered())
       state.selection.next_hover_position = offset + static_cast<int64_t>(t);
   }
-  if (s.tokens.size() > shown) {
-    // Long texts: the rest by index, so a frame never builds thousands of buttons.
-    ImGui::SameLine();
-    ImGui::TextDisabled("+%zu more; token #", s.tokens.size() - shown);
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-    int index = state.selection.selected_token;
-    if (ImGui::InputInt("##token_index", &index)) {
-      state.selection.selected_token =
-          std::clamp(index, -1, static_cast<int>(s.tokens.size()) - 1);
-    }
-  }
 }
 
 // Bars of the chosen series over dimensions; thin lines when bars would be under 2 px wide.
@@ -193,7 +181,12 @@ void NormsTable(const InputParts& parts, const std::vector<std::string>& names, 
   }
 }
 
-void NormLine(const InputParts& parts, int t, bool scaled) {
+void NormLine(const SentenceResult& s, int64_t offset, int t, bool scaled) {
+  const InputParts& parts = s.parts;
+  ImGui::Text("\"%s\" (id %lld, position %lld):", s.tokens[static_cast<size_t>(t)].text.c_str(),
+              static_cast<long long>(s.ids[static_cast<size_t>(t)]),
+              static_cast<long long>(offset + t));
+  ImGui::SameLine();
   ImGui::Text("|E| = %.4f   |scaled| = %.4f   |PE| = %.4f   |sum| = %.4f   |scaled|/|PE| = %.3f",
               parts.Norm(Part::kEmbedding, t), parts.Norm(Part::kScaled, t),
               parts.Norm(Part::kPositional, t), parts.Norm(Part::kSum, t),
@@ -205,7 +198,8 @@ void NormLine(const InputParts& parts, int t, bool scaled) {
                     "|PE| = sqrt(d/2): position and meaning compete equally.");
 }
 
-void ShowParts(AppState& state, const InputParts& parts, const std::vector<std::string>& names) {
+void ShowParts(AppState& state, const SentenceResult& s, const std::vector<std::string>& names) {
+  const InputParts& parts = s.parts;
   const float em = ImGui::GetFontSize();
   const int64_t d = parts.embedding.cols;
   const int tokens = static_cast<int>(parts.tokens());
@@ -217,7 +211,7 @@ void ShowParts(AppState& state, const InputParts& parts, const std::vector<std::
   std::vector<std::string> series_names;
   std::vector<ImU32> colors;
   if (sel >= 0) {
-    NormLine(parts, sel, state.params.input.scale);
+    NormLine(s, state.params.pe.offset, sel, state.params.input.scale);
     for (int k = 0; k < 4; ++k) {
       series.push_back(parts.part(kAllParts[k]).row(sel));
       series_names.push_back(kPartLabels[k]);
@@ -345,7 +339,10 @@ void DrawSumsPanel(AppState& state, const Derived& derived) {
     return;
   }
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(std::max(em * 10, ImGui::GetContentRegionAvail().x - em * 16));
+  const bool long_text =
+      derived.sentence.ok() && derived.sentence.value().tokens.size() > kMaxChips;
+  ImGui::SetNextItemWidth(
+      std::max(em * 10, ImGui::GetContentRegionAvail().x - em * (long_text ? 26.0f : 16.0f)));
   ImGui::InputTextWithHint("##text", "type a sentence", &state.params.example.text);
   ItemTooltip(
       "The sentence to embed. Word-level tokens by default; the vocabulary is built from "
@@ -366,14 +363,39 @@ void DrawSumsPanel(AppState& state, const Derived& derived) {
     return;
   }
   const SentenceResult& s = derived.sentence.value();
+  if (s.tokens.size() > kMaxChips) {
+    // Long texts show chips for the first tokens only: any token is reachable by its index.
+    ImGui::SameLine();
+    ImGui::TextDisabled("token #");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(em * 6);
+    int index = state.selection.selected_token;
+    if (ImGui::InputInt("##token_index", &index)) {
+      state.selection.selected_token = std::clamp(index, -1, static_cast<int>(s.tokens.size()) - 1);
+    }
+    ItemTooltip("Chips show the first 128 tokens; pick any token by its index (-1: all tokens).");
+  }
   if (s.tokens.empty()) {
     ImGui::TextDisabled("No tokens yet: type a sentence above.");
     return;
   }
-  TokenChips(state, s);
+  // At most three rows of chips; more scroll, so the bars and numbers stay in view.
+  const float row_h = ImGui::GetFrameHeightWithSpacing();
+  float chips_w = ImGui::CalcTextSize("all tokens").x;
+  for (size_t t = 0; t < std::min<size_t>(s.tokens.size(), kMaxChips); ++t) {
+    chips_w += ImGui::CalcTextSize(s.tokens[t].text.c_str()).x + em * 9.5f;
+  }
+  const float rows = std::ceil(chips_w / std::max(em, ImGui::GetContentRegionAvail().x));
+  if (rows > 3) {
+    ImGui::BeginChild("chips", ImVec2(0, row_h * 3 + ImGui::GetStyle().WindowPadding.y), false);
+    TokenChips(state, s);
+    ImGui::EndChild();
+  } else {
+    TokenChips(state, s);
+  }
   std::vector<std::string> names;
   for (const Token& t : s.tokens) names.push_back(t.text);
-  ShowParts(state, s.parts, names);
+  ShowParts(state, s, names);
 }
 
 }  // namespace pe
