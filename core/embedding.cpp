@@ -28,15 +28,20 @@ Result<Matrix> InitEmbeddingNormal(int64_t vocab_size, int64_t d_model, uint64_t
   return table;
 }
 
-Result<Matrix> LookupRows(const Matrix& table, std::span<const int64_t> ids) {
+Status CheckIds(int64_t vocab_size, std::span<const int64_t> ids) {
   for (size_t t = 0; t < ids.size(); ++t) {
-    if (ids[t] < 0 || ids[t] >= table.rows) {
+    if (ids[t] < 0 || ids[t] >= vocab_size) {
       return InvalidArgument("token id " + std::to_string(ids[t]) + " at index " +
                              std::to_string(t) +
                              " is outside the embedding table: ids must be in [0, " +
-                             std::to_string(table.rows - 1) + "]");
+                             std::to_string(vocab_size - 1) + "]");
     }
   }
+  return {};
+}
+
+Result<Matrix> LookupRows(const Matrix& table, std::span<const int64_t> ids) {
+  if (Status s = CheckIds(table.rows, ids); !s.ok()) return s.error();
   Matrix out;
   out.rows = static_cast<int64_t>(ids.size());
   out.cols = table.cols;

@@ -20,6 +20,9 @@ float EmbeddingValue(uint64_t seed, int64_t d_model, int64_t row, int64_t col);
 Result<Matrix> InitEmbeddingNormal(int64_t vocab_size, int64_t d_model, uint64_t seed,
                                    const MemoryCap& cap = {});
 
+// Ok when every id is in [0, vocab_size); else an error naming the first id outside.
+Status CheckIds(int64_t vocab_size, std::span<const int64_t> ids);
+
 // Rows of `table` (V, d) for `ids` (n): (n, d). An id outside [0, V) is an error naming it.
 Result<Matrix> LookupRows(const Matrix& table, std::span<const int64_t> ids);
 

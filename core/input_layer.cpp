@@ -99,6 +99,24 @@ Result<InputParts> CombineInputParts(Matrix embedding, Matrix positional,
 
 namespace {
 
+Status CheckTableWidth(const Matrix& table, const PeParams& pe) {
+  if (table.cols != pe.d_model) {
+    return InvalidArgument("the embedding table has " + std::to_string(table.cols) +
+                           " columns but d_model is " + std::to_string(pe.d_model));
+  }
+  return {};
+}
+
+// PE rows for positions offset .. offset + seq - 1: (seq, d).
+Matrix PositionalRows(const PeParams& pe, int64_t seq) {
+  Matrix m;
+  m.rows = seq;
+  m.cols = pe.d_model;
+  m.data.resize(static_cast<size_t>(seq * pe.d_model));
+  FillPeBlock(pe, 0, seq, 0, pe.d_model, m.data.data());
+  return m;
+}
+
 Status CheckSequenceFits(int64_t seq, const PeParams& pe) {
   if (seq > pe.max_len) {
     return InvalidArgument("the sequence has " + std::to_string(seq) + " tokens but max_len is " +
@@ -113,20 +131,12 @@ Status CheckSequenceFits(int64_t seq, const PeParams& pe) {
 Result<InputParts> ComputeInputParts(const Matrix& table, std::span<const int64_t> ids,
                                      const PeParams& pe, const InputLayerParams& params) {
   if (Status s = ValidatePeParams(pe); !s.ok()) return s.error();
-  if (table.cols != pe.d_model) {
-    return InvalidArgument("the embedding table has " + std::to_string(table.cols) +
-                           " columns but d_model is " + std::to_string(pe.d_model));
-  }
+  if (Status s = CheckTableWidth(table, pe); !s.ok()) return s.error();
   const auto seq = static_cast<int64_t>(ids.size());
   if (Status s = CheckSequenceFits(seq, pe); !s.ok()) return s.error();
   Result<Matrix> embedding = LookupRows(table, ids);
   if (!embedding.ok()) return embedding.error();
-  Matrix positional;
-  positional.rows = seq;
-  positional.cols = pe.d_model;
-  positional.data.resize(static_cast<size_t>(seq * pe.d_model));
-  FillPeBlock(pe, 0, seq, 0, pe.d_model, positional.data.data());
-  return CombineInputParts(std::move(embedding).value(), std::move(positional), params);
+  return CombineInputParts(std::move(embedding).value(), PositionalRows(pe, seq), params);
 }
 
 Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
@@ -139,19 +149,9 @@ Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> i
     return InvalidArgument("ids hold " + std::to_string(ids.size()) + " values, not batch " +
                            std::to_string(batch) + " x seq " + std::to_string(seq));
   }
-  if (table.cols != pe.d_model) {
-    return InvalidArgument("the embedding table has " + std::to_string(table.cols) +
-                           " columns but d_model is " + std::to_string(pe.d_model));
-  }
+  if (Status s = CheckTableWidth(table, pe); !s.ok()) return s.error();
   if (Status s = CheckSequenceFits(seq, pe); !s.ok()) return s.error();
-  for (size_t k = 0; k < ids.size(); ++k) {
-    if (ids[k] < 0 || ids[k] >= table.rows) {
-      return InvalidArgument("token id " + std::to_string(ids[k]) + " at index " +
-                             std::to_string(k) +
-                             " is outside the embedding table: ids must be in [0, " +
-                             std::to_string(table.rows - 1) + "]");
-    }
-  }
+  if (Status s = CheckIds(table.rows, ids); !s.ok()) return s.error();
   const int64_t d = pe.d_model;
   Result<Matrix> pe_rows = MakeMatrix("the positional rows", seq, d, cap);
   if (!pe_rows.ok()) return pe_rows;
@@ -237,12 +237,8 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const PeParam
           EmbeddingValue(example.seed, pe.d_model, r.ids[static_cast<size_t>(t)], j);
     }
   }
-  Matrix positional;
-  positional.rows = seq;
-  positional.cols = pe.d_model;
-  positional.data.resize(static_cast<size_t>(seq * pe.d_model));
-  FillPeBlock(pe, 0, seq, 0, pe.d_model, positional.data.data());
-  Result<InputParts> parts = CombineInputParts(std::move(embedding), std::move(positional), params);
+  Result<InputParts> parts =
+      CombineInputParts(std::move(embedding), PositionalRows(pe, seq), params);
   if (!parts.ok()) return parts.error();
   r.parts = std::move(parts).value();
   return r;

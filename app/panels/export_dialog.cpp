@@ -24,6 +24,15 @@ bool IsFigure(int format) {
   return format <= 2;
 }
 
+// The format index a file name's extension names, or `current` when it names none.
+int FormatOf(const std::string& name, int current) {
+  const std::string ext = FileExtension(name);
+  for (int k = 0; k < 5; ++k) {
+    if (ext == kExportFormats[k]) return k;
+  }
+  return current;
+}
+
 std::string ReplaceExtension(const std::string& name, const char* ext) {
   const size_t dot = name.find_last_of('.');
   return (dot == std::string::npos ? name : name.substr(0, dot)) + "." + ext;
@@ -68,12 +77,7 @@ void DrawExportDialog(AppState& state, UiServices& services) {
   ImGui::SetNextItemWidth(-em * 6);
   ImGui::InputTextWithHint("folder", "current folder", &d.folder);
   ImGui::SetNextItemWidth(-em * 6);
-  if (ImGui::InputText("file name", &d.name)) {
-    const std::string ext = FileExtension(d.name);
-    for (int k = 0; k < 5; ++k) {
-      if (ext == kExportFormats[k]) d.format = k;
-    }
-  }
+  if (ImGui::InputText("file name", &d.name)) d.format = FormatOf(d.name, d.format);
   if (services.picker && SaveFilePicker::Available()) {
     if (ImGui::Button(services.picker->running() ? "Choosing..." : "Browse...") &&
         !services.picker->running()) {
@@ -86,10 +90,7 @@ void DrawExportDialog(AppState& state, UiServices& services) {
       const size_t slash = chosen->find_last_of('/');
       d.folder = slash == std::string::npos ? "" : chosen->substr(0, slash);
       d.name = slash == std::string::npos ? *chosen : chosen->substr(slash + 1);
-      const std::string ext = FileExtension(d.name);
-      for (int k = 0; k < 5; ++k) {
-        if (ext == kExportFormats[k]) d.format = k;
-      }
+      d.format = FormatOf(d.name, d.format);
     }
   }
   ImGui::SetNextItemWidth(em * 14);
