@@ -1,8 +1,9 @@
 #include "input_layer.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 #include "embedding.h"
 #include "random.h"
@@ -58,17 +59,47 @@ double InputParts::ScaledToPositionalRatio(int64_t t) const {
   return pe > 0.0 ? Norm(Part::kScaled, t) / pe : INFINITY;
 }
 
+namespace {
+
+// Element k is dropped when RandomUniform(seed, first + k) <= p. That uniform is
+// (m + 1) * 2^-53 with m = RandomBits >> 11, so the test is exactly the integer m < threshold
+// with threshold = floor(p * 2^53): no conversion to double, and the loop vectorises where the
+// processor multiplies 64-bit lanes (AVX-512DQ), about 8x faster than the scalar loop here.
+inline __attribute__((always_inline)) void DropoutLoop(float* __restrict values, int64_t n,
+                                                       float keep_scale, uint64_t threshold,
+                                                       uint64_t seed, uint64_t first) {
+  for (int64_t k = 0; k < n; ++k) {
+    const bool keep = (RandomBits(seed, first + static_cast<uint64_t>(k)) >> 11) >= threshold;
+    values[k] = keep ? values[k] * keep_scale : 0.0f;
+  }
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f,avx512dq,avx512vl"))) void DropoutLoopAvx512(
+    float* values, int64_t n, float keep_scale, uint64_t threshold, uint64_t seed, uint64_t first) {
+  DropoutLoop(values, n, keep_scale, threshold, seed, first);
+}
+#endif
+
+}  // namespace
+
 void ApplyDropout(float* values, int64_t n, double p, uint64_t seed, uint64_t first_index) {
   if (p <= 0.0) return;
   if (p >= 1.0) {
     for (int64_t k = 0; k < n; ++k) values[k] = 0.0f;
     return;
   }
-  const float keep_scale = static_cast<float>(1.0 / (1.0 - p));
-  for (int64_t k = 0; k < n; ++k) {
-    const bool drop = RandomUniform(seed, first_index + static_cast<uint64_t>(k)) <= p;
-    values[k] = drop ? 0.0f : values[k] * keep_scale;
+  const auto keep_scale = static_cast<float>(1.0 / (1.0 - p));
+  const auto threshold = static_cast<uint64_t>(std::floor(p * 0x1.0p53));
+#if defined(__x86_64__)
+  static const bool avx512 =
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  if (avx512) {
+    DropoutLoopAvx512(values, n, keep_scale, threshold, seed, first_index);
+    return;
   }
+#endif
+  DropoutLoop(values, n, keep_scale, threshold, seed, first_index);
 }
 
 Result<InputParts> CombineInputParts(Matrix embedding, Matrix positional,
@@ -190,20 +221,18 @@ void InputLayerForwardInto(const Matrix& table, std::span<const int64_t> ids, in
                            int64_t seq, const float* pe_rows, const InputLayerParams& params,
                            float* out) {
   const int64_t rows = batch * seq;
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const int hw = std::max(1, omp_get_max_threads());  // cores, or OMP_NUM_THREADS
   const int64_t threads =
       std::min<int64_t>({static_cast<int64_t>(hw), rows, rows * table.cols / (int64_t{1} << 18)});
   if (threads < 2) {
     ForwardRows(table, ids, seq, pe_rows, params, 0, rows, out);
     return;
   }
-  std::vector<std::thread> workers;
-  for (int64_t k = 1; k < threads; ++k) {
-    workers.emplace_back(ForwardRows, std::cref(table), ids, seq, pe_rows, std::cref(params),
-                         rows * k / threads, rows * (k + 1) / threads, out);
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+  for (int64_t k = 0; k < threads; ++k) {
+    ForwardRows(table, ids, seq, pe_rows, params, rows * k / threads, rows * (k + 1) / threads,
+                out);
   }
-  ForwardRows(table, ids, seq, pe_rows, params, 0, rows / threads, out);
-  for (std::thread& w : workers) w.join();
 }
 
 Result<SentenceResult> ComputeSentence(const TextExample& example, const PeParams& pe,

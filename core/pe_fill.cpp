@@ -7,10 +7,11 @@
 #include <immintrin.h>
 #endif
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <thread>
 #include <vector>
 
 #include "positional_encoding.h"
@@ -276,32 +277,30 @@ void FillPeBlock(const PeParams& params, int64_t row0, int64_t rows, int64_t col
   assert(row0 >= 0 && rows >= 0 && "rows out of range");
   if (rows == 0 || cols == 0) return;
   const Plan plan = MakePlan(params, col0, cols);
-  // Threads for large blocks, split at anchor positions so no thread repeats another's steps.
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  // Threads for large blocks (OpenMP keeps its pool between calls), split at anchor positions so
+  // no thread repeats another's steps.
+  const int hw = std::max(1, omp_get_max_threads());  // cores, or OMP_NUM_THREADS
   const int64_t threads = std::min<int64_t>(hw, rows * cols / (int64_t{1} << 18));
   if (threads < 2 || rows < 2 * kPeAnchorPositions) {
     FillRows(params, plan, row0, rows, cols, out);
     return;
   }
-  std::vector<std::thread> workers;
-  int64_t start = 0;
-  for (int64_t t = 0; t < threads; ++t) {
-    int64_t end = rows * (t + 1) / threads;
-    if (t + 1 < threads) {  // round to the next anchor position
+  std::vector<int64_t> bounds{0};  // thread t fills rows [bounds[t], bounds[t + 1])
+  for (int64_t t = 1; t <= threads; ++t) {
+    int64_t end = rows * t / threads;
+    if (t < threads) {  // round to the next anchor position
       const int64_t pos = params.offset + row0 + end;
       end = std::min(rows,
                      end + (kPeAnchorPositions - pos % kPeAnchorPositions) % kPeAnchorPositions);
     }
-    if (end <= start) continue;
-    if (t + 1 == threads) {
-      FillRows(params, plan, row0 + start, end - start, cols, out + start * cols);
-    } else {
-      workers.emplace_back(FillRows, std::cref(params), std::cref(plan), row0 + start, end - start,
-                           cols, out + start * cols);
-    }
-    start = end;
+    if (end > bounds.back()) bounds.push_back(end);
   }
-  for (std::thread& w : workers) w.join();
+  const auto parts = static_cast<int64_t>(bounds.size()) - 1;
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+  for (int64_t t = 0; t < parts; ++t) {
+    const int64_t start = bounds[static_cast<size_t>(t)], end = bounds[static_cast<size_t>(t) + 1];
+    FillRows(params, plan, row0 + start, end - start, cols, out + start * cols);
+  }
 }
 
 }  // namespace pe

@@ -6,6 +6,7 @@
 
 #include "embedding.h"
 #include "input_layer.h"
+#include "random.h"
 
 namespace pe {
 namespace {
@@ -74,6 +75,56 @@ TEST(InputLayer, DropoutIsIdentityInEvalAndInvertedInTrain) {
   EXPECT_EQ(CombineInputParts(big, zeros, params).message(), "dropout must be in [0, 1], got 1.5");
   params.dropout = NAN;
   EXPECT_FALSE(CombineInputParts(big, zeros, params).ok());
+}
+
+// The fast mask is an integer test; the definition is the double one: element k is dropped
+// when RandomUniform(seed, first + k) <= p. Checked on both sides of a uniform's exact value.
+TEST(InputLayer, DropoutMaskIsTheUniformTestElementByElement) {
+  const uint64_t seed = 77, first = 1000;
+  const int64_t n = 4099;  // not a multiple of any vector width
+  const double at = RandomUniform(seed, first + 1234);
+  for (double p : {1e-12, 0.1, 1.0 / 3.0, 0.5, 0.999999, at, std::nextafter(at, 0.0)}) {
+    std::vector<float> fast(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) fast[static_cast<size_t>(k)] = 1.0f + static_cast<float>(k);
+    const std::vector<float> in = fast;
+    ApplyDropout(fast.data(), n, p, seed, first);
+    const auto keep_scale = static_cast<float>(1.0 / (1.0 - p));
+    for (int64_t k = 0; k < n; ++k) {
+      const auto i = static_cast<size_t>(k);
+      const bool drop = RandomUniform(seed, first + static_cast<uint64_t>(k)) <= p;
+      ASSERT_EQ(fast[i], drop ? 0.0f : in[i] * keep_scale) << "p " << p << " element " << k;
+    }
+  }
+  std::vector<float> one = {5.0f};
+  ApplyDropout(one.data(), 1, at, seed, first + 1234);
+  EXPECT_EQ(one[0], 0.0f);  // u == p is dropped
+  one = {5.0f};
+  ApplyDropout(one.data(), 1, std::nextafter(at, 0.0), seed, first + 1234);
+  EXPECT_NE(one[0], 0.0f);
+}
+
+TEST(InputLayer, BatchedTrainingForwardDropsTheSameElementsAsTheParts) {
+  PeParams pe;
+  pe.d_model = 256;
+  pe.max_len = 1100;
+  Matrix table = InitEmbeddingNormal(50, 256, 3).value();
+  std::vector<int64_t> ids(2 * 1100);  // 2200 x 256 values: large enough for the threaded path
+  for (size_t k = 0; k < ids.size(); ++k) ids[k] = static_cast<int64_t>((k * 31) % 50);
+  InputLayerParams params;
+  params.train = true;
+  params.dropout = 0.25;
+  params.dropout_seed = 9;
+  Matrix out = InputLayerForward(table, ids, 2, 1100, pe, params).value();
+  InputLayerParams eval = params;
+  eval.train = false;
+  Matrix clean = InputLayerForward(table, ids, 2, 1100, pe, eval).value();
+  int64_t dropped = 0;
+  for (size_t k = 0; k < out.data.size(); ++k) {
+    const bool drop = RandomUniform(9, k) <= 0.25;
+    dropped += drop;
+    ASSERT_EQ(out.data[k], drop ? 0.0f : clean.data[k] * static_cast<float>(1.0 / 0.75)) << k;
+  }
+  EXPECT_GT(dropped, 0);
 }
 
 TEST(InputLayer, SequenceLongerThanMaxLenIsAnError) {
