@@ -172,7 +172,8 @@ BENCHMARK(BM_InputLayer<true>)
 BENCHMARK(BM_HeatmapRaster)
     ->Args({1'000'000'000, 8192})
     ->Args({1'000'000, 512})
-    ->Unit(benchmark::kMillisecond);
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace pe

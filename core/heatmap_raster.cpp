@@ -77,18 +77,25 @@ Raster ComputeRaster(const RasterRequest& req) {
   std::vector<PeColumn> columns;
   columns.reserve(static_cast<size_t>(c_hi - c_lo));
   for (int64_t j = c_lo; j < c_hi; ++j) columns.push_back(DescribeColumn(p, j));
-  std::vector<double> col_mean(columns.size());
-  for (int y = 0; y < r.height; ++y) {
-    const int64_t a = r.row_edges[static_cast<size_t>(y)];
-    const int64_t n = r.row_edges[static_cast<size_t>(y) + 1] - a;
-    for (size_t j = 0; j < columns.size(); ++j) col_mean[j] = MeanOverPositions(columns[j], a, n);
-    float* out = r.values.data() + static_cast<size_t>(y) * r.width;
-    for (int x = 0; x < r.width; ++x) {
-      const auto b = static_cast<size_t>(r.col_edges[static_cast<size_t>(x)] - c_lo);
-      const auto e = static_cast<size_t>(r.col_edges[static_cast<size_t>(x) + 1] - c_lo);
-      double acc = 0.0;
-      for (size_t j = b; j < e; ++j) acc += col_mean[j];
-      out[x] = static_cast<float>(acc / static_cast<double>(e - b));
+  // Rows of pixels are independent: large rasters use every core (the OpenMP pool).
+  const bool parallel =
+      static_cast<int64_t>(r.height) * static_cast<int64_t>(columns.size()) >= (int64_t{1} << 16);
+#pragma omp parallel if (parallel)
+  {
+    std::vector<double> col_mean(columns.size());
+#pragma omp for schedule(static)
+    for (int y = 0; y < r.height; ++y) {
+      const int64_t a = r.row_edges[static_cast<size_t>(y)];
+      const int64_t n = r.row_edges[static_cast<size_t>(y) + 1] - a;
+      for (size_t j = 0; j < columns.size(); ++j) col_mean[j] = MeanOverPositions(columns[j], a, n);
+      float* out = r.values.data() + static_cast<size_t>(y) * r.width;
+      for (int x = 0; x < r.width; ++x) {
+        const auto b = static_cast<size_t>(r.col_edges[static_cast<size_t>(x)] - c_lo);
+        const auto e = static_cast<size_t>(r.col_edges[static_cast<size_t>(x) + 1] - c_lo);
+        double acc = 0.0;
+        for (size_t j = b; j < e; ++j) acc += col_mean[j];
+        out[x] = static_cast<float>(acc / static_cast<double>(e - b));
+      }
     }
   }
   return r;
