@@ -2,7 +2,8 @@
 """Side by side, in one run: the tutorial code for the sinusoidal PE table in numpy and in
 PyTorch, PE Explorer's engine (pe_bench) and its CLI (pe-explorer export), at the same sizes.
 Prints time, ratio to a memset of the same bytes (measured in the same run) and the largest
-error against a float64 reference.
+error against a float64 reference. Then the input layer (lookup, scale by sqrt(d), add PE;
+with and without dropout) at batch 8 x 512 tokens x d 1024 in numpy, PyTorch and the engine.
 
 Run with Debian's interpreter so it sees Debian's numpy and torch:
     /usr/bin/python3 bench/peers.py [--build build] [--sizes 8192x1024,32768x4096]
@@ -69,18 +70,58 @@ def max_error(table, offset=0, chunk=2048):
 
 
 def engine_times(build, max_len, d):
+    runs = run_bench(build, f"^BM_(Memset|SinusoidalPE)/{max_len}/{d}(/real_time|/manual_time)?$")
+    if not runs:
+        return None, None, None
+    pe = runs["BM_SinusoidalPE"]
+    return bench_ms(runs["BM_Memset"]), bench_ms(pe), pe.get("x_memset")
+
+
+def run_bench(build, flt):
+    """{name without arguments: benchmark} for pe_bench's benchmarks matching `flt`."""
     exe = os.path.join(build, "pe_bench")
     if not os.path.exists(exe):
-        return None, None
-    flt = f"^BM_(Memset|SinusoidalPE)/{max_len}/{d}(/real_time)?$"
+        return {}
     out = subprocess.run([exe, f"--benchmark_filter={flt}", "--benchmark_format=json",
                           "--benchmark_min_time=0.5"], capture_output=True, text=True, check=True)
-    runs = {b["name"].split("/")[0]: b for b in json.loads(out.stdout)["benchmarks"]}
+    return {b["name"].split("/")[0]: b for b in json.loads(out.stdout)["benchmarks"]}
 
-    def ms(b):
-        scale = {"ms": 1.0, "us": 1e-3, "ns": 1e-6}[b["time_unit"]]
-        return b["real_time"] * scale
-    return ms(runs["BM_Memset"]), ms(runs["BM_SinusoidalPE"])
+
+def bench_ms(b):
+    return b["real_time"] * {"ms": 1.0, "us": 1e-3, "ns": 1e-6}[b["time_unit"]]
+
+
+def input_layer_rows(build, repeat, batch=8, seq=512, d=1024, vocab=1000):
+    """The input layer as the engine's benchmark runs it: ids (k * 7919) % vocab, PE rows
+    precomputed, output (batch, seq, d)."""
+    rows = []
+    runs = run_bench(build, f"^BM_(InputLayerOutputMemset|InputLayer|InputLayerDropout)/{batch}/{seq}/{d}"
+                            "(/manual_time)?$")
+    floor = bench_ms(runs["BM_InputLayerOutputMemset"]) if runs else None
+    if runs:
+        rows.append(("memset of the output (C)", floor, None))
+        rows.append(("PE Explorer engine", bench_ms(runs["BM_InputLayer"]),
+                     runs["BM_InputLayer"].get("x_memset")))
+        rows.append(("PE Explorer engine, dropout 0.1", bench_ms(runs["BM_InputLayerDropout"]),
+                     runs["BM_InputLayerDropout"].get("x_memset")))
+    ids = (np.arange(batch * seq, dtype=np.int64) * 7919 % vocab).reshape(batch, seq)
+    table = np.random.default_rng(0).standard_normal((vocab, d), dtype=np.float32)
+    pe = numpy_seed(seq, d)
+    scale = np.float32(np.sqrt(d))
+    rows.append(("numpy: table[ids] * sqrt(d) + pe", best_of(lambda: table[ids] * scale + pe, repeat), None))
+    if torch is not None:
+        emb = torch.nn.Embedding(vocab, d)
+        tids, tpe = torch.from_numpy(ids), torch.from_numpy(pe)
+        for threads in sorted({1, os.cpu_count() or 1}):
+            torch.set_num_threads(threads)
+            with torch.no_grad():
+                rows.append((f"PyTorch nn.Embedding * sqrt(d) + pe ({threads} thr)",
+                             best_of(lambda: emb(tids) * float(scale) + tpe, repeat), None))
+                rows.append((f"PyTorch, then dropout 0.1 ({threads} thr)",
+                             best_of(lambda: torch.nn.functional.dropout(emb(tids) * float(scale) + tpe, 0.1,
+                                                                         training=True), repeat), None))
+        torch.set_num_threads(os.cpu_count() or 1)
+    return floor, rows
 
 
 def main():
@@ -95,16 +136,19 @@ def main():
     else:
         torch.set_num_threads(os.cpu_count() or 1)
     rows = []
+    paired_ratios = {}  # the engine's ratio with memset timed beside it in every iteration
     for size in args.sizes.split(","):
         max_len, d = (int(x) for x in size.split("x"))
         label = f"{max_len} x {d}"
-        mem_ms, ours_ms = engine_times(args.build, max_len, d)
+        mem_ms, ours_ms, paired = engine_times(args.build, max_len, d)
         buf = np.empty((max_len, d), dtype=np.float32)
         np_fill = best_of(lambda: buf.fill(0.75), args.repeat)
         floor = mem_ms if mem_ms else np_fill
         rows.append((label, "memset of the same bytes (C)" if mem_ms else "numpy fill (no pe_bench)", floor, None))
         if ours_ms:
             rows.append((label, "PE Explorer engine (pe_bench)", ours_ms, None))
+            if paired:
+                paired_ratios[label] = paired
         with tempfile.TemporaryDirectory(dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as tmp:
             path = os.path.join(tmp, "pe.npy")
             cmd = [cli, "export", "--view", "heatmap", "--d-model", str(d), "--max-len", str(max_len),
@@ -141,9 +185,20 @@ def main():
         floor = next(r[2] for r in rows if r[0] == label)
         err_s = f"{err:.2e}" if err is not None else ""
         print(f"{label:<14} {what:<44} {ms:9.2f} {ms / floor:9.2f} {err_s:>15}")
+    for label, ratio in paired_ratios.items():
+        print(f"{label:<14} engine vs memset timed alternately in each iteration: {ratio:.2f}x")
     print("\nAccuracy at positions 1,000,000 .. 1,000,511 (d = 512), max error vs float64:")
     for what, err in far:
         print(f"  {what:<32} {err:.2e}")
+
+    floor, il_rows = input_layer_rows(args.build, 4 * args.repeat)
+    print("\nInput layer, batch 8 x 512 tokens x d 1024 (float32 output of 16 MiB):")
+    print(f"  {'what':<46} {'time ms':>9} {'x memset':>9} {'paired':>7}")
+    for what, ms, paired in il_rows:
+        ratio = f"{ms / floor:9.2f}" if floor else f"{'':>9}"
+        paired_s = f"{paired:7.2f}" if paired else ""
+        print(f"  {what:<46} {ms:9.3f} {ratio} {paired_s}")
+    print("  (paired: the engine against a memset of its output timed just before it, each iteration)")
 
 
 if __name__ == "__main__":
