@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <random>
+#include <thread>
 
 #include "positional_encoding.h"
 
@@ -297,6 +298,23 @@ TEST(PeFastPath, StreamedLargeTablesEqualSmallBlocksBitForBit) {
     for (int64_t j : {0, 1, 511, 512, 1023}) {
       EXPECT_NEAR(big.at(16000, j), static_cast<double>(Reference(p, 777 + 16000, j)), kNearTol);
     }
+  }
+}
+
+// The GUI's workers and an export can fill tables at the same time: each call gets its own
+// threads and the same bits as a call on its own.
+TEST(PeFastPath, ConcurrentCallersGetTheSameTables) {
+  const PeParams paper = Params(512, 6000, PeVariant::kPaper, 5);
+  const PeParams t2t = Params(512, 6000, PeVariant::kT2t, 5);
+  const Matrix want_paper = ComputePeTable(paper).value();
+  const Matrix want_t2t = ComputePeTable(t2t).value();
+  std::vector<float> a(want_paper.data.size()), b(want_t2t.data.size());
+  for (int round = 0; round < 3; ++round) {
+    std::thread other([&] { FillPeBlock(t2t, 0, t2t.max_len, 0, t2t.d_model, b.data()); });
+    FillPeBlock(paper, 0, paper.max_len, 0, paper.d_model, a.data());
+    other.join();
+    ASSERT_EQ(a, want_paper.data);
+    ASSERT_EQ(b, want_t2t.data);
   }
 }
 
