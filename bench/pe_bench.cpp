@@ -1,10 +1,10 @@
 // Speed of the engine against the physical floor: every table benchmark has a memset of exactly
-// the same bytes beside it, so the ratio of the two is the figure that matters. Since this
-// kind of machine is shared and its memory bandwidth drifts between runs, the table benchmarks
-// also time that memset themselves, alternating with the work in every iteration, and report
-// the median per-iteration ratio as the counter x_memset. Buffers are
-// allocated once, outside the timed loop (fresh pages cost ~4 us per 4 KiB here and would
-// measure the kernel, not the engine). Run: build/bench/pe_bench [--benchmark_filter=...]
+// the same bytes beside it, so the ratio of the two is the figure that matters. This kind of
+// machine is shared and its memory bandwidth drifts between runs, so the table benchmarks also
+// time that memset themselves, alternating with the work in every iteration, and report the
+// median per-iteration ratio as the counter x_memset. Buffers are allocated once, outside the
+// timed loop (fresh pages cost ~4 us per 4 KiB here and would measure the kernel, not the
+// engine). Run: build/pe_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
