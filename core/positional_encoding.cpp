@@ -35,6 +35,18 @@ std::string FormatDouble(double v) {
   return buf;
 }
 
+// ln(base), computed once per base and thread rather than once per column: tables and rasters
+// describe thousands of columns of the same base in a row.
+long double LogOfBase(double base) {
+  thread_local double last_base = 0.0;
+  thread_local long double last_log = 0.0L;
+  if (base != last_base) {
+    last_log = std::log(static_cast<long double>(base));
+    last_base = base;
+  }
+  return last_log;
+}
+
 }  // namespace
 
 Status ValidatePeParams(const PeParams& p) {
@@ -102,9 +114,9 @@ PeColumn DescribeColumn(const PeParams& params, int64_t dim) {
   // double: a w off by 1e-15 relative would move the angle at position 2^31 by 2e-6 radians.
   // exp and log rather than powl, which is 9x slower here and no more often correctly rounded.
   if (c.wave != PeWave::kZero) {
-    const long double ln_base = std::log(static_cast<long double>(params.base));
     c.frequency = static_cast<double>(std::exp(-static_cast<long double>(c.exponent_num) /
-                                               static_cast<long double>(c.exponent_den) * ln_base));
+                                               static_cast<long double>(c.exponent_den) *
+                                               LogOfBase(params.base)));
   }
   return c;
 }
