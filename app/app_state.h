@@ -4,7 +4,9 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "colormap.h"
@@ -34,10 +36,15 @@ struct ModelParams {
   bool operator==(const ModelParams&) const = default;
 };
 
-// Vectors typed by hand, to reproduce worked examples (default: the blog's 3 tokens, d = 3).
+// Vectors typed by hand, to reproduce worked examples (default: the blog's 3 tokens, d = 3,
+// "I love NLP", whose sum the blog works out with scaling off).
 struct ManualVectors {
-  int tokens = 3;
-  int dims = 3;
+  static constexpr int kMaxTokens = 6;
+  static constexpr int kMaxDims = 8;
+  int tokens = 3;      // 1 to kMaxTokens
+  int dims = 3;        // 1 to kMaxDims
+  bool scale = false;  // multiply the embeddings by sqrt(dims); this editor's own switch
+  std::vector<std::string> labels = {"I", "love", "NLP"};  // (tokens) row names
   std::vector<float> embedding = {0.1f, 0.3f, 0.4f, 0.2f, 0.6f,
                                   0.5f, 0.7f, 0.9f, 0.8f};  // (tokens, dims)
   std::vector<float> positional = {0.01f, 0.02f, 0.03f, 0.04f, 0.05f,
@@ -93,6 +100,19 @@ struct Toast {
   double until = 0;  // ImGui time at which it disappears
 };
 
+// Text being typed into a numeric field: applied on Enter or when the field loses focus, so a
+// half-typed value (the "1" on the way to "16") never reaches the tables.
+struct FieldEdit {
+  std::string text;
+  bool active = false;  // the field had keyboard focus last frame
+  std::string error;    // why the last value typed here was refused
+};
+
+struct AppState;
+// An edit made while a frame is drawn. It is applied at the start of the next frame, before
+// anything is derived, so every panel of a frame draws from the same state.
+using StateEdit = std::function<void(AppState&)>;
+
 struct AppState {
   ModelParams params;
   PanelVisibility show;
@@ -105,6 +125,14 @@ struct AppState {
   ViewKind focused_view = ViewKind::kHeatmap;            // the panel Ctrl+S exports
   ExportDialogState export_dialog;
   Toast toast;
+  // Transient: edits waiting for the next frame, and numeric fields being typed into.
+  std::vector<StateEdit> pending_edits;
+  std::unordered_map<unsigned, FieldEdit> fields;  // by ImGui id
 };
+
+// Queues `edit` for the start of the next frame.
+inline void Edit(AppState& state, StateEdit edit) {
+  state.pending_edits.push_back(std::move(edit));
+}
 
 }  // namespace pe

@@ -56,7 +56,10 @@ const Derived& DerivedCache::Update(const AppState& state) {
     derived_.sentence = ComputeSentence(params.example, params.pe, params.input, params.cap);
     changed = true;
   }
-  auto manual_key = std::make_tuple(state.manual, params.input);
+  // The typed vectors have their own scaling switch; dropout follows the input layer's.
+  InputLayerParams manual_input = params.input;
+  manual_input.scale = state.manual.scale;
+  auto manual_key = std::make_tuple(state.manual, manual_input);
   if (!manual_key_ || *manual_key_ != manual_key) {
     manual_key_ = manual_key;
     const ManualVectors& m = state.manual;
@@ -64,7 +67,7 @@ const Derived& DerivedCache::Update(const AppState& state) {
     Result<Matrix> p = MatrixFromValues(m.tokens, m.dims, m.positional);
     derived_.manual = !e.ok()   ? Result<InputParts>(e.error())
                       : !p.ok() ? Result<InputParts>(p.error())
-                                : CombineInputParts(e.value(), p.value(), params.input);
+                                : CombineInputParts(e.value(), p.value(), manual_input);
     changed = true;
   }
   if (changed) ++derived_.generation;

@@ -34,10 +34,16 @@ ViewSelection DefaultViews(const ModelParams& params) {
   ViewSelection v;
   const auto first = static_cast<double>(p.offset);
   v.heatmap = {0, static_cast<double>(p.d_model), first, first + static_cast<double>(p.max_len)};
-  const double last = first + static_cast<double>(p.max_len - 1);
-  v.curves = {first, std::max(std::min(last, first + 100.0), first + 1.0), -1.15, 1.15};
+  v.curves = CurvesLimits(p);
   v.sums = {-0.5, static_cast<double>(p.d_model) - 0.5, -1, 1};
   return v;
+}
+
+ViewRange CurvesLimits(const PeParams& pe) {
+  const auto first = static_cast<double>(pe.offset);
+  const double last = first + static_cast<double>(pe.max_len - 1);
+  if (pe.max_len == 1) return {first - 0.5, first + 0.5, -1.15, 1.15};
+  return {first, last, -1.15, 1.15};
 }
 
 ViewSelection ViewsOf(const AppState& state) {

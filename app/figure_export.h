@@ -27,9 +27,12 @@ struct ViewSelection {
   bool operator==(const ViewSelection&) const = default;
 };
 
-// The views the window shows when it opens on `params`: the whole table, the first 100
-// positions of the curves, every dimension of the sums.
+// The views the window shows when it opens on `params`: the whole table, the curves over every
+// position, every dimension of the sums.
 ViewSelection DefaultViews(const ModelParams& params);
+// The x extent of the curves: first to last position, or the one position +- 0.5 when the
+// table has one row (never a position past the last).
+ViewRange CurvesLimits(const PeParams& pe);
 // The views of a running window.
 ViewSelection ViewsOf(const AppState& state);
 

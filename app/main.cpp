@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
     if (cl->mode == pe::RunMode::kExport) return pe::RunExport(cl->params, cl->export_request);
     pe::AppState state;
     state.params = cl->params;
+    state.params.example.truncate = true;  // the window shows what a model would see
     cl->window.started = started;
     return pe::RunWindow(state, cl->window);
   } catch (const std::exception& e) {

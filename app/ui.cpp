@@ -1,7 +1,9 @@
 #include "ui.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>
 
+#include <algorithm>
 #include <array>
 #include <exception>
 #include <optional>
@@ -34,29 +36,86 @@ void RefitOnNewExtents(AppState& state, const Derived& derived) {
   }
 }
 
+// Closes whatever a panel left open when it threw (tooltips, child windows, tables, groups, ID
+// and style stacks) until `panel` is the current window again, so the frame can go on.
+void RecoverToWindow(ImGuiWindow* panel) {
+  ImGuiContext& g = *GImGui;
+  while (g.CurrentWindow != nullptr && g.CurrentWindow != panel && g.CurrentWindowStack.Size > 1) {
+    ImGui::ErrorCheckEndWindowRecover(nullptr);
+    if (g.CurrentWindow->Flags & ImGuiWindowFlags_ChildWindow) {
+      ImGui::EndChild();
+    } else {
+      ImGui::End();
+    }
+  }
+  if (g.CurrentWindow == panel) ImGui::ErrorCheckEndWindowRecover(nullptr);
+}
+
 // A bordered region with a title line; panels that show a view get an Export... button and
-// remember being focused (for Ctrl+S).
+// remember being focused (for Ctrl+S). An exception thrown while drawing stays inside the
+// panel: it shows the message and the rest of the window goes on.
 void Panel(AppState& state, const char* id, const char* title, std::optional<ViewKind> view,
            ImVec2 size, ImGuiWindowFlags flags, const auto& draw) {
   if (ImGui::BeginChild(id, size, true, flags)) {
-    ImGui::TextUnformatted(title);
+    ImGuiWindow* panel = ImGui::GetCurrentWindow();
+    const float button_w =
+        view ? ImGui::CalcTextSize("Export...").x + ImGui::GetStyle().FramePadding.x * 2 : 0.0f;
+    // The title gets what the button leaves; a title that does not fit ends in "...".
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const float title_max = at.x + ImGui::GetContentRegionAvail().x -
+                            (view ? button_w + ImGui::GetStyle().ItemSpacing.x : 0.0f);
+    const ImVec2 title_size = ImGui::CalcTextSize(title);
+    ImGui::RenderTextEllipsis(ImGui::GetWindowDrawList(), at,
+                              ImVec2(title_max, at.y + title_size.y), title_max, title_max, title,
+                              nullptr, &title_size);
+    ImGui::Dummy(ImVec2(std::max(0.0f, std::min(title_size.x, title_max - at.x)), title_size.y));
+    if (ImGui::IsItemHovered() && title_size.x > title_max - at.x) ImGui::SetTooltip("%s", title);
     if (view) {
-      const float w = ImGui::CalcTextSize("Export...").x + ImGui::GetStyle().FramePadding.x * 2;
-      ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - w);
+      ImGui::SameLine(
+          std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - button_w));
       if (ImGui::SmallButton("Export...")) OpenExportDialog(state, *view);
       ItemTooltip("Save this view as a figure (PNG, SVG, PDF) or its numbers (CSV, NPY). Ctrl+S.");
       if (ImGui::IsWindowFocused(ImGuiFocusedFlags_ChildWindows)) state.focused_view = *view;
     }
     ImGui::Separator();
-    draw();
+    try {
+      draw();
+    } catch (const std::exception& e) {
+      RecoverToWindow(panel);
+      ErrorText(std::string("Internal error while drawing this panel: ") + e.what());
+    }
   }
   ImGui::EndChild();
+}
+
+// Applies the edits queued while the last frame was drawn. They may replace the whole state
+// (Reset), so the queue is moved out first.
+void ApplyPendingEdits(AppState& state) {
+  std::vector<StateEdit> edits = std::move(state.pending_edits);
+  state.pending_edits.clear();
+  for (const StateEdit& edit : edits) edit(state);
+}
+
+// Keeps the selections inside what the derived data has (fewer tokens, a narrower table).
+void ClampSelections(AppState& state, const Derived& derived) {
+  std::vector<int64_t>& dims = state.params.curve_dims;
+  const int64_t d = state.params.pe.d_model;
+  dims.erase(std::remove_if(dims.begin(), dims.end(), [&](int64_t j) { return j < 0 || j >= d; }),
+             dims.end());
+  const int tokens =
+      derived.sentence.ok() ? static_cast<int>(derived.sentence.value().tokens.size()) : 0;
+  int& sel = state.selection.selected_token;
+  sel = std::clamp(sel, -1, std::max(0, tokens - 1));
 }
 
 }  // namespace
 
 void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
+  // State in, pictures out: apply last frame's edits, then derive, then draw. Panels read only
+  // `state` as it is now and `derived` made from it; their edits wait for the next frame.
+  ApplyPendingEdits(state);
   const Derived& derived = caches.derived.Update(state);
+  ClampSelections(state, derived);
   state.selection.hover_position = state.selection.next_hover_position;
   state.selection.hover_dim = state.selection.next_hover_dim;
   state.selection.next_hover_position = -1;
@@ -73,6 +132,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
   const bool open = ImGui::Begin("PE Explorer", nullptr, host_flags);
   ImGui::PopStyleVar();
   if (open) {
+    ImGuiWindow* host = ImGui::GetCurrentWindow();
     try {
       const float em = ImGui::GetFontSize();
       const float gap = ImGui::GetStyle().ItemSpacing.x;
@@ -123,6 +183,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
         DrawExportDialog(state, services);
       }
     } catch (const std::exception& e) {
+      RecoverToWindow(host);
       ErrorText(std::string("Internal error while drawing: ") + e.what());
     }
   }

@@ -248,6 +248,11 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const PeParam
     r.vocabulary = std::move(v).value();
   }
   r.ids = r.vocabulary.Ids(r.tokens);
+  if (example.truncate && static_cast<int64_t>(r.ids.size()) > pe.max_len) {
+    r.dropped_tokens = static_cast<int64_t>(r.ids.size()) - pe.max_len;
+    r.ids.resize(static_cast<size_t>(pe.max_len));
+    r.tokens.resize(static_cast<size_t>(pe.max_len));
+  }
   const auto seq = static_cast<int64_t>(r.ids.size());
   if (Status s = CheckSequenceFits(seq, pe); !s.ok()) return s.error();
   if (Status s = CheckFloatCount("the sentence's four parts", 4 * static_cast<uint64_t>(seq),

@@ -77,6 +77,9 @@ struct TextExample {
   TokenizerKind tokenizer = TokenizerKind::kWord;
   uint64_t seed = 0;                    // embedding table seed
   std::vector<std::string> vocabulary;  // fixed vocabulary; empty: built from the text
+  // More tokens than max_len: keep the first max_len, as a model truncates its input (true), or
+  // refuse with a message (false, the default: a script should hear about it).
+  bool truncate = false;
   bool operator==(const TextExample&) const = default;
 };
 
@@ -85,6 +88,7 @@ struct SentenceResult {
   Vocabulary vocabulary;
   std::vector<int64_t> ids;  // (T)
   InputParts parts;
+  int64_t dropped_tokens = 0;  // tokens cut off after max_len (TextExample::truncate)
 };
 
 // The embedding table is N(0, 1) from `example.seed` (embedding.h), only the rows used are made.

@@ -158,11 +158,26 @@ TEST_F(HeadlessUi, TypingDModelRebuildsTheTable) {
   EXPECT_EQ(caches_.derived.get().columns.size(), 64u);
   EXPECT_EQ(textures_.image(0).w, 64);
   EXPECT_EQ(state_.heatmap.view.x1, 64.0);  // the view was refitted to the new table
-  // An invalid value shows the core's message and the rest keeps working.
+  // An invalid value is refused in place with the core's message; the table stays as it was.
   Click(at);
   SelectAllAndType("0");
-  EXPECT_EQ(state_.params.pe.d_model, 0);
-  EXPECT_EQ(caches_.derived.get().pe_status.message(), "d_model must be in [1, 65536], got 0");
+  EXPECT_EQ(state_.params.pe.d_model, 64);
+  EXPECT_TRUE(caches_.derived.get().pe_status.ok());
+  EXPECT_EQ(state_.fields[Id(controls, "d_model")].error, "d_model must be in [1, 65536], got 0");
+  EXPECT_EQ(textures_.image(0).w, 64);
+  // Typing there again clears the message; text that is not a decimal number is refused too.
+  Click(at);
+  SelectAllAndType("6.5");
+  EXPECT_EQ(state_.params.pe.d_model, 64);
+  EXPECT_EQ(state_.fields[Id(controls, "d_model")].error,
+            "d_model must be a whole number, got \"6.5\"");
+  // Leading zeros are decimal, never octal.
+  Click(at);
+  SelectAllAndType("064");
+  EXPECT_EQ(state_.params.pe.d_model, 64);
+  Click(at);
+  SelectAllAndType("010");
+  EXPECT_EQ(state_.params.pe.d_model, 10);
   Frames(3);
 }
 
@@ -187,12 +202,14 @@ TEST_F(HeadlessUi, TypingASentenceAndClickingATokenLinksTheViews) {
       Find(sums, IdUnderInt(sums, -1, "all tokens"), ImVec2(sums->Pos.x + 20, box.y), false, &all));
   ASSERT_TRUE(Find(sums, IdUnderInt(sums, 2, "NLP  id 2  pos 2"), ImVec2(all.x, all.y), true, &at));
   Click(at);
+  Frame();  // the click is applied at the start of the next frame
   EXPECT_EQ(state_.selection.selected_token, 2);
   // Hovering the chip highlights its position in the other views next frame.
   ImGui::GetIO().MousePos = at;
   Frames(2);
   EXPECT_EQ(state_.selection.hover_position, 2);
   Click(all);
+  Frame();
   EXPECT_EQ(state_.selection.selected_token, -1);
 }
 
@@ -239,6 +256,9 @@ TEST_F(HeadlessUi, DraggingPansTheCurvesWithinTheTable) {
   Frames(2);
   state_.params.pe.max_len = 1000;
   Frames(2);
+  ASSERT_EQ(state_.curves.view.x1, 999.0);     // the curves fit every position of the new table
+  state_.curves.view = {0, 100, -1.15, 1.15};  // as after zooming in
+  Frame();
   const PlotRange before = state_.curves.view;
   ASSERT_EQ(before.x0, 0.0);
   ASSERT_EQ(before.x1, 100.0);

@@ -11,40 +11,109 @@
 namespace pe {
 namespace {
 
-void InputI64(const char* label, int64_t* v, const char* tip, int64_t step = 1) {
-  const int64_t fast = step * 16;
-  ImGui::InputScalar(label, ImGuiDataType_S64, v, &step, &fast);
-  ItemTooltip(tip);
+// Text wrapped at spaces only, so "6.28319e+09" or "-0.416" is never split across lines.
+void WrappedText(const std::string& text) {
+  const float width = ImGui::GetContentRegionAvail().x;
+  std::string line;
+  size_t k = 0;
+  while (k < text.size()) {
+    const size_t next = text.find(' ', k);
+    const std::string word =
+        text.substr(k, next == std::string::npos ? std::string::npos : next - k);
+    const std::string candidate = line.empty() ? word : line + " " + word;
+    if (!line.empty() && ImGui::CalcTextSize(candidate.c_str()).x > width) {
+      ImGui::TextUnformatted(line.c_str());
+      line = word;
+    } else {
+      line = candidate;
+    }
+    if (next == std::string::npos) break;
+    k = next + 1;
+  }
+  if (!line.empty()) ImGui::TextUnformatted(line.c_str());
 }
 
-// A few sentences on what the views show, with the current numbers filled in.
+std::string Printf(const char* format, auto... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, format, args...);
+  return buf;
+}
+
+// A few sentences on what the views show, with the current numbers filled in. They hold for
+// every d (one column, odd widths), any offset and any base.
 void DrawExplanation(const AppState& state, const Derived& derived) {
   if (!derived.pe_status.ok() || derived.columns.empty()) return;
   const PeParams& p = state.params.pe;
-  const double fastest = derived.fastest_wavelength, slowest = derived.slowest_wavelength;
+  int64_t waves = 0, zeros = 0, sin_cos_pairs = 0;
+  std::vector<double> freqs;
+  for (const PeColumn& c : derived.columns) {
+    if (c.wave == PeWave::kZero) {
+      ++zeros;
+      continue;
+    }
+    ++waves;
+    if (c.wave == PeWave::kCos) ++sin_cos_pairs;  // every cosine has its sine
+    if (std::find(freqs.begin(), freqs.end(), c.frequency) == freqs.end())
+      freqs.push_back(c.frequency);
+  }
   ImGui::Spacing();
   ImGui::Separator();
   ImGui::TextDisabled("What you are looking at");
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::Text(
-      "Row p of the table is the vector added to the token at position p. Its %lld "
-      "columns are sines and cosines of p at %lld frequencies.",
-      static_cast<long long>(p.d_model), static_cast<long long>((p.d_model + 1) / 2));
-  ImGui::Text(
-      "The fastest wave repeats every %.3g positions, the slowest every %.6g: early "
-      "columns tell neighbours apart, late ones tell far-apart positions apart.",
-      fastest, slowest);
-  ImGui::Text(
-      "A sin/cos pair of one frequency is a point on a circle; moving k positions "
-      "rotates it by k times that frequency. So PE(p)\xc2\xb7PE(p+k) depends only on "
-      "k: the model can read relative distance.");
-  if (state.params.input.scale) {
-    ImGui::Text(
-        "Before the sum, embeddings are multiplied by \xe2\x88\x9a%lld = %.4g, so the "
-        "token's meaning outweighs its position code.",
-        static_cast<long long>(p.d_model), std::sqrt(static_cast<double>(p.d_model)));
+  const long long d = p.d_model;
+  const long long n_freq = static_cast<long long>(freqs.size());
+  std::string row = p.offset == 0 ? std::string(
+                                        "Row p of the table is the vector added to the token at "
+                                        "position p.")
+                                  : Printf(
+                                        "Row r of the table is the vector added to the token at "
+                                        "position %lld + r (the offset).",
+                                        static_cast<long long>(p.offset));
+  if (d == 1) {
+    row += Printf(" Its one column is sin(p w) at the single frequency w = %.6g.",
+                  freqs.empty() ? 0.0 : freqs[0]);
+  } else {
+    row += Printf(" Its %lld columns are %s of the position at %lld %s.", d,
+                  sin_cos_pairs > 0 ? "sines and cosines" : "sines", n_freq,
+                  n_freq == 1 ? "frequency" : "different frequencies");
   }
-  ImGui::PopTextWrapPos();
+  if (zeros > 0) row += Printf(" The last column is 0 (this layout pads an odd width).");
+  WrappedText(row);
+  if (waves > 1 && derived.slowest_wavelength > derived.fastest_wavelength) {
+    WrappedText(Printf(
+        "The fastest wave repeats every %.4g positions, the slowest every %.4g: early columns "
+        "tell neighbours apart, late ones tell far-apart positions apart.",
+        derived.fastest_wavelength, derived.slowest_wavelength));
+  } else if (waves >= 1) {
+    WrappedText(Printf("The wave repeats every %.4g positions.", derived.fastest_wavelength));
+  }
+  if (sin_cos_pairs > 0) {
+    WrappedText(
+        "A sin/cos pair of one frequency is a point on a circle; moving k positions rotates it "
+        "by k times that frequency. So PE(p)\xc2\xb7PE(p+k) depends only on k: the model can "
+        "read relative distance.");
+  } else {
+    WrappedText(
+        "With one column there is no sin/cos pair: sin(p w) alone does not tell p from p' where "
+        "the sine takes the same value. Widen d_model to 2 for a pair.");
+  }
+  if (state.params.input.scale) {
+    WrappedText(Printf(
+        "Before the sum, embeddings are multiplied by \xe2\x88\x9a%lld = %.4g, so the token's "
+        "meaning outweighs its position code.",
+        d, std::sqrt(static_cast<double>(d))));
+  }
+}
+
+// Puts `mutate` applied to the current PE parameters through the core's checks: a valid result
+// is queued for the next frame, an invalid one is refused with its reason under `label`.
+void EditPe(AppState& state, const char* label, const auto& mutate) {
+  PeParams next = state.params.pe;
+  mutate(next);
+  if (Status s = ValidatePeParams(next); !s.ok()) {
+    RefuseField(state, label, s.message());
+    return;
+  }
+  Edit(state, [next](AppState& st) { st.params.pe = next; });
 }
 
 }  // namespace
@@ -60,62 +129,92 @@ void ErrorText(const std::string& message) {
 }
 
 void DrawControlsPanel(AppState& state, const Derived& derived) {
-  ModelParams& p = state.params;
+  const ModelParams& p = state.params;
   ImGui::PushItemWidth(ImGui::GetFontSize() * 9);
   ImGui::TextDisabled("Positional encoding");
-  InputI64("d_model", &p.pe.d_model,
-           "Width of every token vector: the number of columns of the PE table (1 to 65536).", 2);
-  InputI64("max_len", &p.pe.max_len,
-           "Number of positions in the table: the longest sequence the model can be given.", 1);
-  ImGui::InputDouble("base", &p.pe.base, 0, 0, "%.6g");
-  ItemTooltip(
-      "Base of the geometric frequency ladder (10000 in the paper): wavelengths run from 2*pi to "
-      "about 2*pi*base.");
+  int64_t i64 = 0;
+  if (NumberField(state, "d_model", p.pe.d_model, &i64,
+                  "Width of every token vector: the number of columns of the PE table (1 to "
+                  "65536). Type a value, then Enter.")) {
+    EditPe(state, "d_model", [&](PeParams& q) { q.d_model = i64; });
+  }
+  if (NumberField(state, "max_len", p.pe.max_len, &i64,
+                  "Number of positions in the table: the longest sequence the model can be "
+                  "given (1 to 2^31).")) {
+    EditPe(state, "max_len", [&](PeParams& q) { q.max_len = i64; });
+  }
+  double f64 = 0;
+  if (NumberField(state, "base", p.pe.base, &f64,
+                  "Base of the geometric frequency ladder (10000 in the paper): wavelengths run "
+                  "from 2*pi to about 2*pi*base.")) {
+    EditPe(state, "base", [&](PeParams& q) { q.base = f64; });
+  }
   int variant = static_cast<int>(p.pe.variant);
   const char* variants[] = {"paper (interleaved)", "t2t [sin|cos]", "tf-text [sin|cos]"};
-  if (ImGui::Combo("variant", &variant, variants, 3))
-    p.pe.variant = static_cast<PeVariant>(variant);
+  if (ImGui::Combo("variant", &variant, variants, 3)) {
+    EditPe(state, "variant", [&](PeParams& q) { q.variant = static_cast<PeVariant>(variant); });
+  }
   ItemTooltip(
       "Column layout: paper interleaves sin/cos (PyTorch tutorial code); t2t and tf-text put all "
       "sines first, then all cosines, with slightly different frequencies for t2t.");
-  InputI64("offset", &p.pe.offset,
-           "Position of the first row: a model continuing a long text sees positions offset, "
-           "offset+1, ...");
+  if (NumberField(state, "offset", p.pe.offset, &i64,
+                  "Position of the first row: a model continuing a long text sees positions "
+                  "offset, offset+1, ...")) {
+    EditPe(state, "offset", [&](PeParams& q) { q.offset = i64; });
+  }
   if (!derived.pe_status.ok()) ErrorText(derived.pe_status.message());
 
   ImGui::Spacing();
   ImGui::TextDisabled("Heatmap");
   int cmap = static_cast<int>(p.colormap);
   const char* cmaps[] = {"RdBu (diverging, 0 = white)", "viridis"};
-  if (ImGui::Combo("colormap", &cmap, cmaps, 2)) p.colormap = static_cast<ColormapId>(cmap);
+  if (ImGui::Combo("colormap", &cmap, cmaps, 2)) {
+    Edit(state, [cmap](AppState& st) { st.params.colormap = static_cast<ColormapId>(cmap); });
+  }
   ItemTooltip(
       "Colours of the heatmap: a diverging map centred on 0 shows sign; viridis is "
       "perceptually uniform and prints well in grey.");
 
   ImGui::Spacing();
   ImGui::TextDisabled("Input layer");
-  ImGui::Checkbox("scale by sqrt(d_model)", &p.input.scale);
+  bool scale = p.input.scale;
+  if (ImGui::Checkbox("scale by sqrt(d_model)", &scale)) {
+    Edit(state, [scale](AppState& st) { st.params.input.scale = scale; });
+  }
   ItemTooltip(
       "The paper multiplies embeddings by sqrt(d_model) so that they are not drowned by the "
       "positional encoding, whose entries are at most 1.");
   float dropout = static_cast<float>(p.input.dropout);
-  if (ImGui::SliderFloat("dropout p", &dropout, 0.0f, 1.0f, "%.2f")) p.input.dropout = dropout;
+  if (ImGui::SliderFloat("dropout p", &dropout, 0.0f, 1.0f, "%.2f", ImGuiSliderFlags_AlwaysClamp)) {
+    Edit(state, [dropout](AppState& st) { st.params.input.dropout = dropout; });
+  }
   ItemTooltip(
       "Probability of zeroing each entry of the sum in train mode; kept entries are scaled by "
       "1/(1-p) so the expected value is unchanged.");
-  ImGui::Checkbox("train mode", &p.input.train);
+  bool train = p.input.train;
+  if (ImGui::Checkbox("train mode", &train)) {
+    Edit(state, [train](AppState& st) { st.params.input.train = train; });
+  }
   ItemTooltip("Dropout only acts while training; in eval mode it is the identity.");
-  ImGui::InputScalar("dropout seed", ImGuiDataType_U64, &p.input.dropout_seed);
-  ItemTooltip("Seed of the dropout mask: the same seed gives the same zeros.");
-  ImGui::InputScalar("embedding seed", ImGuiDataType_U64, &p.example.seed);
-  ItemTooltip("Seed of the N(0,1) embedding table (an untrained nn.Embedding).");
+  uint64_t u64 = 0;
+  if (NumberField(state, "dropout seed", p.input.dropout_seed, &u64,
+                  "Seed of the dropout mask: the same seed gives the same zeros.")) {
+    Edit(state, [u64](AppState& st) { st.params.input.dropout_seed = u64; });
+  }
+  if (NumberField(state, "embedding seed", p.example.seed, &u64,
+                  "Seed of the N(0,1) embedding table (an untrained nn.Embedding).")) {
+    Edit(state, [u64](AppState& st) { st.params.example.seed = u64; });
+  }
   ImGui::PopItemWidth();
 
   ImGui::Spacing();
   if (ImGui::Button("Reset to defaults")) {
-    const PanelVisibility show = state.show;
-    state = AppState();
-    state.show = show;
+    Edit(state, [](AppState& st) {
+      AppState fresh;
+      fresh.show = st.show;
+      fresh.params.example.truncate = st.params.example.truncate;
+      st = std::move(fresh);
+    });
   }
   ItemTooltip(
       "Back to the built-in example: d_model 128, max_len 100, base 10000, "

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 
+#include "figure_export.h"
 #include "panels.h"
 #include "plot/plot.h"
 
@@ -51,37 +53,51 @@ void UpdateSamples(CurvesCache& cache, const PeParams& p, const std::vector<PeCo
   }
 }
 
+// The quick picks replace the chosen dimensions (queued for the next frame, like every edit).
 void QuickPicks(AppState& state) {
-  std::vector<int64_t>& dims = state.params.curve_dims;
   const int64_t d = state.params.pe.d_model;
+  std::optional<std::vector<int64_t>> picked;
   if (ImGui::SmallButton("4,5,6,7")) {
-    dims.clear();
-    for (int64_t j = 4; j < std::min<int64_t>(8, d); ++j) dims.push_back(j);
+    picked.emplace();
+    for (int64_t j = 4; j < std::min<int64_t>(8, d); ++j) picked->push_back(j);
   }
   ItemTooltip("Dimensions 4 to 7, the pairs i = 2 and 3 (the Annotated Transformer's figure).");
   ImGui::SameLine();
   if (ImGui::SmallButton("every 8th i")) {
-    dims.clear();
-    for (int64_t j = 0; j < d && dims.size() < 16; ++j) {
+    picked.emplace();
+    for (int64_t j = 0; j < d && picked->size() < 16; ++j) {
       const PeColumn c = DescribeColumn(state.params.pe, j);
-      if (c.wave == PeWave::kSin && c.pair % 8 == 0) dims.push_back(j);
+      if (c.wave == PeWave::kSin && c.pair % 8 == 0) picked->push_back(j);
     }
   }
   ItemTooltip("The sine of pairs i = 0, 8, 16, ...: each is slower than the one before.");
   ImGui::SameLine();
   if (ImGui::SmallButton("one pair")) {
-    dims.clear();
-    for (int64_t j = 0; j < d && dims.size() < 2; ++j) {
-      if (DescribeColumn(state.params.pe, j).pair == 2) dims.push_back(j);
+    // Pair i = 2, or the highest pair that has both a sine and a cosine in a narrower table.
+    int64_t pair = -1;
+    for (int64_t j = 0; j < d; ++j) {
+      const PeColumn c = DescribeColumn(state.params.pe, j);
+      if (c.wave == PeWave::kCos && c.pair <= 2) pair = std::max(pair, c.pair);
+    }
+    if (pair < 0) pair = 0;  // d = 1: the lone sine
+    picked.emplace();
+    for (int64_t j = 0; j < d && picked->size() < 2; ++j) {
+      const PeColumn c = DescribeColumn(state.params.pe, j);
+      if (c.pair == pair && c.wave != PeWave::kZero) picked->push_back(j);
     }
   }
-  ItemTooltip("The sin and cos of pair i = 2: the same frequency, a quarter wave apart.");
+  ItemTooltip(
+      "The sin and cos of pair i = 2: the same frequency, a quarter wave apart (the pair with "
+      "the highest i when d_model is too small for i = 2).");
   ImGui::SameLine();
-  if (ImGui::SmallButton("clear")) dims.clear();
+  if (ImGui::SmallButton("clear")) picked.emplace();
+  if (picked) {
+    Edit(state, [dims = *picked](AppState& st) { st.params.curve_dims = dims; });
+  }
 }
 
 void DimensionPicker(AppState& state, const Derived& derived, CurvesCache& cache, float height) {
-  std::vector<int64_t>& dims = state.params.curve_dims;
+  const std::vector<int64_t>& dims = state.params.curve_dims;
   ImGui::SetNextItemWidth(-1);
   ImGui::InputTextWithHint("##dim_search", "search: d12, i=3, cos", &state.curves.search);
   if (ImGui::BeginChild("dim_list", ImVec2(0, height), true)) {
@@ -107,17 +123,16 @@ void DimensionPicker(AppState& state, const Derived& derived, CurvesCache& cache
       for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
         const int64_t j = matches[static_cast<size_t>(row)];
         const PeColumn& c = derived.columns[static_cast<size_t>(j)];
-        auto it = std::find(dims.begin(), dims.end(), j);
-        bool on = it != dims.end();
+        bool on = std::find(dims.begin(), dims.end(), j) != dims.end();
         std::snprintf(label, sizeof label, "d%lld  i=%lld %s", static_cast<long long>(j),
                       static_cast<long long>(c.pair), WaveName(c.wave));
         ImGui::PushID(static_cast<int>(j));
         if (ImGui::Checkbox(label, &on)) {
-          if (on) {
-            dims.push_back(j);
-          } else {
-            dims.erase(it);
-          }
+          Edit(state, [j, on](AppState& st) {
+            std::vector<int64_t>& chosen = st.params.curve_dims;
+            std::erase(chosen, j);
+            if (on) chosen.push_back(j);
+          });
         }
         ImGui::PopID();
       }
@@ -136,15 +151,15 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
   }
   const PeParams& p = state.params.pe;
   const float em = ImGui::GetFontSize();
-  std::vector<int64_t>& dims = state.params.curve_dims;
-  // Dimensions beyond d_model (after d_model shrank) are dropped, not an error.
-  dims.erase(
-      std::remove_if(dims.begin(), dims.end(), [&](int64_t j) { return j < 0 || j >= p.d_model; }),
-      dims.end());
+  // Dimensions beyond d_model were dropped before the frame (ui.cpp), so every one is valid.
+  const std::vector<int64_t>& dims = state.params.curve_dims;
 
   QuickPicks(state);
   ImGui::SameLine();
-  ImGui::Checkbox("markers", &state.curves.markers);
+  bool markers = state.curves.markers;
+  if (ImGui::Checkbox("markers", &markers)) {
+    Edit(state, [markers](AppState& st) { st.curves.markers = markers; });
+  }
   ItemTooltip("Dots at the integer positions: the only points a model ever sees.");
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -152,10 +167,8 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
   PlotSpec spec;
   spec.x_label = "position";
   spec.y_label = "PE value";
-  const double last = static_cast<double>(p.offset) + static_cast<double>(p.max_len - 1);
-  spec.limits = {static_cast<double>(p.offset), std::max(last, static_cast<double>(p.offset) + 1),
-                 -1.15, 1.15};
-  spec.min_x_span = 2.0;
+  spec.limits = CurvesLimits(p);
+  spec.min_x_span = std::min(2.0, spec.limits.x1 - spec.limits.x0);
   spec.lock_y = true;
   ImGui::BeginGroup();
   Plot plot("curves_plot", state.curves.view, spec, ImVec2(avail.x - side_w - em * 0.5f, avail.y));
@@ -195,11 +208,14 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
     }
   }
   if (dims.empty()) {
+    // Wrapped to the plot's width, so a narrow panel shows all of it.
     const char* hint = "Pick dimensions on the right, or a quick pick above.";
-    const ImVec2 ts = ImGui::CalcTextSize(hint);
-    plot.draw_list()->AddText(ImVec2((plot.area_min().x + plot.area_max().x - ts.x) / 2,
+    const float wrap = std::max(em * 4, plot.area_max().x - plot.area_min().x - em);
+    const ImVec2 ts = ImGui::CalcTextSize(hint, nullptr, false, wrap);
+    plot.draw_list()->AddText(ImGui::GetFont(), em,
+                              ImVec2((plot.area_min().x + plot.area_max().x - ts.x) / 2,
                                      (plot.area_min().y + plot.area_max().y - ts.y) / 2),
-                              IM_COL32(200, 200, 200, 255), hint);
+                              IM_COL32(200, 200, 200, 255), hint, nullptr, wrap);
   }
   cache.plot_min = plot.area_min();
   cache.plot_max = plot.area_max();

@@ -3,6 +3,7 @@
 // borders and values appear. Hover explains the cell under the pointer.
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -12,6 +13,10 @@
 
 namespace pe {
 namespace {
+
+ImU32 OutlineColor(ColormapId colormap) {
+  return colormap == ColormapId::kViridis ? IM_COL32(255, 40, 160, 255) : IM_COL32(0, 190, 60, 255);
+}
 
 // Re-maps the raster to RGBA and uploads it when the raster or the colormap changed.
 void UploadIfNeeded(HeatmapCache& cache, ColormapId colormap, TextureStore* textures) {
@@ -122,6 +127,12 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
           const ImVec2 centre =
               plot.ToPixels(static_cast<double>(c) + 0.5, static_cast<double>(r) + 0.5);
           const ImVec2 ts = ImGui::CalcTextSize(buf);
+          // A number is drawn whole or not at all: a cell cut by the plot's edge would show
+          // "251" for 0.251.
+          if (centre.x - ts.x / 2 < plot.area_min().x || centre.x + ts.x / 2 > plot.area_max().x ||
+              centre.y - ts.y / 2 < plot.area_min().y || centre.y + ts.y / 2 > plot.area_max().y) {
+            continue;
+          }
           const bool dark =
               std::fabs(value) > 0.55f || state.params.colormap == ColormapId::kViridis;
           plot.draw_list()->AddText(ImVec2(centre.x - ts.x / 2, centre.y - ts.y / 2),
@@ -132,15 +143,22 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
     }
   }
 
-  // Linked views: the selected token's row, and the position hovered in another panel.
-  if (derived.sentence.ok()) {
-    const int tokens = static_cast<int>(derived.sentence.value().tokens.size());
+  // Linked views: the selected token's row, or one outline around all the sentence's rows
+  // (per-row lines only where rows are tall enough to keep the table visible between them).
+  if (derived.sentence.ok() && !derived.sentence.value().tokens.empty()) {
+    const auto tokens = static_cast<double>(derived.sentence.value().tokens.size());
     const int sel = state.selection.selected_token;
-    for (int t = 0; t < tokens; ++t) {
-      if (sel != -1 && sel != t) continue;
-      const double y = first + t;
-      plot.Rect(0, y, static_cast<double>(p.d_model), y + 1, IM_COL32(255, 215, 0, 255),
-                sel == -1 ? 1.0f : 2.0f);
+    const ImU32 outline = OutlineColor(state.params.colormap);
+    const float row_px = plot.pixels_per_y();
+    const float thickness = std::clamp(row_px / 4.0f, 1.0f, 2.0f);
+    if (sel >= 0) {
+      const double y = first + sel;
+      plot.Rect(0, y, static_cast<double>(p.d_model), y + 1, outline, thickness);
+    } else {
+      plot.Rect(0, first, static_cast<double>(p.d_model), first + tokens, outline, thickness);
+      if (row_px >= 8.0f) {
+        for (double t = 1; t < tokens; ++t) plot.HLine(first + t, outline, 1.0f);
+      }
     }
   }
   if (!plot.hovered() && state.selection.hover_position >= 0) {

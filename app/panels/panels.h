@@ -23,4 +23,16 @@ void DrawExportStatus(AppState& state, UiServices& services);
 void ItemTooltip(const char* text);
 void ErrorText(const std::string& message);
 
+// A numeric field showing `current`. Returns true with the typed value in `*typed` when the
+// user finished typing (Enter or focus loss) a different, well-formed decimal value; Escape
+// restores. Ill-formed text, or a reason given to RefuseField, shows in red under the field
+// until the user types there again. (number_field.cpp)
+bool NumberField(AppState& state, const char* label, int64_t current, int64_t* typed,
+                 const char* tip);
+bool NumberField(AppState& state, const char* label, uint64_t current, uint64_t* typed,
+                 const char* tip);
+bool NumberField(AppState& state, const char* label, double current, double* typed,
+                 const char* tip);
+void RefuseField(AppState& state, const char* label, const std::string& reason);
+
 }  // namespace pe

@@ -40,7 +40,9 @@ void TokenChips(AppState& state, const SentenceResult& s) {
     if (selected) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.75f, 0.6f, 0.1f, 1.0f));
     if (linked) ImGui::PushStyleColor(ImGuiCol_Border, ImVec4(1, 1, 1, 1));
     if (linked) ImGui::PushStyleVar(ImGuiStyleVar_FrameBorderSize, 2.0f);
-    if (ImGui::Button(label.c_str())) state.selection.selected_token = index;
+    if (ImGui::Button(label.c_str())) {
+      Edit(state, [index](AppState& st) { st.selection.selected_token = index; });
+    }
     if (linked) ImGui::PopStyleVar();
     if (linked) ImGui::PopStyleColor();
     if (selected) ImGui::PopStyleColor();
@@ -122,16 +124,34 @@ void PartBars(AppState& state, const std::vector<const float*>& series,
   plot.End();
 }
 
+// |scaled| / |PE|, or a word when |PE| is 0 (position 0 with one column: sin 0 = 0).
+std::string RatioText(const InputParts& parts, int64_t t) {
+  const double r = parts.ScaledToPositionalRatio(t);
+  if (!std::isfinite(r)) return "undefined (|PE| = 0)";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", r);
+  return buf;
+}
+
+// Columns as wide as their widest number ("-0.9886041"), never cut: a narrow panel scrolls
+// sideways instead of showing "-0.98".
+constexpr ImGuiTableFlags kNumberTableFlags =
+    ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_RowBg |
+    ImGuiTableFlags_BordersOuter | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+
+void NumberColumn(const char* name, const char* widest) {
+  ImGui::TableSetupColumn(name, ImGuiTableColumnFlags_WidthFixed,
+                          std::max(ImGui::CalcTextSize(widest).x, ImGui::CalcTextSize(name).x));
+}
+
 void NumbersTable(const InputParts& parts, int t, ImVec2 size) {
-  const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg |
-                                ImGuiTableFlags_BordersOuter | ImGuiTableFlags_SizingStretchSame;
+  const ImGuiTableFlags flags = kNumberTableFlags;
   if (ImGui::BeginTable("numbers", 5, flags, size)) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("dim");
-    ImGui::TableSetupColumn("embedding");
-    ImGui::TableSetupColumn("scaled");
-    ImGui::TableSetupColumn("positional");
-    ImGui::TableSetupColumn("sum");
+    NumberColumn("dim", "65535");
+    for (const char* name : {"embedding", "scaled", "positional", "sum"}) {
+      NumberColumn(name, "-0.00000000e+00");  // %.7g at its widest
+    }
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(parts.embedding.cols));
@@ -151,16 +171,17 @@ void NumbersTable(const InputParts& parts, int t, ImVec2 size) {
 }
 
 void NormsTable(const InputParts& parts, const std::vector<std::string>& names, ImVec2 size) {
-  const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg |
-                                ImGuiTableFlags_BordersOuter | ImGuiTableFlags_SizingStretchSame;
+  const ImGuiTableFlags flags = kNumberTableFlags;
   if (ImGui::BeginTable("norms", 6, flags, size)) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("token");
-    ImGui::TableSetupColumn("|E|");
-    ImGui::TableSetupColumn("|scaled|");
-    ImGui::TableSetupColumn("|PE|");
-    ImGui::TableSetupColumn("|sum|");
-    ImGui::TableSetupColumn("|scaled|/|PE|");
+    float token_w = ImGui::CalcTextSize("token").x;
+    for (size_t t = 0; t < names.size() && t < 4096; ++t) {
+      token_w = std::max(token_w, ImGui::CalcTextSize(names[t].c_str()).x);
+    }
+    ImGui::TableSetupColumn("token", ImGuiTableColumnFlags_WidthFixed,
+                            std::min(token_w, ImGui::GetFontSize() * 12));
+    for (const char* name : {"|E|", "|scaled|", "|PE|", "|sum|"}) NumberColumn(name, "00000.0000");
+    NumberColumn("|scaled|/|PE|", "undefined (|PE| = 0)");
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;  // only the visible rows: a long text has thousands of tokens
     clipper.Begin(static_cast<int>(parts.tokens()));
@@ -174,7 +195,7 @@ void NormsTable(const InputParts& parts, const std::vector<std::string>& names, 
           ImGui::Text("%.4f", parts.Norm(p, t));
         }
         ImGui::TableNextColumn();
-        ImGui::Text("%.3f", parts.ScaledToPositionalRatio(t));
+        ImGui::TextUnformatted(RatioText(parts, t).c_str());
       }
     }
     ImGui::EndTable();
@@ -187,10 +208,10 @@ void NormLine(const SentenceResult& s, int64_t offset, int t, bool scaled) {
               static_cast<long long>(s.ids[static_cast<size_t>(t)]),
               static_cast<long long>(offset + t));
   ImGui::SameLine();
-  ImGui::Text("|E| = %.4f   |scaled| = %.4f   |PE| = %.4f   |sum| = %.4f   |scaled|/|PE| = %.3f",
-              parts.Norm(Part::kEmbedding, t), parts.Norm(Part::kScaled, t),
-              parts.Norm(Part::kPositional, t), parts.Norm(Part::kSum, t),
-              parts.ScaledToPositionalRatio(t));
+  ImGui::TextWrapped(
+      "|E| = %.4f   |scaled| = %.4f   |PE| = %.4f   |sum| = %.4f   |scaled|/|PE| = %s",
+      parts.Norm(Part::kEmbedding, t), parts.Norm(Part::kScaled, t),
+      parts.Norm(Part::kPositional, t), parts.Norm(Part::kSum, t), RatioText(parts, t).c_str());
   ItemTooltip(scaled
                   ? "With sqrt(d) scaling the token's meaning is several times larger than its "
                     "position code, so the position nudges the vector rather than drowning it."
@@ -203,8 +224,7 @@ void ShowParts(AppState& state, const SentenceResult& s, const std::vector<std::
   const float em = ImGui::GetFontSize();
   const int64_t d = parts.embedding.cols;
   const int tokens = static_cast<int>(parts.tokens());
-  int& sel = state.selection.selected_token;
-  if (sel >= tokens) sel = tokens - 1;
+  const int sel = std::min(state.selection.selected_token, tokens - 1);  // clamped before the frame
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float table_w = std::min(em * 30.0f, avail.x * 0.45f);
   std::vector<const float*> series;
@@ -251,69 +271,127 @@ void ShowParts(AppState& state, const SentenceResult& s, const std::vector<std::
   }
 }
 
+// `m` with `tokens` x `dims` cells, keeping the values (and row names) that still have a place.
+ManualVectors Resized(const ManualVectors& m, int tokens, int dims) {
+  ManualVectors next = m;
+  next.tokens = tokens;
+  next.dims = dims;
+  next.embedding.assign(static_cast<size_t>(tokens * dims), 0.0f);
+  next.positional.assign(static_cast<size_t>(tokens * dims), 0.0f);
+  for (int t = 0; t < std::min(tokens, m.tokens); ++t) {
+    for (int j = 0; j < std::min(dims, m.dims); ++j) {
+      next.embedding[static_cast<size_t>(t * dims + j)] =
+          m.embedding[static_cast<size_t>(t * m.dims + j)];
+      next.positional[static_cast<size_t>(t * dims + j)] =
+          m.positional[static_cast<size_t>(t * m.dims + j)];
+    }
+  }
+  next.labels.resize(static_cast<size_t>(tokens));
+  for (int t = 0; t < tokens; ++t) {
+    std::string& name = next.labels[static_cast<size_t>(t)];
+    if (name.empty()) name = "token " + std::to_string(t);
+  }
+  return next;
+}
+
 void ManualEditor(AppState& state, const Derived& derived) {
-  ManualVectors& m = state.manual;
+  const ManualVectors& m = state.manual;
   const float em = ImGui::GetFontSize();
-  ImGui::SetNextItemWidth(em * 6);
+  // Ctrl+click lets a user type into a slider: AlwaysClamp keeps that inside the range too.
   int tokens = m.tokens, dims = m.dims;
-  const bool resized = ImGui::SliderInt("tokens", &tokens, 1, 6);
+  ImGui::SetNextItemWidth(em * 6);
+  bool resized = ImGui::SliderInt("tokens", &tokens, 1, ManualVectors::kMaxTokens, "%d",
+                                  ImGuiSliderFlags_AlwaysClamp);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(em * 6);
-  const bool resized_d = ImGui::SliderInt("d", &dims, 1, 8);
-  if (resized || resized_d) {
-    // Keep the values that still have a place.
-    ManualVectors next = m;
-    next.tokens = tokens;
-    next.dims = dims;
-    next.embedding.assign(static_cast<size_t>(tokens * dims), 0.0f);
-    next.positional.assign(static_cast<size_t>(tokens * dims), 0.0f);
-    for (int t = 0; t < std::min(tokens, m.tokens); ++t) {
-      for (int j = 0; j < std::min(dims, m.dims); ++j) {
-        next.embedding[static_cast<size_t>(t * dims + j)] =
-            m.embedding[static_cast<size_t>(t * m.dims + j)];
-        next.positional[static_cast<size_t>(t * dims + j)] =
-            m.positional[static_cast<size_t>(t * m.dims + j)];
-      }
-    }
-    m = next;
+  resized |=
+      ImGui::SliderInt("d", &dims, 1, ManualVectors::kMaxDims, "%d", ImGuiSliderFlags_AlwaysClamp);
+  if (resized && (tokens != m.tokens || dims != m.dims)) {
+    tokens = std::clamp(tokens, 1, ManualVectors::kMaxTokens);
+    dims = std::clamp(dims, 1, ManualVectors::kMaxDims);
+    Edit(state, [tokens, dims](AppState& st) { st.manual = Resized(st.manual, tokens, dims); });
   }
   ImGui::SameLine();
-  if (ImGui::SmallButton("blog example")) m = ManualVectors();
+  if (ImGui::SmallButton("blog example")) {
+    Edit(state, [](AppState& st) { st.manual = ManualVectors(); });
+  }
   ItemTooltip(
       "3 tokens (I love NLP), d = 3: the worked example whose sum is "
       "[[0.11,0.32,0.43],[0.24,0.65,0.56],[0.77,0.98,0.89]] with scaling off.");
   ImGui::SameLine();
-  ImGui::Checkbox("scale by sqrt(d)", &state.params.input.scale);
+  bool scale = m.scale;
+  if (ImGui::Checkbox("scale by sqrt(d)", &scale)) {
+    Edit(state, [scale](AppState& st) { st.manual.scale = scale; });
+  }
+  ItemTooltip(
+      "Multiply these embeddings by sqrt(d) before the sum. This editor's own switch: the "
+      "sentence view keeps its setting.");
 
-  auto grid = [&](const char* id, const char* title, std::vector<float>* values,
-                  const Matrix* shown) {
+  // The sum shown is the one derived from these very vectors (same shape by construction).
+  const Result<InputParts>& derived_parts = derived.manual;
+  const bool have_sum = derived_parts.ok() && derived_parts.value().sum.rows == m.tokens &&
+                        derived_parts.value().sum.cols == m.dims;
+  float label_w = 0;
+  for (const std::string& name : m.labels)
+    label_w = std::max(label_w, ImGui::CalcTextSize(name.c_str()).x);
+  const float cell_w = em * 3.6f;
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  const float grid_w = label_w + spacing + static_cast<float>(m.dims) * (cell_w + spacing);
+  const float avail_w = ImGui::GetContentRegionAvail().x;
+  // Side by side when the three grids fit, else one under the other; the region scrolls.
+  const bool side_by_side = 3 * grid_w + 3 * em <= avail_w;
+  ImGui::BeginChild("manual_grids", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  auto grid = [&](const char* id, const char* title, const std::vector<float>* values,
+                  bool positional, const Matrix* shown) {
     ImGui::BeginGroup();
     ImGui::TextUnformatted(title);
     ImGui::PushID(id);
     for (int t = 0; t < m.tokens; ++t) {
+      ImGui::PushID(t);
+      const std::string& name = m.labels[static_cast<size_t>(t)];
+      ImGui::TextUnformatted(name.c_str());
+      ImGui::SameLine(0, 0);
+      ImGui::Dummy(ImVec2(label_w - ImGui::CalcTextSize(name.c_str()).x, 0));
       for (int j = 0; j < m.dims; ++j) {
-        if (j > 0) ImGui::SameLine();
-        ImGui::PushID(t * 64 + j);
-        ImGui::SetNextItemWidth(em * 3.6f);
+        ImGui::SameLine();
+        ImGui::PushID(j);
+        ImGui::SetNextItemWidth(cell_w);
+        const size_t k = static_cast<size_t>(t * m.dims + j);
         if (values) {
-          ImGui::InputFloat("##v", &(*values)[static_cast<size_t>(t * m.dims + j)], 0, 0, "%.4g");
+          float v = (*values)[k];
+          if (ImGui::InputFloat("##v", &v, 0, 0, "%.4g")) {
+            const int rows = m.tokens, cols = m.dims;
+            Edit(state, [k, v, positional, rows, cols](AppState& st) {
+              ManualVectors& mv = st.manual;
+              if (mv.tokens != rows || mv.dims != cols) return;  // resized meanwhile
+              (positional ? mv.positional : mv.embedding)[k] = v;
+            });
+          }
         } else {
-          ImGui::Text("%7.4f", static_cast<double>(shown->at(t, j)));
-          if (j + 1 < m.dims) ImGui::SameLine(0, em * 0.3f);
+          ImGui::Text("%.7g", static_cast<double>(shown->at(t, j)));
+          if (ImGui::IsItemHovered()) {
+            ImGui::SetTooltip("%s, dimension %d: %.9g", name.c_str(), j,
+                              static_cast<double>(shown->at(t, j)));
+          }
         }
         ImGui::PopID();
       }
+      ImGui::PopID();
     }
     ImGui::PopID();
     ImGui::EndGroup();
   };
-  grid("emb", "embeddings (token x d)", &m.embedding, nullptr);
-  ImGui::SameLine(0, em * 1.5f);
-  grid("pe", "positional (token x d)", &m.positional, nullptr);
-  if (derived.manual.ok()) {
-    ImGui::SameLine(0, em * 1.5f);
-    grid("sum", "= sum (model input)", nullptr, &derived.manual.value().sum);
-    if (state.params.input.scale) {
+  grid("emb", "embeddings (token x d)", &m.embedding, false, nullptr);
+  if (side_by_side) ImGui::SameLine(0, em * 1.5f);
+  grid("pe", "positional (token x d)", &m.positional, true, nullptr);
+  if (have_sum) {
+    if (side_by_side) ImGui::SameLine(0, em * 1.5f);
+    grid("sum",
+         m.scale ? "= E\xc2\xb7\xe2\x88\x9a"
+                   "d + PE (model input)"
+                 : "= E + PE (model input)",
+         nullptr, false, &derived_parts.value().sum);
+    if (m.scale) {
       ImGui::TextDisabled("Scaling is on: the sum uses E * sqrt(%d) = E * %.4f.", m.dims,
                           std::sqrt(static_cast<double>(m.dims)));
     }
@@ -321,16 +399,20 @@ void ManualEditor(AppState& state, const Derived& derived) {
       ImGui::TextDisabled("Train mode: dropout p = %.2f is applied to the sum.",
                           state.params.input.dropout);
     }
-  } else {
-    ErrorText(derived.manual.message());
+  } else if (!derived_parts.ok()) {
+    ErrorText(derived_parts.message());
   }
+  ImGui::EndChild();
 }
 
 }  // namespace
 
 void DrawSumsPanel(AppState& state, const Derived& derived) {
   const float em = ImGui::GetFontSize();
-  ImGui::Checkbox("type the vectors yourself", &state.sums.manual);
+  bool manual = state.sums.manual;
+  if (ImGui::Checkbox("type the vectors yourself", &manual)) {
+    Edit(state, [manual](AppState& st) { st.sums.manual = manual; });
+  }
   ItemTooltip(
       "Enter small embedding and positional vectors by hand and see their sum, to check "
       "a worked example number by number.");
@@ -343,7 +425,10 @@ void DrawSumsPanel(AppState& state, const Derived& derived) {
       derived.sentence.ok() && derived.sentence.value().tokens.size() > kMaxChips;
   ImGui::SetNextItemWidth(
       std::max(em * 10, ImGui::GetContentRegionAvail().x - em * (long_text ? 26.0f : 16.0f)));
-  ImGui::InputTextWithHint("##text", "type a sentence", &state.params.example.text);
+  std::string text = state.params.example.text;
+  if (ImGui::InputTextWithHint("##text", "type a sentence", &text)) {
+    Edit(state, [text](AppState& st) { st.params.example.text = text; });
+  }
   ItemTooltip(
       "The sentence to embed. Word-level tokens by default; the vocabulary is built from "
       "the text in order of first appearance.");
@@ -352,7 +437,8 @@ void DrawSumsPanel(AppState& state, const Derived& derived) {
   const char* toks[] = {"word tokens", "char tokens"};
   ImGui::SetNextItemWidth(em * 8);
   if (ImGui::Combo("##tokenizer", &tok, toks, 2)) {
-    state.params.example.tokenizer = static_cast<TokenizerKind>(tok);
+    Edit(state,
+         [tok](AppState& st) { st.params.example.tokenizer = static_cast<TokenizerKind>(tok); });
   }
   ItemTooltip(
       "Word level splits on spaces and punctuation; character level makes every "
@@ -371,9 +457,17 @@ void DrawSumsPanel(AppState& state, const Derived& derived) {
     ImGui::SetNextItemWidth(em * 6);
     int index = state.selection.selected_token;
     if (ImGui::InputInt("##token_index", &index)) {
-      state.selection.selected_token = std::clamp(index, -1, static_cast<int>(s.tokens.size()) - 1);
+      index = std::clamp(index, -1, static_cast<int>(s.tokens.size()) - 1);
+      Edit(state, [index](AppState& st) { st.selection.selected_token = index; });
     }
     ItemTooltip("Chips show the first 128 tokens; pick any token by its index (-1: all tokens).");
+  }
+  if (s.dropped_tokens > 0) {
+    ErrorText("The text has " +
+              std::to_string(s.tokens.size() + static_cast<size_t>(s.dropped_tokens)) +
+              " tokens but max_len is " + std::to_string(state.params.pe.max_len) +
+              ": the model sees the first " + std::to_string(s.tokens.size()) + " (" +
+              std::to_string(s.dropped_tokens) + " cut off). Raise max_len to see them all.");
   }
   if (s.tokens.empty()) {
     ImGui::TextDisabled("No tokens yet: type a sentence above.");

@@ -1,0 +1,111 @@
+// Numeric fields that apply what was typed on Enter or when the field loses focus, never a
+// half-typed value, and parse decimal text only (no octal "064", no hex "0x10"). Escape puts
+// back the value the field had. A value the caller refuses keeps its reason under the field.
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include "panels.h"
+
+namespace pe {
+namespace {
+
+std::string Trim(const std::string& text) {
+  const size_t a = text.find_first_not_of(" \t");
+  if (a == std::string::npos) return "";
+  const size_t b = text.find_last_not_of(" \t");
+  return text.substr(a, b - a + 1);
+}
+
+std::string FormatNumber(int64_t v) {
+  return std::to_string(v);
+}
+std::string FormatNumber(uint64_t v) {
+  return std::to_string(v);
+}
+std::string FormatNumber(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+const char* KindName(int64_t) {
+  return "a whole number";
+}
+const char* KindName(uint64_t) {
+  return "a whole number from 0 to 18446744073709551615";
+}
+const char* KindName(double) {
+  return "a finite decimal number";
+}
+
+template <typename T>
+bool ParseNumber(const std::string& text, T* out) {
+  const std::string t = Trim(text);
+  if (t.empty()) return false;
+  const char* first = t.data();
+  const char* last = t.data() + t.size();
+  if constexpr (std::is_same_v<T, double>) {
+    if (*first == '+') ++first;
+    auto [ptr, ec] = std::from_chars(first, last, *out, std::chars_format::general);
+    return ec == std::errc() && ptr == last && std::isfinite(*out);
+  } else {
+    if (*first == '+') ++first;
+    auto [ptr, ec] = std::from_chars(first, last, *out, 10);
+    return ec == std::errc() && ptr == last;
+  }
+}
+
+template <typename T>
+bool NumberFieldImpl(AppState& state, const char* label, T current, T* typed, const char* tip) {
+  const ImGuiID id = ImGui::GetID(label);
+  FieldEdit& f = state.fields[id];
+  if (!f.active) f.text = FormatNumber(current);  // not being typed into: show the state
+  const ImGuiInputTextFlags flags = ImGuiInputTextFlags_AutoSelectAll |
+                                    (std::is_same_v<T, double> ? ImGuiInputTextFlags_CharsScientific
+                                                               : ImGuiInputTextFlags_CharsDecimal);
+  if (!f.error.empty()) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.55f, 0.12f, 0.1f, 1.0f));
+  ImGui::InputText(label, &f.text, flags);
+  if (!f.error.empty()) ImGui::PopStyleColor();
+  ItemTooltip(tip);
+  const bool active = ImGui::IsItemActive();
+  const bool finished = ImGui::IsItemDeactivatedAfterEdit();
+  if (active && !f.active) f.error.clear();
+  f.active = active;
+  bool changed = false;
+  if (finished) {
+    T value{};
+    if (!ParseNumber(f.text, &value)) {
+      f.error = std::string(label) + " must be " + KindName(T{}) + ", got \"" + f.text + "\"";
+    } else if (value != current) {
+      *typed = value;
+      changed = true;
+    }
+  }
+  if (!f.error.empty()) ErrorText(f.error);
+  return changed;
+}
+
+}  // namespace
+
+bool NumberField(AppState& state, const char* label, int64_t current, int64_t* typed,
+                 const char* tip) {
+  return NumberFieldImpl(state, label, current, typed, tip);
+}
+bool NumberField(AppState& state, const char* label, uint64_t current, uint64_t* typed,
+                 const char* tip) {
+  return NumberFieldImpl(state, label, current, typed, tip);
+}
+bool NumberField(AppState& state, const char* label, double current, double* typed,
+                 const char* tip) {
+  return NumberFieldImpl(state, label, current, typed, tip);
+}
+
+void RefuseField(AppState& state, const char* label, const std::string& reason) {
+  state.fields[ImGui::GetID(label)].error = reason;
+}
+
+}  // namespace pe
