@@ -116,6 +116,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
   ApplyPendingEdits(state);
   const Derived& derived = caches.derived.Update(state);
   ClampSelections(state, derived);
+  caches.drawn.Clear();
   state.selection.hover_position = state.selection.next_hover_position;
   state.selection.hover_dim = state.selection.next_hover_dim;
   state.selection.next_hover_position = -1;
@@ -154,13 +155,13 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
       if (state.show.heatmap) {
         Panel(state, "heatmap", "Positional encoding table PE[position, dimension]",
               ViewKind::kHeatmap, ImVec2(heat_w, top_h), plot_flags,
-              [&] { DrawHeatmapPanel(state, derived, caches.heatmap, services); });
+              [&] { DrawHeatmapPanel(state, derived, caches.heatmap, services, caches.drawn); });
         if (state.show.curves) ImGui::SameLine();
       }
       if (state.show.curves) {
         Panel(state, "curves", "Sine curves: table columns as waves", ViewKind::kCurves,
               ImVec2(state.show.heatmap ? right_w - heat_w - gap : right_w, top_h), plot_flags,
-              [&] { DrawCurvesPanel(state, derived, caches.curves); });
+              [&] { DrawCurvesPanel(state, derived, caches.curves, caches.drawn); });
       }
       if (state.show.sums) {
         Panel(state, "sums",
@@ -170,7 +171,8 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
               ImVec2(right_w, body_h - (state.show.heatmap || state.show.curves
                                             ? top_h + ImGui::GetStyle().ItemSpacing.y
                                             : 0.0f)),
-              ImGuiWindowFlags_NoScrollWithMouse, [&] { DrawSumsPanel(state, derived); });
+              ImGuiWindowFlags_NoScrollWithMouse,
+              [&] { DrawSumsPanel(state, derived, caches.drawn); });
       }
       ImGui::EndGroup();
       DrawStatusLine(state, derived);

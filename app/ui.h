@@ -38,10 +38,24 @@ struct CurvesCache {
   ImVec2 plot_min, plot_max;  // the data area on screen last frame
 };
 
+// What the panels drew in the last frame, kept so tests can hold every picture against a fresh
+// derivation from the state. Pointers point into the derived data and live until the next frame.
+struct DrawnRecord {
+  std::optional<PeParams> heatmap_image;  // the parameters of the raster on screen, if any
+  int heatmap_outlined_rows = 0;          // rows of the selection outline (tokens)
+  std::vector<PeColumn> picker_rows;      // the dimension picker's visible rows
+  std::vector<PeColumn> legend;           // the curves' legend entries
+  std::vector<const float*> sum_rows;     // (tokens) rows of the sum the sums panel shows, or empty
+  int64_t sum_width = 0;                  // their length
+  const Matrix* manual_sum = nullptr;     // the typed-vectors sum shown, if any
+  void Clear() { *this = DrawnRecord(); }
+};
+
 struct UiCaches {
   DerivedCache derived;
   HeatmapCache heatmap;
   CurvesCache curves;
+  DrawnRecord drawn;
 };
 
 // What the frame may use from outside: where images go and who computes rasters.
@@ -54,7 +68,9 @@ struct UiServices {
   SaveFilePicker* picker = nullptr;  // null: no native save dialog
 };
 
-// Updates the derived data from `state` and draws every visible panel. Never throws.
+// Applies the edits queued in the last frame (state.pending_edits), updates the derived data and
+// draws every visible panel. Edits made while drawing show in the next frame: a loop that waits
+// for events must not wait while state.pending_edits is not empty. Never throws.
 void DrawUi(AppState& state, UiCaches& caches, UiServices& services);
 
 }  // namespace pe

@@ -96,7 +96,8 @@ void QuickPicks(AppState& state) {
   }
 }
 
-void DimensionPicker(AppState& state, const Derived& derived, CurvesCache& cache, float height) {
+void DimensionPicker(AppState& state, const Derived& derived, CurvesCache& cache, float height,
+                     DrawnRecord& drawn) {
   const std::vector<int64_t>& dims = state.params.curve_dims;
   ImGui::SetNextItemWidth(-1);
   ImGui::InputTextWithHint("##dim_search", "search: d12, i=3, cos", &state.curves.search);
@@ -123,6 +124,7 @@ void DimensionPicker(AppState& state, const Derived& derived, CurvesCache& cache
       for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
         const int64_t j = matches[static_cast<size_t>(row)];
         const PeColumn& c = derived.columns[static_cast<size_t>(j)];
+        drawn.picker_rows.push_back(c);
         bool on = std::find(dims.begin(), dims.end(), j) != dims.end();
         std::snprintf(label, sizeof label, "d%lld  i=%lld %s", static_cast<long long>(j),
                       static_cast<long long>(c.pair), WaveName(c.wave));
@@ -144,7 +146,8 @@ void DimensionPicker(AppState& state, const Derived& derived, CurvesCache& cache
 
 }  // namespace
 
-void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache) {
+void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache,
+                     DrawnRecord& drawn) {
   if (!derived.pe_status.ok()) {
     ErrorText("No curves to show: " + derived.pe_status.message());
     return;
@@ -232,6 +235,7 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
   if (ImGui::BeginChild("legend", ImVec2(side_w, legend_h), true)) {
     for (size_t k = 0; k < shown; ++k) {
       const PeColumn& c = derived.columns[static_cast<size_t>(dims[k])];
+      drawn.legend.push_back(c);
       const ImVec2 at = ImGui::GetCursorScreenPos();
       ImGui::GetWindowDrawList()->AddLine(ImVec2(at.x, at.y + em * 0.6f),
                                           ImVec2(at.x + em * 1.2f, at.y + em * 0.6f),
@@ -255,7 +259,7 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
   ImGui::EndChild();
   DimensionPicker(
       state, derived, cache,
-      std::max(em * 3, avail.y - legend_h - ImGui::GetFrameHeightWithSpacing() - em * 0.5f));
+      std::max(em * 3, avail.y - legend_h - ImGui::GetFrameHeightWithSpacing() - em * 0.5f), drawn);
   ImGui::EndGroup();
 }
 

@@ -58,7 +58,7 @@ void CellTooltip(const AppState& state, const Derived& derived, const HeatmapCac
 }  // namespace
 
 void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cache,
-                      UiServices& services) {
+                      UiServices& services, DrawnRecord& drawn) {
   if (!derived.pe_status.ok()) {
     ErrorText("No table to show: " + derived.pe_status.message());
     return;
@@ -103,6 +103,7 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
   if (cache.raster && !cache.raster->empty() && cache.raster->request.params == p &&
       cache.texture) {
     const Raster& r = *cache.raster;
+    drawn.heatmap_image = r.request.params;
     plot.Image(cache.texture, static_cast<double>(r.col_edges.front()),
                static_cast<double>(r.row_edges.front()), static_cast<double>(r.col_edges.back()),
                static_cast<double>(r.row_edges.back()));
@@ -151,6 +152,7 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
     const ImU32 outline = OutlineColor(state.params.colormap);
     const float row_px = plot.pixels_per_y();
     const float thickness = std::clamp(row_px / 4.0f, 1.0f, 2.0f);
+    drawn.heatmap_outlined_rows = sel >= 0 ? 1 : static_cast<int>(tokens);
     if (sel >= 0) {
       const double y = first + sel;
       plot.Rect(0, y, static_cast<double>(p.d_model), y + 1, outline, thickness);

@@ -9,9 +9,10 @@ namespace pe {
 
 void DrawControlsPanel(AppState& state, const Derived& derived);
 void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cache,
-                      UiServices& services);
-void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache);
-void DrawSumsPanel(AppState& state, const Derived& derived);
+                      UiServices& services, DrawnRecord& drawn);
+void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache,
+                     DrawnRecord& drawn);
+void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn);
 void DrawStatusLine(const AppState& state, const Derived& derived);
 
 // Export: the dialog (Export... buttons, Ctrl+S) and the progress / result corner.

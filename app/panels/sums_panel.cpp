@@ -219,7 +219,8 @@ void NormLine(const SentenceResult& s, int64_t offset, int t, bool scaled) {
                     "|PE| = sqrt(d/2): position and meaning compete equally.");
 }
 
-void ShowParts(AppState& state, const SentenceResult& s, const std::vector<std::string>& names) {
+void ShowParts(AppState& state, const SentenceResult& s, const std::vector<std::string>& names,
+               DrawnRecord& drawn) {
   const InputParts& parts = s.parts;
   const float em = ImGui::GetFontSize();
   const int64_t d = parts.embedding.cols;
@@ -230,6 +231,8 @@ void ShowParts(AppState& state, const SentenceResult& s, const std::vector<std::
   std::vector<const float*> series;
   std::vector<std::string> series_names;
   std::vector<ImU32> colors;
+  for (int t = 0; t < tokens; ++t) drawn.sum_rows.push_back(parts.sum.row(t));
+  drawn.sum_width = d;
   if (sel >= 0) {
     NormLine(s, state.params.pe.offset, sel, state.params.input.scale);
     for (int k = 0; k < 4; ++k) {
@@ -294,7 +297,7 @@ ManualVectors Resized(const ManualVectors& m, int tokens, int dims) {
   return next;
 }
 
-void ManualEditor(AppState& state, const Derived& derived) {
+void ManualEditor(AppState& state, const Derived& derived, DrawnRecord& drawn) {
   const ManualVectors& m = state.manual;
   const float em = ImGui::GetFontSize();
   // Ctrl+click lets a user type into a slider: AlwaysClamp keeps that inside the range too.
@@ -385,6 +388,7 @@ void ManualEditor(AppState& state, const Derived& derived) {
   if (side_by_side) ImGui::SameLine(0, em * 1.5f);
   grid("pe", "positional (token x d)", &m.positional, true, nullptr);
   if (have_sum) {
+    drawn.manual_sum = &derived_parts.value().sum;
     if (side_by_side) ImGui::SameLine(0, em * 1.5f);
     grid("sum",
          m.scale ? "= E\xc2\xb7\xe2\x88\x9a"
@@ -407,7 +411,7 @@ void ManualEditor(AppState& state, const Derived& derived) {
 
 }  // namespace
 
-void DrawSumsPanel(AppState& state, const Derived& derived) {
+void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) {
   const float em = ImGui::GetFontSize();
   bool manual = state.sums.manual;
   if (ImGui::Checkbox("type the vectors yourself", &manual)) {
@@ -417,7 +421,7 @@ void DrawSumsPanel(AppState& state, const Derived& derived) {
       "Enter small embedding and positional vectors by hand and see their sum, to check "
       "a worked example number by number.");
   if (state.sums.manual) {
-    ManualEditor(state, derived);
+    ManualEditor(state, derived, drawn);
     return;
   }
   ImGui::SameLine();
@@ -489,7 +493,7 @@ void DrawSumsPanel(AppState& state, const Derived& derived) {
   }
   std::vector<std::string> names;
   for (const Token& t : s.tokens) names.push_back(t.text);
-  ShowParts(state, s, names);
+  ShowParts(state, s, names, drawn);
 }
 
 }  // namespace pe
