@@ -244,8 +244,26 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
       ImGui::SameLine();
       ImGui::Text("d%lld: i=%lld %s", static_cast<long long>(c.dim), static_cast<long long>(c.pair),
                   WaveName(c.wave));
-      ImGui::TextDisabled("   \xcf\x89=%.4g  \xce\xbb=%.4g", c.frequency, c.wavelength());
-      if (ImGui::IsItemHovered()) {
+      // Frequency and wavelength each stay whole: the second moves to its own line when the
+      // legend is too narrow for both.
+      char omega[48], lambda[48];
+      std::snprintf(omega, sizeof omega, "   \xcf\x89=%.4g", c.frequency);
+      std::snprintf(lambda, sizeof lambda, "\xce\xbb=%.4g", c.wavelength());
+      ImGui::TextDisabled("%s", omega);
+      bool hovered = ImGui::IsItemHovered();
+      const bool fits = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x +
+                            ImGui::CalcTextSize(lambda).x <=
+                        ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+      if (fits) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", lambda);
+      } else {
+        ImGui::Indent(em * 1.2f);
+        ImGui::TextDisabled("%s", lambda);
+        ImGui::Unindent(em * 1.2f);
+      }
+      hovered |= ImGui::IsItemHovered();
+      if (hovered) {
         ImGui::SetTooltip(
             "frequency \xcf\x89 = %.8g rad/position\nwavelength 2\xcf\x80/\xcf\x89 = %.8g "
             "positions",

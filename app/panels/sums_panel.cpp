@@ -150,7 +150,7 @@ void NumbersTable(const InputParts& parts, int t, ImVec2 size) {
     ImGui::TableSetupScrollFreeze(0, 1);
     NumberColumn("dim", "65535");
     for (const char* name : {"embedding", "scaled", "positional", "sum"}) {
-      NumberColumn(name, "-0.00000000e+00");  // %.7g at its widest
+      NumberColumn(name, "-1.234567e-05");  // %.7g at its widest
     }
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;
@@ -227,7 +227,7 @@ void ShowParts(AppState& state, const SentenceResult& s, const std::vector<std::
   const int tokens = static_cast<int>(parts.tokens());
   const int sel = std::min(state.selection.selected_token, tokens - 1);  // clamped before the frame
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float table_w = std::min(em * 30.0f, avail.x * 0.45f);
+  const float table_w = std::min(em * 34.0f, avail.x * 0.5f);
   std::vector<const float*> series;
   std::vector<std::string> series_names;
   std::vector<ImU32> colors;
@@ -352,6 +352,7 @@ void ManualEditor(AppState& state, const Derived& derived, DrawnRecord& drawn) {
     for (int t = 0; t < m.tokens; ++t) {
       ImGui::PushID(t);
       const std::string& name = m.labels[static_cast<size_t>(t)];
+      if (values) ImGui::AlignTextToFramePadding();
       ImGui::TextUnformatted(name.c_str());
       ImGui::SameLine(0, 0);
       ImGui::Dummy(ImVec2(label_w - ImGui::CalcTextSize(name.c_str()).x, 0));
