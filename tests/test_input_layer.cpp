@@ -137,6 +137,22 @@ TEST(InputLayer, SequenceLongerThanMaxLenIsAnError) {
             "the sequence has 3 tokens but max_len is 2; raise max_len to at least 3");
 }
 
+TEST(InputLayer, TruncationKeepsTheFirstMaxLenTokensWithTheirFullTextIds) {
+  PeParams pe;
+  pe.d_model = 4;
+  pe.max_len = 2;
+  TextExample ex;
+  ex.text = "x y x z";
+  EXPECT_FALSE(ComputeSentence(ex, pe, {}).ok());  // refused by default
+  ex.truncate = true;
+  Result<SentenceResult> r = ComputeSentence(ex, pe, {});
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r.value().ids, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(r.value().dropped_tokens, 2);
+  EXPECT_EQ(r.value().parts.tokens(), 2);
+  EXPECT_EQ(r.value().vocabulary.size(), 3);  // built from the whole text
+}
+
 TEST(InputLayer, BatchedForwardMatchesPerSequenceParts) {
   PeParams pe;
   pe.d_model = 4;
