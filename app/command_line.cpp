@@ -1,34 +1,106 @@
 #include "command_line.h"
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cmath>
-#include <fstream>
+#include <cstdio>
 #include <iostream>
+#include <limits>
 
+#include "file_writers.h"
 #include "view_tables.h"
 
 namespace pe {
 namespace {
 
-// Raw flag values, turned into ModelParams (and checked) after parsing.
+// Raw flag values, as the user typed them; numbers are parsed (decimal only, whole text, full
+// range) and checked after CLI11 has split the arguments, so an error can echo the exact text.
 struct Flags {
-  int64_t d_model = PeParams().d_model;
-  int64_t max_len = PeParams().max_len;
-  double base = PeParams().base;
+  std::string d_model = std::to_string(PeParams().d_model);
+  std::string max_len = std::to_string(PeParams().max_len);
+  std::string base = "10000";
   std::string variant = "paper";
-  int64_t offset = 0;
+  std::string offset = "0";
   std::string dims = "4,5,6,7";
   std::string text = TextExample().text;
   std::string tokenizer = "word";
   std::string vocab_file;
-  uint64_t seed = 0;
+  std::string seed = "0";
   bool no_scale = false;
-  double dropout = 0.0;
-  uint64_t dropout_seed = 0;
+  std::string dropout = "0";
+  std::string dropout_seed = "0";
   bool train = false;
   std::string colormap = "rdbu";
-  int64_t memory_cap_mib = 2048;
+  std::string memory_cap_mib = "2048";
 };
+
+// A decimal integer in [lo, hi], the whole of `text` ("064" is 64; "0x10", "1e3", "+5", " 5"
+// and "" are refused).
+template <class T>
+Result<T> ParseIntegerFlag(const std::string& flag, const std::string& text, T lo, T hi) {
+  T v{};
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end || v < lo || v > hi) {
+    return InvalidArgument(flag + " must be an integer in [" + std::to_string(lo) + ", " +
+                           std::to_string(hi) + "], got \"" + text + "\"");
+  }
+  return v;
+}
+
+// A finite decimal number, the whole of `text` ("1e-3" is fine; "0x10", "nan", "inf" and ""
+// are refused), that `in_range` accepts; `range` words the allowed values for the message.
+Result<double> ParseNumberFlag(const std::string& flag, const std::string& text,
+                               const std::string& range, bool (*in_range)(double)) {
+  double v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v, std::chars_format::general);
+  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(v) || !in_range(v)) {
+    return InvalidArgument(flag + " must be " + range + ", got \"" + text + "\"");
+  }
+  return v;
+}
+
+// Text flags end up in figure titles and SVG/PDF metadata: they must be valid UTF-8 and hold
+// no control characters but tab (XML cannot carry them). Refused rather than cleaned up, so a
+// figure never shows a text other than the one given.
+Status CheckTextFlag(const std::string& flag, const std::string& text) {
+  auto fail = [&](size_t at, const char* what) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%02X", static_cast<unsigned char>(text[at]));
+    return InvalidArgument(flag + " " + what + " at byte offset " + std::to_string(at) + " (" +
+                           buf + ")");
+  };
+  for (size_t k = 0; k < text.size();) {
+    const auto c = static_cast<unsigned char>(text[k]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t') || c == 0x7F) {
+        return fail(k, "holds a control character (only tab is allowed)");
+      }
+      ++k;
+      continue;
+    }
+    // UTF-8 (RFC 3629): shortest form, no surrogates, at most U+10FFFF.
+    const int len = c >= 0xC2 && c <= 0xDF   ? 2
+                    : c >= 0xE0 && c <= 0xEF ? 3
+                    : c >= 0xF0 && c <= 0xF4 ? 4
+                                             : 0;
+    if (len == 0 || k + static_cast<size_t>(len) > text.size()) {
+      return fail(k, "is not valid UTF-8");
+    }
+    const auto c1 = static_cast<unsigned char>(text[k + 1]);
+    const unsigned char lo1 = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+    const unsigned char hi1 = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+    if (c1 < lo1 || c1 > hi1) return fail(k, "is not valid UTF-8");
+    for (int j = 2; j < len; ++j) {
+      if ((static_cast<unsigned char>(text[k + static_cast<size_t>(j)]) & 0xC0) != 0x80) {
+        return fail(k, "is not valid UTF-8");
+      }
+    }
+    k += static_cast<size_t>(len);
+  }
+  return {};
+}
 
 void AddParameterOptions(CLI::App& app, Flags& f) {
   app.add_option("--d-model", f.d_model, "Model width d_model, 1 to 65536")->capture_default_str();
@@ -65,20 +137,39 @@ int BuildParams(const Flags& f, ModelParams& p) {
     std::cerr << "pe-explorer: " << message << "\n";
     return code;
   };
-  p.pe.d_model = f.d_model;
-  p.pe.max_len = f.max_len;
-  p.pe.base = f.base;
-  p.pe.offset = f.offset;
+  constexpr uint64_t kMaxSeed = std::numeric_limits<uint64_t>::max();
+  Result<int64_t> d_model = ParseIntegerFlag<int64_t>("--d-model", f.d_model, 1, kMaxDModel);
+  if (!d_model.ok()) return fail(d_model.message());
+  Result<int64_t> max_len = ParseIntegerFlag<int64_t>("--max-len", f.max_len, 1, kMaxPosition + 1);
+  if (!max_len.ok()) return fail(max_len.message());
+  Result<int64_t> offset = ParseIntegerFlag<int64_t>("--offset", f.offset, 0, kMaxPosition);
+  if (!offset.ok()) return fail(offset.message());
+  Result<double> base = ParseNumberFlag("--base", f.base, "a finite number greater than 1",
+                                        [](double v) { return v > 1; });
+  if (!base.ok()) return fail(base.message());
+  Result<uint64_t> seed = ParseIntegerFlag<uint64_t>("--seed", f.seed, 0, kMaxSeed);
+  if (!seed.ok()) return fail(seed.message());
+  Result<double> dropout = ParseNumberFlag("--dropout", f.dropout, "a number in [0, 1]",
+                                           [](double v) { return v >= 0 && v <= 1; });
+  if (!dropout.ok()) return fail(dropout.message());
+  Result<uint64_t> dropout_seed =
+      ParseIntegerFlag<uint64_t>("--dropout-seed", f.dropout_seed, 0, kMaxSeed);
+  if (!dropout_seed.ok()) return fail(dropout_seed.message());
+  Result<int64_t> cap_mib =
+      ParseIntegerFlag<int64_t>("--memory-cap-mib", f.memory_cap_mib, 1, int64_t{1} << 40);
+  if (!cap_mib.ok()) return fail(cap_mib.message());
+  if (Status s = CheckTextFlag("--text", f.text); !s.ok()) return fail(s.message());
+  p.pe.d_model = d_model.value();
+  p.pe.max_len = max_len.value();
+  p.pe.base = base.value();
+  p.pe.offset = offset.value();
   std::optional<PeVariant> variant = ParseVariant(f.variant);
   if (!variant) {
     return fail("--variant must be one of paper, t2t, tf-text, got \"" + f.variant + "\"");
   }
   p.pe.variant = *variant;
   if (Status s = ValidatePeParams(p.pe); !s.ok()) return fail(s.message());
-  if (f.memory_cap_mib < 1 || f.memory_cap_mib > (int64_t{1} << 40)) {
-    return fail("--memory-cap-mib must be in [1, 2^40], got " + std::to_string(f.memory_cap_mib));
-  }
-  p.cap.bytes = static_cast<uint64_t>(f.memory_cap_mib) << 20;
+  p.cap.bytes = static_cast<uint64_t>(cap_mib.value()) << 20;
   Result<std::vector<int64_t>> dims = ParseDimList(f.dims);
   if (!dims.ok()) return fail(dims.message());
   p.curve_dims = dims.value();
@@ -86,24 +177,21 @@ int BuildParams(const Flags& f, ModelParams& p) {
   if (!tok) return fail("--tokenizer must be word or char, got \"" + f.tokenizer + "\"");
   p.example.text = f.text;
   p.example.tokenizer = *tok;
-  p.example.seed = f.seed;
+  p.example.seed = seed.value();
   if (!f.vocab_file.empty()) {
-    std::ifstream in(f.vocab_file);
-    if (!in) return fail("--vocab: cannot read \"" + f.vocab_file + "\"", 1);
-    std::vector<std::string> words;
-    for (std::string line; std::getline(in, line);) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (!line.empty()) words.push_back(line);
+    Result<std::vector<std::string>> words = ReadVocabularyFile(f.vocab_file, p.cap);
+    if (!words.ok()) {
+      return fail("--vocab: " + words.message(),
+                  words.error().kind == Error::Kind::kInvalidArgument ? 2 : 1);
     }
-    if (words.empty()) return fail("--vocab: \"" + f.vocab_file + "\" holds no tokens");
-    if (Result<Vocabulary> v = Vocabulary::FromList(words); !v.ok()) {
+    if (Result<Vocabulary> v = Vocabulary::FromList(words.value()); !v.ok()) {
       return fail("--vocab: " + v.message());
     }
-    p.example.vocabulary = std::move(words);
+    p.example.vocabulary = std::move(words).value();
   }
   p.input.scale = !f.no_scale;
-  p.input.dropout = f.dropout;
-  p.input.dropout_seed = f.dropout_seed;
+  p.input.dropout = dropout.value();
+  p.input.dropout_seed = dropout_seed.value();
   p.input.train = f.train;
   if (Status s = ValidateInputLayerParams(p.input); !s.ok()) return fail(s.message());
   std::optional<ColormapId> cmap = ParseColormap(f.colormap);
@@ -123,20 +211,26 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       "pe-explorer"};
   app.set_version_flag("--version", std::string(PE_VERSION));
   AddParameterOptions(app, flags);
+  std::string frames = std::to_string(cl.window.frames), frame_stats;
   app.add_option("--screenshot", cl.window.screenshot,
                  "Render --frames frames, write the window's pixels to this PNG, and exit");
-  app.add_option("--frames", cl.window.frames,
-                 "Frames to render before the screenshot (1 to 100000)")
+  app.add_option("--frames", frames, "Frames to render before the screenshot (1 to 100000)")
       ->capture_default_str();
-  app.add_option("--frame-stats", cl.window.frame_stats,
-                 "Render this many frames, print frame-time p50/p99 (CPU, ms) and peak RSS, exit");
+  app.add_option("--frame-stats", frame_stats,
+                 "Render this many frames (1 to 100000), print frame-time p50/p99 (CPU, ms) and "
+                 "peak RSS, exit");
   app.add_flag("--animate", cl.window.animate,
                "With --frame-stats: pan and zoom the heatmap and curves every frame, like a user");
   std::string size = "1280x800";
   app.add_option("--size", size, "Window size WxH")->capture_default_str();
+  // Flags of the window only; given before `export` they would be silently ignored.
+  const char* const kWindowFlags[] = {"--screenshot", "--frames", "--frame-stats", "--animate",
+                                      "--size"};
 
   CLI::App* exp = app.add_subcommand(
-      "export", "Write the numbers behind a view to a file (.csv or .npy) without a window");
+      "export",
+      "Write a view as a figure (.png, .svg, .pdf) or its numbers (.csv, .npy) without "
+      "a window");
   exp->add_option("--view", cl.export_request.view, "heatmap, curves or sum")
       ->capture_default_str();
   exp->add_option("-o,--output", cl.export_request.output,
@@ -144,17 +238,23 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
                   "or .csv, .npy (the numbers); - writes CSV to standard output")
       ->required();
   ExportRequest& er = cl.export_request;
-  exp->add_option("--width", er.width, "Figure width (SVG px, PDF points, PNG pixels at scale 1)")
+  std::string width = "960", height = "540", scale = "1";
+  exp->add_option("--width", width, "Figure width (SVG px, PDF points, PNG pixels at scale 1)")
       ->capture_default_str();
-  exp->add_option("--height", er.height, "Figure height")->capture_default_str();
-  exp->add_option("--scale", er.scale, "PNG pixels per unit (2 for a 2x image)")
+  exp->add_option("--height", height, "Figure height")->capture_default_str();
+  exp->add_option("--scale", scale, "PNG pixels per unit (2 for a 2x image)")
       ->capture_default_str();
   exp->add_option("--title", er.title, "Figure title (default: one naming the parameters)");
-  exp->add_option("--positions", er.positions, "Positions shown, A:B (heatmap rows, curves x)");
+  exp->add_option("--positions", er.positions,
+                  "Positions shown, A:B (heatmap rows, curves x); for a .csv/.npy table of the "
+                  "heatmap or curves, whole positions: rows A to B-1");
   exp->add_option("--dim-range", er.dim_range, "Dimensions shown, A:B (heatmap and sum)");
   exp->add_option("--token", er.token,
                   "Token N (0-based) or all: the sum view's token; outlined in heatmap and curves");
   exp->add_flag("--no-markers", er.no_markers, "No dots at integer positions on the curves");
+  // Flags that only change a drawn figure; a .csv/.npy table would silently ignore them.
+  const char* const kFigureFlags[] = {"--width",     "--height", "--scale",     "--title",
+                                      "--dim-range", "--token",  "--no-markers"};
   AddParameterOptions(*exp, flags);
   app.require_subcommand(0, 1);
 
@@ -174,34 +274,66 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     exit_code = 2;
     return std::nullopt;
   }
+  auto usage_error = [&](const std::string& message) {
+    std::cerr << "pe-explorer: " << message << "\n";
+    exit_code = 2;
+    return std::nullopt;
+  };
   cl.mode = exp->parsed() ? RunMode::kExport : RunMode::kWindow;
+  if (cl.mode == RunMode::kExport) {
+    for (const char* flag : kWindowFlags) {
+      if (app.count(flag) > 0) {
+        return usage_error(std::string(flag) +
+                           " is a window option; `export` never opens a window (remove it, or "
+                           "drop `export` to open the window)");
+      }
+    }
+    const std::string ext = er.output == "-" ? "csv" : FileExtension(er.output);
+    if (ext == "csv" || ext == "npy") {
+      for (const char* flag : kFigureFlags) {
+        if (exp->count(flag) > 0) {
+          return usage_error(std::string(flag) +
+                             " applies to figures (.png, .svg, .pdf), not to the ." + ext +
+                             " table \"" + er.output + "\"");
+        }
+      }
+    }
+    // Their ranges are checked with the figure (ValidateFigureSize), where the window's
+    // exports are checked too.
+    auto any = [](double) { return true; };
+    Result<double> w = ParseNumberFlag("--width", width, "a finite decimal number", any);
+    if (!w.ok()) return usage_error(w.message());
+    Result<double> h = ParseNumberFlag("--height", height, "a finite decimal number", any);
+    if (!h.ok()) return usage_error(h.message());
+    Result<double> sc = ParseNumberFlag("--scale", scale, "a finite decimal number", any);
+    if (!sc.ok()) return usage_error(sc.message());
+    er.width = w.value();
+    er.height = h.value();
+    er.scale = sc.value();
+    if (Status s = CheckTextFlag("--title", er.title); !s.ok()) return usage_error(s.message());
+  }
   if (int code = BuildParams(flags, cl.params); code != 0) {
     exit_code = code;
     return std::nullopt;
   }
   if (cl.mode == RunMode::kWindow) {
-    int w = 0, h = 0;
-    char x = 0, extra = 0;
-    if (std::sscanf(size.c_str(), "%d%c%d%c", &w, &x, &h, &extra) != 3 || x != 'x' || w < 320 ||
-        h < 240 || w > 8192 || h > 8192) {
-      std::cerr << "pe-explorer: --size must be WxH with W in [320, 8192] and H in [240, 8192], "
-                   "got \""
-                << size << "\"\n";
-      exit_code = 2;
-      return std::nullopt;
+    const size_t x = size.find('x');
+    Result<int64_t> w = ParseIntegerFlag<int64_t>("--size width", size.substr(0, x), 320, 8192);
+    Result<int64_t> h = ParseIntegerFlag<int64_t>(
+        "--size height", x == std::string::npos ? "" : size.substr(x + 1), 240, 8192);
+    if (!w.ok() || !h.ok()) {
+      return usage_error("--size must be WxH with W in [320, 8192] and H in [240, 8192], got \"" +
+                         size + "\"");
     }
-    cl.window.width = w;
-    cl.window.height = h;
-    if (cl.window.frames < 1 || cl.window.frames > 100000) {
-      std::cerr << "pe-explorer: --frames must be in [1, 100000], got " << cl.window.frames << "\n";
-      exit_code = 2;
-      return std::nullopt;
-    }
-    if (cl.window.frame_stats < 0 || cl.window.frame_stats > 100000) {
-      std::cerr << "pe-explorer: --frame-stats must be in [1, 100000], got "
-                << cl.window.frame_stats << "\n";
-      exit_code = 2;
-      return std::nullopt;
+    cl.window.width = static_cast<int>(w.value());
+    cl.window.height = static_cast<int>(h.value());
+    Result<int> n = ParseIntegerFlag<int>("--frames", frames, 1, 100000);
+    if (!n.ok()) return usage_error(n.message());
+    cl.window.frames = n.value();
+    if (app.count("--frame-stats") > 0) {
+      Result<int> stats = ParseIntegerFlag<int>("--frame-stats", frame_stats, 1, 100000);
+      if (!stats.ok()) return usage_error(stats.message());
+      cl.window.frame_stats = stats.value();
     }
   }
   exit_code = 0;

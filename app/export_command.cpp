@@ -1,10 +1,16 @@
 #include "export_command.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 
 #include "figure_export.h"
+#include "file_writers.h"
+#include "tokenizer.h"
 
 namespace pe {
 namespace {
@@ -43,13 +49,32 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
   }
   ViewSelection sel = DefaultViews(params);
   sel.markers = !request.no_markers;
+  ModelParams table_params = params;  // a table export with --positions holds only those rows
   const PeParams& p = params.pe;
+  const std::string ext = request.output == "-" ? "csv" : FileExtension(request.output);
+  const bool table = ext == "csv" || ext == "npy";
   const double first = static_cast<double>(p.offset), end = first + static_cast<double>(p.max_len);
   if (!request.positions.empty()) {
     Result<std::pair<double, double>> r = ParseRange("--positions", request.positions, first, end);
     if (!r.ok()) return fail(r.error());
-    sel.heatmap.y0 = sel.curves.x0 = r.value().first;
-    sel.heatmap.y1 = sel.curves.x1 = r.value().second;
+    const auto [a, b] = r.value();
+    if (table) {
+      // Rows A to B-1, like numpy's PE[A:B]: the table of positions [A, B) is the table with
+      // offset A and max_len B - A, shape (B - A, d_model) or (B - A, len(dims)).
+      if (*view == ViewKind::kSums) {
+        return fail(InvalidArgument(
+            "--positions does not apply to the sum table: its rows are the sentence's tokens"));
+      }
+      if (a != std::floor(a) || b != std::floor(b)) {
+        return fail(InvalidArgument(
+            "--positions for a table must be whole positions A:B (rows A to B-1), got \"" +
+            request.positions + "\""));
+      }
+      table_params.pe.offset = static_cast<int64_t>(a);
+      table_params.pe.max_len = static_cast<int64_t>(b - a);
+    }
+    sel.heatmap.y0 = sel.curves.x0 = a;
+    sel.heatmap.y1 = sel.curves.x1 = b;
   }
   if (!request.dim_range.empty()) {
     Result<std::pair<double, double>> r =
@@ -61,27 +86,51 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
     sel.sums.x1 = r.value().second - 0.5;
   }
   if (!request.token.empty()) {
+    // A token index means a token of the sentence in every view (the heatmap and curves
+    // outline its position), so the range is the sentence's, not max_len's.
     sel.highlight = true;
+    const auto tokens =
+        static_cast<int64_t>(Tokenize(params.example.text, params.example.tokenizer).size());
     int64_t t = -1;
     auto [ptr, ec] =
         std::from_chars(request.token.data(), request.token.data() + request.token.size(), t);
     if (request.token == "all") {
       sel.selected_token = -1;
     } else if (ec == std::errc() && ptr == request.token.data() + request.token.size() && t >= 0 &&
-               t < p.max_len) {
+               t < tokens && t < p.max_len) {
       sel.selected_token = static_cast<int>(t);
+    } else if (tokens == 0) {
+      return fail(InvalidArgument("--token needs a sentence with tokens, but the text \"" +
+                                  params.example.text + "\" has none; got \"" + request.token +
+                                  "\""));
     } else {
       return fail(InvalidArgument("--token must be all or a token index in [0, " +
-                                  std::to_string(p.max_len - 1) + "], got \"" + request.token +
-                                  "\""));
+                                  std::to_string(std::min(tokens, p.max_len) - 1) +
+                                  "] (the sentence has " + std::to_string(tokens) +
+                                  " tokens), got \"" + request.token + "\""));
     }
   }
   ExportRequestOptions options;
   options.size = {request.width, request.height, request.scale};
   if (Status s = ValidateFigureSize(options.size); !s.ok()) return fail(s.error());
   options.title = request.title;
-  if (Status s = ExportView(*view, params, sel, request.output, options); !s.ok())
-    return fail(s.error());
+  // A person watching a terminal sees how far a long export is; scripts and logs do not get
+  // the carriage-return lines.
+  int shown_percent = -1;
+  if (::isatty(STDERR_FILENO) == 1) {
+    options.progress = [&shown_percent](double fraction) {
+      const int percent = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 100.0);
+      if (percent != shown_percent) {
+        std::fprintf(stderr, "\rpe-explorer export: %3d%%", percent);
+        std::fflush(stderr);
+        shown_percent = percent;
+      }
+      return true;
+    };
+  }
+  Status s = ExportView(*view, table ? table_params : params, sel, request.output, options);
+  if (shown_percent >= 0) std::fputc('\n', stderr);
+  if (!s.ok()) return fail(s.error());
   return 0;
 }
 

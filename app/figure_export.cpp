@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "figure_budget.h"
 #include "file_writers.h"
 #include "heatmap_raster.h"
 
@@ -344,10 +345,20 @@ Status ExportView(ViewKind view, const ModelParams& params, const ViewSelection&
   const std::string ext = path == "-" ? "csv" : FileExtension(path);
   if (std::optional<FigureFormat> fig = FigureFormatFromExtension(ext)) {
     if (path == "-") return InvalidArgument("figures cannot go to standard output: name a file");
+    if (Status s = CheckFigureMemory(view, params, sel, options.size, *fig); !s.ok()) return s;
+    // Cancel is honoured between the steps; a cancel during rendering discards the file.
+    auto cancelled = [&](double fraction) {
+      return options.progress && !options.progress(fraction);
+    };
+    if (cancelled(0.0)) return RuntimeError("the export was cancelled");
     Result<Figure> f = BuildViewFigure(view, params, sel, options.size, *fig, options.title);
     if (!f.ok()) return f.error();
-    return WriteFileAtomically(
-        path, [&](std::ostream& out) { return RenderFigure(f.value(), *fig, options.size, out); });
+    if (cancelled(0.5)) return RuntimeError("the export was cancelled");
+    return WriteFileAtomically(path, [&](std::ostream& out) -> Status {
+      Status s = RenderFigure(f.value(), *fig, options.size, out);
+      if (s.ok() && cancelled(1.0)) return RuntimeError("the export was cancelled");
+      return s;
+    });
   }
   if (ext != "csv" && ext != "npy") {
     return InvalidArgument("cannot tell the format of \"" + path +

@@ -21,9 +21,17 @@ void WriteFloatsLE(std::ostream& out, const float* values, int64_t n);
 // Shortest decimal text that reads back as exactly `v` ("0.84147096", "-1", "nan").
 std::string FormatFloat(float v);
 
-// Writes `path` by calling `write` on a stream to a temporary file beside it, then renaming.
-// On any failure (the callback's, or I/O) the temporary file is removed, `path` is untouched,
-// and the error names the path and the reason. `path` "-" writes to standard output.
+// Writes `path` by calling `write` on a stream to a temporary file in the same folder, then
+// putting it in place with one rename, so readers see the old file or the new one, never a part.
+// The temporary is unnamed (O_TMPFILE) where the filesystem allows, so even SIGKILL leaves
+// nothing; elsewhere it has a random name, is created with O_EXCL | O_NOFOLLOW, and is removed
+// on SIGINT, SIGTERM and SIGHUP (handlers installed on first use where the action is the
+// default; they re-raise the signal). An existing target keeps its permission bits; a new one
+// gets 0666 minus the umask. Targets that are not regular files (directories, FIFOs, devices,
+// symbolic links) are refused. On any failure (the callback's, or I/O) `path` is untouched and
+// nothing is left behind; an I/O error names the path and its cause (strerror) and takes
+// precedence over the callback's own message. `path` "-" writes to standard output (errors
+// name "standard output").
 Status WriteFileAtomically(const std::string& path,
                            const std::function<Status(std::ostream&)>& write);
 

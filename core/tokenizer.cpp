@@ -1,5 +1,12 @@
 #include "tokenizer.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 namespace pe {
 
 std::string_view TokenizerName(TokenizerKind kind) {
@@ -98,6 +105,71 @@ std::vector<int64_t> Vocabulary::Ids(const std::vector<Token>& tokens) const {
   ids.reserve(tokens.size());
   for (const Token& t : tokens) ids.push_back(Id(t.text));
   return ids;
+}
+
+Result<std::vector<std::string>> ReadVocabularyFile(const std::string& path, const MemoryCap& cap) {
+  const std::string quoted = "\"" + path + "\"";
+  // O_NONBLOCK: opening a FIFO must not wait for a writer before it can be refused.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return RuntimeError("cannot read " + quoted + ": " + std::strerror(errno));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    return RuntimeError("cannot read " + quoted + ": " + std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a regular file";
+    return InvalidArgument(quoted + " is " + kind +
+                           "; expected a regular text file with one token per line");
+  }
+  auto over_cap = [&](uint64_t bytes, uint64_t entries) -> Status {
+    const uint64_t need = kVocabularyCopies * bytes + kVocabularyBytesPerEntry * entries;
+    if (need <= cap.bytes) return {};
+    return InvalidArgument(quoted + " (" + FormatBytes(bytes) + ", " + std::to_string(entries) +
+                           " entries so far) needs about " + FormatBytes(need) +
+                           " in memory, over the memory cap of " + FormatBytes(cap.bytes) +
+                           "; use a smaller vocabulary or raise the cap (--memory-cap-mib)");
+  };
+  const auto size = static_cast<uint64_t>(st.st_size);
+  if (Status s = over_cap(size, 0); !s.ok()) return s.error();
+  std::vector<std::string> words;
+  std::string line;
+  uint64_t total = 0;
+  char buf[1 << 16];
+  auto finish_line = [&]() -> Status {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) words.push_back(std::move(line));
+    line.clear();
+    return over_cap(total, words.size());
+  };
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return RuntimeError("cannot read " + quoted + ": " + std::strerror(errno));
+    }
+    if (n == 0) break;
+    total += static_cast<uint64_t>(n);
+    for (ssize_t k = 0; k < n; ++k) {
+      if (buf[k] == '\n') {
+        if (Status s = finish_line(); !s.ok()) return s.error();
+      } else {
+        line += buf[k];
+      }
+    }
+    if (Status s = over_cap(total, words.size()); !s.ok()) return s.error();
+  }
+  if (Status s = finish_line(); !s.ok()) return s.error();
+  if (words.empty()) return InvalidArgument(quoted + " holds no tokens");
+  return words;
 }
 
 }  // namespace pe

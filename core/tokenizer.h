@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "matrix.h"
 #include "status.h"
 
 namespace pe {
@@ -54,5 +55,17 @@ class Vocabulary {
   std::unordered_map<std::string, int64_t> index_;
   int64_t unknown_id_ = -1;
 };
+
+// Reads a vocabulary file: one token per line, "\r\n" line ends allowed, empty lines skipped.
+// Only regular files are read (a directory, FIFO or device such as /dev/zero is refused with a
+// message naming the path and what it is). The list is kept several times over (the request,
+// the app's caches, the Vocabulary's index), so the read is bounded by `cap` against an
+// estimate of kVocabularyCopies * bytes + kVocabularyBytesPerEntry * entries, checked from the
+// file size before reading and again while reading (bytes are counted, so a file that grows or
+// lies about its size cannot overrun). Errors name the path; unreadable files are runtime
+// errors, the rest invalid arguments.
+inline constexpr uint64_t kVocabularyCopies = 4;
+inline constexpr uint64_t kVocabularyBytesPerEntry = 256;
+Result<std::vector<std::string>> ReadVocabularyFile(const std::string& path, const MemoryCap& cap);
 
 }  // namespace pe

@@ -53,12 +53,11 @@ Result<std::vector<int64_t>> ParseDimList(const std::string& text) {
   return dims;
 }
 
-namespace {
-
-// Rows per streamed block: about 16 MiB of table, so large exports use every core.
-int64_t BlockRows(int64_t d_model) {
-  return std::clamp<int64_t>((int64_t{4} << 20) / std::max<int64_t>(1, d_model), 1, 16384);
+int64_t TableBlockRows(int64_t cols) {
+  return std::clamp<int64_t>((int64_t{4} << 20) / std::max<int64_t>(1, cols), 1, 16384);
 }
+
+namespace {
 
 void WriteCsvRow(std::ostream& out, int64_t pos, const float* values, int64_t n) {
   std::string line = std::to_string(pos);
@@ -91,7 +90,7 @@ Status WritePeColumns(std::ostream& out, TableFormat format, const PeParams& par
     for (int64_t j = 0; j < cols; ++j) out << ",d" << (all ? j : dims[static_cast<size_t>(j)]);
     out << '\n';
   }
-  const int64_t block_rows = std::min(BlockRows(all ? params.d_model : cols), params.max_len);
+  const int64_t block_rows = std::min(TableBlockRows(cols), params.max_len);
   std::vector<float> block(static_cast<size_t>(block_rows * (all ? params.d_model : cols)));
   std::vector<float> picked(all ? 0 : static_cast<size_t>(block_rows * cols));
   for (int64_t r0 = 0; r0 < params.max_len && out; r0 += block_rows) {

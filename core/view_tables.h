@@ -30,6 +30,10 @@ Status ValidateDims(const PeParams& params, const std::vector<int64_t>& dims);
 // "4,5,6,7" -> {4, 5, 6, 7}; ranges "0-3" allowed. Errors name the bad item.
 Result<std::vector<int64_t>> ParseDimList(const std::string& text);
 
+// Rows per streamed block of a table with `cols` columns: about 16 MiB of float32 (at most
+// 16384 rows), so large exports fill on every core and progress is reported per block.
+int64_t TableBlockRows(int64_t cols);
+
 // Stream the PE table in row blocks (the full table is never held). Checks params and `cap`.
 Status WriteHeatmapTable(std::ostream& out, TableFormat format, const PeParams& params,
                          const MemoryCap& cap = {}, const Progress& progress = {});

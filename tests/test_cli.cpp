@@ -26,8 +26,13 @@ struct CliRun {
   std::string output;  // stdout and stderr
 };
 
+// Runs the CLI through bash (the arguments may use $'...' quoting).
 CliRun RunCli(const std::string& args) {
-  const std::string cmd = std::string(PE_EXPLORER_EXE) + " " + args + " 2>&1";
+  std::string quoted;
+  for (char c : std::string(PE_EXPLORER_EXE) + " " + args + " 2>&1") {
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  }
+  const std::string cmd = "bash -c '" + quoted + "'";
   CliRun r;
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -170,27 +175,29 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
     std::string message;
   };
   const Case cases[] = {
-      {"--d-model 0", 2, "d_model must be in [1, 65536], got 0"},
-      {"--d-model -4", 2, "d_model must be in [1, 65536], got -4"},
+      {"--d-model 0", 2, "--d-model must be an integer in [1, 65536], got \"0\""},
+      {"--d-model -4", 2, "--d-model must be an integer in [1, 65536], got \"-4\""},
       {"--d-model 1e30", 2, "--d-model"},
-      {"--max-len 0", 2, "max_len must be in [1, 2147483648], got 0"},
-      {"--max-len 99999999999", 2, "max_len must be in"},
-      {"--base nan", 2, "base must be a finite number greater than 1, got nan"},
-      {"--base 1", 2, "base must be a finite number greater than 1, got 1"},
-      {"--base inf", 2, "base must be"},
-      {"--offset -1", 2, "offset must be in [0,"},
+      {"--max-len 0", 2, "--max-len must be an integer in [1, 2147483648], got \"0\""},
+      {"--max-len 99999999999", 2,
+       "--max-len must be an integer in [1, 2147483648], got \"99999999999\""},
+      {"--base nan", 2, "--base must be a finite number greater than 1, got \"nan\""},
+      {"--base 1", 2, "--base must be a finite number greater than 1, got \"1\""},
+      {"--base inf", 2, "--base must be a finite number greater than 1, got \"inf\""},
+      {"--offset -1", 2, "--offset must be an integer in [0, 2147483647], got \"-1\""},
       {"--variant sinusoid", 2, "--variant must be one of paper, t2t, tf-text, got \"sinusoid\""},
       {"--view spiral", 2, "--view must be heatmap, curves or sum, got \"spiral\""},
       {"--bogus 3", 2, "--bogus"},
       {"--view curves --dims 4,200", 2, "dims: dimension 200 is outside [0, 127]"},
       {"--view curves --dims x", 2, "is not a dimension index"},
-      {"--view sum --dropout 1.5", 2, "dropout must be in [0, 1], got 1.5"},
-      {"--view sum --dropout nan", 2, "dropout must be in [0, 1], got nan"},
+      {"--view sum --dropout 1.5", 2, "--dropout must be a number in [0, 1], got \"1.5\""},
+      {"--view sum --dropout nan", 2, "--dropout must be a number in [0, 1], got \"nan\""},
       {"--view sum --text ' '", 2, "has no tokens"},
       {"--view sum --max-len 3", 2, "the sequence has 6 tokens but max_len is 3"},
       {"--view sum --vocab /nonexistent/vocab.txt", 1, "cannot read"},
       {"--max-len 100000000 --d-model 4096", 2, "over the memory cap of 2.0 GiB"},
-      {"--memory-cap-mib 0", 2, "--memory-cap-mib must be in [1, 2^40], got 0"},
+      {"--memory-cap-mib 0", 2,
+       "--memory-cap-mib must be an integer in [1, 1099511627776], got \"0\""},
       {"--tokenizer bpe", 2, "--tokenizer must be word or char"},
   };
   for (const Case& c : cases) {
@@ -214,14 +221,160 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
 }
 
 TEST_F(Cli, WindowWithoutDisplaySaysWhatToDo) {
-  CliRun r = RunCli("--frames 1 --screenshot " + Path("x.png") + " </dev/null");
-  // With a display (xvfb in CI wraps only the window tests) the screenshot is written instead.
-  if (std::getenv("DISPLAY") == nullptr) {
-    EXPECT_EQ(r.code, 1);
-    EXPECT_NE(r.output.find("xvfb-run"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("pe-explorer export"), std::string::npos) << r.output;
-    EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << "one line only:\n" << r.output;
+  if (std::getenv("DISPLAY") != nullptr) {
+    GTEST_SKIP() << "DISPLAY is set, so the window opens instead of explaining what to do; "
+                    "run this test without DISPLAY (CI wraps only the window tests in xvfb)";
   }
+  CliRun r = RunCli("--frames 1 --screenshot " + Path("x.png") + " </dev/null");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("xvfb-run"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("pe-explorer export"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << "one line only:\n" << r.output;
+}
+
+// Numbers are decimal text, read whole, in their full range, and an error echoes the text
+// exactly as given (CLI11's own conversions read 064 as octal, 0x10 as hex, wrapped -1 seeds).
+TEST_F(Cli, NumbersAreDecimalAndErrorsEchoTheText) {
+  CliRun r = RunCli("export --d-model 064 --max-len 2 -o -");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(ParseCsv(r.output)[0].size(), 65u) << "064 is 64 columns (plus pos), never 52";
+  struct Case {
+    std::string args, message;
+  };
+  const Case cases[] = {
+      {"--d-model 0x10", "--d-model must be an integer in [1, 65536], got \"0x10\""},
+      {"--d-model 064x", "--d-model must be an integer in [1, 65536], got \"064x\""},
+      {"--d-model ''", "--d-model must be an integer in [1, 65536], got \"\""},
+      {"--d-model ' 8'", "--d-model must be an integer in [1, 65536], got \" 8\""},
+      {"--max-len 99999999999999999999999",
+       "--max-len must be an integer in [1, 2147483648], got \"99999999999999999999999\""},
+      {"--seed -1", "--seed must be an integer in [0, 18446744073709551615], got \"-1\""},
+      {"--seed 18446744073709551616",
+       "--seed must be an integer in [0, 18446744073709551615], got \"18446744073709551616\""},
+      {"--seed 1e23", "--seed must be an integer in [0, 18446744073709551615], got \"1e23\""},
+      {"--dropout-seed 0x1", "--dropout-seed must be an integer in [0, 18446744073709551615]"},
+      {"--base 0x10", "--base must be a finite number greater than 1, got \"0x10\""},
+      {"--base ''", "--base must be a finite number greater than 1, got \"\""},
+      {"--base 1e400", "--base must be a finite number greater than 1, got \"1e400\""},
+      {"--view sum --dropout 0.5x", "--dropout must be a number in [0, 1], got \"0.5x\""},
+      {"--memory-cap-mib 0x10", "--memory-cap-mib must be an integer in [1, 1099511627776]"},
+  };
+  for (const Case& c : cases) {
+    CliRun bad = RunCli("export " + c.args + " -o " + Path("out.csv"));
+    EXPECT_EQ(bad.code, 2) << c.args << "\n" << bad.output;
+    EXPECT_NE(bad.output.find(c.message), std::string::npos) << c.args << "\n" << bad.output;
+    EXPECT_FALSE(Exists(Path("out.csv"))) << c.args;
+  }
+  CliRun width = RunCli("export --width 0x300 -o " + Path("f.svg"));
+  EXPECT_EQ(width.code, 2) << width.output;
+  EXPECT_NE(width.output.find("--width must be a finite decimal number, got \"0x300\""),
+            std::string::npos)
+      << width.output;
+  // The seed is the number given: 2^64 - 1 and 0 give different embeddings, and 1 is not 01x.
+  CliRun a = RunCli("export --view sum --seed 18446744073709551615 -o -");
+  CliRun b = RunCli("export --view sum --seed 0 -o -");
+  ASSERT_EQ(a.code, 0) << a.output;
+  EXPECT_NE(a.output, b.output);
+}
+
+TEST_F(Cli, FlagsThatWouldBeIgnoredAreRefused) {
+  struct Case {
+    std::string args, message;
+  };
+  const Case cases[] = {
+      {"--screenshot " + Path("x.png") + " export", "--screenshot is a window option"},
+      {"--frames 3 export", "--frames is a window option"},
+      {"--frame-stats 5 export", "--frame-stats is a window option"},
+      {"--animate export", "--animate is a window option"},
+      {"--size 800x600 export", "--size is a window option"},
+      {"export --width 300", "--width applies to figures (.png, .svg, .pdf), not to the .csv"},
+      {"export --title x", "--title applies to figures"},
+      {"export --token 1", "--token applies to figures"},
+      {"export --view sum --positions 0:2", "--positions does not apply to the sum table"},
+      {"export --positions 1.5:3", "--positions for a table must be whole positions A:B"},
+  };
+  for (const Case& c : cases) {
+    CliRun r = RunCli(c.args + " -o " + Path("out.csv"));
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_FALSE(Exists(Path("out.csv"))) << c.args;
+  }
+  // --frame-stats 0 is outside its documented range; if it were taken, --screenshot would
+  // still end the run after one frame.
+  CliRun zero = RunCli("--frame-stats 0 --frames 1 --screenshot " + Path("x.png") + " </dev/null");
+  EXPECT_EQ(zero.code, 2) << zero.output;
+  EXPECT_NE(zero.output.find("--frame-stats must be an integer in [1, 100000], got \"0\""),
+            std::string::npos)
+      << zero.output;
+}
+
+// --positions A:B on a table keeps rows A to B-1 (absolute positions, like PE[A:B]).
+TEST_F(Cli, PositionsSelectTheRowsOfHeatmapAndCurvesTables) {
+  CliRun r =
+      RunCli("export --d-model 6 --max-len 100 --offset 5 --positions 40:43 -o " + Path("h.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("h.npy")), a, why)) << why;
+  ASSERT_EQ(a.shape, (std::vector<int64_t>{3, 6}));
+  for (int r0 = 0; r0 < 3; ++r0) {
+    const double p = 40 + r0;
+    for (int i = 0; i < 3; ++i) {
+      const double w = std::pow(10000.0, -2.0 * i / 6);
+      EXPECT_NEAR(a.data[r0 * 6 + 2 * i], std::sin(p * w), 1e-6) << p;
+      EXPECT_NEAR(a.data[r0 * 6 + 2 * i + 1], std::cos(p * w), 1e-6) << p;
+    }
+  }
+  r = RunCli("export --view curves --dims 1,2 --d-model 6 --max-len 100 --positions 7:9 -o -");
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto rows = ParseCsv(r.output);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1][0], "7");
+  EXPECT_EQ(rows[2][0], "8");
+  EXPECT_NEAR(std::strtod(rows[2][1].c_str(), nullptr), std::cos(8.0), 1e-6);
+  EXPECT_EQ(RunCli("export --positions 0:101 --max-len 100 -o -").code, 2);
+}
+
+// A token index means a token of the sentence in every view, and the message gives the
+// sentence's range, not max_len's.
+TEST_F(Cli, TokenIsCheckedAgainstTheSentence) {
+  for (const char* view : {"heatmap", "curves", "sum"}) {
+    CliRun r = RunCli(std::string("export --view ") + view + " --max-len 100 --token 9 -o " +
+                      Path("t.svg"));
+    EXPECT_EQ(r.code, 2) << view << "\n" << r.output;
+    EXPECT_NE(r.output.find("--token must be all or a token index in [0, 5] (the sentence has "
+                            "6 tokens), got \"9\""),
+              std::string::npos)
+        << view << "\n"
+        << r.output;
+    EXPECT_FALSE(Exists(Path("t.svg")));
+  }
+  EXPECT_EQ(RunCli("export --view heatmap --token 5 -o " + Path("t.svg")).code, 0);
+}
+
+TEST_F(Cli, TextFlagsMustBeValidUtf8WithoutControlCharacters) {
+  struct Case {
+    std::string args, message;
+  };
+  const Case cases[] = {
+      {"--view sum --text $'ab\\xff'", "--text is not valid UTF-8 at byte offset 2 (0xFF)"},
+      {"--view sum --text $'caf\\xc3'", "--text is not valid UTF-8 at byte offset 3 (0xC3)"},
+      {"--view sum --text $'\\xc0\\xaf'", "--text is not valid UTF-8 at byte offset 0 (0xC0)"},
+      {"--view sum --text $'a\\x01b'",
+       "--text holds a control character (only tab is allowed) at byte offset 1 (0x01)"},
+      {"--title $'x\\xed\\xa0\\x80'", "--title is not valid UTF-8 at byte offset 1 (0xED)"},
+      {"--title $'line\\nbreak'",
+       "--title holds a control character (only tab is allowed) at byte offset 4 (0x0A)"},
+  };
+  for (const Case& c : cases) {
+    CliRun r = RunCli("export " + c.args + " -o " + Path("f.svg"));
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_FALSE(Exists(Path("f.svg"))) << c.args;
+  }
+  CliRun ok = RunCli("export --view sum --text $'caf\\xc3\\xa9\\tau lait' --title $'a\\tb' -o " +
+                     Path("f.svg"));
+  EXPECT_EQ(ok.code, 0) << ok.output;
 }
 
 }  // namespace

@@ -1,9 +1,12 @@
 // NPY and CSV writers: header layout, round trips to exact float32 values, atomic files.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -169,6 +172,129 @@ TEST(AtomicFile, SuccessReplacesTheFileWhole) {
   EXPECT_EQ(pe::testing::ReadFile(path), "two");
   std::remove(path.c_str());
   std::remove(dir.c_str());
+}
+
+// Tables longer than one block, every value against an independent float64 evaluation of the
+// paper's formula, PE[p, 2i] = sin(p * 10000^(-2i/d)), PE[p, 2i+1] = cos(...), rounded to
+// float32. A block that restarted at row 0 or skipped rows would fail here.
+TEST(Tables, MultiBlockHeatmapMatchesTheFormulaInEveryRow) {
+  constexpr double kTolerance = 1e-6;
+  PeParams p;
+  p.d_model = 10;
+  p.offset = 3;
+  p.max_len = 2 * TableBlockRows(p.d_model) + 1234;  // two full blocks and a part
+  ASSERT_GT(p.max_len, 2 * TableBlockRows(p.d_model));
+  auto expected = [&](int64_t row, int64_t j) {
+    const double pos = static_cast<double>(p.offset + row);
+    const double w = std::pow(10000.0, -2.0 * static_cast<double>(j / 2) / 10.0);
+    return static_cast<float>(j % 2 == 0 ? std::sin(pos * w) : std::cos(pos * w));
+  };
+  std::stringstream npy;
+  int reports = 0;
+  ASSERT_TRUE(WriteHeatmapTable(npy, TableFormat::kNpy, p, {}, [&](double) {
+                ++reports;
+                return true;
+              }).ok());
+  EXPECT_EQ(reports, 3);  // one per block
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(npy.str(), a, why)) << why;
+  ASSERT_EQ(a.shape, (std::vector<int64_t>{p.max_len, 10}));
+  for (int64_t r = 0; r < p.max_len; ++r) {
+    for (int64_t j = 0; j < 10; ++j) {
+      ASSERT_NEAR(a.data[static_cast<size_t>(r * 10 + j)], expected(r, j), kTolerance)
+          << "row " << r << " col " << j;
+    }
+  }
+  std::stringstream csv;
+  ASSERT_TRUE(WriteHeatmapTable(csv, TableFormat::kCsv, p).ok());
+  const auto rows = ParseCsv(csv.str());
+  ASSERT_EQ(rows.size(), static_cast<size_t>(p.max_len + 1));
+  for (int64_t r = 0; r < p.max_len; ++r) {
+    const auto& row = rows[static_cast<size_t>(r + 1)];
+    ASSERT_EQ(row.size(), 11u);
+    ASSERT_EQ(row[0], std::to_string(p.offset + r));
+    for (int64_t j = 0; j < 10; ++j) {
+      ASSERT_NEAR(std::strtof(row[static_cast<size_t>(j + 1)].c_str(), nullptr), expected(r, j),
+                  kTolerance)
+          << "row " << r << " col " << j;
+    }
+  }
+}
+
+// A cancel at the second block report stops the write, and the file never appears.
+TEST(AtomicFile, ACancelledTableLeavesNothing) {
+  const std::string dir = TempDir();
+  PeParams p;
+  p.d_model = 8;
+  p.max_len = 3 * TableBlockRows(p.d_model);
+  int reports = 0;
+  Status s = WriteFileAtomically(dir + "/t.npy", [&](std::ostream& out) {
+    return WriteHeatmapTable(out, TableFormat::kNpy, p, {}, [&](double) { return ++reports < 2; });
+  });
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "the export was cancelled");
+  EXPECT_EQ(reports, 2);
+  EXPECT_EQ(std::system(("rmdir " + dir).c_str()), 0) << "something was left in " << dir;
+}
+
+// The old temporary name, "<target>.tmp-<pid>", was predictable: a link planted there made the
+// export write through it. Nothing may be written through any planted name.
+TEST(AtomicFile, APlantedLinkAtAPredictableNameIsNotFollowed) {
+  const std::string dir = TempDir();
+  const std::string path = dir + "/out.csv", victim = dir + "/victim";
+  { std::ofstream(victim) << "keep"; }
+  const std::string planted = path + ".tmp-" + std::to_string(::getpid());
+  ASSERT_EQ(::symlink(victim.c_str(), planted.c_str()), 0);
+  ASSERT_TRUE(WriteFileAtomically(path, [](std::ostream& o) -> Status {
+                o << "new";
+                return {};
+              }).ok());
+  EXPECT_EQ(pe::testing::ReadFile(victim), "keep");
+  EXPECT_EQ(pe::testing::ReadFile(path), "new");
+  std::system(("rm -rf " + dir).c_str());
+}
+
+// The named fallback (filesystems without O_TMPFILE) also keeps modes and leaves nothing.
+TEST(AtomicFile, TheNamedFallbackReplacesWholeAndCleansUp) {
+  const std::string dir = TempDir();
+  const std::string path = dir + "/out.txt";
+  { std::ofstream(path) << "old"; }
+  ASSERT_EQ(::chmod(path.c_str(), 0604), 0);
+  ASSERT_EQ(::setenv("PE_EXPLORER_NAMED_TEMP", "1", 1), 0);
+  EXPECT_FALSE(WriteFileAtomically(path, [](std::ostream& o) -> Status {
+                 o << "partial";
+                 return RuntimeError("stopped");
+               }).ok());
+  EXPECT_EQ(pe::testing::ReadFile(path), "old");
+  ASSERT_TRUE(WriteFileAtomically(path, [](std::ostream& o) -> Status {
+                o << "new";
+                return {};
+              }).ok());
+  ::unsetenv("PE_EXPLORER_NAMED_TEMP");
+  EXPECT_EQ(pe::testing::ReadFile(path), "new");
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0604u);
+  EXPECT_EQ(std::system(("test \"$(ls -A " + dir + ")\" = out.txt").c_str()), 0);
+  std::system(("rm -rf " + dir).c_str());
+}
+
+// A write error wins over the writer's own words: the message names the path and errno.
+TEST(AtomicFile, AnIoErrorNamesThePathAndItsCause) {
+  const int saved = ::dup(STDOUT_FILENO);
+  const int full = ::open("/dev/full", O_WRONLY);
+  ASSERT_GE(full, 0);
+  ::dup2(full, STDOUT_FILENO);
+  Status s = WriteFileAtomically("-", [](std::ostream& o) -> Status {
+    o << std::string(1 << 20, 'x');
+    return o ? Status() : RuntimeError("writing the table failed");
+  });
+  ::dup2(saved, STDOUT_FILENO);
+  ::close(saved);
+  ::close(full);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "cannot write to standard output: No space left on device");
 }
 
 TEST(DimList, ParsesListsAndRanges) {
