@@ -90,6 +90,43 @@ TEST_F(Figures, HeatmapPngPixelsHaveTheirCellsColours) {
   }
 }
 
+TEST_F(Figures, SelectedRowIsOutlinedInTheHighlightColourOnlyWhenChosen) {
+  ModelParams m;
+  m.colormap = ColormapId::kViridis;
+  m.pe.d_model = 32;
+  m.pe.max_len = 20;
+  const FigureSize size{800, 500, 1};
+  AppState state;
+  state.params = m;
+  state.selection.selected_token = 3;
+  ViewSelection sel = ViewsOf(state);
+  sel.heatmap = DefaultViews(m).heatmap;
+  EXPECT_TRUE(Build(ViewKind::kHeatmap, m, sel, size, FigureFormat::kPng).overlays.empty())
+      << "a window that never had a token chosen exports no outline";
+  state.export_dialog.token_chosen = true;
+  sel.highlight = ViewsOf(state).highlight;
+  const Figure f = Build(ViewKind::kHeatmap, m, sel, size, FigureFormat::kPng);
+  ASSERT_EQ(f.overlays.size(), 1u);
+  const Rgba8 want = SelectionHighlightColor(ColormapId::kViridis);
+  EXPECT_EQ(f.overlays[0].color, want);
+  const PlotBox box = FigurePlotBox(f, size);
+  EXPECT_EQ(f.overlays[0].line_width, SelectionLineWidth(box.h / 20));
+  // The outline's top edge (between rows 2 and 3), found within a pixel, has the highlight's
+  // colour at full strength, over cells of every colour along the row.
+  const Decoded img = DecodePng(Render(f, FigureFormat::kPng, size));
+  const double edge_y = box.y + 3.0 / 20.0 * box.h;
+  for (double dim : {2.5, 10.5, 20.5, 29.5}) {
+    const int x = static_cast<int>(box.x + dim / 32.0 * box.w);
+    int best = 1 << 30;
+    for (int dy = -1; dy <= 1; ++dy) {
+      const unsigned char* p = img.at(x, static_cast<int>(edge_y) + dy);
+      best = std::min(best,
+                      std::abs(p[0] - want.r) + std::abs(p[1] - want.g) + std::abs(p[2] - want.b));
+    }
+    EXPECT_LE(best, 6) << "dimension " << dim;
+  }
+}
+
 TEST_F(Figures, CurvePngPassesThroughTheFormula) {
   ModelParams m;
   m.curve_dims = {10};
