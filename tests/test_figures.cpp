@@ -190,6 +190,81 @@ TEST_F(Figures, SvgIsWellFormedWithOneImageAndVectorCurves) {
   }
 }
 
+// Renders the vector figure of `m`'s heatmap the way a reader's viewer would (rsvg-convert for
+// SVG, pdftoppm for PDF, at one pixel per unit) and checks that cells are crisp: the centre of
+// each checked cell has exactly the colormap's colour, and between two neighbouring cells of
+// different colours at most one pixel has neither colour (the antialiased edge).
+void ExpectCrispCells(const Figure& f, const ModelParams& m, const FigureSize& size,
+                      const Decoded& img, const std::string& what) {
+  ASSERT_EQ(img.w, static_cast<int>(size.width)) << what;
+  ASSERT_EQ(img.h, static_cast<int>(size.height)) << what;
+  const PlotBox box = FigurePlotBox(f, size);
+  const ViewRange& v = f.view;
+  const double cell_w = box.w / (v.x1 - v.x0), cell_h = box.h / (v.y1 - v.y0);
+  auto colour = [&](int pos, int dim) {
+    return MapValue(m.colormap, PeValue(DescribeColumn(m.pe, dim), pos), -1, 1);
+  };
+  auto differs = [](const unsigned char* p, Rgba8 c) {
+    return std::max({std::abs(p[0] - c.r), std::abs(p[1] - c.g), std::abs(p[2] - c.b)});
+  };
+  constexpr int kSameColour = 1;  // rounding in the renderer's compositing
+  int edges = 0;
+  for (int pos = 1; pos + 1 < m.pe.max_len; pos += 3) {
+    for (int dim = 0; dim + 1 < m.pe.d_model; dim += 3) {
+      const int cx = static_cast<int>(box.x + (dim + 0.5 - v.x0) * cell_w);
+      const int cy = static_cast<int>(box.y + (pos + 0.5 - v.y0) * cell_h);
+      const Rgba8 here = colour(pos, dim);
+      EXPECT_LE(differs(img.at(cx, cy), here), kSameColour)
+          << what << ": centre of cell (" << pos << ", " << dim << ")";
+      // Across to the next dimension, and down to the next position.
+      for (bool across : {true, false}) {
+        const Rgba8 next = across ? colour(pos, dim + 1) : colour(pos + 1, dim);
+        if (differs(reinterpret_cast<const unsigned char*>(&next), here) < 40) continue;
+        const int steps = static_cast<int>(across ? cell_w : cell_h);
+        int between = 0;
+        for (int k = 1; k < steps; ++k) {
+          const unsigned char* p = across ? img.at(cx + k, cy) : img.at(cx, cy + k);
+          if (differs(p, here) > kSameColour && differs(p, next) > kSameColour) ++between;
+        }
+        EXPECT_LE(between, 1) << what << ": edge after cell (" << pos << ", " << dim << ") "
+                              << (across ? "across" : "down");
+        ++edges;
+      }
+    }
+  }
+  EXPECT_GT(edges, 10) << what << ": too few contrasting edges checked";
+}
+
+TEST_F(Figures, SvgAndPdfCellsStayCrispInRenderers) {
+  if (!Have("rsvg-convert") || !Have("pdftoppm")) {
+    GTEST_FAIL() << "rsvg-convert (librsvg2-bin) and pdftoppm (poppler-utils) are needed";
+  }
+  ModelParams big_cells;
+  big_cells.pe.d_model = 16;
+  big_cells.pe.max_len = 12;
+  big_cells.colormap = ColormapId::kViridis;
+  ModelParams small_cells;  // the default table: about 6 x 4 units per cell
+  const FigureSize size{960, 540, 1};
+  for (const ModelParams& m : {big_cells, small_cells}) {
+    const std::string tag = "d" + std::to_string(m.pe.d_model);
+    const Figure svg = Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kSvg);
+    Write(Path(tag + ".svg"), Render(svg, FigureFormat::kSvg, size));
+    ASSERT_EQ(std::system(
+                  ("rsvg-convert -o " + Path(tag + "-svg.png") + " " + Path(tag + ".svg")).c_str()),
+              0);
+    ExpectCrispCells(svg, m, size, DecodePng(pe::testing::ReadFile(Path(tag + "-svg.png"))),
+                     tag + " SVG in rsvg-convert");
+    const Figure pdf = Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kPdf);
+    Write(Path(tag + ".pdf"), Render(pdf, FigureFormat::kPdf, size));
+    ASSERT_EQ(std::system(("pdftoppm -r 72 -png -singlefile " + Path(tag + ".pdf") + " " +
+                           Path(tag + "-pdf"))
+                              .c_str()),
+              0);
+    ExpectCrispCells(pdf, m, size, DecodePng(pe::testing::ReadFile(Path(tag + "-pdf.png"))),
+                     tag + " PDF in pdftoppm");
+  }
+}
+
 TEST_F(Figures, PdfHasThePageSizeTextAndInformation) {
   if (!Have("pdfinfo") || !Have("pdftotext")) GTEST_SKIP() << "poppler-utils not installed";
   ModelParams m;
