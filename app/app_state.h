@@ -91,6 +91,9 @@ struct ExportDialogState {
   float width = 960, height = 540, scale = 1;
   std::string title;  // empty: a title that names the parameters
   std::string error;  // why the last Save was refused
+  // The user picked selected_token (a token chip, the token list, or the dialog's checkbox):
+  // exported heatmaps and curves outline it only then, as `export --token N` does.
+  bool token_chosen = false;
 };
 
 // A short message in the corner: what was saved, or why not.

@@ -53,7 +53,7 @@ ViewSelection ViewsOf(const AppState& state) {
   v.curves = state.curves.view;
   v.sums = state.sums.view;
   v.selected_token = state.selection.selected_token;
-  v.highlight = true;
+  v.highlight = state.export_dialog.token_chosen;
   v.markers = state.curves.markers;
   return v;
 }
@@ -185,9 +185,12 @@ Result<Figure> HeatmapFigure(const ModelParams& m, const ViewSelection& sel, con
     f.image = std::move(im);
   }
   if (sel.highlight && sel.selected_token >= 0) {
+    // The panel's outline: a colour no cell has, thin when rows are dense (layout units).
     const double y = static_cast<double>(p.offset + sel.selected_token);
-    f.overlays.push_back(
-        {0, y, static_cast<double>(p.d_model), y + 1, {255, 190, 0, 255}, false, 1.5});
+    const double row_height = FigurePlotBox(f, size).h / (sel.heatmap.y1 - sel.heatmap.y0);
+    f.overlays.push_back({0, y, static_cast<double>(p.d_model), y + 1,
+                          SelectionHighlightColor(m.colormap), false,
+                          SelectionLineWidth(row_height)});
   }
   return f;
 }
@@ -236,7 +239,7 @@ Result<Figure> CurvesFigure(const ModelParams& m, const ViewSelection& sel, cons
   }
   if (sel.highlight && sel.selected_token >= 0) {
     const double x = static_cast<double>(p.offset + sel.selected_token);
-    f.overlays.push_back({x, -1.15, x, 1.15, {255, 190, 0, 255}, false, 1.5});
+    f.overlays.push_back({x, -1.15, x, 1.15, SelectionHighlightColor(m.colormap), false, 1.5});
   }
   return f;
 }

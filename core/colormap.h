@@ -42,4 +42,18 @@ inline Rgba8 MapValue(ColormapId id, float v, float vmin, float vmax) {
 void MapToRgba(ColormapId id, const float* values, int64_t n, float vmin, float vmax,
                uint8_t* rgba);
 
+// The selected row's outline, shared by the heatmap panel and exported figures.
+//
+// SelectionHighlightColor: an opaque colour far from every colour of the map, so the outline
+// reads on any cell (viridis ends in yellow, so a gold outline vanishes on +1). It is the colour of
+// an RGB grid (steps of 17) whose smallest CIE76 distance (CIELAB, D65) to the 256 LUT entries is
+// the largest; ColorDistanceLab measures that distance. Computed once per map.
+Rgba8 SelectionHighlightColor(ColormapId id);
+double ColorDistanceLab(Rgba8 a, Rgba8 b);  // CIE76 delta E between two sRGB colours
+
+// The outline's line width, in the same unit as `row_height` (screen pixels, or figure layout
+// units): 1 while rows are dense (under 4 units), growing to 2.5 for tall rows, so the line never
+// hides the rows around the selected one.
+double SelectionLineWidth(double row_height);
+
 }  // namespace pe

@@ -165,16 +165,17 @@ struct Mapper {
   }
 };
 
-// An ARGB32 cairo surface of an RGBA8 image (opaque or not; premultiplied as cairo wants).
-cairo_surface_t* ImageSurface(int w, int h, const uint8_t* rgba) {
-  cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+// An ARGB32 cairo surface of an RGBA8 image (opaque or not; premultiplied as cairo wants), each
+// pixel repeated as a `repeat` x `repeat` block.
+cairo_surface_t* ImageSurface(int w, int h, const uint8_t* rgba, int repeat) {
+  cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w * repeat, h * repeat);
   cairo_surface_flush(s);
   unsigned char* data = cairo_image_surface_get_data(s);
   const int stride = cairo_image_surface_get_stride(s);
-  for (int y = 0; y < h; ++y) {
+  for (int y = 0; y < h * repeat; ++y) {
     auto* row = reinterpret_cast<uint32_t*>(data + static_cast<ptrdiff_t>(y) * stride);
-    for (int x = 0; x < w; ++x) {
-      const uint8_t* p = rgba + (static_cast<size_t>(y) * w + x) * 4;
+    for (int x = 0; x < w * repeat; ++x) {
+      const uint8_t* p = rgba + (static_cast<size_t>(y / repeat) * w + x / repeat) * 4;
       const uint32_t a = p[3];
       auto pm = [a](uint32_t c) { return (c * a + 127) / 255; };
       row[x] = (a << 24) | (pm(p[0]) << 16) | (pm(p[1]) << 8) | pm(p[2]);
@@ -182,6 +183,23 @@ cairo_surface_t* ImageSurface(int w, int h, const uint8_t* rgba) {
   }
   cairo_surface_mark_dirty(s);
   return s;
+}
+
+// How many times to repeat each image pixel in a vector file. SVG renderers (librsvg, Inkscape,
+// browsers) ignore nearest-neighbour hints and smooth an enlarged image across each of its pixels;
+// some PDF viewers ignore /Interpolate false the same way. With every cell kCellBlur times as
+// many image pixels as it covers page units, that smoothing stays inside one unit at each cell
+// edge, even viewed at 2x. The image stays within kMaxImageSide pixels per side and
+// kMaxImagePixels in all (a few hundred KiB of PNG inside the file: the blocks compress well).
+int VectorImageRepeat(int w, int h, double width_units, double height_units) {
+  constexpr double kCellBlur = 2.0;
+  constexpr int kMaxImageSide = 4096;
+  constexpr double kMaxImagePixels = 8e6;
+  const double units_per_pixel = std::max(width_units / w, height_units / h);
+  int repeat = static_cast<int>(std::ceil(units_per_pixel * kCellBlur));
+  repeat = std::min({repeat, kMaxImageSide / w, kMaxImageSide / h,
+                     static_cast<int>(std::sqrt(kMaxImagePixels / (static_cast<double>(w) * h)))});
+  return std::max(1, repeat);
 }
 
 // Paints `img` (w x h pixels) onto the device rectangle from (dx0, dy0) to (dx1, dy1), which
@@ -193,13 +211,16 @@ void PaintImage(cairo_t* cr, cairo_surface_t* img, int w, int h, double dx0, dou
   cairo_scale(cr, (dx1 - dx0) / w, (dy1 - dy0) / h);
   cairo_set_source_surface(cr, img, 0, 0);
   cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
-  cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD);
+  // No extend mode and a plain paint: cairo's SVG then places the image with one <use>, whose
+  // image-rendering hint renderers honour, instead of filling with a <pattern>, whose hint they
+  // ignore.
   cairo_rectangle(cr, 0, 0, w, h);
-  cairo_fill(cr);
+  cairo_clip(cr);
+  cairo_paint(cr);
   cairo_restore(cr);
 }
 
-void Draw(cairo_t* cr, const Figure& f, const FigureSize& size) {
+void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format) {
   const Layout l = ComputeLayout(cr, f, size);
   const Mapper m{f, l.plot};
   const Box& b = l.plot;
@@ -227,8 +248,13 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size) {
   cairo_clip(cr);
   if (f.image && f.image->width > 0 && f.image->height > 0) {
     const FigureImage& im = *f.image;
-    cairo_surface_t* s = ImageSurface(im.width, im.height, im.rgba.data());
-    PaintImage(cr, s, im.width, im.height, m.X(im.x0), m.Y(im.y0), m.X(im.x1), m.Y(im.y1));
+    const double x0 = m.X(im.x0), y0 = m.Y(im.y0), x1 = m.X(im.x1), y1 = m.Y(im.y1);
+    const int repeat =
+        format == FigureFormat::kPng
+            ? 1
+            : VectorImageRepeat(im.width, im.height, std::fabs(x1 - x0), std::fabs(y1 - y0));
+    cairo_surface_t* s = ImageSurface(im.width, im.height, im.rgba.data(), repeat);
+    PaintImage(cr, s, im.width * repeat, im.height * repeat, x0, y0, x1, y1);
     cairo_surface_destroy(s);
   }
   for (const FigureRect& r : f.rects) {
@@ -525,7 +551,7 @@ Status RenderFigure(const Figure& figure, FigureFormat format, const FigureSize&
   }
   cairo_t* cr = cairo_create(surface);
   if (format == FigureFormat::kPng) cairo_scale(cr, size.scale, size.scale);
-  Draw(cr, figure, size);
+  Draw(cr, figure, size, format);
   const cairo_status_t draw_status = cairo_status(cr);
   cairo_destroy(cr);
   if (draw_status != CAIRO_STATUS_SUCCESS) {

@@ -1,6 +1,7 @@
 // Draws a Figure with cairo to PNG, SVG or PDF from one drawing path. Text is DejaVu Sans
 // (fonts-dejavu-core). The heatmap image is embedded once, scaled nearest-neighbour (crisp
-// cells, never a rectangle per cell); lines and text stay vectors in SVG and PDF.
+// cells, never a rectangle per cell); in SVG and PDF each cell is a block of several image pixels,
+// so viewers that smooth images anyway keep cells crisp. Lines and text stay vectors.
 // Every file carries the figure's metadata: PNG tEXt chunks, SVG <title> and <metadata>, PDF
 // document information. PDF dates follow SOURCE_DATE_EPOCH when it is set (reproducible files).
 #pragma once

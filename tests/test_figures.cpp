@@ -90,6 +90,43 @@ TEST_F(Figures, HeatmapPngPixelsHaveTheirCellsColours) {
   }
 }
 
+TEST_F(Figures, SelectedRowIsOutlinedInTheHighlightColourOnlyWhenChosen) {
+  ModelParams m;
+  m.colormap = ColormapId::kViridis;
+  m.pe.d_model = 32;
+  m.pe.max_len = 20;
+  const FigureSize size{800, 500, 1};
+  AppState state;
+  state.params = m;
+  state.selection.selected_token = 3;
+  ViewSelection sel = ViewsOf(state);
+  sel.heatmap = DefaultViews(m).heatmap;
+  EXPECT_TRUE(Build(ViewKind::kHeatmap, m, sel, size, FigureFormat::kPng).overlays.empty())
+      << "a window that never had a token chosen exports no outline";
+  state.export_dialog.token_chosen = true;
+  sel.highlight = ViewsOf(state).highlight;
+  const Figure f = Build(ViewKind::kHeatmap, m, sel, size, FigureFormat::kPng);
+  ASSERT_EQ(f.overlays.size(), 1u);
+  const Rgba8 want = SelectionHighlightColor(ColormapId::kViridis);
+  EXPECT_EQ(f.overlays[0].color, want);
+  const PlotBox box = FigurePlotBox(f, size);
+  EXPECT_EQ(f.overlays[0].line_width, SelectionLineWidth(box.h / 20));
+  // The outline's top edge (between rows 2 and 3), found within a pixel, has the highlight's
+  // colour at full strength, over cells of every colour along the row.
+  const Decoded img = DecodePng(Render(f, FigureFormat::kPng, size));
+  const double edge_y = box.y + 3.0 / 20.0 * box.h;
+  for (double dim : {2.5, 10.5, 20.5, 29.5}) {
+    const int x = static_cast<int>(box.x + dim / 32.0 * box.w);
+    int best = 1 << 30;
+    for (int dy = -1; dy <= 1; ++dy) {
+      const unsigned char* p = img.at(x, static_cast<int>(edge_y) + dy);
+      best = std::min(best,
+                      std::abs(p[0] - want.r) + std::abs(p[1] - want.g) + std::abs(p[2] - want.b));
+    }
+    EXPECT_LE(best, 6) << "dimension " << dim;
+  }
+}
+
 TEST_F(Figures, CurvePngPassesThroughTheFormula) {
   ModelParams m;
   m.curve_dims = {10};
@@ -150,6 +187,81 @@ TEST_F(Figures, SvgIsWellFormedWithOneImageAndVectorCurves) {
   for (const auto& [name, svg] : {std::pair{"heat.svg", heat}, std::pair{"curves.svg", curves}}) {
     Write(Path(name), svg);
     EXPECT_EQ(std::system(("xmllint --noout " + Path(name)).c_str()), 0) << name;
+  }
+}
+
+// Renders the vector figure of `m`'s heatmap the way a reader's viewer would (rsvg-convert for
+// SVG, pdftoppm for PDF, at one pixel per unit) and checks that cells are crisp: the centre of
+// each checked cell has exactly the colormap's colour, and between two neighbouring cells of
+// different colours at most one pixel has neither colour (the antialiased edge).
+void ExpectCrispCells(const Figure& f, const ModelParams& m, const FigureSize& size,
+                      const Decoded& img, const std::string& what) {
+  ASSERT_EQ(img.w, static_cast<int>(size.width)) << what;
+  ASSERT_EQ(img.h, static_cast<int>(size.height)) << what;
+  const PlotBox box = FigurePlotBox(f, size);
+  const ViewRange& v = f.view;
+  const double cell_w = box.w / (v.x1 - v.x0), cell_h = box.h / (v.y1 - v.y0);
+  auto colour = [&](int pos, int dim) {
+    return MapValue(m.colormap, PeValue(DescribeColumn(m.pe, dim), pos), -1, 1);
+  };
+  auto differs = [](const unsigned char* p, Rgba8 c) {
+    return std::max({std::abs(p[0] - c.r), std::abs(p[1] - c.g), std::abs(p[2] - c.b)});
+  };
+  constexpr int kSameColour = 1;  // rounding in the renderer's compositing
+  int edges = 0;
+  for (int pos = 1; pos + 1 < m.pe.max_len; pos += 3) {
+    for (int dim = 0; dim + 1 < m.pe.d_model; dim += 3) {
+      const int cx = static_cast<int>(box.x + (dim + 0.5 - v.x0) * cell_w);
+      const int cy = static_cast<int>(box.y + (pos + 0.5 - v.y0) * cell_h);
+      const Rgba8 here = colour(pos, dim);
+      EXPECT_LE(differs(img.at(cx, cy), here), kSameColour)
+          << what << ": centre of cell (" << pos << ", " << dim << ")";
+      // Across to the next dimension, and down to the next position.
+      for (bool across : {true, false}) {
+        const Rgba8 next = across ? colour(pos, dim + 1) : colour(pos + 1, dim);
+        if (differs(reinterpret_cast<const unsigned char*>(&next), here) < 40) continue;
+        const int steps = static_cast<int>(across ? cell_w : cell_h);
+        int between = 0;
+        for (int k = 1; k < steps; ++k) {
+          const unsigned char* p = across ? img.at(cx + k, cy) : img.at(cx, cy + k);
+          if (differs(p, here) > kSameColour && differs(p, next) > kSameColour) ++between;
+        }
+        EXPECT_LE(between, 1) << what << ": edge after cell (" << pos << ", " << dim << ") "
+                              << (across ? "across" : "down");
+        ++edges;
+      }
+    }
+  }
+  EXPECT_GT(edges, 10) << what << ": too few contrasting edges checked";
+}
+
+TEST_F(Figures, SvgAndPdfCellsStayCrispInRenderers) {
+  if (!Have("rsvg-convert") || !Have("pdftoppm")) {
+    GTEST_FAIL() << "rsvg-convert (librsvg2-bin) and pdftoppm (poppler-utils) are needed";
+  }
+  ModelParams big_cells;
+  big_cells.pe.d_model = 16;
+  big_cells.pe.max_len = 12;
+  big_cells.colormap = ColormapId::kViridis;
+  ModelParams small_cells;  // the default table: about 6 x 4 units per cell
+  const FigureSize size{960, 540, 1};
+  for (const ModelParams& m : {big_cells, small_cells}) {
+    const std::string tag = "d" + std::to_string(m.pe.d_model);
+    const Figure svg = Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kSvg);
+    Write(Path(tag + ".svg"), Render(svg, FigureFormat::kSvg, size));
+    ASSERT_EQ(std::system(
+                  ("rsvg-convert -o " + Path(tag + "-svg.png") + " " + Path(tag + ".svg")).c_str()),
+              0);
+    ExpectCrispCells(svg, m, size, DecodePng(pe::testing::ReadFile(Path(tag + "-svg.png"))),
+                     tag + " SVG in rsvg-convert");
+    const Figure pdf = Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kPdf);
+    Write(Path(tag + ".pdf"), Render(pdf, FigureFormat::kPdf, size));
+    ASSERT_EQ(std::system(("pdftoppm -r 72 -png -singlefile " + Path(tag + ".pdf") + " " +
+                           Path(tag + "-pdf"))
+                              .c_str()),
+              0);
+    ExpectCrispCells(pdf, m, size, DecodePng(pe::testing::ReadFile(Path(tag + "-pdf.png"))),
+                     tag + " PDF in pdftoppm");
   }
 }
 
