@@ -14,8 +14,10 @@
 namespace pe {
 namespace {
 
+// The selection outline's colour: the one the figures use, far from every colour of the map.
 ImU32 OutlineColor(ColormapId colormap) {
-  return colormap == ColormapId::kViridis ? IM_COL32(255, 40, 160, 255) : IM_COL32(0, 190, 60, 255);
+  const Rgba8 c = SelectionHighlightColor(colormap);
+  return IM_COL32(c.r, c.g, c.b, c.a);
 }
 
 // Re-maps the raster to RGBA and uploads it when the raster or the colormap changed.
@@ -151,7 +153,7 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
     const int sel = state.selection.selected_token;
     const ImU32 outline = OutlineColor(state.params.colormap);
     const float row_px = plot.pixels_per_y();
-    const float thickness = std::clamp(row_px / 4.0f, 1.0f, 2.0f);
+    const auto thickness = static_cast<float>(SelectionLineWidth(row_px));
     drawn.heatmap_outlined_rows = sel >= 0 ? 1 : static_cast<int>(tokens);
     if (sel >= 0) {
       const double y = first + sel;
