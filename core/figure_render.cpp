@@ -103,6 +103,29 @@ void Text(cairo_t* cr, const std::string& s, double x, double y, double ax, doub
   cairo_restore(cr);
 }
 
+// `text` in lines no wider than `max_width`, broken after ", " (a legend's "j=127: i=63 cos,
+// ω=0.0001155, λ=5.441e+04"), so numbers are never cut at the page edge. A piece wider than
+// `max_width` on its own keeps its line.
+std::vector<std::string> WrapAtCommas(cairo_t* cr, const std::string& text, double max_width) {
+  std::vector<std::string> lines;
+  std::string line;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t comma = text.find(", ", at);
+    const size_t end = comma == std::string::npos ? text.size() : comma + 1;
+    const std::string piece = text.substr(at, end - at);
+    if (!line.empty() && TextWidth(cr, line + piece) > max_width) {
+      lines.push_back(line);
+      line = piece.substr(piece.front() == ' ' ? 1 : 0);
+    } else {
+      line += piece;
+    }
+    at = end;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
 struct Layout {
   Box plot;
   std::vector<Tick> xticks, yticks, cticks;
@@ -336,8 +359,14 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
   // Title and axis titles.
   SetColor(cr, ink);
   if (!f.title.empty()) {
+    // A title wider than the page shrinks to fit rather than losing characters at both ends;
+    // centred over the plot while that keeps it on the page.
     Font(cr, kTitlePt, true);
-    Text(cr, f.title, b.x + b.w / 2, 10, 0.5, 0);
+    const double avail = size.width - 8;
+    const double w = TextWidth(cr, f.title);
+    if (w > avail) Font(cr, kTitlePt * avail / w, true);
+    const double tw = std::min(w, avail);
+    Text(cr, f.title, std::clamp(b.x + b.w / 2 - tw / 2, 4.0, size.width - 4 - tw), 10, 0, 0);
   }
   Font(cr, kLabelPt);
   if (!f.x.label.empty()) Text(cr, f.x.label, b.x + b.w / 2, size.height - 6, 0.5, 1);
@@ -391,8 +420,12 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
       cairo_line_to(cr, right_x + 24, y + kLegendPt * 0.6);
       cairo_stroke(cr);
       SetColor(cr, ink);
-      Text(cr, it.label, right_x + 30, y, 0, 0);
-      y += kLegendPt * 1.55;
+      for (const std::string& line : WrapAtCommas(cr, it.label, size.width - right_x - 30 - 4)) {
+        if (y + kLegendPt > size.height - 4) break;
+        Text(cr, line, right_x + 30, y, 0, 0);
+        y += kLegendPt * 1.25;
+      }
+      y += kLegendPt * 0.3;
     }
   }
 }
