@@ -6,9 +6,11 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -491,8 +493,49 @@ std::string WithPngText(const std::string& png,
   return png.substr(0, kAfterIhdr) + chunks + png.substr(kAfterIhdr);
 }
 
-// Nearest-neighbour hints on images, then <title> and <metadata> right after the <svg> tag.
+// cairo numbers SVG ids (surface5, image6, glyph0-1, clip2) with counters that live as long as
+// the process, so a second export from the window differed from the CLI's file. Renames every
+// id, and the references to it (id="x", "#x", url(#x)), to its prefix and its order of first
+// appearance: the same figure gives the same bytes in any process.
+std::string WithStableSvgIds(const std::string& svg) {
+  auto is_id_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; };
+  std::map<std::string, std::string> renamed;
+  std::map<std::string, int> count;  // per prefix
+  for (size_t at = svg.find(" id=\""); at != std::string::npos; at = svg.find(" id=\"", at + 1)) {
+    const size_t begin = at + 5;
+    size_t end = begin;
+    while (end < svg.size() && is_id_char(svg[end])) ++end;
+    const std::string id = svg.substr(begin, end - begin);
+    size_t letters = 0;
+    while (letters < id.size() && std::isalpha(static_cast<unsigned char>(id[letters]))) ++letters;
+    const std::string prefix = id.substr(0, letters);
+    if (!renamed.count(id)) renamed[id] = prefix + std::to_string(count[prefix]++);
+  }
+  std::string out;
+  out.reserve(svg.size());
+  size_t at = 0;
+  while (at < svg.size()) {
+    const bool at_id = svg.compare(at, 5, " id=\"") == 0;
+    const bool at_ref = svg[at] == '#';
+    if (!at_id && !at_ref) {
+      out += svg[at++];
+      continue;
+    }
+    const size_t begin = at + (at_id ? 5 : 1);
+    size_t end = begin;
+    while (end < svg.size() && is_id_char(svg[end])) ++end;
+    const auto it = renamed.find(svg.substr(begin, end - begin));
+    out.append(svg, at, begin - at);
+    out += it == renamed.end() ? svg.substr(begin, end - begin) : it->second;
+    at = end;
+  }
+  return out;
+}
+
+// Stable ids, nearest-neighbour hints on images, then <title> and <metadata> right after the
+// <svg> tag.
 std::string WithSvgMetadata(std::string svg, const Figure& f) {
+  svg = WithStableSvgIds(svg);
   for (size_t at = svg.find("<image "); at != std::string::npos; at = svg.find("<image ", at + 1)) {
     svg.insert(at + 7, "image-rendering=\"optimizeSpeed\" style=\"image-rendering:pixelated\" ");
   }

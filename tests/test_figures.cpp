@@ -294,6 +294,20 @@ TEST_F(Figures, SvgAndPdfCellsStayCrispInRenderers) {
   }
 }
 
+TEST_F(Figures, SvgBytesDoNotDependOnEarlierExports) {
+  // The window exports many figures in one process; the CLI one. Same figure, same bytes.
+  ModelParams m;
+  const FigureSize size;
+  const Figure heat = Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kSvg);
+  const std::string first = Render(heat, FigureFormat::kSvg, size);
+  Render(Build(ViewKind::kCurves, m, DefaultViews(m), size, FigureFormat::kSvg), FigureFormat::kSvg,
+         size);
+  EXPECT_TRUE(first == Render(heat, FigureFormat::kSvg, size));
+  EXPECT_NE(first.find("<image "), std::string::npos);
+  EXPECT_NE(first.find("id=\"image0\""), std::string::npos);
+  EXPECT_NE(first.find("xlink:href=\"#image0\""), std::string::npos);
+}
+
 TEST_F(Figures, PdfHasThePageSizeTextAndInformation) {
   if (!Have("pdfinfo") || !Have("pdftotext")) GTEST_SKIP() << "poppler-utils not installed";
   ModelParams m;
