@@ -94,6 +94,8 @@ struct ExportDialogState {
   // The user picked selected_token (a token chip, the token list, or the dialog's checkbox):
   // exported heatmaps and curves outline it only then, as `export --token N` does.
   bool token_chosen = false;
+  std::string confirm_path;  // non-empty: asking whether to replace this existing file
+  bool saving = false;       // the dialog's export is running: stay open until it ends
 };
 
 // A short message in the corner: what was saved, or why not.

@@ -54,7 +54,7 @@ std::optional<ExportOutcome> ExportRunner::Take() {
   return o;
 }
 
-bool SaveFilePicker::Available() {
+bool ZenityOnPath() {
   return std::system("command -v zenity >/dev/null 2>&1") == 0;
 }
 

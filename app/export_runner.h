@@ -51,17 +51,25 @@ class ExportRunner {
   std::thread thread_;
 };
 
+// Whether zenity is on PATH; starts a shell (about 1.6 ms), so callers ask once.
+bool ZenityOnPath();
+
 // A native save dialog (zenity) where one is installed, run off the UI thread.
 class SaveFilePicker {
  public:
-  static bool Available();  // zenity is on PATH
+  // `probe` says whether the native dialog exists; it runs once, here, not per frame.
+  explicit SaveFilePicker(bool (*probe)() = ZenityOnPath) : available_(probe()) {}
   ~SaveFilePicker();
+  SaveFilePicker(const SaveFilePicker&) = delete;
+  SaveFilePicker& operator=(const SaveFilePicker&) = delete;
+  bool available() const { return available_; }
   void Open(const std::string& suggested_path);
   bool running() const { return running_; }
   // The chosen path, once; nullopt while running or when cancelled.
   std::optional<std::string> Take();
 
  private:
+  const bool available_;
   std::atomic<bool> running_{false};
   std::mutex mutex_;
   std::optional<std::string> chosen_;

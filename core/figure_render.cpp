@@ -6,9 +6,11 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -101,6 +103,29 @@ void Text(cairo_t* cr, const std::string& s, double x, double y, double ax, doub
   cairo_move_to(cr, -ax * w, -ay * h + fe.ascent);
   cairo_show_text(cr, s.c_str());
   cairo_restore(cr);
+}
+
+// `text` in lines no wider than `max_width`, broken after ", " (a legend's "j=127: i=63 cos,
+// ω=0.0001155, λ=5.441e+04"), so numbers are never cut at the page edge. A piece wider than
+// `max_width` on its own keeps its line.
+std::vector<std::string> WrapAtCommas(cairo_t* cr, const std::string& text, double max_width) {
+  std::vector<std::string> lines;
+  std::string line;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t comma = text.find(", ", at);
+    const size_t end = comma == std::string::npos ? text.size() : comma + 1;
+    const std::string piece = text.substr(at, end - at);
+    if (!line.empty() && TextWidth(cr, line + piece) > max_width) {
+      lines.push_back(line);
+      line = piece.substr(piece.front() == ' ' ? 1 : 0);
+    } else {
+      line += piece;
+    }
+    at = end;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
 }
 
 struct Layout {
@@ -336,8 +361,14 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
   // Title and axis titles.
   SetColor(cr, ink);
   if (!f.title.empty()) {
+    // A title wider than the page shrinks to fit rather than losing characters at both ends;
+    // centred over the plot while that keeps it on the page.
     Font(cr, kTitlePt, true);
-    Text(cr, f.title, b.x + b.w / 2, 10, 0.5, 0);
+    const double avail = size.width - 8;
+    const double w = TextWidth(cr, f.title);
+    if (w > avail) Font(cr, kTitlePt * avail / w, true);
+    const double tw = std::min(w, avail);
+    Text(cr, f.title, std::clamp(b.x + b.w / 2 - tw / 2, 4.0, size.width - 4 - tw), 10, 0, 0);
   }
   Font(cr, kLabelPt);
   if (!f.x.label.empty()) Text(cr, f.x.label, b.x + b.w / 2, size.height - 6, 0.5, 1);
@@ -391,8 +422,12 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
       cairo_line_to(cr, right_x + 24, y + kLegendPt * 0.6);
       cairo_stroke(cr);
       SetColor(cr, ink);
-      Text(cr, it.label, right_x + 30, y, 0, 0);
-      y += kLegendPt * 1.55;
+      for (const std::string& line : WrapAtCommas(cr, it.label, size.width - right_x - 30 - 4)) {
+        if (y + kLegendPt > size.height - 4) break;
+        Text(cr, line, right_x + 30, y, 0, 0);
+        y += kLegendPt * 1.25;
+      }
+      y += kLegendPt * 0.3;
     }
   }
 }
@@ -458,8 +493,49 @@ std::string WithPngText(const std::string& png,
   return png.substr(0, kAfterIhdr) + chunks + png.substr(kAfterIhdr);
 }
 
-// Nearest-neighbour hints on images, then <title> and <metadata> right after the <svg> tag.
+// cairo numbers SVG ids (surface5, image6, glyph0-1, clip2) with counters that live as long as
+// the process, so a second export from the window differed from the CLI's file. Renames every
+// id, and the references to it (id="x", "#x", url(#x)), to its prefix and its order of first
+// appearance: the same figure gives the same bytes in any process.
+std::string WithStableSvgIds(const std::string& svg) {
+  auto is_id_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; };
+  std::map<std::string, std::string> renamed;
+  std::map<std::string, int> count;  // per prefix
+  for (size_t at = svg.find(" id=\""); at != std::string::npos; at = svg.find(" id=\"", at + 1)) {
+    const size_t begin = at + 5;
+    size_t end = begin;
+    while (end < svg.size() && is_id_char(svg[end])) ++end;
+    const std::string id = svg.substr(begin, end - begin);
+    size_t letters = 0;
+    while (letters < id.size() && std::isalpha(static_cast<unsigned char>(id[letters]))) ++letters;
+    const std::string prefix = id.substr(0, letters);
+    if (!renamed.count(id)) renamed[id] = prefix + std::to_string(count[prefix]++);
+  }
+  std::string out;
+  out.reserve(svg.size());
+  size_t at = 0;
+  while (at < svg.size()) {
+    const bool at_id = svg.compare(at, 5, " id=\"") == 0;
+    const bool at_ref = svg[at] == '#';
+    if (!at_id && !at_ref) {
+      out += svg[at++];
+      continue;
+    }
+    const size_t begin = at + (at_id ? 5 : 1);
+    size_t end = begin;
+    while (end < svg.size() && is_id_char(svg[end])) ++end;
+    const auto it = renamed.find(svg.substr(begin, end - begin));
+    out.append(svg, at, begin - at);
+    out += it == renamed.end() ? svg.substr(begin, end - begin) : it->second;
+    at = end;
+  }
+  return out;
+}
+
+// Stable ids, nearest-neighbour hints on images, then <title> and <metadata> right after the
+// <svg> tag.
 std::string WithSvgMetadata(std::string svg, const Figure& f) {
+  svg = WithStableSvgIds(svg);
   for (size_t at = svg.find("<image "); at != std::string::npos; at = svg.find("<image ", at + 1)) {
     svg.insert(at + 7, "image-rendering=\"optimizeSpeed\" style=\"image-rendering:pixelated\" ");
   }

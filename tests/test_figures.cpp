@@ -160,6 +160,35 @@ TEST_F(Figures, CurvePngPassesThroughTheFormula) {
   }
 }
 
+TEST_F(Figures, NarrowFiguresKeepEveryCharacterOnThePage) {
+  // A 500-unit figure whose title and legend ("j=127: i=63 cos, ω=0.0001155, λ=5.441e+04") are
+  // wider than the room they have: the title shrinks and the legend wraps, so no ink touches the
+  // page edges (text cut there would lose characters, e.g. a value's leading minus sign).
+  ModelParams m;
+  m.curve_dims = {1, 126, 127};
+  const FigureSize size{500, 300, 1};
+  const Figure f = Build(ViewKind::kCurves, m, DefaultViews(m), size, FigureFormat::kPng);
+  const Decoded img = DecodePng(Render(f, FigureFormat::kPng, size));
+  ASSERT_EQ(img.w, 500);
+  auto ink = [&](int x, int y) { return img.at(x, y)[0] < 160 && img.at(x, y)[1] < 160; };
+  int title_left = img.w, title_right = -1;
+  for (int y = 0; y < 30; ++y) {
+    for (int x = 0; x < img.w; ++x) {
+      if (ink(x, y)) {
+        title_left = std::min(title_left, x);
+        title_right = std::max(title_right, x);
+      }
+    }
+  }
+  EXPECT_GE(title_left, 2) << "the title is cut at the left edge";
+  EXPECT_LE(title_right, img.w - 3) << "the title is cut at the right edge";
+  for (int y = 0; y < img.h; ++y) {
+    for (int x : {img.w - 2, img.w - 1}) {
+      EXPECT_FALSE(ink(x, y)) << "text reaches the right edge at y = " << y;
+    }
+  }
+}
+
 TEST_F(Figures, SvgIsWellFormedWithOneImageAndVectorCurves) {
   ModelParams m;
   const FigureSize size;
@@ -263,6 +292,20 @@ TEST_F(Figures, SvgAndPdfCellsStayCrispInRenderers) {
     ExpectCrispCells(pdf, m, size, DecodePng(pe::testing::ReadFile(Path(tag + "-pdf.png"))),
                      tag + " PDF in pdftoppm");
   }
+}
+
+TEST_F(Figures, SvgBytesDoNotDependOnEarlierExports) {
+  // The window exports many figures in one process; the CLI one. Same figure, same bytes.
+  ModelParams m;
+  const FigureSize size;
+  const Figure heat = Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kSvg);
+  const std::string first = Render(heat, FigureFormat::kSvg, size);
+  Render(Build(ViewKind::kCurves, m, DefaultViews(m), size, FigureFormat::kSvg), FigureFormat::kSvg,
+         size);
+  EXPECT_TRUE(first == Render(heat, FigureFormat::kSvg, size));
+  EXPECT_NE(first.find("<image "), std::string::npos);
+  EXPECT_NE(first.find("id=\"image0\""), std::string::npos);
+  EXPECT_NE(first.find("xlink:href=\"#image0\""), std::string::npos);
 }
 
 TEST_F(Figures, PdfHasThePageSizeTextAndInformation) {

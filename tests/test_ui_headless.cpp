@@ -356,7 +356,7 @@ TEST_F(HeadlessUi, ExportFromTheWindowWritesWhatTheCliWrites) {
     if (std::getenv("PE_KEEP_EXPORTS"))
       std::system(("cp " + dir + "/window." + ext + " " + cli + " /tmp/").c_str());
   }
-  // A failing export says why in the toast, and leaves no file.
+  // A failing export says why in the dialog, which stays open, and leaves no file.
   OpenExportDialogForTest(state_, dir + "/missing-folder", "x.pdf");
   Frames(2);
   ImGuiWindow* dialog = WindowNamed("Export##dialog");
@@ -365,10 +365,11 @@ TEST_F(HeadlessUi, ExportFromTheWindowWritesWhatTheCliWrites) {
   ASSERT_TRUE(
       Find(dialog, Id(dialog, "Save"), ImVec2(dialog->Pos.x + 20, dialog->Pos.y), false, &save));
   Click(save);
-  EXPECT_TRUE(state_.toast.error);
-  EXPECT_NE(state_.toast.text.find("cannot write " + dir + "/missing-folder/x.pdf"),
+  Frame();
+  EXPECT_NE(WindowNamed("Export##dialog"), nullptr);
+  EXPECT_NE(state_.export_dialog.error.find("cannot write " + dir + "/missing-folder/x.pdf"),
             std::string::npos)
-      << state_.toast.text;
+      << state_.export_dialog.error;
   std::system(("rm -rf " + dir).c_str());
 }
 

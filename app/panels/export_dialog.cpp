@@ -1,17 +1,20 @@
-// The export dialog (Export... on a panel, or Ctrl+S on the focused one): file name that says
-// what it is, format by extension (figures PNG/SVG/PDF, numbers CSV/NPY), PNG size presets,
-// title; then the export runs on the ExportRunner while a corner shows progress and, at the
-// end, a toast naming the file or the reason it failed.
+// The export dialog (Export... on a panel, or Ctrl+S on the focused one): the folder, shown as
+// an absolute path; a file name that says what it is; the format by extension (figures PNG/SVG/
+// PDF, numbers CSV/NPY); size presets for PNG, layout units for SVG and PDF; a title. Save asks
+// before replacing a file, then waits for the export (on the ExportRunner) with progress: a
+// failure stays in the dialog, a success closes it and a one-line toast on the status line names
+// the full path (a click dismisses it). Escape or Cancel closes the dialog.
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <cfloat>
 #include <cstring>
+#include <filesystem>
 
 #include "export_runner.h"
 #include "figure_export.h"
 #include "file_writers.h"
 #include "panels.h"
-
 namespace pe {
 namespace {
 
@@ -43,10 +46,94 @@ std::string JoinPath(const std::string& folder, const std::string& name) {
   return folder.back() == '/' ? folder + name : folder + "/" + name;
 }
 
+// The folder files go to, as an absolute path ("" is the current directory), so the dialog and
+// the toast say where a file really went.
+std::string AbsoluteFolder(const std::string& folder) {
+  std::error_code ec;
+  const std::filesystem::path abs =
+      std::filesystem::absolute(folder.empty() ? "." : folder, ec).lexically_normal();
+  if (ec) return folder;
+  std::string out = abs.string();
+  if (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
+// Presets scale PNG pixels only; SVG and PDF are drawn in layout units whatever the scale.
 FigureSize ChosenSize(const ExportDialogState& d) {
-  if (d.size_preset == 0) return {960, 540, 1};
-  if (d.size_preset == 1) return {960, 540, 2};
-  return {d.width, d.height, d.scale};
+  const bool png = d.format == 0;
+  if (d.size_preset == 2) return {d.width, d.height, png ? d.scale : 1.0};
+  return {960, 540, png && d.size_preset == 1 ? 2.0 : 1.0};
+}
+
+// Takes a finished export's outcome. A success becomes a toast naming the file; a failure goes
+// into the dialog when the dialog is waiting for it, else into a toast. True when the dialog's
+// own export succeeded (the dialog then closes).
+bool TakeOutcome(AppState& state, UiServices& services) {
+  if (!services.exports) return false;
+  std::optional<ExportOutcome> o = services.exports->Take();
+  if (!o) return false;
+  ExportDialogState& d = state.export_dialog;
+  const bool from_dialog = d.saving;
+  d.saving = false;
+  const double now = ImGui::GetTime();
+  if (o->status.ok()) {
+    state.toast = {"Saved " + o->path, false, now + 6.0};
+    return from_dialog;
+  }
+  if (from_dialog) {
+    d.error = o->status.message();
+  } else {
+    state.toast = {"Export failed: " + o->status.message(), true, now + 10.0};
+  }
+  return false;
+}
+
+// Starts the dialog's export to `path`. True when it already ended well (a synchronous runner),
+// so the dialog closes.
+bool StartExport(AppState& state, UiServices& services, const std::string& path) {
+  ExportDialogState& d = state.export_dialog;
+  ExportJob job{d.view, state.params, ViewsOf(state), path, ChosenSize(d), d.title};
+  if (!services.exports->Start(std::move(job))) {
+    d.error = "an export is still running; wait for it or cancel it";
+    return false;
+  }
+  d.error.clear();
+  d.saving = true;
+  return TakeOutcome(state, services);
+}
+
+void DrawSizeChoice(ExportDialogState& d) {
+  const float em = ImGui::GetFontSize();
+  const bool png = d.format == 0;
+  if (png) {
+    ImGui::RadioButton("1x", &d.size_preset, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("2x", &d.size_preset, 1);
+  } else {
+    int preset = d.size_preset == 2 ? 2 : 0;
+    if (ImGui::RadioButton("960 x 540", &preset, 0)) d.size_preset = preset;
+  }
+  ImGui::SameLine();
+  ImGui::RadioButton("custom", &d.size_preset, 2);
+  if (d.size_preset == 2) {
+    ImGui::SetNextItemWidth(em * 5);
+    ImGui::InputFloat("width", &d.width, 0, 0, "%.0f");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(em * 5);
+    ImGui::InputFloat("height", &d.height, 0, 0, "%.0f");
+    if (png) {
+      ImGui::SameLine();
+      ImGui::SetNextItemWidth(em * 4);
+      ImGui::InputFloat("scale", &d.scale, 0, 0, "%.2f");
+    }
+  }
+  const FigureSize size = ChosenSize(d);
+  if (png) {
+    ImGui::TextDisabled("%.0f x %.0f pixels", size.width * size.scale, size.height * size.scale);
+  } else {
+    ImGui::TextDisabled("%.0f x %.0f %s, text and lines as vectors", size.width, size.height,
+                        d.format == 1 ? "px" : "pt");
+  }
 }
 
 }  // namespace
@@ -61,128 +148,147 @@ void OpenExportDialog(AppState& state, ViewKind view) {
 
 void DrawExportDialog(AppState& state, UiServices& services) {
   ExportDialogState& d = state.export_dialog;
+  bool close = TakeOutcome(state, services);
   if (d.open_requested) {
     ImGui::OpenPopup(kDialogId);
     d.open_requested = false;
+    d.confirm_path.clear();
   }
   const float em = ImGui::GetFontSize();
   ImGui::SetNextWindowSize(ImVec2(em * 32, 0));
   if (!ImGui::BeginPopupModal(kDialogId, nullptr, ImGuiWindowFlags_NoSavedSettings)) return;
+  const bool escape = ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
   ImGui::Text("Export the %s view", std::string(ViewName(d.view)).c_str());
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled(
-      "Exactly what the panel shows: its zoom window, dimensions, token and colormap.");
-  ImGui::PopTextWrapPos();
-  ImGui::Spacing();
-  ImGui::SetNextItemWidth(-em * 6);
-  ImGui::InputTextWithHint("folder", "current folder", &d.folder);
-  ImGui::SetNextItemWidth(-em * 6);
-  if (ImGui::InputText("file name", &d.name)) d.format = FormatOf(d.name, d.format);
-  if (services.picker && SaveFilePicker::Available()) {
-    if (ImGui::Button(services.picker->running() ? "Choosing..." : "Browse...") &&
-        !services.picker->running()) {
-      services.picker->Open(JoinPath(d.folder, d.name));
+  if (d.saving) {
+    ImGui::TextUnformatted("Saving...");
+    if (services.exports) {
+      ImGui::ProgressBar(static_cast<float>(services.exports->progress()), ImVec2(-FLT_MIN, 0));
     }
-    ItemTooltip("Choose the file in the system's save dialog.");
-  }
-  if (services.picker) {
-    if (std::optional<std::string> chosen = services.picker->Take()) {
-      const size_t slash = chosen->find_last_of('/');
-      d.folder = slash == std::string::npos ? "" : chosen->substr(0, slash);
-      d.name = slash == std::string::npos ? *chosen : chosen->substr(slash + 1);
-      d.format = FormatOf(d.name, d.format);
+    if (ImGui::Button("Cancel", ImVec2(em * 6, 0)) || escape) {
+      // The outcome (saved, or cancelled) arrives later as a toast.
+      if (services.exports) services.exports->Cancel();
+      d.saving = false;
+      close = true;
     }
-  }
-  ImGui::SetNextItemWidth(em * 14);
-  if (ImGui::Combo("format", &d.format, kFormatLabels, 5))
-    d.name = ReplaceExtension(d.name, kExportFormats[d.format]);
-  if (IsFigure(d.format)) {
-    ImGui::RadioButton("1x", &d.size_preset, 0);
+  } else if (!d.confirm_path.empty()) {
+    ImGui::Text("%s exists. Replace?", d.confirm_path.c_str());
+    ImGui::Spacing();
+    if (ImGui::Button("Replace", ImVec2(em * 6, 0))) {
+      const std::string path = d.confirm_path;
+      d.confirm_path.clear();
+      close = StartExport(state, services, path);
+    }
     ImGui::SameLine();
-    ImGui::RadioButton("2x", &d.size_preset, 1);
-    ImGui::SameLine();
-    ImGui::RadioButton("custom", &d.size_preset, 2);
-    if (d.size_preset == 2) {
-      ImGui::SetNextItemWidth(em * 5);
-      ImGui::InputFloat("width", &d.width, 0, 0, "%.0f");
-      ImGui::SameLine();
-      ImGui::SetNextItemWidth(em * 5);
-      ImGui::InputFloat("height", &d.height, 0, 0, "%.0f");
-      ImGui::SameLine();
-      ImGui::SetNextItemWidth(em * 4);
-      ImGui::InputFloat("scale", &d.scale, 0, 0, "%.2f");
-    }
-    const FigureSize size = ChosenSize(d);
-    if (d.format == 0) {
-      ImGui::TextDisabled("%.0f x %.0f pixels", size.width * size.scale, size.height * size.scale);
-    } else {
-      ImGui::TextDisabled("%.0f x %.0f %s, text and lines as vectors", size.width, size.height,
-                          d.format == 1 ? "px" : "pt");
-    }
-    ImGui::SetNextItemWidth(-em * 6);
-    ImGui::InputTextWithHint("title", "default: names the parameters", &d.title);
+    if (ImGui::Button("Cancel", ImVec2(em * 6, 0)) || escape) d.confirm_path.clear();
   } else {
-    ImGui::TextDisabled("The numbers behind the view, as `pe-explorer export` writes them.");
-  }
-  if (!d.error.empty()) ErrorText(d.error);
-  ImGui::Spacing();
-  if (ImGui::Button("Save", ImVec2(em * 6, 0))) {
-    const FigureSize size = ChosenSize(d);
-    Status ok = ValidateFigureSize(size);
-    if (d.name.empty()) ok = InvalidArgument("the file name is empty");
-    if (!ok.ok()) {
-      d.error = ok.message();
-    } else if (!services.exports) {
-      d.error = "exporting is not available here";
-    } else {
-      ExportJob job{d.view, state.params, ViewsOf(state), JoinPath(d.folder, d.name),
-                    size,   d.title};
-      if (services.exports->Start(std::move(job))) {
-        ImGui::CloseCurrentPopup();
-      } else {
-        d.error = "an export is still running; wait for it or cancel it";
+    ImGui::TextDisabled(
+        "Exactly what the panel shows: its zoom window, dimensions, token and colormap.");
+    ImGui::Spacing();
+    const std::string folder = AbsoluteFolder(d.folder);
+    ImGui::SetNextItemWidth(-em * 6);
+    ImGui::InputTextWithHint("folder", "current folder", &d.folder);
+    ImGui::TextDisabled("in %s", folder.c_str());
+    ImGui::SetNextItemWidth(-em * 6);
+    if (ImGui::InputText("file name", &d.name)) d.format = FormatOf(d.name, d.format);
+    if (services.picker && services.picker->available()) {
+      if (ImGui::Button(services.picker->running() ? "Choosing..." : "Browse...") &&
+          !services.picker->running()) {
+        services.picker->Open(JoinPath(folder, d.name));
+      }
+      ItemTooltip("Choose the file in the system's save dialog.");
+    }
+    if (services.picker) {
+      if (std::optional<std::string> chosen = services.picker->Take()) {
+        const size_t slash = chosen->find_last_of('/');
+        d.folder = slash == std::string::npos ? "" : chosen->substr(0, slash);
+        d.name = slash == std::string::npos ? *chosen : chosen->substr(slash + 1);
+        d.format = FormatOf(d.name, d.format);
       }
     }
+    ImGui::SetNextItemWidth(em * 14);
+    if (ImGui::Combo("format", &d.format, kFormatLabels, 5))
+      d.name = ReplaceExtension(d.name, kExportFormats[d.format]);
+    if (IsFigure(d.format)) {
+      DrawSizeChoice(d);
+      ImGui::SetNextItemWidth(-em * 6);
+      ImGui::InputTextWithHint("title", "default: names the parameters", &d.title);
+      if (d.view != ViewKind::kSums && state.selection.selected_token >= 0) {
+        ImGui::Checkbox("outline the selected token", &d.token_chosen);
+        ItemTooltip(
+            "Outline the selected token's row (heatmap) or position (curves), as "
+            "`pe-explorer export --token N` does. On once you pick a token.");
+      }
+    } else {
+      ImGui::TextDisabled("The numbers behind the view, as `pe-explorer export` writes them.");
+    }
+    if (!d.error.empty()) ErrorText(d.error);
+    ImGui::Spacing();
+    if (ImGui::Button("Save", ImVec2(em * 6, 0))) {
+      Status ok = ValidateFigureSize(ChosenSize(d));
+      if (d.name.empty()) ok = InvalidArgument("the file name is empty");
+      if (!ok.ok()) {
+        d.error = ok.message();
+      } else if (!services.exports) {
+        d.error = "exporting is not available here";
+      } else {
+        const std::string path = JoinPath(folder, d.name);
+        std::error_code ec;
+        if (std::filesystem::exists(path, ec)) {
+          d.confirm_path = path;
+        } else {
+          close = StartExport(state, services, path);
+        }
+      }
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel", ImVec2(em * 6, 0)) || escape) close = true;
   }
-  ImGui::SameLine();
-  if (ImGui::Button("Cancel", ImVec2(em * 6, 0))) ImGui::CloseCurrentPopup();
+  ImGui::PopTextWrapPos();
+  if (close) ImGui::CloseCurrentPopup();
   ImGui::EndPopup();
 }
 
 void DrawExportStatus(AppState& state, UiServices& services) {
+  TakeOutcome(state, services);
   const double now = ImGui::GetTime();
-  if (services.exports) {
-    if (std::optional<ExportOutcome> o = services.exports->Take()) {
-      state.toast.error = !o->status.ok();
-      state.toast.text =
-          o->status.ok() ? "Saved " + o->path : "Export failed: " + o->status.message();
-      state.toast.until = now + (o->status.ok() ? 5.0 : 10.0);
-    }
-  }
-  const bool busy = services.exports && services.exports->busy();
+  // The dialog shows the progress of its own export.
+  const bool busy = services.exports && services.exports->busy() && !state.export_dialog.saving;
   if (!busy && state.toast.until <= now) return;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float em = ImGui::GetFontSize();
-  ImGui::SetNextWindowPos(
-      ImVec2(vp->WorkPos.x + vp->WorkSize.x - em, vp->WorkPos.y + vp->WorkSize.y - em * 2.5f),
-      ImGuiCond_Always, ImVec2(1, 1));
-  ImGui::SetNextWindowBgAlpha(0.92f);
+  // One line at the right end of the status line, under the panels rather than over their data.
+  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x, vp->WorkPos.y + vp->WorkSize.y),
+                          ImGuiCond_Always, ImVec2(1, 1));
+  ImGui::SetNextWindowBgAlpha(0.95f);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(em * 0.4f, em * 0.1f));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowMinSize, ImVec2(1, 1));  // the style's 32 px is 2 lines
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                                  ImGuiWindowFlags_NoSavedSettings |
                                  ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
   if (ImGui::Begin("##export_status", nullptr, flags)) {
+    ImGui::PushTextWrapPos(vp->WorkSize.x * 0.6f);
     if (busy) {
       ImGui::TextUnformatted("Exporting...");
-      ImGui::ProgressBar(static_cast<float>(services.exports->progress()), ImVec2(em * 14, 0));
+      ImGui::SameLine();
+      ImGui::ProgressBar(static_cast<float>(services.exports->progress()),
+                         ImVec2(em * 10, ImGui::GetTextLineHeight()));
       ImGui::SameLine();
       if (ImGui::SmallButton("Cancel")) services.exports->Cancel();
     } else {
       if (state.toast.error) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
       ImGui::TextUnformatted(state.toast.text.c_str());
       if (state.toast.error) ImGui::PopStyleColor();
+      if (ImGui::IsWindowHovered() && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+        state.toast.until = 0;  // dismissed
+      } else if (ImGui::IsWindowHovered()) {
+        ImGui::SetTooltip("Click to dismiss.");
+      }
     }
+    ImGui::PopTextWrapPos();
   }
   ImGui::End();
+  ImGui::PopStyleVar(2);
 }
 
 }  // namespace pe

@@ -41,7 +41,11 @@ void TokenChips(AppState& state, const SentenceResult& s) {
     if (linked) ImGui::PushStyleColor(ImGuiCol_Border, ImVec4(1, 1, 1, 1));
     if (linked) ImGui::PushStyleVar(ImGuiStyleVar_FrameBorderSize, 2.0f);
     if (ImGui::Button(label.c_str())) {
-      Edit(state, [index](AppState& st) { st.selection.selected_token = index; });
+      // A token picked by hand is outlined in exported figures too.
+      Edit(state, [index](AppState& st) {
+        st.selection.selected_token = index;
+        st.export_dialog.token_chosen = true;
+      });
     }
     if (linked) ImGui::PopStyleVar();
     if (linked) ImGui::PopStyleColor();
@@ -463,7 +467,10 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) 
     int index = state.selection.selected_token;
     if (ImGui::InputInt("##token_index", &index)) {
       index = std::clamp(index, -1, static_cast<int>(s.tokens.size()) - 1);
-      Edit(state, [index](AppState& st) { st.selection.selected_token = index; });
+      Edit(state, [index](AppState& st) {
+        st.selection.selected_token = index;
+        st.export_dialog.token_chosen = true;
+      });
     }
     ItemTooltip("Chips show the first 128 tokens; pick any token by its index (-1: all tokens).");
   }

@@ -1,0 +1,232 @@
+// The export dialog driven headless, the way a user drives it (clicks, Escape): it asks before
+// replacing a file, stays open with the reason when an export fails, says which folder files go
+// to, offers size presets only where they change the file, and probes for zenity once.
+#include <gtest/gtest.h>
+#include <imgui.h>
+#include <imgui_internal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "app_state.h"
+#include "export_runner.h"
+#include "raster_worker.h"
+#include "test_support.h"
+#include "texture_store.h"
+#include "ui.h"
+
+namespace pe {
+namespace {
+
+constexpr int kEscape = 27;  // our io.KeyMap index for ImGuiKey_Escape
+
+int zenity_probes = 0;  // counts CountingProbe calls
+bool CountingProbe() {
+  ++zenity_probes;
+  return false;
+}
+
+class ExportDialog : public pe::testing::TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    ctx_ = ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1280, 800);
+    io.DeltaTime = 1.0f / 60.0f;
+    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
+    io.KeyMap[ImGuiKey_Escape] = kEscape;
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    services_.exports = &exports_;
+  }
+  void TearDown() override {
+    ImGui::DestroyContext(ctx_);
+    TempDirTest::TearDown();
+  }
+  void Frame() {
+    ImGui::NewFrame();
+    DrawUi(state_, caches_, services_);
+    ImGui::Render();
+  }
+  void Frames(int n) {
+    for (int k = 0; k < n; ++k) Frame();
+  }
+  static ImGuiWindow* WindowNamed(const char* name) {
+    for (ImGuiWindow* w : GImGui->Windows) {
+      if (std::strcmp(w->Name, name) == 0 && w->Active) return w;
+    }
+    return nullptr;
+  }
+  ImGuiWindow* Dialog() { return WindowNamed("Export##dialog"); }
+  void Open(const std::string& folder, const std::string& name, int format) {
+    state_.export_dialog.open_requested = true;
+    state_.export_dialog.folder = folder;
+    state_.export_dialog.name = name;
+    state_.export_dialog.format = format;
+    Frames(2);
+    ASSERT_NE(Dialog(), nullptr);
+  }
+  // Moves the pointer from `start` down (or across) until item `label` of the dialog is hovered.
+  bool Find(const char* label, ImVec2 start, bool across, ImVec2* at) {
+    ImGuiWindow* w = Dialog();
+    if (!w) return false;
+    const ImGuiID id = ImHashStr(label, 0, w->ID);
+    // The window's end is read each step: an auto-sized dialog grows a frame after its content.
+    for (float t = across ? start.x : start.y;
+         t < (across ? w->Pos.x + w->Size.x : w->Pos.y + w->Size.y); t += 3.0f) {
+      ImGui::GetIO().MousePos = across ? ImVec2(t, start.y) : ImVec2(start.x, t);
+      Frame();
+      if (GImGui->HoveredId == id) {
+        *at = ImGui::GetIO().MousePos;
+        return true;
+      }
+    }
+    return false;
+  }
+  bool FindInFirstColumn(const char* label, ImVec2* at) {
+    ImGuiWindow* w = Dialog();
+    return w && Find(label, ImVec2(w->Pos.x + 16, w->Pos.y), false, at);
+  }
+  void Click(ImVec2 at) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = at;
+    Frame();
+    io.MouseDown[0] = true;
+    Frame();
+    io.MouseDown[0] = false;
+    Frame();
+  }
+  void ClickButton(const char* label) {
+    ImVec2 at;
+    ASSERT_TRUE(FindInFirstColumn(label, &at)) << "no \"" << label << "\" button";
+    Click(at);
+    Frame();  // a popup closed by the click is gone the frame after
+  }
+  void PressEscape() {
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeysDown[kEscape] = true;
+    Frame();
+    io.KeysDown[kEscape] = false;
+    Frame();
+  }
+
+  ImGuiContext* ctx_ = nullptr;
+  AppState state_;
+  UiCaches caches_;
+  MemoryTextureStore textures_;
+  RasterWorker rasters_{/*synchronous=*/true};
+  ExportRunner exports_{/*synchronous=*/true};
+  UiServices services_{&textures_, &rasters_};
+};
+
+TEST_F(ExportDialog, AsksBeforeReplacingAFile) {
+  const std::string path = Path("x.svg");
+  std::system(("echo old > " + path).c_str());
+  Open(dir_, "x.svg", 1);
+  ClickButton("Save");
+  ASSERT_NE(Dialog(), nullptr) << "Save on an existing file must ask, not write";
+  EXPECT_EQ(state_.export_dialog.confirm_path, path);
+  EXPECT_EQ(pe::testing::ReadFile(path), "old\n");
+  PressEscape();  // Escape answers "Cancel": back to the form, file untouched
+  ASSERT_NE(Dialog(), nullptr);
+  EXPECT_TRUE(state_.export_dialog.confirm_path.empty());
+  EXPECT_EQ(pe::testing::ReadFile(path), "old\n");
+  ClickButton("Save");
+  ClickButton("Replace");
+  EXPECT_EQ(Dialog(), nullptr) << "the dialog closes once the file is saved";
+  EXPECT_EQ(pe::testing::ReadFile(path).rfind("<?xml", 0), 0u) << "the file was replaced";
+  EXPECT_EQ(state_.toast.text, "Saved " + path);
+}
+
+TEST_F(ExportDialog, FailureKeepsTheDialogOpenWithTheReason) {
+  Open(dir_ + "/missing-folder", "x.pdf", 2);
+  ClickButton("Save");
+  ASSERT_NE(Dialog(), nullptr) << "a failed export must leave the dialog open";
+  EXPECT_NE(state_.export_dialog.error.find("cannot write " + dir_ + "/missing-folder/x.pdf"),
+            std::string::npos)
+      << state_.export_dialog.error;
+  EXPECT_FALSE(state_.export_dialog.saving);
+  // Fixing the folder and saving again works from the same dialog.
+  state_.export_dialog.folder = dir_;
+  ClickButton("Save");
+  EXPECT_EQ(Dialog(), nullptr);
+  EXPECT_EQ(state_.toast.text, "Saved " + dir_ + "/x.pdf");
+}
+
+TEST_F(ExportDialog, EscapeClosesIt) {
+  Open(dir_, "x.png", 0);
+  PressEscape();
+  EXPECT_EQ(Dialog(), nullptr);
+  EXPECT_TRUE(pe::testing::ReadFile(Path("x.png")).empty()) << "Escape saves nothing";
+}
+
+TEST_F(ExportDialog, RelativeFoldersAreSavedAndNamedAsAbsolutePaths) {
+  ASSERT_EQ(std::system(("mkdir " + Path("sub")).c_str()), 0);
+  char cwd[4096];
+  ASSERT_NE(::getcwd(cwd, sizeof cwd), nullptr);
+  ASSERT_EQ(::chdir(dir_.c_str()), 0);
+  Open("sub", "numbers.csv", 3);
+  ClickButton("Save");
+  ASSERT_EQ(::chdir(cwd), 0);
+  EXPECT_EQ(state_.toast.text, "Saved " + dir_ + "/sub/numbers.csv");
+  EXPECT_FALSE(pe::testing::ReadFile(Path("sub/numbers.csv")).empty());
+}
+
+TEST_F(ExportDialog, SizePresetsOnlyForPng) {
+  // The labels on the size row, found by sweeping across it.
+  auto size_row_labels = [&](const char* first) {
+    std::set<std::string> seen;
+    ImVec2 at;
+    if (!FindInFirstColumn(first, &at)) return seen;
+    const ImGuiID first_id = ImHashStr(first, 0, Dialog()->ID);
+    for (const char* label : {"1x", "2x", "960 x 540", "custom"}) {
+      ImVec2 hit;
+      if (Find(label, ImVec2(Dialog()->Pos.x + 4, at.y), true, &hit)) seen.insert(label);
+    }
+    EXPECT_NE(first_id, 0u);
+    return seen;
+  };
+  Open(dir_, "f.png", 0);
+  EXPECT_EQ(size_row_labels("1x"), (std::set<std::string>{"1x", "2x", "custom"}));
+  state_.export_dialog.format = 1;
+  state_.export_dialog.name = "f.svg";
+  state_.export_dialog.size_preset = 1;  // 2x, chosen while the format was PNG
+  Frames(2);
+  EXPECT_EQ(size_row_labels("960 x 540"), (std::set<std::string>{"960 x 540", "custom"}));
+  ClickButton("Save");
+  const std::string svg = pe::testing::ReadFile(Path("f.svg"));
+  EXPECT_NE(svg.find("width=\"960px\" height=\"540px\""), std::string::npos) << svg.substr(0, 300);
+}
+
+TEST_F(ExportDialog, ToastSitsOnTheStatusLineAndAClickDismissesIt) {
+  Open(dir_, "t.csv", 3);
+  ClickButton("Save");
+  ASSERT_EQ(state_.toast.text, "Saved " + dir_ + "/t.csv");
+  Frame();
+  ImGuiWindow* toast = WindowNamed("##export_status");
+  ASSERT_NE(toast, nullptr);
+  const ImGuiIO& io = ImGui::GetIO();
+  EXPECT_NEAR(toast->Pos.y + toast->Size.y, io.DisplaySize.y, 1.0) << "at the bottom edge";
+  EXPECT_LE(toast->Size.y, ImGui::GetFontSize() * 1.6f) << "one line, over the status line only";
+  Click(ImVec2(toast->Pos.x + toast->Size.x / 2, toast->Pos.y + toast->Size.y / 2));
+  Frame();
+  EXPECT_EQ(WindowNamed("##export_status"), nullptr) << "a click dismisses the toast";
+}
+
+TEST_F(ExportDialog, LooksForZenityOncePerPicker) {
+  zenity_probes = 0;
+  SaveFilePicker picker(CountingProbe);
+  services_.picker = &picker;
+  Open(dir_, "x.png", 0);
+  Frames(20);
+  EXPECT_EQ(zenity_probes, 1);
+  services_.picker = nullptr;
+}
+
+}  // namespace
+}  // namespace pe
