@@ -4,9 +4,9 @@
 #include <exception>
 #include <iostream>
 
-#include "command_line.h"
-#include "export_command.h"
-#include "window.h"
+#include "cli/command_line.h"
+#include "cli/export_command.h"
+#include "window/window.h"
 
 int main(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();

@@ -12,10 +12,10 @@
 #include <cstring>
 #include <vector>
 
-#include "embedding.h"
-#include "heatmap_raster.h"
-#include "input_layer.h"
-#include "positional_encoding.h"
+#include "model/embedding.h"
+#include "views/heatmap_raster.h"
+#include "model/input_layer.h"
+#include "encoding/positional_encoding.h"
 
 namespace pe {
 namespace {

@@ -11,11 +11,11 @@
 #include <cstring>
 #include <string>
 
-#include "app_state.h"
-#include "derived.h"
-#include "export_runner.h"
+#include "ui/app_state.h"
+#include "ui/derived.h"
+#include "jobs/export_runner.h"
 #include "test_support.h"
-#include "ui.h"
+#include "ui/ui.h"
 
 namespace pe {
 

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "positional_encoding.h"
+#include "encoding/positional_encoding.h"
 #include "test_support.h"
 
 namespace pe {

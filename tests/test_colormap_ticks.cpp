@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "colormap.h"
-#include "ticks.h"
+#include "figure/colormap.h"
+#include "base/ticks.h"
 
 namespace pe {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "embedding.h"
-#include "random.h"
+#include "model/embedding.h"
+#include "base/random.h"
 
 namespace pe {
 namespace {

@@ -10,12 +10,12 @@
 #include <cstring>
 #include <set>
 
-#include "app_state.h"
-#include "export_runner.h"
-#include "raster_worker.h"
+#include "ui/app_state.h"
+#include "jobs/export_runner.h"
+#include "jobs/raster_worker.h"
 #include "test_support.h"
-#include "texture_store.h"
-#include "ui.h"
+#include "ui/texture_store.h"
+#include "ui/ui.h"
 
 namespace pe {
 namespace {

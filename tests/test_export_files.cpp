@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "figure_export.h"
+#include "views/figure_export.h"
 #include "test_support.h"
 
 namespace pe {

@@ -10,8 +10,9 @@
 #include <map>
 #include <sstream>
 
-#include "figure_export.h"
-#include "figure_render.h"
+#include "views/figure_export.h"
+#include "ui/ui.h"
+#include "figure/figure_render.h"
 #include "image_support.h"
 #include "test_support.h"
 

@@ -10,9 +10,9 @@
 #include <random>
 #include <sstream>
 
-#include "file_writers.h"
+#include "io/file_writers.h"
 #include "test_support.h"
-#include "view_tables.h"
+#include "views/view_tables.h"
 
 namespace pe {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <cstdio>
 
-#include "fonts.h"
+#include "ui/fonts.h"
 
 namespace pe {
 namespace {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "heatmap_raster.h"
+#include "views/heatmap_raster.h"
 
 namespace pe {
 namespace {

@@ -6,7 +6,7 @@
 #include <random>
 #include <thread>
 
-#include "positional_encoding.h"
+#include "encoding/positional_encoding.h"
 
 namespace pe {
 namespace {

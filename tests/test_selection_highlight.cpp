@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "colormap.h"
+#include "figure/colormap.h"
 
 namespace pe {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace pe {
 namespace {

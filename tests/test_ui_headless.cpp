@@ -8,13 +8,13 @@
 #include <cmath>
 #include <cstring>
 
-#include "app_state.h"
-#include "colormap.h"
-#include "derived.h"
-#include "export_runner.h"
+#include "ui/app_state.h"
+#include "figure/colormap.h"
+#include "ui/derived.h"
+#include "jobs/export_runner.h"
 #include "headless_ui.h"
 #include "test_support.h"
-#include "ui.h"
+#include "ui/ui.h"
 
 namespace pe {
 namespace {

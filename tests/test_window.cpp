@@ -7,11 +7,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "app_state.h"
-#include "colormap.h"
+#include "ui/app_state.h"
+#include "figure/colormap.h"
 #include "image_support.h"
 #include "test_support.h"
-#include "window.h"
+#include "window/window.h"
 
 namespace pe {
 namespace {

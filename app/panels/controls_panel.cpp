@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "panels.h"
+#include "panels/panels.h"
 
 namespace pe {
 namespace {

@@ -11,10 +11,10 @@
 #include <cstring>
 #include <filesystem>
 
-#include "export_runner.h"
-#include "figure_export.h"
-#include "file_writers.h"
-#include "panels.h"
+#include "jobs/export_runner.h"
+#include "views/figure_export.h"
+#include "io/file_writers.h"
+#include "panels/panels.h"
 namespace pe {
 namespace {
 

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "heatmap_raster.h"
-#include "panels.h"
-#include "plot/plot.h"
+#include "views/heatmap_raster.h"
+#include "panels/panels.h"
+#include "ui/plot.h"
 
 namespace pe {
 namespace {

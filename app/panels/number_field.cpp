@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "panels.h"
+#include "panels/panels.h"
 
 namespace pe {
 namespace {

@@ -1,9 +1,9 @@
 // One free function per panel; each draws inside the child region the layout (ui.cpp) gives it.
 #pragma once
 
-#include "app_state.h"
-#include "derived.h"
-#include "ui.h"
+#include "ui/app_state.h"
+#include "ui/derived.h"
+#include "ui/ui.h"
 
 namespace pe {
 

@@ -9,9 +9,9 @@
 #include <cstdio>
 #include <string>
 
-#include "figure_export.h"
-#include "panels.h"
-#include "plot/plot.h"
+#include "views/figure_export.h"
+#include "panels/panels.h"
+#include "ui/plot.h"
 
 namespace pe {
 namespace {

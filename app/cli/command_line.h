@@ -1,0 +1,48 @@
+// The command line: `pe-explorer [options]` opens the window, `pe-explorer export ...` writes a
+// view's numbers without one. Both take the same parameter flags.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "model/model_params.h"
+
+namespace pe {
+
+enum class RunMode { kWindow, kExport };
+
+struct ExportRequest {
+  std::string view = "heatmap";                 // heatmap | curves | sum
+  std::string output;                           // path or "-"
+  double width = 960, height = 540, scale = 1;  // figure size (layout units) and PNG scale
+  std::string title;                            // empty: a title naming the parameters
+  std::string positions;  // "A:B": the positions shown (heatmap rows, curves x)
+  std::string dim_range;  // "A:B": the dimensions shown (heatmap, sums)
+  std::string token;      // "N" or "all": the token (sums) and highlight (heatmap, curves)
+  bool no_markers = false;
+};
+
+struct WindowRequest {
+  std::string screenshot;  // write the pixels of the last frame here, then exit
+  int frames = 3;          // frames to render for --screenshot / --frame-stats
+  int frame_stats = 0;     // > 0: render this many frames and print timing
+  bool animate = false;    // pan and zoom the heatmap and curves every frame (for --frame-stats)
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  int width = 1280;
+  int height = 800;
+};
+
+struct CommandLine {
+  RunMode mode = RunMode::kWindow;
+  ModelParams params;
+  ExportRequest export_request;
+  WindowRequest window;
+};
+
+// Parses argv. On --help, prints it and returns exit code 0 in `exit_code`; on an error,
+// prints the message on stderr and sets exit code 2. A value means: go on and run it.
+std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, int& exit_code);
+
+}  // namespace pe

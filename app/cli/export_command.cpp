@@ -1,0 +1,137 @@
+#include "cli/export_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include "views/figure_export.h"
+#include "io/file_writers.h"
+#include "text/tokenizer.h"
+
+namespace pe {
+namespace {
+
+// "A:B" with A < B, both finite, inside [lo, hi].
+Result<std::pair<double, double>> ParseRange(const std::string& flag, const std::string& text,
+                                             double lo, double hi) {
+  const size_t colon = text.find(':');
+  double a = NAN, b = NAN;
+  if (colon != std::string::npos) {
+    const char* s = text.c_str();
+    auto [pa, ea] = std::from_chars(s, s + colon, a);
+    auto [pb, eb] = std::from_chars(s + colon + 1, s + text.size(), b);
+    if (ea != std::errc() || pa != s + colon || eb != std::errc() || pb != s + text.size()) a = NAN;
+  }
+  if (!(a < b) || !std::isfinite(a) || !std::isfinite(b) || a < lo || b > hi) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%s must be A:B with %.10g <= A < B <= %.10g, got \"%s\"",
+                  flag.c_str(), lo, hi, text.c_str());
+    return InvalidArgument(buf);
+  }
+  return std::make_pair(a, b);
+}
+
+}  // namespace
+
+int RunExport(const ModelParams& params, const ExportRequest& request) {
+  auto fail = [](const Error& e) {
+    std::cerr << "pe-explorer export: " << e.message << "\n";
+    return e.kind == Error::Kind::kInvalidArgument ? 2 : 1;
+  };
+  std::optional<ViewKind> view = ParseView(request.view);
+  if (!view) {
+    return fail(
+        InvalidArgument("--view must be heatmap, curves or sum, got \"" + request.view + "\""));
+  }
+  ViewSelection sel = DefaultViews(params);
+  sel.markers = !request.no_markers;
+  ModelParams table_params = params;  // a table export with --positions holds only those rows
+  const PeParams& p = params.pe;
+  const std::string ext = request.output == "-" ? "csv" : FileExtension(request.output);
+  const bool table = ext == "csv" || ext == "npy";
+  const double first = static_cast<double>(p.offset), end = first + static_cast<double>(p.max_len);
+  if (!request.positions.empty()) {
+    Result<std::pair<double, double>> r = ParseRange("--positions", request.positions, first, end);
+    if (!r.ok()) return fail(r.error());
+    const auto [a, b] = r.value();
+    if (table) {
+      // Rows A to B-1, like numpy's PE[A:B]: the table of positions [A, B) is the table with
+      // offset A and max_len B - A, shape (B - A, d_model) or (B - A, len(dims)).
+      if (*view == ViewKind::kSums) {
+        return fail(InvalidArgument(
+            "--positions does not apply to the sum table: its rows are the sentence's tokens"));
+      }
+      if (a != std::floor(a) || b != std::floor(b)) {
+        return fail(InvalidArgument(
+            "--positions for a table must be whole positions A:B (rows A to B-1), got \"" +
+            request.positions + "\""));
+      }
+      table_params.pe.offset = static_cast<int64_t>(a);
+      table_params.pe.max_len = static_cast<int64_t>(b - a);
+    }
+    sel.heatmap.y0 = sel.curves.x0 = a;
+    sel.heatmap.y1 = sel.curves.x1 = b;
+  }
+  if (!request.dim_range.empty()) {
+    Result<std::pair<double, double>> r =
+        ParseRange("--dim-range", request.dim_range, 0, static_cast<double>(p.d_model));
+    if (!r.ok()) return fail(r.error());
+    sel.heatmap.x0 = r.value().first;
+    sel.heatmap.x1 = r.value().second;
+    sel.sums.x0 = r.value().first - 0.5;
+    sel.sums.x1 = r.value().second - 0.5;
+  }
+  if (!request.token.empty()) {
+    // A token index means a token of the sentence in every view (the heatmap and curves
+    // outline its position), so the range is the sentence's, not max_len's.
+    sel.highlight = true;
+    const auto tokens =
+        static_cast<int64_t>(Tokenize(params.example.text, params.example.tokenizer).size());
+    int64_t t = -1;
+    auto [ptr, ec] =
+        std::from_chars(request.token.data(), request.token.data() + request.token.size(), t);
+    if (request.token == "all") {
+      sel.selected_token = -1;
+    } else if (ec == std::errc() && ptr == request.token.data() + request.token.size() && t >= 0 &&
+               t < tokens && t < p.max_len) {
+      sel.selected_token = static_cast<int>(t);
+    } else if (tokens == 0) {
+      return fail(InvalidArgument("--token needs a sentence with tokens, but the text \"" +
+                                  params.example.text + "\" has none; got \"" + request.token +
+                                  "\""));
+    } else {
+      return fail(InvalidArgument("--token must be all or a token index in [0, " +
+                                  std::to_string(std::min(tokens, p.max_len) - 1) +
+                                  "] (the sentence has " + std::to_string(tokens) +
+                                  " tokens), got \"" + request.token + "\""));
+    }
+  }
+  ExportRequestOptions options;
+  options.size = {request.width, request.height, request.scale};
+  if (Status s = ValidateFigureSize(options.size); !s.ok()) return fail(s.error());
+  options.title = request.title;
+  // A person watching a terminal sees how far a long export is; scripts and logs do not get
+  // the carriage-return lines.
+  int shown_percent = -1;
+  if (::isatty(STDERR_FILENO) == 1) {
+    options.progress = [&shown_percent](double fraction) {
+      const int percent = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 100.0);
+      if (percent != shown_percent) {
+        std::fprintf(stderr, "\rpe-explorer export: %3d%%", percent);
+        std::fflush(stderr);
+        shown_percent = percent;
+      }
+      return true;
+    };
+  }
+  Status s = ExportView(*view, table ? table_params : params, sel, request.output, options);
+  if (shown_percent >= 0) std::fputc('\n', stderr);
+  if (!s.ok()) return fail(s.error());
+  return 0;
+}
+
+}  // namespace pe

@@ -1,0 +1,11 @@
+// `pe-explorer export`: writes the numbers behind a view without opening a window.
+#pragma once
+
+#include "cli/command_line.h"
+
+namespace pe {
+
+// Returns the process exit code: 0 ok, 2 usage error, 1 runtime error (message on stderr).
+int RunExport(const ModelParams& params, const ExportRequest& request);
+
+}  // namespace pe

@@ -1,0 +1,46 @@
+// Computes heatmap rasters off the UI thread, newest request wins, so panning and zooming stay
+// fluid whatever the table size. Small rasters (a few ms) are computed in place so a change
+// shows in the very next frame; in synchronous mode (tests, screenshots) all are.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "views/heatmap_raster.h"
+
+namespace pe {
+
+class RasterWorker {
+ public:
+  // Work (EstimateRasterWork) up to which a raster is computed in place: small for pan and
+  // zoom (frames stay under 8 ms), larger when the parameters changed, so the new table is on
+  // screen in the very next frame rather than a few frames later.
+  static constexpr int64_t kInPlaceWork = 50'000;
+  static constexpr int64_t kInPlaceWorkNewParams = 1'000'000;
+  explicit RasterWorker(bool synchronous);
+  ~RasterWorker();
+  RasterWorker(const RasterWorker&) = delete;
+  RasterWorker& operator=(const RasterWorker&) = delete;
+
+  // Asks for a raster; a request equal to the last one is ignored. Blocks only for work under
+  // the in-place limits above.
+  void Request(const RasterRequest& request);
+  // The newest finished raster not yet taken.
+  std::optional<Raster> Take();
+  // Blocks until every request so far is finished.
+  void WaitIdle();
+
+ private:
+  void Loop();
+  const bool synchronous_;
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::optional<RasterRequest> last_requested_, pending_;
+  std::optional<Raster> done_;
+  bool busy_ = false, stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace pe

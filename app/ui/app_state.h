@@ -1,0 +1,133 @@
+// Everything the user can change, in plain structs owned by main. Panels edit these; the
+// caches (derived.h, ui.h) turn them into tables. No GL or GLFW here.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "figure/colormap.h"
+#include "model/input_layer.h"
+#include "model/model_params.h"
+#include "ui/plot.h"
+#include "encoding/positional_encoding.h"
+#include "views/view_kind.h"
+
+namespace pe {
+
+struct PanelVisibility {
+  bool controls = true;
+  bool heatmap = true;
+  bool curves = true;
+  bool sums = true;
+  bool operator==(const PanelVisibility&) const = default;
+};
+
+// Vectors typed by hand, to reproduce worked examples (default: the blog's 3 tokens, d = 3,
+// "I love NLP", whose sum the blog works out with scaling off).
+struct ManualVectors {
+  static constexpr int kMaxTokens = 6;
+  static constexpr int kMaxDims = 8;
+  int tokens = 3;      // 1 to kMaxTokens
+  int dims = 3;        // 1 to kMaxDims
+  bool scale = false;  // multiply the embeddings by sqrt(dims); this editor's own switch
+  std::vector<std::string> labels = {"I", "love", "NLP"};  // (tokens) row names
+  std::vector<float> embedding = {0.1f, 0.3f, 0.4f, 0.2f, 0.6f,
+                                  0.5f, 0.7f, 0.9f, 0.8f};  // (tokens, dims)
+  std::vector<float> positional = {0.01f, 0.02f, 0.03f, 0.04f, 0.05f,
+                                   0.06f, 0.07f, 0.08f, 0.09f};  // (tokens, dims)
+  bool operator==(const ManualVectors&) const = default;
+};
+
+// Linked views: what the pointer is on (written during a frame, read the next) and which token
+// is selected.
+struct Selection {
+  int64_t hover_position = -1;  // absolute position under the pointer last frame, or -1
+  int64_t hover_dim = -1;
+  int64_t next_hover_position = -1;
+  int64_t next_hover_dim = -1;
+  int selected_token = 0;  // -1: all tokens
+};
+
+struct HeatmapViewState {
+  PlotRange view;
+  bool fitted = false;  // false: fit the view to the table next frame
+};
+
+struct CurvesViewState {
+  PlotRange view{0, 100, -1.15, 1.15};
+  bool fitted = false;
+  std::string search;
+  bool markers = true;
+};
+
+struct SumsViewState {
+  bool manual = false;  // "type the vectors yourself"
+  PlotRange view{0, 1, -1, 1};
+  bool fitted = false;
+};
+
+// The export dialog: what is exported, where, and how large.
+struct ExportDialogState {
+  bool open_requested = false;  // open the dialog next frame
+  ViewKind view = ViewKind::kHeatmap;
+  std::string folder;   // empty: the current directory
+  std::string name;     // file name; its extension picks the format
+  int format = 1;       // index into kExportFormats: png, svg, pdf, csv, npy
+  int size_preset = 0;  // 0: 1x, 1: 2x, 2: custom
+  float width = 960, height = 540, scale = 1;
+  std::string title;  // empty: a title that names the parameters
+  std::string error;  // why the last Save was refused
+  // The user picked selected_token (a token chip, the token list, or the dialog's checkbox):
+  // exported heatmaps and curves outline it only then, as `export --token N` does.
+  bool token_chosen = false;
+  std::string confirm_path;  // non-empty: asking whether to replace this existing file
+  bool saving = false;       // the dialog's export is running: stay open until it ends
+};
+
+// A short message in the corner: what was saved, or why not.
+struct Toast {
+  std::string text;
+  bool error = false;
+  double until = 0;  // ImGui time at which it disappears
+};
+
+// Text being typed into a numeric field: applied on Enter or when the field loses focus, so a
+// half-typed value (the "1" on the way to "16") never reaches the tables.
+struct FieldEdit {
+  std::string text;
+  bool active = false;  // the field had keyboard focus last frame
+  std::string error;    // why the last value typed here was refused
+};
+
+struct AppState;
+// An edit made while a frame is drawn. It is applied at the start of the next frame, before
+// anything is derived, so every panel of a frame draws from the same state.
+using StateEdit = std::function<void(AppState&)>;
+
+struct AppState {
+  ModelParams params;
+  PanelVisibility show;
+  Selection selection;
+  HeatmapViewState heatmap;
+  CurvesViewState curves;
+  SumsViewState sums;
+  ManualVectors manual;
+  std::array<int64_t, 3> fitted_extents = {-1, -1, -1};  // (d_model, max_len, offset) of the views
+  ViewKind focused_view = ViewKind::kHeatmap;            // the panel Ctrl+S exports
+  ExportDialogState export_dialog;
+  Toast toast;
+  // Transient: edits waiting for the next frame, and numeric fields being typed into.
+  std::vector<StateEdit> pending_edits;
+  std::unordered_map<unsigned, FieldEdit> fields;  // by ImGui id
+};
+
+// Queues `edit` for the start of the next frame.
+inline void Edit(AppState& state, StateEdit edit) {
+  state.pending_edits.push_back(std::move(edit));
+}
+
+}  // namespace pe

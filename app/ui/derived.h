@@ -1,0 +1,48 @@
+// Data derived from the state, rebuilt only when the parameters it depends on change, never
+// inside a draw call's hot path. Panels read it; nothing here knows about ImGui or GL.
+#pragma once
+
+#include <optional>
+#include <tuple>
+
+#include "ui/app_state.h"
+#include "model/input_layer.h"
+#include "encoding/positional_encoding.h"
+
+namespace pe {
+
+struct TableSummary {
+  float min = 0.0f;
+  float max = 0.0f;
+  bool exact = false;   // false: the table was too large to scan and [min, max] is a bound
+  double norm_pe1 = 0;  // |PE(position 1)|
+};
+
+struct Derived {
+  Status pe_status;               // ValidatePeParams of the current parameters
+  std::vector<PeColumn> columns;  // (d_model), empty when pe_status fails
+  double fastest_wavelength = 0;  // of the non-zero columns, in positions
+  double slowest_wavelength = 0;
+  TableSummary summary;
+  Result<SentenceResult> sentence = InvalidArgument("not computed yet");
+  Result<InputParts> manual = InvalidArgument("not computed yet");  // typed-in vectors
+  int generation = 0;  // bumped whenever anything above changed
+};
+
+class DerivedCache {
+ public:
+  // Brings the derived data up to date with `state` and returns it.
+  const Derived& Update(const AppState& state);
+  const Derived& get() const { return derived_; }
+
+ private:
+  std::optional<PeParams> pe_key_;
+  std::optional<std::tuple<PeParams, InputLayerParams, TextExample, MemoryCap>> sentence_key_;
+  std::optional<std::tuple<ManualVectors, InputLayerParams>> manual_key_;
+  Derived derived_;
+};
+
+// Exact min/max by streaming the table when it has at most `max_cells` cells, else [-1, 1].
+TableSummary SummarizeTable(const PeParams& params, int64_t max_cells = int64_t{1} << 21);
+
+}  // namespace pe

@@ -1,0 +1,327 @@
+#include "ui/plot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "base/ticks.h"
+
+namespace pe {
+
+PlotRange ClampView(PlotRange v, const PlotSpec& s) {
+  auto clamp_axis = [](double& a, double& b, double lo, double hi, double min_span) {
+    if (!(b > a) || !std::isfinite(a) || !std::isfinite(b)) {
+      a = lo;
+      b = hi;
+    }
+    double span = std::clamp(b - a, std::min(min_span, hi - lo), hi - lo);
+    double centre = (a + b) / 2;
+    a = centre - span / 2;
+    b = centre + span / 2;
+    if (a < lo) {
+      b += lo - a;
+      a = lo;
+    }
+    if (b > hi) {
+      a -= b - hi;
+      b = hi;
+    }
+    a = std::max(a, lo);
+  };
+  clamp_axis(v.x0, v.x1, s.limits.x0, s.limits.x1, s.min_x_span);
+  if (!s.lock_y) clamp_axis(v.y0, v.y1, s.limits.y0, s.limits.y1, s.min_y_span);
+  return v;
+}
+
+namespace {
+
+constexpr ImU32 kFrame = IM_COL32(110, 110, 120, 255);
+constexpr ImU32 kGrid = IM_COL32(255, 255, 255, 22);
+constexpr ImU32 kText = IM_COL32(220, 220, 225, 255);
+constexpr ImU32 kDim = IM_COL32(160, 160, 170, 255);
+
+}  // namespace
+
+ImU32 SeriesColor(int index) {
+  const Rgba8 c = SeriesRgba(index);
+  return IM_COL32(c.r, c.g, c.b, c.a);
+}
+
+Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
+    : view_(view), spec_(spec) {
+  ImGui::PushID(id);
+  draw_ = ImGui::GetWindowDrawList();
+  const float em = ImGui::GetFontSize();
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  if (size.x <= 0) size.x = avail.x;
+  if (size.y <= 0) size.y = avail.y;
+  size.x = std::max(size.x, em * 8);
+  size.y = std::max(size.y, em * 6);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  origin_ = origin;
+  size_ = size;
+  view_ = ClampView(view_, spec_);
+
+  // Layout: [title] / [y label] / y tick labels | plot area / x tick labels / x label.
+  const float title_h = spec.title ? em * 1.4f : 0.0f;
+  const float ylabel_h = spec.y_label ? em * 1.2f : 0.0f;
+  const float xlabel_h = spec.x_label ? em * 1.2f : 0.0f;
+  const float xtick_h = em * 1.3f;
+  const float top = origin.y + title_h + ylabel_h + em * 0.3f;
+  const float bottom = origin.y + size.y - xtick_h - xlabel_h;
+  // The y tick labels depend only on the height: measure them so the widest fits ("1.2e+09").
+  const double yc = spec.y_cells ? 0.5 : 0.0;
+  const int y_target = std::max(2, static_cast<int>((bottom - top) / (em * 2.5f)));
+  float ytick_w = ImGui::CalcTextSize("-0.000").x;
+  for (const Tick& t : NiceTicks(view_.y0 - yc, view_.y1 - yc, y_target, spec.y_cells)) {
+    ytick_w = std::max(ytick_w, ImGui::CalcTextSize(t.label.c_str()).x);
+  }
+  ytick_w += em * 0.6f;
+  min_ = ImVec2(origin.x + ytick_w, top);
+  max_ = ImVec2(origin.x + size.x - em * 0.6f, bottom);
+  if (max_.x < min_.x + em) max_.x = min_.x + em;
+  if (max_.y < min_.y + em) max_.y = min_.y + em;
+
+  ImGui::SetCursorScreenPos(min_);
+  ImGui::InvisibleButton("##plot_area", ImVec2(max_.x - min_.x, max_.y - min_.y),
+                         ImGuiButtonFlags_MouseButtonLeft);
+  hovered_ = ImGui::IsItemHovered();
+  const ImGuiIO& io = ImGui::GetIO();
+  mouse_x_ = PixelToX(io.MousePos.x);
+  mouse_y_ = PixelToY(io.MousePos.y);
+
+  if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f)) {
+    const double dx = -io.MouseDelta.x * (view_.x1 - view_.x0) / (max_.x - min_.x);
+    const double dy =
+        (spec_.y_down ? -1.0 : 1.0) * io.MouseDelta.y * (view_.y1 - view_.y0) / (max_.y - min_.y);
+    view_.x0 += dx;
+    view_.x1 += dx;
+    if (!spec_.lock_y) {
+      view_.y0 += dy;
+      view_.y1 += dy;
+    }
+  }
+  if (hovered_ && io.MouseWheel != 0.0f) {
+    const double f = std::pow(1.2, -io.MouseWheel);
+    const bool zoom_x = !io.KeyCtrl || spec_.lock_y;
+    const bool zoom_y = !io.KeyShift && !spec_.lock_y;
+    if (zoom_x) {
+      view_.x0 = mouse_x_ - (mouse_x_ - view_.x0) * f;
+      view_.x1 = mouse_x_ + (view_.x1 - mouse_x_) * f;
+    }
+    if (zoom_y) {
+      view_.y0 = mouse_y_ - (mouse_y_ - view_.y0) * f;
+      view_.y1 = mouse_y_ + (view_.y1 - mouse_y_) * f;
+    }
+  }
+  if (hovered_ && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
+    view_.x0 = spec_.limits.x0;
+    view_.x1 = spec_.limits.x1;
+    if (!spec_.lock_y) {
+      view_.y0 = spec_.limits.y0;
+      view_.y1 = spec_.limits.y1;
+    }
+  }
+  view_ = ClampView(view_, spec_);
+
+  // Title and axis labels.
+  if (spec.title) {
+    const float tw = ImGui::CalcTextSize(spec.title).x;
+    draw_->AddText(ImVec2((min_.x + max_.x - tw) / 2, origin.y), kText, spec.title);
+  }
+  if (spec.y_label) draw_->AddText(ImVec2(origin.x, origin.y + title_h), kDim, spec.y_label);
+  if (spec.x_label) {
+    const float tw = ImGui::CalcTextSize(spec.x_label).x;
+    draw_->AddText(ImVec2((min_.x + max_.x - tw) / 2, max_.y + xtick_h), kDim, spec.x_label);
+  }
+
+  // Ticks, labels and grid. Target counts come from the room a label needs.
+  const float w = max_.x - min_.x;
+  const double xc = spec.x_cells ? 0.5 : 0.0;
+  const int x_target = std::max(2, static_cast<int>(w / (em * 5.5f)));
+  float last_right = -1e9f;
+  for (const Tick& t :
+       NiceTicks(view_.x0 - xc, view_.x1 - xc, x_target, spec.x_cells || spec.x_integer)) {
+    const float px = ToPixels(t.value + xc, 0).x;
+    if (px < min_.x - 0.5f || px > max_.x + 0.5f) continue;
+    draw_->AddLine(ImVec2(px, min_.y), ImVec2(px, max_.y), kGrid);
+    draw_->AddLine(ImVec2(px, max_.y), ImVec2(px, max_.y + em * 0.3f), kFrame);
+    const float tw = ImGui::CalcTextSize(t.label.c_str()).x;
+    const float lx = std::clamp(px - tw / 2, origin.x, origin.x + size.x - tw);
+    if (lx < last_right + em * 0.5f) continue;  // never overlap the previous label
+    draw_->AddText(ImVec2(lx, max_.y + em * 0.25f), kDim, t.label.c_str());
+    last_right = lx + tw;
+  }
+  for (const Tick& t : NiceTicks(view_.y0 - yc, view_.y1 - yc, y_target, spec.y_cells)) {
+    const float py = ToPixels(0, t.value + yc).y;
+    if (py < min_.y - 0.5f || py > max_.y + 0.5f) continue;
+    draw_->AddLine(ImVec2(min_.x, py), ImVec2(max_.x, py), kGrid);
+    draw_->AddLine(ImVec2(min_.x - em * 0.3f, py), ImVec2(min_.x, py), kFrame);
+    const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
+    const float ly = std::clamp(py - ts.y / 2, min_.y - ts.y / 2, max_.y - ts.y / 2);
+    draw_->AddText(ImVec2(min_.x - em * 0.4f - ts.x, ly), kDim, t.label.c_str());
+  }
+  draw_->PushClipRect(min_, max_, true);
+}
+
+Plot::~Plot() {
+  End();
+}
+
+void Plot::End() {
+  if (ended_) return;
+  ended_ = true;
+  if (hovered_ && spec_.crosshair) {
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    draw_->AddLine(ImVec2(m.x, min_.y), ImVec2(m.x, max_.y), IM_COL32(255, 255, 255, 70));
+    draw_->AddLine(ImVec2(min_.x, m.y), ImVec2(max_.x, m.y), IM_COL32(255, 255, 255, 70));
+  }
+  draw_->PopClipRect();
+  draw_->AddRect(min_, max_, kFrame);
+  // The plot takes its whole size, labels included, so what follows goes below it.
+  ImGui::SetCursorScreenPos(origin_);
+  ImGui::Dummy(size_);
+  ImGui::PopID();
+}
+
+ImVec2 Plot::ToPixels(double x, double y) const {
+  const double tx = (x - view_.x0) / (view_.x1 - view_.x0);
+  double ty = (y - view_.y0) / (view_.y1 - view_.y0);
+  if (!spec_.y_down) ty = 1.0 - ty;
+  return ImVec2(static_cast<float>(min_.x + tx * (max_.x - min_.x)),
+                static_cast<float>(min_.y + ty * (max_.y - min_.y)));
+}
+
+double Plot::PixelToX(float px) const {
+  return view_.x0 + (px - min_.x) / static_cast<double>(max_.x - min_.x) * (view_.x1 - view_.x0);
+}
+
+double Plot::PixelToY(float py) const {
+  double t = (py - min_.y) / static_cast<double>(max_.y - min_.y);
+  if (!spec_.y_down) t = 1.0 - t;
+  return view_.y0 + t * (view_.y1 - view_.y0);
+}
+
+float Plot::pixels_per_x() const {
+  return static_cast<float>((max_.x - min_.x) / (view_.x1 - view_.x0));
+}
+float Plot::pixels_per_y() const {
+  return static_cast<float>((max_.y - min_.y) / (view_.y1 - view_.y0));
+}
+
+void Plot::Line(const double* xs, const double* ys, int n, ImU32 color, float thickness) {
+  if (n < 2) return;
+  std::vector<ImVec2> pts;
+  const float width = max_.x - min_.x;
+  // Curves sample exactly 2 points per pixel (2 * width + 1): those keep every point.
+  const bool decimate = n > 2 * static_cast<int>(width) + 1;
+  if (decimate) {
+    // More points than pixels: each pixel column keeps its lowest and highest point, in x
+    // order, so peaks survive (no aliasing) and the line costs O(width). xs must ascend.
+    pts.reserve(static_cast<size_t>(width) * 2 + 8);
+    int k = 0;
+    while (k < n) {
+      const ImVec2 first = ToPixels(xs[k], ys[k]);
+      const float column = std::floor(first.x);
+      ImVec2 lo = first, hi = first;
+      int lo_k = k, hi_k = k;
+      int j = k + 1;
+      for (; j < n; ++j) {
+        const ImVec2 q = ToPixels(xs[j], ys[j]);
+        if (std::floor(q.x) != column) break;
+        if (q.y > lo.y) {
+          lo = q;
+          lo_k = j;
+        }
+        if (q.y < hi.y) {
+          hi = q;
+          hi_k = j;
+        }
+      }
+      pts.push_back(lo_k <= hi_k ? lo : hi);
+      if (lo_k != hi_k) pts.push_back(lo_k <= hi_k ? hi : lo);
+      k = j;
+    }
+    thickness = std::min(thickness, 1.0f);  // ImGui's cheap anti-aliased path for dense lines
+  } else {
+    pts.resize(static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) pts[static_cast<size_t>(k)] = ToPixels(xs[k], ys[k]);
+  }
+  // Drawn in runs so no single polyline grows past ImDrawList's 16-bit index limits.
+  constexpr size_t kRun = 2048;
+  for (size_t start = 0; start + 1 < pts.size(); start += kRun - 1) {
+    const size_t count = std::min(kRun, pts.size() - start);
+    draw_->AddPolyline(pts.data() + start, static_cast<int>(count), color, 0, thickness);
+  }
+}
+
+void Plot::Markers(const double* xs, const double* ys, int n, ImU32 color, float radius) {
+  for (int k = 0; k < n; ++k) draw_->AddCircleFilled(ToPixels(xs[k], ys[k]), radius, color, 8);
+}
+
+void Plot::Image(ImTextureID texture, double x0, double y0, double x1, double y1) {
+  ImVec2 a = ToPixels(x0, y0), b = ToPixels(x1, y1);
+  // Texture row 0 is y0: flip the v coordinates when y0 maps below y1 on screen.
+  ImVec2 uv0(0, 0), uv1(1, 1);
+  if (a.y > b.y) {
+    std::swap(a.y, b.y);
+    std::swap(uv0.y, uv1.y);
+  }
+  draw_->AddImage(texture, a, b, uv0, uv1);
+}
+
+void Plot::VLine(double x, ImU32 color, float thickness) {
+  const float px = ToPixels(x, 0).x;
+  draw_->AddLine(ImVec2(px, min_.y), ImVec2(px, max_.y), color, thickness);
+}
+
+void Plot::HLine(double y, ImU32 color, float thickness) {
+  const float py = ToPixels(0, y).y;
+  draw_->AddLine(ImVec2(min_.x, py), ImVec2(max_.x, py), color, thickness);
+}
+
+void Plot::Rect(double x0, double y0, double x1, double y1, ImU32 color, float thickness) {
+  ImVec2 a = ToPixels(x0, y0), b = ToPixels(x1, y1);
+  draw_->AddRect(ImVec2(std::min(a.x, b.x), std::min(a.y, b.y)),
+                 ImVec2(std::max(a.x, b.x), std::max(a.y, b.y)), color, 0.0f, 0, thickness);
+}
+
+void Plot::FilledRect(double x0, double y0, double x1, double y1, ImU32 color) {
+  ImVec2 a = ToPixels(x0, y0), b = ToPixels(x1, y1);
+  draw_->AddRectFilled(ImVec2(std::min(a.x, b.x), std::min(a.y, b.y)),
+                       ImVec2(std::max(a.x, b.x), std::max(a.y, b.y)), color);
+}
+
+void ColorBar(const char* id, ColormapId colormap, float vmin, float vmax, const char* label,
+              ImVec2 size) {
+  ImGui::PushID(id);
+  const float em = ImGui::GetFontSize();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const float bar_w = em * 0.9f;
+  const ImVec2 top(origin.x, origin.y + em * 1.6f);
+  const ImVec2 bottom(origin.x + bar_w, origin.y + size.y - em * 0.6f);
+  const ColorLut& lut = GetColormap(colormap);
+  const int segments = 64;
+  const float h = bottom.y - top.y;
+  for (int k = 0; k < segments; ++k) {
+    // Top of the bar is vmax.
+    const float y0 = top.y + h * k / segments, y1 = top.y + h * (k + 1) / segments;
+    const Rgba8 a = lut[static_cast<size_t>((kLutSize - 1) * (segments - k) / segments)];
+    const Rgba8 b = lut[static_cast<size_t>((kLutSize - 1) * (segments - k - 1) / segments)];
+    const ImU32 ca = IM_COL32(a.r, a.g, a.b, 255), cb = IM_COL32(b.r, b.g, b.b, 255);
+    draw->AddRectFilledMultiColor(ImVec2(top.x, y0), ImVec2(bottom.x, y1), ca, ca, cb, cb);
+  }
+  draw->AddRect(top, bottom, kFrame);
+  if (label) draw->AddText(ImVec2(origin.x, origin.y), kDim, label);
+  for (const Tick& t : NiceTicks(vmin, vmax, std::max(2, static_cast<int>(h / (em * 2.2f))))) {
+    const float y = bottom.y - static_cast<float>((t.value - vmin) / (vmax - vmin)) * h;
+    draw->AddLine(ImVec2(bottom.x, y), ImVec2(bottom.x + em * 0.3f, y), kFrame);
+    draw->AddText(ImVec2(bottom.x + em * 0.4f, y - em * 0.5f), kDim, t.label.c_str());
+  }
+  ImGui::Dummy(size);
+  ImGui::PopID();
+}
+
+}  // namespace pe

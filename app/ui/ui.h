@@ -1,0 +1,80 @@
+// The whole UI of one frame, without GL: what the window runs and what headless tests drive.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "ui/app_state.h"
+#include "ui/derived.h"
+#include "views/heatmap_raster.h"
+#include "jobs/raster_worker.h"
+#include "ui/texture_store.h"
+#include "views/figure_export.h"
+
+namespace pe {
+
+// The heatmap's current raster and its texture; pixels are re-mapped only when the raster or
+// the colormap changes.
+struct HeatmapCache {
+  std::optional<Raster> raster;
+  ImTextureID texture = nullptr;
+  std::optional<ColormapId> uploaded_colormap;
+  bool raster_uploaded = false;
+  std::vector<unsigned char> rgba;
+  ImVec2 plot_min, plot_max;  // the data area on screen last frame
+};
+
+// Sampled curves for the visible position range, rebuilt when the range, width, dims or
+// parameters change.
+struct CurvesCache {
+  std::optional<std::tuple<PeParams, std::vector<int64_t>, double, double, int>> key;
+  std::vector<double> xs;               // (samples) fractional positions
+  std::vector<std::vector<double>> ys;  // (dims, samples)
+  std::vector<double> marker_xs;        // (markers) integer positions, when zoomed in
+  std::vector<std::vector<double>> marker_ys;
+  std::optional<std::tuple<std::string, PeParams>> match_key;  // dimension search
+  std::vector<int64_t> matches;
+  ImVec2 plot_min, plot_max;  // the data area on screen last frame
+};
+
+// What the panels drew in the last frame, kept so tests can hold every picture against a fresh
+// derivation from the state. Pointers point into the derived data and live until the next frame.
+struct DrawnRecord {
+  std::optional<PeParams> heatmap_image;  // the parameters of the raster on screen, if any
+  int heatmap_outlined_rows = 0;          // rows of the selection outline (tokens)
+  std::vector<PeColumn> picker_rows;      // the dimension picker's visible rows
+  std::vector<PeColumn> legend;           // the curves' legend entries
+  std::vector<const float*> sum_rows;     // (tokens) rows of the sum the sums panel shows, or empty
+  int64_t sum_width = 0;                  // their length
+  const Matrix* manual_sum = nullptr;     // the typed-vectors sum shown, if any
+  void Clear() { *this = DrawnRecord(); }
+};
+
+struct UiCaches {
+  DerivedCache derived;
+  HeatmapCache heatmap;
+  CurvesCache curves;
+  DrawnRecord drawn;
+};
+
+// What the frame may use from outside: where images go and who computes rasters.
+class ExportRunner;
+class SaveFilePicker;
+struct UiServices {
+  TextureStore* textures = nullptr;
+  RasterWorker* rasters = nullptr;
+  ExportRunner* exports = nullptr;   // null: export is not offered
+  SaveFilePicker* picker = nullptr;  // null: no native save dialog
+};
+
+// Applies the edits queued in the last frame (state.pending_edits), updates the derived data and
+// draws every visible panel. Edits made while drawing show in the next frame: a loop that waits
+// for events must not wait while state.pending_edits is not empty. Never throws.
+void DrawUi(AppState& state, UiCaches& caches, UiServices& services);
+
+// The views of a running window, as an export of it draws them.
+ViewSelection ViewsOf(const AppState& state);
+
+}  // namespace pe

@@ -1,0 +1,203 @@
+#include "window/window.h"
+
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+#include <stb_image_write.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ui/derived.h"
+#include "jobs/export_runner.h"
+#include "io/file_writers.h"
+#include "ui/fonts.h"
+#include "window/gl_texture_store.h"
+#include "jobs/raster_worker.h"
+#include "ui/ui.h"
+
+namespace pe {
+namespace {
+
+std::string g_glfw_error;  // written only by the GLFW error callback, read right after init
+
+void OnGlfwError(int /*code*/, const char* description) {
+  g_glfw_error = description;
+}
+
+Status WritePng(const std::string& path, int w, int h, const std::vector<unsigned char>& rgba) {
+  return WriteFileAtomically(path, [&](std::ostream& out) -> Status {
+    auto sink = [](void* ctx, void* data, int size) {
+      static_cast<std::ostream*>(ctx)->write(static_cast<const char*>(data), size);
+    };
+    if (!stbi_write_png_to_func(sink, &out, w, h, 4, rgba.data(), w * 4)) {
+      return RuntimeError("PNG encoding failed");
+    }
+    return {};
+  });
+}
+
+// Reads the back buffer (bottom-up in GL) into top-down RGBA rows.
+std::vector<unsigned char> ReadPixels(int w, int h) {
+  std::vector<unsigned char> px(static_cast<size_t>(w) * h * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
+  std::vector<unsigned char> flipped(px.size());
+  const size_t row = static_cast<size_t>(w) * 4;
+  for (int y = 0; y < h; ++y) {
+    std::memcpy(&flipped[static_cast<size_t>(y) * row], &px[static_cast<size_t>(h - 1 - y) * row],
+                row);
+  }
+  for (size_t k = 3; k < flipped.size(); k += 4) flipped[k] = 255;
+  return flipped;
+}
+
+// A user panning and zooming: the heatmap view glides across the table and breathes in and
+// out, and the curves scroll. The plot layer clamps the views to the data.
+void AnimateViews(AppState& state, int frame) {
+  const PeParams& p = state.params.pe;
+  const double t = frame / 60.0;
+  const double len = static_cast<double>(p.max_len), d = static_cast<double>(p.d_model);
+  const double zoom = 0.05 + 0.95 * (0.5 + 0.5 * std::cos(t * 0.7));  // fraction of the table shown
+  const double cy = static_cast<double>(p.offset) + len * (0.5 + 0.45 * std::sin(t * 0.3));
+  const double cx = d * (0.5 + 0.4 * std::sin(t * 0.5));
+  state.heatmap.view = {cx - d * zoom / 2, cx + d * zoom / 2, cy - len * zoom / 2,
+                        cy + len * zoom / 2};
+  PlotRange& c = state.curves.view;
+  const double span = c.x1 - c.x0;
+  c.x0 = static_cast<double>(p.offset) + std::fmod(t * 20.0, std::max(1.0, len - span));
+  c.x1 = c.x0 + span;
+}
+
+double PeakRssMiB() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+}  // namespace
+
+int RunWindow(AppState& state, const WindowRequest& request,
+              const std::function<void(const UiCaches&)>& after_last_frame) {
+  glfwSetErrorCallback(OnGlfwError);
+  if (!glfwInit()) {
+    const char* display = std::getenv("DISPLAY");
+    std::cerr << "pe-explorer: cannot open a window: "
+              << (display && *display ? "no X display at DISPLAY=" + std::string(display)
+                                      : std::string("no display (DISPLAY is not set)"))
+              << ". Run it on a virtual display with `xvfb-run -a pe-explorer`, or write the "
+                 "numbers without a window: `pe-explorer export --help`.\n";
+    return 1;
+  }
+  const bool offscreen = !request.screenshot.empty() || request.frame_stats > 0;
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GL_TRUE);
+  if (offscreen) glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+  GLFWwindow* window =
+      glfwCreateWindow(request.width, request.height, "PE Explorer", nullptr, nullptr);
+  if (!window) {
+    std::cerr << "pe-explorer: cannot create an OpenGL 3.3 window: " << g_glfw_error << "\n";
+    glfwTerminate();
+    return 1;
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(offscreen ? 0 : 1);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  float xscale = 1.0f, yscale = 1.0f;
+  glfwGetWindowContentScale(window, &xscale, &yscale);
+  LoadUiFont(std::max(1.0f, xscale));
+  ImGui::StyleColorsDark();
+  ImGui::GetStyle().ScaleAllSizes(std::max(1.0f, xscale));
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330");
+
+  UiCaches caches;
+  std::optional<GlTextureStore> textures;
+  textures.emplace();
+  // Screenshots must show the final raster, so they compute it in the frame.
+  RasterWorker rasters(/*synchronous=*/!request.screenshot.empty());
+  ExportRunner exports(/*synchronous=*/false);
+  SaveFilePicker picker;
+  UiServices services{&*textures, &rasters, &exports, &picker};
+  std::vector<double> frame_ms;
+  int frame = 0;
+  const int frames_wanted = request.frame_stats > 0 ? request.frame_stats : request.frames;
+  int exit_code = 0;
+  double first_frame_ms = 0;
+  while (!glfwWindowShouldClose(window)) {
+    const auto t0 = std::chrono::steady_clock::now();
+    glfwPollEvents();
+    if (request.animate && frame > 0) AnimateViews(state, frame);
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    DrawUi(state, caches, services);
+    ImGui::Render();
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window, &fb_w, &fb_h);
+    glViewport(0, 0, fb_w, fb_h);
+    glClearColor(0.08f, 0.08f, 0.09f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    const auto t1 = std::chrono::steady_clock::now();
+    frame_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    if (frame == 0) {
+      glFinish();  // the first frame is on screen, not just queued
+      first_frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                                 request.started)
+                           .count();
+    }
+    ++frame;
+    if (offscreen && frame >= frames_wanted) {
+      if (!request.screenshot.empty()) {
+        Status s = WritePng(request.screenshot, fb_w, fb_h, ReadPixels(fb_w, fb_h));
+        if (!s.ok()) {
+          std::cerr << "pe-explorer: " << s.message() << "\n";
+          exit_code = 1;
+        }
+      }
+      if (after_last_frame) after_last_frame(caches);
+      break;
+    }
+    glfwSwapBuffers(window);
+  }
+
+  if (request.frame_stats > 0) {
+    std::vector<double> sorted(frame_ms.begin() + std::min<size_t>(frame_ms.size() - 1, 2),
+                               frame_ms.end());  // the first frames build fonts and caches
+    std::sort(sorted.begin(), sorted.end());
+    auto pct = [&](double q) {
+      return sorted[std::min(sorted.size() - 1, static_cast<size_t>(q * sorted.size()))];
+    };
+    std::printf(
+        "frames %zu%s  start to first frame %.0f ms  p50 %.2f ms  p99 %.2f ms  max %.2f ms"
+        "  peak RSS %.1f MiB\n",
+        frame_ms.size(), request.animate ? " (animated)" : "", first_frame_ms, pct(0.5), pct(0.99),
+        sorted.back(), PeakRssMiB());
+  }
+  textures.reset();  // GL objects go before the context
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return exit_code;
+}
+
+}  // namespace pe

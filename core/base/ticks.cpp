@@ -1,0 +1,42 @@
+#include "base/ticks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace pe {
+
+double NiceStep(double range, int target) {
+  if (!(range > 0) || target < 1) return 1.0;
+  const double raw = range / target;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const double norm = raw / mag;
+  const double nice = norm < 1.5 ? 1 : norm < 3.5 ? 2 : norm < 7.5 ? 5 : 10;
+  return nice * mag;
+}
+
+std::vector<Tick> NiceTicks(double lo, double hi, int target, bool integer_only) {
+  std::vector<Tick> ticks;
+  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return ticks;
+  double step = NiceStep(hi - lo, std::max(1, target));
+  if (integer_only) step = std::max(1.0, std::round(step));
+  const double first = std::ceil(lo / step - 1e-9) * step;
+  // Digits after the point: enough for the step (0.25 needs 2, 5 needs 0).
+  const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
+  const bool big = std::max(std::fabs(lo), std::fabs(hi)) >= 1e7;
+  for (int k = 0; k < 1000; ++k) {
+    double v = first + k * step;
+    if (v > hi + step * 1e-9) break;
+    if (std::fabs(v) < step * 1e-9) v = 0.0;
+    char buf[48];
+    if (big && step >= 1e6) {
+      std::snprintf(buf, sizeof buf, "%.4g", v);
+    } else {
+      std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    }
+    ticks.push_back({v, buf});
+  }
+  return ticks;
+}
+
+}  // namespace pe

@@ -1,0 +1,306 @@
+// The fast fill of PE blocks (declared in positional_encoding.h): the angle-addition recurrence
+// in double across positions, anchored exactly at multiples of kPeAnchorPositions, written
+// straight into the caller's float32 buffer. Loops are plain so the compiler vectorises them
+// across frequencies; arithmetic is the same for every layout and for column subsets, so a
+// value does not depend on which columns or rows were asked for.
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <vector>
+
+#include "encoding/positional_encoding.h"
+
+namespace pe {
+namespace {
+
+// AVX2 where the processor has it, chosen at load time; without contraction to FMA both give
+// the same bits.
+#define PE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+
+// The frequencies a request needs, and where each sin/cos goes in the output row.
+struct Plan {
+  std::vector<double> w, cw, sw;  // per wave pair: frequency, cos w, sin w
+  // Full-row layouts take the fast writers; otherwise `cols` maps each output column.
+  enum class Layout { kInterleaved, kHalves, kColumns } layout = Layout::kColumns;
+  int64_t n_sin = 0, n_cos = 0;  // full rows: sin of pairs [0, n_sin), cos of pairs [0, n_cos)
+  int64_t cos_base = 0;          // kHalves: column of the first cosine
+  struct Col {
+    int64_t pair = -1;  // index into w; -1: a zero column
+    bool sin = true;
+  };
+  std::vector<Col> cols;  // kColumns: (cols)
+};
+
+Plan MakePlan(const PeParams& p, int64_t col0, int64_t cols) {
+  Plan plan;
+  const int64_t d = p.d_model;
+  auto add_pair = [&](double w) {
+    plan.w.push_back(w);
+    plan.cw.push_back(std::cos(w));
+    plan.sw.push_back(std::sin(w));
+  };
+  const bool full = col0 == 0 && cols == d;
+  if (full && p.variant != PeVariant::kT2t) {
+    plan.layout =
+        p.variant == PeVariant::kPaper ? Plan::Layout::kInterleaved : Plan::Layout::kHalves;
+    plan.n_sin = d - d / 2;
+    plan.n_cos = d / 2;
+    plan.cos_base = plan.n_sin;
+  } else if (full && d >= 2) {
+    plan.layout = Plan::Layout::kHalves;
+    plan.n_sin = plan.n_cos = plan.cos_base = d / 2;
+  }
+  if (plan.layout != Plan::Layout::kColumns) {
+    // Pair i's frequency is the one of its sine column.
+    for (int64_t i = 0; i < plan.n_sin; ++i) {
+      const int64_t col = plan.layout == Plan::Layout::kInterleaved ? 2 * i : i;
+      add_pair(DescribeColumn(p, col).frequency);
+    }
+    return plan;
+  }
+  // Column subsets: one pair per distinct frequency index among the requested columns.
+  std::vector<int64_t> slot_of_pair;
+  for (int64_t j = col0; j < col0 + cols; ++j) {
+    const PeColumn c = DescribeColumn(p, j);
+    Plan::Col col;
+    if (c.wave != PeWave::kZero) {
+      if (static_cast<int64_t>(slot_of_pair.size()) <= c.pair)
+        slot_of_pair.resize(static_cast<size_t>(c.pair) + 1, -1);
+      int64_t& slot = slot_of_pair[static_cast<size_t>(c.pair)];
+      if (slot < 0) {
+        slot = static_cast<int64_t>(plan.w.size());
+        add_pair(c.frequency);
+      }
+      col.pair = slot;
+      col.sin = c.wave == PeWave::kSin;
+    }
+    plan.cols.push_back(col);
+  }
+  return plan;
+}
+
+// Sets (s, c) to the exact values at `anchor` and steps them to `position`.
+void Anchor(const Plan& plan, int64_t anchor, int64_t position, double* s, double* c) {
+  const auto n = static_cast<int64_t>(plan.w.size());
+  const double a = static_cast<double>(anchor);
+  for (int64_t i = 0; i < n; ++i) {
+    const double angle = a * plan.w[static_cast<size_t>(i)];
+    s[i] = std::sin(angle);
+    c[i] = std::cos(angle);
+  }
+  for (int64_t k = anchor; k < position; ++k) {
+    for (int64_t i = 0; i < n; ++i) {
+      const double si = s[i], ci = c[i];
+      s[i] = si * plan.cw[static_cast<size_t>(i)] + ci * plan.sw[static_cast<size_t>(i)];
+      c[i] = ci * plan.cw[static_cast<size_t>(i)] - si * plan.sw[static_cast<size_t>(i)];
+    }
+  }
+}
+
+// Writes one row from (s, c), then advances both by one position.
+PE_VECTOR_CLONES void RowInterleaved(int64_t n_sin, int64_t n_cos, const double* __restrict cw,
+                                     const double* __restrict sw, double* __restrict s,
+                                     double* __restrict c, float* __restrict out) {
+  for (int64_t i = 0; i < n_cos; ++i) {
+    const double si = s[i], ci = c[i];
+    out[2 * i] = static_cast<float>(si);
+    out[2 * i + 1] = static_cast<float>(ci);
+    s[i] = si * cw[i] + ci * sw[i];
+    c[i] = ci * cw[i] - si * sw[i];
+  }
+  for (int64_t i = n_cos; i < n_sin; ++i) {  // odd d: the last sine
+    const double si = s[i], ci = c[i];
+    out[2 * i] = static_cast<float>(si);
+    s[i] = si * cw[i] + ci * sw[i];
+    c[i] = ci * cw[i] - si * sw[i];
+  }
+}
+
+PE_VECTOR_CLONES void RowHalves(int64_t n_sin, int64_t n_cos, int64_t cos_base,
+                                const double* __restrict cw, const double* __restrict sw,
+                                double* __restrict s, double* __restrict c, float* __restrict out) {
+  float* __restrict out_cos = out + cos_base;
+  for (int64_t i = 0; i < n_cos; ++i) {
+    const double si = s[i], ci = c[i];
+    out[i] = static_cast<float>(si);
+    out_cos[i] = static_cast<float>(ci);
+    s[i] = si * cw[i] + ci * sw[i];
+    c[i] = ci * cw[i] - si * sw[i];
+  }
+  for (int64_t i = n_cos; i < n_sin; ++i) {
+    const double si = s[i], ci = c[i];
+    out[i] = static_cast<float>(si);
+    s[i] = si * cw[i] + ci * sw[i];
+    c[i] = ci * cw[i] - si * sw[i];
+  }
+}
+
+void RowColumns(const Plan& plan, const double* cw, const double* sw, double* s, double* c,
+                float* out) {
+  const size_t n = plan.cols.size();
+  for (size_t j = 0; j < n; ++j) {
+    const Plan::Col& col = plan.cols[j];
+    out[j] = col.pair < 0 ? 0.0f : static_cast<float>(col.sin ? s[col.pair] : c[col.pair]);
+  }
+  const auto pairs = static_cast<int64_t>(plan.w.size());
+  for (int64_t i = 0; i < pairs; ++i) {
+    const double si = s[i], ci = c[i];
+    s[i] = si * cw[i] + ci * sw[i];
+    c[i] = ci * cw[i] - si * sw[i];
+  }
+}
+
+// Tables at least this large do not stay in any cache: they are written with non-temporal
+// stores, which skip the read that an ordinary store makes of every line it writes (so the
+// traffic is memset's, not twice it).
+constexpr int64_t kStreamBytes = int64_t{64} << 20;
+
+#if defined(__x86_64__)
+// The same rows as RowInterleaved / RowHalves, four pairs at a time with AVX2 and streaming
+// stores. The arithmetic is operation for operation the same (mul, mul, add; no FMA; one
+// round-to-nearest conversion), so the values are bit-identical. `out` must be 16-byte aligned
+// and n_sin == n_cos a multiple of 4. `tmp` holds one row's cosines (n floats, 32-byte aligned).
+template <bool kStream>
+__attribute__((target("avx2"))) void Store4(float* p, __m128 v) {
+  if constexpr (kStream) {
+    _mm_stream_ps(p, v);
+  } else {
+    _mm_storeu_ps(p, v);
+  }
+}
+
+template <bool kStream>
+__attribute__((target("avx2"))) void RowInterleavedAvx2(int64_t n, const double* cw,
+                                                        const double* sw, double* s, double* c,
+                                                        float* out) {
+  for (int64_t i = 0; i < n; i += 4) {
+    const __m256d S = _mm256_loadu_pd(s + i), C = _mm256_loadu_pd(c + i);
+    const __m256d CW = _mm256_loadu_pd(cw + i), SW = _mm256_loadu_pd(sw + i);
+    const __m128 sf = _mm256_cvtpd_ps(S), cf = _mm256_cvtpd_ps(C);
+    Store4<kStream>(out + 2 * i, _mm_unpacklo_ps(sf, cf));
+    Store4<kStream>(out + 2 * i + 4, _mm_unpackhi_ps(sf, cf));
+    _mm256_storeu_pd(s + i, _mm256_add_pd(_mm256_mul_pd(S, CW), _mm256_mul_pd(C, SW)));
+    _mm256_storeu_pd(c + i, _mm256_sub_pd(_mm256_mul_pd(C, CW), _mm256_mul_pd(S, SW)));
+  }
+}
+
+// Sines streamed as they are made, cosines gathered in L1 and streamed after: two long
+// sequential streams instead of two interleaved ones.
+template <bool kStream>
+__attribute__((target("avx2"))) void RowHalvesAvx2(int64_t n, const double* cw, const double* sw,
+                                                   double* s, double* c, float* out, float* tmp) {
+  for (int64_t i = 0; i < n; i += 4) {
+    const __m256d S = _mm256_loadu_pd(s + i), C = _mm256_loadu_pd(c + i);
+    const __m256d CW = _mm256_loadu_pd(cw + i), SW = _mm256_loadu_pd(sw + i);
+    Store4<kStream>(out + i, _mm256_cvtpd_ps(S));
+    _mm_store_ps(tmp + i, _mm256_cvtpd_ps(C));
+    _mm256_storeu_pd(s + i, _mm256_add_pd(_mm256_mul_pd(S, CW), _mm256_mul_pd(C, SW)));
+    _mm256_storeu_pd(c + i, _mm256_sub_pd(_mm256_mul_pd(C, CW), _mm256_mul_pd(S, SW)));
+  }
+  for (int64_t i = 0; i < n; i += 4) Store4<kStream>(out + n + i, _mm_load_ps(tmp + i));
+}
+
+// Full rows of an even width that is a multiple of 8, on a processor with AVX2.
+bool CanUseAvx2(const Plan& plan, int64_t width) {
+  return plan.layout != Plan::Layout::kColumns && plan.n_sin == plan.n_cos && plan.n_sin % 4 == 0 &&
+         width == plan.n_sin + plan.n_cos && __builtin_cpu_supports("avx2");
+}
+#endif
+
+// Rows [row0, row0 + rows) on one thread.
+void FillRows(const PeParams& p, const Plan& plan, int64_t row0, int64_t rows, int64_t width,
+              float* out) {
+#if defined(__x86_64__)
+  const bool avx2 = CanUseAvx2(plan, width);
+  const bool stream =
+      avx2 && rows * width * 4 >= kStreamBytes && reinterpret_cast<uintptr_t>(out) % 16 == 0;
+  std::vector<float> tmp_store(avx2 ? static_cast<size_t>(plan.n_cos) + 8 : 0);
+  float* tmp = tmp_store.data() +
+               (avx2 ? (32 - reinterpret_cast<uintptr_t>(tmp_store.data()) % 32) % 32 / 4 : 0);
+#endif
+  const auto pairs = static_cast<int64_t>(plan.w.size());
+  std::vector<double> s(static_cast<size_t>(pairs)), c(static_cast<size_t>(pairs));
+  const double* cw = plan.cw.data();
+  const double* sw = plan.sw.data();
+  int64_t r = 0;
+  while (r < rows) {
+    const int64_t position = p.offset + row0 + r;
+    const int64_t anchor = position - position % kPeAnchorPositions;
+    Anchor(plan, anchor, position, s.data(), c.data());
+    const int64_t block_end = std::min(rows, r + (anchor + kPeAnchorPositions - position));
+    for (; r < block_end; ++r) {
+      float* row = out + r * width;
+#if defined(__x86_64__)
+      if (avx2) {
+        const bool interleaved = plan.layout == Plan::Layout::kInterleaved;
+        if (interleaved && stream)
+          RowInterleavedAvx2<true>(plan.n_sin, cw, sw, s.data(), c.data(), row);
+        if (interleaved && !stream)
+          RowInterleavedAvx2<false>(plan.n_sin, cw, sw, s.data(), c.data(), row);
+        if (!interleaved && stream)
+          RowHalvesAvx2<true>(plan.n_sin, cw, sw, s.data(), c.data(), row, tmp);
+        if (!interleaved && !stream)
+          RowHalvesAvx2<false>(plan.n_sin, cw, sw, s.data(), c.data(), row, tmp);
+        continue;
+      }
+#endif
+      switch (plan.layout) {
+        case Plan::Layout::kInterleaved:
+          RowInterleaved(plan.n_sin, plan.n_cos, cw, sw, s.data(), c.data(), row);
+          break;
+        case Plan::Layout::kHalves:
+          RowHalves(plan.n_sin, plan.n_cos, plan.cos_base, cw, sw, s.data(), c.data(), row);
+          if (width > plan.n_sin + plan.n_cos) row[width - 1] = 0.0f;  // t2t's odd zero column
+          break;
+        case Plan::Layout::kColumns:
+          RowColumns(plan, cw, sw, s.data(), c.data(), row);
+          break;
+      }
+    }
+  }
+#if defined(__x86_64__)
+  if (stream) _mm_sfence();  // streamed stores are visible before the caller reads them
+#endif
+}
+
+}  // namespace
+
+void FillPeBlock(const PeParams& params, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                 float* out) {
+  assert(col0 >= 0 && cols >= 0 && col0 + cols <= params.d_model && "columns out of range");
+  assert(row0 >= 0 && rows >= 0 && "rows out of range");
+  if (rows == 0 || cols == 0) return;
+  const Plan plan = MakePlan(params, col0, cols);
+  // Threads for large blocks (OpenMP keeps its pool between calls), split at anchor positions so
+  // no thread repeats another's steps.
+  const int hw = std::max(1, omp_get_max_threads());  // cores, or OMP_NUM_THREADS
+  const int64_t threads = std::min<int64_t>(hw, rows * cols / (int64_t{1} << 18));
+  if (threads < 2 || rows < 2 * kPeAnchorPositions) {
+    FillRows(params, plan, row0, rows, cols, out);
+    return;
+  }
+  std::vector<int64_t> bounds{0};  // thread t fills rows [bounds[t], bounds[t + 1])
+  for (int64_t t = 1; t <= threads; ++t) {
+    int64_t end = rows * t / threads;
+    if (t < threads) {  // round to the next anchor position
+      const int64_t pos = params.offset + row0 + end;
+      end = std::min(rows,
+                     end + (kPeAnchorPositions - pos % kPeAnchorPositions) % kPeAnchorPositions);
+    }
+    if (end > bounds.back()) bounds.push_back(end);
+  }
+  const auto parts = static_cast<int64_t>(bounds.size()) - 1;
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+  for (int64_t t = 0; t < parts; ++t) {
+    const int64_t start = bounds[static_cast<size_t>(t)], end = bounds[static_cast<size_t>(t) + 1];
+    FillRows(params, plan, row0 + start, end - start, cols, out + start * cols);
+  }
+}
+
+}  // namespace pe

@@ -1,0 +1,142 @@
+#include "figure/colormap.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace pe {
+namespace {
+
+const std::vector<uint32_t>& KeyHex(ColormapId id) {
+  static const std::vector<uint32_t> rdbu = {0x67001f, 0xb2182b, 0xd6604d, 0xf4a582,
+                                             0xfddbc7, 0xf7f7f7, 0xd1e5f0, 0x92c5de,
+                                             0x4393c3, 0x2166ac, 0x053061};
+  static const std::vector<uint32_t> viridis = {0x440154, 0x472d7b, 0x3b528b, 0x2c728e, 0x21918c,
+                                                0x28ae80, 0x5ec962, 0xaddc30, 0xfde725};
+  return id == ColormapId::kRdBu ? rdbu : viridis;
+}
+
+ColorLut Expand(const std::vector<uint32_t>& keys) {
+  ColorLut lut{};
+  const double segments = static_cast<double>(keys.size() - 1);
+  for (int k = 0; k < kLutSize; ++k) {
+    const double t = static_cast<double>(k) / (kLutSize - 1) * segments;
+    const size_t i = std::min(static_cast<size_t>(t), keys.size() - 2);
+    const double f = t - static_cast<double>(i);
+    auto channel = [&](int shift) {
+      const double a = (keys[i] >> shift) & 0xff, b = (keys[i + 1] >> shift) & 0xff;
+      return static_cast<uint8_t>(std::lround(a + (b - a) * f));
+    };
+    lut[static_cast<size_t>(k)] = {channel(16), channel(8), channel(0), 255};
+  }
+  return lut;
+}
+
+// sRGB (0..255) -> CIELAB, D65 white (IEC 61966-2-1 transfer curve; CIE 15 Lab), in double.
+std::array<double, 3> ToLab(Rgba8 c) {
+  auto linear = [](uint8_t v) {
+    const double s = v / 255.0;
+    return s <= 0.04045 ? s / 12.92 : std::pow((s + 0.055) / 1.055, 2.4);
+  };
+  const double r = linear(c.r), g = linear(c.g), b = linear(c.b);
+  const double x = (0.4124564 * r + 0.3575761 * g + 0.1804375 * b) / 0.95047;
+  const double y = 0.2126729 * r + 0.7151522 * g + 0.0721750 * b;
+  const double z = (0.0193339 * r + 0.1191920 * g + 0.9503041 * b) / 1.08883;
+  auto f = [](double t) {
+    return t > 216.0 / 24389.0 ? std::cbrt(t) : (24389.0 / 27.0 * t + 16.0) / 116.0;
+  };
+  return {116.0 * f(y) - 16.0, 500.0 * (f(x) - f(y)), 200.0 * (f(y) - f(z))};
+}
+
+Rgba8 FarthestFrom(const ColorLut& lut) {
+  std::vector<std::array<double, 3>> lab;
+  for (const Rgba8& c : lut) lab.push_back(ToLab(c));
+  Rgba8 best{};
+  double best_distance = -1;
+  for (int r = 0; r <= 255; r += 17) {
+    for (int g = 0; g <= 255; g += 17) {
+      for (int b = 0; b <= 255; b += 17) {
+        const Rgba8 c{static_cast<uint8_t>(r), static_cast<uint8_t>(g), static_cast<uint8_t>(b),
+                      255};
+        const std::array<double, 3> p = ToLab(c);
+        double nearest = 1e300;
+        for (const auto& q : lab) {
+          nearest = std::min(nearest, std::hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]));
+        }
+        if (nearest > best_distance) {
+          best_distance = nearest;
+          best = c;
+        }
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::string_view ColormapName(ColormapId id) {
+  return id == ColormapId::kRdBu ? "rdbu" : "viridis";
+}
+
+std::optional<ColormapId> ParseColormap(std::string_view name) {
+  if (name == "rdbu") return ColormapId::kRdBu;
+  if (name == "viridis") return ColormapId::kViridis;
+  return std::nullopt;
+}
+
+const ColorLut& GetColormap(ColormapId id) {
+  static const ColorLut rdbu = Expand(KeyHex(ColormapId::kRdBu));
+  static const ColorLut viridis = Expand(KeyHex(ColormapId::kViridis));
+  return id == ColormapId::kRdBu ? rdbu : viridis;
+}
+
+const std::vector<Rgba8>& ColormapKeys(ColormapId id) {
+  auto to_rgba = [](const std::vector<uint32_t>& hex) {
+    std::vector<Rgba8> keys;
+    for (uint32_t h : hex) {
+      keys.push_back({static_cast<uint8_t>(h >> 16), static_cast<uint8_t>(h >> 8),
+                      static_cast<uint8_t>(h), 255});
+    }
+    return keys;
+  };
+  static const std::vector<Rgba8> rdbu = to_rgba(KeyHex(ColormapId::kRdBu));
+  static const std::vector<Rgba8> viridis = to_rgba(KeyHex(ColormapId::kViridis));
+  return id == ColormapId::kRdBu ? rdbu : viridis;
+}
+
+int ColormapIndex(float v, float vmin, float vmax) {
+  if (!(v == v)) return 0;
+  const double t = (static_cast<double>(v) - vmin) / (static_cast<double>(vmax) - vmin);
+  const long k = std::lround(t * (kLutSize - 1));
+  return static_cast<int>(std::clamp(k, 0L, static_cast<long>(kLutSize - 1)));
+}
+
+Rgba8 SelectionHighlightColor(ColormapId id) {
+  static const Rgba8 rdbu = FarthestFrom(GetColormap(ColormapId::kRdBu));
+  static const Rgba8 viridis = FarthestFrom(GetColormap(ColormapId::kViridis));
+  return id == ColormapId::kRdBu ? rdbu : viridis;
+}
+
+double ColorDistanceLab(Rgba8 a, Rgba8 b) {
+  const std::array<double, 3> p = ToLab(a), q = ToLab(b);
+  return std::hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
+}
+
+double SelectionLineWidth(double row_height) {
+  return std::clamp(row_height / 4.0, 1.0, 2.5);
+}
+
+void MapToRgba(ColormapId id, const float* values, int64_t n, float vmin, float vmax,
+               uint8_t* rgba) {
+  const ColorLut& lut = GetColormap(id);
+  for (int64_t k = 0; k < n; ++k) {
+    const Rgba8 c = lut[static_cast<size_t>(ColormapIndex(values[k], vmin, vmax))];
+    rgba[4 * k + 0] = c.r;
+    rgba[4 * k + 1] = c.g;
+    rgba[4 * k + 2] = c.b;
+    rgba[4 * k + 3] = c.a;
+  }
+}
+
+}  // namespace pe

@@ -1,0 +1,80 @@
+// A figure described without any drawing backend: axes, a raster image, bars, lines with
+// markers, outlines, a colour bar, a legend and metadata. figure_render.h draws it with cairo to
+// PNG, SVG or PDF; the view builders (app/figure_export.h) make one from what a panel shows.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "figure/colormap.h"
+
+namespace pe {
+
+// A window onto plot coordinates (shared with the window's plot layer).
+struct ViewRange {
+  double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+  bool operator==(const ViewRange&) const = default;
+};
+
+// Qualitative colours for series (Okabe-Ito, reordered so the first four read on white and on a
+// dark background alike): the four parts of the input layer, curves, tokens.
+Rgba8 SeriesRgba(int index);
+
+struct FigureAxis {
+  std::string label;
+  bool cells = false;     // integer categories: tick k at the centre of [k, k+1)
+  bool reversed = false;  // grows downward (y) as in a matrix
+  bool integer = false;   // only whole-number ticks (an index axis)
+};
+
+struct FigureImage {
+  int width = 0, height = 0;
+  std::vector<uint8_t> rgba;              // (height, width, 4), row 0 at y0
+  double x0 = 0, y0 = 0, x1 = 1, y1 = 1;  // the plot rectangle it covers
+};
+
+struct FigureRect {
+  double x0 = 0, y0 = 0, x1 = 1, y1 = 1;
+  Rgba8 color;
+  bool filled = true;
+  double line_width = 1.0;  // for outlines
+};
+
+struct FigureSeries {
+  std::string label;
+  Rgba8 color;
+  double line_width = 1.5;
+  std::vector<double> xs, ys;                // the line (ascending xs); empty: no line
+  std::vector<double> marker_xs, marker_ys;  // dots; empty: none
+  double marker_radius = 2.2;
+};
+
+struct FigureColorBar {
+  ColormapId colormap = ColormapId::kRdBu;
+  double vmin = -1, vmax = 1;
+  std::string label;
+};
+
+struct FigureLegendItem {
+  std::string label;
+  Rgba8 color;
+};
+
+struct Figure {
+  std::string title;
+  FigureAxis x, y;
+  ViewRange view;                    // what the plot area shows
+  std::optional<FigureImage> image;  // drawn first, nearest-neighbour
+  std::vector<FigureRect> rects;     // bars, under the lines
+  std::vector<double> hlines;        // thin reference lines (y = 0)
+  std::vector<FigureSeries> series;
+  std::vector<FigureRect> overlays;        // outlines on top (a selected row)
+  std::optional<FigureColorBar> colorbar;  // right of the plot
+  std::vector<FigureLegendItem> legend;    // right of the plot, never over the data
+  std::vector<std::pair<std::string, std::string>> metadata;  // written into the file
+};
+
+}  // namespace pe

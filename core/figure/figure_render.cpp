@@ -1,0 +1,660 @@
+#include "figure/figure_render.h"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <cairo.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "base/ticks.h"
+
+namespace pe {
+
+Rgba8 SeriesRgba(int index) {
+  static const Rgba8 colors[] = {{86, 180, 233, 255},  {230, 159, 0, 255},  {0, 158, 115, 255},
+                                 {204, 121, 167, 255}, {213, 94, 0, 255},   {0, 114, 178, 255},
+                                 {240, 228, 66, 255},  {150, 150, 150, 255}};
+  return colors[static_cast<unsigned>(index) % 8];
+}
+
+std::optional<FigureFormat> FigureFormatFromExtension(const std::string& ext) {
+  if (ext == "png") return FigureFormat::kPng;
+  if (ext == "svg") return FigureFormat::kSvg;
+  if (ext == "pdf") return FigureFormat::kPdf;
+  return std::nullopt;
+}
+
+Status ValidateFigureSize(const FigureSize& s) {
+  auto fmt = [](double v) {
+    std::ostringstream o;
+    o << v;
+    return o.str();
+  };
+  if (!(s.width >= 200 && s.width <= 10000)) {
+    return InvalidArgument("figure width must be in [200, 10000], got " + fmt(s.width));
+  }
+  if (!(s.height >= 200 && s.height <= 10000)) {
+    return InvalidArgument("figure height must be in [200, 10000], got " + fmt(s.height));
+  }
+  if (!(s.scale >= 0.25 && s.scale <= 8)) {
+    return InvalidArgument("scale must be in [0.25, 8], got " + fmt(s.scale));
+  }
+  if (s.width * s.scale * s.height * s.scale > 100e6) {
+    return InvalidArgument("a " + fmt(s.width * s.scale) + " x " + fmt(s.height * s.scale) +
+                           " pixel image is over the 100 megapixel limit; lower the size or scale");
+  }
+  return {};
+}
+
+namespace {
+
+constexpr double kTitlePt = 16, kLabelPt = 13, kTickPt = 11, kLegendPt = 12;
+constexpr double kTickLen = 5;
+
+struct Box {
+  double x = 0, y = 0, w = 1, h = 1;
+};
+
+void SetColor(cairo_t* cr, Rgba8 c) {
+  cairo_set_source_rgba(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0, c.a / 255.0);
+}
+
+// The same text rendering on every surface and in every process, whatever cairo cached before:
+// grey antialiasing, no hinting (hinting would also move glyphs between PNG and vector files).
+void FixFontOptions(cairo_t* cr) {
+  cairo_font_options_t* o = cairo_font_options_create();
+  cairo_font_options_set_antialias(o, CAIRO_ANTIALIAS_GRAY);
+  cairo_font_options_set_hint_style(o, CAIRO_HINT_STYLE_NONE);
+  cairo_font_options_set_hint_metrics(o, CAIRO_HINT_METRICS_OFF);
+  cairo_set_font_options(cr, o);
+  cairo_font_options_destroy(o);
+}
+
+void Font(cairo_t* cr, double size, bool bold = false) {
+  cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
+                         bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, size);
+}
+
+double TextWidth(cairo_t* cr, const std::string& s) {
+  cairo_text_extents_t e;
+  cairo_text_extents(cr, s.c_str(), &e);
+  return e.x_advance;
+}
+
+// Text with its anchor at (x, y): ax 0 left .. 1 right; ay 0 top .. 1 bottom (of the font box).
+void Text(cairo_t* cr, const std::string& s, double x, double y, double ax, double ay,
+          double angle = 0) {
+  cairo_font_extents_t fe;
+  cairo_font_extents(cr, &fe);
+  const double w = TextWidth(cr, s);
+  const double h = fe.ascent + fe.descent;
+  cairo_save(cr);
+  cairo_translate(cr, x, y);
+  cairo_rotate(cr, angle);
+  cairo_move_to(cr, -ax * w, -ay * h + fe.ascent);
+  cairo_show_text(cr, s.c_str());
+  cairo_restore(cr);
+}
+
+// `text` in lines no wider than `max_width`, broken after ", " (a legend's "j=127: i=63 cos,
+// ω=0.0001155, λ=5.441e+04"), so numbers are never cut at the page edge. A piece wider than
+// `max_width` on its own keeps its line.
+std::vector<std::string> WrapAtCommas(cairo_t* cr, const std::string& text, double max_width) {
+  std::vector<std::string> lines;
+  std::string line;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t comma = text.find(", ", at);
+    const size_t end = comma == std::string::npos ? text.size() : comma + 1;
+    const std::string piece = text.substr(at, end - at);
+    if (!line.empty() && TextWidth(cr, line + piece) > max_width) {
+      lines.push_back(line);
+      line = piece.substr(piece.front() == ' ' ? 1 : 0);
+    } else {
+      line += piece;
+    }
+    at = end;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+struct Layout {
+  Box plot;
+  std::vector<Tick> xticks, yticks, cticks;
+};
+
+std::vector<Tick> AxisTicks(double lo, double hi, const FigureAxis& axis, double length,
+                            double label_len) {
+  const double c = axis.cells ? 0.5 : 0.0;
+  const int target = std::max(2, static_cast<int>(length / label_len));
+  std::vector<Tick> ticks = NiceTicks(lo - c, hi - c, target, axis.cells || axis.integer);
+  for (Tick& t : ticks) t.value += c;
+  return ticks;
+}
+
+Layout ComputeLayout(cairo_t* cr, const Figure& f, const FigureSize& size) {
+  FixFontOptions(cr);
+  Layout l;
+  const double top = 12 + (f.title.empty() ? 0 : kTitlePt * 1.6);
+  const double bottom = 8 + kTickLen + kTickPt * 1.5 + (f.x.label.empty() ? 0 : kLabelPt * 1.6);
+  Font(cr, kTickPt);
+  const double est_h = size.height - top - bottom;
+  l.yticks = AxisTicks(f.view.y0, f.view.y1, f.y, est_h, kTickPt * 3.2);
+  double ytick_w = 0;
+  for (const Tick& t : l.yticks) ytick_w = std::max(ytick_w, TextWidth(cr, t.label));
+  const double left = 10 + (f.y.label.empty() ? 0 : kLabelPt * 1.5) + ytick_w + kTickLen + 4;
+  double right = 18;
+  if (f.colorbar) {
+    l.cticks = NiceTicks(f.colorbar->vmin, f.colorbar->vmax,
+                         std::max(2, static_cast<int>(est_h / (kTickPt * 3.5))));
+    double cw = 0;
+    for (const Tick& t : l.cticks) cw = std::max(cw, TextWidth(cr, t.label));
+    Font(cr, kLabelPt);
+    right = std::max(right, 20 + 14 + kTickLen + 4 + cw + 10);
+    right = std::max(right, 20 + TextWidth(cr, f.colorbar->label) + 10);
+  }
+  if (!f.legend.empty()) {
+    Font(cr, kLegendPt);
+    double lw = 0;
+    for (const FigureLegendItem& it : f.legend) lw = std::max(lw, TextWidth(cr, it.label));
+    right = std::max(right, 20 + 24 + 6 + std::min(lw, size.width * 0.3) + 12);
+  }
+  l.plot = {left, top, std::max(40.0, size.width - left - right),
+            std::max(40.0, size.height - top - bottom)};
+  Font(cr, kTickPt);
+  double xlabel_w = 0;
+  for (const Tick& t : AxisTicks(f.view.x0, f.view.x1, f.x, l.plot.w, 60)) {
+    xlabel_w = std::max(xlabel_w, TextWidth(cr, t.label));
+  }
+  l.xticks = AxisTicks(f.view.x0, f.view.x1, f.x, l.plot.w, xlabel_w * 2.2 + 12);
+  return l;
+}
+
+struct Mapper {
+  const Figure& f;
+  Box b;
+  double X(double x) const { return b.x + (x - f.view.x0) / (f.view.x1 - f.view.x0) * b.w; }
+  double Y(double y) const {
+    const double t = (y - f.view.y0) / (f.view.y1 - f.view.y0);
+    return f.y.reversed ? b.y + t * b.h : b.y + b.h - t * b.h;
+  }
+};
+
+// An ARGB32 cairo surface of an RGBA8 image (opaque or not; premultiplied as cairo wants), each
+// pixel repeated as a `repeat` x `repeat` block.
+cairo_surface_t* ImageSurface(int w, int h, const uint8_t* rgba, int repeat) {
+  cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w * repeat, h * repeat);
+  cairo_surface_flush(s);
+  unsigned char* data = cairo_image_surface_get_data(s);
+  const int stride = cairo_image_surface_get_stride(s);
+  for (int y = 0; y < h * repeat; ++y) {
+    auto* row = reinterpret_cast<uint32_t*>(data + static_cast<ptrdiff_t>(y) * stride);
+    for (int x = 0; x < w * repeat; ++x) {
+      const uint8_t* p = rgba + (static_cast<size_t>(y / repeat) * w + x / repeat) * 4;
+      const uint32_t a = p[3];
+      auto pm = [a](uint32_t c) { return (c * a + 127) / 255; };
+      row[x] = (a << 24) | (pm(p[0]) << 16) | (pm(p[1]) << 8) | pm(p[2]);
+    }
+  }
+  cairo_surface_mark_dirty(s);
+  return s;
+}
+
+// How many times to repeat each image pixel in a vector file. SVG renderers (librsvg, Inkscape,
+// browsers) ignore nearest-neighbour hints and smooth an enlarged image across each of its pixels;
+// some PDF viewers ignore /Interpolate false the same way. With every cell kCellBlur times as
+// many image pixels as it covers page units, that smoothing stays inside one unit at each cell
+// edge, even viewed at 2x. The image stays within kMaxImageSide pixels per side and
+// kMaxImagePixels in all (a few hundred KiB of PNG inside the file: the blocks compress well).
+int VectorImageRepeat(int w, int h, double width_units, double height_units) {
+  constexpr double kCellBlur = 2.0;
+  constexpr int kMaxImageSide = 4096;
+  constexpr double kMaxImagePixels = 8e6;
+  const double units_per_pixel = std::max(width_units / w, height_units / h);
+  int repeat = static_cast<int>(std::ceil(units_per_pixel * kCellBlur));
+  repeat = std::min({repeat, kMaxImageSide / w, kMaxImageSide / h,
+                     static_cast<int>(std::sqrt(kMaxImagePixels / (static_cast<double>(w) * h)))});
+  return std::max(1, repeat);
+}
+
+// Paints `img` (w x h pixels) onto the device rectangle from (dx0, dy0) to (dx1, dy1), which
+// may be flipped, with nearest-neighbour sampling.
+void PaintImage(cairo_t* cr, cairo_surface_t* img, int w, int h, double dx0, double dy0, double dx1,
+                double dy1) {
+  cairo_save(cr);
+  cairo_translate(cr, dx0, dy0);
+  cairo_scale(cr, (dx1 - dx0) / w, (dy1 - dy0) / h);
+  cairo_set_source_surface(cr, img, 0, 0);
+  cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+  // No extend mode and a plain paint: cairo's SVG then places the image with one <use>, whose
+  // image-rendering hint renderers honour, instead of filling with a <pattern>, whose hint they
+  // ignore.
+  cairo_rectangle(cr, 0, 0, w, h);
+  cairo_clip(cr);
+  cairo_paint(cr);
+  cairo_restore(cr);
+}
+
+void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format) {
+  const Layout l = ComputeLayout(cr, f, size);
+  const Mapper m{f, l.plot};
+  const Box& b = l.plot;
+  const Rgba8 ink{30, 30, 35, 255}, grey{110, 110, 115, 255}, grid{0, 0, 0, 22};
+
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+
+  // Grid under the data.
+  cairo_set_line_width(cr, 0.6);
+  SetColor(cr, grid);
+  for (const Tick& t : l.xticks) {
+    cairo_move_to(cr, m.X(t.value), b.y);
+    cairo_line_to(cr, m.X(t.value), b.y + b.h);
+  }
+  for (const Tick& t : l.yticks) {
+    cairo_move_to(cr, b.x, m.Y(t.value));
+    cairo_line_to(cr, b.x + b.w, m.Y(t.value));
+  }
+  cairo_stroke(cr);
+
+  // The data, clipped to the plot area.
+  cairo_save(cr);
+  cairo_rectangle(cr, b.x, b.y, b.w, b.h);
+  cairo_clip(cr);
+  if (f.image && f.image->width > 0 && f.image->height > 0) {
+    const FigureImage& im = *f.image;
+    const double x0 = m.X(im.x0), y0 = m.Y(im.y0), x1 = m.X(im.x1), y1 = m.Y(im.y1);
+    const int repeat =
+        format == FigureFormat::kPng
+            ? 1
+            : VectorImageRepeat(im.width, im.height, std::fabs(x1 - x0), std::fabs(y1 - y0));
+    cairo_surface_t* s = ImageSurface(im.width, im.height, im.rgba.data(), repeat);
+    PaintImage(cr, s, im.width * repeat, im.height * repeat, x0, y0, x1, y1);
+    cairo_surface_destroy(s);
+  }
+  for (const FigureRect& r : f.rects) {
+    SetColor(cr, r.color);
+    cairo_rectangle(cr, std::min(m.X(r.x0), m.X(r.x1)), std::min(m.Y(r.y0), m.Y(r.y1)),
+                    std::fabs(m.X(r.x1) - m.X(r.x0)), std::fabs(m.Y(r.y1) - m.Y(r.y0)));
+    cairo_fill(cr);
+  }
+  cairo_set_line_width(cr, 0.8);
+  SetColor(cr, {0, 0, 0, 110});
+  for (double y : f.hlines) {
+    cairo_move_to(cr, b.x, m.Y(y));
+    cairo_line_to(cr, b.x + b.w, m.Y(y));
+  }
+  cairo_stroke(cr);
+  cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+  cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+  for (const FigureSeries& s : f.series) {
+    SetColor(cr, s.color);
+    if (s.xs.size() >= 2) {
+      cairo_set_line_width(cr, s.line_width);
+      cairo_move_to(cr, m.X(s.xs[0]), m.Y(s.ys[0]));
+      for (size_t k = 1; k < s.xs.size(); ++k) cairo_line_to(cr, m.X(s.xs[k]), m.Y(s.ys[k]));
+      cairo_stroke(cr);
+    }
+    for (size_t k = 0; k < s.marker_xs.size(); ++k) {
+      cairo_new_sub_path(cr);
+      cairo_arc(cr, m.X(s.marker_xs[k]), m.Y(s.marker_ys[k]), s.marker_radius, 0, 2 * M_PI);
+    }
+    cairo_fill(cr);
+  }
+  for (const FigureRect& r : f.overlays) {
+    SetColor(cr, r.color);
+    cairo_set_line_width(cr, r.line_width);
+    cairo_rectangle(cr, std::min(m.X(r.x0), m.X(r.x1)), std::min(m.Y(r.y0), m.Y(r.y1)),
+                    std::fabs(m.X(r.x1) - m.X(r.x0)), std::fabs(m.Y(r.y1) - m.Y(r.y0)));
+    cairo_stroke(cr);
+  }
+  cairo_restore(cr);
+
+  // Frame, ticks and tick labels; labels that would overlap their neighbour are skipped.
+  SetColor(cr, grey);
+  cairo_set_line_width(cr, 1.0);
+  cairo_rectangle(cr, b.x, b.y, b.w, b.h);
+  cairo_stroke(cr);
+  Font(cr, kTickPt);
+  double last_right = -1e9;
+  for (const Tick& t : l.xticks) {
+    const double x = m.X(t.value);
+    if (x < b.x - 0.5 || x > b.x + b.w + 0.5) continue;
+    SetColor(cr, grey);
+    cairo_move_to(cr, x, b.y + b.h);
+    cairo_line_to(cr, x, b.y + b.h + kTickLen);
+    cairo_stroke(cr);
+    const double w = TextWidth(cr, t.label);
+    const double lx = std::clamp(x - w / 2, 2.0, size.width - w - 2);
+    if (lx < last_right + 6) continue;
+    SetColor(cr, ink);
+    Text(cr, t.label, lx, b.y + b.h + kTickLen + 2, 0, 0);
+    last_right = lx + w;
+  }
+  double last_top = 1e9;
+  std::vector<Tick> yt = l.yticks;
+  if (!f.y.reversed) std::reverse(yt.begin(), yt.end());
+  for (auto it = yt.rbegin(); it != yt.rend(); ++it) {  // bottom to top on screen
+    const double y = m.Y(it->value);
+    if (y < b.y - 0.5 || y > b.y + b.h + 0.5) continue;
+    SetColor(cr, grey);
+    cairo_move_to(cr, b.x - kTickLen, y);
+    cairo_line_to(cr, b.x, y);
+    cairo_stroke(cr);
+    const double ly = std::clamp(y, b.y + kTickPt * 0.6, b.y + b.h);
+    if (ly + kTickPt * 0.6 > last_top - 2) continue;
+    SetColor(cr, ink);
+    Text(cr, it->label, b.x - kTickLen - 3, ly, 1, 0.5);
+    last_top = ly - kTickPt * 0.6;
+  }
+
+  // Title and axis titles.
+  SetColor(cr, ink);
+  if (!f.title.empty()) {
+    // A title wider than the page shrinks to fit rather than losing characters at both ends;
+    // centred over the plot while that keeps it on the page.
+    Font(cr, kTitlePt, true);
+    const double avail = size.width - 8;
+    const double w = TextWidth(cr, f.title);
+    if (w > avail) Font(cr, kTitlePt * avail / w, true);
+    const double tw = std::min(w, avail);
+    Text(cr, f.title, std::clamp(b.x + b.w / 2 - tw / 2, 4.0, size.width - 4 - tw), 10, 0, 0);
+  }
+  Font(cr, kLabelPt);
+  if (!f.x.label.empty()) Text(cr, f.x.label, b.x + b.w / 2, size.height - 6, 0.5, 1);
+  if (!f.y.label.empty()) Text(cr, f.y.label, 8, b.y + b.h / 2, 0.5, 0, -M_PI / 2);
+
+  // Colour bar from the same LUT as the heatmap, with its range.
+  double right_x = b.x + b.w + 20;
+  double right_y = b.y;
+  if (f.colorbar) {
+    const FigureColorBar& c = *f.colorbar;
+    // A vector gradient through the LUT's own key colours: the same colours as the heatmap's
+    // pixels (the LUT interpolates these keys linearly) and no second image in the file.
+    const std::vector<Rgba8>& keys = ColormapKeys(c.colormap);
+    const double top = b.y + kLabelPt * 1.6, h = b.h - kLabelPt * 1.6;
+    cairo_pattern_t* grad = cairo_pattern_create_linear(0, top + h, 0, top);  // vmin at the bottom
+    for (size_t k = 0; k < keys.size(); ++k) {
+      cairo_pattern_add_color_stop_rgb(
+          grad, static_cast<double>(k) / static_cast<double>(keys.size() - 1), keys[k].r / 255.0,
+          keys[k].g / 255.0, keys[k].b / 255.0);
+    }
+    cairo_set_source(cr, grad);
+    cairo_rectangle(cr, right_x, top, 14, h);
+    cairo_fill(cr);
+    cairo_pattern_destroy(grad);
+    SetColor(cr, grey);
+    cairo_rectangle(cr, right_x, top, 14, h);
+    cairo_stroke(cr);
+    Font(cr, kTickPt);
+    for (const Tick& t : l.cticks) {
+      const double y = top + h - (t.value - c.vmin) / (c.vmax - c.vmin) * h;
+      SetColor(cr, grey);
+      cairo_move_to(cr, right_x + 14, y);
+      cairo_line_to(cr, right_x + 14 + kTickLen, y);
+      cairo_stroke(cr);
+      SetColor(cr, ink);
+      Text(cr, t.label, right_x + 14 + kTickLen + 3, y, 0, 0.5);
+    }
+    Font(cr, kLabelPt);
+    Text(cr, c.label, right_x, b.y, 0, 0);
+    right_y = b.y + b.h;
+  }
+  // Legend beside the plot: never over the data.
+  if (!f.legend.empty()) {
+    Font(cr, kLegendPt);
+    double y = right_y + (f.colorbar ? 10 : 4);
+    for (const FigureLegendItem& it : f.legend) {
+      if (y + kLegendPt > size.height - 4) break;
+      SetColor(cr, it.color);
+      cairo_set_line_width(cr, 3);
+      cairo_move_to(cr, right_x, y + kLegendPt * 0.6);
+      cairo_line_to(cr, right_x + 24, y + kLegendPt * 0.6);
+      cairo_stroke(cr);
+      SetColor(cr, ink);
+      for (const std::string& line : WrapAtCommas(cr, it.label, size.width - right_x - 30 - 4)) {
+        if (y + kLegendPt > size.height - 4) break;
+        Text(cr, line, right_x + 30, y, 0, 0);
+        y += kLegendPt * 1.25;
+      }
+      y += kLegendPt * 0.3;
+    }
+  }
+}
+
+cairo_status_t AppendToString(void* closure, const unsigned char* data, unsigned int length) {
+  static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+std::string XmlEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string Describe(const Figure& f) {
+  std::string s;
+  for (const auto& [k, v] : f.metadata) {
+    if (!s.empty()) s += "; ";
+    s += k;
+    s += '=';
+    s += v;
+  }
+  return s;
+}
+
+// PNG tEXt chunks (Latin-1 keyword, NUL, text) go right after IHDR.
+std::string WithPngText(const std::string& png,
+                        const std::vector<std::pair<std::string, std::string>>& entries) {
+  constexpr size_t kAfterIhdr = 8 + 4 + 4 + 13 + 4;
+  if (png.size() < kAfterIhdr) return png;
+  std::string chunks;
+  for (const auto& [key, text] : entries) {
+    std::string data = key.substr(0, 79) + '\0' + text;
+    std::string chunk;
+    auto be32 = [&](uint32_t v) {
+      for (int sh = 24; sh >= 0; sh -= 8) chunk += static_cast<char>((v >> sh) & 0xff);
+    };
+    be32(static_cast<uint32_t>(data.size()));
+    const std::string body = "tEXt" + data;
+    chunk += body;
+    be32(static_cast<uint32_t>(
+        crc32(0L, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()))));
+    chunks += chunk;
+  }
+  return png.substr(0, kAfterIhdr) + chunks + png.substr(kAfterIhdr);
+}
+
+// cairo numbers SVG ids (surface5, image6, glyph0-1, clip2) with counters that live as long as
+// the process, so a second export from the window differed from the CLI's file. Renames every
+// id, and the references to it (id="x", "#x", url(#x)), to its prefix and its order of first
+// appearance: the same figure gives the same bytes in any process.
+std::string WithStableSvgIds(const std::string& svg) {
+  auto is_id_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; };
+  std::map<std::string, std::string> renamed;
+  std::map<std::string, int> count;  // per prefix
+  for (size_t at = svg.find(" id=\""); at != std::string::npos; at = svg.find(" id=\"", at + 1)) {
+    const size_t begin = at + 5;
+    size_t end = begin;
+    while (end < svg.size() && is_id_char(svg[end])) ++end;
+    const std::string id = svg.substr(begin, end - begin);
+    size_t letters = 0;
+    while (letters < id.size() && std::isalpha(static_cast<unsigned char>(id[letters]))) ++letters;
+    const std::string prefix = id.substr(0, letters);
+    if (!renamed.count(id)) renamed[id] = prefix + std::to_string(count[prefix]++);
+  }
+  std::string out;
+  out.reserve(svg.size());
+  size_t at = 0;
+  while (at < svg.size()) {
+    const bool at_id = svg.compare(at, 5, " id=\"") == 0;
+    const bool at_ref = svg[at] == '#';
+    if (!at_id && !at_ref) {
+      out += svg[at++];
+      continue;
+    }
+    const size_t begin = at + (at_id ? 5 : 1);
+    size_t end = begin;
+    while (end < svg.size() && is_id_char(svg[end])) ++end;
+    const auto it = renamed.find(svg.substr(begin, end - begin));
+    out.append(svg, at, begin - at);
+    out += it == renamed.end() ? svg.substr(begin, end - begin) : it->second;
+    at = end;
+  }
+  return out;
+}
+
+// Stable ids, nearest-neighbour hints on images, then <title> and <metadata> right after the
+// <svg> tag.
+std::string WithSvgMetadata(std::string svg, const Figure& f) {
+  svg = WithStableSvgIds(svg);
+  for (size_t at = svg.find("<image "); at != std::string::npos; at = svg.find("<image ", at + 1)) {
+    svg.insert(at + 7, "image-rendering=\"optimizeSpeed\" style=\"image-rendering:pixelated\" ");
+  }
+  const size_t open = svg.find("<svg");
+  const size_t end = open == std::string::npos ? open : svg.find('>', open);
+  if (end == std::string::npos) return svg;
+  std::string meta =
+      "\n<title>" + XmlEscape(f.title.empty() ? "PE Explorer figure" : f.title) + "</title>\n";
+  meta += "<desc>" + XmlEscape(Describe(f)) +
+          "</desc>\n<metadata>\n<pe:figure xmlns:pe=\"urn:pe-explorer:figure\">\n";
+  for (const auto& [k, v] : f.metadata) {
+    meta += "  <pe:param name=\"" + XmlEscape(k) + "\" value=\"" + XmlEscape(v) + "\"/>\n";
+  }
+  meta += "</pe:figure>\n</metadata>";
+  svg.insert(end + 1, meta);
+  return svg;
+}
+
+std::string MetadataValue(const Figure& f, const std::string& key) {
+  for (const auto& [k, v] : f.metadata) {
+    if (k == key) return v;
+  }
+  return "";
+}
+
+}  // namespace
+
+PlotBox FigurePlotBox(const Figure& figure, const FigureSize& size) {
+  cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t* cr = cairo_create(s);
+  const Layout l = ComputeLayout(cr, figure, size);
+  cairo_destroy(cr);
+  cairo_surface_destroy(s);
+  return {l.plot.x, l.plot.y, l.plot.w, l.plot.h};
+}
+
+PixelSize PlotAreaPixels(const Figure& figure, const FigureSize& size, FigureFormat format) {
+  const PlotBox box = FigurePlotBox(figure, size);
+  // Vector files get twice the units, so zoomed-in PDFs keep detail.
+  const double k = format == FigureFormat::kPng ? size.scale : 2.0;
+  return {std::max(1, static_cast<int>(std::ceil(box.w * k))),
+          std::max(1, static_cast<int>(std::ceil(box.h * k)))};
+}
+
+Status RenderFigure(const Figure& figure, FigureFormat format, const FigureSize& size,
+                    std::ostream& out) {
+  if (Status s = ValidateFigureSize(size); !s.ok()) return s;
+  std::string bytes;
+  cairo_surface_t* surface = nullptr;
+  switch (format) {
+    case FigureFormat::kPng:
+      surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32,
+                                           static_cast<int>(std::lround(size.width * size.scale)),
+                                           static_cast<int>(std::lround(size.height * size.scale)));
+      break;
+    case FigureFormat::kSvg:
+      surface =
+          cairo_svg_surface_create_for_stream(AppendToString, &bytes, size.width, size.height);
+      cairo_svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_PX);
+      break;
+    case FigureFormat::kPdf: {
+      surface =
+          cairo_pdf_surface_create_for_stream(AppendToString, &bytes, size.width, size.height);
+      cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, figure.title.c_str());
+      cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_SUBJECT, Describe(figure).c_str());
+      cairo_pdf_surface_set_metadata(
+          surface, CAIRO_PDF_METADATA_KEYWORDS,
+          ("positional encoding; " + MetadataValue(figure, "view")).c_str());
+      cairo_pdf_surface_set_metadata(
+          surface, CAIRO_PDF_METADATA_CREATOR,
+          ("PE Explorer " + MetadataValue(figure, "app_version")).c_str());
+      if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH")) {
+        const std::time_t t = static_cast<std::time_t>(std::strtoll(epoch, nullptr, 10));
+        std::tm tm{};
+        gmtime_r(&t, &tm);
+        char iso[32];
+        std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATE_DATE, iso);
+        cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_MOD_DATE, iso);
+      }
+      break;
+    }
+  }
+  std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> owner(surface,
+                                                                           cairo_surface_destroy);
+  if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
+    return RuntimeError(std::string("cannot create the figure: ") +
+                        cairo_status_to_string(cairo_surface_status(surface)));
+  }
+  cairo_t* cr = cairo_create(surface);
+  if (format == FigureFormat::kPng) cairo_scale(cr, size.scale, size.scale);
+  Draw(cr, figure, size, format);
+  const cairo_status_t draw_status = cairo_status(cr);
+  cairo_destroy(cr);
+  if (draw_status != CAIRO_STATUS_SUCCESS) {
+    return RuntimeError(std::string("drawing the figure failed: ") +
+                        cairo_status_to_string(draw_status));
+  }
+  if (format == FigureFormat::kPng) {
+    if (cairo_surface_write_to_png_stream(surface, AppendToString, &bytes) !=
+        CAIRO_STATUS_SUCCESS) {
+      return RuntimeError("PNG encoding failed");
+    }
+    std::vector<std::pair<std::string, std::string>> text = {
+        {"Title", figure.title},
+        {"Software", "PE Explorer " + MetadataValue(figure, "app_version")},
+        {"Description", Describe(figure)}};
+    for (const auto& [k, v] : figure.metadata) text.emplace_back("pe:" + k, v);
+    bytes = WithPngText(bytes, text);
+  } else {
+    cairo_surface_finish(surface);
+    if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
+      return RuntimeError(std::string("writing the figure failed: ") +
+                          cairo_status_to_string(cairo_surface_status(surface)));
+    }
+    if (format == FigureFormat::kSvg) bytes = WithSvgMetadata(std::move(bytes), figure);
+  }
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return out ? Status() : RuntimeError("writing the figure failed");
+}
+
+}  // namespace pe

@@ -1,0 +1,49 @@
+// Draws a Figure with cairo to PNG, SVG or PDF from one drawing path. Text is DejaVu Sans
+// (fonts-dejavu-core). The heatmap image is embedded once, scaled nearest-neighbour (crisp
+// cells, never a rectangle per cell); in SVG and PDF each cell is a block of several image pixels,
+// so viewers that smooth images anyway keep cells crisp. Lines and text stay vectors.
+// Every file carries the figure's metadata: PNG tEXt chunks, SVG <title> and <metadata>, PDF
+// document information. PDF dates follow SOURCE_DATE_EPOCH when it is set (reproducible files).
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "figure/figure.h"
+#include "base/status.h"
+
+namespace pe {
+
+enum class FigureFormat { kPng, kSvg, kPdf };
+std::optional<FigureFormat> FigureFormatFromExtension(const std::string& ext);  // "png", ...
+
+struct FigureSize {
+  double width = 960;  // layout units: SVG px, PDF points, PNG pixels at scale 1
+  double height = 540;
+  double scale = 1.0;  // PNG only: pixels per unit
+  bool operator==(const FigureSize&) const = default;
+};
+
+// Allowed sizes, checked by ValidateFigureSize: width and height in [200, 10000] units, scale
+// in [0.25, 8], and at most 100 megapixels of PNG.
+Status ValidateFigureSize(const FigureSize& size);
+
+// Where the plot area lies on the page, in layout units (top-left origin).
+struct PlotBox {
+  double x = 0, y = 0, w = 1, h = 1;
+};
+PlotBox FigurePlotBox(const Figure& figure, const FigureSize& size);
+
+// The plot area's size in output pixels (PNG) or units (vector): how fine an image to attach.
+struct PixelSize {
+  int width = 1, height = 1;
+};
+PixelSize PlotAreaPixels(const Figure& figure, const FigureSize& size, FigureFormat format);
+
+// Renders `figure` into `out`. Errors (cairo failures, invalid size) leave `out` partly written:
+// write files through WriteFileAtomically.
+Status RenderFigure(const Figure& figure, FigureFormat format, const FigureSize& size,
+                    std::ostream& out);
+
+}  // namespace pe

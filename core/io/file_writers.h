@@ -1,0 +1,41 @@
+// File formats for the numbers behind the views: NPY (v1.0, little-endian float32, C order) and
+// CSV (shortest text that round-trips float32). Every writer writes to a std::ostream; files go
+// through WriteFileAtomically so a failed export leaves nothing behind.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <span>
+#include <string>
+
+#include "base/status.h"
+
+namespace pe {
+
+// The NPY header (magic, version, dict, padding to a multiple of 64 bytes) for a float32 array.
+std::string NpyHeader(std::span<const int64_t> shape);
+// Appends `n` float32 values in little-endian byte order.
+void WriteFloatsLE(std::ostream& out, const float* values, int64_t n);
+
+// Shortest decimal text that reads back as exactly `v` ("0.84147096", "-1", "nan").
+std::string FormatFloat(float v);
+
+// Writes `path` by calling `write` on a stream to a temporary file in the same folder, then
+// putting it in place with one rename, so readers see the old file or the new one, never a part.
+// The temporary is unnamed (O_TMPFILE) where the filesystem allows, so even SIGKILL leaves
+// nothing; elsewhere it has a random name, is created with O_EXCL | O_NOFOLLOW, and is removed
+// on SIGINT, SIGTERM and SIGHUP (handlers installed on first use where the action is the
+// default; they re-raise the signal). An existing target keeps its permission bits; a new one
+// gets 0666 minus the umask. Targets that are not regular files (directories, FIFOs, devices,
+// symbolic links) are refused. On any failure (the callback's, or I/O) `path` is untouched and
+// nothing is left behind; an I/O error names the path and its cause (strerror) and takes
+// precedence over the callback's own message. `path` "-" writes to standard output (errors
+// name "standard output").
+Status WriteFileAtomically(const std::string& path,
+                           const std::function<Status(std::ostream&)>& write);
+
+// The lower-case extension of `path` without the dot ("npy"), or "" when there is none.
+std::string FileExtension(const std::string& path);
+
+}  // namespace pe

@@ -1,0 +1,29 @@
+// Token embeddings: a (vocab_size, d_model) table like torch.nn.Embedding, initialised N(0, 1)
+// from a seed (see random.h for the generator) or filled from explicit values, and row lookup.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "base/matrix.h"
+#include "base/status.h"
+
+namespace pe {
+
+inline constexpr int64_t kMaxVocab = int64_t{1} << 24;
+
+// Entry (row, col) of the seeded N(0, 1) table: RandomNormal(seed, row * d_model + col),
+// rounded to float32. The table is the same whatever its vocabulary size.
+float EmbeddingValue(uint64_t seed, int64_t d_model, int64_t row, int64_t col);
+
+// The (vocab_size, d_model) table for `seed`, or an error for sizes out of range or over `cap`.
+Result<Matrix> InitEmbeddingNormal(int64_t vocab_size, int64_t d_model, uint64_t seed,
+                                   const MemoryCap& cap = {});
+
+// Ok when every id is in [0, vocab_size); else an error naming the first id outside.
+Status CheckIds(int64_t vocab_size, std::span<const int64_t> ids);
+
+// Rows of `table` (V, d) for `ids` (n): (n, d). An id outside [0, V) is an error naming it.
+Result<Matrix> LookupRows(const Matrix& table, std::span<const int64_t> ids);
+
+}  // namespace pe

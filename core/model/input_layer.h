@@ -1,0 +1,100 @@
+// The transformer input layer, as in the seeds' PyTorch module and llm.c's encoder_forward:
+//   x[t, :] = dropout(E[id_t, :] * (scale ? sqrt(d) : 1) + PE[offset + t, :])
+// with every intermediate kept so the app can show and export it. Float32 storage; the norms
+// are accumulated in double.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/matrix.h"
+#include "encoding/positional_encoding.h"
+#include "base/status.h"
+#include "text/tokenizer.h"
+
+namespace pe {
+
+struct InputLayerParams {
+  bool scale = true;     // multiply embeddings by sqrt(d_model) (paper section 3.4)
+  double dropout = 0.0;  // p in [0, 1], applied to the sum in train mode (inverted dropout)
+  uint64_t dropout_seed = 0;
+  bool train = false;  // eval mode makes dropout the identity, as nn.Dropout.eval()
+  bool operator==(const InputLayerParams&) const = default;
+};
+
+Status ValidateInputLayerParams(const InputLayerParams& params);
+
+enum class Part { kEmbedding, kScaled, kPositional, kSum };
+inline constexpr Part kAllParts[] = {Part::kEmbedding, Part::kScaled, Part::kPositional,
+                                     Part::kSum};
+std::string_view PartName(Part part);  // "embedding", "scaled", "positional", "sum"
+
+struct InputParts {
+  Matrix embedding;   // (T, d) E[id_t]
+  Matrix scaled;      // (T, d) E[id_t] * sqrt(d), or E[id_t] with scaling off
+  Matrix positional;  // (T, d) PE[offset + t]
+  Matrix sum;         // (T, d) dropout(scaled + positional)
+  int64_t tokens() const { return embedding.rows; }
+  const Matrix& part(Part p) const;
+  // Euclidean norm of one token's part, in double.
+  double Norm(Part p, int64_t t) const;
+  // |scaled| / |positional| for token t: how much the meaning outweighs the position.
+  double ScaledToPositionalRatio(int64_t t) const;
+};
+
+// Inverted dropout in place: each of n values is kept with probability 1 - p and scaled by
+// 1 / (1 - p), else zeroed; value k draws RandomUniform(seed, first_index + k). p = 1 zeroes all.
+void ApplyDropout(float* values, int64_t n, double p, uint64_t seed, uint64_t first_index);
+
+// Scale, add and drop out given embeddings and positional rows, both (T, d).
+Result<InputParts> CombineInputParts(Matrix embedding, Matrix positional,
+                                     const InputLayerParams& params);
+
+// The parts for ids (T) looked up in `table` (V, d) with the PE of `pe` (T <= max_len).
+Result<InputParts> ComputeInputParts(const Matrix& table, std::span<const int64_t> ids,
+                                     const PeParams& pe, const InputLayerParams& params);
+
+// The batched forward pass for ids (batch, seq), the way a model runs it: (batch * seq, d).
+// Dropout draws value k of the output from RandomUniform(dropout_seed, k).
+Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
+                                 int64_t seq, const PeParams& pe, const InputLayerParams& params,
+                                 const MemoryCap& cap = {});
+
+// The unchecked kernel of InputLayerForward, for callers that own their buffers (benchmarks):
+// out[b, t, :] = dropout(table[ids[b, t], :] * scale + pe_rows[t, :]) with ids (batch, seq)
+// already checked against the table, pe_rows (seq, d), out (batch * seq, d). Uses all cores
+// for large outputs; dropout draws value k of `out` from RandomUniform(dropout_seed, k).
+void InputLayerForwardInto(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
+                           int64_t seq, const float* pe_rows, const InputLayerParams& params,
+                           float* out);
+
+// A sentence run through tokenizer, vocabulary, seeded embeddings and the input layer.
+struct TextExample {
+  std::string text = "The cat sits on the mat";
+  TokenizerKind tokenizer = TokenizerKind::kWord;
+  uint64_t seed = 0;                    // embedding table seed
+  std::vector<std::string> vocabulary;  // fixed vocabulary; empty: built from the text
+  // More tokens than max_len: keep the first max_len, as a model truncates its input (true), or
+  // refuse with a message (false, the default: a script should hear about it).
+  bool truncate = false;
+  bool operator==(const TextExample&) const = default;
+};
+
+struct SentenceResult {
+  std::vector<Token> tokens;
+  Vocabulary vocabulary;
+  std::vector<int64_t> ids;  // (T)
+  InputParts parts;
+  int64_t dropped_tokens = 0;  // tokens cut off after max_len (TextExample::truncate)
+};
+
+// The embedding table is N(0, 1) from `example.seed` (embedding.h), only the rows used are made.
+// No tokens is not an error: the result has T = 0.
+// The four (T, d) parts must fit under `cap` together, else an error says how much they need.
+Result<SentenceResult> ComputeSentence(const TextExample& example, const PeParams& pe,
+                                       const InputLayerParams& params, const MemoryCap& cap = {});
+
+}  // namespace pe

@@ -1,0 +1,61 @@
+#include "views/figure_budget.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "text/tokenizer.h"
+
+namespace pe {
+
+uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const ViewSelection& sel,
+                             const FigureSize& size, FigureFormat format) {
+  // The plot area is at most the whole figure, in output pixels.
+  const double scale = format == FigureFormat::kPng ? size.scale : 1.0;
+  const auto width_px = static_cast<uint64_t>(std::ceil(std::max(1.0, size.width * scale)));
+  const auto height_px = static_cast<uint64_t>(std::ceil(std::max(1.0, size.height * scale)));
+  // A PNG is drawn on an ARGB image and encoded into memory before it is written.
+  uint64_t bytes = format == FigureFormat::kPng ? 8 * width_px * height_px : 0;
+  const auto d = static_cast<uint64_t>(params.pe.d_model);
+  switch (view) {
+    case ViewKind::kHeatmap: {
+      // As HeatmapFigure: at most 4096 texels a side, never more than the visible cells.
+      const double cols = std::ceil(sel.heatmap.x1 - sel.heatmap.x0);
+      const double rows = std::ceil(sel.heatmap.y1 - sel.heatmap.y0);
+      const auto w =
+          std::min<uint64_t>({width_px, 4096, static_cast<uint64_t>(std::max(1.0, cols))});
+      const auto h =
+          std::min<uint64_t>({height_px, 4096, static_cast<uint64_t>(std::max(1.0, rows))});
+      bytes += kFigureBytesPerTexel * w * h;
+      break;
+    }
+    case ViewKind::kCurves: {
+      // As CurvesFigure: clamp(2 * plot width + 1, 64, 20001) samples per chosen dimension,
+      // plus at most one marker per plot pixel.
+      const uint64_t samples = std::clamp<uint64_t>(2 * width_px + 1, 64, 20001) + width_px;
+      bytes += kFigureBytesPerCurveSample * samples * params.curve_dims.size();
+      break;
+    }
+    case ViewKind::kSums: {
+      // The sentence's four (T, d) parts, and one bar or point per dimension and series.
+      const auto tokens =
+          static_cast<uint64_t>(Tokenize(params.example.text, params.example.tokenizer).size());
+      const uint64_t series = sel.selected_token >= 0 ? 4 : std::min<uint64_t>(tokens, 32);
+      bytes += 4 * sizeof(float) * tokens * d + kFigureBytesPerSumItem * series * d;
+      break;
+    }
+  }
+  return bytes;
+}
+
+Status CheckFigureMemory(ViewKind view, const ModelParams& params, const ViewSelection& sel,
+                         const FigureSize& size, FigureFormat format) {
+  const uint64_t need = EstimateFigureBytes(view, params, sel, size, format);
+  if (need <= params.cap.bytes) return {};
+  return InvalidArgument("the " + std::string(ViewName(view)) + " figure needs about " +
+                         FormatBytes(need) + ", over the memory cap of " +
+                         FormatBytes(params.cap.bytes) +
+                         "; show fewer dimensions or a smaller figure, or raise the cap "
+                         "(--memory-cap-mib)");
+}
+
+}  // namespace pe

@@ -1,0 +1,59 @@
+// Exports what a panel shows: as a figure (PNG, SVG, PDF) built from the same parameters, view
+// window and selection as the panel, or as the numbers behind it (CSV, NPY). The CLI and the
+// window both come here, so the same view gives the same file.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "model/model_params.h"
+#include "figure/figure.h"
+#include "figure/figure_render.h"
+#include "base/status.h"
+#include "views/view_kind.h"
+#include "views/view_tables.h"
+
+namespace pe {
+
+// What a view shows beyond the model parameters.
+struct ViewSelection {
+  ViewRange heatmap;       // dims x positions
+  ViewRange curves;        // positions x values
+  ViewRange sums;          // dims x values (y is fitted to the data)
+  int selected_token = 0;  // -1: all tokens
+  bool highlight = false;  // outline the selected token's row / position in heatmap and curves
+  bool markers = true;     // dots at integer positions on the curves
+  bool operator==(const ViewSelection&) const = default;
+};
+
+// The views the window shows when it opens on `params`: the whole table, the curves over every
+// position, every dimension of the sums.
+ViewSelection DefaultViews(const ModelParams& params);
+// The x extent of the curves: first to last position, or the one position +- 0.5 when the
+// table has one row (never a position past the last).
+ViewRange CurvesLimits(const PeParams& pe);
+
+// The sums panel's y range for the given series (each `d` values): data range plus 8% padding.
+ViewRange SumsExtent(const std::vector<const float*>& series, int64_t d);
+
+// The figure of `view`, with an image or samples as fine as the output needs.
+Result<Figure> BuildViewFigure(ViewKind view, const ModelParams& params, const ViewSelection& sel,
+                               const FigureSize& size, FigureFormat format,
+                               const std::string& title = "");
+
+// "pe-heatmap_paper_d128_L100.svg": a name that says what the file shows.
+std::string SuggestedFileName(ViewKind view, const ModelParams& params, const std::string& ext);
+
+struct ExportRequestOptions {
+  FigureSize size;
+  std::string title;  // empty: a title that names the parameters
+  Progress progress;  // large table exports report and may be cancelled
+};
+
+// Writes `path` as the format its extension names (png, svg, pdf, csv, npy; "-" is CSV on
+// standard output) through a temporary file. Errors name the path or the bad value.
+Status ExportView(ViewKind view, const ModelParams& params, const ViewSelection& sel,
+                  const std::string& path, const ExportRequestOptions& options);
+
+}  // namespace pe
