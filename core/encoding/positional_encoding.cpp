@@ -8,25 +8,6 @@
 
 namespace pe {
 
-std::string_view VariantName(PeVariant variant) {
-  switch (variant) {
-    case PeVariant::kPaper:
-      return "paper";
-    case PeVariant::kT2t:
-      return "t2t";
-    case PeVariant::kTfText:
-      return "tf-text";
-  }
-  return "?";
-}
-
-std::optional<PeVariant> ParseVariant(std::string_view name) {
-  for (PeVariant v : {PeVariant::kPaper, PeVariant::kT2t, PeVariant::kTfText}) {
-    if (name == VariantName(v)) return v;
-  }
-  return std::nullopt;
-}
-
 namespace {
 
 std::string FormatDouble(double v) {

@@ -11,10 +11,11 @@
 
 #include "base/matrix.h"
 #include "base/status.h"
+#include "encoding/encoding_params.h"
 
 namespace pe {
 
-// Which column layout and frequencies a table uses. With d = d_model, h = floor(d / 2):
+// The column layouts (PeVariant in encoding_params.h), with d = d_model, h = floor(d / 2):
 //  kPaper:  interleaved. PE[p, 2i] = sin(p w_i), PE[p, 2i+1] = cos(p w_i), w_i = base^(-2i/d).
 //           What the paper and the common PyTorch module compute. For odd d the last column is
 //           sin(p w_h): the next frequency of the same formula (the common PyTorch code fails
@@ -25,10 +26,6 @@ namespace pe {
 //  kTfText: concatenated [sin | cos] halves with the paper's w_i = base^(-2i/d) (TensorFlow's
 //           text tutorial). For odd d: the ceil(d/2) sines, then the floor(d/2) cosines, so it is
 //           always a column permutation of kPaper.
-enum class PeVariant { kPaper, kT2t, kTfText };
-
-std::string_view VariantName(PeVariant variant);  // "paper", "t2t", "tf-text"
-std::optional<PeVariant> ParseVariant(std::string_view name);
 
 struct PeParams {
   int64_t d_model = 128;

@@ -1,0 +1,66 @@
+#include "encoding/encoding_params.h"
+
+#include <array>
+#include <utility>
+
+namespace pe {
+namespace {
+
+// One table per enum: value and its command-line name.
+template <typename E, size_t N>
+using Names = std::array<std::pair<E, std::string_view>, N>;
+
+constexpr Names<Scheme, 3> kSchemes{{{Scheme::kSinusoidal, "sinusoidal"},
+                                     {Scheme::kLearned, "learned"},
+                                     {Scheme::kRope, "rope"}}};
+constexpr Names<PeVariant, 3> kVariants{
+    {{PeVariant::kPaper, "paper"}, {PeVariant::kT2t, "t2t"}, {PeVariant::kTfText, "tf-text"}}};
+constexpr Names<WaveOrder, 2> kOrders{
+    {{WaveOrder::kSinFirst, "sin-first"}, {WaveOrder::kCosFirst, "cos-first"}}};
+constexpr Names<LearnedInit, 2> kInits{
+    {{LearnedInit::kNormal002, "normal-0.02"}, {LearnedInit::kNormal1, "normal-1"}}};
+constexpr Names<RopePairing, 2> kPairings{
+    {{RopePairing::kHalf, "half"}, {RopePairing::kInterleaved, "interleaved"}}};
+constexpr Names<RopeScaling, 6> kScalings{{{RopeScaling::kNone, "none"},
+                                           {RopeScaling::kLinear, "linear"},
+                                           {RopeScaling::kNtk, "ntk"},
+                                           {RopeScaling::kDynamicNtk, "dynamic-ntk"},
+                                           {RopeScaling::kYarn, "yarn"},
+                                           {RopeScaling::kLlama3, "llama3"}}};
+constexpr Names<RopePart, 3> kParts{
+    {{RopePart::kCos, "cos"}, {RopePart::kSin, "sin"}, {RopePart::kAngle, "angle"}}};
+
+template <typename E, size_t N>
+std::string_view NameOf(const Names<E, N>& names, E value) {
+  for (const auto& [v, name] : names) {
+    if (v == value) return name;
+  }
+  return "?";
+}
+
+template <typename E, size_t N>
+std::optional<E> Parse(const Names<E, N>& names, std::string_view text) {
+  for (const auto& [v, name] : names) {
+    if (name == text) return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view SchemeName(Scheme v) { return NameOf(kSchemes, v); }
+std::optional<Scheme> ParseScheme(std::string_view s) { return Parse(kSchemes, s); }
+std::string_view VariantName(PeVariant v) { return NameOf(kVariants, v); }
+std::optional<PeVariant> ParseVariant(std::string_view s) { return Parse(kVariants, s); }
+std::string_view WaveOrderName(WaveOrder v) { return NameOf(kOrders, v); }
+std::optional<WaveOrder> ParseWaveOrder(std::string_view s) { return Parse(kOrders, s); }
+std::string_view LearnedInitName(LearnedInit v) { return NameOf(kInits, v); }
+std::optional<LearnedInit> ParseLearnedInit(std::string_view s) { return Parse(kInits, s); }
+std::string_view RopePairingName(RopePairing v) { return NameOf(kPairings, v); }
+std::optional<RopePairing> ParseRopePairing(std::string_view s) { return Parse(kPairings, s); }
+std::string_view RopeScalingName(RopeScaling v) { return NameOf(kScalings, v); }
+std::optional<RopeScaling> ParseRopeScaling(std::string_view s) { return Parse(kScalings, s); }
+std::string_view RopePartName(RopePart v) { return NameOf(kParts, v); }
+std::optional<RopePart> ParseRopePart(std::string_view s) { return Parse(kParts, s); }
+
+}  // namespace pe

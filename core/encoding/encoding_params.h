@@ -1,0 +1,114 @@
+// The parameters of every positional scheme: a shape shared by all of them (width, rows, first
+// position) and one plain struct per scheme in a std::variant.
+//
+// The shape lives outside the variant on purpose: switching the scheme in the window keeps the
+// table's d, L and first position, as a user expects, and every view sizes itself from the same
+// three numbers whatever the scheme.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <variant>
+
+namespace pe {
+
+// ---- sinusoidal ------------------------------------------------------------------------------
+
+// Which column layout and frequencies a sinusoidal table uses (positional_encoding.h has the
+// formulas): interleaved (paper), [sin | cos] halves with tensor2tensor's frequencies (t2t),
+// [sin | cos] halves with the paper's frequencies (tf-text).
+enum class PeVariant { kPaper, kT2t, kTfText };
+// Which wave comes first in each pair (interleaved) or half (concatenated): the paper and most
+// code put sin first; MusicGen and diffusers' flip_sin_to_cos put cos first.
+enum class WaveOrder { kSinFirst, kCosFirst };
+
+struct SinusoidalParams {
+  PeVariant variant = PeVariant::kPaper;
+  WaveOrder order = WaveOrder::kSinFirst;
+  double base = 10000.0;       // the max timescale (tensor2tensor's max_timescale)
+  double min_timescale = 1.0;  // tensor2tensor / Flax / TF Model Garden's min_timescale
+  double output_scale = 1.0;   // multiplies every value (x-transformers uses d^-0.5)
+  bool operator==(const SinusoidalParams&) const = default;
+};
+
+// ---- learned absolute table ------------------------------------------------------------------
+
+// How a learned table starts: N(0, 0.02^2) (GPT-2 and BERT's initializer_range) or N(0, 1)
+// (torch.nn.Embedding's default).
+enum class LearnedInit { kNormal002, kNormal1 };
+
+struct LearnedParams {
+  LearnedInit init = LearnedInit::kNormal002;
+  uint64_t seed = 0;
+  bool operator==(const LearnedParams&) const = default;
+};
+
+// ---- rotary (RoPE) ---------------------------------------------------------------------------
+
+// How the rotated dimensions pair up: half (HF rotate_half: dim i with i + d_rot/2; HF Llama,
+// GPT-NeoX) or interleaved (dims 2i and 2i+1: Meta's Llama, GPT-J, RoFormer).
+enum class RopePairing { kHalf, kInterleaved };
+// The context-extension scalings of HF config.json's rope_scaling.
+enum class RopeScaling { kNone, kLinear, kNtk, kDynamicNtk, kYarn, kLlama3 };
+// Which table the heatmap and the table exports show: cos, sin (both (L, d_rot), in the
+// pairing's layout, attention factor applied) or the angle p * theta_i, (L, d_rot / 2).
+enum class RopePart { kCos, kSin, kAngle };
+
+struct RopeParams {
+  double theta = 10000.0;           // rope_theta
+  RopePairing pairing = RopePairing::kHalf;
+  double rotary_fraction = 1.0;     // partial_rotary_factor: d_rot = int(d_model * fraction)
+  RopeScaling scaling = RopeScaling::kNone;
+  double factor = 8.0;              // rope_scaling.factor (>= 1; unused without a scaling)
+  int64_t original_max_len = 8192;  // original_max_position_embeddings
+  double beta_fast = 32.0;          // YaRN
+  double beta_slow = 1.0;           // YaRN
+  std::optional<double> attention_factor;  // YaRN; none: 0.1 ln(factor) + 1
+  double low_freq_factor = 1.0;     // Llama 3
+  double high_freq_factor = 4.0;    // Llama 3
+  int64_t sequence_len = 0;         // dynamic NTK's current length; 0: the table's last position + 1
+  RopePart part = RopePart::kCos;
+  bool operator==(const RopeParams&) const = default;
+};
+
+// ---- all of them -----------------------------------------------------------------------------
+
+enum class Scheme { kSinusoidal, kLearned, kRope };
+using SchemeParams = std::variant<SinusoidalParams, LearnedParams, RopeParams>;
+
+struct EncodingParams {
+  int64_t d_model = 128;  // table width: the model width, or the head dimension for RoPE
+  int64_t max_len = 100;  // rows
+  int64_t offset = 0;     // position of row 0 (may be negative for sinusoidal tables)
+  SchemeParams scheme;    // default: sinusoidal, paper layout
+  bool operator==(const EncodingParams&) const = default;
+
+  Scheme kind() const { return static_cast<Scheme>(scheme.index()); }
+  // The scheme's parameters; the caller checks kind() first.
+  const SinusoidalParams& sinusoidal() const { return std::get<SinusoidalParams>(scheme); }
+  SinusoidalParams& sinusoidal() { return std::get<SinusoidalParams>(scheme); }
+  const LearnedParams& learned() const { return std::get<LearnedParams>(scheme); }
+  LearnedParams& learned() { return std::get<LearnedParams>(scheme); }
+  const RopeParams& rope() const { return std::get<RopeParams>(scheme); }
+  RopeParams& rope() { return std::get<RopeParams>(scheme); }
+};
+
+// Names as the command line spells them, and back.
+std::string_view SchemeName(Scheme scheme);  // "sinusoidal", "learned", "rope"
+std::optional<Scheme> ParseScheme(std::string_view name);
+std::string_view VariantName(PeVariant variant);  // "paper", "t2t", "tf-text"
+std::optional<PeVariant> ParseVariant(std::string_view name);
+std::string_view WaveOrderName(WaveOrder order);  // "sin-first", "cos-first"
+std::optional<WaveOrder> ParseWaveOrder(std::string_view name);
+std::string_view LearnedInitName(LearnedInit init);  // "normal-0.02", "normal-1"
+std::optional<LearnedInit> ParseLearnedInit(std::string_view name);
+std::string_view RopePairingName(RopePairing pairing);  // "half", "interleaved"
+std::optional<RopePairing> ParseRopePairing(std::string_view name);
+// "none", "linear", "ntk", "dynamic-ntk", "yarn", "llama3"
+std::string_view RopeScalingName(RopeScaling scaling);
+std::optional<RopeScaling> ParseRopeScaling(std::string_view name);
+std::string_view RopePartName(RopePart part);  // "cos", "sin", "angle"
+std::optional<RopePart> ParseRopePart(std::string_view name);
+
+}  // namespace pe
