@@ -20,11 +20,11 @@
 namespace pe {
 namespace {
 
-PeParams TableParams(const benchmark::State& state, PeVariant variant = PeVariant::kPaper) {
-  PeParams p;
+EncodingParams TableParams(const benchmark::State& state, PeVariant variant = PeVariant::kPaper) {
+  EncodingParams p;
   p.max_len = state.range(0);
   p.d_model = state.range(1);
-  p.variant = variant;
+  p.sinusoidal().variant = variant;
   return p;
 }
 
@@ -71,13 +71,13 @@ void TimeAgainstMemset(benchmark::State& state, std::vector<float>& buf, Work wo
 
 template <PeVariant kVariant>
 void BM_SinusoidalPE(benchmark::State& state) {
-  const PeParams p = TableParams(state, kVariant);
+  const EncodingParams p = TableParams(state, kVariant);
   std::vector<float> buf(static_cast<size_t>(p.max_len * p.d_model));
   TimeAgainstMemset(state, buf, [&] { FillPeBlock(p, 0, p.max_len, 0, p.d_model, buf.data()); });
 }
 
 void BM_SinusoidalPENaive(benchmark::State& state) {
-  const PeParams p = TableParams(state);
+  const EncodingParams p = TableParams(state);
   std::vector<float> buf(static_cast<size_t>(p.max_len * p.d_model));
   for (auto _ : state) {
     FillPeBlockNaive(p, 0, p.max_len, 0, p.d_model, buf.data());
@@ -88,7 +88,7 @@ void BM_SinusoidalPENaive(benchmark::State& state) {
 
 // The allocating API, fresh pages included, for contrast with the buffer-reusing numbers.
 void BM_ComputePeTableFresh(benchmark::State& state) {
-  const PeParams p = TableParams(state);
+  const EncodingParams p = TableParams(state);
   MemoryCap cap;
   cap.bytes = uint64_t{1} << 34;
   for (auto _ : state) benchmark::DoNotOptimize(ComputePeTable(p, cap));
@@ -103,7 +103,7 @@ void BM_InputLayer(benchmark::State& state) {
   const Matrix table = InitEmbeddingNormal(1000, d, 0).value();
   std::vector<int64_t> ids(static_cast<size_t>(batch * seq));
   for (size_t k = 0; k < ids.size(); ++k) ids[k] = static_cast<int64_t>((k * 7919) % 1000);
-  PeParams p;
+  EncodingParams p;
   p.d_model = d;
   p.max_len = seq;
   std::vector<float> pe_rows(static_cast<size_t>(seq * d)),
@@ -129,10 +129,10 @@ void BM_InputLayerOutputMemset(benchmark::State& state) {
 
 // One heatmap frame's worth of raster at max_len 1e9, d 8192, for an 800 x 500 pixel panel.
 void BM_HeatmapRaster(benchmark::State& state) {
-  PeParams p;
+  EncodingParams p;
   p.d_model = state.range(1);
   p.max_len = state.range(0);
-  RasterRequest req{p,   0,  static_cast<double>(p.d_model), 0, static_cast<double>(p.max_len),
+  RasterRequest req{MakeEncoding(p).value(),   0,  static_cast<double>(p.d_model), 0, static_cast<double>(p.max_len),
                     800, 500};
   for (auto _ : state) benchmark::DoNotOptimize(ComputeRaster(req));
 }

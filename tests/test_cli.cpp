@@ -58,7 +58,7 @@ TEST_F(Cli, HeatmapNpyIsTheEngineTable) {
   std::string why;
   ASSERT_TRUE(ParseNpy(ReadFile(Path("pe.npy")), a, why)) << why;
   EXPECT_EQ(a.shape, (std::vector<int64_t>{100, 128}));
-  PeParams p;
+  EncodingParams p;
   EXPECT_EQ(a.data, ComputePeTable(p).value().data);
 }
 
@@ -184,9 +184,19 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
       {"--base nan", 2, "--base must be a finite number greater than 1, got \"nan\""},
       {"--base 1", 2, "--base must be a finite number greater than 1, got \"1\""},
       {"--base inf", 2, "--base must be a finite number greater than 1, got \"inf\""},
-      {"--offset -1", 2, "--offset must be an integer in [0, 2147483647], got \"-1\""},
+      {"--offset -2147483648", 2,
+       "--offset must be an integer in [-2147483647, 2147483647], got \"-2147483648\""},
+      {"--scheme learned --offset -1", 2, "offset must be in [0, 2147483548]"},
+      {"--scheme rope --base 500", 2, "--base applies to the sinusoidal scheme, not to rope"},
+      {"--rope-theta 500", 2, "--rope-theta applies to the rope scheme, not to sinusoidal"},
+      {"--scheme rope --beta-fast 16", 2,
+       "--beta-fast: it applies to --rope-scaling yarn, not none"},
+      {"--scheme rope --rope-scaling yarn --scaling-factor 0.5", 2,
+       "--scaling-factor must be a finite number >= 1, got \"0.5\""},
+      {"--scheme learned --view rotation", 2, "the rotation view needs a rotary scheme (rope)"},
+      {"--scheme rope --view sum", 2, "the sum view needs a scheme that adds"},
       {"--variant sinusoid", 2, "--variant must be one of paper, t2t, tf-text, got \"sinusoid\""},
-      {"--view spiral", 2, "--view must be heatmap, curves or sum, got \"spiral\""},
+      {"--view spiral", 2, "--view must be one of heatmap, curves, sum, rotation, frequencies, got \"spiral\""},
       {"--bogus 3", 2, "--bogus"},
       {"--view curves --dims 4,200", 2, "dims: dimension 200 is outside [0, 127]"},
       {"--view curves --dims x", 2, "is not a dimension index"},

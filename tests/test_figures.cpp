@@ -84,7 +84,7 @@ TEST_F(Figures, HeatmapPngPixelsHaveTheirCellsColours) {
        {std::pair{12, 8}, std::pair{0, 0}, std::pair{99, 127}, std::pair{37, 64}}) {
     const double x = (box.x + (dim + 0.5) / 128.0 * box.w) * size.scale;
     const double y = (box.y + (pos + 0.5) / 100.0 * box.h) * size.scale;
-    const Rgba8 want = MapValue(ColormapId::kRdBu, PeValue(DescribeColumn(m.pe, dim), pos), -1, 1);
+    const Rgba8 want = MapValue(ColormapId::kRdBu, WaveValue(DescribeColumn(m.pe, dim), pos), -1, 1);
     const unsigned char* px = img.at(static_cast<int>(x), static_cast<int>(y));
     EXPECT_LE(std::abs(px[0] - want.r) + std::abs(px[1] - want.g) + std::abs(px[2] - want.b), 3)
         << "cell " << pos << "," << dim;
@@ -137,7 +137,7 @@ TEST_F(Figures, CurvePngPassesThroughTheFormula) {
   const Figure f = Build(ViewKind::kCurves, m, sel, size, FigureFormat::kPng);
   const Decoded img = DecodePng(Render(f, FigureFormat::kPng, size));
   const PlotBox box = FigurePlotBox(f, size);
-  const PeColumn c = DescribeColumn(m.pe, 10);
+  const WaveColumn c = DescribeColumn(m.pe, 10);
   const Rgba8 color = SeriesRgba(0);
   auto distance_near = [&](double x, double y) {
     int best = 1 << 30;
@@ -151,7 +151,7 @@ TEST_F(Figures, CurvePngPassesThroughTheFormula) {
     return best;
   };
   for (double pos = 2.7; pos < 98; pos += 5.3) {
-    const double value = PeValueAt(c, pos);
+    const double value = WaveValueAt(c, pos);
     const double x = box.x + (pos - sel.curves.x0) / (sel.curves.x1 - sel.curves.x0) * box.w;
     auto y_of = [&](double v) { return box.y + box.h - (v + 1.15) / 2.3 * box.h; };
     EXPECT_LT(distance_near(x, y_of(value)), 60) << "position " << pos;
@@ -232,7 +232,7 @@ void ExpectCrispCells(const Figure& f, const ModelParams& m, const FigureSize& s
   const ViewRange& v = f.view;
   const double cell_w = box.w / (v.x1 - v.x0), cell_h = box.h / (v.y1 - v.y0);
   auto colour = [&](int pos, int dim) {
-    return MapValue(m.colormap, PeValue(DescribeColumn(m.pe, dim), pos), -1, 1);
+    return MapValue(m.colormap, WaveValue(DescribeColumn(m.pe, dim), pos), -1, 1);
   };
   auto differs = [](const unsigned char* p, Rgba8 c) {
     return std::max({std::abs(p[0] - c.r), std::abs(p[1] - c.g), std::abs(p[2] - c.b)});
@@ -341,7 +341,7 @@ TEST_F(Figures, PdfHasThePageSizeTextAndInformation) {
 TEST_F(Figures, PngMetadataRoundTrips) {
   ModelParams m;
   m.pe.d_model = 20;
-  m.pe.variant = PeVariant::kTfText;
+  m.pe.sinusoidal().variant = PeVariant::kTfText;
   m.example.text = "I love NLP.";
   m.input.scale = false;
   const FigureSize size;
@@ -380,7 +380,7 @@ TEST_F(Figures, SuggestedNamesSayWhatTheFileShows) {
   ModelParams m;
   EXPECT_EQ(SuggestedFileName(ViewKind::kHeatmap, m, "svg"), "pe-heatmap_paper_d128_L100.svg");
   m.pe.offset = 7;
-  m.pe.variant = PeVariant::kT2t;
+  m.pe.sinusoidal().variant = PeVariant::kT2t;
   EXPECT_EQ(SuggestedFileName(ViewKind::kCurves, m, "png"), "pe-curves_t2t_d128_L100_off7.png");
 }
 

@@ -43,10 +43,10 @@ TEST(Npy, HeaderIsAlignedAndDescribesTheArray) {
 }
 
 TEST(Npy, HeatmapRoundTripsToTheEngineTable) {
-  PeParams p;
+  EncodingParams p;
   p.d_model = 13;
   p.max_len = 700;  // more than one 256-row block
-  p.variant = PeVariant::kT2t;
+  p.sinusoidal().variant = PeVariant::kT2t;
   std::stringstream out;
   ASSERT_TRUE(WriteHeatmapTable(out, TableFormat::kNpy, p).ok());
   NpyArray a;
@@ -71,7 +71,7 @@ TEST(Csv, FloatsRoundTripExactly) {
 }
 
 TEST(Csv, HeatmapAndCurvesHaveHeadersAndAbsolutePositions) {
-  PeParams p;
+  EncodingParams p;
   p.d_model = 20;
   p.max_len = 300;
   p.offset = 5;
@@ -100,7 +100,7 @@ TEST(Csv, HeatmapAndCurvesHaveHeadersAndAbsolutePositions) {
 }
 
 TEST(Csv, SumHasOneRowPerTokenAndPart) {
-  PeParams p;
+  EncodingParams p;
   p.d_model = 8;
   TextExample ex;
   ex.text = "a, \"b\"";
@@ -179,7 +179,7 @@ TEST(AtomicFile, SuccessReplacesTheFileWhole) {
 // float32. A block that restarted at row 0 or skipped rows would fail here.
 TEST(Tables, MultiBlockHeatmapMatchesTheFormulaInEveryRow) {
   constexpr double kTolerance = 1e-6;
-  PeParams p;
+  EncodingParams p;
   p.d_model = 10;
   p.offset = 3;
   p.max_len = 2 * TableBlockRows(p.d_model) + 1234;  // two full blocks and a part
@@ -225,7 +225,7 @@ TEST(Tables, MultiBlockHeatmapMatchesTheFormulaInEveryRow) {
 // A cancel at the second block report stops the write, and the file never appears.
 TEST(AtomicFile, ACancelledTableLeavesNothing) {
   const std::string dir = TempDir();
-  PeParams p;
+  EncodingParams p;
   p.d_model = 8;
   p.max_len = 3 * TableBlockRows(p.d_model);
   int reports = 0;
@@ -303,10 +303,10 @@ TEST(DimList, ParsesListsAndRanges) {
   EXPECT_EQ(ParseDimList("4,x").message(),
             "dims: \"x\" is not a dimension index or a range like 4-7 (in \"4,x\")");
   EXPECT_FALSE(ParseDimList("").ok());
-  PeParams p;
+  EncodingParams p;
   p.d_model = 8;
-  EXPECT_EQ(ValidateDims(p, {1, 8}).message(), "dims: dimension 8 is outside [0, 7] for d_model 8");
-  EXPECT_EQ(ValidateDims(p, {1, 1}).message(), "dims: dimension 1 is listed twice");
+  EXPECT_EQ(ValidateDims(*MakeEncoding(p).value(), {1, 8}).message(), "dims: dimension 8 is outside [0, 7] for d_model 8");
+  EXPECT_EQ(ValidateDims(*MakeEncoding(p).value(), {1, 1}).message(), "dims: dimension 1 is listed twice");
 }
 
 }  // namespace

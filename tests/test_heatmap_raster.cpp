@@ -6,41 +6,42 @@
 #include <random>
 
 #include "views/heatmap_raster.h"
+#include "encoding/positional_encoding.h"
 
 namespace pe {
 namespace {
 
-long double NaiveMean(const PeColumn& c, int64_t first, int64_t n) {
+long double NaiveMean(const WaveColumn& c, int64_t first, int64_t n) {
   long double acc = 0;
-  for (int64_t k = 0; k < n; ++k) acc += PeValueAt(c, static_cast<double>(first + k));
+  for (int64_t k = 0; k < n; ++k) acc += WaveValueAt(c, static_cast<double>(first + k));
   return acc / n;
 }
 
 TEST(HeatmapRaster, ClosedFormMeanMatchesTheNaiveSum) {
   std::mt19937_64 rng(5);
   for (int trial = 0; trial < 300; ++trial) {
-    PeParams p;
+    EncodingParams p;
     p.d_model = 2 + static_cast<int64_t>(rng() % 200);
-    p.variant = static_cast<PeVariant>(rng() % 3);
+    p.sinusoidal().variant = static_cast<PeVariant>(rng() % 3);
     p.max_len = 1;
-    const PeColumn c =
+    const WaveColumn c =
         DescribeColumn(p, static_cast<int64_t>(rng() % static_cast<uint64_t>(p.d_model)));
     const auto first = static_cast<int64_t>(rng() % 100'000'000);
     const auto n = 1 + static_cast<int64_t>(rng() % 3000);
     ASSERT_NEAR(MeanOverPositions(c, first, n), NaiveMean(c, first, n), 1e-9)
         << "dim " << c.dim << " first " << first << " n " << n;
   }
-  PeParams p;
-  const PeColumn c = DescribeColumn(p, 10);
-  EXPECT_EQ(MeanOverPositions(c, 12345, 1), PeValueAt(c, 12345.0));  // n = 1 is the cell itself
+  EncodingParams p;
+  const WaveColumn c = DescribeColumn(p, 10);
+  EXPECT_EQ(MeanOverPositions(c, 12345, 1), WaveValueAt(c, 12345.0));  // n = 1 is the cell itself
 }
 
 TEST(HeatmapRaster, ZoomedInTexelsAreTheCells) {
-  PeParams p;
+  EncodingParams p;
   p.d_model = 32;
   p.max_len = 50;
   p.offset = 7;
-  RasterRequest req{p, 3.4, 20.2, 10.5, 30.0, 400, 300};
+  RasterRequest req{MakeEncoding(p).value(), 3.4, 20.2, 10.5, 30.0, 400, 300};
   Raster r = ComputeRaster(req);
   ASSERT_TRUE(r.one_cell_per_texel());
   EXPECT_EQ(r.col_edges.front(), 3);
@@ -56,10 +57,10 @@ TEST(HeatmapRaster, ZoomedInTexelsAreTheCells) {
 }
 
 TEST(HeatmapRaster, ZoomedOutTexelsAreMeansOfTheirCells) {
-  PeParams p;
+  EncodingParams p;
   p.d_model = 64;
   p.max_len = 5000;
-  RasterRequest req{p, 0, 64, 0, 5000, 20, 37};
+  RasterRequest req{MakeEncoding(p).value(), 0, 64, 0, 5000, 20, 37};
   Raster r = ComputeRaster(req);
   EXPECT_EQ(r.width, 20);
   EXPECT_EQ(r.height, 37);
@@ -82,10 +83,10 @@ TEST(HeatmapRaster, ZoomedOutTexelsAreMeansOfTheirCells) {
 }
 
 TEST(HeatmapRaster, HugeTablesCostOnlyTheirPixels) {
-  PeParams p;
+  EncodingParams p;
   p.d_model = 8192;
   p.max_len = 1'000'000'000;
-  RasterRequest req{p, 0, 8192, 0, 1e9, 300, 200};
+  RasterRequest req{MakeEncoding(p).value(), 0, 8192, 0, 1e9, 300, 200};
   EXPECT_EQ(EstimateRasterWork(req), int64_t{8192} * 200);
   Raster r = ComputeRaster(req);
   EXPECT_EQ(r.width, 300);
@@ -95,7 +96,7 @@ TEST(HeatmapRaster, HugeTablesCostOnlyTheirPixels) {
     ASSERT_LE(v, 1.0f);
   }
   // A view past the table's end yields only the part that exists.
-  RasterRequest past{p, 8000, 9000, 999'999'990, 1'000'000'100, 100, 100};
+  RasterRequest past{MakeEncoding(p).value(), 8000, 9000, 999'999'990, 1'000'000'100, 100, 100};
   Raster q = ComputeRaster(past);
   EXPECT_EQ(q.col_edges.back(), 8192);
   EXPECT_EQ(q.row_edges.back(), 1'000'000'000);

@@ -24,7 +24,7 @@ TEST(InputLayer, BlogWorkedExampleWithExplicitValues) {
 }
 
 TEST(InputLayer, ScalingMultipliesBySqrtD) {
-  PeParams pe;
+  EncodingParams pe;
   pe.d_model = 16;
   Matrix table = InitEmbeddingNormal(10, 16, 1).value();
   const std::vector<int64_t> ids = {3, 1, 3};
@@ -104,7 +104,7 @@ TEST(InputLayer, DropoutMaskIsTheUniformTestElementByElement) {
 }
 
 TEST(InputLayer, BatchedTrainingForwardDropsTheSameElementsAsTheParts) {
-  PeParams pe;
+  EncodingParams pe;
   pe.d_model = 256;
   pe.max_len = 1100;
   Matrix table = InitEmbeddingNormal(50, 256, 3).value();
@@ -128,7 +128,7 @@ TEST(InputLayer, BatchedTrainingForwardDropsTheSameElementsAsTheParts) {
 }
 
 TEST(InputLayer, SequenceLongerThanMaxLenIsAnError) {
-  PeParams pe;
+  EncodingParams pe;
   pe.d_model = 4;
   pe.max_len = 2;
   Matrix table = InitEmbeddingNormal(10, 4, 0).value();
@@ -138,7 +138,7 @@ TEST(InputLayer, SequenceLongerThanMaxLenIsAnError) {
 }
 
 TEST(InputLayer, TruncationKeepsTheFirstMaxLenTokensWithTheirFullTextIds) {
-  PeParams pe;
+  EncodingParams pe;
   pe.d_model = 4;
   pe.max_len = 2;
   TextExample ex;
@@ -154,7 +154,7 @@ TEST(InputLayer, TruncationKeepsTheFirstMaxLenTokensWithTheirFullTextIds) {
 }
 
 TEST(InputLayer, BatchedForwardMatchesPerSequenceParts) {
-  PeParams pe;
+  EncodingParams pe;
   pe.d_model = 4;
   pe.max_len = 10;
   pe.offset = 3;
@@ -173,7 +173,7 @@ TEST(InputLayer, BatchedForwardMatchesPerSequenceParts) {
 }
 
 TEST(InputLayer, SentencesOverTheMemoryCapAreRefused) {
-  PeParams pe;
+  EncodingParams pe;
   pe.d_model = 65536;
   pe.max_len = 100000;
   TextExample ex;
@@ -189,7 +189,7 @@ TEST(InputLayer, SentencesOverTheMemoryCapAreRefused) {
 }
 
 TEST(InputLayer, SentenceUsesTheSeededTableRows) {
-  PeParams pe;
+  EncodingParams pe;
   pe.d_model = 8;
   TextExample ex;
   ex.seed = 5;

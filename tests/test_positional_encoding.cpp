@@ -6,6 +6,7 @@
 #include <random>
 #include <thread>
 
+#include "encoding/encoding.h"
 #include "encoding/positional_encoding.h"
 
 namespace pe {
@@ -15,24 +16,24 @@ constexpr double kGoldenTol = 1e-6;  // golden vectors are printed to 6 decimals
 constexpr double kNearTol = 6e-8;    // promised accuracy below position 1e7
 constexpr double kFarTol = 1e-6;     // promised accuracy up to 2^31
 
-PeParams Params(int64_t d, int64_t len, PeVariant v = PeVariant::kPaper, int64_t offset = 0,
+EncodingParams Params(int64_t d, int64_t len, PeVariant v = PeVariant::kPaper, int64_t offset = 0,
                 double base = 10000.0) {
-  PeParams p;
+  EncodingParams p;
   p.d_model = d;
   p.max_len = len;
-  p.variant = v;
+  p.sinusoidal().variant = v;
   p.offset = offset;
-  p.base = base;
+  p.sinusoidal().base = base;
   return p;
 }
 
 // The textbook formula in long double: an independent reference for the engine.
-long double Reference(const PeParams& p, int64_t pos, int64_t dim) {
+long double Reference(const EncodingParams& p, int64_t pos, int64_t dim) {
   const long double d = static_cast<long double>(p.d_model);
   const int64_t h = p.d_model / 2;
   long double expo;
   bool is_sin;
-  switch (p.variant) {
+  switch (p.sinusoidal().variant) {
     case PeVariant::kPaper:
       expo = 2.0L * (dim / 2) / d;
       is_sin = dim % 2 == 0;
@@ -52,7 +53,7 @@ long double Reference(const PeParams& p, int64_t pos, int64_t dim) {
       break;
     }
   }
-  const long double angle = static_cast<long double>(pos) * powl(p.base, -expo);
+  const long double angle = static_cast<long double>(pos) * powl(p.sinusoidal().base, -expo);
   return is_sin ? sinl(angle) : cosl(angle);
 }
 
@@ -136,7 +137,7 @@ TEST(PositionalEncoding, NaiveFormulaMatchesEngineForRandomParameters) {
     const int64_t offset = static_cast<int64_t>(rng() % static_cast<uint64_t>(max_offset));
     const double base =
         trial % 5 == 0 ? 1.0 + static_cast<double>(rng() % 1000000) / 100.0 : 10000.0;
-    PeParams p = Params(d, len, variant, offset, base);
+    EncodingParams p = Params(d, len, variant, offset, base);
     Matrix t = ComputePeTable(p).value();
     for (int64_t r = 0; r < len; ++r) {
       for (int64_t j = 0; j < d; ++j) {
@@ -150,7 +151,7 @@ TEST(PositionalEncoding, NaiveFormulaMatchesEngineForRandomParameters) {
 }
 
 TEST(PositionalEncoding, BlocksMatchTheFullTable) {
-  PeParams p = Params(37, 50, PeVariant::kT2t, 1000);
+  EncodingParams p = Params(37, 50, PeVariant::kT2t, 1000);
   Matrix full = ComputePeTable(p).value();
   std::vector<float> block(7 * 5);
   FillPeBlock(p, 11, 7, 30, 5, block.data());
@@ -160,18 +161,18 @@ TEST(PositionalEncoding, BlocksMatchTheFullTable) {
 }
 
 TEST(PositionalEncoding, RealValuedPositionsInterpolateTheWave) {
-  PeParams p = Params(16, 10);
-  PeColumn c = DescribeColumn(p, 6);  // pair 3, sin, w = 10000^(-6/16)
+  EncodingParams p = Params(16, 10);
+  WaveColumn c = DescribeColumn(p, 6);  // pair 3, sin, w = 10000^(-6/16)
   const double w = std::pow(10000.0, -6.0 / 16.0);
   EXPECT_EQ(c.pair, 3);
-  EXPECT_EQ(c.wave, PeWave::kSin);
+  EXPECT_EQ(c.wave, Wave::kSin);
   EXPECT_NEAR(c.frequency, w, 1e-15);
-  EXPECT_NEAR(PeValueAt(c, 2.5), std::sin(2.5 * w), 1e-15);
+  EXPECT_NEAR(WaveValueAt(c, 2.5), std::sin(2.5 * w), 1e-15);
   EXPECT_NEAR(c.wavelength(), 2 * M_PI / w, 1e-9);
 }
 
 TEST(PositionalEncoding, CellFormulaShowsTheNumbers) {
-  PeParams p = Params(128, 100);
+  EncodingParams p = Params(128, 100);
   const std::string f = FormatCellFormula(p, DescribeColumn(p, 8), 12);
   char expected[64];
   std::snprintf(expected, sizeof expected, "sin(12 / 10000^(8/128)) = %.4f",
@@ -180,7 +181,7 @@ TEST(PositionalEncoding, CellFormulaShowsTheNumbers) {
 }
 
 TEST(PositionalEncoding, InvalidParametersNameTheRangeAndValue) {
-  auto message = [](PeParams p) { return ValidatePeParams(p).message(); };
+  auto message = [](EncodingParams p) { return ValidateEncodingParams(p).message(); };
   EXPECT_EQ(message(Params(0, 10)), "d_model must be in [1, 65536], got 0");
   EXPECT_EQ(message(Params(70000, 10)), "d_model must be in [1, 65536], got 70000");
   EXPECT_EQ(message(Params(8, 0)), "max_len must be in [1, 2147483648], got 0");
@@ -190,10 +191,18 @@ TEST(PositionalEncoding, InvalidParametersNameTheRangeAndValue) {
             "base must be a finite number greater than 1, got nan");
   EXPECT_EQ(message(Params(8, 10, PeVariant::kPaper, 0, INFINITY)),
             "base must be a finite number greater than 1, got inf");
-  EXPECT_NE(message(Params(8, 10, PeVariant::kPaper, -1)).find("offset must be in [0, 2147483638]"),
+  // Sinusoidal tables may start below 0 (relative offsets); other schemes may not.
+  EXPECT_TRUE(ValidateEncodingParams(Params(8, 10, PeVariant::kPaper, -2147483647)).ok());
+  EXPECT_NE(message(Params(8, 10, PeVariant::kPaper, -2147483648LL))
+                .find("offset must be in [-2147483647, 2147483638]"),
             std::string::npos);
-  EXPECT_TRUE(ValidatePeParams(Params(8, 10, PeVariant::kPaper, 2147483638)).ok());
-  EXPECT_FALSE(ValidatePeParams(Params(8, 10, PeVariant::kPaper, 2147483639)).ok());
+  EncodingParams learned = Params(8, 10);
+  learned.scheme = LearnedParams{};
+  learned.offset = -1;
+  EXPECT_NE(message(learned).find("offset must be in [0, 2147483638]"), std::string::npos);
+  EXPECT_NE(message(learned).find("(learned)"), std::string::npos);
+  EXPECT_TRUE(ValidateEncodingParams(Params(8, 10, PeVariant::kPaper, 2147483638)).ok());
+  EXPECT_FALSE(ValidateEncodingParams(Params(8, 10, PeVariant::kPaper, 2147483639)).ok());
 }
 
 TEST(PositionalEncoding, TablesOverTheMemoryCapAreRefusedBeforeAllocating) {
@@ -225,7 +234,7 @@ namespace {
 TEST(PeFastPath, MatchesTheNaiveReferenceAndTheLongDoubleFormula) {
   std::mt19937_64 rng(11);
   for (int trial = 0; trial < 40; ++trial) {
-    PeParams p =
+    EncodingParams p =
         Params(1 + static_cast<int64_t>(rng() % 130), 2500, static_cast<PeVariant>(rng() % 3),
                static_cast<int64_t>(rng() % (trial % 2 ? kMaxPosition - 2500 : 9'990'000)));
     Matrix fast = ComputePeTable(p).value();
@@ -249,7 +258,7 @@ TEST(PeFastPath, MatchesTheNaiveReferenceAndTheLongDoubleFormula) {
 
 TEST(PeFastPath, ValuesDoNotDependOnHowTheTableIsSplit) {
   for (PeVariant v : {PeVariant::kPaper, PeVariant::kT2t, PeVariant::kTfText}) {
-    PeParams p = Params(45, 5000, v, 123457);
+    EncodingParams p = Params(45, 5000, v, 123457);
     Matrix full = ComputePeTable(p).value();
     // Row blocks of odd sizes at odd starts.
     std::vector<float> block(static_cast<size_t>(777 * 45));
@@ -268,7 +277,7 @@ TEST(PeFastPath, ValuesDoNotDependOnHowTheTableIsSplit) {
 }
 
 TEST(PeFastPath, LargeTablesUseEveryCoreAndStayExact) {
-  PeParams p = Params(256, 40000, PeVariant::kPaper, 1'000'000);
+  EncodingParams p = Params(256, 40000, PeVariant::kPaper, 1'000'000);
   Matrix t = ComputePeTable(p).value();
   for (int64_t r : {0, 1023, 1024, 19999, 20000, 39999}) {
     for (int64_t j : {0, 1, 100, 255}) {
@@ -287,7 +296,7 @@ namespace {
 TEST(PeFastPath, StreamedLargeTablesEqualSmallBlocksBitForBit) {
   // 16384 x 1024 float32 = 64 MiB: the streaming-store path. Small blocks take the cached path.
   for (PeVariant v : {PeVariant::kPaper, PeVariant::kTfText}) {
-    PeParams p = Params(1024, 16384, v, 777);
+    EncodingParams p = Params(1024, 16384, v, 777);
     Matrix big = ComputePeTable(p).value();
     std::vector<float> block(static_cast<size_t>(5 * 1024));
     for (int64_t r0 : {0, 1000, 8190, 16379}) {
@@ -304,8 +313,8 @@ TEST(PeFastPath, StreamedLargeTablesEqualSmallBlocksBitForBit) {
 // The GUI's workers and an export can fill tables at the same time: each call gets its own
 // threads and the same bits as a call on its own.
 TEST(PeFastPath, ConcurrentCallersGetTheSameTables) {
-  const PeParams paper = Params(512, 6000, PeVariant::kPaper, 5);
-  const PeParams t2t = Params(512, 6000, PeVariant::kT2t, 5);
+  const EncodingParams paper = Params(512, 6000, PeVariant::kPaper, 5);
+  const EncodingParams t2t = Params(512, 6000, PeVariant::kT2t, 5);
   const Matrix want_paper = ComputePeTable(paper).value();
   const Matrix want_t2t = ComputePeTable(t2t).value();
   std::vector<float> a(want_paper.data.size()), b(want_t2t.data.size());

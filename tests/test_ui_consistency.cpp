@@ -22,8 +22,8 @@ class StateConsistency : public HeadlessUi {
   void ExpectPicturesMatchState(const std::string& context) {
     SCOPED_TRACE(context);
     const DrawnRecord& drawn = caches_.drawn;
-    const PeParams& pe = state_.params.pe;
-    if (!ValidatePeParams(pe).ok()) {
+    const EncodingParams& pe = state_.params.pe;
+    if (!ValidateEncodingParams(pe).ok()) {
       EXPECT_FALSE(drawn.heatmap_image.has_value());
       EXPECT_TRUE(drawn.picker_rows.empty());
       return;
@@ -31,10 +31,10 @@ class StateConsistency : public HeadlessUi {
     if (drawn.heatmap_image) {
       ASSERT_EQ(*drawn.heatmap_image, pe) << "the heatmap shows another table";
     }
-    for (const PeColumn& c : drawn.picker_rows) {
+    for (const WaveColumn& c : drawn.picker_rows) {
       ASSERT_GE(c.dim, 0);
       ASSERT_LT(c.dim, pe.d_model) << "the dimension list shows a row the table does not have";
-      const PeColumn fresh = DescribeColumn(pe, c.dim);
+      const WaveColumn fresh = DescribeColumn(pe, c.dim);
       ASSERT_EQ(c.pair, fresh.pair);
       ASSERT_EQ(c.wave, fresh.wave);
       ASSERT_EQ(c.frequency, fresh.frequency);
@@ -50,9 +50,9 @@ class StateConsistency : public HeadlessUi {
       ASSERT_EQ(std::get<0>(*curves.key), pe) << "the curves were sampled from another table";
       ASSERT_EQ(std::get<1>(*curves.key), dims);
       for (size_t k = 0; k < std::min<size_t>(dims.size(), 64); ++k) {
-        const PeColumn c = DescribeColumn(pe, dims[k]);
+        const WaveColumn c = DescribeColumn(pe, dims[k]);
         for (size_t s = 0; s < curves.xs.size(); s += 97) {
-          ASSERT_EQ(curves.ys[k][s], PeValueAt(c, curves.xs[s])) << "dimension " << dims[k];
+          ASSERT_EQ(curves.ys[k][s], WaveValueAt(c, curves.xs[s])) << "dimension " << dims[k];
         }
       }
     }
@@ -243,7 +243,7 @@ TEST_F(StateConsistency, EveryPanelDrawsTheCurrentStateAfterEveryFrame) {
       case 10: {  // edits that arrive between frames
         const int which = std::uniform_int_distribution<int>(0, 2)(rng);
         if (which == 0) {
-          state_.params.pe.variant =
+          state_.params.pe.sinusoidal().variant =
               static_cast<PeVariant>(std::uniform_int_distribution<int>(0, 2)(rng));
         } else if (which == 1) {
           state_.params.example.tokenizer =

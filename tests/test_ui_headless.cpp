@@ -38,10 +38,10 @@ TEST_F(HeadlessUi, DefaultStateDerivesTheExampleAndUploadsTheTable) {
   const MemoryTextureStore::Image& img = textures_.image(0);
   ASSERT_EQ(img.w, 128);
   ASSERT_EQ(img.h, 100);
-  const PeParams p;
+  const EncodingParams p;
   for (auto [pos, dim] :
        {std::pair{12, 8}, std::pair{0, 1}, std::pair{99, 127}, std::pair{50, 3}}) {
-    const Rgba8 want = MapValue(ColormapId::kRdBu, PeValue(DescribeColumn(p, dim), pos), -1, 1);
+    const Rgba8 want = MapValue(ColormapId::kRdBu, WaveValue(DescribeColumn(p, dim), pos), -1, 1);
     const unsigned char* px = &img.rgba[(static_cast<size_t>(pos) * 128 + dim) * 4];
     EXPECT_EQ(Rgba8(px[0], px[1], px[2], px[3]), want) << pos << "," << dim;
   }
@@ -242,7 +242,7 @@ TEST_F(HeadlessUi, DraggingPansTheCurvesWithinTheTable) {
   // Samples follow the view: fractional positions across it, values from the formula.
   ASSERT_FALSE(c.xs.empty());
   EXPECT_NEAR(c.xs.front(), shift, 1e-9);
-  const PeColumn col = DescribeColumn(state_.params.pe, state_.params.curve_dims[0]);
+  const WaveColumn col = DescribeColumn(state_.params.pe, state_.params.curve_dims[0]);
   EXPECT_DOUBLE_EQ(c.ys[0][7], std::sin(c.xs[7] * col.frequency));
 }
 
@@ -253,14 +253,14 @@ TEST_F(HeadlessUi, EveryPanelRunsOverManyStates) {
   };
   run([](AppState& s) { s.params.pe.d_model = 7; });
   EXPECT_EQ(caches_.derived.get().columns.size(), 7u);
-  run([](AppState& s) { s.params.pe.variant = PeVariant::kT2t; });
+  run([](AppState& s) { s.params.pe.sinusoidal().variant = PeVariant::kT2t; });
   run([](AppState& s) { s.params.colormap = ColormapId::kViridis; });
   EXPECT_EQ(textures_.image(0).rgba[0],
             MapValue(ColormapId::kViridis, caches_.heatmap.raster->values[0], -1, 1).r);
-  run([](AppState& s) { s.params.pe.base = NAN; });
+  run([](AppState& s) { s.params.pe.sinusoidal().base = NAN; });
   EXPECT_FALSE(caches_.derived.get().pe_status.ok());
   run([](AppState& s) {
-    s.params.pe.base = 10000;
+    s.params.pe.sinusoidal().base = 10000;
     s.params.example.text = "";
   });
   EXPECT_TRUE(caches_.derived.get().sentence.value().tokens.empty());
@@ -380,10 +380,10 @@ TEST_F(HeadlessUi, AParameterChangeReachesTheScreenInTheNextFrame) {
   state_.params.pe.d_model = 1024;
   state_.params.pe.max_len = 8192;
   Frames(2);
-  state_.params.pe.base = 777.0;
+  state_.params.pe.sinusoidal().base = 777.0;
   Frame();
   ASSERT_TRUE(caches_.heatmap.raster.has_value());
-  EXPECT_EQ(caches_.heatmap.raster->request.params, state_.params.pe);
+  EXPECT_EQ(caches_.heatmap.raster->request.encoding->params(), state_.params.pe);
   EXPECT_EQ(caches_.heatmap.raster->values, ComputeRaster(caches_.heatmap.raster->request).values);
   services_.rasters = &rasters_;
 }
@@ -395,7 +395,7 @@ TEST_F(HeadlessUi, DerivedDataIsRebuiltOnlyWhenItsInputsChange) {
   Frames(10);
   EXPECT_EQ(caches_.derived.get().generation, gen);
   EXPECT_EQ(textures_.uploads(), uploads);  // same view, same colormap: no new texture
-  state_.params.pe.base = 500.0;
+  state_.params.pe.sinusoidal().base = 500.0;
   Frames(1);
   EXPECT_EQ(caches_.derived.get().generation, gen + 1);
   EXPECT_EQ(textures_.uploads(), uploads + 1);

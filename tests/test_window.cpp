@@ -62,7 +62,7 @@ TEST(Window, HeatmapPixelsHaveTheColormapColourOfTheirCells) {
   Render(state, "window-default.png", img, heat, curves);
   const PlotRange& v = state.heatmap.view;
   ASSERT_EQ(v, (PlotRange{0, 128, 0, 100}));
-  const PeParams p;
+  const EncodingParams p;
   for (auto [pos, dim] : {std::pair{12, 8}, std::pair{0, 0}, std::pair{99, 127}, std::pair{40, 60},
                           std::pair{7, 3}}) {
     const double x =
@@ -70,7 +70,7 @@ TEST(Window, HeatmapPixelsHaveTheColormapColourOfTheirCells) {
     const double y =
         heat.plot_min.y + (pos + 0.5 - v.y0) / (v.y1 - v.y0) * (heat.plot_max.y - heat.plot_min.y);
     const unsigned char* px = img.at(static_cast<int>(x), static_cast<int>(y));
-    const Rgba8 want = MapValue(ColormapId::kRdBu, PeValue(DescribeColumn(p, dim), pos), -1, 1);
+    const Rgba8 want = MapValue(ColormapId::kRdBu, WaveValue(DescribeColumn(p, dim), pos), -1, 1);
     if (pos == 0) continue;  // row 0 carries the selected token's outline
     EXPECT_LE(std::abs(px[0] - want.r) + std::abs(px[1] - want.g) + std::abs(px[2] - want.b), 3)
         << "cell (" << pos << ", " << dim << ") at pixel " << x << "," << y;
@@ -85,11 +85,11 @@ TEST(Window, CurveIsDrawnWhereTheFormulaSays) {
   CurvesCache curves;
   Render(state, "window-curve-d10.png", img, heat, curves);
   const PlotRange& v = state.curves.view;
-  const PeColumn c = DescribeColumn(state.params.pe, 10);
+  const WaveColumn c = DescribeColumn(state.params.pe, 10);
   const ImU32 color = SeriesColor(0);
   int checked = 0;
   for (double pos = 3.3; pos < 97; pos += 6.1) {
-    const double value = PeValueAt(c, pos);
+    const double value = WaveValueAt(c, pos);
     auto pixel_y = [&](double val) {
       return curves.plot_min.y +
              (1.0 - (val - v.y0) / (v.y1 - v.y0)) * (curves.plot_max.y - curves.plot_min.y);

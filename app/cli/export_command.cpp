@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "views/figure_export.h"
+#include "views/view_registry.h"
 #include "io/file_writers.h"
 #include "text/tokenizer.h"
 
@@ -44,13 +45,19 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
   };
   std::optional<ViewKind> view = ParseView(request.view);
   if (!view) {
-    return fail(
-        InvalidArgument("--view must be heatmap, curves or sum, got \"" + request.view + "\""));
+    std::string names;
+    for (const ViewEntry& v : Views()) names += (names.empty() ? "" : ", ") + std::string(v.name);
+    return fail(InvalidArgument("--view must be one of " + names + ", got \"" + request.view +
+                                "\""));
   }
-  ViewSelection sel = DefaultViews(params);
+  if (Status s = CheckViewApplies(*view, params.pe); !s.ok()) return fail(s.error());
+  Result<EncodingPtr> encoding = MakeEncoding(params.pe, params.cap);
+  if (!encoding.ok()) return fail(encoding.error());
+  const int64_t cols = encoding.value()->cols();
+  ViewSelection sel = DefaultViews(params, *encoding.value());
   sel.markers = !request.no_markers;
   ModelParams table_params = params;  // a table export with --positions holds only those rows
-  const PeParams& p = params.pe;
+  const EncodingParams& p = params.pe;
   const std::string ext = request.output == "-" ? "csv" : FileExtension(request.output);
   const bool table = ext == "csv" || ext == "npy";
   const double first = static_cast<double>(p.offset), end = first + static_cast<double>(p.max_len);
@@ -78,7 +85,7 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
   }
   if (!request.dim_range.empty()) {
     Result<std::pair<double, double>> r =
-        ParseRange("--dim-range", request.dim_range, 0, static_cast<double>(p.d_model));
+        ParseRange("--dim-range", request.dim_range, 0, static_cast<double>(cols));
     if (!r.ok()) return fail(r.error());
     sel.heatmap.x0 = r.value().first;
     sel.heatmap.x1 = r.value().second;

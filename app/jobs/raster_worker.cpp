@@ -19,7 +19,8 @@ void RasterWorker::Request(const RasterRequest& request) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (last_requested_ && *last_requested_ == request) return;
-    const bool new_params = !last_requested_ || last_requested_->params != request.params;
+    const bool new_params = !last_requested_ || !last_requested_->encoding || !request.encoding ||
+                            last_requested_->encoding->params() != request.encoding->params();
     last_requested_ = request;
     const int64_t limit = new_params ? kInPlaceWorkNewParams : kInPlaceWork;
     if (!synchronous_ && EstimateRasterWork(request) > limit) {

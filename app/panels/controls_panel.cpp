@@ -43,16 +43,16 @@ std::string Printf(const char* format, auto... args) {
 // every d (one column, odd widths), any offset and any base.
 void DrawExplanation(const AppState& state, const Derived& derived) {
   if (!derived.pe_status.ok() || derived.columns.empty()) return;
-  const PeParams& p = state.params.pe;
+  const EncodingParams& p = state.params.pe;
   int64_t waves = 0, zeros = 0, sin_cos_pairs = 0;
   std::vector<double> freqs;
-  for (const PeColumn& c : derived.columns) {
-    if (c.wave == PeWave::kZero) {
+  for (const WaveColumn& c : derived.columns) {
+    if (c.wave == Wave::kZero) {
       ++zeros;
       continue;
     }
     ++waves;
-    if (c.wave == PeWave::kCos) ++sin_cos_pairs;  // every cosine has its sine
+    if (c.wave == Wave::kCos) ++sin_cos_pairs;  // every cosine has its sine
     if (std::find(freqs.begin(), freqs.end(), c.frequency) == freqs.end())
       freqs.push_back(c.frequency);
   }
@@ -107,9 +107,9 @@ void DrawExplanation(const AppState& state, const Derived& derived) {
 // Puts `mutate` applied to the current PE parameters through the core's checks: a valid result
 // is queued for the next frame, an invalid one is refused with its reason under `label`.
 void EditPe(AppState& state, const char* label, const auto& mutate) {
-  PeParams next = state.params.pe;
+  EncodingParams next = state.params.pe;
   mutate(next);
-  if (Status s = ValidatePeParams(next); !s.ok()) {
+  if (Status s = ValidateEncodingParams(next); !s.ok()) {
     RefuseField(state, label, s.message());
     return;
   }
@@ -136,23 +136,23 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   if (NumberField(state, "d_model", p.pe.d_model, &i64,
                   "Width of every token vector: the number of columns of the PE table (1 to "
                   "65536). Type a value, then Enter.")) {
-    EditPe(state, "d_model", [&](PeParams& q) { q.d_model = i64; });
+    EditPe(state, "d_model", [&](EncodingParams& q) { q.d_model = i64; });
   }
   if (NumberField(state, "max_len", p.pe.max_len, &i64,
                   "Number of positions in the table: the longest sequence the model can be "
                   "given (1 to 2^31).")) {
-    EditPe(state, "max_len", [&](PeParams& q) { q.max_len = i64; });
+    EditPe(state, "max_len", [&](EncodingParams& q) { q.max_len = i64; });
   }
   double f64 = 0;
-  if (NumberField(state, "base", p.pe.base, &f64,
+  if (NumberField(state, "base", p.pe.sinusoidal().base, &f64,
                   "Base of the geometric frequency ladder (10000 in the paper): wavelengths run "
                   "from 2*pi to about 2*pi*base.")) {
-    EditPe(state, "base", [&](PeParams& q) { q.base = f64; });
+    EditPe(state, "base", [&](EncodingParams& q) { q.sinusoidal().base = f64; });
   }
-  int variant = static_cast<int>(p.pe.variant);
+  int variant = static_cast<int>(p.pe.sinusoidal().variant);
   const char* variants[] = {"paper (interleaved)", "t2t [sin|cos]", "tf-text [sin|cos]"};
   if (ImGui::Combo("variant", &variant, variants, 3)) {
-    EditPe(state, "variant", [&](PeParams& q) { q.variant = static_cast<PeVariant>(variant); });
+    EditPe(state, "variant", [&](EncodingParams& q) { q.sinusoidal().variant = static_cast<PeVariant>(variant); });
   }
   ItemTooltip(
       "Column layout: paper interleaves sin/cos (PyTorch tutorial code); t2t and tf-text put all "
@@ -160,7 +160,7 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   if (NumberField(state, "offset", p.pe.offset, &i64,
                   "Position of the first row: a model continuing a long text sees positions "
                   "offset, offset+1, ...")) {
-    EditPe(state, "offset", [&](PeParams& q) { q.offset = i64; });
+    EditPe(state, "offset", [&](EncodingParams& q) { q.offset = i64; });
   }
   if (!derived.pe_status.ok()) ErrorText(derived.pe_status.message());
 
@@ -231,7 +231,7 @@ void DrawStatusLine(const AppState& state, const Derived& derived) {
   ImGui::Text("PE table %lld x %lld (%s)   %s [%.6f, %.6f]   |PE(1)| = %.6f",
               static_cast<long long>(state.params.pe.max_len),
               static_cast<long long>(state.params.pe.d_model),
-              std::string(VariantName(state.params.pe.variant)).c_str(),
+              std::string(VariantName(state.params.pe.sinusoidal().variant)).c_str(),
               s.exact ? "min/max" : "bound", static_cast<double>(s.min), static_cast<double>(s.max),
               s.norm_pe1);
 }

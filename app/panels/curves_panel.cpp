@@ -1,5 +1,6 @@
-// Sine curves: PE[pos, dim] for chosen dimensions, drawn as continuous waves (evaluated at
-// fractional positions) with markers at the integer positions a model actually sees.
+// Curves: table[pos, col] for chosen columns, drawn as continuous waves (evaluated at
+// fractional positions; the polyline through the rows for a learned table) with markers at the
+// integer positions a model actually sees.
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -18,12 +19,35 @@ namespace {
 
 constexpr size_t kMaxCurves = 64;
 
-const char* WaveName(PeWave w) {
-  return w == PeWave::kSin ? "sin" : w == PeWave::kCos ? "cos" : "zero";
+const char* WaveName(Wave w) {
+  return w == Wave::kSin ? "sin" : w == Wave::kCos ? "cos" : w == Wave::kAngle ? "angle" : "zero";
 }
 
-void UpdateSamples(CurvesCache& cache, const PeParams& p, const std::vector<PeColumn>& columns,
-                   const std::vector<int64_t>& dims, const PlotRange& view, int width_px) {
+// "d5  i=2 sin", or "d5" for a table without waves (learned).
+std::string PickerLabel(const Derived& derived, int64_t j) {
+  char label[96];
+  if (derived.columns.empty()) {
+    std::snprintf(label, sizeof label, "d%lld", static_cast<long long>(j));
+  } else {
+    const WaveColumn& c = derived.columns[static_cast<size_t>(j)];
+    std::snprintf(label, sizeof label, "d%lld  i=%lld %s", static_cast<long long>(j),
+                  static_cast<long long>(c.pair), WaveName(c.wave));
+  }
+  return label;
+}
+
+// Column j's wave, or a bare record of its index for a table without waves.
+WaveColumn ColumnOf(const Derived& derived, int64_t j) {
+  if (!derived.columns.empty()) return derived.columns[static_cast<size_t>(j)];
+  WaveColumn c;
+  c.dim = j;
+  c.pair = j;
+  return c;
+}
+
+void UpdateSamples(CurvesCache& cache, const Encoding& e, const std::vector<int64_t>& dims,
+                   const PlotRange& view, int width_px) {
+  const EncodingParams& p = e.params();
   auto key = std::make_tuple(p, dims, view.x0, view.x1, width_px);
   if (cache.key == key) return;
   cache.key = key;
@@ -34,8 +58,8 @@ void UpdateSamples(CurvesCache& cache, const PeParams& p, const std::vector<PeCo
   cache.marker_xs.clear();
   const double px_per_pos = width_px / (view.x1 - view.x0);
   if (px_per_pos >= 5.0) {
-    const double last = static_cast<double>(p.offset + p.max_len - 1);
-    for (double x = std::max(std::ceil(view.x0), static_cast<double>(p.offset));
+    const double last = static_cast<double>(e.last_position());
+    for (double x = std::max(std::ceil(view.x0), static_cast<double>(e.first_position()));
          x <= std::min(std::floor(view.x1), last); x += 1.0) {
       cache.marker_xs.push_back(x);
     }
@@ -43,19 +67,19 @@ void UpdateSamples(CurvesCache& cache, const PeParams& p, const std::vector<PeCo
   cache.ys.assign(dims.size(), {});
   cache.marker_ys.assign(dims.size(), {});
   for (size_t k = 0; k < dims.size() && k < kMaxCurves; ++k) {
-    const PeColumn& c = columns[static_cast<size_t>(dims[k])];
+    const int64_t col = dims[k];
     cache.ys[k].resize(cache.xs.size());
-    for (size_t s = 0; s < cache.xs.size(); ++s) cache.ys[k][s] = PeValueAt(c, cache.xs[s]);
+    for (size_t s = 0; s < cache.xs.size(); ++s) cache.ys[k][s] = e.ValueAt(col, cache.xs[s]);
     cache.marker_ys[k].resize(cache.marker_xs.size());
     for (size_t s = 0; s < cache.marker_xs.size(); ++s) {
-      cache.marker_ys[k][s] = PeValue(c, static_cast<int64_t>(cache.marker_xs[s]));
+      cache.marker_ys[k][s] = static_cast<float>(e.ValueAt(col, cache.marker_xs[s]));
     }
   }
 }
 
 // The quick picks replace the chosen dimensions (queued for the next frame, like every edit).
-void QuickPicks(AppState& state) {
-  const int64_t d = state.params.pe.d_model;
+void QuickPicks(AppState& state, const Derived& derived) {
+  const int64_t d = derived.encoding->cols();
   std::optional<std::vector<int64_t>> picked;
   if (ImGui::SmallButton("4,5,6,7")) {
     picked.emplace();
@@ -66,8 +90,11 @@ void QuickPicks(AppState& state) {
   if (ImGui::SmallButton("every 8th i")) {
     picked.emplace();
     for (int64_t j = 0; j < d && picked->size() < 16; ++j) {
-      const PeColumn c = DescribeColumn(state.params.pe, j);
-      if (c.wave == PeWave::kSin && c.pair % 8 == 0) picked->push_back(j);
+      const WaveColumn c = ColumnOf(derived, j);
+      const bool first_of_pair = derived.columns.empty() || c.wave == Wave::kSin ||
+                                 c.wave == Wave::kAngle ||
+                                 (c.wave == Wave::kCos && (j == 0 || ColumnOf(derived, j - 1).pair != c.pair));
+      if (first_of_pair && c.pair % 8 == 0) picked->push_back(j);
     }
   }
   ItemTooltip("The sine of pairs i = 0, 8, 16, ...: each is slower than the one before.");
@@ -76,14 +103,14 @@ void QuickPicks(AppState& state) {
     // Pair i = 2, or the highest pair that has both a sine and a cosine in a narrower table.
     int64_t pair = -1;
     for (int64_t j = 0; j < d; ++j) {
-      const PeColumn c = DescribeColumn(state.params.pe, j);
-      if (c.wave == PeWave::kCos && c.pair <= 2) pair = std::max(pair, c.pair);
+      const WaveColumn c = ColumnOf(derived, j);
+      if (c.wave == Wave::kCos && c.pair <= 2) pair = std::max(pair, c.pair);
     }
     if (pair < 0) pair = 0;  // d = 1: the lone sine
     picked.emplace();
     for (int64_t j = 0; j < d && picked->size() < 2; ++j) {
-      const PeColumn c = DescribeColumn(state.params.pe, j);
-      if (c.pair == pair && c.wave != PeWave::kZero) picked->push_back(j);
+      const WaveColumn c = ColumnOf(derived, j);
+      if (c.pair == pair && c.wave != Wave::kZero) picked->push_back(j);
     }
   }
   ItemTooltip(
@@ -102,18 +129,15 @@ void DimensionPicker(AppState& state, const Derived& derived, CurvesCache& cache
   ImGui::SetNextItemWidth(-1);
   ImGui::InputTextWithHint("##dim_search", "search: d12, i=3, cos", &state.curves.search);
   if (ImGui::BeginChild("dim_list", ImVec2(0, height), true)) {
-    char label[96];
     // Rows matching the search, rebuilt only when the search or the columns change.
     auto key = std::make_tuple(state.curves.search, state.params.pe);
     if (cache.match_key != key) {
       cache.match_key = key;
       cache.matches.clear();
-      for (const PeColumn& c : derived.columns) {
-        std::snprintf(label, sizeof label, "d%lld  i=%lld %s", static_cast<long long>(c.dim),
-                      static_cast<long long>(c.pair), WaveName(c.wave));
+      for (int64_t j = 0; j < derived.encoding->cols(); ++j) {
         if (state.curves.search.empty() ||
-            std::string(label).find(state.curves.search) != std::string::npos) {
-          cache.matches.push_back(c.dim);
+            PickerLabel(derived, j).find(state.curves.search) != std::string::npos) {
+          cache.matches.push_back(j);
         }
       }
     }
@@ -123,13 +147,11 @@ void DimensionPicker(AppState& state, const Derived& derived, CurvesCache& cache
     while (clipper.Step()) {
       for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
         const int64_t j = matches[static_cast<size_t>(row)];
-        const PeColumn& c = derived.columns[static_cast<size_t>(j)];
-        drawn.picker_rows.push_back(c);
+        drawn.picker_rows.push_back(ColumnOf(derived, j));
         bool on = std::find(dims.begin(), dims.end(), j) != dims.end();
-        std::snprintf(label, sizeof label, "d%lld  i=%lld %s", static_cast<long long>(j),
-                      static_cast<long long>(c.pair), WaveName(c.wave));
+        const std::string label = PickerLabel(derived, j);
         ImGui::PushID(static_cast<int>(j));
-        if (ImGui::Checkbox(label, &on)) {
+        if (ImGui::Checkbox(label.c_str(), &on)) {
           Edit(state, [j, on](AppState& st) {
             std::vector<int64_t>& chosen = st.params.curve_dims;
             std::erase(chosen, j);
@@ -152,12 +174,12 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
     ErrorText("No curves to show: " + derived.pe_status.message());
     return;
   }
-  const PeParams& p = state.params.pe;
+  const Encoding& e = *derived.encoding;
   const float em = ImGui::GetFontSize();
-  // Dimensions beyond d_model were dropped before the frame (ui.cpp), so every one is valid.
+  // Columns beyond the table were dropped before the frame (ui.cpp), so every one is valid.
   const std::vector<int64_t>& dims = state.params.curve_dims;
 
-  QuickPicks(state);
+  QuickPicks(state, derived);
   ImGui::SameLine();
   bool markers = state.curves.markers;
   if (ImGui::Checkbox("markers", &markers)) {
@@ -169,18 +191,19 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
   const float side_w = std::min(em * 15.0f, avail.x * 0.42f);
   PlotSpec spec;
   spec.x_label = "position";
-  spec.y_label = "PE value";
-  spec.limits = CurvesLimits(p);
+  const std::string y_label = e.TableName() + " value";
+  spec.y_label = y_label.c_str();
+  spec.limits = CurvesLimits(e);
   spec.min_x_span = std::min(2.0, spec.limits.x1 - spec.limits.x0);
   spec.lock_y = true;
   ImGui::BeginGroup();
   Plot plot("curves_plot", state.curves.view, spec, ImVec2(avail.x - side_w - em * 0.5f, avail.y));
   const int width_px = static_cast<int>(plot.area_max().x - plot.area_min().x);
-  UpdateSamples(cache, p, derived.columns, dims, state.curves.view, width_px);
+  UpdateSamples(cache, e, dims, state.curves.view, width_px);
   plot.HLine(0.0, IM_COL32(255, 255, 255, 50));
   // Linked views: the selected token's position and the position hovered elsewhere.
   if (state.selection.selected_token >= 0) {
-    plot.VLine(static_cast<double>(p.offset + state.selection.selected_token),
+    plot.VLine(static_cast<double>(e.first_position() + state.selection.selected_token),
                IM_COL32(255, 215, 0, 200), 2.0f);
   }
   if (!plot.hovered() && state.selection.hover_position >= 0) {
@@ -197,15 +220,15 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
   }
   if (plot.hovered()) {
     const auto pos = static_cast<int64_t>(std::llround(plot.mouse_x()));
-    if (pos >= p.offset && pos < p.offset + p.max_len) {
+    if (pos >= e.first_position() && pos <= e.last_position()) {
       state.selection.next_hover_position = pos;
       ImGui::BeginTooltip();
       ImGui::Text("position %lld", static_cast<long long>(pos));
       for (size_t k = 0; k < shown; ++k) {
-        const PeColumn& c = derived.columns[static_cast<size_t>(dims[k])];
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(SeriesColor(static_cast<int>(k))),
-                           "d%lld = %.6f", static_cast<long long>(c.dim),
-                           static_cast<double>(PeValue(c, pos)));
+        ImGui::TextColored(
+            ImGui::ColorConvertU32ToFloat4(SeriesColor(static_cast<int>(k))), "d%lld = %.6f",
+            static_cast<long long>(dims[k]),
+            static_cast<double>(static_cast<float>(e.ValueAt(dims[k], static_cast<double>(pos)))));
       }
       ImGui::EndTooltip();
     }
@@ -234,7 +257,7 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
                                     em);
   if (ImGui::BeginChild("legend", ImVec2(side_w, legend_h), true)) {
     for (size_t k = 0; k < shown; ++k) {
-      const PeColumn& c = derived.columns[static_cast<size_t>(dims[k])];
+      const WaveColumn c = ColumnOf(derived, dims[k]);
       drawn.legend.push_back(c);
       const ImVec2 at = ImGui::GetCursorScreenPos();
       ImGui::GetWindowDrawList()->AddLine(ImVec2(at.x, at.y + em * 0.6f),
@@ -242,12 +265,18 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
                                           SeriesColor(static_cast<int>(k)), 3.0f);
       ImGui::Dummy(ImVec2(em * 1.4f, em));
       ImGui::SameLine();
+      if (derived.columns.empty()) {
+        ImGui::Text("d%lld", static_cast<long long>(c.dim));
+        continue;
+      }
       ImGui::Text("d%lld: i=%lld %s", static_cast<long long>(c.dim), static_cast<long long>(c.pair),
                   WaveName(c.wave));
       // Frequency and wavelength each stay whole: the second moves to its own line when the
       // legend is too narrow for both.
       char omega[48], lambda[48];
-      std::snprintf(omega, sizeof omega, "   \xcf\x89=%.4g", c.frequency);
+      // The sinusoid's frequency is omega, RoPE's theta (as the papers write them).
+      const char* w = e.scheme() == Scheme::kRope ? "\xce\xb8" : "\xcf\x89";
+      std::snprintf(omega, sizeof omega, "   %s=%.4g", w, c.frequency);
       std::snprintf(lambda, sizeof lambda, "\xce\xbb=%.4g", c.wavelength());
       ImGui::TextDisabled("%s", omega);
       bool hovered = ImGui::IsItemHovered();

@@ -1,4 +1,4 @@
-// The PE heatmap: positions down, dimensions across, one texture with nearest sampling. Only
+// The heatmap of the encoding's table: positions down, columns across, one texture with nearest sampling. Only
 // the visible window is computed (heatmap_raster.h) on the raster worker; when zoomed in, cell
 // borders and values appear. Hover explains the cell under the pointer.
 #include <imgui.h>
@@ -26,8 +26,10 @@ void UploadIfNeeded(HeatmapCache& cache, ColormapId colormap, TextureStore* text
   if (cache.raster_uploaded && cache.uploaded_colormap == colormap) return;
   const Raster& r = *cache.raster;
   cache.rgba.resize(static_cast<size_t>(r.width) * r.height * 4);
-  MapToRgba(colormap, r.values.data(), static_cast<int64_t>(r.values.size()), -1.0f, 1.0f,
-            cache.rgba.data());
+  // The colour range of the encoding the raster was made from (the figure's range too).
+  const ValueRange range = r.request.encoding->Range();
+  MapToRgba(colormap, r.values.data(), static_cast<int64_t>(r.values.size()),
+            static_cast<float>(range.lo), static_cast<float>(range.hi), cache.rgba.data());
   cache.texture = textures->Upload(0, r.width, r.height, cache.rgba.data());
   cache.raster_uploaded = true;
   cache.uploaded_colormap = colormap;
@@ -35,17 +37,24 @@ void UploadIfNeeded(HeatmapCache& cache, ColormapId colormap, TextureStore* text
 
 void CellTooltip(const AppState& state, const Derived& derived, const HeatmapCache& cache,
                  int64_t pos, int64_t dim, const Plot& plot) {
-  const PeParams& p = state.params.pe;
-  const PeColumn& c = derived.columns[static_cast<size_t>(dim)];
+  (void)state;
+  const Encoding& e = *derived.encoding;
   ImGui::BeginTooltip();
-  ImGui::Text("position %lld, dimension %lld", static_cast<long long>(pos),
+  ImGui::Text("position %lld, %s %lld", static_cast<long long>(pos), e.ColumnNoun().c_str(),
               static_cast<long long>(dim));
-  const char* wave = c.wave == PeWave::kSin ? "sin" : c.wave == PeWave::kCos ? "cos" : "zero";
-  ImGui::Text("pair i = %lld (%s), frequency w = %.6g rad/position", static_cast<long long>(c.pair),
-              wave, c.frequency);
-  if (c.wave != PeWave::kZero) ImGui::Text("wavelength 2*pi/w = %.6g positions", c.wavelength());
-  ImGui::Text("value %.7f", static_cast<double>(PeValue(c, pos)));
-  ImGui::TextDisabled("%s", FormatCellFormula(p, c, pos).c_str());
+  if (!derived.columns.empty()) {
+    const WaveColumn& c = derived.columns[static_cast<size_t>(dim)];
+    const char* wave = c.wave == Wave::kSin   ? "sin"
+                       : c.wave == Wave::kCos ? "cos"
+                       : c.wave == Wave::kAngle ? "angle"
+                                              : "zero";
+    ImGui::Text("pair i = %lld (%s), frequency = %.6g rad/position",
+                static_cast<long long>(c.pair), wave, c.frequency);
+    if (c.wave != Wave::kZero) ImGui::Text("wavelength 2*pi/w = %.6g positions", c.wavelength());
+  }
+  ImGui::Text("value %.7f",
+              static_cast<double>(static_cast<float>(e.ValueAt(dim, static_cast<double>(pos)))));
+  ImGui::TextDisabled("%s", e.DescribeCell(pos, dim).c_str());
   if (cache.raster && !cache.raster->one_cell_per_texel()) {
     const double rows = 1.0 / plot.pixels_per_y(), cols = 1.0 / plot.pixels_per_x();
     if (rows > 1.0 || cols > 1.0) {
@@ -65,17 +74,18 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
     ErrorText("No table to show: " + derived.pe_status.message());
     return;
   }
-  const PeParams& p = state.params.pe;
+  const Encoding& e = *derived.encoding;
+  const int64_t n_cols = e.cols();
   const float em = ImGui::GetFontSize();
-  const double first = static_cast<double>(p.offset);
-  const double end = first + static_cast<double>(p.max_len);
+  const double first = static_cast<double>(e.first_position());
+  const double end = first + static_cast<double>(e.rows());
 
   PlotSpec spec;
-  spec.x_label = "dimension";
+  spec.x_label = e.ColumnNoun() == "pair" ? "pair" : "dimension";
   spec.y_label = "position";
-  spec.limits = {0, static_cast<double>(p.d_model), first, end};
-  spec.min_x_span = std::min(3.0, static_cast<double>(p.d_model));
-  spec.min_y_span = std::min(3.0, static_cast<double>(p.max_len));
+  spec.limits = {0, static_cast<double>(n_cols), first, end};
+  spec.min_x_span = std::min(3.0, static_cast<double>(n_cols));
+  spec.min_y_span = std::min(3.0, static_cast<double>(e.rows()));
   spec.y_down = true;
   spec.x_cells = true;
   spec.y_cells = true;
@@ -87,7 +97,7 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
   // Ask for the raster of what is visible now; draw the newest one we have meanwhile.
   if (services.rasters) {
     RasterRequest req;
-    req.params = p;
+    req.encoding = derived.encoding;
     const PlotRange& v = state.heatmap.view;
     req.x0 = v.x0;
     req.x1 = v.x1;
@@ -102,10 +112,10 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
     }
   }
   UploadIfNeeded(cache, state.params.colormap, services.textures);
-  if (cache.raster && !cache.raster->empty() && cache.raster->request.params == p &&
-      cache.texture) {
+  if (cache.raster && !cache.raster->empty() &&
+      cache.raster->request.encoding->params() == e.params() && cache.texture) {
     const Raster& r = *cache.raster;
-    drawn.heatmap_image = r.request.params;
+    drawn.heatmap_image = r.request.encoding->params();
     plot.Image(cache.texture, static_cast<double>(r.col_edges.front()),
                static_cast<double>(r.row_edges.front()), static_cast<double>(r.col_edges.back()),
                static_cast<double>(r.row_edges.back()));
@@ -114,7 +124,7 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
   // Zoomed in: cell borders, then values once they fit.
   const PlotRange& v = state.heatmap.view;
   const int64_t c0 = std::max<int64_t>(0, static_cast<int64_t>(std::floor(v.x0)));
-  const int64_t c1 = std::min<int64_t>(p.d_model, static_cast<int64_t>(std::ceil(v.x1)));
+  const int64_t c1 = std::min<int64_t>(n_cols, static_cast<int64_t>(std::ceil(v.x1)));
   const auto r0 = static_cast<int64_t>(std::max(first, std::floor(v.y0)));
   const auto r1 = static_cast<int64_t>(std::min(end, std::ceil(v.y1)));
   if (plot.pixels_per_x() >= 6 && plot.pixels_per_y() >= 6) {
@@ -125,7 +135,7 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
       char buf[24];
       for (int64_t r = r0; r < r1; ++r) {
         for (int64_t c = c0; c < c1; ++c) {
-          const float value = PeValue(derived.columns[static_cast<size_t>(c)], r);
+          const auto value = static_cast<float>(e.ValueAt(c, static_cast<double>(r)));
           std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(value));
           const ImVec2 centre =
               plot.ToPixels(static_cast<double>(c) + 0.5, static_cast<double>(r) + 0.5);
@@ -136,8 +146,10 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
               centre.y - ts.y / 2 < plot.area_min().y || centre.y + ts.y / 2 > plot.area_max().y) {
             continue;
           }
-          const bool dark =
-              std::fabs(value) > 0.55f || state.params.colormap == ColormapId::kViridis;
+          const ValueRange range = e.Range();
+          const double mid = 0.5 * (range.lo + range.hi);
+          const bool dark = std::fabs(value - mid) > 0.55 * 0.5 * (range.hi - range.lo) ||
+                            state.params.colormap == ColormapId::kViridis;
           plot.draw_list()->AddText(ImVec2(centre.x - ts.x / 2, centre.y - ts.y / 2),
                                     dark ? IM_COL32(255, 255, 255, 230) : IM_COL32(20, 20, 20, 230),
                                     buf);
@@ -157,9 +169,9 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
     drawn.heatmap_outlined_rows = sel >= 0 ? 1 : static_cast<int>(tokens);
     if (sel >= 0) {
       const double y = first + sel;
-      plot.Rect(0, y, static_cast<double>(p.d_model), y + 1, outline, thickness);
+      plot.Rect(0, y, static_cast<double>(n_cols), y + 1, outline, thickness);
     } else {
-      plot.Rect(0, first, static_cast<double>(p.d_model), first + tokens, outline, thickness);
+      plot.Rect(0, first, static_cast<double>(n_cols), first + tokens, outline, thickness);
       if (row_px >= 8.0f) {
         for (double t = 1; t < tokens; ++t) plot.HLine(first + t, outline, 1.0f);
       }
@@ -173,7 +185,7 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
   if (plot.hovered()) {
     const auto dim = static_cast<int64_t>(std::floor(plot.mouse_x()));
     const auto pos = static_cast<int64_t>(std::floor(plot.mouse_y()));
-    if (dim >= 0 && dim < p.d_model && pos >= p.offset && pos < p.offset + p.max_len) {
+    if (dim >= 0 && dim < n_cols && pos >= e.first_position() && pos <= e.last_position()) {
       state.selection.next_hover_position = pos;
       state.selection.next_hover_dim = dim;
       CellTooltip(state, derived, cache, pos, dim, plot);
@@ -185,10 +197,16 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
   plot.End();
 
   ImGui::SameLine();
-  ColorBar("heatmap_colorbar", state.params.colormap, -1.0f, 1.0f, "PE value",
+  const ValueRange range = e.Range();
+  const std::string bar_label = e.TableName() + " value";
+  ColorBar("heatmap_colorbar", state.params.colormap, static_cast<float>(range.lo),
+           static_cast<float>(range.hi), bar_label.c_str(),
            ImVec2(bar_w - em * 0.5f, avail.y - note_h - em * 2.5f));
   // Say what a pixel is: one cell, or the mean of many (fast waves then average to 0).
-  if (rows_per_px > 2 * derived.slowest_wavelength) {
+  const bool all_waves_average_out = derived.slowest_wavelength > 0 &&
+                                     rows_per_px > 2 * derived.slowest_wavelength &&
+                                     e.ColumnNoun() != "pair";
+  if (all_waves_average_out) {
     ImGui::TextDisabled(
         "Every wave repeats within one pixel row here: means are ~0. Scroll to zoom.");
     ItemTooltip(

@@ -1,6 +1,8 @@
 // One free function per panel; each draws inside the child region the layout (ui.cpp) gives it.
 #pragma once
 
+#include <span>
+
 #include "ui/app_state.h"
 #include "ui/derived.h"
 #include "ui/ui.h"
@@ -13,6 +15,20 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
 void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache,
                      DrawnRecord& drawn);
 void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn);
+// A view drawn from its core Figure (rotation, frequencies).
+void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, FigurePanelCache& cache,
+                     DrawnRecord& drawn);
+
+// The panels that show a view, in layout order: the top row (heatmap, curves), then the views
+// below it that apply to the current scheme.
+struct PanelEntry {
+  ViewKind view;
+  const char* id;
+  const char* title;
+  bool bottom_row;  // below the heatmap and curves
+  void (*draw)(AppState& state, const Derived& derived, UiCaches& caches, UiServices& services);
+};
+std::span<const PanelEntry> ViewPanels();
 void DrawStatusLine(const AppState& state, const Derived& derived);
 
 // Export: the dialog (Export... buttons, Ctrl+S) and the progress / result corner.

@@ -23,6 +23,8 @@ struct PanelVisibility {
   bool heatmap = true;
   bool curves = true;
   bool sums = true;
+  bool rotation = true;
+  bool frequencies = true;
   bool operator==(const PanelVisibility&) const = default;
 };
 
@@ -116,7 +118,8 @@ struct AppState {
   CurvesViewState curves;
   SumsViewState sums;
   ManualVectors manual;
-  std::array<int64_t, 3> fitted_extents = {-1, -1, -1};  // (d_model, max_len, offset) of the views
+  // (cols, rows, first position, scheme, RoPE part) the views were fitted to
+  std::array<int64_t, 5> fitted_extents = {-1, -1, -1, -1, -1};
   ViewKind focused_view = ViewKind::kHeatmap;            // the panel Ctrl+S exports
   ExportDialogState export_dialog;
   Toast toast;

@@ -5,24 +5,28 @@
 
 namespace pe {
 
-TableSummary SummarizeTable(const PeParams& params, int64_t max_cells) {
+TableSummary SummarizeTable(const Encoding& e, int64_t max_cells) {
   TableSummary s;
-  double acc = 0.0;
-  for (const PeColumn& c : DescribeColumns(params)) acc += std::pow(PeValueAt(c, 1.0), 2);
-  s.norm_pe1 = std::sqrt(acc);
-  if (params.max_len > max_cells / params.d_model) {
-    s.min = -1.0f;
-    s.max = 1.0f;
+  // |positional vector at position 1| (0 past the table), in double.
+  if (e.family() == Family::kAdded && e.first_position() <= 1 && e.last_position() >= 1) {
+    double acc = 0.0;
+    for (int64_t j = 0; j < e.cols(); ++j) acc += std::pow(e.ValueAt(j, 1.0), 2);
+    s.norm_pe1 = std::sqrt(acc);
+  }
+  const int64_t rows = e.rows(), cols = e.cols();
+  if (rows > max_cells / cols) {
+    s.min = static_cast<float>(e.Range().lo);
+    s.max = static_cast<float>(e.Range().hi);
     return s;
   }
   constexpr int64_t kBlock = 1024;
-  std::vector<float> block(static_cast<size_t>(std::min(kBlock, params.max_len) * params.d_model));
+  std::vector<float> block(static_cast<size_t>(std::min(kBlock, rows) * cols));
   s.min = INFINITY;
   s.max = -INFINITY;
-  for (int64_t r0 = 0; r0 < params.max_len; r0 += kBlock) {
-    const int64_t rows = std::min(kBlock, params.max_len - r0);
-    FillPeBlock(params, r0, rows, 0, params.d_model, block.data());
-    auto [lo, hi] = std::minmax_element(block.begin(), block.begin() + rows * params.d_model);
+  for (int64_t r0 = 0; r0 < rows; r0 += kBlock) {
+    const int64_t n = std::min(kBlock, rows - r0);
+    e.FillBlock(r0, n, 0, cols, block.data());
+    auto [lo, hi] = std::minmax_element(block.begin(), block.begin() + n * cols);
     s.min = std::min(s.min, *lo);
     s.max = std::max(s.max, *hi);
   }
@@ -35,25 +39,33 @@ const Derived& DerivedCache::Update(const AppState& state) {
   bool changed = false;
   if (!pe_key_ || *pe_key_ != params.pe) {
     pe_key_ = params.pe;
-    derived_.pe_status = ValidatePeParams(params.pe);
+    Result<EncodingPtr> encoding = MakeEncoding(params.pe, params.cap);
+    derived_.pe_status = encoding.status();
+    derived_.encoding = encoding.ok() ? encoding.value() : nullptr;
     derived_.columns.clear();
-    if (derived_.pe_status.ok()) {
-      derived_.columns = DescribeColumns(params.pe);
+    derived_.fastest_wavelength = derived_.slowest_wavelength = 0;
+    if (derived_.encoding) {
+      const auto waves = derived_.encoding->waves();
+      derived_.columns.assign(waves.begin(), waves.end());
       derived_.fastest_wavelength = INFINITY;
       derived_.slowest_wavelength = 0;
-      for (const PeColumn& c : derived_.columns) {
-        if (c.wave == PeWave::kZero) continue;
+      for (const WaveColumn& c : derived_.columns) {
+        if (c.wave == Wave::kZero) continue;
         derived_.fastest_wavelength = std::min(derived_.fastest_wavelength, c.wavelength());
         derived_.slowest_wavelength = std::max(derived_.slowest_wavelength, c.wavelength());
       }
-      derived_.summary = SummarizeTable(params.pe);
+      if (!std::isfinite(derived_.fastest_wavelength)) derived_.fastest_wavelength = 0;
+      derived_.summary = SummarizeTable(*derived_.encoding);
     }
     changed = true;
   }
   auto key = std::make_tuple(params.pe, params.input, params.example, params.cap);
   if (!sentence_key_ || *sentence_key_ != key) {
     sentence_key_ = key;
-    derived_.sentence = ComputeSentence(params.example, params.pe, params.input, params.cap);
+    derived_.sentence =
+        derived_.encoding
+            ? ComputeSentence(params.example, *derived_.encoding, params.input, params.cap)
+            : Result<SentenceResult>(derived_.pe_status.error());
     changed = true;
   }
   // The typed vectors have their own scaling switch; dropout follows the input layer's.

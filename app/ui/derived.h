@@ -7,7 +7,7 @@
 
 #include "ui/app_state.h"
 #include "model/input_layer.h"
-#include "encoding/positional_encoding.h"
+#include "encoding/encoding.h"
 
 namespace pe {
 
@@ -19,8 +19,9 @@ struct TableSummary {
 };
 
 struct Derived {
-  Status pe_status;               // ValidatePeParams of the current parameters
-  std::vector<PeColumn> columns;  // (d_model), empty when pe_status fails
+  Status pe_status;       // why the current parameters make no encoding, if they do not
+  EncodingPtr encoding;   // the current encoding; null when pe_status fails
+  std::vector<WaveColumn> columns;  // (cols) its wave columns; empty for tables without waves
   double fastest_wavelength = 0;  // of the non-zero columns, in positions
   double slowest_wavelength = 0;
   TableSummary summary;
@@ -36,13 +37,14 @@ class DerivedCache {
   const Derived& get() const { return derived_; }
 
  private:
-  std::optional<PeParams> pe_key_;
-  std::optional<std::tuple<PeParams, InputLayerParams, TextExample, MemoryCap>> sentence_key_;
+  std::optional<EncodingParams> pe_key_;
+  std::optional<std::tuple<EncodingParams, InputLayerParams, TextExample, MemoryCap>> sentence_key_;
   std::optional<std::tuple<ManualVectors, InputLayerParams>> manual_key_;
   Derived derived_;
 };
 
-// Exact min/max by streaming the table when it has at most `max_cells` cells, else [-1, 1].
-TableSummary SummarizeTable(const PeParams& params, int64_t max_cells = int64_t{1} << 21);
+// Exact min/max by streaming the table when it has at most `max_cells` cells, else the
+// encoding's value range.
+TableSummary SummarizeTable(const Encoding& encoding, int64_t max_cells = int64_t{1} << 21);
 
 }  // namespace pe

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "views/figure_export.h"
+#include "views/view_registry.h"
 #include "panels/panels.h"
 
 namespace pe {
@@ -16,16 +17,19 @@ namespace {
 
 // Fits the views to new table extents (d_model, max_len or offset changed).
 void RefitOnNewExtents(AppState& state, const Derived& derived) {
-  const PeParams& p = state.params.pe;
-  if (!derived.pe_status.ok()) return;
-  const std::array<int64_t, 3> extents = {p.d_model, p.max_len, p.offset};
+  if (!derived.encoding) return;
+  const Encoding& e = *derived.encoding;
+  // A new shape, scheme or RoPE table (cos, sin and angle differ in width and range) refits.
+  const int64_t part = e.scheme() == Scheme::kRope ? static_cast<int64_t>(e.params().rope().part) : 0;
+  const std::array<int64_t, 5> extents = {e.cols(), e.rows(), e.first_position(),
+                                          static_cast<int64_t>(e.scheme()), part};
   if (extents != state.fitted_extents) {
     state.fitted_extents = extents;
     state.heatmap.fitted = false;
     state.curves.fitted = false;
     state.sums.fitted = false;
   }
-  const ViewSelection defaults = DefaultViews(state.params);
+  const ViewSelection defaults = DefaultViews(state.params, e);
   if (!state.heatmap.fitted) {
     state.heatmap.view = defaults.heatmap;
     state.heatmap.fitted = true;
@@ -99,7 +103,7 @@ void ApplyPendingEdits(AppState& state) {
 // Keeps the selections inside what the derived data has (fewer tokens, a narrower table).
 void ClampSelections(AppState& state, const Derived& derived) {
   std::vector<int64_t>& dims = state.params.curve_dims;
-  const int64_t d = state.params.pe.d_model;
+  const int64_t d = derived.encoding ? derived.encoding->cols() : state.params.pe.d_model;
   dims.erase(std::remove_if(dims.begin(), dims.end(), [&](int64_t j) { return j < 0 || j >= d; }),
              dims.end());
   const int tokens =
@@ -149,31 +153,43 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
               [&] { DrawControlsPanel(state, derived); });
         ImGui::SameLine();
       }
+      // The view panels that are switched on and apply to the scheme: heatmap and curves on
+      // top, the scheme's own views (sums, or rotation and frequencies) below them.
+      auto shown = [&](ViewKind v) {
+        const bool on = v == ViewKind::kHeatmap    ? state.show.heatmap
+                        : v == ViewKind::kCurves   ? state.show.curves
+                        : v == ViewKind::kSums     ? state.show.sums
+                        : v == ViewKind::kRotation ? state.show.rotation
+                                                   : state.show.frequencies;
+        return on && ViewApplies(v, state.params.pe);
+      };
+      std::vector<const PanelEntry*> top, bottom;
+      for (const PanelEntry& p : ViewPanels()) {
+        if (shown(p.view)) (p.bottom_row ? bottom : top).push_back(&p);
+      }
       ImGui::BeginGroup();
-      const float top_h = state.show.sums ? body_h * 0.56f : body_h;
-      const float heat_w = state.show.curves ? right_w * 0.52f : right_w;
-      if (state.show.heatmap) {
-        Panel(state, "heatmap", "Positional encoding table PE[position, dimension]",
-              ViewKind::kHeatmap, ImVec2(heat_w, top_h), plot_flags,
-              [&] { DrawHeatmapPanel(state, derived, caches.heatmap, services, caches.drawn); });
-        if (state.show.curves) ImGui::SameLine();
-      }
-      if (state.show.curves) {
-        Panel(state, "curves", "Sine curves: table columns as waves", ViewKind::kCurves,
-              ImVec2(state.show.heatmap ? right_w - heat_w - gap : right_w, top_h), plot_flags,
-              [&] { DrawCurvesPanel(state, derived, caches.curves, caches.drawn); });
-      }
-      if (state.show.sums) {
-        Panel(state, "sums",
-              "Token sums: embedding \xc2\xb7 \xe2\x88\x9a"
-              "d + positional encoding = model input",
-              ViewKind::kSums,
-              ImVec2(right_w, body_h - (state.show.heatmap || state.show.curves
-                                            ? top_h + ImGui::GetStyle().ItemSpacing.y
-                                            : 0.0f)),
-              ImGuiWindowFlags_NoScrollWithMouse,
-              [&] { DrawSumsPanel(state, derived, caches.drawn); });
-      }
+      const float row_gap = ImGui::GetStyle().ItemSpacing.y;
+      const float top_h = top.empty() ? 0.0f : bottom.empty() ? body_h : body_h * 0.56f;
+      const float bottom_h = bottom.empty() ? 0.0f : body_h - (top.empty() ? 0.0f : top_h + row_gap);
+      auto row = [&](const std::vector<const PanelEntry*>& panels, float height,
+                     float first_share) {
+        float x_left = right_w;
+        for (size_t k = 0; k < panels.size(); ++k) {
+          const PanelEntry& p = *panels[k];
+          const size_t left = panels.size() - k;
+          float w = left == 1 ? x_left
+                              : (k == 0 && first_share > 0 ? right_w * first_share
+                                                           : (x_left - gap * (left - 1)) / left);
+          if (k > 0) ImGui::SameLine();
+          const ImGuiWindowFlags flags =
+              p.view == ViewKind::kSums ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
+          Panel(state, p.id, p.title, p.view, ImVec2(w, height), flags,
+                [&] { p.draw(state, derived, caches, services); });
+          x_left -= w + gap;
+        }
+      };
+      if (!top.empty()) row(top, top_h, top.size() > 1 ? 0.52f : 0.0f);
+      if (!bottom.empty()) row(bottom, bottom_h, 0.0f);
       ImGui::EndGroup();
       DrawStatusLine(state, derived);
       if (services.exports) {

@@ -1,6 +1,7 @@
 // The whole UI of one frame, without GL: what the window runs and what headless tests drive.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -10,6 +11,7 @@
 #include "ui/derived.h"
 #include "views/heatmap_raster.h"
 #include "jobs/raster_worker.h"
+#include "ui/plot.h"
 #include "ui/texture_store.h"
 #include "views/figure_export.h"
 
@@ -29,26 +31,36 @@ struct HeatmapCache {
 // Sampled curves for the visible position range, rebuilt when the range, width, dims or
 // parameters change.
 struct CurvesCache {
-  std::optional<std::tuple<PeParams, std::vector<int64_t>, double, double, int>> key;
+  std::optional<std::tuple<EncodingParams, std::vector<int64_t>, double, double, int>> key;
   std::vector<double> xs;               // (samples) fractional positions
   std::vector<std::vector<double>> ys;  // (dims, samples)
   std::vector<double> marker_xs;        // (markers) integer positions, when zoomed in
   std::vector<std::vector<double>> marker_ys;
-  std::optional<std::tuple<std::string, PeParams>> match_key;  // dimension search
+  std::optional<std::tuple<std::string, EncodingParams>> match_key;  // dimension search
   std::vector<int64_t> matches;
   ImVec2 plot_min, plot_max;  // the data area on screen last frame
+};
+
+// A panel that draws its view's core Figure (figure_panel.cpp): the figure, rebuilt when the
+// parameters, the selection or the panel's size change, and the plot's own view window.
+struct FigurePanelCache {
+  std::optional<std::tuple<ModelParams, ViewSelection, double, double>> key;
+  std::optional<Figure> figure;
+  std::string error;
+  PlotRange view;
 };
 
 // What the panels drew in the last frame, kept so tests can hold every picture against a fresh
 // derivation from the state. Pointers point into the derived data and live until the next frame.
 struct DrawnRecord {
-  std::optional<PeParams> heatmap_image;  // the parameters of the raster on screen, if any
+  std::optional<EncodingParams> heatmap_image;  // the parameters of the raster on screen, if any
   int heatmap_outlined_rows = 0;          // rows of the selection outline (tokens)
-  std::vector<PeColumn> picker_rows;      // the dimension picker's visible rows
-  std::vector<PeColumn> legend;           // the curves' legend entries
+  std::vector<WaveColumn> picker_rows;      // the dimension picker's visible rows
+  std::vector<WaveColumn> legend;           // the curves' legend entries
   std::vector<const float*> sum_rows;     // (tokens) rows of the sum the sums panel shows, or empty
   int64_t sum_width = 0;                  // their length
   const Matrix* manual_sum = nullptr;     // the typed-vectors sum shown, if any
+  std::vector<std::pair<ViewKind, const Figure*>> figures;  // figures drawn by figure panels
   void Clear() { *this = DrawnRecord(); }
 };
 
@@ -56,6 +68,7 @@ struct UiCaches {
   DerivedCache derived;
   HeatmapCache heatmap;
   CurvesCache curves;
+  std::map<ViewKind, FigurePanelCache> figure_panels;
   DrawnRecord drawn;
 };
 

@@ -65,7 +65,7 @@ std::vector<unsigned char> ReadPixels(int w, int h) {
 // A user panning and zooming: the heatmap view glides across the table and breathes in and
 // out, and the curves scroll. The plot layer clamps the views to the data.
 void AnimateViews(AppState& state, int frame) {
-  const PeParams& p = state.params.pe;
+  const EncodingParams& p = state.params.pe;
   const double t = frame / 60.0;
   const double len = static_cast<double>(p.max_len), d = static_cast<double>(p.d_model);
   const double zoom = 0.05 + 0.95 * (0.5 + 0.5 * std::cos(t * 0.7));  // fraction of the table shown

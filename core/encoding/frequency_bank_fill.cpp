@@ -1,8 +1,9 @@
-// The fast fill of PE blocks (declared in positional_encoding.h): the angle-addition recurrence
-// in double across positions, anchored exactly at multiples of kPeAnchorPositions, written
-// straight into the caller's float32 buffer. Loops are plain so the compiler vectorises them
-// across frequencies; arithmetic is the same for every layout and for column subsets, so a
-// value does not depend on which columns or rows were asked for.
+// The fast fill of wave columns (declared in wave.h): the angle-addition recurrence in double
+// across positions, anchored exactly at multiples of kPeAnchorPositions, written straight into
+// the caller's float32 buffer. Loops are plain so the compiler vectorises them across
+// frequencies; arithmetic is the same for every layout and for column subsets, so a value does
+// not depend on which columns or rows were asked for. Any scheme made of sin/cos of position
+// times a frequency (sinusoidal, RoPE with every scaling) fills through here.
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -14,7 +15,7 @@
 #include <cmath>
 #include <vector>
 
-#include "encoding/positional_encoding.h"
+#include "encoding/wave.h"
 
 namespace pe {
 namespace {
@@ -23,6 +24,9 @@ namespace {
 // the same bits.
 #define PE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 
+// Positions below zero (signed offsets) anchor at the multiple of kPeAnchorPositions below them.
+int64_t FloorMod(int64_t a, int64_t m) { return ((a % m) + m) % m; }
+
 // The frequencies a request needs, and where each sin/cos goes in the output row.
 struct Plan {
   std::vector<double> w, cw, sw;  // per wave pair: frequency, cos w, sin w
@@ -30,46 +34,88 @@ struct Plan {
   enum class Layout { kInterleaved, kHalves, kColumns } layout = Layout::kColumns;
   int64_t n_sin = 0, n_cos = 0;  // full rows: sin of pairs [0, n_sin), cos of pairs [0, n_cos)
   int64_t cos_base = 0;          // kHalves: column of the first cosine
+  bool zero_last = false;        // kHalves: one zero column after the cosines (t2t, odd d)
   struct Col {
-    int64_t pair = -1;  // index into w; -1: a zero column
-    bool sin = true;
+    int64_t pair = -1;  // index into w; -1: a zero or angle column
+    Wave wave = Wave::kZero;
+    double amplitude = 1.0;
+    double frequency = 0.0;  // angle columns
   };
   std::vector<Col> cols;  // kColumns: (cols)
 };
 
-Plan MakePlan(const PeParams& p, int64_t col0, int64_t cols) {
+// sin of pairs 0..n-1 interleaved with their cos (and a last sine for odd widths), amplitude 1.
+bool IsInterleaved(std::span<const WaveColumn> c) {
+  const auto n = static_cast<int64_t>(c.size());
+  if (n < 1) return false;
+  for (int64_t j = 0; j < n; ++j) {
+    const WaveColumn& col = c[static_cast<size_t>(j)];
+    if (col.pair != j / 2 || col.amplitude != 1.0) return false;
+    if (col.wave != (j % 2 == 0 ? Wave::kSin : Wave::kCos)) return false;
+    if (j % 2 == 1 && col.frequency != c[static_cast<size_t>(j - 1)].frequency) return false;
+  }
+  return true;
+}
+
+// [sin of pairs 0..n_sin-1 | cos of pairs 0..n_cos-1 | optional zero], n_cos in {n_sin - 1,
+// n_sin}, amplitude 1. Sets the plan's counts.
+bool IsHalves(std::span<const WaveColumn> c, Plan& plan) {
+  const auto n = static_cast<int64_t>(c.size());
+  int64_t j = 0;
+  while (j < n && c[static_cast<size_t>(j)].wave == Wave::kSin &&
+         c[static_cast<size_t>(j)].pair == j && c[static_cast<size_t>(j)].amplitude == 1.0)
+    ++j;
+  const int64_t n_sin = j;
+  while (j < n && c[static_cast<size_t>(j)].wave == Wave::kCos &&
+         c[static_cast<size_t>(j)].pair == j - n_sin &&
+         c[static_cast<size_t>(j)].amplitude == 1.0 &&
+         c[static_cast<size_t>(j)].frequency == c[static_cast<size_t>(j - n_sin)].frequency)
+    ++j;
+  const int64_t n_cos = j - n_sin;
+  bool zero_last = false;
+  if (j == n - 1 && c[static_cast<size_t>(j)].wave == Wave::kZero) {
+    zero_last = true;
+    ++j;
+  }
+  if (j != n || n_sin < 1 || !(n_cos == n_sin || n_cos == n_sin - 1)) return false;
+  if (zero_last && n_cos != n_sin) return false;
+  plan.n_sin = n_sin;
+  plan.n_cos = n_cos;
+  plan.cos_base = n_sin;
+  plan.zero_last = zero_last;
+  return true;
+}
+
+Plan MakePlan(std::span<const WaveColumn> columns) {
   Plan plan;
-  const int64_t d = p.d_model;
   auto add_pair = [&](double w) {
     plan.w.push_back(w);
     plan.cw.push_back(std::cos(w));
     plan.sw.push_back(std::sin(w));
   };
-  const bool full = col0 == 0 && cols == d;
-  if (full && p.variant != PeVariant::kT2t) {
-    plan.layout =
-        p.variant == PeVariant::kPaper ? Plan::Layout::kInterleaved : Plan::Layout::kHalves;
-    plan.n_sin = d - d / 2;
-    plan.n_cos = d / 2;
-    plan.cos_base = plan.n_sin;
-  } else if (full && d >= 2) {
+  if (IsInterleaved(columns)) {
+    plan.layout = Plan::Layout::kInterleaved;
+    plan.n_sin = static_cast<int64_t>(columns.size()) - static_cast<int64_t>(columns.size()) / 2;
+    plan.n_cos = static_cast<int64_t>(columns.size()) / 2;
+  } else if (IsHalves(columns, plan)) {
     plan.layout = Plan::Layout::kHalves;
-    plan.n_sin = plan.n_cos = plan.cos_base = d / 2;
   }
   if (plan.layout != Plan::Layout::kColumns) {
     // Pair i's frequency is the one of its sine column.
     for (int64_t i = 0; i < plan.n_sin; ++i) {
       const int64_t col = plan.layout == Plan::Layout::kInterleaved ? 2 * i : i;
-      add_pair(DescribeColumn(p, col).frequency);
+      add_pair(columns[static_cast<size_t>(col)].frequency);
     }
     return plan;
   }
-  // Column subsets: one pair per distinct frequency index among the requested columns.
+  // Any other run of columns: one recurrence per distinct frequency index among them.
   std::vector<int64_t> slot_of_pair;
-  for (int64_t j = col0; j < col0 + cols; ++j) {
-    const PeColumn c = DescribeColumn(p, j);
+  for (const WaveColumn& c : columns) {
     Plan::Col col;
-    if (c.wave != PeWave::kZero) {
+    col.wave = c.wave;
+    col.amplitude = c.amplitude;
+    col.frequency = c.frequency;
+    if (c.wave == Wave::kSin || c.wave == Wave::kCos) {
       if (static_cast<int64_t>(slot_of_pair.size()) <= c.pair)
         slot_of_pair.resize(static_cast<size_t>(c.pair) + 1, -1);
       int64_t& slot = slot_of_pair[static_cast<size_t>(c.pair)];
@@ -78,7 +124,6 @@ Plan MakePlan(const PeParams& p, int64_t col0, int64_t cols) {
         add_pair(c.frequency);
       }
       col.pair = slot;
-      col.sin = c.wave == PeWave::kSin;
     }
     plan.cols.push_back(col);
   }
@@ -141,12 +186,25 @@ PE_VECTOR_CLONES void RowHalves(int64_t n_sin, int64_t n_cos, int64_t cos_base,
   }
 }
 
-void RowColumns(const Plan& plan, const double* cw, const double* sw, double* s, double* c,
-                float* out) {
+void RowColumns(const Plan& plan, double position, const double* cw, const double* sw, double* s,
+                double* c, float* out) {
   const size_t n = plan.cols.size();
   for (size_t j = 0; j < n; ++j) {
     const Plan::Col& col = plan.cols[j];
-    out[j] = col.pair < 0 ? 0.0f : static_cast<float>(col.sin ? s[col.pair] : c[col.pair]);
+    switch (col.wave) {
+      case Wave::kSin:
+        out[j] = static_cast<float>(col.amplitude * s[col.pair]);
+        break;
+      case Wave::kCos:
+        out[j] = static_cast<float>(col.amplitude * c[col.pair]);
+        break;
+      case Wave::kZero:
+        out[j] = 0.0f;
+        break;
+      case Wave::kAngle:
+        out[j] = static_cast<float>(position * col.frequency);
+        break;
+    }
   }
   const auto pairs = static_cast<int64_t>(plan.w.size());
   for (int64_t i = 0; i < pairs; ++i) {
@@ -214,8 +272,8 @@ bool CanUseAvx2(const Plan& plan, int64_t width) {
 #endif
 
 // Rows [row0, row0 + rows) on one thread.
-void FillRows(const PeParams& p, const Plan& plan, int64_t row0, int64_t rows, int64_t width,
-              float* out) {
+void FillRows(int64_t first_position, const Plan& plan, int64_t row0, int64_t rows,
+              int64_t width, float* out) {
 #if defined(__x86_64__)
   const bool avx2 = CanUseAvx2(plan, width);
   const bool stream =
@@ -230,8 +288,8 @@ void FillRows(const PeParams& p, const Plan& plan, int64_t row0, int64_t rows, i
   const double* sw = plan.sw.data();
   int64_t r = 0;
   while (r < rows) {
-    const int64_t position = p.offset + row0 + r;
-    const int64_t anchor = position - position % kPeAnchorPositions;
+    const int64_t position = first_position + row0 + r;
+    const int64_t anchor = position - FloorMod(position, kPeAnchorPositions);
     Anchor(plan, anchor, position, s.data(), c.data());
     const int64_t block_end = std::min(rows, r + (anchor + kPeAnchorPositions - position));
     for (; r < block_end; ++r) {
@@ -256,10 +314,11 @@ void FillRows(const PeParams& p, const Plan& plan, int64_t row0, int64_t rows, i
           break;
         case Plan::Layout::kHalves:
           RowHalves(plan.n_sin, plan.n_cos, plan.cos_base, cw, sw, s.data(), c.data(), row);
-          if (width > plan.n_sin + plan.n_cos) row[width - 1] = 0.0f;  // t2t's odd zero column
+          if (plan.zero_last) row[width - 1] = 0.0f;  // t2t's odd zero column
           break;
         case Plan::Layout::kColumns:
-          RowColumns(plan, cw, sw, s.data(), c.data(), row);
+          RowColumns(plan, static_cast<double>(first_position + row0 + r), cw, sw, s.data(),
+                     c.data(), row);
           break;
       }
     }
@@ -271,27 +330,27 @@ void FillRows(const PeParams& p, const Plan& plan, int64_t row0, int64_t rows, i
 
 }  // namespace
 
-void FillPeBlock(const PeParams& params, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
-                 float* out) {
-  assert(col0 >= 0 && cols >= 0 && col0 + cols <= params.d_model && "columns out of range");
-  assert(row0 >= 0 && rows >= 0 && "rows out of range");
+void FillWaveBlock(std::span<const WaveColumn> columns, int64_t first_position, int64_t row0,
+                   int64_t rows, float* out) {
+  assert(rows >= 0 && "rows out of range");
+  const auto cols = static_cast<int64_t>(columns.size());
   if (rows == 0 || cols == 0) return;
-  const Plan plan = MakePlan(params, col0, cols);
+  const Plan plan = MakePlan(columns);
   // Threads for large blocks (OpenMP keeps its pool between calls), split at anchor positions so
   // no thread repeats another's steps.
   const int hw = std::max(1, omp_get_max_threads());  // cores, or OMP_NUM_THREADS
   const int64_t threads = std::min<int64_t>(hw, rows * cols / (int64_t{1} << 18));
   if (threads < 2 || rows < 2 * kPeAnchorPositions) {
-    FillRows(params, plan, row0, rows, cols, out);
+    FillRows(first_position, plan, row0, rows, cols, out);
     return;
   }
   std::vector<int64_t> bounds{0};  // thread t fills rows [bounds[t], bounds[t + 1])
   for (int64_t t = 1; t <= threads; ++t) {
     int64_t end = rows * t / threads;
     if (t < threads) {  // round to the next anchor position
-      const int64_t pos = params.offset + row0 + end;
-      end = std::min(rows,
-                     end + (kPeAnchorPositions - pos % kPeAnchorPositions) % kPeAnchorPositions);
+      const int64_t pos = first_position + row0 + end;
+      end = std::min(rows, end + FloorMod(kPeAnchorPositions - FloorMod(pos, kPeAnchorPositions),
+                                          kPeAnchorPositions));
     }
     if (end > bounds.back()) bounds.push_back(end);
   }
@@ -299,7 +358,7 @@ void FillPeBlock(const PeParams& params, int64_t row0, int64_t rows, int64_t col
 #pragma omp parallel for num_threads(parts) schedule(static, 1)
   for (int64_t t = 0; t < parts; ++t) {
     const int64_t start = bounds[static_cast<size_t>(t)], end = bounds[static_cast<size_t>(t) + 1];
-    FillRows(params, plan, row0 + start, end - start, cols, out + start * cols);
+    FillRows(first_position, plan, row0 + start, end - start, cols, out + start * cols);
   }
 }
 

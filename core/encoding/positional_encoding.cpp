@@ -6,8 +6,9 @@
 #include <limits>
 #include <numbers>
 
-namespace pe {
+#include "encoding/encoding.h"
 
+namespace pe {
 namespace {
 
 std::string FormatDouble(double v) {
@@ -16,153 +17,207 @@ std::string FormatDouble(double v) {
   return buf;
 }
 
-// ln(base), computed once per base and thread rather than once per column: tables and rasters
+// ln(x), computed once per value and thread rather than once per column: tables and rasters
 // describe thousands of columns of the same base in a row.
-long double LogOfBase(double base) {
-  thread_local double last_base = 0.0;
+long double LogOf(double x) {
+  thread_local double last_x = 0.0;
   thread_local long double last_log = 0.0L;
-  if (base != last_base) {
-    last_log = std::log(static_cast<long double>(base));
-    last_base = base;
+  if (x != last_x) {
+    last_log = std::log(static_cast<long double>(x));
+    last_x = x;
   }
   return last_log;
 }
 
 }  // namespace
 
-Status ValidatePeParams(const PeParams& p) {
-  if (p.d_model < 1 || p.d_model > kMaxDModel) {
-    return InvalidArgument("d_model must be in [1, " + std::to_string(kMaxDModel) + "], got " +
-                           std::to_string(p.d_model));
-  }
-  if (p.max_len < 1 || p.max_len > kMaxPosition + 1) {
-    return InvalidArgument("max_len must be in [1, " + std::to_string(kMaxPosition + 1) +
-                           "], got " + std::to_string(p.max_len));
-  }
-  if (!std::isfinite(p.base) || !(p.base > 1.0)) {
+Status ValidateSinusoidalParams(const SinusoidalParams& s) {
+  if (!std::isfinite(s.base) || !(s.base > 1.0)) {
     return InvalidArgument("base must be a finite number greater than 1, got " +
-                           FormatDouble(p.base));
+                           FormatDouble(s.base));
   }
-  const int64_t max_offset = kMaxPosition + 1 - p.max_len;
-  if (p.offset < 0 || p.offset > max_offset) {
-    return InvalidArgument("offset must be in [0, " + std::to_string(max_offset) +
-                           "] so that the last position stays at most " +
-                           std::to_string(kMaxPosition) + " with max_len " +
-                           std::to_string(p.max_len) + ", got " + std::to_string(p.offset));
+  if (!std::isfinite(s.min_timescale) || !(s.min_timescale > 0.0) ||
+      !(s.min_timescale < s.base)) {
+    return InvalidArgument("min timescale must be in (0, base = " + FormatDouble(s.base) +
+                           "), got " + FormatDouble(s.min_timescale));
+  }
+  if (!std::isfinite(s.output_scale) || s.output_scale == 0.0) {
+    return InvalidArgument("output scale must be a finite non-zero number, got " +
+                           FormatDouble(s.output_scale));
   }
   return {};
 }
 
-double PeColumn::wavelength() const {
-  if (wave == PeWave::kZero || frequency == 0.0) return std::numeric_limits<double>::infinity();
-  return 2.0 * std::numbers::pi / frequency;
-}
-
-PeColumn DescribeColumn(const PeParams& params, int64_t dim) {
+WaveColumn DescribeColumn(const EncodingParams& params, int64_t dim) {
   assert(dim >= 0 && dim < params.d_model && "column index out of range");
+  const SinusoidalParams& s = params.sinusoidal();
   const int64_t d = params.d_model;
   const int64_t half = d / 2;
-  PeColumn c;
+  WaveColumn c;
   c.dim = dim;
-  switch (params.variant) {
+  switch (s.variant) {
     case PeVariant::kPaper:
       c.pair = dim / 2;
-      c.wave = dim % 2 == 0 ? PeWave::kSin : PeWave::kCos;
+      c.wave = dim % 2 == 0 ? Wave::kSin : Wave::kCos;
       c.exponent_num = 2.0 * static_cast<double>(c.pair);
       c.exponent_den = static_cast<double>(d);
       break;
     case PeVariant::kT2t:
       if (dim >= 2 * half) {
         c.pair = half;
-        c.wave = PeWave::kZero;
+        c.wave = Wave::kZero;
       } else {
         c.pair = dim < half ? dim : dim - half;
-        c.wave = dim < half ? PeWave::kSin : PeWave::kCos;
+        c.wave = dim < half ? Wave::kSin : Wave::kCos;
       }
+      // tensor2tensor divides by max(num_timescales - 1, 1): at d = 2 or 3 (one pair) the
+      // exponent is 0 rather than the division by zero of ports that drop the max.
       c.exponent_num = static_cast<double>(c.pair);
       c.exponent_den = static_cast<double>(half - 1 > 1 ? half - 1 : 1);
       break;
     case PeVariant::kTfText: {
       const int64_t sines = d - half;  // ceil(d / 2)
       c.pair = dim < sines ? dim : dim - sines;
-      c.wave = dim < sines ? PeWave::kSin : PeWave::kCos;
+      c.wave = dim < sines ? Wave::kSin : Wave::kCos;
       c.exponent_num = 2.0 * static_cast<double>(c.pair);
       c.exponent_den = static_cast<double>(d);
       break;
     }
   }
-  // w = base^(-num/den) = exp(-(num/den) ln base), computed in long double and rounded once to
-  // double: a w off by 1e-15 relative would move the angle at position 2^31 by 2e-6 radians.
-  // exp and log rather than powl, which is 9x slower here and no more often correctly rounded.
-  if (c.wave != PeWave::kZero) {
-    c.frequency = static_cast<double>(std::exp(-static_cast<long double>(c.exponent_num) /
-                                               static_cast<long double>(c.exponent_den) *
-                                               LogOfBase(params.base)));
+  if (s.order == WaveOrder::kCosFirst && c.wave != Wave::kZero) {
+    c.wave = c.wave == Wave::kSin ? Wave::kCos : Wave::kSin;
+  }
+  c.amplitude = s.output_scale;
+  // w = min * (base/min)^(-num/den) = exp(ln min - (num/den)(ln base - ln min)), in long double
+  // and rounded once to double: a w off by 1e-15 relative would move the angle at position 2^31
+  // by 2e-6 radians. exp and log rather than powl, which is 9x slower here and no more often
+  // correctly rounded. With min = 1 this is exactly exp(-(num/den) ln base).
+  if (c.wave != Wave::kZero) {
+    const long double log_min = s.min_timescale == 1.0 ? 0.0L : std::log((long double)s.min_timescale);
+    const long double log_span = LogOf(s.base) - log_min;
+    c.frequency = static_cast<double>(std::exp(
+        log_min - static_cast<long double>(c.exponent_num) /
+                      static_cast<long double>(c.exponent_den) * log_span));
   }
   return c;
 }
 
-std::vector<PeColumn> DescribeColumns(const PeParams& params) {
-  std::vector<PeColumn> cols;
+std::vector<WaveColumn> DescribeColumns(const EncodingParams& params) {
+  std::vector<WaveColumn> cols;
   cols.reserve(static_cast<size_t>(params.d_model));
   for (int64_t j = 0; j < params.d_model; ++j) cols.push_back(DescribeColumn(params, j));
   return cols;
 }
 
-double PeValueAt(const PeColumn& column, double position) {
-  const double angle = position * column.frequency;
-  switch (column.wave) {
-    case PeWave::kSin:
-      return std::sin(angle);
-    case PeWave::kCos:
-      return std::cos(angle);
-    case PeWave::kZero:
-      return 0.0;
-  }
-  return 0.0;
-}
-
-float PeValue(const PeColumn& column, int64_t position) {
-  return static_cast<float>(PeValueAt(column, static_cast<double>(position)));
-}
-
-void FillPeBlockNaive(const PeParams& params, int64_t row0, int64_t rows, int64_t col0,
-                      int64_t cols, float* out) {
+void FillPeBlock(const EncodingParams& params, int64_t row0, int64_t rows, int64_t col0,
+                 int64_t cols, float* out) {
   assert(col0 >= 0 && cols >= 0 && col0 + cols <= params.d_model && "columns out of range");
-  assert(row0 >= 0 && rows >= 0 && "rows out of range");
-  std::vector<PeColumn> columns;
+  std::vector<WaveColumn> columns;
   columns.reserve(static_cast<size_t>(cols));
   for (int64_t j = 0; j < cols; ++j) columns.push_back(DescribeColumn(params, col0 + j));
-  for (int64_t r = 0; r < rows; ++r) {
-    const double position = static_cast<double>(params.offset + row0 + r);
-    float* dst = out + r * cols;
-    for (int64_t j = 0; j < cols; ++j) {
-      dst[j] = static_cast<float>(PeValueAt(columns[static_cast<size_t>(j)], position));
-    }
-  }
+  FillWaveBlock(columns, params.offset, row0, rows, out);
 }
 
-Result<Matrix> ComputePeTable(const PeParams& params, const MemoryCap& cap) {
-  if (Status s = ValidatePeParams(params); !s.ok()) return s.error();
-  Result<Matrix> table =
-      MakeMatrix("the positional-encoding table", params.max_len, params.d_model, cap);
-  if (!table.ok()) return table;
-  Matrix& m = table.value();
-  FillPeBlock(params, 0, m.rows, 0, m.cols, m.data.data());
-  return table;
+void FillPeBlockNaive(const EncodingParams& params, int64_t row0, int64_t rows, int64_t col0,
+                      int64_t cols, float* out) {
+  assert(col0 >= 0 && cols >= 0 && col0 + cols <= params.d_model && "columns out of range");
+  std::vector<WaveColumn> columns;
+  columns.reserve(static_cast<size_t>(cols));
+  for (int64_t j = 0; j < cols; ++j) columns.push_back(DescribeColumn(params, col0 + j));
+  FillWaveBlockNaive(columns, params.offset, row0, rows, out);
 }
 
-std::string FormatCellFormula(const PeParams& params, const PeColumn& c, int64_t position) {
-  char buf[160];
-  const double value = PeValueAt(c, static_cast<double>(position));
-  if (c.wave == PeWave::kZero) {
+Result<Matrix> ComputePeTable(const EncodingParams& params, const MemoryCap& cap) {
+  Result<EncodingPtr> encoding = MakeEncoding(params, cap);
+  if (!encoding.ok()) return encoding.error();
+  return ComputeTable(*encoding.value(), cap);
+}
+
+std::string FormatCellFormula(const EncodingParams& params, const WaveColumn& c,
+                              int64_t position) {
+  char buf[200];
+  const double value = WaveValueAt(c, static_cast<double>(position));
+  if (c.wave == Wave::kZero) {
     std::snprintf(buf, sizeof buf, "0 (padding column of odd d_model) = 0");
     return buf;
   }
-  std::snprintf(buf, sizeof buf, "%s(%lld / %g^(%g/%g)) = %.4f",
-                c.wave == PeWave::kSin ? "sin" : "cos", static_cast<long long>(position),
-                params.base, c.exponent_num, c.exponent_den, value);
+  const SinusoidalParams& s = params.sinusoidal();
+  char scale[48] = "";
+  if (s.output_scale != 1.0) std::snprintf(scale, sizeof scale, "%g * ", s.output_scale);
+  const char* wave = c.wave == Wave::kSin ? "sin" : "cos";
+  if (s.min_timescale == 1.0) {
+    std::snprintf(buf, sizeof buf, "%s%s(%lld / %g^(%g/%g)) = %.4f", scale, wave,
+                  static_cast<long long>(position), s.base, c.exponent_num, c.exponent_den,
+                  value);
+  } else {
+    std::snprintf(buf, sizeof buf, "%s%s(%lld * %g * (%g/%g)^(-%g/%g)) = %.4f", scale, wave,
+                  static_cast<long long>(position), s.min_timescale, s.base, s.min_timescale,
+                  c.exponent_num, c.exponent_den, value);
+  }
   return buf;
+}
+
+namespace {
+
+class SinusoidalEncoding final : public Encoding {
+ public:
+  explicit SinusoidalEncoding(const EncodingParams& params)
+      : Encoding(params), columns_(DescribeColumns(params)) {}
+
+  Family family() const override { return Family::kAdded; }
+  std::string TableName() const override { return "PE"; }
+  ValueRange Range() const override {
+    const double a = std::abs(params_.sinusoidal().output_scale);
+    return {-a, a};
+  }
+  std::string Summary() const override {
+    const SinusoidalParams& s = params_.sinusoidal();
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%s%s, d=%lld, L=%lld, base %g",
+                  std::string(VariantName(s.variant)).c_str(),
+                  s.order == WaveOrder::kCosFirst ? " cos-first" : "",
+                  static_cast<long long>(params_.d_model),
+                  static_cast<long long>(params_.max_len), s.base);
+    std::string out = buf;
+    if (s.min_timescale != 1.0) {
+      std::snprintf(buf, sizeof buf, ", min timescale %g", s.min_timescale);
+      out += buf;
+    }
+    if (s.output_scale != 1.0) {
+      std::snprintf(buf, sizeof buf, ", scale %g", s.output_scale);
+      out += buf;
+    }
+    if (params_.offset != 0) out += ", from position " + std::to_string(params_.offset);
+    return out;
+  }
+  std::span<const WaveColumn> waves() const override { return columns_; }
+  double ValueAt(int64_t col, double position) const override {
+    return WaveValueAt(columns_[static_cast<size_t>(col)], position);
+  }
+  void FillBlock(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                 float* out) const override {
+    FillWaveBlock(std::span(columns_).subspan(static_cast<size_t>(col0), static_cast<size_t>(cols)),
+                  params_.offset, row0, rows, out);
+  }
+  void MeanOverRows(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                    double* out) const override {
+    for (int64_t j = 0; j < cols; ++j) {
+      out[j] = MeanOverPositions(columns_[static_cast<size_t>(col0 + j)], params_.offset + row0,
+                                 rows);
+    }
+  }
+  std::string DescribeCell(int64_t position, int64_t col) const override {
+    return FormatCellFormula(params_, columns_[static_cast<size_t>(col)], position);
+  }
+
+ private:
+  std::vector<WaveColumn> columns_;  // (d_model)
+};
+
+}  // namespace
+
+std::shared_ptr<const Encoding> MakeSinusoidalEncoding(const EncodingParams& params) {
+  return std::make_shared<SinusoidalEncoding>(params);
 }
 
 }  // namespace pe

@@ -130,28 +130,38 @@ Result<InputParts> CombineInputParts(Matrix embedding, Matrix positional,
 
 namespace {
 
-Status CheckTableWidth(const Matrix& table, const PeParams& pe) {
-  if (table.cols != pe.d_model) {
-    return InvalidArgument("the embedding table has " + std::to_string(table.cols) +
-                           " columns but d_model is " + std::to_string(pe.d_model));
+// Only schemes that add a vector to each token have a "positional" part to add.
+Status CheckAdded(const Encoding& pe) {
+  if (pe.family() != Family::kAdded) {
+    return InvalidArgument("the " + std::string(SchemeName(pe.scheme())) +
+                           " scheme adds nothing to the token embeddings (it rotates queries "
+                           "and keys); the input layer is the embeddings alone");
   }
   return {};
 }
 
-// PE rows for positions offset .. offset + seq - 1: (seq, d).
-Matrix PositionalRows(const PeParams& pe, int64_t seq) {
+Status CheckTableWidth(const Matrix& table, const Encoding& pe) {
+  if (table.cols != pe.params().d_model) {
+    return InvalidArgument("the embedding table has " + std::to_string(table.cols) +
+                           " columns but d_model is " + std::to_string(pe.params().d_model));
+  }
+  return {};
+}
+
+// Positional rows for positions offset .. offset + seq - 1: (seq, d).
+Matrix PositionalRows(const Encoding& pe, int64_t seq) {
   Matrix m;
   m.rows = seq;
-  m.cols = pe.d_model;
-  m.data.resize(static_cast<size_t>(seq * pe.d_model));
-  FillPeBlock(pe, 0, seq, 0, pe.d_model, m.data.data());
+  m.cols = pe.cols();
+  m.data.resize(static_cast<size_t>(seq * m.cols));
+  pe.FillBlock(0, seq, 0, m.cols, m.data.data());
   return m;
 }
 
-Status CheckSequenceFits(int64_t seq, const PeParams& pe) {
-  if (seq > pe.max_len) {
+Status CheckSequenceFits(int64_t seq, const Encoding& pe) {
+  if (seq > pe.rows()) {
     return InvalidArgument("the sequence has " + std::to_string(seq) + " tokens but max_len is " +
-                           std::to_string(pe.max_len) + "; raise max_len to at least " +
+                           std::to_string(pe.rows()) + "; raise max_len to at least " +
                            std::to_string(seq));
   }
   return {};
@@ -160,8 +170,15 @@ Status CheckSequenceFits(int64_t seq, const PeParams& pe) {
 }  // namespace
 
 Result<InputParts> ComputeInputParts(const Matrix& table, std::span<const int64_t> ids,
-                                     const PeParams& pe, const InputLayerParams& params) {
-  if (Status s = ValidatePeParams(pe); !s.ok()) return s.error();
+                                     const EncodingParams& pe, const InputLayerParams& params) {
+  Result<EncodingPtr> e = MakeEncoding(pe);
+  if (!e.ok()) return e.error();
+  return ComputeInputParts(table, ids, *e.value(), params);
+}
+
+Result<InputParts> ComputeInputParts(const Matrix& table, std::span<const int64_t> ids,
+                                     const Encoding& pe, const InputLayerParams& params) {
+  if (Status s = CheckAdded(pe); !s.ok()) return s.error();
   if (Status s = CheckTableWidth(table, pe); !s.ok()) return s.error();
   const auto seq = static_cast<int64_t>(ids.size());
   if (Status s = CheckSequenceFits(seq, pe); !s.ok()) return s.error();
@@ -171,9 +188,17 @@ Result<InputParts> ComputeInputParts(const Matrix& table, std::span<const int64_
 }
 
 Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
-                                 int64_t seq, const PeParams& pe, const InputLayerParams& params,
+                                 int64_t seq, const EncodingParams& pe, const InputLayerParams& params,
                                  const MemoryCap& cap) {
-  if (Status s = ValidatePeParams(pe); !s.ok()) return s.error();
+  Result<EncodingPtr> e = MakeEncoding(pe, cap);
+  if (!e.ok()) return e.error();
+  return InputLayerForward(table, ids, batch, seq, *e.value(), params, cap);
+}
+
+Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
+                                 int64_t seq, const Encoding& pe, const InputLayerParams& params,
+                                 const MemoryCap& cap) {
+  if (Status s = CheckAdded(pe); !s.ok()) return s.error();
   if (Status s = ValidateInputLayerParams(params); !s.ok()) return s.error();
   if (batch < 0 || seq < 0 ||
       static_cast<uint64_t>(batch) * static_cast<uint64_t>(seq) != ids.size()) {
@@ -183,10 +208,10 @@ Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> i
   if (Status s = CheckTableWidth(table, pe); !s.ok()) return s.error();
   if (Status s = CheckSequenceFits(seq, pe); !s.ok()) return s.error();
   if (Status s = CheckIds(table.rows, ids); !s.ok()) return s.error();
-  const int64_t d = pe.d_model;
+  const int64_t d = pe.cols();
   Result<Matrix> pe_rows = MakeMatrix("the positional rows", seq, d, cap);
   if (!pe_rows.ok()) return pe_rows;
-  FillPeBlock(pe, 0, seq, 0, d, pe_rows.value().data.data());
+  pe.FillBlock(0, seq, 0, d, pe_rows.value().data.data());
   Result<Matrix> out = MakeMatrix("the input-layer output", batch * seq, d, cap);
   if (!out.ok()) return out;
   InputLayerForwardInto(table, ids, batch, seq, pe_rows.value().data.data(), params,
@@ -235,9 +260,17 @@ void InputLayerForwardInto(const Matrix& table, std::span<const int64_t> ids, in
   }
 }
 
-Result<SentenceResult> ComputeSentence(const TextExample& example, const PeParams& pe,
+Result<SentenceResult> ComputeSentence(const TextExample& example, const EncodingParams& pe,
                                        const InputLayerParams& params, const MemoryCap& cap) {
-  if (Status s = ValidatePeParams(pe); !s.ok()) return s.error();
+  Result<EncodingPtr> e = MakeEncoding(pe, cap);
+  if (!e.ok()) return e.error();
+  return ComputeSentence(example, *e.value(), params, cap);
+}
+
+Result<SentenceResult> ComputeSentence(const TextExample& example, const Encoding& encoding,
+                                       const InputLayerParams& params, const MemoryCap& cap) {
+  if (Status s = CheckAdded(encoding); !s.ok()) return s.error();
+  const EncodingParams& pe = encoding.params();
   SentenceResult r;
   r.tokens = Tokenize(example.text, example.tokenizer);
   if (example.vocabulary.empty()) {
@@ -254,7 +287,7 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const PeParam
     r.tokens.resize(static_cast<size_t>(pe.max_len));
   }
   const auto seq = static_cast<int64_t>(r.ids.size());
-  if (Status s = CheckSequenceFits(seq, pe); !s.ok()) return s.error();
+  if (Status s = CheckSequenceFits(seq, encoding); !s.ok()) return s.error();
   if (Status s = CheckFloatCount("the sentence's four parts", 4 * static_cast<uint64_t>(seq),
                                  static_cast<uint64_t>(pe.d_model), cap);
       !s.ok()) {
@@ -272,7 +305,7 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const PeParam
     }
   }
   Result<InputParts> parts =
-      CombineInputParts(std::move(embedding), PositionalRows(pe, seq), params);
+      CombineInputParts(std::move(embedding), PositionalRows(encoding, seq), params);
   if (!parts.ok()) return parts.error();
   r.parts = std::move(parts).value();
   return r;

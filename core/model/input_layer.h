@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "base/matrix.h"
-#include "encoding/positional_encoding.h"
+#include "encoding/encoding.h"
 #include "base/status.h"
 #include "text/tokenizer.h"
 
@@ -53,14 +53,21 @@ void ApplyDropout(float* values, int64_t n, double p, uint64_t seed, uint64_t fi
 Result<InputParts> CombineInputParts(Matrix embedding, Matrix positional,
                                      const InputLayerParams& params);
 
-// The parts for ids (T) looked up in `table` (V, d) with the PE of `pe` (T <= max_len).
+// The parts for ids (T) looked up in `table` (V, d) with the positional rows of `pe`
+// (T <= max_len). The encoding must add to the embeddings (Family::kAdded). The EncodingParams
+// overloads build the encoding first.
 Result<InputParts> ComputeInputParts(const Matrix& table, std::span<const int64_t> ids,
-                                     const PeParams& pe, const InputLayerParams& params);
+                                     const Encoding& pe, const InputLayerParams& params);
+Result<InputParts> ComputeInputParts(const Matrix& table, std::span<const int64_t> ids,
+                                     const EncodingParams& pe, const InputLayerParams& params);
 
 // The batched forward pass for ids (batch, seq), the way a model runs it: (batch * seq, d).
 // Dropout draws value k of the output from RandomUniform(dropout_seed, k).
 Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
-                                 int64_t seq, const PeParams& pe, const InputLayerParams& params,
+                                 int64_t seq, const Encoding& pe, const InputLayerParams& params,
+                                 const MemoryCap& cap = {});
+Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
+                                 int64_t seq, const EncodingParams& pe, const InputLayerParams& params,
                                  const MemoryCap& cap = {});
 
 // The unchecked kernel of InputLayerForward, for callers that own their buffers (benchmarks):
@@ -94,7 +101,9 @@ struct SentenceResult {
 // The embedding table is N(0, 1) from `example.seed` (embedding.h), only the rows used are made.
 // No tokens is not an error: the result has T = 0.
 // The four (T, d) parts must fit under `cap` together, else an error says how much they need.
-Result<SentenceResult> ComputeSentence(const TextExample& example, const PeParams& pe,
+Result<SentenceResult> ComputeSentence(const TextExample& example, const Encoding& pe,
+                                       const InputLayerParams& params, const MemoryCap& cap = {});
+Result<SentenceResult> ComputeSentence(const TextExample& example, const EncodingParams& pe,
                                        const InputLayerParams& params, const MemoryCap& cap = {});
 
 }  // namespace pe

@@ -12,7 +12,7 @@
 namespace pe {
 
 struct ModelParams {
-  PeParams pe;
+  EncodingParams pe;
   InputLayerParams input;
   TextExample example;
   std::vector<int64_t> curve_dims = {4, 5, 6, 7};

@@ -24,15 +24,18 @@ struct ViewSelection {
   int selected_token = 0;  // -1: all tokens
   bool highlight = false;  // outline the selected token's row / position in heatmap and curves
   bool markers = true;     // dots at integer positions on the curves
+  int64_t rotation_position = -1;  // rotation view: the position p of R_p; -1: first + 10
   bool operator==(const ViewSelection&) const = default;
 };
 
 // The views the window shows when it opens on `params`: the whole table, the curves over every
 // position, every dimension of the sums.
 ViewSelection DefaultViews(const ModelParams& params);
+ViewSelection DefaultViews(const ModelParams& params, const Encoding& encoding);
 // The x extent of the curves: first to last position, or the one position +- 0.5 when the
 // table has one row (never a position past the last).
-ViewRange CurvesLimits(const PeParams& pe);
+// The y extent is the encoding's value range plus 15% ([-1.15, 1.15] for the sinusoid).
+ViewRange CurvesLimits(const Encoding& encoding);
 
 // The sums panel's y range for the given series (each `d` values): data range plus 8% padding.
 ViewRange SumsExtent(const std::vector<const float*>& series, int64_t d);

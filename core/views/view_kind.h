@@ -1,4 +1,5 @@
-// The three views a user can look at and export.
+// The views a user can look at and export, by name. views/view_registry.h says what each
+// applies to and how it is built.
 #pragma once
 
 #include <optional>
@@ -6,8 +7,9 @@
 
 namespace pe {
 
-enum class ViewKind { kHeatmap, kCurves, kSums };
-std::string_view ViewName(ViewKind view);  // "heatmap", "curves", "sum"
+enum class ViewKind { kHeatmap, kCurves, kSums, kRotation, kFrequencies };
+// "heatmap", "curves", "sum", "rotation", "frequencies"
+std::string_view ViewName(ViewKind view);
 std::optional<ViewKind> ParseView(std::string_view name);
 
 }  // namespace pe

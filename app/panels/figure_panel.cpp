@@ -1,0 +1,115 @@
+// Panels that draw the core's Figure of their view, so the screen and an exported file share
+// one geometry (samples, bars, arrows, labels, colours): the figure is built by the view's
+// registry entry at the panel's size and drawn here with the plot layer. The view window is the
+// figure's own; double-click fits it again.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "panels/panels.h"
+#include "ui/plot.h"
+#include "views/view_registry.h"
+
+namespace pe {
+namespace {
+
+ImU32 ToImU32(Rgba8 c) { return IM_COL32(c.r, c.g, c.b, c.a); }
+
+}  // namespace
+
+void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, FigurePanelCache& cache,
+                     DrawnRecord& drawn) {
+  if (!derived.pe_status.ok()) {
+    ErrorText("Nothing to show: " + derived.pe_status.message());
+    return;
+  }
+  if (Status s = CheckViewApplies(view, state.params.pe); !s.ok()) {
+    ErrorText(s.message());
+    return;
+  }
+  const float em = ImGui::GetFontSize();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float legend_w = std::min(em * 14.0f, avail.x * 0.38f);
+  const ViewSelection sel = ViewsOf(state);
+  FigureSize size;
+  size.width = std::max(200.0, static_cast<double>(avail.x - legend_w));
+  size.height = std::max(200.0, static_cast<double>(avail.y));
+  auto key = std::make_tuple(state.params, sel, size.width, size.height);
+  if (!cache.key || *cache.key != key || !cache.figure) {
+    cache.key = key;
+    const ViewContext context{state.params, derived.encoding, sel, size, FigureFormat::kPng};
+    Result<Figure> f = GetView(view).figure(context);
+    cache.figure.reset();
+    cache.error.clear();
+    if (f.ok()) {
+      cache.figure = std::move(f).value();
+      cache.view = cache.figure->view;
+    } else {
+      cache.error = f.message();
+    }
+  }
+  if (!cache.figure) {
+    ErrorText(cache.error);
+    return;
+  }
+  const Figure& f = *cache.figure;
+  drawn.figures.push_back({view, &f});
+  PlotSpec spec;
+  spec.x_label = f.x.label.c_str();
+  spec.y_label = f.y.label.c_str();
+  spec.limits = f.view;
+  spec.x_integer = f.x.integer;
+  spec.x_cells = f.x.cells;
+  spec.y_cells = f.y.cells;
+  ImGui::BeginGroup();
+  Plot plot("figure_plot", cache.view, spec, ImVec2(avail.x - legend_w - em * 0.5f, avail.y));
+  for (const FigureRect& r : f.rects) {
+    if (r.filled) {
+      plot.FilledRect(r.x0, r.y0, r.x1, r.y1, ToImU32(r.color));
+    } else {
+      plot.Rect(r.x0, r.y0, r.x1, r.y1, ToImU32(r.color), static_cast<float>(r.line_width));
+    }
+  }
+  for (double y : f.hlines) plot.HLine(y, IM_COL32(255, 255, 255, 50));
+  for (const FigureSeries& s : f.series) {
+    if (!s.xs.empty()) {
+      plot.Line(s.xs.data(), s.ys.data(), static_cast<int>(s.xs.size()), ToImU32(s.color),
+                static_cast<float>(s.line_width));
+    }
+    if (!s.marker_xs.empty()) {
+      plot.Markers(s.marker_xs.data(), s.marker_ys.data(), static_cast<int>(s.marker_xs.size()),
+                   ToImU32(s.color), static_cast<float>(s.marker_radius) * em / 13.0f);
+    }
+  }
+  for (const FigureRect& r : f.overlays) {
+    if (r.x0 == r.x1 || r.y0 == r.y1) {
+      const double xs[] = {r.x0, r.x1}, ys[] = {r.y0, r.y1};
+      plot.Line(xs, ys, 2, ToImU32(r.color), static_cast<float>(r.line_width));
+    } else {
+      plot.Rect(r.x0, r.y0, r.x1, r.y1, ToImU32(r.color), static_cast<float>(r.line_width));
+    }
+  }
+  plot.End();
+  ImGui::EndGroup();
+  ImGui::SameLine();
+  if (ImGui::BeginChild("figure_legend", ImVec2(legend_w, avail.y), true)) {
+    ImGui::PushTextWrapPos(0.0f);
+    for (const FigureLegendItem& item : f.legend) {
+      const ImVec2 at = ImGui::GetCursorScreenPos();
+      if (item.color.a > 0) {
+        ImGui::GetWindowDrawList()->AddLine(ImVec2(at.x, at.y + em * 0.6f),
+                                            ImVec2(at.x + em * 1.2f, at.y + em * 0.6f),
+                                            ToImU32(item.color), 3.0f);
+      }
+      ImGui::Dummy(ImVec2(em * 1.4f, em));
+      ImGui::SameLine();
+      ImGui::TextUnformatted(item.label.c_str());
+    }
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::EndChild();
+}
+
+}  // namespace pe

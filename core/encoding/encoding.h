@@ -1,0 +1,101 @@
+// One interface for every positional scheme. An Encoding is built once from its parameters by
+// MakeEncoding, which validates them; the object is immutable, so the UI thread, the workers and
+// the CLI share it through a shared_ptr<const Encoding>.
+//
+// Every scheme exposes one natural table of (rows, cols) float32 values whose row r holds
+// position first_position() + r:
+//   sinusoidal: PE, (max_len, d_model), added to the token embeddings
+//   learned:    the position-embedding table (GPT-2 wpe, BERT position_embeddings), added too
+//   rope:       cos or sin (max_len, d_rot) in the pairing's layout, or the angle (max_len,
+//               d_rot / 2), as RopeParams::part picks; it rotates queries and keys instead
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/matrix.h"
+#include "base/status.h"
+#include "encoding/encoding_params.h"
+#include "encoding/wave.h"
+
+namespace pe {
+
+// How position reaches attention.
+enum class Family {
+  kAdded,   // a vector added to each token's embedding (sinusoidal, learned)
+  kRotary,  // a rotation of queries and keys (RoPE)
+};
+
+struct ValueRange {
+  double lo = -1.0, hi = 1.0;
+  bool operator==(const ValueRange&) const = default;
+};
+
+// Allowed ranges of the shape, checked by ValidateEncodingParams.
+inline constexpr int64_t kMaxDModel = 65536;
+inline constexpr int64_t kMaxPosition = (int64_t{1} << 31) - 1;  // last position a table may hold
+
+class Encoding {
+ public:
+  virtual ~Encoding() = default;
+  Encoding(const Encoding&) = delete;
+  Encoding& operator=(const Encoding&) = delete;
+
+  const EncodingParams& params() const { return params_; }
+  Scheme scheme() const { return params_.kind(); }
+  virtual Family family() const = 0;
+
+  int64_t rows() const { return params_.max_len; }
+  int64_t first_position() const { return params_.offset; }
+  int64_t last_position() const { return params_.offset + params_.max_len - 1; }
+  virtual int64_t cols() const { return params_.d_model; }
+
+  // "PE", "cos", "sin", "angle", "position embedding": what a cell of the table is.
+  virtual std::string TableName() const = 0;
+  // "dim", "pair": what a column is called in labels ("dim 5", "pair 3").
+  virtual std::string ColumnNoun() const { return "dim"; }
+  // The colour bar's range: every value of the table lies inside it.
+  virtual ValueRange Range() const = 0;
+  // "sinusoidal (paper), d=128, L=100, base 10000": the parameters in one line, for titles.
+  virtual std::string Summary() const = 0;
+
+  // The table's columns as waves of the position (value = amplitude * wave(p w)), one per
+  // column; empty for tables that are not (learned). Curves of wave columns are smooth.
+  virtual std::span<const WaveColumn> waves() const { return {}; }
+  // Value of column `col` at a real-valued position, in double precision. Tables without a
+  // formula (learned) take the nearest row inside the table.
+  virtual double ValueAt(int64_t col, double position) const = 0;
+
+  // Writes rows [row0, row0 + rows) and columns [col0, col0 + cols) into `out`, (rows, cols)
+  // row-major, each value rounded once to float32. The caller keeps the block inside the table.
+  virtual void FillBlock(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                         float* out) const = 0;
+  // Mean of each column in [col0, col0 + cols) over table rows [row0, row0 + rows), into
+  // `out` (cols). Exact; wave columns use closed forms, so any number of rows costs the same.
+  virtual void MeanOverRows(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                            double* out) const;
+
+  // "sin(12 / 10000^(8/128)) = 0.3174": one cell's formula with its numbers.
+  virtual std::string DescribeCell(int64_t position, int64_t col) const = 0;
+
+ protected:
+  explicit Encoding(EncodingParams params) : params_(std::move(params)) {}
+  EncodingParams params_;
+};
+
+using EncodingPtr = std::shared_ptr<const Encoding>;
+
+// An error naming the parameter, its allowed range and the value given; ok when all are valid.
+Status ValidateEncodingParams(const EncodingParams& params);
+
+// Validates `params` and builds the encoding. Schemes that hold a table (learned) check it
+// against `cap`.
+Result<EncodingPtr> MakeEncoding(const EncodingParams& params, const MemoryCap& cap = {});
+
+// The whole natural table, (rows, cols), or an error for a table over `cap`.
+Result<Matrix> ComputeTable(const Encoding& encoding, const MemoryCap& cap = {});
+
+}  // namespace pe

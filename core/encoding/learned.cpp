@@ -1,0 +1,99 @@
+#include "encoding/learned.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "base/random.h"
+
+namespace pe {
+
+double LearnedInitStd(LearnedInit init) { return init == LearnedInit::kNormal1 ? 1.0 : 0.02; }
+
+uint64_t LearnedStream(uint64_t seed) {
+  return RandomBits(seed ^ 0x706f736974696f6eull /* "position" */, 0);
+}
+
+float LearnedValue(const EncodingParams& params, int64_t position, int64_t col) {
+  const LearnedParams& l = params.learned();
+  const auto k = static_cast<uint64_t>(position) * static_cast<uint64_t>(params.d_model) +
+                 static_cast<uint64_t>(col);
+  return static_cast<float>(LearnedInitStd(l.init) * RandomNormal(LearnedStream(l.seed), k));
+}
+
+namespace {
+
+class LearnedEncoding final : public Encoding {
+ public:
+  LearnedEncoding(const EncodingParams& params, std::shared_ptr<const Matrix> table)
+      : Encoding(params), table_(std::move(table)) {
+    float m = 0.0f;
+    for (float v : table_->data) m = std::max(m, std::abs(v));
+    max_abs_ = m > 0.0f ? m : 1.0f;
+  }
+
+  Family family() const override { return Family::kAdded; }
+  std::string TableName() const override { return "position embedding"; }
+  ValueRange Range() const override { return {-max_abs_, max_abs_}; }
+  std::string Summary() const override {
+    const LearnedParams& l = params_.learned();
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "learned, %s init, seed %llu, d=%lld, L=%lld",
+                  std::string(LearnedInitName(l.init)).c_str(),
+                  static_cast<unsigned long long>(l.seed),
+                  static_cast<long long>(params_.d_model),
+                  static_cast<long long>(params_.max_len));
+    std::string out = buf;
+    if (params_.offset != 0) out += ", from position " + std::to_string(params_.offset);
+    return out;
+  }
+  // Between rows: the straight line through the two nearest rows (a learned table has values
+  // at integer positions only; the curves draw it as the polyline through them).
+  double ValueAt(int64_t col, double position) const override {
+    const double r = std::clamp(position - static_cast<double>(params_.offset), 0.0,
+                                static_cast<double>(rows() - 1));
+    const auto r0 = static_cast<int64_t>(std::floor(r));
+    const int64_t r1 = std::min(r0 + 1, rows() - 1);
+    const double t = r - static_cast<double>(r0);
+    const double a = table_->at(r0, col), b = table_->at(r1, col);
+    return a + (b - a) * t;
+  }
+  void FillBlock(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                 float* out) const override {
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* src = table_->data.data() + (row0 + r) * table_->cols + col0;
+      std::copy(src, src + cols, out + r * cols);
+    }
+  }
+  std::string DescribeCell(int64_t position, int64_t col) const override {
+    const LearnedParams& l = params_.learned();
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "W_pos[%lld, %lld] ~ N(0, %g^2), seed %llu = %.4f",
+                  static_cast<long long>(position), static_cast<long long>(col),
+                  LearnedInitStd(l.init), static_cast<unsigned long long>(l.seed),
+                  table_->at(position - params_.offset, col));
+    return buf;
+  }
+
+ private:
+  std::shared_ptr<const Matrix> table_;  // (max_len, d_model)
+  float max_abs_ = 1.0f;
+};
+
+}  // namespace
+
+Result<EncodingPtr> MakeLearnedEncoding(const EncodingParams& params, const MemoryCap& cap) {
+  Result<Matrix> table =
+      MakeMatrix("the learned position table", params.max_len, params.d_model, cap);
+  if (!table.ok()) return table.error();
+  Matrix& m = table.value();
+#pragma omp parallel for schedule(static) if (m.rows * m.cols >= (int64_t{1} << 18))
+  for (int64_t r = 0; r < m.rows; ++r) {
+    for (int64_t c = 0; c < m.cols; ++c) m.at(r, c) = LearnedValue(params, params.offset + r, c);
+  }
+  return EncodingPtr(
+      std::make_shared<LearnedEncoding>(params, std::make_shared<const Matrix>(std::move(m))));
+}
+
+}  // namespace pe

@@ -1,0 +1,492 @@
+#include "model/param_fields.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "encoding/encoding.h"
+#include "figure/colormap.h"
+#include "text/tokenizer.h"
+
+namespace pe {
+namespace {
+
+std::string Num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  // The shortest text that reads back to the same double.
+  for (int prec = 1; prec <= 17; ++prec) {
+    char s[40];
+    std::snprintf(s, sizeof s, "%.*g", prec, v);
+    if (std::strtod(s, nullptr) == v) return s;
+  }
+  return buf;
+}
+
+std::string Flag(const char* flag) { return flag; }
+
+// One choice among names, with the message listing them.
+template <typename E>
+Status SetChoice(const char* flag, const std::string& text, std::optional<E> (*parse)(std::string_view),
+                 const char* names, E& out) {
+  std::optional<E> v = parse(text);
+  if (!v) return InvalidArgument(Flag(flag) + " must be " + names + ", got \"" + text + "\"");
+  out = *v;
+  return {};
+}
+
+bool Positive(double v) { return v > 0; }
+bool GreaterThanOne(double v) { return v > 1; }
+bool AtLeastOne(double v) { return v >= 1; }
+bool NonZero(double v) { return v != 0; }
+bool Fraction(double v) { return v > 0 && v <= 1; }
+bool Probability(double v) { return v >= 0 && v <= 1; }
+
+constexpr uint64_t kMaxSeed = std::numeric_limits<uint64_t>::max();
+constexpr unsigned kSin = SchemeBit(Scheme::kSinusoidal);
+constexpr unsigned kLearned = SchemeBit(Scheme::kLearned);
+constexpr unsigned kRope = SchemeBit(Scheme::kRope);
+
+// Which RoPE scalings a parameter belongs to, for WhyNotApplicable.
+std::string NeedsScaling(const ModelParams& m, std::initializer_list<RopeScaling> scalings,
+                         const char* which) {
+  const RopeScaling s = m.pe.rope().scaling;
+  for (RopeScaling ok : scalings) {
+    if (s == ok) return {};
+  }
+  return std::string("it applies to --rope-scaling ") + which + ", not " +
+         std::string(RopeScalingName(s));
+}
+
+#define GET(expr) [](const ModelParams& m) -> std::string { return expr; }
+#define SET(body) [](ModelParams& m, const std::string& text) -> Status { body }
+
+const ParamField kFields[] = {
+    {"scheme", "--scheme", "NAME", "Positional scheme: sinusoidal, learned or rope", kAllSchemes,
+     nullptr, GET(std::string(SchemeName(m.pe.kind()))), SET({
+       std::optional<Scheme> s = ParseScheme(text);
+       if (!s) {
+         return InvalidArgument("--scheme must be one of sinusoidal, learned, rope, got \"" +
+                                text + "\"");
+       }
+       SetScheme(m, *s);
+       return {};
+     })},
+    {"d_model", "--d-model", "INT",
+     "Table width: the model width d_model, or the head dimension for rope (1 to 65536)",
+     kAllSchemes, nullptr, GET(std::to_string(m.pe.d_model)), SET({
+       Result<int64_t> v = ParseInteger("--d-model", text, 1, kMaxDModel);
+       if (!v.ok()) return v.error();
+       m.pe.d_model = v.value();
+       return {};
+     })},
+    {"max_len", "--max-len", "INT", "Positions in the table (1 to 2^31)", kAllSchemes, nullptr,
+     GET(std::to_string(m.pe.max_len)), SET({
+       Result<int64_t> v = ParseInteger("--max-len", text, 1, kMaxPosition + 1);
+       if (!v.ok()) return v.error();
+       m.pe.max_len = v.value();
+       return {};
+     })},
+    {"offset", "--offset", "INT",
+     "Position of the first table row (negative only for sinusoidal: relative offsets)",
+     kAllSchemes, nullptr, GET(std::to_string(m.pe.offset)), SET({
+       Result<int64_t> v = ParseInteger("--offset", text, -kMaxPosition, kMaxPosition);
+       if (!v.ok()) return v.error();
+       m.pe.offset = v.value();
+       return {};
+     })},
+    // ---- sinusoidal
+    {"variant", "--variant", "NAME", "Sinusoidal column layout: paper, t2t or tf-text", kSin,
+     nullptr, GET(std::string(VariantName(m.pe.sinusoidal().variant))), SET({
+       return SetChoice("--variant", text, &ParseVariant, "one of paper, t2t, tf-text",
+                        m.pe.sinusoidal().variant);
+     })},
+    {"order", "--order", "NAME", "Which wave comes first: sin-first or cos-first (MusicGen)",
+     kSin, nullptr, GET(std::string(WaveOrderName(m.pe.sinusoidal().order))), SET({
+       return SetChoice("--order", text, &ParseWaveOrder, "sin-first or cos-first",
+                        m.pe.sinusoidal().order);
+     })},
+    {"base", "--base", "NUMBER", "Base of the frequencies = the max timescale (> 1)", kSin,
+     nullptr, GET(Num(m.pe.sinusoidal().base)), SET({
+       Result<double> v =
+           ParseNumber("--base", text, "a finite number greater than 1", &GreaterThanOne);
+       if (!v.ok()) return v.error();
+       m.pe.sinusoidal().base = v.value();
+       return {};
+     })},
+    {"min_timescale", "--min-timescale", "NUMBER",
+     "Min timescale (tensor2tensor, Flax, TF Model Garden; > 0, below the base)", kSin, nullptr,
+     GET(Num(m.pe.sinusoidal().min_timescale)), SET({
+       Result<double> v =
+           ParseNumber("--min-timescale", text, "a finite number greater than 0", &Positive);
+       if (!v.ok()) return v.error();
+       m.pe.sinusoidal().min_timescale = v.value();
+       return {};
+     })},
+    {"output_scale", "--output-scale", "NUMBER",
+     "Multiplies every value (x-transformers uses d^-0.5; non-zero)", kSin, nullptr,
+     GET(Num(m.pe.sinusoidal().output_scale)), SET({
+       Result<double> v =
+           ParseNumber("--output-scale", text, "a finite non-zero number", &NonZero);
+       if (!v.ok()) return v.error();
+       m.pe.sinusoidal().output_scale = v.value();
+       return {};
+     })},
+    // ---- learned
+    {"init", "--init", "NAME",
+     "Learned table initialiser: normal-0.02 (GPT-2, BERT) or normal-1 (nn.Embedding)", kLearned,
+     nullptr, GET(std::string(LearnedInitName(m.pe.learned().init))), SET({
+       return SetChoice("--init", text, &ParseLearnedInit, "normal-0.02 or normal-1",
+                        m.pe.learned().init);
+     })},
+    // ---- rope
+    {"rope_theta", "--rope-theta", "NUMBER", "RoPE base rope_theta (> 1)", kRope, nullptr,
+     GET(Num(m.pe.rope().theta)), SET({
+       Result<double> v =
+           ParseNumber("--rope-theta", text, "a finite number greater than 1", &GreaterThanOne);
+       if (!v.ok()) return v.error();
+       m.pe.rope().theta = v.value();
+       return {};
+     })},
+    {"rope_pairing", "--rope-pairing", "NAME",
+     "Which dims rotate together: half (HF rotate_half, i with i + d_rot/2) or interleaved "
+     "(2i with 2i+1; Meta Llama, GPT-J, RoFormer)",
+     kRope, nullptr, GET(std::string(RopePairingName(m.pe.rope().pairing))), SET({
+       return SetChoice("--rope-pairing", text, &ParseRopePairing, "half or interleaved",
+                        m.pe.rope().pairing);
+     })},
+    {"rotary_fraction", "--rotary-fraction", "NUMBER",
+     "Fraction of the head dims that rotate, (0, 1] (GPT-NeoX 0.25); d_rot must be even",
+     kRope, nullptr, GET(Num(m.pe.rope().rotary_fraction)), SET({
+       Result<double> v =
+           ParseNumber("--rotary-fraction", text, "a number in (0, 1]", &Fraction);
+       if (!v.ok()) return v.error();
+       m.pe.rope().rotary_fraction = v.value();
+       return {};
+     })},
+    {"rope_scaling", "--rope-scaling", "NAME",
+     "Context extension: none, linear, ntk, dynamic-ntk, yarn or llama3", kRope, nullptr,
+     GET(std::string(RopeScalingName(m.pe.rope().scaling))), SET({
+       return SetChoice("--rope-scaling", text, &ParseRopeScaling,
+                        "one of none, linear, ntk, dynamic-ntk, yarn, llama3", m.pe.rope().scaling);
+     })},
+    {"scaling_factor", "--scaling-factor", "NUMBER", "rope_scaling factor s (>= 1)", kRope,
+     [](const ModelParams& m) -> std::string {
+       return m.pe.rope().scaling == RopeScaling::kNone
+                  ? "it applies to a --rope-scaling other than none"
+                  : "";
+     },
+     GET(Num(m.pe.rope().factor)), SET({
+       Result<double> v = ParseNumber("--scaling-factor", text, "a finite number >= 1", &AtLeastOne);
+       if (!v.ok()) return v.error();
+       m.pe.rope().factor = v.value();
+       return {};
+     })},
+    {"original_max_len", "--original-max-len", "INT",
+     "original_max_position_embeddings: the context the model was trained on (>= 1)", kRope,
+     [](const ModelParams& m) {
+       return NeedsScaling(m, {RopeScaling::kDynamicNtk, RopeScaling::kYarn, RopeScaling::kLlama3},
+                           "dynamic-ntk, yarn or llama3");
+     },
+     GET(std::to_string(m.pe.rope().original_max_len)), SET({
+       Result<int64_t> v = ParseInteger("--original-max-len", text, 1, kMaxPosition + 1);
+       if (!v.ok()) return v.error();
+       m.pe.rope().original_max_len = v.value();
+       return {};
+     })},
+    {"beta_fast", "--beta-fast", "NUMBER", "YaRN beta_fast (> beta_slow)", kRope,
+     [](const ModelParams& m) { return NeedsScaling(m, {RopeScaling::kYarn}, "yarn"); },
+     GET(Num(m.pe.rope().beta_fast)), SET({
+       Result<double> v = ParseNumber("--beta-fast", text, "a finite number > 0", &Positive);
+       if (!v.ok()) return v.error();
+       m.pe.rope().beta_fast = v.value();
+       return {};
+     })},
+    {"beta_slow", "--beta-slow", "NUMBER", "YaRN beta_slow (> 0)", kRope,
+     [](const ModelParams& m) { return NeedsScaling(m, {RopeScaling::kYarn}, "yarn"); },
+     GET(Num(m.pe.rope().beta_slow)), SET({
+       Result<double> v = ParseNumber("--beta-slow", text, "a finite number > 0", &Positive);
+       if (!v.ok()) return v.error();
+       m.pe.rope().beta_slow = v.value();
+       return {};
+     })},
+    {"attention_factor", "--attention-factor", "NUMBER",
+     "YaRN attention factor multiplying cos and sin (> 0; default 0.1 ln s + 1)", kRope,
+     [](const ModelParams& m) { return NeedsScaling(m, {RopeScaling::kYarn}, "yarn"); },
+     GET(m.pe.rope().attention_factor ? Num(*m.pe.rope().attention_factor) : "default"), SET({
+       if (text == "default") {
+         m.pe.rope().attention_factor.reset();
+         return {};
+       }
+       Result<double> v =
+           ParseNumber("--attention-factor", text, "a finite number > 0 or default", &Positive);
+       if (!v.ok()) return v.error();
+       m.pe.rope().attention_factor = v.value();
+       return {};
+     })},
+    {"low_freq_factor", "--low-freq-factor", "NUMBER", "Llama 3 low_freq_factor (> 0)", kRope,
+     [](const ModelParams& m) { return NeedsScaling(m, {RopeScaling::kLlama3}, "llama3"); },
+     GET(Num(m.pe.rope().low_freq_factor)), SET({
+       Result<double> v = ParseNumber("--low-freq-factor", text, "a finite number > 0", &Positive);
+       if (!v.ok()) return v.error();
+       m.pe.rope().low_freq_factor = v.value();
+       return {};
+     })},
+    {"high_freq_factor", "--high-freq-factor", "NUMBER",
+     "Llama 3 high_freq_factor (> low_freq_factor)", kRope,
+     [](const ModelParams& m) { return NeedsScaling(m, {RopeScaling::kLlama3}, "llama3"); },
+     GET(Num(m.pe.rope().high_freq_factor)), SET({
+       Result<double> v = ParseNumber("--high-freq-factor", text, "a finite number > 0", &Positive);
+       if (!v.ok()) return v.error();
+       m.pe.rope().high_freq_factor = v.value();
+       return {};
+     })},
+    {"sequence_len", "--sequence-len", "INT",
+     "Dynamic NTK: the current sequence length (0: the table's last position + 1)", kRope,
+     [](const ModelParams& m) {
+       return NeedsScaling(m, {RopeScaling::kDynamicNtk}, "dynamic-ntk");
+     },
+     GET(std::to_string(m.pe.rope().sequence_len)), SET({
+       Result<int64_t> v = ParseInteger("--sequence-len", text, 0, kMaxPosition + 1);
+       if (!v.ok()) return v.error();
+       m.pe.rope().sequence_len = v.value();
+       return {};
+     })},
+    {"part", "--part", "NAME",
+     "RoPE table the heatmap shows and exports: cos, sin (max_len, d_rot) or angle "
+     "(max_len, d_rot/2)",
+     kRope, nullptr, GET(std::string(RopePartName(m.pe.rope().part))), SET({
+       return SetChoice("--part", text, &ParseRopePart, "one of cos, sin, angle", m.pe.rope().part);
+     })},
+    // ---- the model input
+    {"dims", "--dims", "LIST", "Columns for the curves, e.g. 4,5,6,7 or 0-3", kAllSchemes,
+     nullptr,
+     GET([&] {
+       std::string s;
+       for (int64_t d : m.curve_dims) s += (s.empty() ? "" : ",") + std::to_string(d);
+       return s;
+     }()),
+     SET({
+       Result<std::vector<int64_t>> v = ParseDimList(text);
+       if (!v.ok()) return v.error();
+       m.curve_dims = v.value();
+       return {};
+     })},
+    {"text", "--text", "TEXT", "Sentence for the token sums", kAllSchemes, nullptr,
+     GET(m.example.text), SET({
+       if (Status s = CheckText("--text", text); !s.ok()) return s;
+       m.example.text = text;
+       return {};
+     })},
+    {"tokenizer", "--tokenizer", "NAME", "word or char", kAllSchemes, nullptr,
+     GET(std::string(TokenizerName(m.example.tokenizer))), SET({
+       return SetChoice("--tokenizer", text, &ParseTokenizer, "word or char", m.example.tokenizer);
+     })},
+    {"seed", "--seed", "INT",
+     "Seed of the model's random tables: the N(0,1) token embeddings and the learned position "
+     "table",
+     kAllSchemes, nullptr, GET(std::to_string(m.example.seed)), SET({
+       Result<uint64_t> v = ParseUnsigned("--seed", text, kMaxSeed);
+       if (!v.ok()) return v.error();
+       m.example.seed = v.value();
+       if (m.pe.kind() == Scheme::kLearned) m.pe.learned().seed = v.value();
+       return {};
+     })},
+    {"scaling", "--no-scale", "", "Do not multiply embeddings by sqrt(d_model)", kAllSchemes,
+     nullptr, GET(m.input.scale ? "sqrt(d_model)" : "off"), SET({
+       m.input.scale = !(text == "true" || text == "off");
+       return {};
+     })},
+    {"dropout", "--dropout", "NUMBER", "Dropout probability p in [0, 1] (train mode only)",
+     kAllSchemes, nullptr, GET(Num(m.input.dropout)), SET({
+       Result<double> v = ParseNumber("--dropout", text, "a number in [0, 1]", &Probability);
+       if (!v.ok()) return v.error();
+       m.input.dropout = v.value();
+       return {};
+     })},
+    {"dropout_seed", "--dropout-seed", "INT", "Seed of the dropout mask", kAllSchemes, nullptr,
+     GET(std::to_string(m.input.dropout_seed)), SET({
+       Result<uint64_t> v = ParseUnsigned("--dropout-seed", text, kMaxSeed);
+       if (!v.ok()) return v.error();
+       m.input.dropout_seed = v.value();
+       return {};
+     })},
+    {"mode", "--train", "", "Train mode: apply dropout (eval mode is the identity)", kAllSchemes,
+     nullptr, GET(m.input.train ? "train" : "eval"), SET({
+       m.input.train = text == "true" || text == "train";
+       return {};
+     })},
+    {"colormap", "--colormap", "NAME", "Heatmap colours: rdbu or viridis", kAllSchemes, nullptr,
+     GET(std::string(ColormapName(m.colormap))), SET({
+       return SetChoice("--colormap", text, &ParseColormap, "rdbu or viridis", m.colormap);
+     })},
+    {"", "--memory-cap-mib", "INT", "Largest table a request may allocate, in MiB", kAllSchemes,
+     nullptr, GET(std::to_string(m.cap.bytes >> 20)), SET({
+       Result<int64_t> v = ParseInteger("--memory-cap-mib", text, 1, int64_t{1} << 40);
+       if (!v.ok()) return v.error();
+       m.cap.bytes = static_cast<uint64_t>(v.value()) << 20;
+       return {};
+     })},
+};
+
+#undef GET
+#undef SET
+
+}  // namespace
+
+std::string ParamField::WhyNotApplicable(const ModelParams& m) const {
+  if ((schemes & SchemeBit(m.pe.kind())) == 0) {
+    std::string names;
+    for (Scheme s : {Scheme::kSinusoidal, Scheme::kLearned, Scheme::kRope}) {
+      if (schemes & SchemeBit(s)) names += (names.empty() ? "" : " or ") + std::string(SchemeName(s));
+    }
+    return std::string(flag) + " applies to the " + names + " scheme, not to " +
+           std::string(SchemeName(m.pe.kind()));
+  }
+  if (not_applicable) {
+    std::string why = not_applicable(m);
+    if (!why.empty()) return std::string(flag) + ": " + why;
+  }
+  return {};
+}
+
+std::span<const ParamField> ParamFields() { return kFields; }
+
+const ParamField* FindParamField(std::string_view name) {
+  for (const ParamField& f : kFields) {
+    if (f.flag == name || (!f.key.empty() && f.key == name)) return &f;
+  }
+  return nullptr;
+}
+
+std::vector<std::pair<std::string, std::string>> ParamValues(const ModelParams& m) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const ParamField& f : kFields) {
+    if (f.key.empty() || !f.WhyNotApplicable(m).empty()) continue;
+    out.emplace_back(std::string(f.key), f.get(m));
+  }
+  return out;
+}
+
+void SetScheme(ModelParams& m, Scheme scheme) {
+  if (m.pe.kind() == scheme) return;
+  switch (scheme) {
+    case Scheme::kSinusoidal:
+      m.pe.scheme = SinusoidalParams{};
+      break;
+    case Scheme::kLearned: {
+      LearnedParams l;
+      l.seed = m.example.seed;
+      m.pe.scheme = l;
+      break;
+    }
+    case Scheme::kRope:
+      m.pe.scheme = RopeParams{};
+      break;
+  }
+}
+
+Result<std::vector<int64_t>> ParseDimList(const std::string& text) {
+  std::vector<int64_t> dims;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string item = text.substr(start, comma - start);
+    item.erase(std::remove(item.begin(), item.end(), ' '), item.end());
+    auto parse = [](const std::string& s, int64_t& v) {
+      auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      return ec == std::errc() && p == s.data() + s.size() && !s.empty();
+    };
+    const size_t dash = item.find('-', 1);
+    int64_t a = 0, b = 0;
+    if (dash != std::string::npos && parse(item.substr(0, dash), a) &&
+        parse(item.substr(dash + 1), b) && a >= 0 && a <= b && b - a < kMaxDModel) {
+      for (int64_t d = a; d <= b; ++d) dims.push_back(d);
+    } else if (parse(item, a)) {
+      dims.push_back(a);
+    } else {
+      return InvalidArgument("dims: \"" + item +
+                             "\" is not a dimension index or a range like 4-7 (in \"" + text +
+                             "\")");
+    }
+    start = comma + 1;
+  }
+  return dims;
+}
+
+Status CheckText(const std::string& what, const std::string& text) {
+  auto fail = [&](size_t at, const char* problem) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%02X", static_cast<unsigned char>(text[at]));
+    return InvalidArgument(what + " " + problem + " at byte offset " + std::to_string(at) + " (" +
+                           buf + ")");
+  };
+  for (size_t k = 0; k < text.size();) {
+    const auto c = static_cast<unsigned char>(text[k]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t') || c == 0x7F) {
+        return fail(k, "holds a control character (only tab is allowed)");
+      }
+      ++k;
+      continue;
+    }
+    // UTF-8 (RFC 3629): shortest form, no surrogates, at most U+10FFFF.
+    const int len = c >= 0xC2 && c <= 0xDF   ? 2
+                    : c >= 0xE0 && c <= 0xEF ? 3
+                    : c >= 0xF0 && c <= 0xF4 ? 4
+                                             : 0;
+    if (len == 0 || k + static_cast<size_t>(len) > text.size()) {
+      return fail(k, "is not valid UTF-8");
+    }
+    const auto c1 = static_cast<unsigned char>(text[k + 1]);
+    const unsigned char lo1 = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+    const unsigned char hi1 = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+    if (c1 < lo1 || c1 > hi1) return fail(k, "is not valid UTF-8");
+    for (int j = 2; j < len; ++j) {
+      if ((static_cast<unsigned char>(text[k + static_cast<size_t>(j)]) & 0xC0) != 0x80) {
+        return fail(k, "is not valid UTF-8");
+      }
+    }
+    k += static_cast<size_t>(len);
+  }
+  return {};
+}
+
+namespace {
+template <class T>
+Result<T> ParseIntegerIn(const std::string& what, const std::string& text, T lo, T hi) {
+  T v{};
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end || v < lo || v > hi) {
+    return InvalidArgument(what + " must be an integer in [" + std::to_string(lo) + ", " +
+                           std::to_string(hi) + "], got \"" + text + "\"");
+  }
+  return v;
+}
+}  // namespace
+
+Result<int64_t> ParseInteger(const std::string& what, const std::string& text, int64_t lo,
+                             int64_t hi) {
+  return ParseIntegerIn<int64_t>(what, text, lo, hi);
+}
+
+Result<uint64_t> ParseUnsigned(const std::string& what, const std::string& text, uint64_t hi) {
+  return ParseIntegerIn<uint64_t>(what, text, 0, hi);
+}
+
+Result<double> ParseNumber(const std::string& what, const std::string& text,
+                           const std::string& range, bool (*in_range)(double)) {
+  double v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v, std::chars_format::general);
+  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(v) || !in_range(v)) {
+    return InvalidArgument(what + " must be " + range + ", got \"" + text + "\"");
+  }
+  return v;
+}
+
+}  // namespace pe

@@ -1,0 +1,73 @@
+// One description of every parameter a user can set: its key (figure metadata, session files),
+// its command-line flag, its help, the schemes it applies to, and how to read and write it as
+// text. The CLI's flags, a figure's metadata and the "command for this view" text all iterate
+// this table, so they cannot drift apart.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "model/model_params.h"
+
+namespace pe {
+
+// Bit per scheme: which schemes a field applies to.
+inline constexpr unsigned SchemeBit(Scheme s) { return 1u << static_cast<unsigned>(s); }
+inline constexpr unsigned kAllSchemes = 0b111u;
+
+struct ParamField {
+  std::string_view key;         // metadata and session key; empty: not recorded (CLI only)
+  std::string_view flag;        // "--d-model"
+  std::string_view value_name;  // "INT", "NUMBER", "NAME", "TEXT", "FILE"; empty: a switch
+  std::string_view help;
+  unsigned schemes = kAllSchemes;
+  // Why the field does not apply to `m` although its scheme matches (e.g. a YaRN parameter
+  // with another scaling); empty when it applies. Null: it always applies to its schemes.
+  std::string (*not_applicable)(const ModelParams& m) = nullptr;
+  // The value as text (a switch: "true" or "false"); what `set` reads back.
+  std::string (*get)(const ModelParams& m) = nullptr;
+  // Parses `text` (decimal only, the whole text) and sets the value; an error names the flag,
+  // the allowed range and the text. A switch gets "true".
+  Status (*set)(ModelParams& m, const std::string& text) = nullptr;
+
+  bool is_switch() const { return value_name.empty(); }
+  // Empty when the field applies to `m`, else a sentence saying why not, naming the scheme.
+  std::string WhyNotApplicable(const ModelParams& m) const;
+};
+
+// Every field, in the order the CLI applies them: the scheme and preset first (they reset the
+// scheme's parameters), then the shape, then the rest.
+std::span<const ParamField> ParamFields();
+const ParamField* FindParamField(std::string_view flag_or_key);
+
+// key -> value of every recorded field that applies to `m`, in table order.
+std::vector<std::pair<std::string, std::string>> ParamValues(const ModelParams& m);
+
+// Switches `m` to `scheme` with that scheme's default parameters, keeping the shape (and the
+// seed, which the learned table shares with the token embeddings).
+void SetScheme(ModelParams& m, Scheme scheme);
+
+// "4,5,6,7" -> {4, 5, 6, 7}; ranges "0-3" allowed. Errors name the bad item.
+Result<std::vector<int64_t>> ParseDimList(const std::string& text);
+
+// Text values end up in figure titles and SVG/PDF metadata: they must be valid UTF-8 and hold
+// no control characters but tab. Refused rather than cleaned, so a figure never shows a text
+// other than the one given.
+Status CheckText(const std::string& what, const std::string& text);
+
+// A decimal integer in [lo, hi], the whole of `text` ("064" is 64; "0x10", "1e3", "+5", " 5"
+// and "" are refused). The error names `what`, the range and the text.
+Result<int64_t> ParseInteger(const std::string& what, const std::string& text, int64_t lo,
+                             int64_t hi);
+Result<uint64_t> ParseUnsigned(const std::string& what, const std::string& text, uint64_t hi);
+// A finite decimal number ("1e-3" is fine; "0x10", "nan", "inf" and "" are refused) that
+// `in_range` accepts; `range` words the allowed values for the message.
+Result<double> ParseNumber(const std::string& what, const std::string& text,
+                           const std::string& range, bool (*in_range)(double));
+
+}  // namespace pe

@@ -1,0 +1,66 @@
+// The heatmap view: the encoding's table, position by column, as exact per-pixel means.
+#include <algorithm>
+#include <cstdio>
+
+#include "views/figure_export.h"
+#include "views/heatmap_raster.h"
+#include "views/view_builders.h"
+
+namespace pe {
+
+Result<Figure> HeatmapFigure(const ViewContext& c) {
+  const Encoding& e = *c.encoding;
+  const ViewSelection& sel = c.sel;
+  const ModelParams& m = c.params;
+  Figure f;
+  f.x = {e.ColumnNoun() == "pair" ? "pair i" : "dimension j", true, false};
+  f.y = {"position p", true, true};
+  f.view = sel.heatmap;
+  const ValueRange range = e.Range();
+  const std::string index = e.ColumnNoun() == "pair" ? "i" : "j";
+  f.colorbar = FigureColorBar{m.colormap, range.lo, range.hi, e.TableName() + "(p, " + index + ")"};
+  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  RasterRequest req{c.encoding,
+                    sel.heatmap.x0,
+                    sel.heatmap.x1,
+                    sel.heatmap.y0,
+                    sel.heatmap.y1,
+                    std::min(px.width, 4096),
+                    std::min(px.height, 4096)};
+  const Raster r = ComputeRaster(req);
+  if (!r.empty()) {
+    FigureImage im;
+    im.width = r.width;
+    im.height = r.height;
+    im.rgba.resize(static_cast<size_t>(r.width) * r.height * 4);
+    MapToRgba(m.colormap, r.values.data(), static_cast<int64_t>(r.values.size()),
+              static_cast<float>(range.lo), static_cast<float>(range.hi), im.rgba.data());
+    im.x0 = static_cast<double>(r.col_edges.front());
+    im.x1 = static_cast<double>(r.col_edges.back());
+    im.y0 = static_cast<double>(r.row_edges.front());
+    im.y1 = static_cast<double>(r.row_edges.back());
+    f.image = std::move(im);
+  }
+  if (sel.highlight && sel.selected_token >= 0) {
+    // The panel's outline: a colour no cell has, thin when rows are dense (layout units).
+    const double y = static_cast<double>(e.first_position() + sel.selected_token);
+    const double row_height = FigurePlotBox(f, c.size).h / (sel.heatmap.y1 - sel.heatmap.y0);
+    f.overlays.push_back({0, y, static_cast<double>(e.cols()), y + 1,
+                          SelectionHighlightColor(m.colormap), false,
+                          SelectionLineWidth(row_height)});
+  }
+  return f;
+}
+
+Status CheckHeatmapTable(const ViewContext& c) {
+  return CheckFloatCount("the " + c.encoding->TableName() + " table",
+                         static_cast<uint64_t>(c.encoding->rows()),
+                         static_cast<uint64_t>(c.encoding->cols()), c.params.cap);
+}
+
+Status WriteHeatmapView(std::ostream& out, TableFormat format, const ViewContext& c,
+                        const Progress& progress) {
+  return WriteHeatmapTable(out, format, *c.encoding, c.params.cap, progress);
+}
+
+}  // namespace pe

@@ -1,0 +1,128 @@
+// The sum view: a token's embedding, scaled, plus its positional vector: the model input.
+// Only for schemes that add a vector to the embeddings.
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "views/figure_export.h"
+#include "views/view_builders.h"
+
+namespace pe {
+namespace {
+
+std::string SumsTitle(const ModelParams& m, const Encoding& e, const SentenceResult& s,
+                      int token) {
+  const char* pos = e.scheme() == Scheme::kLearned ? "W_pos" : "PE";
+  std::ostringstream t;
+  if (token < 0) {
+    t << "Model input (embedding"
+      << (m.input.scale ? " \xc3\x97 \xe2\x88\x9a"
+                          "d"
+                        : "")
+      << " + " << pos << ") of every token, d_model = " << m.pe.d_model;
+  } else {
+    t << "Input vector of \"" << s.tokens[static_cast<size_t>(token)].text << "\" (id "
+      << s.ids[static_cast<size_t>(token)] << ", position " << m.pe.offset + token
+      << "), d_model = " << m.pe.d_model;
+  }
+  return t.str();
+}
+
+}  // namespace
+
+Result<Figure> SumsFigure(const ViewContext& c) {
+  const ModelParams& m = c.params;
+  const ViewSelection& sel = c.sel;
+  Result<SentenceResult> sentence = ComputeSentence(m.example, *c.encoding, m.input, m.cap);
+  if (!sentence.ok()) return sentence.error();
+  const SentenceResult& s = sentence.value();
+  if (s.tokens.empty()) return InvalidArgument("the text \"" + m.example.text + "\" has no tokens");
+  const int tokens = static_cast<int>(s.tokens.size());
+  if (sel.selected_token >= tokens) {
+    return InvalidArgument("token must be in [0, " + std::to_string(tokens - 1) + "] or all, got " +
+                           std::to_string(sel.selected_token));
+  }
+  const InputParts& parts = s.parts;
+  const int64_t d = parts.embedding.cols;
+  std::vector<const float*> series;
+  Figure f;
+  f.x = {"dimension j", false, false, true};
+  f.y = {"value", false, false};
+  const char* part_names[] = {"embedding E[id]",
+                              "scaled E \xc3\x97 \xe2\x88\x9a"
+                              "d",
+                              c.encoding->scheme() == Scheme::kLearned ? "positional W_pos[p]"
+                                                                       : "positional PE[p]",
+                              "sum (model input)"};
+  if (sel.selected_token >= 0) {
+    const int t = sel.selected_token;
+    for (int k = 0; k < 4; ++k) {
+      series.push_back(parts.part(kAllParts[k]).row(t));
+      f.legend.push_back({part_names[k], SeriesRgba(k)});
+    }
+  } else {
+    constexpr int kMaxTokenSeries = 32;  // as the panel: more would be an unreadable legend
+    for (int t = 0; t < std::min(tokens, kMaxTokenSeries); ++t) {
+      series.push_back(parts.sum.row(t));
+      f.legend.push_back({"\"" + s.tokens[static_cast<size_t>(t)].text +
+                              "\" (p=" + std::to_string(m.pe.offset + t) + ")",
+                          SeriesRgba(t)});
+    }
+  }
+  f.title = SumsTitle(m, *c.encoding, s, sel.selected_token);
+  if (sel.selected_token < 0 && tokens > static_cast<int>(series.size())) {
+    f.legend.push_back(
+        {"(first " + std::to_string(series.size()) + " of " + std::to_string(tokens) + " tokens)",
+         {255, 255, 255, 0}});
+  }
+  const ViewRange extent = SumsExtent(series, d);
+  f.view = {sel.sums.x0, sel.sums.x1, extent.y0, extent.y1};
+  f.hlines.push_back(0.0);
+  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  const double bar = 0.8 / static_cast<double>(series.size());
+  const double px_per_dim = px.width / (f.view.x1 - f.view.x0);
+  const auto j0 = static_cast<int64_t>(std::max(0.0, std::floor(f.view.x0)));
+  const auto j1 = static_cast<int64_t>(std::min(static_cast<double>(d - 1), std::ceil(f.view.x1)));
+  for (size_t k = 0; k < series.size(); ++k) {
+    if (px_per_dim * bar >= 2.0) {
+      for (int64_t j = j0; j <= j1; ++j) {
+        const double x = static_cast<double>(j) - 0.4 + bar * static_cast<double>(k);
+        f.rects.push_back(
+            {x, 0.0, x + bar * 0.9, series[k][j], SeriesRgba(static_cast<int>(k)), true, 1});
+      }
+    } else {
+      FigureSeries line;
+      line.color = SeriesRgba(static_cast<int>(k));
+      line.line_width = 1.0;
+      for (int64_t j = j0; j <= j1; ++j) {
+        line.xs.push_back(static_cast<double>(j));
+        line.ys.push_back(series[k][j]);
+      }
+      f.series.push_back(std::move(line));
+    }
+  }
+  return f;
+}
+
+namespace {
+Result<SentenceResult> Sentence(const ViewContext& c) {
+  Result<SentenceResult> s =
+      ComputeSentence(c.params.example, *c.encoding, c.params.input, c.params.cap);
+  if (!s.ok()) return s;
+  if (s.value().tokens.empty()) {
+    return InvalidArgument("the text \"" + c.params.example.text + "\" has no tokens");
+  }
+  return s;
+}
+}  // namespace
+
+Status CheckSumsTable(const ViewContext& c) { return Sentence(c).status(); }
+
+Status WriteSumsView(std::ostream& out, TableFormat format, const ViewContext& c,
+                     const Progress&) {
+  Result<SentenceResult> s = Sentence(c);
+  if (!s.ok()) return s.error();
+  return WriteSumTable(out, format, s.value(), c.params.pe);
+}
+
+}  // namespace pe

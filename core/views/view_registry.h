@@ -1,0 +1,51 @@
+// One registry of the views. An entry knows its `--view` name, its title, which schemes it
+// applies to, how to build its figure and how to write its numbers. The CLI's --view choices,
+// the export dialog, figure metadata and the tests that go over every view iterate it: a new
+// view is one file in core/views/, one panel in app/panels/ and one line here.
+#pragma once
+
+#include <ostream>
+#include <span>
+#include <string_view>
+
+#include "base/status.h"
+#include "encoding/encoding.h"
+#include "figure/figure.h"
+#include "figure/figure_render.h"
+#include "model/model_params.h"
+#include "views/view_kind.h"
+#include "views/view_tables.h"
+
+namespace pe {
+
+struct ViewSelection;
+
+// What a builder gets: the parameters, the encoding built from them, what the view shows.
+struct ViewContext {
+  const ModelParams& params;
+  const EncodingPtr& encoding;  // never null
+  const ViewSelection& sel;
+  FigureSize size;
+  FigureFormat format = FigureFormat::kPng;
+};
+
+struct ViewEntry {
+  ViewKind kind;
+  std::string_view name;   // the --view key
+  std::string_view title;  // the panel's title
+  unsigned schemes;        // SchemeBit()s of the schemes it applies to
+  std::string_view needs;  // what it needs, for the message when it does not apply
+  Result<Figure> (*figure)(const ViewContext& c);
+  // Checks that the table can be written (before any file is opened), then writes it.
+  Status (*check_table)(const ViewContext& c);
+  Status (*write_table)(std::ostream& out, TableFormat format, const ViewContext& c,
+                        const Progress& progress);
+};
+
+std::span<const ViewEntry> Views();
+const ViewEntry& GetView(ViewKind kind);
+// An error naming the view and the scheme when `kind` does not apply to `params`.
+Status CheckViewApplies(ViewKind kind, const EncodingParams& params);
+bool ViewApplies(ViewKind kind, const EncodingParams& params);
+
+}  // namespace pe
