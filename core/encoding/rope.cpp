@@ -1,0 +1,289 @@
+#include "encoding/rope.h"
+
+#include <algorithm>
+#include <cassert>
+#include <charconv>
+#include <cmath>
+#include <numbers>
+#include <string>
+
+namespace pe {
+
+namespace {
+
+// The shortest text that reads back as the same double ("0.5", "10000", "inf", "nan").
+std::string FormatNumber(double v) {
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  if (ec != std::errc()) return "?";
+  return std::string(buf, end);
+}
+
+bool Finite(double v) { return std::isfinite(v); }
+
+// base^(-2i/d) = exp(-(2i/d) ln base), with ln base given in long double, rounded once to
+// double, as DescribeColumn does for the sinusoid (positional_encoding.cpp).
+double PairFrequency(long double log_base, int64_t i, int64_t d) {
+  return static_cast<double>(
+      std::exp(-static_cast<long double>(2 * i) / static_cast<long double>(d) * log_base));
+}
+
+// Treatment and ramp from the frequencies, for the scalings that blend original and
+// interpolated frequencies (none, linear, YaRN, Llama 3): the exact comparisons win over the
+// blend weight, so kept always has ramp 1 and interpolated ramp 0 (YaRN with factor 1 blends
+// two equal frequencies: every pair is kept).
+void ClassifyBlend(RopePair& pair, double factor, double blend_weight) {
+  if (pair.scaled == pair.original) {
+    pair.treatment = PairTreatment::kKept;
+    pair.ramp = 1.0;
+  } else if (pair.scaled == pair.original / factor) {
+    pair.treatment = PairTreatment::kInterpolated;
+    pair.ramp = 0.0;
+  } else {
+    pair.treatment = PairTreatment::kBlended;
+    pair.ramp = blend_weight;
+  }
+}
+
+// NTK-style scalings raise the base by alpha^(d/(d-2)) (alpha = factor for static NTK), so
+// scaled / original = alpha^(-2i/(d-2)) and
+//   ln(scaled / (original / factor)) / ln(factor) = 1 - (2i/(d-2)) ln(alpha) / ln(factor),
+// the closed form used here, clamped to [0, 1]. `log_ratio` is ln(alpha) / ln(factor): exactly 1
+// for static NTK (so its last pair has ramp exactly 0), +inf when factor is 1 but alpha is not.
+void ClassifyNtk(RopePair& pair, int64_t d_rot, long double log_ratio) {
+  if (pair.scaled == pair.original) {
+    pair.treatment = PairTreatment::kKept;
+    pair.ramp = 1.0;
+    return;
+  }
+  pair.treatment = PairTreatment::kBlended;
+  // Here i >= 1 and d_rot >= 4 (pair 0 has w = 1 for any base, and d_rot = 2 has no other).
+  const long double r = 1.0L - static_cast<long double>(2 * pair.index) /
+                                   static_cast<long double>(d_rot - 2) * log_ratio;
+  pair.ramp = std::clamp(static_cast<double>(r), 0.0, 1.0);
+}
+
+}  // namespace
+
+std::string_view PairTreatmentName(PairTreatment t) {
+  switch (t) {
+    case PairTreatment::kKept:
+      return "kept";
+    case PairTreatment::kInterpolated:
+      return "interpolated";
+    case PairTreatment::kBlended:
+      return "blended";
+  }
+  return "kept";
+}
+
+int64_t RopeRotaryDims(const EncodingParams& params) {
+  // HF: dim = int(head_dim * partial_rotary_factor), the product in double, truncated.
+  const double product = static_cast<double>(params.d_model) * params.rope().rotary_fraction;
+  if (!(product >= 0.0) || product > 1e18) return 0;  // NaN or out of range: refused anyway
+  return static_cast<int64_t>(product);
+}
+
+Status ValidateRopeParams(const EncodingParams& params) {
+  assert(params.kind() == Scheme::kRope && "ValidateRopeParams needs RoPE parameters");
+  const RopeParams& r = params.rope();
+  if (!Finite(r.theta) || !(r.theta > 1.0)) {
+    return InvalidArgument("rope theta must be a finite number greater than 1, got " +
+                           FormatNumber(r.theta));
+  }
+  {
+    const bool in_range = r.rotary_fraction > 0.0 && r.rotary_fraction <= 1.0;
+    const int64_t d_rot = in_range ? RopeRotaryDims(params) : 0;
+    if (!in_range || d_rot < 2 || d_rot % 2 != 0) {
+      std::string message =
+          "rotary fraction must be in (0, 1] and give an even number of rotated dimensions "
+          "int(d_model * fraction) >= 2, got " +
+          FormatNumber(r.rotary_fraction);
+      if (in_range) {
+        message += " (with d_model " + std::to_string(params.d_model) + " that is " +
+                   std::to_string(d_rot) + ")";
+      }
+      return InvalidArgument(message);
+    }
+  }
+  if (!Finite(r.factor) || !(r.factor >= 1.0)) {
+    return InvalidArgument("rope scaling factor must be a finite number >= 1, got " +
+                           FormatNumber(r.factor));
+  }
+  if (r.original_max_len < 1) {
+    return InvalidArgument("original max length (original_max_position_embeddings) must be >= 1, "
+                           "got " +
+                           std::to_string(r.original_max_len));
+  }
+  if (!Finite(r.beta_slow) || !(r.beta_slow > 0.0)) {
+    return InvalidArgument("YaRN beta_slow must be a finite number greater than 0, got " +
+                           FormatNumber(r.beta_slow));
+  }
+  if (!Finite(r.beta_fast) || !(r.beta_fast > r.beta_slow)) {
+    return InvalidArgument("YaRN beta_fast must be a finite number greater than beta_slow (" +
+                           FormatNumber(r.beta_slow) + "), got " + FormatNumber(r.beta_fast));
+  }
+  if (r.attention_factor && (!Finite(*r.attention_factor) || !(*r.attention_factor > 0.0))) {
+    return InvalidArgument("YaRN attention factor must be a finite number greater than 0, got " +
+                           FormatNumber(*r.attention_factor));
+  }
+  if (!Finite(r.low_freq_factor) || !(r.low_freq_factor > 0.0)) {
+    return InvalidArgument("Llama 3 low_freq_factor must be a finite number greater than 0, got " +
+                           FormatNumber(r.low_freq_factor));
+  }
+  if (!Finite(r.high_freq_factor) || !(r.high_freq_factor > r.low_freq_factor)) {
+    return InvalidArgument(
+        "Llama 3 high_freq_factor must be a finite number greater than low_freq_factor (" +
+        FormatNumber(r.low_freq_factor) + "), got " + FormatNumber(r.high_freq_factor));
+  }
+  if (r.sequence_len < 0) {
+    return InvalidArgument(
+        "dynamic NTK sequence length must be >= 0 (0: the table's last position + 1), got " +
+        std::to_string(r.sequence_len));
+  }
+  return {};
+}
+
+int64_t RopeDynamicSequenceLength(const EncodingParams& params) {
+  const RopeParams& r = params.rope();
+  const int64_t seq = r.sequence_len > 0 ? r.sequence_len : params.offset + params.max_len;
+  return std::max(seq, r.original_max_len);
+}
+
+double RopeYarnDefaultAttentionFactor(double factor) {
+  // HF _compute_yarn_parameters, get_mscale(factor) with mscale 1.
+  if (factor <= 1.0) return 1.0;
+  return 0.1 * std::log(factor) + 1.0;
+}
+
+RopeFrequencies ComputeRopeFrequencies(const EncodingParams& params) {
+  assert(ValidateRopeParams(params).ok() && "ComputeRopeFrequencies needs valid parameters");
+  const RopeParams& r = params.rope();
+  RopeFrequencies out;
+  const int64_t d = RopeRotaryDims(params);
+  out.d_rot = d;
+  out.base = r.theta;
+  const long double log_theta = std::log(static_cast<long double>(r.theta));
+  const int64_t n = d / 2;
+  out.pairs.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    RopePair& p = out.pairs[static_cast<size_t>(i)];
+    p.index = i;
+    p.original = PairFrequency(log_theta, i, d);
+    p.scaled = p.original;
+    p.treatment = PairTreatment::kKept;
+    p.ramp = 1.0;
+  }
+  const double factor = r.factor;
+
+  switch (r.scaling) {
+    case RopeScaling::kNone:
+      break;
+
+    case RopeScaling::kLinear:
+      // _compute_linear_scaling_rope_parameters: inv_freq / factor.
+      for (RopePair& p : out.pairs) {
+        p.scaled = p.original / factor;
+        ClassifyBlend(p, factor, 0.0);
+      }
+      break;
+
+    case RopeScaling::kNtk:
+    case RopeScaling::kDynamicNtk: {
+      // _compute_ntk_parameters: base' = theta * factor^(d/(d-2)).
+      // _compute_dynamic_ntk_parameters: base' = theta * alpha^(d/(d-2)) with
+      // alpha = factor * seq / original - (factor - 1), written here as the equal
+      // 1 + factor * (seq - original) / original, which is exactly 1 at seq == original.
+      // ln base' is formed in long double, so a huge factor cannot overflow base' into the
+      // frequencies. With d_rot = 2 the exponent d/(d-2) is undefined, but the only pair has
+      // w = base'^0 = 1 whatever the base: base' is reported as theta.
+      long double log_alpha = 0.0L;
+      long double log_ratio = 1.0L;  // ln(alpha) / ln(factor)
+      if (r.scaling == RopeScaling::kNtk) {
+        log_alpha = std::log(static_cast<long double>(factor));
+      } else {
+        const int64_t seq = RopeDynamicSequenceLength(params);
+        out.sequence_len = seq;
+        const long double alpha =
+            1.0L + static_cast<long double>(factor) *
+                       static_cast<long double>(seq - r.original_max_len) /
+                       static_cast<long double>(r.original_max_len);
+        log_alpha = std::log(alpha);
+        const long double log_factor = std::log(static_cast<long double>(factor));
+        if (log_factor > 0.0L) {
+          log_ratio = log_alpha / log_factor;
+        } else {
+          log_ratio = log_alpha > 0.0L ? HUGE_VALL : 1.0L;
+        }
+      }
+      if (d <= 2 || log_alpha == 0.0L) break;  // base' = theta: every pair kept
+      const long double log_base =
+          log_theta + static_cast<long double>(d) / static_cast<long double>(d - 2) * log_alpha;
+      out.base = static_cast<double>(std::exp(log_base));
+      for (RopePair& p : out.pairs) {
+        p.scaled = PairFrequency(log_base, p.index, d);
+        ClassifyNtk(p, d, log_ratio);
+      }
+      break;
+    }
+
+    case RopeScaling::kYarn: {
+      // _compute_yarn_parameters. The correction dimension of a pair that turns `rotations`
+      // times over the original context: d ln(original / (rotations 2 pi)) / (2 ln theta),
+      // in double as HF computes it (so floor and ceil agree with it at the edges).
+      const double original_len = static_cast<double>(r.original_max_len);
+      const double dd = static_cast<double>(d);
+      auto correction_dim = [&](double rotations) {
+        return (dd * std::log(original_len / (rotations * 2.0 * std::numbers::pi))) /
+               (2.0 * std::log(r.theta));
+      };
+      // find_correction_range with truncate (HF's default): floor the fast end, ceil the slow
+      // end, then clamp to [0, d - 1] (d, not d/2, as HF does).
+      const double low = std::max(std::floor(correction_dim(r.beta_fast)), 0.0);
+      double high = std::min(std::ceil(correction_dim(r.beta_slow)), dd - 1.0);
+      if (low == high) high += 0.001;  // linear_ramp_factor's guard against a zero width
+      out.yarn_low = low;
+      out.yarn_high = high;
+      out.attention_factor = r.attention_factor ? *r.attention_factor
+                                                : RopeYarnDefaultAttentionFactor(factor);
+      for (RopePair& p : out.pairs) {
+        // linear_ramp_factor: 0 up to low, 1 from high (in float32 in HF, double here). The
+        // extrapolation weight (of the original frequency) is 1 minus it.
+        const double linear =
+            std::clamp((static_cast<double>(p.index) - low) / (high - low), 0.0, 1.0);
+        const double keep = 1.0 - linear;
+        const double interpolated = p.original / factor;
+        p.scaled = interpolated * (1.0 - keep) + p.original * keep;
+        ClassifyBlend(p, factor, keep);
+      }
+      break;
+    }
+
+    case RopeScaling::kLlama3: {
+      // _compute_llama3_parameters: thresholds on the wavelength 2 pi / w.
+      const double original_len = static_cast<double>(r.original_max_len);
+      const double low_freq_wavelen = original_len / r.low_freq_factor;
+      const double high_freq_wavelen = original_len / r.high_freq_factor;
+      for (RopePair& p : out.pairs) {
+        const double wavelen = 2.0 * std::numbers::pi / p.original;
+        double weight;
+        if (wavelen > low_freq_wavelen) {
+          p.scaled = p.original / factor;
+          weight = 0.0;
+        } else if (wavelen < high_freq_wavelen) {
+          weight = 1.0;
+        } else {
+          // The smooth factor: 0 at the low-frequency threshold, 1 at the high one.
+          weight = (original_len / wavelen - r.low_freq_factor) /
+                   (r.high_freq_factor - r.low_freq_factor);
+          p.scaled = (1.0 - weight) * (p.original / factor) + weight * p.original;
+        }
+        ClassifyBlend(p, factor, weight);
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace pe

@@ -1,0 +1,95 @@
+// Rotary position embedding (RoPE; Su et al. 2021, "RoFormer", section 3.4): the frequency of
+// each rotated pair, before and after the context-extension scalings of HF config.json's
+// rope_scaling. The formulas follow HF transformers' src/transformers/modeling_rope_utils.py,
+// one function per scaling (named below); frequencies are in double precision, where HF's torch
+// code works in float32.
+//
+// With d_rot the rotated dimensions (a prefix of the head dimension) and pair i in [0, d_rot/2):
+//  none:        w_i = theta^(-2i/d_rot)                      (_compute_default_rope_parameters)
+//  linear:      w_i / factor: position interpolation  (_compute_linear_scaling_rope_parameters)
+//  ntk:         base' = theta * factor^(d_rot/(d_rot-2)), w_i = base'^(-2i/d_rot)
+//                                                                     (_compute_ntk_parameters)
+//  dynamic-ntk: as ntk with factor' = factor * seq / original - (factor - 1), where seq is the
+//               current length, never less than original (so below it base' = theta)
+//                                                             (_compute_dynamic_ntk_parameters)
+//  yarn:        pairs that turn more than beta_fast times over the original context keep w_i,
+//               pairs that turn fewer than beta_slow times use w_i / factor, a linear ramp over
+//               the pairs in between; cos and sin are multiplied by an attention factor,
+//               0.1 ln(factor) + 1 unless given                         (_compute_yarn_parameters)
+//  llama3:      pairs whose wavelength 2 pi / w_i is below original / high_freq_factor keep w_i,
+//               above original / low_freq_factor use w_i / factor, in between a blend weighted
+//               by original / wavelength                              (_compute_llama3_parameters)
+//
+// How each pair is treated, compared with its unscaled frequency (RopePair::treatment, ramp):
+//  - kept: scaled == original exactly; ramp 1.
+//  - interpolated: scaled == original / factor exactly; ramp 0. Linear scaling interpolates
+//    every pair; YaRN and Llama 3 the low-frequency ones.
+//  - blended: anything else. For YaRN and Llama 3 the ramp is their blend weight of the original
+//    frequency: scaled = (1 - ramp) * original / factor + ramp * original.
+//    NTK and dynamic NTK change the base instead of blending, so every pair but pair 0 (always
+//    w = 1) moves and is called blended, never interpolated; its ramp says where it sits on a
+//    log scale between interpolated (0) and kept (1): ln(scaled / (original / factor)) /
+//    ln(factor), clamped to [0, 1]. For static NTK that is 1 - 2i/(d_rot - 2), so the last pair
+//    lands on original / factor (ramp 0) and the pairs between fall geometrically. Dynamic NTK
+//    past factor * original pushes low pairs below original / factor (clamped to 0); with
+//    factor 1 every moved pair has ramp 0.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "encoding/encoding_params.h"
+
+namespace pe {
+
+enum class PairTreatment { kKept, kInterpolated, kBlended };  // vs the unscaled frequency
+std::string_view PairTreatmentName(PairTreatment t);  // "kept", "interpolated", "blended"
+
+struct RopePair {
+  int64_t index = 0;    // i in [0, d_rot/2)
+  double original = 0;  // theta^(-2i/d_rot), radians per position
+  double scaled = 0;    // the frequency the scaling uses
+  PairTreatment treatment = PairTreatment::kKept;
+  double ramp = 0;  // weight of the original frequency in [0,1] (1 for kept, 0 for interpolated)
+};
+
+struct RopeFrequencies {
+  int64_t d_rot = 0;            // rotated dims: int(d_model * rotary_fraction), even, >= 2
+  double base = 0;              // the base actually used (theta, or NTK / dynamic-NTK's base')
+  double attention_factor = 1;  // multiplies cos and sin (YaRN; 1 otherwise)
+  std::vector<RopePair> pairs;  // (d_rot / 2)
+  // YaRN only: the correction range in pairs after HF's floor / ceil and clamp to
+  // [0, d_rot - 1] (high + 0.001 when both are equal). Pairs <= low keep their frequency, pairs
+  // >= high are interpolated.
+  double yarn_low = 0;
+  double yarn_high = 0;
+  // Dynamic NTK only: the sequence length the base was computed for (RopeDynamicSequenceLength).
+  int64_t sequence_len = 0;
+};
+
+// Every RoPE parameter in range, or an error naming the parameter, its allowed range and the
+// value given: theta finite > 1; rotary_fraction in (0, 1] giving an even d_rot >= 2;
+// factor finite >= 1; original_max_len >= 1; beta_fast > beta_slow > 0, both finite;
+// attention_factor finite > 0 when given; 0 < low_freq_factor < high_freq_factor, both finite;
+// sequence_len >= 0. All are checked whatever the scaling (the defaults are valid). d_model,
+// max_len and offset are checked with the shape, d_model in [1, 65536].
+Status ValidateRopeParams(const EncodingParams& params);
+
+// int(d_model * rotary_fraction), as HF computes the rotary dimension (the product in double,
+// truncated). Valid params give an even number >= 2.
+int64_t RopeRotaryDims(const EncodingParams& params);
+
+// Dynamic NTK's length: sequence_len, or the table's last position + 1 (offset + max_len) when
+// sequence_len is 0, and never less than original_max_len.
+int64_t RopeDynamicSequenceLength(const EncodingParams& params);
+
+// YaRN's default attention factor (HF get_mscale with mscale 1): 0.1 ln(factor) + 1, or 1 for
+// factor <= 1.
+double RopeYarnDefaultAttentionFactor(double factor);
+
+// All pairs of valid `params` (an assert checks that the scheme is RoPE).
+RopeFrequencies ComputeRopeFrequencies(const EncodingParams& params);
+
+}  // namespace pe
