@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "io/file_writers.h"
+#include "encoding/sinusoidal_presets.h"
 #include "model/param_fields.h"
 #include "text/tokenizer.h"
 #include "views/view_registry.h"
@@ -151,8 +152,9 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   exp->add_option("--view", cl.export_request.view, view_help)->capture_default_str();
   exp->add_option("-o,--output", cl.export_request.output,
                   "Output file; the format follows the extension: .png, .svg, .pdf (the figure) "
-                  "or .csv, .npy (the numbers); - writes CSV to standard output")
-      ->required();
+                  "or .csv, .npy (the numbers); - writes CSV to standard output");
+  exp->add_flag("--list-presets", cl.export_request.list_presets,
+                "Print the sinusoidal presets (name, source, what is special) and exit");
   ExportRequest& er = cl.export_request;
   std::string width = "960", height = "540", scale = "1";
   exp->add_option("--width", width, "Figure width (SVG px, PDF points, PNG pixels at scale 1)")
@@ -196,6 +198,16 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     return std::nullopt;
   };
   cl.mode = exp->parsed() ? RunMode::kExport : RunMode::kWindow;
+  if (cl.mode == RunMode::kExport && cl.export_request.list_presets) {
+    for (const SinusoidalPreset& p : SinusoidalPresets()) {
+      std::cout << p.name << "\n  " << p.note << "\n  source: " << p.source << "\n";
+    }
+    exit_code = 0;
+    return std::nullopt;
+  }
+  if (cl.mode == RunMode::kExport && cl.export_request.output.empty()) {
+    return usage_error("export needs -o,--output FILE (or --list-presets)");
+  }
   if (cl.mode == RunMode::kExport) {
     for (const char* flag : kWindowFlags) {
       if (app.count(flag) > 0) {

@@ -22,6 +22,7 @@ struct ExportRequest {
   std::string dim_range;  // "A:B": the dimensions shown (heatmap, sums)
   std::string token;      // "N" or "all": the token (sums) and highlight (heatmap, curves)
   bool no_markers = false;
+  bool list_presets = false;  // print the sinusoidal presets and exit
 };
 
 struct WindowRequest {

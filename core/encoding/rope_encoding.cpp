@@ -1,13 +1,147 @@
 #include "encoding/rope_encoding.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
 namespace pe {
 
-// Filled in with the rotary frequencies.
-Status ValidateRopeParams(const EncodingParams&) {
-  return InvalidArgument("the rope scheme is not available yet");
+std::vector<WaveColumn> RopeColumns(const EncodingParams& params, const RopeFrequencies& f) {
+  const RopeParams& r = params.rope();
+  const int64_t h = f.d_rot / 2;
+  std::vector<WaveColumn> cols;
+  if (r.part == RopePart::kAngle) {
+    for (int64_t i = 0; i < h; ++i) {
+      WaveColumn c;
+      c.dim = i;
+      c.pair = i;
+      c.wave = Wave::kAngle;
+      c.frequency = f.pairs[static_cast<size_t>(i)].scaled;
+      c.exponent_num = 2.0 * static_cast<double>(i);
+      c.exponent_den = static_cast<double>(f.d_rot);
+      cols.push_back(c);
+    }
+    return cols;
+  }
+  for (int64_t j = 0; j < f.d_rot; ++j) {
+    WaveColumn c;
+    c.dim = j;
+    c.pair = r.pairing == RopePairing::kHalf ? j % h : j / 2;
+    c.wave = r.part == RopePart::kCos ? Wave::kCos : Wave::kSin;
+    c.frequency = f.pairs[static_cast<size_t>(c.pair)].scaled;
+    c.amplitude = f.attention_factor;
+    c.exponent_num = 2.0 * static_cast<double>(c.pair);
+    c.exponent_den = static_cast<double>(f.d_rot);
+    cols.push_back(c);
+  }
+  return cols;
 }
-Result<EncodingPtr> MakeRopeEncoding(const EncodingParams&) {
-  return InvalidArgument("the rope scheme is not available yet");
+
+std::vector<int64_t> InterleavedToHalfPermutation(int64_t d_rot) {
+  const int64_t h = d_rot / 2;
+  std::vector<int64_t> perm(static_cast<size_t>(d_rot));
+  for (int64_t j = 0; j < d_rot; ++j) perm[static_cast<size_t>(j)] = j < h ? 2 * j : 2 * (j - h) + 1;
+  return perm;
+}
+
+namespace {
+
+std::string Fmt(const char* format, auto... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, args...);
+  return buf;
+}
+
+class RopeEncoding final : public Encoding {
+ public:
+  explicit RopeEncoding(const EncodingParams& params)
+      : Encoding(params), freq_(ComputeRopeFrequencies(params)), columns_(RopeColumns(params, freq_)) {}
+
+  Family family() const override { return Family::kRotary; }
+  int64_t cols() const override { return static_cast<int64_t>(columns_.size()); }
+  std::string TableName() const override { return std::string(RopePartName(params_.rope().part)); }
+  std::string ColumnNoun() const override {
+    return params_.rope().part == RopePart::kAngle ? "pair" : "dim";
+  }
+  ValueRange Range() const override {
+    if (params_.rope().part != RopePart::kAngle) {
+      return {-freq_.attention_factor, freq_.attention_factor};
+    }
+    double w_min = INFINITY, w_max = 0;
+    for (const RopePair& p : freq_.pairs) {
+      w_min = std::min(w_min, p.scaled);
+      w_max = std::max(w_max, p.scaled);
+    }
+    const double lo = static_cast<double>(first_position()) * w_min;
+    const double hi = static_cast<double>(last_position()) * w_max;
+    return {lo, hi > lo ? hi : lo + 1.0};
+  }
+  std::string Summary() const override {
+    const RopeParams& r = params_.rope();
+    std::string s = Fmt("rope %s %s, head dim %lld (d_rot %lld), theta %g",
+                        std::string(RopePairingName(r.pairing)).c_str(),
+                        std::string(RopePartName(r.part)).c_str(),
+                        static_cast<long long>(params_.d_model),
+                        static_cast<long long>(freq_.d_rot), r.theta);
+    if (r.scaling != RopeScaling::kNone) {
+      s += Fmt(", %s x%g", std::string(RopeScalingName(r.scaling)).c_str(), r.factor);
+    }
+    s += Fmt(", L=%lld", static_cast<long long>(params_.max_len));
+    if (params_.offset != 0) s += Fmt(", from position %lld", static_cast<long long>(params_.offset));
+    return s;
+  }
+  std::span<const WaveColumn> waves() const override { return columns_; }
+  double ValueAt(int64_t col, double position) const override {
+    return WaveValueAt(columns_[static_cast<size_t>(col)], position);
+  }
+  void FillBlock(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                 float* out) const override {
+    FillWaveBlock(std::span(columns_).subspan(static_cast<size_t>(col0), static_cast<size_t>(cols)),
+                  params_.offset, row0, rows, out);
+  }
+  void MeanOverRows(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                    double* out) const override {
+    for (int64_t j = 0; j < cols; ++j) {
+      out[j] = MeanOverPositions(columns_[static_cast<size_t>(col0 + j)], params_.offset + row0,
+                                 rows);
+    }
+  }
+  // "cos(37 * 500000^(-24/128) / 8) = 0.9981": the angle as the scaling makes it.
+  std::string DescribeCell(int64_t position, int64_t col) const override {
+    const WaveColumn& c = columns_[static_cast<size_t>(col)];
+    const RopeParams& r = params_.rope();
+    const RopePair& pair = freq_.pairs[static_cast<size_t>(c.pair)];
+    const auto p = static_cast<long long>(position);
+    const auto num = static_cast<long long>(c.exponent_num);
+    const auto den = static_cast<long long>(c.exponent_den);
+    std::string angle;
+    if (r.scaling == RopeScaling::kNtk || r.scaling == RopeScaling::kDynamicNtk) {
+      angle = Fmt("%lld * %.8g^(-%lld/%lld)", p, freq_.base, num, den);
+    } else if (pair.treatment == PairTreatment::kKept) {
+      angle = Fmt("%lld * %g^(-%lld/%lld)", p, r.theta, num, den);
+    } else if (pair.treatment == PairTreatment::kInterpolated) {
+      angle = Fmt("%lld * %g^(-%lld/%lld) / %g", p, r.theta, num, den, r.factor);
+    } else {
+      angle = Fmt("%lld * %.6g [%.3g of %g^(-%lld/%lld), the rest of it / %g]", p, pair.scaled,
+                  pair.ramp, r.theta, num, den, r.factor);
+    }
+    const double value = WaveValueAt(c, static_cast<double>(position));
+    if (c.wave == Wave::kAngle) return angle + Fmt(" = %.6g rad", value);
+    const std::string scale =
+        freq_.attention_factor != 1.0 ? Fmt("%.8g * ", freq_.attention_factor) : std::string();
+    return scale + (c.wave == Wave::kCos ? "cos(" : "sin(") + angle + Fmt(") = %.4f", value);
+  }
+
+ private:
+  RopeFrequencies freq_;
+  std::vector<WaveColumn> columns_;  // (d_rot) or (d_rot / 2) for the angle
+};
+
+}  // namespace
+
+Result<EncodingPtr> MakeRopeEncoding(const EncodingParams& params) {
+  return EncodingPtr(std::make_shared<RopeEncoding>(params));
 }
 
 }  // namespace pe

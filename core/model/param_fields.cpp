@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "encoding/encoding.h"
+#include "encoding/sinusoidal_presets.h"
 #include "figure/colormap.h"
 #include "text/tokenizer.h"
 
@@ -89,6 +90,13 @@ const ParamField kFields[] = {
        m.pe.max_len = v.value();
        return {};
      })},
+    // A preset sets the sinusoidal parameters and the first position of a known implementation
+    // (after the width, which one of them depends on); flags after it in this table (offset,
+    // variant, ...) still override what it set.
+    {"", "--preset", "NAME",
+     "Sinusoidal preset named after the code it copies (fairseq, whisper, ...; see "
+     "`export --list-presets`)",
+     kSin, nullptr, GET(std::string()), SET({ return ApplySinusoidalPreset(text, m.pe); })},
     {"offset", "--offset", "INT",
      "Position of the first table row (negative only for sinusoidal: relative offsets)",
      kAllSchemes, nullptr, GET(std::to_string(m.pe.offset)), SET({
