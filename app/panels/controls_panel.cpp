@@ -5,7 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
+#include "encoding/learned.h"
+#include "encoding/rope_encoding.h"
+#include "encoding/sinusoidal_presets.h"
+#include "model/param_fields.h"
 #include "panels/panels.h"
 
 namespace pe {
@@ -41,7 +46,7 @@ std::string Printf(const char* format, auto... args) {
 
 // A few sentences on what the views show, with the current numbers filled in. They hold for
 // every d (one column, odd widths), any offset and any base.
-void DrawExplanation(const AppState& state, const Derived& derived) {
+void DrawSinusoidalExplanation(const AppState& state, const Derived& derived) {
   if (!derived.pe_status.ok() || derived.columns.empty()) return;
   const EncodingParams& p = state.params.pe;
   int64_t waves = 0, zeros = 0, sin_cos_pairs = 0;
@@ -104,6 +109,76 @@ void DrawExplanation(const AppState& state, const Derived& derived) {
   }
 }
 
+// What a learned table is, and what a rotary one does, with the current numbers.
+void DrawLearnedExplanation(const AppState& state) {
+  const EncodingParams& p = state.params.pe;
+  ImGui::Spacing();
+  ImGui::Separator();
+  ImGui::TextDisabled("What you are looking at");
+  WrappedText(Printf(
+      "A learned table (GPT-2's wpe, BERT's position_embeddings) is a (%lld, %lld) matrix "
+      "looked up by position and added to the token embeddings, like the sinusoid but trained. "
+      "Here it is as training starts: noise from N(0, %g\xc2\xb2), so neighbouring rows are "
+      "unrelated and no row says how far apart two positions are until training makes it so. "
+      "It also has no row past max_len: the model cannot see longer inputs.",
+      static_cast<long long>(p.max_len), static_cast<long long>(p.d_model),
+      LearnedInitStd(p.learned().init)));
+}
+
+void DrawRopeExplanation(const AppState& state, const Derived& derived) {
+  if (!derived.encoding) return;
+  const EncodingParams& p = state.params.pe;
+  const RopeParams& r = p.rope();
+  const RopeFrequencies f = ComputeRopeFrequencies(p);
+  const int64_t h = f.d_rot / 2;
+  ImGui::Spacing();
+  ImGui::Separator();
+  ImGui::TextDisabled("What you are looking at");
+  WrappedText(Printf(
+      "RoPE adds nothing to the embeddings. It turns each pair of query and key dimensions by "
+      "the angle p\xc2\xb7\xce\xb8_i, so the score q\xc2\xb7k of positions m and n depends "
+      "only on m - n. %lld of the %lld head dimensions rotate, in %lld pairs; \xce\xb8_i = "
+      "%g^(-2i/%lld).",
+      static_cast<long long>(f.d_rot), static_cast<long long>(p.d_model),
+      static_cast<long long>(h), r.theta, static_cast<long long>(f.d_rot)));
+  if (r.pairing == RopePairing::kHalf) {
+    WrappedText(Printf("Pairing half (HF rotate_half): dim i turns with dim i + %lld.",
+                       static_cast<long long>(h)));
+  } else {
+    WrappedText("Pairing interleaved (Meta's Llama, GPT-J): dims 2i and 2i+1 turn together.");
+  }
+  // The two pairings are one rotation up to a fixed reordering of q and k's dimensions.
+  std::string perm;
+  const std::vector<int64_t> order = InterleavedToHalfPermutation(f.d_rot);
+  const int64_t shown = std::min<int64_t>(f.d_rot, 12);
+  for (int64_t j = 0; j < shown; ++j) perm += (j ? " " : "") + std::to_string(order[static_cast<size_t>(j)]);
+  if (shown < f.d_rot) perm += " ...";
+  WrappedText(
+      "Both pairings are the same rotation up to a fixed permutation of the q and k "
+      "dimensions (HF's Llama conversion permutes W_q and W_k so): half column j holds "
+      "interleaved column [" + perm + "].");
+  if (r.scaling != RopeScaling::kNone) {
+    int kept = 0, interpolated = 0, blended = 0;
+    for (const RopePair& pair : f.pairs) {
+      kept += pair.treatment == PairTreatment::kKept;
+      interpolated += pair.treatment == PairTreatment::kInterpolated;
+      blended += pair.treatment == PairTreatment::kBlended;
+    }
+    WrappedText(Printf(
+        "%s x%g: %d pairs keep their frequency, %d are divided by %g (interpolated), %d are "
+        "blended between. Fast pairs (small i) turn many times within the original context, so "
+        "they are kept; slow ones would meet angles never seen in training, so they are "
+        "squeezed.",
+        std::string(RopeScalingName(r.scaling)).c_str(), r.factor, kept, interpolated, r.factor,
+        blended));
+    if (f.base != r.theta) WrappedText(Printf("The base used: %.8g.", f.base));
+    if (f.attention_factor != 1.0) {
+      WrappedText(Printf("cos and sin are multiplied by the attention factor %.8g.",
+                         f.attention_factor));
+    }
+  }
+}
+
 // Puts `mutate` applied to the current PE parameters through the core's checks: a valid result
 // is queued for the next frame, an invalid one is refused with its reason under `label`.
 void EditPe(AppState& state, const char* label, const auto& mutate) {
@@ -114,6 +189,175 @@ void EditPe(AppState& state, const char* label, const auto& mutate) {
     return;
   }
   Edit(state, [next](AppState& st) { st.params.pe = next; });
+}
+
+
+// A combo over names; returns true with the chosen index in *index.
+bool NameCombo(const char* label, int* index, std::span<const char* const> names, const char* tip) {
+  const bool changed = ImGui::Combo(label, index, names.data(), static_cast<int>(names.size()));
+  ItemTooltip(tip);
+  return changed;
+}
+
+void DrawSinusoidalControls(AppState& state) {
+  const SinusoidalParams& s = state.params.pe.sinusoidal();
+  // Presets: the layout, order, scale and first row of a known implementation.
+  const auto presets = SinusoidalPresets();
+  std::string preview = "choose...";
+  if (ImGui::BeginCombo("preset", preview.c_str())) {
+    for (const SinusoidalPreset& preset : presets) {
+      if (ImGui::Selectable(std::string(preset.label).c_str())) {
+        EditPe(state, "preset", [&](EncodingParams& q) {
+          (void)ApplySinusoidalPreset(preset.name, q);
+        });
+      }
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip("%s\n%s", std::string(preset.note).c_str(),
+                          std::string(preset.source).c_str());
+      }
+    }
+    ImGui::EndCombo();
+  }
+  ItemTooltip("Set the layout, wave order, scale and first position of a known implementation.");
+  int variant = static_cast<int>(s.variant);
+  const char* variants[] = {"paper (interleaved)", "t2t [sin|cos]", "tf-text [sin|cos]"};
+  if (NameCombo("variant", &variant, variants,
+                "Column layout: paper interleaves sin/cos (PyTorch tutorial code); t2t and "
+                "tf-text put all sines first, then all cosines, with slightly different "
+                "frequencies for t2t.")) {
+    EditPe(state, "variant",
+           [&](EncodingParams& q) { q.sinusoidal().variant = static_cast<PeVariant>(variant); });
+  }
+  int order = static_cast<int>(s.order);
+  const char* orders[] = {"sin first", "cos first"};
+  if (NameCombo("order", &order, orders,
+                "Which wave takes the first slot of each pair or half: most code puts sin "
+                "first; MusicGen and diffusers' flip_sin_to_cos put cos first.")) {
+    EditPe(state, "order",
+           [&](EncodingParams& q) { q.sinusoidal().order = static_cast<WaveOrder>(order); });
+  }
+  double f64 = 0;
+  if (NumberField(state, "base", s.base, &f64,
+                  "Base of the geometric frequency ladder = the max timescale (10000 in the "
+                  "paper): wavelengths run from 2*pi to about 2*pi*base.")) {
+    EditPe(state, "base", [&](EncodingParams& q) { q.sinusoidal().base = f64; });
+  }
+  if (NumberField(state, "min timescale", s.min_timescale, &f64,
+                  "tensor2tensor's min_timescale (1 by default): the ladder runs from it to the "
+                  "base.")) {
+    EditPe(state, "min timescale", [&](EncodingParams& q) { q.sinusoidal().min_timescale = f64; });
+  }
+  if (NumberField(state, "output scale", s.output_scale, &f64,
+                  "Multiplies every value (x-transformers starts it at d^-0.5).")) {
+    EditPe(state, "output scale", [&](EncodingParams& q) { q.sinusoidal().output_scale = f64; });
+  }
+}
+
+void DrawLearnedControls(AppState& state) {
+  int init = static_cast<int>(state.params.pe.learned().init);
+  const char* inits[] = {"N(0, 0.02\xc2\xb2) GPT-2, BERT", "N(0, 1) nn.Embedding"};
+  if (NameCombo("init", &init, inits,
+                "How the table starts: GPT-2 and BERT draw N(0, 0.02^2) (initializer_range); "
+                "torch.nn.Embedding's default is N(0, 1). The seed is the one below.")) {
+    EditPe(state, "init",
+           [&](EncodingParams& q) { q.learned().init = static_cast<LearnedInit>(init); });
+  }
+}
+
+void DrawRopeControls(AppState& state) {
+  const RopeParams& r = state.params.pe.rope();
+  double f64 = 0;
+  int64_t i64 = 0;
+  if (NumberField(state, "rope_theta", r.theta, &f64,
+                  "The base of the rotation frequencies (10000; Llama 3: 500000).")) {
+    EditPe(state, "rope_theta", [&](EncodingParams& q) { q.rope().theta = f64; });
+  }
+  int pairing = static_cast<int>(r.pairing);
+  const char* pairings[] = {"half (rotate_half)", "interleaved (2i, 2i+1)"};
+  if (NameCombo("pairing", &pairing, pairings,
+                "Which dims turn together: half pairs dim i with i + d_rot/2 (HF Llama, "
+                "GPT-NeoX); interleaved pairs 2i with 2i+1 (Meta's Llama, GPT-J, RoFormer).")) {
+    EditPe(state, "pairing",
+           [&](EncodingParams& q) { q.rope().pairing = static_cast<RopePairing>(pairing); });
+  }
+  if (NumberField(state, "rotary fraction", r.rotary_fraction, &f64,
+                  "Share of the head dims that rotate, (0, 1] (GPT-NeoX: 0.25); the rest pass "
+                  "through unchanged. d_rot must come out even.")) {
+    EditPe(state, "rotary fraction", [&](EncodingParams& q) { q.rope().rotary_fraction = f64; });
+  }
+  int part = static_cast<int>(r.part);
+  const char* parts[] = {"cos", "sin", "angle p\xc2\xb7\xce\xb8"};
+  if (NameCombo("table", &part, parts,
+                "The table the heatmap and curves show: cos and sin as HF's rotary module "
+                "returns them (each frequency twice, in the pairing's layout), or the angle.")) {
+    EditPe(state, "table", [&](EncodingParams& q) { q.rope().part = static_cast<RopePart>(part); });
+  }
+  int scaling = static_cast<int>(r.scaling);
+  const char* scalings[] = {"none", "linear (PI)", "NTK-aware", "dynamic NTK", "YaRN", "Llama 3"};
+  if (NameCombo("scaling", &scaling, scalings,
+                "Context extension as in HF config.json rope_scaling: stretch the angles so a "
+                "longer context stays inside what training saw.")) {
+    EditPe(state, "scaling",
+           [&](EncodingParams& q) { q.rope().scaling = static_cast<RopeScaling>(scaling); });
+  }
+  if (r.scaling == RopeScaling::kNone) return;
+  ImGui::Indent();
+  if (NumberField(state, "factor", r.factor, &f64, "rope_scaling.factor s (>= 1).")) {
+    EditPe(state, "factor", [&](EncodingParams& q) { q.rope().factor = f64; });
+  }
+  if (r.scaling == RopeScaling::kDynamicNtk || r.scaling == RopeScaling::kYarn ||
+      r.scaling == RopeScaling::kLlama3) {
+    if (NumberField(state, "original len", r.original_max_len, &i64,
+                    "original_max_position_embeddings: the context the model was trained on.")) {
+      EditPe(state, "original len", [&](EncodingParams& q) { q.rope().original_max_len = i64; });
+    }
+  }
+  if (r.scaling == RopeScaling::kDynamicNtk) {
+    if (NumberField(state, "sequence len", r.sequence_len, &i64,
+                    "The current sequence length the base is computed for (0: the table's "
+                    "last position + 1).")) {
+      EditPe(state, "sequence len", [&](EncodingParams& q) { q.rope().sequence_len = i64; });
+    }
+  }
+  if (r.scaling == RopeScaling::kYarn) {
+    if (NumberField(state, "beta_fast", r.beta_fast, &f64,
+                    "Pairs turning more than beta_fast times in the original context keep "
+                    "their frequency (32).")) {
+      EditPe(state, "beta_fast", [&](EncodingParams& q) { q.rope().beta_fast = f64; });
+    }
+    if (NumberField(state, "beta_slow", r.beta_slow, &f64,
+                    "Pairs turning fewer than beta_slow times are interpolated (1).")) {
+      EditPe(state, "beta_slow", [&](EncodingParams& q) { q.rope().beta_slow = f64; });
+    }
+    bool custom = r.attention_factor.has_value();
+    if (ImGui::Checkbox("set attention factor", &custom)) {
+      EditPe(state, "attention factor", [&](EncodingParams& q) {
+        if (custom) {
+          q.rope().attention_factor = RopeYarnDefaultAttentionFactor(q.rope().factor);
+        } else {
+          q.rope().attention_factor.reset();
+        }
+      });
+    }
+    ItemTooltip("Off: YaRN's default 0.1 ln(s) + 1, applied to cos and sin as HF does.");
+    if (r.attention_factor &&
+        NumberField(state, "attention factor", *r.attention_factor, &f64,
+                    "Multiplies cos and sin (> 0).")) {
+      EditPe(state, "attention factor", [&](EncodingParams& q) { q.rope().attention_factor = f64; });
+    }
+  }
+  if (r.scaling == RopeScaling::kLlama3) {
+    if (NumberField(state, "low freq factor", r.low_freq_factor, &f64,
+                    "Wavelengths above original / low_freq_factor are divided by s (1).")) {
+      EditPe(state, "low freq factor", [&](EncodingParams& q) { q.rope().low_freq_factor = f64; });
+    }
+    if (NumberField(state, "high freq factor", r.high_freq_factor, &f64,
+                    "Wavelengths below original / high_freq_factor keep their frequency (4).")) {
+      EditPe(state, "high freq factor",
+             [&](EncodingParams& q) { q.rope().high_freq_factor = f64; });
+    }
+  }
+  ImGui::Unindent();
 }
 
 }  // namespace
@@ -132,35 +376,43 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   const ModelParams& p = state.params;
   ImGui::PushItemWidth(ImGui::GetFontSize() * 9);
   ImGui::TextDisabled("Positional encoding");
+  int scheme = static_cast<int>(p.pe.kind());
+  const char* schemes[] = {"sinusoidal (added)", "learned table (added)", "RoPE (rotates q, k)"};
+  if (ImGui::Combo("scheme", &scheme, schemes, 3)) {
+    Edit(state, [scheme](AppState& st) { SetScheme(st.params, static_cast<Scheme>(scheme)); });
+  }
+  ItemTooltip(
+      "How position enters the model: a vector added to each token (sinusoidal, learned: "
+      "GPT-2, BERT) or a rotation of queries and keys inside attention (RoPE: Llama, Qwen, "
+      "Mistral, GPT-NeoX, GPT-J).");
   int64_t i64 = 0;
-  if (NumberField(state, "d_model", p.pe.d_model, &i64,
-                  "Width of every token vector: the number of columns of the PE table (1 to "
-                  "65536). Type a value, then Enter.")) {
-    EditPe(state, "d_model", [&](EncodingParams& q) { q.d_model = i64; });
+  const bool rope = p.pe.kind() == Scheme::kRope;
+  if (NumberField(state, rope ? "head dim" : "d_model", p.pe.d_model, &i64,
+                  rope ? "Dimension of one attention head: the vectors RoPE rotates (1 to 65536)."
+                       : "Width of every token vector: the number of columns of the table (1 to "
+                         "65536). Type a value, then Enter.")) {
+    EditPe(state, rope ? "head dim" : "d_model", [&](EncodingParams& q) { q.d_model = i64; });
   }
   if (NumberField(state, "max_len", p.pe.max_len, &i64,
                   "Number of positions in the table: the longest sequence the model can be "
                   "given (1 to 2^31).")) {
     EditPe(state, "max_len", [&](EncodingParams& q) { q.max_len = i64; });
   }
-  double f64 = 0;
-  if (NumberField(state, "base", p.pe.sinusoidal().base, &f64,
-                  "Base of the geometric frequency ladder (10000 in the paper): wavelengths run "
-                  "from 2*pi to about 2*pi*base.")) {
-    EditPe(state, "base", [&](EncodingParams& q) { q.sinusoidal().base = f64; });
-  }
-  int variant = static_cast<int>(p.pe.sinusoidal().variant);
-  const char* variants[] = {"paper (interleaved)", "t2t [sin|cos]", "tf-text [sin|cos]"};
-  if (ImGui::Combo("variant", &variant, variants, 3)) {
-    EditPe(state, "variant", [&](EncodingParams& q) { q.sinusoidal().variant = static_cast<PeVariant>(variant); });
-  }
-  ItemTooltip(
-      "Column layout: paper interleaves sin/cos (PyTorch tutorial code); t2t and tf-text put all "
-      "sines first, then all cosines, with slightly different frequencies for t2t.");
   if (NumberField(state, "offset", p.pe.offset, &i64,
                   "Position of the first row: a model continuing a long text sees positions "
-                  "offset, offset+1, ...")) {
+                  "offset, offset+1, ... (negative only for the sinusoid: relative offsets).")) {
     EditPe(state, "offset", [&](EncodingParams& q) { q.offset = i64; });
+  }
+  switch (p.pe.kind()) {
+    case Scheme::kSinusoidal:
+      DrawSinusoidalControls(state);
+      break;
+    case Scheme::kLearned:
+      DrawLearnedControls(state);
+      break;
+    case Scheme::kRope:
+      DrawRopeControls(state);
+      break;
   }
   if (!derived.pe_status.ok()) ErrorText(derived.pe_status.message());
 
@@ -201,9 +453,13 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
                   "Seed of the dropout mask: the same seed gives the same zeros.")) {
     Edit(state, [u64](AppState& st) { st.params.input.dropout_seed = u64; });
   }
-  if (NumberField(state, "embedding seed", p.example.seed, &u64,
-                  "Seed of the N(0,1) embedding table (an untrained nn.Embedding).")) {
-    Edit(state, [u64](AppState& st) { st.params.example.seed = u64; });
+  if (NumberField(state, "seed", p.example.seed, &u64,
+                  "Seed of the model's random tables: the N(0,1) token embeddings (an untrained "
+                  "nn.Embedding) and the learned position table.")) {
+    Edit(state, [u64](AppState& st) {
+      st.params.example.seed = u64;
+      if (st.params.pe.kind() == Scheme::kLearned) st.params.pe.learned().seed = u64;
+    });
   }
   ImGui::PopItemWidth();
 
@@ -219,7 +475,17 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   ItemTooltip(
       "Back to the built-in example: d_model 128, max_len 100, base 10000, "
       "\"The cat sits on the mat\".");
-  DrawExplanation(state, derived);
+  switch (p.pe.kind()) {
+    case Scheme::kSinusoidal:
+      DrawSinusoidalExplanation(state, derived);
+      break;
+    case Scheme::kLearned:
+      DrawLearnedExplanation(state);
+      break;
+    case Scheme::kRope:
+      DrawRopeExplanation(state, derived);
+      break;
+  }
 }
 
 void DrawStatusLine(const AppState& state, const Derived& derived) {
@@ -227,13 +493,15 @@ void DrawStatusLine(const AppState& state, const Derived& derived) {
     ImGui::TextDisabled("No table: %s", derived.pe_status.message().c_str());
     return;
   }
+  (void)state;
   const TableSummary& s = derived.summary;
-  ImGui::Text("PE table %lld x %lld (%s)   %s [%.6f, %.6f]   |PE(1)| = %.6f",
-              static_cast<long long>(state.params.pe.max_len),
-              static_cast<long long>(state.params.pe.d_model),
-              std::string(VariantName(state.params.pe.sinusoidal().variant)).c_str(),
-              s.exact ? "min/max" : "bound", static_cast<double>(s.min), static_cast<double>(s.max),
-              s.norm_pe1);
+  const Encoding& e = *derived.encoding;
+  std::string text = Printf("%s table %lld x %lld (%s)   %s [%.6f, %.6f]", e.TableName().c_str(),
+                            static_cast<long long>(e.rows()), static_cast<long long>(e.cols()),
+                            e.Summary().c_str(), s.exact ? "min/max" : "bound",
+                            static_cast<double>(s.min), static_cast<double>(s.max));
+  if (e.family() == Family::kAdded) text += Printf("   |PE(1)| = %.6f", s.norm_pe1);
+  ImGui::TextUnformatted(text.c_str());
 }
 
 }  // namespace pe

@@ -34,7 +34,7 @@ class LearnedEncoding final : public Encoding {
   }
 
   Family family() const override { return Family::kAdded; }
-  std::string TableName() const override { return "position embedding"; }
+  std::string TableName() const override { return "W_pos"; }
   ValueRange Range() const override { return {-max_abs_, max_abs_}; }
   std::string Summary() const override {
     const LearnedParams& l = params_.learned();
