@@ -15,6 +15,7 @@
 #include "model/embedding.h"
 #include "views/heatmap_raster.h"
 #include "model/input_layer.h"
+#include "encoding/encoding.h"
 #include "encoding/positional_encoding.h"
 
 namespace pe {
@@ -74,6 +75,43 @@ void BM_SinusoidalPE(benchmark::State& state) {
   const EncodingParams p = TableParams(state, kVariant);
   std::vector<float> buf(static_cast<size_t>(p.max_len * p.d_model));
   TimeAgainstMemset(state, buf, [&] { FillPeBlock(p, 0, p.max_len, 0, p.d_model, buf.data()); });
+}
+
+// Every scheme's natural table through the Encoding interface (what exports and the window
+// use): learned (a copy of its table), RoPE cos / sin / angle in both pairings and with YaRN's
+// attention factor. Args: rows, cols (the head dimension for RoPE).
+enum class Table { kLearned, kRopeCosHalf, kRopeSinInterleaved, kRopeAngle, kRopeYarnCos };
+
+EncodingParams SchemeParams(const benchmark::State& state, Table table) {
+  EncodingParams p;
+  p.max_len = state.range(0);
+  p.d_model = state.range(1);
+  if (table == Table::kLearned) {
+    p.scheme = LearnedParams{};
+    return p;
+  }
+  RopeParams r;
+  r.part = table == Table::kRopeSinInterleaved ? RopePart::kSin
+           : table == Table::kRopeAngle        ? RopePart::kAngle
+                                               : RopePart::kCos;
+  r.pairing = table == Table::kRopeSinInterleaved ? RopePairing::kInterleaved : RopePairing::kHalf;
+  if (table == Table::kRopeYarnCos) {
+    r.scaling = RopeScaling::kYarn;
+    r.factor = 8;
+    r.original_max_len = 2048;
+  }
+  p.scheme = r;
+  return p;
+}
+
+template <Table kTable>
+void BM_EncodingTable(benchmark::State& state) {
+  const EncodingParams p = SchemeParams(state, kTable);
+  MemoryCap cap;
+  cap.bytes = uint64_t{1} << 34;
+  const EncodingPtr e = MakeEncoding(p, cap).value();
+  std::vector<float> buf(static_cast<size_t>(e->rows() * e->cols()));
+  TimeAgainstMemset(state, buf, [&] { e->FillBlock(0, e->rows(), 0, e->cols(), buf.data()); });
 }
 
 void BM_SinusoidalPENaive(benchmark::State& state) {
@@ -156,6 +194,19 @@ BENCHMARK(BM_SinusoidalPE<PeVariant::kTfText>)
     ->Args({32768, 4096})
     ->Unit(benchmark::kMillisecond)
     ->UseManualTime();
+#define PE_TABLE_BENCHMARK(kind, name)   \
+  BENCHMARK(BM_EncodingTable<kind>)        \
+      ->Name(name)                         \
+      ->Args({8192, 1024})                 \
+      ->Args({32768, 4096})                \
+      ->Unit(benchmark::kMillisecond)      \
+      ->UseManualTime()
+PE_TABLE_BENCHMARK(Table::kLearned, "BM_Table_learned");
+PE_TABLE_BENCHMARK(Table::kRopeCosHalf, "BM_Table_rope_cos_half");
+PE_TABLE_BENCHMARK(Table::kRopeSinInterleaved, "BM_Table_rope_sin_interleaved");
+PE_TABLE_BENCHMARK(Table::kRopeAngle, "BM_Table_rope_angle");
+PE_TABLE_BENCHMARK(Table::kRopeYarnCos, "BM_Table_rope_yarn_cos");
+#undef PE_TABLE_BENCHMARK
 BENCHMARK(BM_SinusoidalPENaive)->Args({8192, 1024})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ComputePeTableFresh)->Args({8192, 1024})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_InputLayerOutputMemset)->Args({8, 512, 1024})->Unit(benchmark::kMillisecond);

@@ -31,7 +31,23 @@ int64_t FloorMod(int64_t a, int64_t m) { return ((a % m) + m) % m; }
 struct Plan {
   std::vector<double> w, cw, sw;  // per wave pair: frequency, cos w, sin w
   // Full-row layouts take the fast writers; otherwise `cols` maps each output column.
-  enum class Layout { kInterleaved, kHalves, kColumns } layout = Layout::kColumns;
+  //   kInterleaved, kHalves: the sinusoid's sin/cos layouts (amplitude 1).
+  //   kTwiceHalves, kTwiceInterleaved: one wave (cos or sin) of every pair, written twice with
+  //     one amplitude: RoPE's half layout [w_0..w_{h-1}, w_0..w_{h-1}] and interleaved layout
+  //     (each frequency twice in a row).
+  //   kAngles: p * w_i of every pair, no recurrence (RoPE's angle table).
+  //   kColumns: anything else, column by column.
+  enum class Layout {
+    kInterleaved,
+    kHalves,
+    kTwiceHalves,
+    kTwiceInterleaved,
+    kAngles,
+    kColumns
+  } layout = Layout::kColumns;
+  bool twice_sin = false;    // kTwice*: the wave written is sin (else cos)
+  double amplitude = 1.0;    // kTwice*
+  std::vector<double> angle_w;  // kAngles: the frequency of each column (no recurrence)
   int64_t n_sin = 0, n_cos = 0;  // full rows: sin of pairs [0, n_sin), cos of pairs [0, n_cos)
   int64_t cos_base = 0;          // kHalves: column of the first cosine
   bool zero_last = false;        // kHalves: one zero column after the cosines (t2t, odd d)
@@ -86,6 +102,32 @@ bool IsHalves(std::span<const WaveColumn> c, Plan& plan) {
   return true;
 }
 
+// One wave (sin or cos) of pairs 0..h-1 with one amplitude, each twice: as two halves
+// (`halves`) or in a row.
+bool IsTwice(std::span<const WaveColumn> c, bool halves) {
+  const auto n = static_cast<int64_t>(c.size());
+  if (n < 2 || n % 2 != 0) return false;
+  const Wave wave = c[0].wave;
+  if (wave != Wave::kSin && wave != Wave::kCos) return false;
+  const int64_t h = n / 2;
+  for (int64_t j = 0; j < n; ++j) {
+    const WaveColumn& col = c[static_cast<size_t>(j)];
+    const int64_t pair = halves ? j % h : j / 2;
+    const WaveColumn& first = c[static_cast<size_t>(halves ? pair : 2 * pair)];
+    if (col.wave != wave || col.pair != pair || col.amplitude != c[0].amplitude ||
+        col.frequency != first.frequency)
+      return false;
+  }
+  return true;
+}
+
+bool IsAngles(std::span<const WaveColumn> c) {
+  for (size_t j = 0; j < c.size(); ++j) {
+    if (c[j].wave != Wave::kAngle) return false;
+  }
+  return !c.empty();
+}
+
 Plan MakePlan(std::span<const WaveColumn> columns) {
   Plan plan;
   auto add_pair = [&](double w) {
@@ -93,6 +135,20 @@ Plan MakePlan(std::span<const WaveColumn> columns) {
     plan.cw.push_back(std::cos(w));
     plan.sw.push_back(std::sin(w));
   };
+  const bool halves = IsTwice(columns, true), in_a_row = !halves && IsTwice(columns, false);
+  if (halves || in_a_row) {
+    plan.layout = halves ? Plan::Layout::kTwiceHalves : Plan::Layout::kTwiceInterleaved;
+    plan.twice_sin = columns[0].wave == Wave::kSin;
+    plan.amplitude = columns[0].amplitude;
+    const size_t h = columns.size() / 2;
+    for (size_t i = 0; i < h; ++i) add_pair(columns[halves ? i : 2 * i].frequency);
+    return plan;
+  }
+  if (IsAngles(columns)) {
+    plan.layout = Plan::Layout::kAngles;
+    for (const WaveColumn& c : columns) plan.angle_w.push_back(c.frequency);
+    return plan;
+  }
   if (IsInterleaved(columns)) {
     plan.layout = Plan::Layout::kInterleaved;
     plan.n_sin = static_cast<int64_t>(columns.size()) - static_cast<int64_t>(columns.size()) / 2;
@@ -214,6 +270,33 @@ void RowColumns(const Plan& plan, double position, const double* cw, const doubl
   }
 }
 
+// One wave of every pair, times the amplitude, written twice (as halves, or in a row), then both
+// waves advanced by one position.
+PE_VECTOR_CLONES void RowTwice(int64_t h, bool halves, bool sin, double amplitude,
+                               const double* __restrict cw, const double* __restrict sw,
+                               double* __restrict s, double* __restrict c,
+                               float* __restrict out) {
+  for (int64_t i = 0; i < h; ++i) {
+    const double si = s[i], ci = c[i];
+    const auto v = static_cast<float>(amplitude * (sin ? si : ci));
+    if (halves) {
+      out[i] = v;
+      out[h + i] = v;
+    } else {
+      out[2 * i] = v;
+      out[2 * i + 1] = v;
+    }
+    s[i] = si * cw[i] + ci * sw[i];
+    c[i] = ci * cw[i] - si * sw[i];
+  }
+}
+
+// p * w_i of every pair.
+PE_VECTOR_CLONES void RowAngles(int64_t n, double position, const double* __restrict w,
+                                float* __restrict out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(position * w[i]);
+}
+
 // Tables at least this large do not stay in any cache: they are written with non-temporal
 // stores, which skip the read that an ordinary store makes of every line it writes (so the
 // traffic is memset's, not twice it).
@@ -266,7 +349,9 @@ __attribute__((target("avx2"))) void RowHalvesAvx2(int64_t n, const double* cw, 
 
 // Full rows of an even width that is a multiple of 8, on a processor with AVX2.
 bool CanUseAvx2(const Plan& plan, int64_t width) {
-  return plan.layout != Plan::Layout::kColumns && plan.n_sin == plan.n_cos && plan.n_sin % 4 == 0 &&
+  const bool sin_cos =
+      plan.layout == Plan::Layout::kInterleaved || plan.layout == Plan::Layout::kHalves;
+  return sin_cos && plan.n_sin == plan.n_cos && plan.n_sin % 4 == 0 &&
          width == plan.n_sin + plan.n_cos && __builtin_cpu_supports("avx2");
 }
 #endif
@@ -315,6 +400,16 @@ void FillRows(int64_t first_position, const Plan& plan, int64_t row0, int64_t ro
         case Plan::Layout::kHalves:
           RowHalves(plan.n_sin, plan.n_cos, plan.cos_base, cw, sw, s.data(), c.data(), row);
           if (plan.zero_last) row[width - 1] = 0.0f;  // t2t's odd zero column
+          break;
+        case Plan::Layout::kTwiceHalves:
+        case Plan::Layout::kTwiceInterleaved:
+          RowTwice(static_cast<int64_t>(plan.w.size()),
+                   plan.layout == Plan::Layout::kTwiceHalves, plan.twice_sin, plan.amplitude, cw,
+                   sw, s.data(), c.data(), row);
+          break;
+        case Plan::Layout::kAngles:
+          RowAngles(width, static_cast<double>(first_position + row0 + r), plan.angle_w.data(),
+                    row);
           break;
         case Plan::Layout::kColumns:
           RowColumns(plan, static_cast<double>(first_position + row0 + r), cw, sw, s.data(),
