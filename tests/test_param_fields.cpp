@@ -1,0 +1,182 @@
+// The parameter field table: what the CLI, figure metadata and sessions share.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "encoding/encoding.h"
+#include "model/param_fields.h"
+
+namespace pe {
+namespace {
+
+// Applies key -> value pairs (as read back from a figure's metadata) to fresh parameters, in
+// the table's order, as a session loader would.
+ModelParams FromValues(const std::vector<std::pair<std::string, std::string>>& values) {
+  ModelParams m;
+  for (const ParamField& f : ParamFields()) {
+    for (const auto& [key, value] : values) {
+      if (f.key.empty() || key != f.key) continue;
+      Status s = f.set(m, value);
+      EXPECT_TRUE(s.ok()) << key << "=" << value << ": " << (s.ok() ? "" : s.message());
+    }
+  }
+  return m;
+}
+
+ModelParams Sample(Scheme scheme) {
+  ModelParams m;
+  SetScheme(m, scheme);
+  m.pe.d_model = 96;
+  m.pe.max_len = 333;
+  m.pe.offset = scheme == Scheme::kSinusoidal ? -17 : 5;
+  m.curve_dims = {1, 7, 3};
+  m.example.text = "a b, c";
+  m.example.tokenizer = TokenizerKind::kChar;
+  m.example.seed = 42;
+  m.input.scale = false;
+  m.input.dropout = 0.25;
+  m.input.dropout_seed = 9;
+  m.input.train = true;
+  m.colormap = ColormapId::kViridis;
+  switch (scheme) {
+    case Scheme::kSinusoidal:
+      m.pe.sinusoidal() = {PeVariant::kT2t, WaveOrder::kCosFirst, 5000.5, 2.0, 0.125};
+      break;
+    case Scheme::kLearned:
+      m.pe.learned() = {LearnedInit::kNormal1, 42};
+      break;
+    case Scheme::kRope: {
+      RopeParams& r = m.pe.rope();
+      r.theta = 500000;
+      r.pairing = RopePairing::kInterleaved;
+      r.rotary_fraction = 0.5;
+      r.scaling = RopeScaling::kYarn;
+      r.factor = 4.5;
+      r.original_max_len = 4096;
+      r.beta_fast = 16;
+      r.beta_slow = 0.5;
+      r.attention_factor = 1.1;
+      r.part = RopePart::kAngle;
+      break;
+    }
+  }
+  return m;
+}
+
+TEST(ParamFields, MetadataReadBackGivesTheSameParameters) {
+  for (Scheme s : {Scheme::kSinusoidal, Scheme::kLearned, Scheme::kRope}) {
+    const ModelParams m = Sample(s);
+    ASSERT_TRUE(ValidateEncodingParams(m.pe).ok()) << SchemeName(s);
+    const ModelParams back = FromValues(ParamValues(m));
+    EXPECT_EQ(back.pe, m.pe) << SchemeName(s);
+    EXPECT_EQ(back.curve_dims, m.curve_dims);
+    EXPECT_EQ(back.example.text, m.example.text);
+    EXPECT_EQ(back.example.tokenizer, m.example.tokenizer);
+    EXPECT_EQ(back.example.seed, m.example.seed);
+    EXPECT_EQ(back.input, m.input);
+    EXPECT_EQ(back.colormap, m.colormap);
+  }
+  // Each scaling's own parameters survive too (they are recorded only when they apply).
+  for (RopeScaling scaling : {RopeScaling::kLinear, RopeScaling::kNtk, RopeScaling::kDynamicNtk,
+                              RopeScaling::kLlama3}) {
+    ModelParams m = Sample(Scheme::kRope);
+    RopeParams& r = m.pe.rope();
+    r.scaling = scaling;
+    r.attention_factor.reset();
+    r.beta_fast = 32;
+    r.beta_slow = 1;
+    r.sequence_len = scaling == RopeScaling::kDynamicNtk ? 9000 : 0;
+    r.low_freq_factor = scaling == RopeScaling::kLlama3 ? 2 : 1;
+    r.high_freq_factor = scaling == RopeScaling::kLlama3 ? 6 : 4;
+    if (scaling == RopeScaling::kLinear || scaling == RopeScaling::kNtk) r.original_max_len = 8192;
+    EXPECT_EQ(FromValues(ParamValues(m)).pe, m.pe) << RopeScalingName(scaling);
+  }
+}
+
+TEST(ParamFields, OnlyTheFieldsOfTheSchemeAreRecorded) {
+  auto keys = [](const ModelParams& m) {
+    std::set<std::string> k;
+    for (const auto& kv : ParamValues(m)) k.insert(kv.first);
+    return k;
+  };
+  const auto sin = keys(Sample(Scheme::kSinusoidal));
+  const auto learned = keys(Sample(Scheme::kLearned));
+  const auto rope = keys(Sample(Scheme::kRope));
+  EXPECT_TRUE(sin.count("variant") && sin.count("base") && sin.count("min_timescale"));
+  EXPECT_FALSE(sin.count("rope_theta") || sin.count("init"));
+  EXPECT_TRUE(learned.count("init"));
+  EXPECT_FALSE(learned.count("variant") || learned.count("rope_theta"));
+  EXPECT_TRUE(rope.count("rope_theta") && rope.count("beta_fast") && rope.count("part"));
+  EXPECT_FALSE(rope.count("variant") || rope.count("low_freq_factor"));  // yarn: no llama3 keys
+  for (const auto* k : {&sin, &learned, &rope}) {
+    EXPECT_TRUE(k->count("scheme") && k->count("d_model") && k->count("max_len") &&
+                k->count("offset") && k->count("seed"));
+  }
+}
+
+TEST(ParamFields, FieldsOfAnotherSchemeSayWhichSchemeTheyBelongTo) {
+  ModelParams m;  // sinusoidal
+  EXPECT_EQ(FindParamField("--rope-theta")->WhyNotApplicable(m),
+            "--rope-theta applies to the rope scheme, not to sinusoidal");
+  EXPECT_EQ(FindParamField("--init")->WhyNotApplicable(m),
+            "--init applies to the learned scheme, not to sinusoidal");
+  EXPECT_EQ(FindParamField("--d-model")->WhyNotApplicable(m), "");
+  SetScheme(m, Scheme::kRope);
+  EXPECT_EQ(FindParamField("--variant")->WhyNotApplicable(m),
+            "--variant applies to the sinusoidal scheme, not to rope");
+  EXPECT_EQ(FindParamField("--low-freq-factor")->WhyNotApplicable(m),
+            "--low-freq-factor: it applies to --rope-scaling llama3, not none");
+  m.pe.rope().scaling = RopeScaling::kLlama3;
+  EXPECT_EQ(FindParamField("--low-freq-factor")->WhyNotApplicable(m), "");
+}
+
+TEST(ParamFields, KeysAndFlagsAreUniqueAndFindable) {
+  std::set<std::string_view> keys, flags;
+  for (const ParamField& f : ParamFields()) {
+    EXPECT_TRUE(flags.insert(f.flag).second) << f.flag;
+    if (!f.key.empty()) EXPECT_TRUE(keys.insert(f.key).second) << f.key;
+    EXPECT_EQ(FindParamField(f.flag), &f);
+    EXPECT_FALSE(f.help.empty()) << f.flag;
+  }
+  EXPECT_EQ(FindParamField("d_model")->flag, "--d-model");
+  EXPECT_EQ(FindParamField("--nope"), nullptr);
+}
+
+TEST(ParamFields, BadValuesNameTheFlagTheRangeAndTheText) {
+  ModelParams m;
+  auto set = [&](const char* flag, const std::string& text) {
+    Status s = FindParamField(flag)->set(m, text);
+    return s.ok() ? std::string("ok") : s.message();
+  };
+  EXPECT_EQ(set("--d-model", "0x10"), "--d-model must be an integer in [1, 65536], got \"0x10\"");
+  EXPECT_EQ(set("--min-timescale", "-1"),
+            "--min-timescale must be a finite number greater than 0, got \"-1\"");
+  EXPECT_EQ(set("--order", "sideways"), "--order must be sin-first or cos-first, got \"sideways\"");
+  EXPECT_EQ(set("--scheme", "alibi"),
+            "--scheme must be one of sinusoidal, learned, rope, got \"alibi\"");
+  EXPECT_EQ(set("--preset", "nope").substr(0, 23), "preset must be one of a");
+  SetScheme(m, Scheme::kRope);
+  EXPECT_EQ(set("--rotary-fraction", "1.5"),
+            "--rotary-fraction must be a number in (0, 1], got \"1.5\"");
+  EXPECT_EQ(set("--part", "tan"), "--part must be one of cos, sin, angle, got \"tan\"");
+  EXPECT_EQ(set("--attention-factor", "default"), "ok");
+  EXPECT_FALSE(m.pe.rope().attention_factor.has_value());
+}
+
+TEST(ParamFields, SwitchingSchemesKeepsTheShapeAndTheSeed) {
+  ModelParams m;
+  m.pe.d_model = 64;
+  m.pe.max_len = 512;
+  m.example.seed = 7;
+  SetScheme(m, Scheme::kLearned);
+  EXPECT_EQ(m.pe.d_model, 64);
+  EXPECT_EQ(m.pe.max_len, 512);
+  EXPECT_EQ(m.pe.learned().seed, 7u);
+  SetScheme(m, Scheme::kRope);
+  EXPECT_EQ(m.pe.rope(), RopeParams{});
+  EXPECT_EQ(m.pe.d_model, 64);
+}
+
+}  // namespace
+}  // namespace pe
