@@ -7,11 +7,14 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "headless_ui.h"
+#include "model/param_fields.h"
+#include "views/view_registry.h"
 
 namespace pe {
 namespace {
@@ -23,18 +26,22 @@ class StateConsistency : public HeadlessUi {
     SCOPED_TRACE(context);
     const DrawnRecord& drawn = caches_.drawn;
     const EncodingParams& pe = state_.params.pe;
-    if (!ValidateEncodingParams(pe).ok()) {
+    Result<EncodingPtr> made = MakeEncoding(pe, state_.params.cap);
+    if (!made.ok()) {
       EXPECT_FALSE(drawn.heatmap_image.has_value());
       EXPECT_TRUE(drawn.picker_rows.empty());
       return;
     }
+    const Encoding& e = *made.value();
+    const auto waves = e.waves();
     if (drawn.heatmap_image) {
       ASSERT_EQ(*drawn.heatmap_image, pe) << "the heatmap shows another table";
     }
     for (const WaveColumn& c : drawn.picker_rows) {
       ASSERT_GE(c.dim, 0);
-      ASSERT_LT(c.dim, pe.d_model) << "the dimension list shows a row the table does not have";
-      const WaveColumn fresh = DescribeColumn(pe, c.dim);
+      ASSERT_LT(c.dim, e.cols()) << "the dimension list shows a row the table does not have";
+      if (waves.empty()) continue;
+      const WaveColumn& fresh = waves[static_cast<size_t>(c.dim)];
       ASSERT_EQ(c.pair, fresh.pair);
       ASSERT_EQ(c.wave, fresh.wave);
       ASSERT_EQ(c.frequency, fresh.frequency);
@@ -43,22 +50,29 @@ class StateConsistency : public HeadlessUi {
     ASSERT_EQ(drawn.legend.size(), std::min<size_t>(dims.size(), 64));
     for (size_t k = 0; k < drawn.legend.size(); ++k) {
       ASSERT_EQ(drawn.legend[k].dim, dims[k]);
-      ASSERT_EQ(drawn.legend[k].frequency, DescribeColumn(pe, dims[k]).frequency);
+      if (!waves.empty()) {
+        ASSERT_EQ(drawn.legend[k].frequency, waves[static_cast<size_t>(dims[k])].frequency);
+      }
     }
     const CurvesCache& curves = caches_.curves;
     if (curves.key && !dims.empty()) {
       ASSERT_EQ(std::get<0>(*curves.key), pe) << "the curves were sampled from another table";
       ASSERT_EQ(std::get<1>(*curves.key), dims);
       for (size_t k = 0; k < std::min<size_t>(dims.size(), 64); ++k) {
-        const WaveColumn c = DescribeColumn(pe, dims[k]);
         for (size_t s = 0; s < curves.xs.size(); s += 97) {
-          ASSERT_EQ(curves.ys[k][s], WaveValueAt(c, curves.xs[s])) << "dimension " << dims[k];
+          ASSERT_EQ(curves.ys[k][s], e.ValueAt(dims[k], curves.xs[s])) << "column " << dims[k];
         }
       }
     }
+    for (const auto& [view, figure] : drawn.figures) {
+      ASSERT_TRUE(ViewApplies(view, pe)) << ViewName(view) << " drawn for " << SchemeName(pe.kind());
+    }
+    if (e.family() != Family::kAdded) {
+      ASSERT_TRUE(drawn.sum_rows.empty()) << "a sum drawn for a scheme that adds nothing";
+    }
     if (!drawn.sum_rows.empty()) {
       Result<SentenceResult> fresh =
-          ComputeSentence(state_.params.example, pe, state_.params.input, state_.params.cap);
+          ComputeSentence(state_.params.example, e, state_.params.input, state_.params.cap);
       ASSERT_TRUE(fresh.ok()) << fresh.message();
       const Matrix& sum = fresh.value().parts.sum;
       ASSERT_EQ(static_cast<int64_t>(drawn.sum_rows.size()), sum.rows);
@@ -182,11 +196,14 @@ std::string RandomNumberText(std::mt19937& rng, const char* field) {
 
 TEST_F(StateConsistency, EveryPanelDrawsTheCurrentStateAfterEveryFrame) {
   std::mt19937 rng(20261122);
-  const char* fields[] = {"d_model", "max_len", "base", "offset", "embedding seed"};
+  // Fields of every scheme: the ones the current scheme does not show are skipped.
+  const char* fields[] = {"d_model", "max_len",    "base",  "offset",      "seed",
+                          "head dim", "rope_theta", "factor", "min timescale", "output scale"};
   const char* picks[] = {"4,5,6,7", "every 8th i", "one pair", "clear"};
   const char* sentences[] = {"The cat sits on the mat", "I love NLP.",       "",
                              "a b c d e f g h i j k",   "Zażółć gęślą jaźń", "x"};
   Frames(2);
+  std::set<Scheme> schemes_seen;
   const int kSteps = 300;
   for (int step = 0; step < kSteps; ++step) {
     const int action = std::uniform_int_distribution<int>(0, 11)(rng);
@@ -195,7 +212,7 @@ TEST_F(StateConsistency, EveryPanelDrawsTheCurrentStateAfterEveryFrame) {
       case 0:
       case 1:
       case 2: {
-        const char* f = fields[std::uniform_int_distribution<int>(0, 4)(rng)];
+        const char* f = fields[std::uniform_int_distribution<int>(0, 9)(rng)];
         TypeInto("controls", f, RandomNumberText(rng, f), rng);
         break;
       }
@@ -241,10 +258,19 @@ TEST_F(StateConsistency, EveryPanelDrawsTheCurrentStateAfterEveryFrame) {
                                   : "train mode");
         break;
       case 10: {  // edits that arrive between frames
-        const int which = std::uniform_int_distribution<int>(0, 2)(rng);
-        if (which == 0) {
-          state_.params.pe.sinusoidal().variant =
+        const int which = std::uniform_int_distribution<int>(0, 4)(rng);
+        ModelParams& m = state_.params;
+        if (which == 0 && m.pe.kind() == Scheme::kSinusoidal) {
+          m.pe.sinusoidal().variant =
               static_cast<PeVariant>(std::uniform_int_distribution<int>(0, 2)(rng));
+        } else if (which == 3) {
+          SetScheme(m, static_cast<Scheme>(std::uniform_int_distribution<int>(0, 2)(rng)));
+        } else if (which == 4 && m.pe.kind() == Scheme::kRope) {
+          m.pe.rope().part = static_cast<RopePart>(std::uniform_int_distribution<int>(0, 2)(rng));
+          m.pe.rope().scaling =
+              static_cast<RopeScaling>(std::uniform_int_distribution<int>(0, 5)(rng));
+          m.pe.rope().pairing =
+              static_cast<RopePairing>(std::uniform_int_distribution<int>(0, 1)(rng));
         } else if (which == 1) {
           state_.params.example.tokenizer =
               static_cast<TokenizerKind>(std::uniform_int_distribution<int>(0, 1)(rng));
@@ -264,7 +290,9 @@ TEST_F(StateConsistency, EveryPanelDrawsTheCurrentStateAfterEveryFrame) {
       }
     }
     if (HasFatalFailure()) return;
+    schemes_seen.insert(state_.params.pe.kind());
   }
+  EXPECT_EQ(schemes_seen.size(), 3u) << "the sequence should visit every scheme";
 }
 
 }  // namespace
