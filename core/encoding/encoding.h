@@ -59,8 +59,12 @@ class Encoding {
   virtual std::string ColumnNoun() const { return "dim"; }
   // The colour bar's range: every value of the table lies inside it.
   virtual ValueRange Range() const = 0;
-  // "sinusoidal (paper), d=128, L=100, base 10000": the parameters in one line, for titles.
+  // "sinusoidal (paper), d=128, L=100, base 10000": the parameters in one line.
   virtual std::string Summary() const = 0;
+  // "Sinusoidal positional encoding (paper)": what the table is, for figure titles.
+  virtual std::string Title() const = 0;
+  // "paper", "learned", "rope-cos-yarn": a short tag for file names.
+  virtual std::string FileTag() const = 0;
 
   // The table's columns as waves of the position (value = amplitude * wave(p w)), one per
   // column; empty for tables that are not (learned). Curves of wave columns are smooth.

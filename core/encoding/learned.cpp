@@ -48,6 +48,12 @@ class LearnedEncoding final : public Encoding {
     if (params_.offset != 0) out += ", from position " + std::to_string(params_.offset);
     return out;
   }
+  std::string Title() const override {
+    const LearnedParams& l = params_.learned();
+    return "Learned position embeddings (" + std::string(LearnedInitName(l.init)) + ", seed " +
+           std::to_string(l.seed) + ")";
+  }
+  std::string FileTag() const override { return "learned"; }
   // Between rows: the straight line through the two nearest rows (a learned table has values
   // at integer positions only; the curves draw it as the polyline through them).
   double ValueAt(int64_t col, double position) const override {

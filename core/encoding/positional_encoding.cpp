@@ -190,6 +190,16 @@ class SinusoidalEncoding final : public Encoding {
     if (params_.offset != 0) out += ", from position " + std::to_string(params_.offset);
     return out;
   }
+  std::string Title() const override {
+    const SinusoidalParams& s = params_.sinusoidal();
+    return "Sinusoidal positional encoding (" + std::string(VariantName(s.variant)) +
+           (s.order == WaveOrder::kCosFirst ? ", cos-first" : "") + ")";
+  }
+  std::string FileTag() const override {
+    const SinusoidalParams& s = params_.sinusoidal();
+    return std::string(VariantName(s.variant)) +
+           (s.order == WaveOrder::kCosFirst ? "-cos-first" : "");
+  }
   std::span<const WaveColumn> waves() const override { return columns_; }
   double ValueAt(int64_t col, double position) const override {
     return WaveValueAt(columns_[static_cast<size_t>(col)], position);

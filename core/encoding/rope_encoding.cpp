@@ -91,6 +91,21 @@ class RopeEncoding final : public Encoding {
     if (params_.offset != 0) s += Fmt(", from position %lld", static_cast<long long>(params_.offset));
     return s;
   }
+  std::string Title() const override {
+    const RopeParams& r = params_.rope();
+    std::string s = Fmt("RoPE %s (%s, theta %g", TableName().c_str(),
+                        std::string(RopePairingName(r.pairing)).c_str(), r.theta);
+    if (r.scaling != RopeScaling::kNone) {
+      s += Fmt(", %s x%g", std::string(RopeScalingName(r.scaling)).c_str(), r.factor);
+    }
+    return s + ")";
+  }
+  std::string FileTag() const override {
+    const RopeParams& r = params_.rope();
+    std::string s = "rope-" + TableName();
+    if (r.scaling != RopeScaling::kNone) s += "-" + std::string(RopeScalingName(r.scaling));
+    return s;
+  }
   std::span<const WaveColumn> waves() const override { return columns_; }
   double ValueAt(int64_t col, double position) const override {
     return WaveValueAt(columns_[static_cast<size_t>(col)], position);

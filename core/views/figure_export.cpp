@@ -77,44 +77,20 @@ std::vector<std::pair<std::string, std::string>> Metadata(ViewKind view, const M
   return out;
 }
 
-std::string SchemeTitle(const Encoding& e) {
-  const EncodingParams& p = e.params();
-  std::ostringstream t;
-  switch (p.kind()) {
-    case Scheme::kSinusoidal:
-      t << "Sinusoidal positional encoding (" << VariantName(p.sinusoidal().variant)
-        << (p.sinusoidal().order == WaveOrder::kCosFirst ? ", cos-first" : "") << ")";
-      break;
-    case Scheme::kLearned:
-      t << "Learned position embeddings (" << LearnedInitName(p.learned().init) << ", seed "
-        << p.learned().seed << ")";
-      break;
-    case Scheme::kRope: {
-      const RopeParams& r = p.rope();
-      t << "RoPE " << e.TableName() << " (" << RopePairingName(r.pairing) << ", theta "
-        << Num(r.theta);
-      if (r.scaling != RopeScaling::kNone) t << ", " << RopeScalingName(r.scaling) << " x" << Num(r.factor);
-      t << ")";
-      break;
-    }
-  }
-  return t.str();
-}
-
 std::string DefaultTitle(ViewKind view, const ModelParams& m, const Encoding& e) {
   std::ostringstream t;
   const char* width = e.scheme() == Scheme::kRope ? "head dim" : "d_model";
   switch (view) {
     case ViewKind::kHeatmap:
-      t << SchemeTitle(e) << ", " << width << " = " << m.pe.d_model;
+      t << e.Title() << ", " << width << " = " << m.pe.d_model;
       break;
     case ViewKind::kCurves:
-      t << e.TableName() << "(position, column) as waves (" << SchemeTitle(e) << ", " << width
+      t << e.TableName() << "(position, column) as waves (" << e.Title() << ", " << width
         << " = " << m.pe.d_model << ")";
       if (e.scheme() == Scheme::kSinusoidal) {
         t.str("");
-        t << "PE(position, dimension) as waves (" << VariantName(m.pe.sinusoidal().variant)
-          << ", d_model = " << m.pe.d_model << ")";
+        t << "PE(position, dimension) as waves (" << e.FileTag() << ", d_model = " << m.pe.d_model
+          << ")";
       }
       break;
     case ViewKind::kSums:
@@ -125,10 +101,10 @@ std::string DefaultTitle(ViewKind view, const ModelParams& m, const Encoding& e)
         << " + positional vector (d_model = " << m.pe.d_model << ")";
       break;
     case ViewKind::kRotation:
-      t << "A query rotated by position (" << SchemeTitle(e) << ")";
+      t << "A query rotated by position (" << e.Title() << ")";
       break;
     case ViewKind::kFrequencies:
-      t << "Rotation frequency per pair (" << SchemeTitle(e) << ")";
+      t << "Rotation frequency per pair (" << e.Title() << ")";
       break;
   }
   return t.str();
@@ -157,20 +133,8 @@ Result<Figure> BuildViewFigure(ViewKind view, const ModelParams& params, const V
 }
 
 std::string SuggestedFileName(ViewKind view, const ModelParams& m, const std::string& ext) {
-  std::string scheme;
-  switch (m.pe.kind()) {
-    case Scheme::kSinusoidal:
-      scheme = std::string(VariantName(m.pe.sinusoidal().variant));
-      break;
-    case Scheme::kLearned:
-      scheme = "learned";
-      break;
-    case Scheme::kRope:
-      scheme = "rope-" + std::string(RopePartName(m.pe.rope().part));
-      if (m.pe.rope().scaling != RopeScaling::kNone)
-        scheme += "-" + std::string(RopeScalingName(m.pe.rope().scaling));
-      break;
-  }
+  Result<EncodingPtr> e = MakeEncoding(m.pe, m.cap);
+  const std::string scheme = e.ok() ? e.value()->FileTag() : std::string(SchemeName(m.pe.kind()));
   std::string name = "pe-" + std::string(ViewName(view)) + "_" + scheme + "_d" +
                      std::to_string(m.pe.d_model) + "_L" + std::to_string(m.pe.max_len);
   if (m.pe.offset != 0) name += "_off" + std::to_string(m.pe.offset);
