@@ -190,7 +190,7 @@ RopeFrequencies ComputeRopeFrequencies(const EncodingParams& params) {
 
     case RopeScaling::kNtk:
     case RopeScaling::kDynamicNtk: {
-      // _compute_ntk_parameters: base' = theta * factor^(d/(d-2)).
+      // The NTK-aware base change (HF's dynamic NTK at a fixed length): base' = theta * factor^(d/(d-2)).
       // _compute_dynamic_ntk_parameters: base' = theta * alpha^(d/(d-2)) with
       // alpha = factor * seq / original - (factor - 1), written here as the equal
       // 1 + factor * (seq - original) / original, which is exactly 1 at seq == original.
