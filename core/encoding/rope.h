@@ -8,7 +8,7 @@
 //  none:        w_i = theta^(-2i/d_rot)                      (_compute_default_rope_parameters)
 //  linear:      w_i / factor: position interpolation  (_compute_linear_scaling_rope_parameters)
 //  ntk:         base' = theta * factor^(d_rot/(d_rot-2)), w_i = base'^(-2i/d_rot)
-//                                                                     (the NTK-aware base change; HF has no static function for it)
+//               (the NTK-aware base change; HF has no static function for it)
 //  dynamic-ntk: as ntk with factor' = factor * seq / original - (factor - 1), where seq is the
 //               current length, never less than original (so below it base' = theta)
 //                                                             (_compute_dynamic_ntk_parameters)
