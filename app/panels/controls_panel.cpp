@@ -191,13 +191,38 @@ void EditPe(AppState& state, const char* label, const auto& mutate) {
   Edit(state, [next](AppState& st) { st.params.pe = next; });
 }
 
-
-// A combo over names; returns true with the chosen index in *index.
-bool NameCombo(const char* label, int* index, std::span<const char* const> names, const char* tip) {
-  const bool changed = ImGui::Combo(label, index, names.data(), static_cast<int>(names.size()));
-  ItemTooltip(tip);
-  return changed;
+// Sets a field of the parameter table (model/param_fields.h) from its text, as the command line
+// does: checked on a copy first, refused with its reason under `label`, else queued.
+void EditField(AppState& state, const char* label, const char* flag, const std::string& text) {
+  const ParamField* field = FindParamField(flag);
+  if (field == nullptr) return;
+  ModelParams next = state.params;
+  Status s = field->set(next, text);
+  if (s.ok()) s = ValidateEncodingParams(next.pe);
+  if (!s.ok()) {
+    RefuseField(state, label, s.message());
+    return;
+  }
+  Edit(state, [field, text](AppState& st) { (void)field->set(st.params, text); });
 }
+
+// A combo whose entries are a field's values: `names` as the command line spells them, `labels`
+// as the window shows them.
+void FieldCombo(AppState& state, const char* label, const char* flag,
+                std::span<const char* const> labels, std::span<const char* const> names,
+                const char* tip) {
+  const ParamField* field = FindParamField(flag);
+  const std::string current = field->get(state.params);
+  int index = 0;
+  for (size_t k = 0; k < names.size(); ++k) {
+    if (current == names[k]) index = static_cast<int>(k);
+  }
+  if (ImGui::Combo(label, &index, labels.data(), static_cast<int>(labels.size()))) {
+    EditField(state, label, flag, names[static_cast<size_t>(index)]);
+  }
+  ItemTooltip(tip);
+}
+
 
 void DrawSinusoidalControls(AppState& state) {
   const SinusoidalParams& s = state.params.pe.sinusoidal();
@@ -219,23 +244,17 @@ void DrawSinusoidalControls(AppState& state) {
     ImGui::EndCombo();
   }
   ItemTooltip("Set the layout, wave order, scale and first position of a known implementation.");
-  int variant = static_cast<int>(s.variant);
   const char* variants[] = {"paper (interleaved)", "t2t [sin|cos]", "tf-text [sin|cos]"};
-  if (NameCombo("variant", &variant, variants,
-                "Column layout: paper interleaves sin/cos (PyTorch tutorial code); t2t and "
-                "tf-text put all sines first, then all cosines, with slightly different "
-                "frequencies for t2t.")) {
-    EditPe(state, "variant",
-           [&](EncodingParams& q) { q.sinusoidal().variant = static_cast<PeVariant>(variant); });
-  }
-  int order = static_cast<int>(s.order);
+  const char* variant_names[] = {"paper", "t2t", "tf-text"};
+  FieldCombo(state, "variant", "--variant", variants, variant_names,
+             "Column layout: paper interleaves sin/cos (PyTorch tutorial code); t2t and tf-text "
+             "put all sines first, then all cosines, with slightly different frequencies for "
+             "t2t.");
   const char* orders[] = {"sin first", "cos first"};
-  if (NameCombo("order", &order, orders,
-                "Which wave takes the first slot of each pair or half: most code puts sin "
-                "first; MusicGen and diffusers' flip_sin_to_cos put cos first.")) {
-    EditPe(state, "order",
-           [&](EncodingParams& q) { q.sinusoidal().order = static_cast<WaveOrder>(order); });
-  }
+  const char* order_names[] = {"sin-first", "cos-first"};
+  FieldCombo(state, "order", "--order", orders, order_names,
+             "Which wave takes the first slot of each pair or half: most code puts sin first; "
+             "MusicGen and diffusers' flip_sin_to_cos put cos first.");
   double f64 = 0;
   if (NumberField(state, "base", s.base, &f64,
                   "Base of the geometric frequency ladder = the max timescale (10000 in the "
@@ -254,14 +273,11 @@ void DrawSinusoidalControls(AppState& state) {
 }
 
 void DrawLearnedControls(AppState& state) {
-  int init = static_cast<int>(state.params.pe.learned().init);
   const char* inits[] = {"N(0, 0.02\xc2\xb2) GPT-2, BERT", "N(0, 1) nn.Embedding"};
-  if (NameCombo("init", &init, inits,
-                "How the table starts: GPT-2 and BERT draw N(0, 0.02^2) (initializer_range); "
-                "torch.nn.Embedding's default is N(0, 1). The seed is the one below.")) {
-    EditPe(state, "init",
-           [&](EncodingParams& q) { q.learned().init = static_cast<LearnedInit>(init); });
-  }
+  const char* init_names[] = {"normal-0.02", "normal-1"};
+  FieldCombo(state, "init", "--init", inits, init_names,
+             "How the table starts: GPT-2 and BERT draw N(0, 0.02^2) (initializer_range); "
+             "torch.nn.Embedding's default is N(0, 1). The seed is the one below.");
 }
 
 void DrawRopeControls(AppState& state) {
@@ -272,34 +288,26 @@ void DrawRopeControls(AppState& state) {
                   "The base of the rotation frequencies (10000; Llama 3: 500000).")) {
     EditPe(state, "rope_theta", [&](EncodingParams& q) { q.rope().theta = f64; });
   }
-  int pairing = static_cast<int>(r.pairing);
   const char* pairings[] = {"half (rotate_half)", "interleaved (2i, 2i+1)"};
-  if (NameCombo("pairing", &pairing, pairings,
-                "Which dims turn together: half pairs dim i with i + d_rot/2 (HF Llama, "
-                "GPT-NeoX); interleaved pairs 2i with 2i+1 (Meta's Llama, GPT-J, RoFormer).")) {
-    EditPe(state, "pairing",
-           [&](EncodingParams& q) { q.rope().pairing = static_cast<RopePairing>(pairing); });
-  }
+  const char* pairing_names[] = {"half", "interleaved"};
+  FieldCombo(state, "pairing", "--rope-pairing", pairings, pairing_names,
+             "Which dims turn together: half pairs dim i with i + d_rot/2 (HF Llama, "
+             "GPT-NeoX); interleaved pairs 2i with 2i+1 (Meta's Llama, GPT-J, RoFormer).");
   if (NumberField(state, "rotary fraction", r.rotary_fraction, &f64,
                   "Share of the head dims that rotate, (0, 1] (GPT-NeoX: 0.25); the rest pass "
                   "through unchanged. d_rot must come out even.")) {
     EditPe(state, "rotary fraction", [&](EncodingParams& q) { q.rope().rotary_fraction = f64; });
   }
-  int part = static_cast<int>(r.part);
   const char* parts[] = {"cos", "sin", "angle p\xc2\xb7\xce\xb8"};
-  if (NameCombo("table", &part, parts,
-                "The table the heatmap and curves show: cos and sin as HF's rotary module "
-                "returns them (each frequency twice, in the pairing's layout), or the angle.")) {
-    EditPe(state, "table", [&](EncodingParams& q) { q.rope().part = static_cast<RopePart>(part); });
-  }
-  int scaling = static_cast<int>(r.scaling);
+  const char* part_names[] = {"cos", "sin", "angle"};
+  FieldCombo(state, "table", "--part", parts, part_names,
+             "The table the heatmap and curves show: cos and sin as HF's rotary module returns "
+             "them (each frequency twice, in the pairing's layout), or the angle.");
   const char* scalings[] = {"none", "linear (PI)", "NTK-aware", "dynamic NTK", "YaRN", "Llama 3"};
-  if (NameCombo("scaling", &scaling, scalings,
-                "Context extension as in HF config.json rope_scaling: stretch the angles so a "
-                "longer context stays inside what training saw.")) {
-    EditPe(state, "scaling",
-           [&](EncodingParams& q) { q.rope().scaling = static_cast<RopeScaling>(scaling); });
-  }
+  const char* scaling_names[] = {"none", "linear", "ntk", "dynamic-ntk", "yarn", "llama3"};
+  FieldCombo(state, "scaling", "--rope-scaling", scalings, scaling_names,
+             "Context extension as in HF config.json rope_scaling: stretch the angles so a "
+             "longer context stays inside what training saw.");
   if (r.scaling == RopeScaling::kNone) return;
   ImGui::Indent();
   if (NumberField(state, "factor", r.factor, &f64, "rope_scaling.factor s (>= 1).")) {
@@ -376,15 +384,12 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   const ModelParams& p = state.params;
   ImGui::PushItemWidth(ImGui::GetFontSize() * 9);
   ImGui::TextDisabled("Positional encoding");
-  int scheme = static_cast<int>(p.pe.kind());
   const char* schemes[] = {"sinusoidal (added)", "learned table (added)", "RoPE (rotates q, k)"};
-  if (ImGui::Combo("scheme", &scheme, schemes, 3)) {
-    Edit(state, [scheme](AppState& st) { SetScheme(st.params, static_cast<Scheme>(scheme)); });
-  }
-  ItemTooltip(
-      "How position enters the model: a vector added to each token (sinusoidal, learned: "
-      "GPT-2, BERT) or a rotation of queries and keys inside attention (RoPE: Llama, Qwen, "
-      "Mistral, GPT-NeoX, GPT-J).");
+  const char* scheme_names[] = {"sinusoidal", "learned", "rope"};
+  FieldCombo(state, "scheme", "--scheme", schemes, scheme_names,
+             "How position enters the model: a vector added to each token (sinusoidal, learned: "
+             "GPT-2, BERT) or a rotation of queries and keys inside attention (RoPE: Llama, "
+             "Qwen, Mistral, GPT-NeoX, GPT-J).");
   int64_t i64 = 0;
   const bool rope = p.pe.kind() == Scheme::kRope;
   if (NumberField(state, rope ? "head dim" : "d_model", p.pe.d_model, &i64,
