@@ -217,6 +217,7 @@ Result<Figure> RotationFigure(const ViewContext& c) {
   const double radius = std::max(1.0, s);
   const double cell = 2.0 * radius + 1.0;
   const int n = static_cast<int>(shown.size());
+  f.equal_aspect = true;
   f.view = {-cell / 2, cell / 2, -cell / 2, cell / 2};
   Grid grid;
   for (int pass = 0; pass < 3; ++pass) {
