@@ -158,6 +158,34 @@ TEST_F(Cli, SumCsvToStdoutAndNpy) {
   EXPECT_LT(zeros, 40);
 }
 
+TEST_F(Cli, RopeViewsExportTablesAndFigures) {
+  CliRun r = RunCli("export --scheme rope --view rotation --rotation-position 37 -o " +
+                    Path("rot.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto rows = ParseCsv(ReadFile(Path("rot.csv")));
+  ASSERT_EQ(rows.size(), 65u);  // the header and every pair of the 128-dim head
+  EXPECT_EQ(rows[0][7], "r_b");
+  r = RunCli("export --scheme rope --rope-scaling llama3 --rope-theta 500000 --view frequencies "
+             "-o " + Path("freq.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("freq.npy")), a, why)) << why;
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{64, 7}));
+  r = RunCli("export --scheme rope --rope-scaling yarn --view rotation --rotation-position 99 -o " +
+             Path("rot.svg"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(ReadFile(Path("rot.svg")).find("<svg"), std::string::npos);
+  // A figure of a view the scheme does not have: refused, nothing written.
+  r = RunCli("export --scheme sinusoidal --view rotation -o " + Path("x.png"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("the rotation view needs a rotary scheme (rope); the sinusoidal "
+                          "scheme has no such view"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(Exists(Path("x.png")));
+}
+
 TEST_F(Cli, HelpOnEveryLevel) {
   CliRun top = RunCli("--help");
   EXPECT_EQ(top.code, 0);
@@ -194,6 +222,15 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
       {"--scheme rope --rope-scaling yarn --scaling-factor 0.5", 2,
        "--scaling-factor must be a finite number >= 1, got \"0.5\""},
       {"--scheme learned --view rotation", 2, "the rotation view needs a rotary scheme (rope)"},
+      {"--scheme sinusoidal --view frequencies", 2,
+       "the frequencies view needs a rotary scheme (rope); the sinusoidal scheme has no such view"},
+      {"--scheme rope --view rotation --rotation-position 100", 2,
+       "--rotation-position must be a whole position in [0, 99] (the table's positions), got "
+       "\"100\""},
+      {"--scheme rope --view rotation --rotation-position 3.5", 2,
+       "--rotation-position must be a whole position in [0, 99]"},
+      {"--scheme rope --view heatmap --rotation-position 5", 2,
+       "--rotation-position applies to the rotation view, not to heatmap"},
       {"--scheme rope --view sum", 2, "the sum view needs a scheme that adds"},
       {"--variant sinusoid", 2, "--variant must be one of paper, t2t, tf-text, got \"sinusoid\""},
       {"--view spiral", 2, "--view must be one of heatmap, curves, sum, rotation, frequencies, got \"spiral\""},

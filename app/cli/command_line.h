@@ -14,13 +14,14 @@ namespace pe {
 enum class RunMode { kWindow, kExport };
 
 struct ExportRequest {
-  std::string view = "heatmap";                 // heatmap | curves | sum
+  std::string view = "heatmap";                 // a --view name of the registry
   std::string output;                           // path or "-"
   double width = 960, height = 540, scale = 1;  // figure size (layout units) and PNG scale
   std::string title;                            // empty: a title naming the parameters
   std::string positions;  // "A:B": the positions shown (heatmap rows, curves x)
   std::string dim_range;  // "A:B": the dimensions shown (heatmap, sums)
   std::string token;      // "N" or "all": the token (sums) and highlight (heatmap, curves)
+  std::string rotation_position;  // "P": the rotation view's position (empty: first + 10)
   bool no_markers = false;
   bool list_presets = false;  // print the sinusoidal presets and exit
 };

@@ -117,6 +117,23 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
                                   " tokens), got \"" + request.token + "\""));
     }
   }
+  if (!request.rotation_position.empty()) {
+    // Checked here for every view, so a mistyped position never passes silently.
+    const auto last = static_cast<int64_t>(p.offset + p.max_len - 1);
+    int64_t pos = 0;
+    const std::string& text = request.rotation_position;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), pos);
+    if (ec != std::errc() || ptr != text.data() + text.size() || pos < p.offset || pos > last) {
+      return fail(InvalidArgument("--rotation-position must be a whole position in [" +
+                                  std::to_string(p.offset) + ", " + std::to_string(last) +
+                                  "] (the table's positions), got \"" + text + "\""));
+    }
+    if (*view != ViewKind::kRotation) {
+      return fail(InvalidArgument("--rotation-position applies to the rotation view, not to " +
+                                  request.view));
+    }
+    sel.rotation_position = pos;
+  }
   ExportRequestOptions options;
   options.size = {request.width, request.height, request.scale};
   if (Status s = ValidateFigureSize(options.size); !s.ok()) return fail(s.error());

@@ -17,6 +17,22 @@ namespace {
 
 ImU32 ToImU32(Rgba8 c) { return IM_COL32(c.r, c.g, c.b, c.a); }
 
+// `v` widened on one axis, about its centre, so x span / y span is `aspect`.
+PlotRange WidenToAspect(PlotRange v, double aspect) {
+  const double sx = v.x1 - v.x0, sy = v.y1 - v.y0;
+  if (!(sx > 0) || !(sy > 0) || !(aspect > 0)) return v;
+  if (sx / sy < aspect) {
+    const double c = (v.x0 + v.x1) / 2, half = sy * aspect / 2;
+    v.x0 = c - half;
+    v.x1 = c + half;
+  } else {
+    const double c = (v.y0 + v.y1) / 2, half = sx / aspect / 2;
+    v.y0 = c - half;
+    v.y1 = c + half;
+  }
+  return v;
+}
+
 }  // namespace
 
 void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, FigurePanelCache& cache,
@@ -46,6 +62,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
     if (f.ok()) {
       cache.figure = std::move(f).value();
       cache.view = cache.figure->view;
+      cache.area = ImVec2(0, 0);  // fit an equal-aspect figure to the plot again
     } else {
       cache.error = f.message();
     }
@@ -60,11 +77,25 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   spec.x_label = f.x.label.c_str();
   spec.y_label = f.y.label.c_str();
   spec.limits = f.view;
+  // The figure was fitted to the exported figure's plot area, which reserves room for the
+  // legend; here the legend has its own column, so the plot is wider: widen the view to the
+  // plot's shape (last frame's, and from this frame on when it changed).
+  if (f.equal_aspect && cache.area.x > 0 && cache.area.y > 0) {
+    spec.limits = WidenToAspect(f.view, cache.area.x / cache.area.y);
+  }
   spec.x_integer = f.x.integer;
   spec.x_cells = f.x.cells;
   spec.y_cells = f.y.cells;
   ImGui::BeginGroup();
   Plot plot("figure_plot", cache.view, spec, ImVec2(avail.x - legend_w - em * 0.5f, avail.y));
+  if (f.equal_aspect) {
+    const ImVec2 area(plot.area_max().x - plot.area_min().x,
+                      plot.area_max().y - plot.area_min().y);
+    if (area.x != cache.area.x || area.y != cache.area.y) {
+      cache.area = area;
+      cache.view = WidenToAspect(f.view, static_cast<double>(area.x) / area.y);
+    }
+  }
   for (const FigureRect& r : f.rects) {
     if (r.filled) {
       plot.FilledRect(r.x0, r.y0, r.x1, r.y1, ToImU32(r.color));

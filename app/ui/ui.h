@@ -48,6 +48,7 @@ struct FigurePanelCache {
   std::optional<Figure> figure;
   std::string error;
   PlotRange view;
+  ImVec2 area;  // the plot's data area last frame (equal-aspect figures are fitted to it)
 };
 
 // What the panels drew in the last frame, kept so tests can hold every picture against a fresh

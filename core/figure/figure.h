@@ -74,6 +74,9 @@ struct Figure {
   std::vector<FigureRect> overlays;        // outlines on top (a selected row)
   std::optional<FigureColorBar> colorbar;  // right of the plot
   std::vector<FigureLegendItem> legend;    // right of the plot, never over the data
+  // One unit of x takes the same length as one unit of y (circles are round). The builder fits
+  // `view` to its plot area; a panel whose plot area has another shape widens it to keep that.
+  bool equal_aspect = false;
   std::vector<std::pair<std::string, std::string>> metadata;  // written into the file
 };
 

@@ -43,6 +43,21 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
       bytes += 4 * sizeof(float) * tokens * d + kFigureBytesPerSumItem * series * d;
       break;
     }
+    case ViewKind::kRotation: {
+      // As RotationFigure: at most 8 panels of a circle and an arc (181 vertices each at most),
+      // two arrows (5 each) and a dot, about 380 line points a panel; the table of every pair
+      // (d_rot / 2 rows of 8 doubles) is built alongside.
+      bytes += kFigureBytesPerCurveSample * 8 * 380 + 64 * d;
+      break;
+    }
+    case ViewKind::kFrequencies: {
+      // As FrequenciesFigure: two lines over the d_rot / 2 <= d / 2 pairs, then up to two dots
+      // per pair or (pairs too dense for dots) the treatment runs over the scaled line, a few
+      // two-point reference lines, and the pairs' frequencies (48 bytes each).
+      const uint64_t pairs = (d + 1) / 2;
+      bytes += kFigureBytesPerCurveSample * (5 * pairs + 16) + 48 * pairs;
+      break;
+    }
   }
   return bytes;
 }

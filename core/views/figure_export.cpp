@@ -8,6 +8,7 @@
 #include "views/figure_budget.h"
 #include "io/file_writers.h"
 #include "views/heatmap_raster.h"
+#include "views/rope_views.h"
 #include "views/view_registry.h"
 #include "model/param_fields.h"
 
@@ -73,6 +74,10 @@ std::vector<std::pair<std::string, std::string>> Metadata(ViewKind view, const M
   out.push_back({"x_range", RangeText(r.x0, r.x1)});
   out.push_back({"y_range", RangeText(r.y0, r.y1)});
   out.push_back({"token", sel.selected_token < 0 ? "all" : std::to_string(sel.selected_token)});
+  if (view == ViewKind::kRotation) {
+    Result<int64_t> p = RotationPosition(sel, m.pe);
+    if (p.ok()) out.push_back({"rotation_position", std::to_string(p.value())});
+  }
   out.push_back({"app_version", PE_VERSION});
   return out;
 }

@@ -1,16 +1,261 @@
 // The frequencies view: each pair's frequency and wavelength, original vs scaled.
+//
+// x is the pair index i, y is log10 of the wavelength 2 pi / theta_i in positions (how many
+// positions one full turn of the pair takes). The original frequencies (rope.h, no scaling) are
+// a grey line, the scaled ones a coloured line with a dot per pair in the colour of its treatment
+// (kept, interpolated, blended). Horizontal lines mark the original context L and the extended
+// one s * L (the table length without a scaling); Llama 3 adds its high-frequency bound L / high
+// (below it pairs are kept; above L / low, which is L with the default low factor 1, they are
+// interpolated); YaRN adds its correction range as vertical lines at the pairs low and high.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numbers>
+
+#include "io/file_writers.h"
+#include "views/figure_export.h"
+#include "views/rope_views.h"
 #include "views/view_builders.h"
 
 namespace pe {
+namespace {
 
-Result<Figure> FrequenciesFigure(const ViewContext&) {
-  return InvalidArgument("the frequencies view is not built yet");
+constexpr double kTwoPi = 2.0 * std::numbers::pi;
+
+std::string Num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
 }
-Status CheckFrequenciesTable(const ViewContext&) {
-  return InvalidArgument("the frequencies view is not built yet");
+
+// The treatment colours (SeriesRgba), shared by the dots and the legend.
+Rgba8 TreatmentColor(PairTreatment t) {
+  switch (t) {
+    case PairTreatment::kKept:
+      return SeriesRgba(2);  // green
+    case PairTreatment::kInterpolated:
+      return SeriesRgba(1);  // orange
+    case PairTreatment::kBlended:
+      return SeriesRgba(3);  // reddish purple
+  }
+  return SeriesRgba(0);
 }
-Status WriteFrequenciesView(std::ostream&, TableFormat, const ViewContext&, const Progress&) {
-  return InvalidArgument("the frequencies view is not built yet");
+
+double LogWavelength(double theta) { return std::log10(kTwoPi / theta); }
+
+// A labelled horizontal reference line across the pairs, as a two-point series.
+FigureSeries HLine(double y, double x0, double x1, Rgba8 color) {
+  FigureSeries s;
+  s.color = color;
+  s.line_width = 1.2;
+  s.xs = {x0, x1};
+  s.ys = {y, y};
+  return s;
+}
+
+}  // namespace
+
+Result<Figure> FrequenciesFigure(const ViewContext& c) {
+  const EncodingParams& params = c.params.pe;
+  const RopeParams& rope = params.rope();
+  const RopeFrequencies freqs = ComputeRopeFrequencies(params);
+  const auto half = static_cast<int64_t>(freqs.pairs.size());
+  const bool scaled = rope.scaling != RopeScaling::kNone;
+  const Rgba8 grey{150, 150, 155, 255}, line_color = SeriesRgba(5), context{70, 70, 75, 255},
+              extended = SeriesRgba(4), yarn_color = SeriesRgba(0);
+
+  Figure f;
+  f.title = "Wavelength 2\xcf\x80/\xce\xb8 of each rotated pair (RoPE, theta " +
+            Num(rope.theta) +
+            (scaled ? ", " + std::string(RopeScalingName(rope.scaling)) + " x" + Num(rope.factor)
+                    : std::string()) +
+            ", d_rot " + std::to_string(freqs.d_rot) + ")";
+  f.x = {"pair i", false, false, true};
+  f.y = {"log10 wavelength (positions)", false, false};
+  const double x0 = -0.5, x1 = static_cast<double>(half) - 0.5;
+
+  // The reference lines, as (log10 length, label, colour).
+  struct Ref {
+    double length;
+    std::string label;
+    Rgba8 color;
+  };
+  std::vector<Ref> refs;
+  if (scaled) {
+    const auto original = static_cast<double>(rope.original_max_len);
+    refs.push_back({original, "original context L = " + Num(original), context});
+    refs.push_back({original * rope.factor,
+                    "extended context s\xc2\xb7L = " + Num(original * rope.factor), extended});
+    if (rope.scaling == RopeScaling::kLlama3) {
+      refs.push_back({original / rope.high_freq_factor,
+                      "Llama 3 bound L/high = " + Num(original / rope.high_freq_factor) +
+                          " (shorter: kept)",
+                      SeriesRgba(2)});
+      if (rope.low_freq_factor != 1.0) {
+        refs.push_back({original / rope.low_freq_factor,
+                        "Llama 3 bound L/low = " + Num(original / rope.low_freq_factor) +
+                            " (longer: interpolated)",
+                        SeriesRgba(1)});
+      }
+    }
+  } else {
+    refs.push_back({static_cast<double>(params.max_len),
+                    "table length L = " + std::to_string(params.max_len), context});
+  }
+
+  // The legend: lines first, then the treatments with their counts, then the references.
+  int64_t counts[3] = {0, 0, 0};
+  for (const RopePair& p : freqs.pairs) ++counts[static_cast<int>(p.treatment)];
+  if (scaled) {
+    f.legend.push_back({"original \xce\xb8_i = theta^(-2i/d_rot)", grey});
+    f.legend.push_back(
+        {"scaled \xce\xb8'_i (" + std::string(RopeScalingName(rope.scaling)) + ")", line_color});
+    for (PairTreatment t :
+         {PairTreatment::kKept, PairTreatment::kInterpolated, PairTreatment::kBlended}) {
+      const int64_t n = counts[static_cast<int>(t)];
+      f.legend.push_back({std::string(PairTreatmentName(t)) + ": " + std::to_string(n) +
+                              (n == 1 ? " pair" : " pairs"),
+                          TreatmentColor(t)});
+    }
+  } else {
+    f.legend.push_back({"\xce\xb8_i = theta^(-2i/d_rot)", line_color});
+  }
+  for (const Ref& r : refs) f.legend.push_back({r.label, r.color});
+  if (rope.scaling == RopeScaling::kYarn) {
+    f.legend.push_back({"YaRN correction range: pairs " + Num(freqs.yarn_low) + " to " +
+                            Num(freqs.yarn_high),
+                        yarn_color});
+  }
+
+  // y: every wavelength and reference line, with 6% room.
+  double lo = INFINITY, hi = -INFINITY;
+  for (const RopePair& p : freqs.pairs) {
+    for (double theta : {p.original, p.scaled}) {
+      lo = std::min(lo, LogWavelength(theta));
+      hi = std::max(hi, LogWavelength(theta));
+    }
+  }
+  for (const Ref& r : refs) {
+    lo = std::min(lo, std::log10(r.length));
+    hi = std::max(hi, std::log10(r.length));
+  }
+  const double pad = std::max(0.05, (hi - lo) * 0.06);
+  f.view = {x0, x1, lo - pad, hi + pad};
+
+  for (const Ref& r : refs) f.series.push_back(HLine(std::log10(r.length), x0, x1, r.color));
+  if (rope.scaling == RopeScaling::kYarn) {
+    for (double x : {freqs.yarn_low, freqs.yarn_high}) {
+      FigureSeries v;
+      v.color = yarn_color;
+      v.line_width = 1.2;
+      v.xs = {x, x};
+      v.ys = {f.view.y0, f.view.y1};
+      f.series.push_back(std::move(v));
+    }
+  }
+
+  // Dots as large as the pairs' spacing allows (a 32768-pair head gets a plain line).
+  // (Marker radii are in layout units, as the plot box.)
+  const double units_per_pair = FigurePlotBox(f, c.size).w / (x1 - x0);
+  const double dot = std::min(2.8, units_per_pair * 0.35);
+  const bool dots = dot >= 0.9;
+  FigureSeries original, line;
+  original.color = grey;
+  original.line_width = 1.4;
+  line.color = line_color;
+  line.line_width = 1.6;
+  FigureSeries by_treatment[3];
+  for (int t = 0; t < 3; ++t) {
+    by_treatment[t].color = TreatmentColor(static_cast<PairTreatment>(t));
+    by_treatment[t].marker_radius = dot;
+  }
+  for (const RopePair& p : freqs.pairs) {
+    const auto x = static_cast<double>(p.index);
+    original.xs.push_back(x);
+    original.ys.push_back(LogWavelength(p.original));
+    line.xs.push_back(x);
+    line.ys.push_back(LogWavelength(p.scaled));
+    if (dots) {
+      FigureSeries& d = scaled ? by_treatment[static_cast<int>(p.treatment)] : line;
+      d.marker_xs.push_back(x);
+      d.marker_ys.push_back(LogWavelength(p.scaled));
+      if (scaled) {
+        original.marker_xs.push_back(x);
+        original.marker_ys.push_back(LogWavelength(p.original));
+      }
+    }
+  }
+  original.marker_radius = dot * 0.8;
+  line.marker_radius = dot;
+  if (scaled) f.series.push_back(std::move(original));
+  // Pairs too close for dots: the treatment colours the scaled line itself, one thicker run per
+  // stretch of pairs with the same treatment (joined to the next pair, so the runs meet), over
+  // the line.
+  f.series.push_back(line);
+  if (scaled && !dots) {
+    size_t start = 0;
+    while (start < freqs.pairs.size()) {
+      size_t end = start;
+      while (end + 1 < freqs.pairs.size() &&
+             freqs.pairs[end + 1].treatment == freqs.pairs[start].treatment) {
+        ++end;
+      }
+      FigureSeries run;
+      run.color = TreatmentColor(freqs.pairs[start].treatment);
+      run.line_width = 3.0;
+      const size_t stop = std::min(end + 1, freqs.pairs.size() - 1);
+      run.xs.assign(line.xs.begin() + static_cast<ptrdiff_t>(start),
+                    line.xs.begin() + static_cast<ptrdiff_t>(stop) + 1);
+      run.ys.assign(line.ys.begin() + static_cast<ptrdiff_t>(start),
+                    line.ys.begin() + static_cast<ptrdiff_t>(stop) + 1);
+      if (run.xs.size() == 1) {  // a lone last pair: a dot
+        run.marker_xs = run.xs;
+        run.marker_ys = run.ys;
+        run.marker_radius = 2.0;
+        run.xs.clear();
+        run.ys.clear();
+      }
+      f.series.push_back(std::move(run));
+      start = end + 1;
+    }
+  }
+  if (scaled) {
+    for (FigureSeries& s : by_treatment) {
+      if (!s.marker_xs.empty()) f.series.push_back(std::move(s));
+    }
+  }
+  return f;
+}
+
+Status CheckFrequenciesTable(const ViewContext&) { return {}; }
+
+Status WriteFrequenciesView(std::ostream& out, TableFormat format, const ViewContext& c,
+                            const Progress&) {
+  const RopeFrequencies freqs = ComputeRopeFrequencies(c.params.pe);
+  if (format == TableFormat::kNpy) {
+    const int64_t shape[] = {static_cast<int64_t>(freqs.pairs.size()), 7};
+    out << NpyHeader(shape);
+  } else {
+    out << "pair,original,scaled,original_wavelength,scaled_wavelength,treatment,ramp\n";
+  }
+  for (const RopePair& p : freqs.pairs) {
+    const float v[7] = {static_cast<float>(p.index),
+                        static_cast<float>(p.original),
+                        static_cast<float>(p.scaled),
+                        static_cast<float>(kTwoPi / p.original),
+                        static_cast<float>(kTwoPi / p.scaled),
+                        static_cast<float>(static_cast<int>(p.treatment)),
+                        static_cast<float>(p.ramp)};
+    if (format == TableFormat::kNpy) {
+      WriteFloatsLE(out, v, 7);
+    } else {
+      out << p.index;
+      for (int j = 1; j < 5; ++j) out << ',' << FormatFloat(v[j]);
+      out << ',' << PairTreatmentName(p.treatment) << ',' << FormatFloat(v[6]) << '\n';
+    }
+  }
+  if (!out) return RuntimeError("writing the table failed");
+  return {};
 }
 
 }  // namespace pe
