@@ -81,7 +81,9 @@ class StateConsistency : public HeadlessUi {
         ASSERT_TRUE(std::equal(sum.row(t), sum.row(t) + sum.cols, drawn.sum_rows[t]))
             << "token " << t << " shows another sum";
       }
-      if (drawn.heatmap_image) ASSERT_LE(drawn.heatmap_outlined_rows, sum.rows);
+      if (drawn.heatmap_image) {
+        ASSERT_LE(drawn.heatmap_outlined_rows, sum.rows);
+      }
     }
     if (drawn.manual_sum) {
       const ManualVectors& m = state_.manual;

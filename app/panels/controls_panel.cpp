@@ -151,7 +151,10 @@ void DrawRopeExplanation(const AppState& state, const Derived& derived) {
   std::string perm;
   const std::vector<int64_t> order = InterleavedToHalfPermutation(f.d_rot);
   const int64_t shown = std::min<int64_t>(f.d_rot, 12);
-  for (int64_t j = 0; j < shown; ++j) perm += (j ? " " : "") + std::to_string(order[static_cast<size_t>(j)]);
+  for (int64_t j = 0; j < shown; ++j) {
+    if (j > 0) perm += ' ';
+    perm += std::to_string(order[static_cast<size_t>(j)]);
+  }
   if (shown < f.d_rot) perm += " ...";
   WrappedText(
       "Both pairings are the same rotation up to a fixed permutation of the q and k "

@@ -33,6 +33,35 @@ PlotRange WidenToAspect(PlotRange v, double aspect) {
   return v;
 }
 
+// The rotation view's position p (a slider over the table's positions) and a play switch that
+// advances p every frame, so the arrows turn as a sequence goes on.
+void RotationControls(AppState& state, const Encoding& e) {
+  const int64_t first = e.first_position(), last = e.last_position();
+  int64_t p = state.rotation.position == -1 ? std::min(first + 10, last) : state.rotation.position;
+  bool playing = state.rotation.playing;
+  if (ImGui::Checkbox("play", &playing)) {
+    Edit(state, [playing](AppState& st) { st.rotation.playing = playing; });
+  }
+  ItemTooltip("Advance the position every frame: each pair turns at its own speed.");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(-1);
+  const ImGuiSliderFlags flags = ImGuiSliderFlags_AlwaysClamp |
+                                 (last - first > 2000 ? ImGuiSliderFlags_Logarithmic : 0);
+  if (first < last &&
+      ImGui::SliderScalar("##position", ImGuiDataType_S64, &p, &first, &last, "position p = %lld",
+                          flags)) {
+    Edit(state, [p](AppState& st) { st.rotation.position = p; });
+  }
+  ItemTooltip("The position p whose rotation R_p turns the query (Ctrl+click to type).");
+  if (state.rotation.playing) {
+    // About ten seconds from the first to the last position at 60 frames a second, at least
+    // one position a frame.
+    const int64_t step = std::max<int64_t>(1, (last - first) / 600);
+    const int64_t next = p + step > last ? first : p + step;
+    Edit(state, [next](AppState& st) { st.rotation.position = next; });
+  }
+}
+
 }  // namespace
 
 void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, FigurePanelCache& cache,
@@ -46,6 +75,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
     return;
   }
   const float em = ImGui::GetFontSize();
+  if (view == ViewKind::kRotation) RotationControls(state, *derived.encoding);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float legend_w = std::min(em * 14.0f, avail.x * 0.38f);
   const ViewSelection sel = ViewsOf(state);

@@ -72,6 +72,13 @@ struct SumsViewState {
   bool fitted = false;
 };
 
+// The rotation view: the position p of R_p (-1: the first position + 10) and whether it plays
+// (p advances every frame, so the arrows turn).
+struct RotationViewState {
+  int64_t position = -1;
+  bool playing = false;
+};
+
 // The export dialog: what is exported, where, and how large.
 struct ExportDialogState {
   bool open_requested = false;  // open the dialog next frame
@@ -117,6 +124,7 @@ struct AppState {
   HeatmapViewState heatmap;
   CurvesViewState curves;
   SumsViewState sums;
+  RotationViewState rotation;
   ManualVectors manual;
   // (cols, rows, first position, scheme, RoPE part) the views were fitted to
   std::array<int64_t, 5> fitted_extents = {-1, -1, -1, -1, -1};

@@ -110,6 +110,11 @@ void ClampSelections(AppState& state, const Derived& derived) {
       derived.sentence.ok() ? static_cast<int>(derived.sentence.value().tokens.size()) : 0;
   int& sel = state.selection.selected_token;
   sel = std::clamp(sel, -1, std::max(0, tokens - 1));
+  int64_t& p = state.rotation.position;
+  if (p != -1 && (!derived.encoding || p < derived.encoding->first_position() ||
+                  p > derived.encoding->last_position())) {
+    p = -1;
+  }
 }
 
 }  // namespace
@@ -217,6 +222,7 @@ ViewSelection ViewsOf(const AppState& state) {
   v.selected_token = state.selection.selected_token;
   v.highlight = state.export_dialog.token_chosen;
   v.markers = state.curves.markers;
+  v.rotation_position = state.rotation.position;
   return v;
 }
 

@@ -102,8 +102,12 @@ class RopeEncoding final : public Encoding {
   }
   std::string FileTag() const override {
     const RopeParams& r = params_.rope();
-    std::string s = "rope-" + TableName();
-    if (r.scaling != RopeScaling::kNone) s += "-" + std::string(RopeScalingName(r.scaling));
+    std::string s = "rope-";
+    s += TableName();
+    if (r.scaling != RopeScaling::kNone) {
+      s += '-';
+      s += RopeScalingName(r.scaling);
+    }
     return s;
   }
   std::span<const WaveColumn> waves() const override { return columns_; }

@@ -273,7 +273,10 @@ const ParamField kFields[] = {
      nullptr,
      GET([&] {
        std::string s;
-       for (int64_t d : m.curve_dims) s += (s.empty() ? "" : ",") + std::to_string(d);
+       for (int64_t d : m.curve_dims) {
+         if (!s.empty()) s += ',';
+         s += std::to_string(d);
+       }
        return s;
      }()),
      SET({
@@ -348,7 +351,9 @@ std::string ParamField::WhyNotApplicable(const ModelParams& m) const {
   if ((schemes & SchemeBit(m.pe.kind())) == 0) {
     std::string names;
     for (Scheme s : {Scheme::kSinusoidal, Scheme::kLearned, Scheme::kRope}) {
-      if (schemes & SchemeBit(s)) names += (names.empty() ? "" : " or ") + std::string(SchemeName(s));
+      if ((schemes & SchemeBit(s)) == 0) continue;
+      if (!names.empty()) names += " or ";
+      names += SchemeName(s);
     }
     return std::string(flag) + " applies to the " + names + " scheme, not to " +
            std::string(SchemeName(m.pe.kind()));
