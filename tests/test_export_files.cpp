@@ -261,11 +261,13 @@ TEST_F(ExportFiles, VocabularyFilesAreRegularAndBoundedByTheCap) {
 }
 
 TEST_F(ExportFiles, FiguresOverTheMemoryCapAreRefusedBeforeTheyAreBuilt) {
-  CliRun r =
-      RunShell("\"$PE\" export --view curves --d-model 65536 --dims 0-65535 -o " + Path("c.svg"));
+  // 64 curves (the cap a figure shares with the panel) at 20001 samples each: about 0.3 GB.
+  CliRun r = RunShell("\"$PE\" export --view curves --d-model 65536 --dims 0-65535 --width 10000 "
+                      "--memory-cap-mib 100 -o " +
+                      Path("c.svg"));
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("the curves figure needs about"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("over the memory cap of 2.0 GiB"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("over the memory cap of 100.0 MiB"), std::string::npos) << r.output;
   EXPECT_TRUE(ListDir(dir_).empty());
   CliRun small = RunShell("\"$PE\" export --view heatmap --memory-cap-mib 64 -o " + Path("h.png"));
   EXPECT_EQ(small.code, 0) << small.output;

@@ -11,13 +11,14 @@
 #include <string>
 
 #include "views/figure_export.h"
+#include "views/view_geometry.h"
 #include "panels/panels.h"
 #include "ui/plot.h"
 
 namespace pe {
 namespace {
 
-constexpr size_t kMaxCurves = 64;
+constexpr size_t kMaxCurves = kMaxCurveSeries;
 
 const char* WaveName(Wave w) {
   return w == Wave::kSin ? "sin" : w == Wave::kCos ? "cos" : w == Wave::kAngle ? "angle" : "zero";
@@ -51,7 +52,7 @@ void UpdateSamples(CurvesCache& cache, const Encoding& e, const std::vector<int6
   auto key = std::make_tuple(p, dims, view.x0, view.x1, width_px);
   if (cache.key == key) return;
   cache.key = key;
-  const int samples = std::max(2, 2 * width_px + 1);
+  const int samples = CurveSamples(width_px);
   cache.xs.resize(static_cast<size_t>(samples));
   for (int k = 0; k < samples; ++k)
     cache.xs[static_cast<size_t>(k)] = view.x0 + (view.x1 - view.x0) * k / (samples - 1);
@@ -166,6 +167,8 @@ void DimensionPicker(AppState& state, const Derived& derived, CurvesCache& cache
   ImGui::EndChild();
 }
 
+ImU32 ToImU32(Rgba8 c) { return IM_COL32(c.r, c.g, c.b, c.a); }
+
 }  // namespace
 
 void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache,
@@ -204,7 +207,7 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
   // Linked views: the selected token's position and the position hovered elsewhere.
   if (state.selection.selected_token >= 0) {
     plot.VLine(static_cast<double>(e.first_position() + state.selection.selected_token),
-               IM_COL32(255, 215, 0, 200), 2.0f);
+               ToImU32(SelectionHighlightColor(state.params.colormap)), 1.5f);
   }
   if (!plot.hovered() && state.selection.hover_position >= 0) {
     plot.VLine(static_cast<double>(state.selection.hover_position), IM_COL32(255, 255, 255, 160));

@@ -15,7 +15,7 @@ const PanelEntry kPanels[] = {
        DrawCurvesPanel(s, d, c.curves, c.drawn);
      }},
     {ViewKind::kSums, "sums",
-     "Token sums: embedding \xc2\xb7 \xe2\x88\x9a"
+     "Token sums: embedding \xc3\x97 \xe2\x88\x9a"
      "d + positional vector = model input",
      true,
      [](AppState& s, const Derived& d, UiCaches& c, UiServices&) { DrawSumsPanel(s, d, c.drawn); }},

@@ -11,6 +11,7 @@
 
 #include "views/figure_export.h"
 #include "panels/panels.h"
+#include "views/view_geometry.h"
 #include "ui/plot.h"
 
 namespace pe {
@@ -19,13 +20,12 @@ namespace {
 // Chips for at most this many tokens (the rest are picked by index).
 constexpr size_t kMaxChips = 128;
 
-// "All tokens" draws at most this many series; the norms table still lists every token.
-constexpr int kMaxTokenSeries = 32;
-
+// "All tokens" draws at most kMaxTokenSeries series (view_geometry.h, as the figure); the norms
+// table still lists every token. The labels are the figure's.
 const char* kPartLabels[] = {"embedding E[id]",
-                             "scaled E\xc2\xb7\xe2\x88\x9a"
+                             "scaled E \xc3\x97 \xe2\x88\x9a"
                              "d",
-                             "positional PE[pos]", "sum (model input)"};
+                             "positional PE[p]", "sum (model input)"};
 
 void TokenChips(AppState& state, const SentenceResult& s) {
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
@@ -396,7 +396,7 @@ void ManualEditor(AppState& state, const Derived& derived, DrawnRecord& drawn) {
     drawn.manual_sum = &derived_parts.value().sum;
     if (side_by_side) ImGui::SameLine(0, em * 1.5f);
     grid("sum",
-         m.scale ? "= E\xc2\xb7\xe2\x88\x9a"
+         m.scale ? "= E \xc3\x97 \xe2\x88\x9a"
                    "d + PE (model input)"
                  : "= E + PE (model input)",
          nullptr, false, &derived_parts.value().sum);

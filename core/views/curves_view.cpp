@@ -6,6 +6,7 @@
 
 #include "views/figure_export.h"
 #include "views/view_builders.h"
+#include "views/view_geometry.h"
 
 namespace pe {
 
@@ -50,17 +51,19 @@ Result<Figure> CurvesFigure(const ViewContext& c) {
   f.y = {e.TableName() + "(p, " + index + ")", false, false};
   f.view = sel.curves;
   f.hlines.push_back(0.0);
-  for (size_t k = 0; k < m.curve_dims.size(); ++k) {
+  // As the panel: the first kMaxCurveSeries columns.
+  const size_t shown = std::min(m.curve_dims.size(), kMaxCurveSeries);
+  for (size_t k = 0; k < shown; ++k) {
     f.legend.push_back({ColumnLegend(e, m.curve_dims[k]), SeriesRgba(static_cast<int>(k))});
   }
   const PixelSize px = PlotAreaPixels(f, c.size, c.format);
   const ViewRange& v = sel.curves;
-  const int samples = std::clamp(2 * px.width + 1, 64, 20001);
+  const int samples = CurveSamples(px.width);
   const double px_per_pos = px.width / (v.x1 - v.x0);
   const auto first = static_cast<double>(e.first_position());
   const auto last = static_cast<double>(e.last_position());
   const bool smooth = !e.waves().empty();
-  for (size_t k = 0; k < m.curve_dims.size(); ++k) {
+  for (size_t k = 0; k < shown; ++k) {
     const int64_t col = m.curve_dims[k];
     FigureSeries s;
     s.label = f.legend[k].label;

@@ -1,5 +1,7 @@
 #include "views/figure_budget.h"
 
+#include "views/view_geometry.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -32,7 +34,8 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
       // As CurvesFigure: clamp(2 * plot width + 1, 64, 20001) samples per chosen dimension,
       // plus at most one marker per plot pixel.
       const uint64_t samples = std::clamp<uint64_t>(2 * width_px + 1, 64, 20001) + width_px;
-      bytes += kFigureBytesPerCurveSample * samples * params.curve_dims.size();
+      bytes += kFigureBytesPerCurveSample * samples *
+               std::min<uint64_t>(params.curve_dims.size(), kMaxCurveSeries);
       break;
     }
     case ViewKind::kSums: {

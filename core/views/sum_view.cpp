@@ -6,6 +6,7 @@
 
 #include "views/figure_export.h"
 #include "views/view_builders.h"
+#include "views/view_geometry.h"
 
 namespace pe {
 namespace {
@@ -61,7 +62,6 @@ Result<Figure> SumsFigure(const ViewContext& c) {
       f.legend.push_back({part_names[k], SeriesRgba(k)});
     }
   } else {
-    constexpr int kMaxTokenSeries = 32;  // as the panel: more would be an unreadable legend
     for (int t = 0; t < std::min(tokens, kMaxTokenSeries); ++t) {
       series.push_back(parts.sum.row(t));
       f.legend.push_back({"\"" + s.tokens[static_cast<size_t>(t)].text +
