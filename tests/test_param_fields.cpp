@@ -118,7 +118,7 @@ TEST(ParamFields, OnlyTheFieldsOfTheSchemeAreRecorded) {
 TEST(ParamFields, FieldsOfAnotherSchemeSayWhichSchemeTheyBelongTo) {
   ModelParams m;  // sinusoidal
   EXPECT_EQ(FindParamField("--rope-theta")->WhyNotApplicable(m),
-            "--rope-theta applies to the rope scheme, not to sinusoidal");
+            "--rope-theta applies to the rope or xpos scheme, not to sinusoidal");
   EXPECT_EQ(FindParamField("--init")->WhyNotApplicable(m),
             "--init applies to the learned scheme, not to sinusoidal");
   EXPECT_EQ(FindParamField("--d-model")->WhyNotApplicable(m), "");
@@ -153,8 +153,8 @@ TEST(ParamFields, BadValuesNameTheFlagTheRangeAndTheText) {
   EXPECT_EQ(set("--min-timescale", "-1"),
             "--min-timescale must be a finite number greater than 0, got \"-1\"");
   EXPECT_EQ(set("--order", "sideways"), "--order must be sin-first or cos-first, got \"sideways\"");
-  EXPECT_EQ(set("--scheme", "alibi"),
-            "--scheme must be one of sinusoidal, learned, rope, got \"alibi\"");
+  EXPECT_EQ(set("--scheme", "nope"),
+            "--scheme must be one of sinusoidal, learned, rope, alibi, t5, xpos, got \"nope\"");
   EXPECT_EQ(set("--preset", "nope").substr(0, 23), "preset must be one of a");
   SetScheme(m, Scheme::kRope);
   EXPECT_EQ(set("--rotary-fraction", "1.5"),

@@ -28,7 +28,7 @@ struct Flags {
     for (const ParamField& f : ParamFields()) {
       // The default of a scheme's own parameter is that scheme's default.
       ModelParams defaults;
-      for (Scheme s : {Scheme::kSinusoidal, Scheme::kLearned, Scheme::kRope}) {
+      for (Scheme s : kAllSchemeKinds) {
         if (f.schemes & SchemeBit(s)) {
           SetScheme(defaults, s);
           break;
@@ -43,7 +43,7 @@ struct Flags {
 std::string FieldHelp(const ParamField& f) {
   if (f.schemes == kAllSchemes) return std::string(f.help);
   std::string names;
-  for (Scheme s : {Scheme::kSinusoidal, Scheme::kLearned, Scheme::kRope}) {
+  for (Scheme s : kAllSchemeKinds) {
     if (f.schemes & SchemeBit(s)) names += (names.empty() ? "" : ", ") + std::string(SchemeName(s));
   }
   return "[" + names + "] " + std::string(f.help);
@@ -141,7 +141,7 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     view_help += " " + std::string(v.name);
     if (v.schemes != kAllSchemes) {
       std::string only;
-      for (Scheme s : {Scheme::kSinusoidal, Scheme::kLearned, Scheme::kRope}) {
+      for (Scheme s : kAllSchemeKinds) {
         if (v.schemes & SchemeBit(s)) only += (only.empty() ? "" : "/") + std::string(SchemeName(s));
       }
       view_help += " (" + only + ")";

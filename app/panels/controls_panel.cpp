@@ -194,20 +194,6 @@ void EditPe(AppState& state, const char* label, const auto& mutate) {
   Edit(state, [next](AppState& st) { st.params.pe = next; });
 }
 
-// Sets a field of the parameter table (model/param_fields.h) from its text, as the command line
-// does: checked on a copy first, refused with its reason under `label`, else queued.
-void EditField(AppState& state, const char* label, const char* flag, const std::string& text) {
-  const ParamField* field = FindParamField(flag);
-  if (field == nullptr) return;
-  ModelParams next = state.params;
-  Status s = field->set(next, text);
-  if (s.ok()) s = ValidateEncodingParams(next.pe);
-  if (!s.ok()) {
-    RefuseField(state, label, s.message());
-    return;
-  }
-  Edit(state, [field, text](AppState& st) { (void)field->set(st.params, text); });
-}
 
 // A combo whose entries are a field's values: `names` as the command line spells them, `labels`
 // as the window shows them.
@@ -373,6 +359,19 @@ void DrawRopeControls(AppState& state) {
 
 }  // namespace
 
+void EditField(AppState& state, const char* label, const char* flag, const std::string& text) {
+  const ParamField* field = FindParamField(flag);
+  if (field == nullptr) return;
+  ModelParams next = state.params;
+  Status s = field->set(next, text);
+  if (s.ok()) s = ValidateEncodingParams(next.pe);
+  if (!s.ok()) {
+    RefuseField(state, label, s.message());
+    return;
+  }
+  Edit(state, [field, text](AppState& st) { (void)field->set(st.params, text); });
+}
+
 void ItemTooltip(const char* text) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
 }
@@ -420,6 +419,13 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
       break;
     case Scheme::kRope:
       DrawRopeControls(state);
+      break;
+    case Scheme::kAlibi:
+    case Scheme::kT5:
+      DrawBiasControls(state);
+      break;
+    case Scheme::kXpos:
+      DrawXposControls(state);
       break;
   }
   if (!derived.pe_status.ok()) ErrorText(derived.pe_status.message());
@@ -492,6 +498,13 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
       break;
     case Scheme::kRope:
       DrawRopeExplanation(state, derived);
+      break;
+    case Scheme::kAlibi:
+    case Scheme::kT5:
+      DrawBiasExplanation(state, derived);
+      break;
+    case Scheme::kXpos:
+      DrawXposExplanation(state, derived);
       break;
   }
 }

@@ -65,7 +65,7 @@ void RotationControls(AppState& state, const Encoding& e) {
 }  // namespace
 
 void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, FigurePanelCache& cache,
-                     DrawnRecord& drawn) {
+                     UiServices& services, DrawnRecord& drawn) {
   if (!derived.pe_status.ok()) {
     ErrorText("Nothing to show: " + derived.pe_status.message());
     return;
@@ -93,6 +93,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
       cache.figure = std::move(f).value();
       cache.view = cache.figure->view;
       cache.area = ImVec2(0, 0);  // fit an equal-aspect figure to the plot again
+      cache.image_uploaded = false;
     } else {
       cache.error = f.message();
     }
@@ -116,6 +117,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   spec.x_integer = f.x.integer;
   spec.x_cells = f.x.cells;
   spec.y_cells = f.y.cells;
+  spec.y_down = f.y.reversed;
   ImGui::BeginGroup();
   Plot plot("figure_plot", cache.view, spec, ImVec2(avail.x - legend_w - em * 0.5f, avail.y));
   if (f.equal_aspect) {
@@ -125,6 +127,15 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
       cache.area = area;
       cache.view = WidenToAspect(f.view, static_cast<double>(area.x) / area.y);
     }
+  }
+  if (f.image && services.textures) {
+    // Each figure panel has its own texture slot, after the heatmap's (slot 0).
+    if (!cache.image_uploaded) {
+      cache.texture = services.textures->Upload(1 + static_cast<int>(view), f.image->width,
+                                                f.image->height, f.image->rgba.data());
+      cache.image_uploaded = true;
+    }
+    plot.Image(cache.texture, f.image->x0, f.image->y0, f.image->x1, f.image->y1);
   }
   for (const FigureRect& r : f.rects) {
     if (r.filled) {

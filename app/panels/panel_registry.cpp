@@ -19,15 +19,19 @@ const PanelEntry kPanels[] = {
      "d + positional vector = model input",
      true,
      [](AppState& s, const Derived& d, UiCaches& c, UiServices&) { DrawSumsPanel(s, d, c.drawn); }},
-    {ViewKind::kRotation, "rotation", "Rotation: a query turned by R_p, pair by pair", true,
-     [](AppState& s, const Derived& d, UiCaches& c, UiServices&) {
-       DrawFigurePanel(s, d, ViewKind::kRotation, c.figure_panels[ViewKind::kRotation], c.drawn);
-     }},
-    {ViewKind::kFrequencies, "frequencies", "Frequencies per pair: original vs scaled", true,
-     [](AppState& s, const Derived& d, UiCaches& c, UiServices&) {
-       DrawFigurePanel(s, d, ViewKind::kFrequencies, c.figure_panels[ViewKind::kFrequencies],
-                       c.drawn);
-     }},
+#define PE_FIGURE_PANEL(kind, id, title)                                                \
+  {kind, id, title, true, [](AppState& s, const Derived& d, UiCaches& c, UiServices& sv) {  \
+     DrawFigurePanel(s, d, kind, c.figure_panels[kind], sv, c.drawn);                      \
+   }}
+    PE_FIGURE_PANEL(ViewKind::kRotation, "rotation", "Rotation: a query turned by R_p, pair by pair"),
+    PE_FIGURE_PANEL(ViewKind::kFrequencies, "frequencies", "Frequencies per pair: original vs scaled"),
+    PE_FIGURE_PANEL(ViewKind::kBias, "bias", "Attention bias: query by key"),
+    PE_FIGURE_PANEL(ViewKind::kBuckets, "buckets", "T5 buckets"),
+    PE_FIGURE_PANEL(ViewKind::kSlopes, "slopes", "ALiBi slopes per head"),
+    PE_FIGURE_PANEL(ViewKind::kScore, "score", "Attention score q\xc2\xb7k: query by key"),
+    PE_FIGURE_PANEL(ViewKind::kDecay, "decay", "Score against distance"),
+    PE_FIGURE_PANEL(ViewKind::kRoformerDecay, "roformer-decay", "RoFormer's long-term decay"),
+#undef PE_FIGURE_PANEL
 };
 
 }  // namespace

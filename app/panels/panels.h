@@ -17,7 +17,7 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
 void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn);
 // A view drawn from its core Figure (rotation, frequencies).
 void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, FigurePanelCache& cache,
-                     DrawnRecord& drawn);
+                     UiServices& services, DrawnRecord& drawn);
 
 // The panels that show a view, in layout order: the top row (heatmap, curves), then the views
 // below it that apply to the current scheme.
@@ -30,6 +30,16 @@ struct PanelEntry {
 };
 std::span<const PanelEntry> ViewPanels();
 void DrawStatusLine(const AppState& state, const Derived& derived);
+
+// The controls and the explanation of each scheme family that has its own file: ALiBi and T5
+// (bias_controls.cpp), xPos (xpos_controls.cpp). Fields are set through EditField.
+void DrawBiasControls(AppState& state);
+void DrawBiasExplanation(const AppState& state, const Derived& derived);
+void DrawXposControls(AppState& state);
+void DrawXposExplanation(const AppState& state, const Derived& derived);
+// Sets a field of the parameter table from its text, as the command line does: checked on a copy
+// first, refused with its reason under `label`, else queued for the next frame.
+void EditField(AppState& state, const char* label, const char* flag, const std::string& text);
 
 // Export: the dialog (Export... buttons, Ctrl+S) and the progress / result corner.
 void OpenExportDialog(AppState& state, ViewKind view);

@@ -25,6 +25,7 @@ struct PanelVisibility {
   bool sums = true;
   bool rotation = true;
   bool frequencies = true;
+  bool scheme_views = true;  // the views of the scheme below the heatmap and curves
   bool operator==(const PanelVisibility&) const = default;
 };
 

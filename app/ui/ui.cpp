@@ -165,7 +165,8 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
                         : v == ViewKind::kCurves   ? state.show.curves
                         : v == ViewKind::kSums     ? state.show.sums
                         : v == ViewKind::kRotation ? state.show.rotation
-                                                   : state.show.frequencies;
+                        : v == ViewKind::kFrequencies ? state.show.frequencies
+                                                      : state.show.scheme_views;
         return on && ViewApplies(v, state.params.pe);
       };
       std::vector<const PanelEntry*> top, bottom;
@@ -194,7 +195,29 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
         }
       };
       if (!top.empty()) row(top, top_h, top.size() > 1 ? 0.52f : 0.0f);
-      if (!bottom.empty()) row(bottom, bottom_h, 0.0f);
+      if (bottom.size() <= 2) {
+        if (!bottom.empty()) row(bottom, bottom_h, 0.0f);
+      } else {
+        // More views than fit side by side: one tab each, the chosen one filling the row.
+        if (!top.empty()) ImGui::Dummy(ImVec2(0, 0));
+        if (ImGui::BeginChild("scheme_views", ImVec2(right_w, bottom_h), false,
+                              ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
+          if (ImGui::BeginTabBar("scheme_view_tabs")) {
+            for (const PanelEntry* p : bottom) {
+              if (ImGui::BeginTabItem(ViewName(p->view).data())) {
+                const ImVec2 avail_tab = ImGui::GetContentRegionAvail();
+                const ImGuiWindowFlags flags =
+                    p->view == ViewKind::kSums ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
+                Panel(state, p->id, p->title, p->view, avail_tab, flags,
+                      [&] { p->draw(state, derived, caches, services); });
+                ImGui::EndTabItem();
+              }
+            }
+            ImGui::EndTabBar();
+          }
+        }
+        ImGui::EndChild();
+      }
       ImGui::EndGroup();
       DrawStatusLine(state, derived);
       if (services.exports) {

@@ -49,6 +49,8 @@ struct FigurePanelCache {
   std::string error;
   PlotRange view;
   ImVec2 area;  // the plot's data area last frame (equal-aspect figures are fitted to it)
+  ImTextureID texture = nullptr;  // the figure's image, uploaded once per figure
+  bool image_uploaded = false;
 };
 
 // What the panels drew in the last frame, kept so tests can hold every picture against a fresh

@@ -4,9 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "encoding/alibi.h"
 #include "encoding/learned.h"
 #include "encoding/positional_encoding.h"
 #include "encoding/rope_encoding.h"
+#include "encoding/t5_buckets.h"
+#include "encoding/xpos.h"
 
 namespace pe {
 
@@ -56,6 +59,12 @@ Status ValidateEncodingParams(const EncodingParams& p) {
       return {};
     case Scheme::kRope:
       return ValidateRopeParams(p);
+    case Scheme::kAlibi:
+      return ValidateAlibiParams(p);
+    case Scheme::kT5:
+      return ValidateT5Params(p);
+    case Scheme::kXpos:
+      return ValidateXposParams(p);
   }
   return {};
 }
@@ -69,6 +78,12 @@ Result<EncodingPtr> MakeEncoding(const EncodingParams& params, const MemoryCap& 
       return MakeLearnedEncoding(params, cap);
     case Scheme::kRope:
       return MakeRopeEncoding(params);
+    case Scheme::kAlibi:
+      return MakeAlibiEncoding(params);
+    case Scheme::kT5:
+      return MakeT5Encoding(params);
+    case Scheme::kXpos:
+      return MakeXposEncoding(params);
   }
   return InvalidArgument("unknown scheme");
 }

@@ -26,7 +26,8 @@ namespace pe {
 // How position reaches attention.
 enum class Family {
   kAdded,   // a vector added to each token's embedding (sinusoidal, learned)
-  kRotary,  // a rotation of queries and keys (RoPE)
+  kRotary,  // a rotation of queries and keys (RoPE, xPos)
+  kBias,    // a bias added to the attention logits (ALiBi, T5)
 };
 
 struct ValueRange {
@@ -84,6 +85,19 @@ class Encoding {
 
   // "sin(12 / 10000^(8/128)) = 0.3174": one cell's formula with its numbers.
   virtual std::string DescribeCell(int64_t position, int64_t col) const = 0;
+
+  // How the scheme acts inside attention, for the attention-score view. A query at position m
+  // and a key at position n (head-dimension vectors, (d_model)) are turned in place the way
+  // models apply the scheme: RoPE and xPos rotate (xPos also scales the query up and the key
+  // down); the others leave them as they are (the default). Positions are absolute.
+  virtual void RotateQuery(int64_t position, double* v) const { (void)position, (void)v; }
+  virtual void RotateKey(int64_t position, double* v) const { (void)position, (void)v; }
+  // The bias added to the logit of query position m and key position n (ALiBi, T5); 0 for the
+  // others (the default).
+  virtual double Bias(int64_t query_position, int64_t key_position) const {
+    (void)query_position, (void)key_position;
+    return 0.0;
+  }
 
  protected:
   explicit Encoding(EncodingParams params) : params_(std::move(params)) {}

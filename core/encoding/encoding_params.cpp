@@ -10,9 +10,12 @@ namespace {
 template <typename E, size_t N>
 using Names = std::array<std::pair<E, std::string_view>, N>;
 
-constexpr Names<Scheme, 3> kSchemes{{{Scheme::kSinusoidal, "sinusoidal"},
+constexpr Names<Scheme, 6> kSchemes{{{Scheme::kSinusoidal, "sinusoidal"},
                                      {Scheme::kLearned, "learned"},
-                                     {Scheme::kRope, "rope"}}};
+                                     {Scheme::kRope, "rope"},
+                                     {Scheme::kAlibi, "alibi"},
+                                     {Scheme::kT5, "t5"},
+                                     {Scheme::kXpos, "xpos"}}};
 constexpr Names<PeVariant, 3> kVariants{
     {{PeVariant::kPaper, "paper"}, {PeVariant::kT2t, "t2t"}, {PeVariant::kTfText, "tf-text"}}};
 constexpr Names<WaveOrder, 2> kOrders{
@@ -29,6 +32,12 @@ constexpr Names<RopeScaling, 6> kScalings{{{RopeScaling::kNone, "none"},
                                            {RopeScaling::kLlama3, "llama3"}}};
 constexpr Names<RopePart, 3> kParts{
     {{RopePart::kCos, "cos"}, {RopePart::kSin, "sin"}, {RopePart::kAngle, "angle"}}};
+
+constexpr Names<AlibiMode, 2> kAlibiModes{
+    {{AlibiMode::kCausal, "causal"}, {AlibiMode::kSymmetric, "symmetric"}}};
+constexpr Names<T5Direction, 2> kT5Directions{
+    {{T5Direction::kBidirectional, "bidirectional"}, {T5Direction::kCausal, "causal"}}};
+constexpr Names<XposSide, 2> kXposSides{{{XposSide::kQuery, "query"}, {XposSide::kKey, "key"}}};
 
 template <typename E, size_t N>
 std::string_view NameOf(const Names<E, N>& names, E value) {
@@ -62,5 +71,12 @@ std::string_view RopeScalingName(RopeScaling v) { return NameOf(kScalings, v); }
 std::optional<RopeScaling> ParseRopeScaling(std::string_view s) { return Parse(kScalings, s); }
 std::string_view RopePartName(RopePart v) { return NameOf(kParts, v); }
 std::optional<RopePart> ParseRopePart(std::string_view s) { return Parse(kParts, s); }
+
+std::string_view AlibiModeName(AlibiMode v) { return NameOf(kAlibiModes, v); }
+std::optional<AlibiMode> ParseAlibiMode(std::string_view s) { return Parse(kAlibiModes, s); }
+std::string_view T5DirectionName(T5Direction v) { return NameOf(kT5Directions, v); }
+std::optional<T5Direction> ParseT5Direction(std::string_view s) { return Parse(kT5Directions, s); }
+std::string_view XposSideName(XposSide v) { return NameOf(kXposSides, v); }
+std::optional<XposSide> ParseXposSide(std::string_view s) { return Parse(kXposSides, s); }
 
 }  // namespace pe

@@ -72,10 +72,49 @@ struct RopeParams {
   bool operator==(const RopeParams&) const = default;
 };
 
+// ---- attention biases (ALiBi, T5) and xPos ------------------------------------------------------
+
+// ALiBi (Press et al. 2022): a per-head linear penalty on the query-key distance.
+enum class AlibiMode { kCausal, kSymmetric };  // -m (i - j) for j <= i, or -m |i - j|
+struct AlibiParams {
+  int64_t heads = 8;
+  int64_t head = 0;         // the head whose bias the table shows
+  AlibiMode mode = AlibiMode::kCausal;
+  double max_bias = 8.0;    // MPT's alibi_bias_max: slopes 2^(-max_bias k / n) for n = 2^j heads
+  bool operator==(const AlibiParams&) const = default;
+};
+
+// T5's relative position buckets (HF T5Attention._relative_position_bucket) with a per-head
+// bias per bucket (learned in real models; seeded N(0, 1) here).
+enum class T5Direction { kBidirectional, kCausal };
+struct T5Params {
+  int64_t heads = 8;
+  int64_t head = 0;
+  int64_t buckets = 32;
+  int64_t max_distance = 128;
+  T5Direction direction = T5Direction::kBidirectional;
+  uint64_t seed = 0;
+  bool operator==(const T5Params&) const = default;
+};
+
+// xPos (Sun et al. 2023, torchscale's XPOS): RoPE in the interleaved pairing times a per-pair
+// decay zeta_i^(n / scale_base) on queries and zeta_i^(-n / scale_base) on keys.
+enum class XposSide { kQuery, kKey };
+struct XposParams {
+  double theta = 10000.0;
+  double scale_base = 512.0;
+  RopePart part = RopePart::kCos;  // cos / sin times the decay, or the angle
+  XposSide side = XposSide::kQuery;
+  bool operator==(const XposParams&) const = default;
+};
+
 // ---- all of them -----------------------------------------------------------------------------
 
-enum class Scheme { kSinusoidal, kLearned, kRope };
-using SchemeParams = std::variant<SinusoidalParams, LearnedParams, RopeParams>;
+enum class Scheme { kSinusoidal, kLearned, kRope, kAlibi, kT5, kXpos };
+inline constexpr Scheme kAllSchemeKinds[] = {Scheme::kSinusoidal, Scheme::kLearned, Scheme::kRope,
+                                             Scheme::kAlibi,      Scheme::kT5,      Scheme::kXpos};
+using SchemeParams =
+    std::variant<SinusoidalParams, LearnedParams, RopeParams, AlibiParams, T5Params, XposParams>;
 
 struct EncodingParams {
   int64_t d_model = 128;  // table width: the model width, or the head dimension for RoPE
@@ -92,10 +131,17 @@ struct EncodingParams {
   LearnedParams& learned() { return std::get<LearnedParams>(scheme); }
   const RopeParams& rope() const { return std::get<RopeParams>(scheme); }
   RopeParams& rope() { return std::get<RopeParams>(scheme); }
+  const AlibiParams& alibi() const { return std::get<AlibiParams>(scheme); }
+  AlibiParams& alibi() { return std::get<AlibiParams>(scheme); }
+  const T5Params& t5() const { return std::get<T5Params>(scheme); }
+  T5Params& t5() { return std::get<T5Params>(scheme); }
+  const XposParams& xpos() const { return std::get<XposParams>(scheme); }
+  XposParams& xpos() { return std::get<XposParams>(scheme); }
 };
 
 // Names as the command line spells them, and back.
-std::string_view SchemeName(Scheme scheme);  // "sinusoidal", "learned", "rope"
+// "sinusoidal", "learned", "rope", "alibi", "t5", "xpos"
+std::string_view SchemeName(Scheme scheme);
 std::optional<Scheme> ParseScheme(std::string_view name);
 std::string_view VariantName(PeVariant variant);  // "paper", "t2t", "tf-text"
 std::optional<PeVariant> ParseVariant(std::string_view name);
@@ -110,5 +156,11 @@ std::string_view RopeScalingName(RopeScaling scaling);
 std::optional<RopeScaling> ParseRopeScaling(std::string_view name);
 std::string_view RopePartName(RopePart part);  // "cos", "sin", "angle"
 std::optional<RopePart> ParseRopePart(std::string_view name);
+std::string_view AlibiModeName(AlibiMode mode);  // "causal", "symmetric"
+std::optional<AlibiMode> ParseAlibiMode(std::string_view name);
+std::string_view T5DirectionName(T5Direction d);  // "bidirectional", "causal"
+std::optional<T5Direction> ParseT5Direction(std::string_view name);
+std::string_view XposSideName(XposSide side);  // "query", "key"
+std::optional<XposSide> ParseXposSide(std::string_view name);
 
 }  // namespace pe

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "base/status.h"
@@ -11,12 +12,24 @@
 
 namespace pe {
 
+// What the attention-score view scores: one seeded N(0, 1) vector used as both query and key
+// content, all ones, or the embedding rows of two tokens of the sentence (A as the query, B as
+// the key).
+struct ScoreContent {
+  enum class Kind { kRandom, kOnes, kTokens } kind = Kind::kRandom;
+  int64_t token_a = 0, token_b = 1;
+  bool operator==(const ScoreContent&) const = default;
+};
+
 struct ModelParams {
   EncodingParams pe;
   InputLayerParams input;
   TextExample example;
   std::vector<int64_t> curve_dims = {4, 5, 6, 7};
   ColormapId colormap = ColormapId::kRdBu;
+  ScoreContent content;      // the attention-score view's query and key content
+  bool causal_mask = false;  // the attention-score view hides keys after the query
+  std::string compare;       // schemes the score and decay views put beside this one, "a,b"
   MemoryCap cap;
   bool operator==(const ModelParams&) const = default;
 };

@@ -49,6 +49,36 @@ constexpr uint64_t kMaxSeed = std::numeric_limits<uint64_t>::max();
 constexpr unsigned kSin = SchemeBit(Scheme::kSinusoidal);
 constexpr unsigned kLearned = SchemeBit(Scheme::kLearned);
 constexpr unsigned kRope = SchemeBit(Scheme::kRope);
+constexpr unsigned kAlibi = SchemeBit(Scheme::kAlibi);
+constexpr unsigned kT5 = SchemeBit(Scheme::kT5);
+constexpr unsigned kXpos = SchemeBit(Scheme::kXpos);
+
+// Parameters shared by RoPE and xPos (the base and the table shown) live in each one's struct.
+double& ThetaOf(ModelParams& m) {
+  return m.pe.kind() == Scheme::kXpos ? m.pe.xpos().theta : m.pe.rope().theta;
+}
+double ThetaOf(const ModelParams& m) {
+  return m.pe.kind() == Scheme::kXpos ? m.pe.xpos().theta : m.pe.rope().theta;
+}
+RopePart& PartOf(ModelParams& m) {
+  return m.pe.kind() == Scheme::kXpos ? m.pe.xpos().part : m.pe.rope().part;
+}
+RopePart PartOf(const ModelParams& m) {
+  return m.pe.kind() == Scheme::kXpos ? m.pe.xpos().part : m.pe.rope().part;
+}
+// Heads and the head shown, shared by ALiBi and T5.
+int64_t& HeadsOf(ModelParams& m) {
+  return m.pe.kind() == Scheme::kT5 ? m.pe.t5().heads : m.pe.alibi().heads;
+}
+int64_t HeadsOf(const ModelParams& m) {
+  return m.pe.kind() == Scheme::kT5 ? m.pe.t5().heads : m.pe.alibi().heads;
+}
+int64_t& HeadOf(ModelParams& m) {
+  return m.pe.kind() == Scheme::kT5 ? m.pe.t5().head : m.pe.alibi().head;
+}
+int64_t HeadOf(const ModelParams& m) {
+  return m.pe.kind() == Scheme::kT5 ? m.pe.t5().head : m.pe.alibi().head;
+}
 
 // Which RoPE scalings a parameter belongs to, for WhyNotApplicable.
 std::string NeedsScaling(const ModelParams& m, std::initializer_list<RopeScaling> scalings,
@@ -61,16 +91,18 @@ std::string NeedsScaling(const ModelParams& m, std::initializer_list<RopeScaling
          std::string(RopeScalingName(s));
 }
 
-#define GET(expr) [](const ModelParams& m) -> std::string { return expr; }
-#define SET(body) [](ModelParams& m, const std::string& text) -> Status { body }
+#define GET(...) [](const ModelParams& m) -> std::string { return __VA_ARGS__; }
+#define SET(...) [](ModelParams& m, const std::string& text) -> Status { __VA_ARGS__ }
 
 const ParamField kFields[] = {
-    {"scheme", "--scheme", "NAME", "Positional scheme: sinusoidal, learned or rope", kAllSchemes,
-     nullptr, GET(std::string(SchemeName(m.pe.kind()))), SET({
+    {"scheme", "--scheme", "NAME",
+     "Positional scheme: sinusoidal, learned, rope, alibi, t5 or xpos", kAllSchemes, nullptr,
+     GET(std::string(SchemeName(m.pe.kind()))), SET({
        std::optional<Scheme> s = ParseScheme(text);
        if (!s) {
-         return InvalidArgument("--scheme must be one of sinusoidal, learned, rope, got \"" +
-                                text + "\"");
+         return InvalidArgument(
+             "--scheme must be one of sinusoidal, learned, rope, alibi, t5, xpos, got \"" + text +
+             "\"");
        }
        SetScheme(m, *s);
        return {};
@@ -150,12 +182,12 @@ const ParamField kFields[] = {
                         m.pe.learned().init);
      })},
     // ---- rope
-    {"rope_theta", "--rope-theta", "NUMBER", "RoPE base rope_theta (> 1)", kRope, nullptr,
-     GET(Num(m.pe.rope().theta)), SET({
+    {"rope_theta", "--rope-theta", "NUMBER", "RoPE base rope_theta (> 1)", kRope | kXpos,
+     nullptr, GET(Num(ThetaOf(m))), SET({
        Result<double> v =
            ParseNumber("--rope-theta", text, "a finite number greater than 1", &GreaterThanOne);
        if (!v.ok()) return v.error();
-       m.pe.rope().theta = v.value();
+       ThetaOf(m) = v.value();
        return {};
      })},
     {"rope_pairing", "--rope-pairing", "NAME",
@@ -263,10 +295,75 @@ const ParamField kFields[] = {
        return {};
      })},
     {"part", "--part", "NAME",
-     "RoPE table the heatmap shows and exports: cos, sin (max_len, d_rot) or angle "
+     "RoPE / xPos table the heatmap shows and exports: cos, sin (max_len, d_rot) or angle "
      "(max_len, d_rot/2)",
-     kRope, nullptr, GET(std::string(RopePartName(m.pe.rope().part))), SET({
-       return SetChoice("--part", text, &ParseRopePart, "one of cos, sin, angle", m.pe.rope().part);
+     kRope | kXpos, nullptr, GET(std::string(RopePartName(PartOf(m)))), SET({
+       return SetChoice("--part", text, &ParseRopePart, "one of cos, sin, angle", PartOf(m));
+     })},
+    // ---- ALiBi and T5
+    {"heads", "--heads", "INT", "Attention heads (ALiBi slopes, T5 biases; 1 to 4096)",
+     kAlibi | kT5, nullptr, GET(std::to_string(HeadsOf(m))), SET({
+       Result<int64_t> v = ParseInteger("--heads", text, 1, 4096);
+       if (!v.ok()) return v.error();
+       HeadsOf(m) = v.value();
+       return {};
+     })},
+    {"head", "--head", "INT", "The head whose bias the views show (0 to heads - 1)",
+     kAlibi | kT5, nullptr, GET(std::to_string(HeadOf(m))), SET({
+       Result<int64_t> v = ParseInteger("--head", text, 0, 4095);
+       if (!v.ok()) return v.error();
+       HeadOf(m) = v.value();
+       return {};
+     })},
+    {"alibi_mode", "--alibi-mode", "NAME",
+     "causal: -m (i - j) for keys j <= i; symmetric: -m |i - j|", kAlibi, nullptr,
+     GET(std::string(AlibiModeName(m.pe.alibi().mode))), SET({
+       return SetChoice("--alibi-mode", text, &ParseAlibiMode, "causal or symmetric",
+                        m.pe.alibi().mode);
+     })},
+    {"alibi_max_bias", "--alibi-max-bias", "NUMBER",
+     "MPT's alibi_bias_max: slopes 2^(-max k / n) (8 in ALiBi; > 0)", kAlibi, nullptr,
+     GET(Num(m.pe.alibi().max_bias)), SET({
+       Result<double> v =
+           ParseNumber("--alibi-max-bias", text, "a finite number greater than 0", &Positive);
+       if (!v.ok()) return v.error();
+       m.pe.alibi().max_bias = v.value();
+       return {};
+     })},
+    {"t5_buckets", "--t5-buckets", "INT", "T5 relative position buckets (32; even, >= 2)", kT5,
+     nullptr, GET(std::to_string(m.pe.t5().buckets)), SET({
+       Result<int64_t> v = ParseInteger("--t5-buckets", text, 2, 1 << 20);
+       if (!v.ok()) return v.error();
+       m.pe.t5().buckets = v.value();
+       return {};
+     })},
+    {"t5_max_distance", "--t5-max-distance", "INT",
+     "Distance where T5's log-spaced buckets end (128; > buckets / 2)", kT5, nullptr,
+     GET(std::to_string(m.pe.t5().max_distance)), SET({
+       Result<int64_t> v = ParseInteger("--t5-max-distance", text, 1, kMaxPosition);
+       if (!v.ok()) return v.error();
+       m.pe.t5().max_distance = v.value();
+       return {};
+     })},
+    {"t5_direction", "--t5-direction", "NAME",
+     "bidirectional (encoder) or causal (decoder) buckets", kT5, nullptr,
+     GET(std::string(T5DirectionName(m.pe.t5().direction))), SET({
+       return SetChoice("--t5-direction", text, &ParseT5Direction, "bidirectional or causal",
+                        m.pe.t5().direction);
+     })},
+    // ---- xPos
+    {"xpos_scale_base", "--xpos-scale-base", "NUMBER", "xPos scale_base (512; > 0)", kXpos,
+     nullptr, GET(Num(m.pe.xpos().scale_base)), SET({
+       Result<double> v =
+           ParseNumber("--xpos-scale-base", text, "a finite number greater than 0", &Positive);
+       if (!v.ok()) return v.error();
+       m.pe.xpos().scale_base = v.value();
+       return {};
+     })},
+    {"xpos_side", "--xpos-side", "NAME",
+     "Whose table to show: query (decay zeta^(n/scale_base)) or key (zeta^(-n/scale_base))",
+     kXpos, nullptr, GET(std::string(XposSideName(m.pe.xpos().side))), SET({
+       return SetChoice("--xpos-side", text, &ParseXposSide, "query or key", m.pe.xpos().side);
      })},
     // ---- the model input
     {"dims", "--dims", "LIST", "Columns for the curves, e.g. 4,5,6,7 or 0-3", kAllSchemes,
@@ -296,13 +393,14 @@ const ParamField kFields[] = {
        return SetChoice("--tokenizer", text, &ParseTokenizer, "word or char", m.example.tokenizer);
      })},
     {"seed", "--seed", "INT",
-     "Seed of the model's random tables: the N(0,1) token embeddings and the learned position "
-     "table",
+     "Seed of the model's random tables: the N(0,1) token embeddings, the learned position "
+     "table and T5's bucket biases",
      kAllSchemes, nullptr, GET(std::to_string(m.example.seed)), SET({
        Result<uint64_t> v = ParseUnsigned("--seed", text, kMaxSeed);
        if (!v.ok()) return v.error();
        m.example.seed = v.value();
        if (m.pe.kind() == Scheme::kLearned) m.pe.learned().seed = v.value();
+       if (m.pe.kind() == Scheme::kT5) m.pe.t5().seed = v.value();
        return {};
      })},
     {"scaling", "--no-scale", "", "Do not multiply embeddings by sqrt(d_model)", kAllSchemes,
@@ -329,6 +427,65 @@ const ParamField kFields[] = {
        m.input.train = text == "true" || text == "train";
        return {};
      })},
+    // ---- the attention-score views
+    {"content", "--content", "NAME",
+     "Attention-score content: random (one seeded vector as q and k), ones, or tokens:A,B "
+     "(the embeddings of tokens A and B)",
+     kAllSchemes, nullptr, GET([&] {
+       switch (m.content.kind) {
+         case ScoreContent::Kind::kRandom:
+           return std::string("random");
+         case ScoreContent::Kind::kOnes:
+           return std::string("ones");
+         case ScoreContent::Kind::kTokens:
+           break;
+       }
+       return "tokens:" + std::to_string(m.content.token_a) + "," +
+              std::to_string(m.content.token_b);
+     }()),
+     SET({
+       if (text == "random" || text == "ones") {
+         m.content.kind = text == "random" ? ScoreContent::Kind::kRandom : ScoreContent::Kind::kOnes;
+         return {};
+       }
+       const size_t comma = text.find(',');
+       if (text.rfind("tokens:", 0) == 0 && comma != std::string::npos) {
+         Result<int64_t> a = ParseInteger("--content token A", text.substr(7, comma - 7), 0,
+                                          kMaxPosition);
+         Result<int64_t> b =
+             ParseInteger("--content token B", text.substr(comma + 1), 0, kMaxPosition);
+         if (a.ok() && b.ok()) {
+           m.content = {ScoreContent::Kind::kTokens, a.value(), b.value()};
+           return {};
+         }
+       }
+       return InvalidArgument("--content must be random, ones or tokens:A,B (token indices), got \"" +
+                              text + "\"");
+     })},
+    {"causal_mask", "--causal", "", "Attention scores: hide keys after the query (a decoder)",
+     kAllSchemes, nullptr, GET(m.causal_mask ? "true" : "false"), SET({
+       m.causal_mask = text == "true";
+       return {};
+     })},
+    {"compare", "--compare", "LIST",
+     "Schemes the score and decay views compare with this one, e.g. rope,alibi (each with its "
+     "defaults and this shape)",
+     kAllSchemes, nullptr, GET(m.compare), SET({
+       size_t start = 0;
+       while (!text.empty() && start <= text.size()) {
+         size_t comma = text.find(',', start);
+         if (comma == std::string::npos) comma = text.size();
+         const std::string name = text.substr(start, comma - start);
+         if (!ParseScheme(name)) {
+           return InvalidArgument("--compare: \"" + name +
+                                  "\" is not a scheme (sinusoidal, learned, rope, alibi, t5, "
+                                  "xpos), in \"" + text + "\"");
+         }
+         start = comma + 1;
+       }
+       m.compare = text;
+       return {};
+     })},
     {"colormap", "--colormap", "NAME", "Heatmap colours: rdbu or viridis", kAllSchemes, nullptr,
      GET(std::string(ColormapName(m.colormap))), SET({
        return SetChoice("--colormap", text, &ParseColormap, "rdbu or viridis", m.colormap);
@@ -350,7 +507,7 @@ const ParamField kFields[] = {
 std::string ParamField::WhyNotApplicable(const ModelParams& m) const {
   if ((schemes & SchemeBit(m.pe.kind())) == 0) {
     std::string names;
-    for (Scheme s : {Scheme::kSinusoidal, Scheme::kLearned, Scheme::kRope}) {
+    for (Scheme s : kAllSchemeKinds) {
       if ((schemes & SchemeBit(s)) == 0) continue;
       if (!names.empty()) names += " or ";
       names += SchemeName(s);
@@ -397,6 +554,18 @@ void SetScheme(ModelParams& m, Scheme scheme) {
     }
     case Scheme::kRope:
       m.pe.scheme = RopeParams{};
+      break;
+    case Scheme::kAlibi:
+      m.pe.scheme = AlibiParams{};
+      break;
+    case Scheme::kT5: {
+      T5Params t5;
+      t5.seed = m.example.seed;
+      m.pe.scheme = t5;
+      break;
+    }
+    case Scheme::kXpos:
+      m.pe.scheme = XposParams{};
       break;
   }
 }

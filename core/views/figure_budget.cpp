@@ -61,6 +61,23 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
       bytes += kFigureBytesPerCurveSample * (5 * pairs + 16) + 48 * pairs;
       break;
     }
+    case ViewKind::kBias:
+    case ViewKind::kBuckets:
+    case ViewKind::kScore: {
+      // A (query x key) image at screen resolution, at most 4096 texels a side, plus a curve.
+      const auto w = std::min<uint64_t>(width_px, 4096), h = std::min<uint64_t>(height_px, 4096);
+      bytes += kFigureBytesPerTexel * w * h +
+               kFigureBytesPerCurveSample * std::clamp<uint64_t>(2 * width_px + 1, 64, 20001);
+      break;
+    }
+    case ViewKind::kSlopes:
+    case ViewKind::kDecay:
+    case ViewKind::kRoformerDecay: {
+      // A few lines (the schemes compared) sampled twice per pixel, with markers.
+      const uint64_t samples = std::clamp<uint64_t>(2 * width_px + 1, 64, 20001) + width_px;
+      bytes += kFigureBytesPerCurveSample * samples * 8;
+      break;
+    }
   }
   return bytes;
 }

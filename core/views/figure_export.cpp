@@ -111,6 +111,14 @@ std::string DefaultTitle(ViewKind view, const ModelParams& m, const Encoding& e)
     case ViewKind::kFrequencies:
       t << "Rotation frequency per pair (" << e.Title() << ")";
       break;
+    case ViewKind::kBias:
+    case ViewKind::kBuckets:
+    case ViewKind::kSlopes:
+    case ViewKind::kScore:
+    case ViewKind::kDecay:
+    case ViewKind::kRoformerDecay:
+      t << GetView(view).title << " (" << e.Title() << ")";
+      break;
   }
   return t.str();
 }

@@ -31,6 +31,36 @@ Status CheckFrequenciesTable(const ViewContext& c);
 Status WriteFrequenciesView(std::ostream& out, TableFormat format, const ViewContext& c,
                             const Progress& progress);
 
+// The attention-bias views (bias_views.cpp): the (heads, L, L) bias, T5's bucket ids, ALiBi's
+// slopes.
+Result<Figure> BiasFigure(const ViewContext& c);
+Status CheckBiasTable(const ViewContext& c);
+Status WriteBiasView(std::ostream& out, TableFormat format, const ViewContext& c,
+                     const Progress& progress);
+Result<Figure> BucketsFigure(const ViewContext& c);
+Status CheckBucketsTable(const ViewContext& c);
+Status WriteBucketsView(std::ostream& out, TableFormat format, const ViewContext& c,
+                        const Progress& progress);
+Result<Figure> SlopesFigure(const ViewContext& c);
+Status CheckSlopesTable(const ViewContext& c);
+Status WriteSlopesView(std::ostream& out, TableFormat format, const ViewContext& c,
+                       const Progress& progress);
+
+// The attention-score views (score_views.cpp): score(m, n) as a (query x key) table, its decay
+// against the distance, RoFormer's long-term decay bound.
+Result<Figure> ScoreFigure(const ViewContext& c);
+Status CheckScoreTable(const ViewContext& c);
+Status WriteScoreView(std::ostream& out, TableFormat format, const ViewContext& c,
+                      const Progress& progress);
+Result<Figure> DecayFigure(const ViewContext& c);
+Status CheckDecayTable(const ViewContext& c);
+Status WriteDecayView(std::ostream& out, TableFormat format, const ViewContext& c,
+                      const Progress& progress);
+Result<Figure> RoformerDecayFigure(const ViewContext& c);
+Status CheckRoformerDecayTable(const ViewContext& c);
+Status WriteRoformerDecayView(std::ostream& out, TableFormat format, const ViewContext& c,
+                              const Progress& progress);
+
 // "sin", "cos", "zero", "angle"
 const char* WaveName(Wave w);
 // "j=5: i=2 cos, ω=0.1, λ=62.83" or for tables without waves "j=5".

@@ -7,8 +7,21 @@
 
 namespace pe {
 
-enum class ViewKind { kHeatmap, kCurves, kSums, kRotation, kFrequencies };
-// "heatmap", "curves", "sum", "rotation", "frequencies"
+enum class ViewKind {
+  kHeatmap,
+  kCurves,
+  kSums,
+  kRotation,
+  kFrequencies,
+  kBias,
+  kBuckets,
+  kSlopes,
+  kScore,
+  kDecay,
+  kRoformerDecay,
+};
+// "heatmap", "curves", "sum", "rotation", "frequencies", "bias", "buckets", "slopes", "score",
+// "decay", "roformer-decay"
 std::string_view ViewName(ViewKind view);
 std::optional<ViewKind> ParseView(std::string_view name);
 

@@ -8,7 +8,8 @@ namespace pe {
 namespace {
 
 constexpr unsigned kAdded = SchemeBit(Scheme::kSinusoidal) | SchemeBit(Scheme::kLearned);
-constexpr unsigned kRotary = SchemeBit(Scheme::kRope);
+constexpr unsigned kRotary = SchemeBit(Scheme::kRope) | SchemeBit(Scheme::kXpos);
+constexpr unsigned kBiases = SchemeBit(Scheme::kAlibi) | SchemeBit(Scheme::kT5);
 
 const ViewEntry kViews[] = {
     {ViewKind::kHeatmap, "heatmap", "Heatmap: the table, position by column", kAllSchemes, "",
@@ -18,11 +19,26 @@ const ViewEntry kViews[] = {
     {ViewKind::kSums, "sum", "Token + position = model input", kAdded,
      "a scheme that adds a vector to the token embeddings (sinusoidal or learned)", &SumsFigure,
      &CheckSumsTable, &WriteSumsView},
-    {ViewKind::kRotation, "rotation", "Rotation: a query turned by each pair", kRotary,
-     "a rotary scheme (rope)", &RotationFigure, &CheckRotationTable, &WriteRotationView},
-    {ViewKind::kFrequencies, "frequencies", "Frequencies per pair, original vs scaled", kRotary,
-     "a rotary scheme (rope)", &FrequenciesFigure, &CheckFrequenciesTable,
-     &WriteFrequenciesView},
+    {ViewKind::kRotation, "rotation", "Rotation: a query turned by each pair",
+     SchemeBit(Scheme::kRope), "a rotary scheme (rope)", &RotationFigure, &CheckRotationTable,
+     &WriteRotationView},
+    {ViewKind::kFrequencies, "frequencies", "Frequencies per pair, original vs scaled",
+     SchemeBit(Scheme::kRope), "a rotary scheme (rope)", &FrequenciesFigure,
+     &CheckFrequenciesTable, &WriteFrequenciesView},
+    {ViewKind::kBias, "bias", "Attention bias: query by key, per head", kBiases,
+     "an attention-bias scheme (alibi or t5)", &BiasFigure, &CheckBiasTable, &WriteBiasView},
+    {ViewKind::kBuckets, "buckets", "T5 buckets: query by key, and against distance",
+     SchemeBit(Scheme::kT5), "the t5 scheme", &BucketsFigure, &CheckBucketsTable,
+     &WriteBucketsView},
+    {ViewKind::kSlopes, "slopes", "ALiBi slopes per head", SchemeBit(Scheme::kAlibi),
+     "the alibi scheme", &SlopesFigure, &CheckSlopesTable, &WriteSlopesView},
+    {ViewKind::kScore, "score", "Attention score: how position shapes q\xc2\xb7k", kAllSchemes, "",
+     &ScoreFigure, &CheckScoreTable, &WriteScoreView},
+    {ViewKind::kDecay, "decay", "Score against distance, scheme by scheme", kAllSchemes, "",
+     &DecayFigure, &CheckDecayTable, &WriteDecayView},
+    {ViewKind::kRoformerDecay, "roformer-decay", "RoFormer's long-term decay bound",
+     SchemeBit(Scheme::kRope), "the rope scheme", &RoformerDecayFigure,
+     &CheckRoformerDecayTable, &WriteRoformerDecayView},
 };
 
 }  // namespace
