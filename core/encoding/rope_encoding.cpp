@@ -126,6 +126,12 @@ class RopeEncoding final : public Encoding {
                                  rows);
     }
   }
+  // R_p v as HF's apply_rotary_pos_emb computes it: v * cos + rotate_half(v) * sin, cos and sin
+  // times the attention factor; pair i is (i, i + h) for half, (2i, 2i + 1) for interleaved.
+  // The dims past d_rot pass through (partial rotary). Queries and keys turn the same way.
+  void RotateQuery(int64_t position, double* v) const override { Rotate(position, v); }
+  void RotateKey(int64_t position, double* v) const override { Rotate(position, v); }
+
   // "cos(37 * 500000^(-24/128) / 8) = 0.9981": the angle as the scaling makes it.
   std::string DescribeCell(int64_t position, int64_t col) const override {
     const WaveColumn& c = columns_[static_cast<size_t>(col)];
@@ -153,6 +159,21 @@ class RopeEncoding final : public Encoding {
   }
 
  private:
+  void Rotate(int64_t position, double* v) const {
+    const int64_t h = freq_.d_rot / 2;
+    const bool half = params_.rope().pairing == RopePairing::kHalf;
+    const double a = freq_.attention_factor;
+    for (int64_t i = 0; i < h; ++i) {
+      const double angle = static_cast<double>(position) * freq_.pairs[static_cast<size_t>(i)].scaled;
+      const double c = std::cos(angle) * a, s = std::sin(angle) * a;
+      double& x = v[half ? i : 2 * i];
+      double& y = v[half ? i + h : 2 * i + 1];
+      const double x0 = x, y0 = y;
+      x = x0 * c - y0 * s;
+      y = y0 * c + x0 * s;
+    }
+  }
+
   RopeFrequencies freq_;
   std::vector<WaveColumn> columns_;  // (d_rot) or (d_rot / 2) for the angle
 };
