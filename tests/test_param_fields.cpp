@@ -74,7 +74,8 @@ TEST(ParamFields, MetadataReadBackGivesTheSameParameters) {
     EXPECT_EQ(back.example.text, m.example.text);
     EXPECT_EQ(back.example.tokenizer, m.example.tokenizer);
     EXPECT_EQ(back.example.seed, m.example.seed);
-    EXPECT_EQ(back.input, m.input);
+    // The input layer's settings are recorded where the positional vector is added.
+    if (s != Scheme::kRope) EXPECT_EQ(back.input, m.input);
     EXPECT_EQ(back.colormap, m.colormap);
   }
   // Each scaling's own parameters survive too (they are recorded only when they apply).

@@ -302,11 +302,15 @@ TEST(RopeValidation, RotaryFractionGivingOddOrNoDimsIsRefused) {
   ExpectMentions(Refusal(p), {"rotary fraction", "(0, 1]", "got 1.5"});
   p.rope().rotary_fraction = NAN;
   ExpectMentions(Refusal(p), {"rotary fraction", "got nan"});
-  // Odd d_model with fraction 1 rotates an odd number of dims.
+  // Odd d_model with fraction 1 rotates an odd number of dims: the head dimension is named.
   p = Rope(127);
-  ExpectMentions(Refusal(p), {"rotary fraction", "got 1", "127"});
+  ExpectMentions(Refusal(p), {"head dimension", "must be even", "got 127"});
   p = Rope(1);
-  ExpectMentions(Refusal(p), {"rotary fraction", "got 1"});
+  ExpectMentions(Refusal(p), {"head dimension", "must be even", "got 1"});
+  // A fraction that makes an odd count of an even head names the fraction.
+  p = Rope(128);
+  p.rope().rotary_fraction = 0.25 * 0.5 * 0.5 * 0.5 * 0.5 * 0.5 * 0.5;  // int(128 * 2^-8) = 0
+  ExpectMentions(Refusal(p), {"rotary fraction", "(0, 1]"});
 }
 
 TEST(RopeValidation, MessagesNameTheParameterRangeAndValue) {
@@ -330,7 +334,7 @@ TEST(RopeValidation, MessagesNameTheParameterRangeAndValue) {
   p = Rope(64);
 
   p.rope().beta_fast = 1.0;
-  ExpectMentions(Refusal(p), {"beta_fast", "greater than beta_slow (1)", "got 1"});
+  ExpectMentions(Refusal(p), {"beta_fast > beta_slow", "beta_fast 1", "beta_slow 1"});
   p.rope().beta_fast = 32.0;
   p.rope().beta_slow = -2.0;
   ExpectMentions(Refusal(p), {"beta_slow", "greater than 0", "got -2"});

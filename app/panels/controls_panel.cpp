@@ -167,14 +167,41 @@ void DrawRopeExplanation(const AppState& state, const Derived& derived) {
       interpolated += pair.treatment == PairTreatment::kInterpolated;
       blended += pair.treatment == PairTreatment::kBlended;
     }
-    WrappedText(Printf(
-        "%s x%g: %d pairs keep their frequency, %d are divided by %g (interpolated), %d are "
-        "blended between. Fast pairs (small i) turn many times within the original context, so "
-        "they are kept; slow ones would meet angles never seen in training, so they are "
-        "squeezed.",
-        std::string(RopeScalingName(r.scaling)).c_str(), r.factor, kept, interpolated, r.factor,
-        blended));
-    if (f.base != r.theta) WrappedText(Printf("The base used: %.8g.", f.base));
+    switch (r.scaling) {
+      case RopeScaling::kLinear:
+        WrappedText(Printf(
+            "Linear x%g (position interpolation): every pair's frequency is divided by %g, so "
+            "position p turns like position p/%g did: a %g times longer context stays inside "
+            "the angles seen in training, at the price of telling neighbours apart less well.",
+            r.factor, r.factor, r.factor, r.factor));
+        break;
+      case RopeScaling::kNtk:
+      case RopeScaling::kDynamicNtk:
+        WrappedText(Printf(
+            "%s x%g raises the base from %g to %.8g instead of dividing the frequencies: pair 0 "
+            "keeps its frequency, and the slower a pair, the more it slows down, until the last "
+            "one is divided by about %g. Fast pairs still tell neighbours apart; slow ones "
+            "stretch to the longer context.%s",
+            r.scaling == RopeScaling::kNtk ? "NTK-aware" : "Dynamic NTK", r.factor, r.theta,
+            f.base, r.factor,
+            r.scaling == RopeScaling::kDynamicNtk
+                ? Printf(" Dynamic: the factor grows with the sequence length (%lld here); up to "
+                         "the original %lld the base stays %g.",
+                         static_cast<long long>(f.sequence_len),
+                         static_cast<long long>(r.original_max_len), r.theta)
+                      .c_str()
+                : ""));
+        break;
+      default:
+        WrappedText(Printf(
+            "%s x%g: %d pairs keep their frequency, %d are divided by %g (interpolated), %d "
+            "are blended between. Fast pairs (small i) turn many times within the original "
+            "context, so they are kept; slow ones would meet angles never seen in training, so "
+            "they are squeezed.",
+            std::string(RopeScalingName(r.scaling)).c_str(), r.factor, kept, interpolated,
+            r.factor, blended));
+        if (f.base != r.theta) WrappedText(Printf("The base used: %.8g.", f.base));
+    }
     if (f.attention_factor != 1.0) {
       WrappedText(Printf("cos and sin are multiplied by the attention factor %.8g.",
                          f.attention_factor));
@@ -217,7 +244,15 @@ void DrawSinusoidalControls(AppState& state) {
   const SinusoidalParams& s = state.params.pe.sinusoidal();
   // Presets: the layout, order, scale and first row of a known implementation.
   const auto presets = SinusoidalPresets();
+  // The preset the parameters are now, if any (the combo shows it, so a pick is confirmed).
   std::string preview = "choose...";
+  for (const SinusoidalPreset& preset : presets) {
+    EncodingParams with = state.params.pe;
+    if (ApplySinusoidalPreset(preset.name, with).ok() && with == state.params.pe) {
+      preview = std::string(preset.label);
+      break;
+    }
+  }
   if (ImGui::BeginCombo("preset", preview.c_str())) {
     for (const SinusoidalPreset& preset : presets) {
       if (ImGui::Selectable(std::string(preset.label).c_str())) {
@@ -384,7 +419,7 @@ void ErrorText(const std::string& message) {
 
 void DrawControlsPanel(AppState& state, const Derived& derived) {
   const ModelParams& p = state.params;
-  ImGui::PushItemWidth(ImGui::GetFontSize() * 9);
+  ImGui::PushItemWidth(ImGui::GetFontSize() * 8);
   ImGui::TextDisabled("Positional encoding");
   const char* schemes[] = {"sinusoidal (added)", "learned table (added)", "RoPE (rotates q, k)"};
   const char* scheme_names[] = {"sinusoidal", "learned", "rope"};
@@ -442,8 +477,11 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
       "perceptually uniform and prints well in grey.");
 
   ImGui::Spacing();
-  ImGui::TextDisabled("Input layer");
+  // The input layer's settings matter only where the positional vector is added to the tokens.
+  const bool added = p.pe.kind() == Scheme::kSinusoidal || p.pe.kind() == Scheme::kLearned;
+  ImGui::TextDisabled(added ? "Input layer" : "Model");
   bool scale = p.input.scale;
+  if (added) {
   if (ImGui::Checkbox("scale by sqrt(d_model)", &scale)) {
     Edit(state, [scale](AppState& st) { st.params.input.scale = scale; });
   }
@@ -462,9 +500,10 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
     Edit(state, [train](AppState& st) { st.params.input.train = train; });
   }
   ItemTooltip("Dropout only acts while training; in eval mode it is the identity.");
+  }
   uint64_t u64 = 0;
-  if (NumberField(state, "dropout seed", p.input.dropout_seed, &u64,
-                  "Seed of the dropout mask: the same seed gives the same zeros.")) {
+  if (added && NumberField(state, "dropout seed", p.input.dropout_seed, &u64,
+                           "Seed of the dropout mask: the same seed gives the same zeros.")) {
     Edit(state, [u64](AppState& st) { st.params.input.dropout_seed = u64; });
   }
   if (NumberField(state, "seed", p.example.seed, &u64,

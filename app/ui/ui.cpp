@@ -97,7 +97,14 @@ void Panel(AppState& state, const char* id, const char* title, std::optional<Vie
 void ApplyPendingEdits(AppState& state) {
   std::vector<StateEdit> edits = std::move(state.pending_edits);
   state.pending_edits.clear();
+  if (edits.empty()) return;
+  const ModelParams before = state.params;
   for (const StateEdit& edit : edits) edit(state);
+  // A refusal under a field answers the value typed there against the parameters of that
+  // moment; once they changed it may no longer hold, so every reason is cleared.
+  if (state.params != before) {
+    for (auto& [id, field] : state.fields) field.error.clear();
+  }
 }
 
 // Keeps the selections inside what the derived data has (fewer tokens, a narrower table).

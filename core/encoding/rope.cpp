@@ -94,6 +94,13 @@ Status ValidateRopeParams(const EncodingParams& params) {
   {
     const bool in_range = r.rotary_fraction > 0.0 && r.rotary_fraction <= 1.0;
     const int64_t d_rot = in_range ? RopeRotaryDims(params) : 0;
+    if (in_range && r.rotary_fraction == 1.0 && params.d_model % 2 != 0) {
+      // The whole head rotates, in pairs: the head dimension itself must be even.
+      return InvalidArgument(
+          "the head dimension (d_model) must be even for rope, whose dimensions turn in pairs, "
+          "got " +
+          std::to_string(params.d_model));
+    }
     if (!in_range || d_rot < 2 || d_rot % 2 != 0) {
       std::string message =
           "rotary fraction must be in (0, 1] and give an even number of rotated dimensions "
@@ -119,9 +126,15 @@ Status ValidateRopeParams(const EncodingParams& params) {
     return InvalidArgument("YaRN beta_slow must be a finite number greater than 0, got " +
                            FormatNumber(r.beta_slow));
   }
-  if (!Finite(r.beta_fast) || !(r.beta_fast > r.beta_slow)) {
-    return InvalidArgument("YaRN beta_fast must be a finite number greater than beta_slow (" +
-                           FormatNumber(r.beta_slow) + "), got " + FormatNumber(r.beta_fast));
+  if (!Finite(r.beta_fast)) {
+    return InvalidArgument("YaRN beta_fast must be a finite number, got " +
+                           FormatNumber(r.beta_fast));
+  }
+  if (!(r.beta_fast > r.beta_slow)) {
+    // Names both: either one may be the value just typed.
+    return InvalidArgument("YaRN needs beta_fast > beta_slow, got beta_fast " +
+                           FormatNumber(r.beta_fast) + " and beta_slow " +
+                           FormatNumber(r.beta_slow));
   }
   if (r.attention_factor && (!Finite(*r.attention_factor) || !(*r.attention_factor > 0.0))) {
     return InvalidArgument("YaRN attention factor must be a finite number greater than 0, got " +

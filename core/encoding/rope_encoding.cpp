@@ -84,9 +84,7 @@ class RopeEncoding final : public Encoding {
                         std::string(RopePartName(r.part)).c_str(),
                         static_cast<long long>(params_.d_model),
                         static_cast<long long>(freq_.d_rot), r.theta);
-    if (r.scaling != RopeScaling::kNone) {
-      s += Fmt(", %s x%g", std::string(RopeScalingName(r.scaling)).c_str(), r.factor);
-    }
+    s += ScalingText();
     s += Fmt(", L=%lld", static_cast<long long>(params_.max_len));
     if (params_.offset != 0) s += Fmt(", from position %lld", static_cast<long long>(params_.offset));
     return s;
@@ -95,10 +93,24 @@ class RopeEncoding final : public Encoding {
     const RopeParams& r = params_.rope();
     std::string s = Fmt("RoPE %s (%s, theta %g", TableName().c_str(),
                         std::string(RopePairingName(r.pairing)).c_str(), r.theta);
-    if (r.scaling != RopeScaling::kNone) {
-      s += Fmt(", %s x%g", std::string(RopeScalingName(r.scaling)).c_str(), r.factor);
-    }
+    s += ScalingText();
     return s + ")";
+  }
+  // ", yarn x8 (original 2048)": the scaling with what it depends on, so a figure's title is
+  // enough to regenerate it.
+  std::string ScalingText() const {
+    const RopeParams& r = params_.rope();
+    if (r.scaling == RopeScaling::kNone) return {};
+    std::string s = Fmt(", %s x%g", std::string(RopeScalingName(r.scaling)).c_str(), r.factor);
+    if (r.scaling == RopeScaling::kDynamicNtk) {
+      s += Fmt(" at length %lld (original %lld)",
+               static_cast<long long>(RopeDynamicSequenceLength(params_)),
+               static_cast<long long>(r.original_max_len));
+    } else if (r.scaling == RopeScaling::kYarn || r.scaling == RopeScaling::kLlama3) {
+      s += Fmt(" (original %lld)", static_cast<long long>(r.original_max_len));
+    }
+    if (freq_.attention_factor != 1.0) s += Fmt(", attention factor %.8g", freq_.attention_factor);
+    return s;
   }
   std::string FileTag() const override {
     const RopeParams& r = params_.rope();

@@ -128,7 +128,7 @@ const ParamField kFields[] = {
     {"", "--preset", "NAME",
      "Sinusoidal preset named after the code it copies (fairseq, whisper, ...; see "
      "`export --list-presets`)",
-     kSin, nullptr, GET(std::string()), SET({ return ApplySinusoidalPreset(text, m.pe); })},
+     kSin, nullptr, GET((void)m, std::string()), SET({ return ApplySinusoidalPreset(text, m.pe); })},
     {"offset", "--offset", "INT",
      "Position of the first table row (negative only for sinusoidal: relative offsets)",
      kAllSchemes, nullptr, GET(std::to_string(m.pe.offset)), SET({
@@ -403,26 +403,26 @@ const ParamField kFields[] = {
        if (m.pe.kind() == Scheme::kT5) m.pe.t5().seed = v.value();
        return {};
      })},
-    {"scaling", "--no-scale", "", "Do not multiply embeddings by sqrt(d_model)", kAllSchemes,
+    {"scaling", "--no-scale", "", "Do not multiply embeddings by sqrt(d_model)", kSin | kLearned,
      nullptr, GET(m.input.scale ? "sqrt(d_model)" : "off"), SET({
        m.input.scale = !(text == "true" || text == "off");
        return {};
      })},
     {"dropout", "--dropout", "NUMBER", "Dropout probability p in [0, 1] (train mode only)",
-     kAllSchemes, nullptr, GET(Num(m.input.dropout)), SET({
+     kSin | kLearned, nullptr, GET(Num(m.input.dropout)), SET({
        Result<double> v = ParseNumber("--dropout", text, "a number in [0, 1]", &Probability);
        if (!v.ok()) return v.error();
        m.input.dropout = v.value();
        return {};
      })},
-    {"dropout_seed", "--dropout-seed", "INT", "Seed of the dropout mask", kAllSchemes, nullptr,
+    {"dropout_seed", "--dropout-seed", "INT", "Seed of the dropout mask", kSin | kLearned, nullptr,
      GET(std::to_string(m.input.dropout_seed)), SET({
        Result<uint64_t> v = ParseUnsigned("--dropout-seed", text, kMaxSeed);
        if (!v.ok()) return v.error();
        m.input.dropout_seed = v.value();
        return {};
      })},
-    {"mode", "--train", "", "Train mode: apply dropout (eval mode is the identity)", kAllSchemes,
+    {"mode", "--train", "", "Train mode: apply dropout (eval mode is the identity)", kSin | kLearned,
      nullptr, GET(m.input.train ? "train" : "eval"), SET({
        m.input.train = text == "true" || text == "train";
        return {};

@@ -81,7 +81,12 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
     Rgba8 color;
   };
   std::vector<Ref> refs;
-  if (scaled) {
+  // Linear and NTK scalings have no original length of their own (HF's rope_scaling for them
+  // holds only the factor): mark the table's length instead.
+  const bool has_original = rope.scaling == RopeScaling::kDynamicNtk ||
+                            rope.scaling == RopeScaling::kYarn ||
+                            rope.scaling == RopeScaling::kLlama3;
+  if (scaled && has_original) {
     const auto original = static_cast<double>(rope.original_max_len);
     refs.push_back({original, "original context L = " + Num(original), context});
     refs.push_back({original * rope.factor,
@@ -90,12 +95,12 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
       refs.push_back({original / rope.high_freq_factor,
                       "Llama 3 bound L/high = " + Num(original / rope.high_freq_factor) +
                           " (shorter: kept)",
-                      SeriesRgba(2)});
+                      Rgba8{0, 90, 90, 255}});
       if (rope.low_freq_factor != 1.0) {
         refs.push_back({original / rope.low_freq_factor,
                         "Llama 3 bound L/low = " + Num(original / rope.low_freq_factor) +
                             " (longer: interpolated)",
-                        SeriesRgba(1)});
+                        Rgba8{140, 90, 30, 255}});
       }
     }
   } else {
