@@ -36,13 +36,9 @@ struct CliRun {
 
 // Runs `script` with bash; PE (the CLI's path) is set in its environment.
 CliRun RunShell(const std::string& script) {
-  const std::string path = std::string(PE_TEST_TMP) + "-script-" + std::to_string(::getpid());
-  {
-    FILE* f = std::fopen(path.c_str(), "w");
-    std::fputs(script.c_str(), f);
-    std::fclose(f);
-  }
-  const std::string cmd = "PE='" + std::string(PE_EXPLORER_EXE) + "' bash " + path + " 2>&1";
+  std::string quoted;
+  for (char c : script) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  const std::string cmd = "PE='" + std::string(PE_EXPLORER_EXE) + "' bash -c '" + quoted + "' 2>&1";
   CliRun r;
   FILE* p = ::popen(cmd.c_str(), "r");
   char buf[4096];
@@ -50,9 +46,12 @@ CliRun RunShell(const std::string& script) {
   while (p && (n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
   const int status = p ? ::pclose(p) : -1;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::remove(path.c_str());
   return r;
 }
+
+// Runs that a broken build would never end (reading a FIFO, building a 30 GiB figure) go
+// through `timeout`, so such a build fails the test instead of hanging or exhausting the host.
+const char kGuard[] = "timeout 120 ";
 
 std::set<std::string> ListDir(const std::string& dir) {
   std::set<std::string> names;
@@ -242,7 +241,8 @@ TEST_F(ExportFiles, VocabularyFilesAreRegularAndBoundedByTheCap) {
       {Path("fifo.txt"), "--vocab: \"" + Path("fifo.txt") + "\" is a FIFO; expected a regular"},
   };
   for (const Case& c : cases) {
-    CliRun r = RunShell("\"$PE\" export --view sum --vocab " + c.path + " -o -");
+    CliRun r =
+        RunShell(kGuard + std::string("\"$PE\" export --view sum --vocab ") + c.path + " -o -");
     EXPECT_EQ(r.code, 2) << c.path << "\n" << r.output;
     EXPECT_NE(r.output.find(c.message), std::string::npos) << r.output;
   }
@@ -262,8 +262,9 @@ TEST_F(ExportFiles, VocabularyFilesAreRegularAndBoundedByTheCap) {
 
 TEST_F(ExportFiles, FiguresOverTheMemoryCapAreRefusedBeforeTheyAreBuilt) {
   // 64 curves (the cap a figure shares with the panel) at 20001 samples each: about 0.3 GB.
-  CliRun r = RunShell("\"$PE\" export --view curves --d-model 65536 --dims 0-65535 --width 10000 "
-                      "--memory-cap-mib 100 -o " +
+  CliRun r = RunShell(kGuard +
+                      std::string("\"$PE\" export --view curves --d-model 65536 --dims 0-65535 "
+                                  "--width 10000 --memory-cap-mib 100 -o ") +
                       Path("c.svg"));
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("the curves figure needs about"), std::string::npos) << r.output;

@@ -45,7 +45,7 @@ TEST(Npy, HeaderIsAlignedAndDescribesTheArray) {
 TEST(Npy, HeatmapRoundTripsToTheEngineTable) {
   EncodingParams p;
   p.d_model = 13;
-  p.max_len = 700;  // more than one 256-row block
+  p.max_len = 700;  // one block; Tables.MultiBlock* covers several
   p.sinusoidal().variant = PeVariant::kT2t;
   std::stringstream out;
   ASSERT_TRUE(WriteHeatmapTable(out, TableFormat::kNpy, p).ok());

@@ -81,15 +81,18 @@ Vocabulary Vocabulary::FromTokens(const std::vector<Token>& tokens) {
 
 Result<Vocabulary> Vocabulary::FromList(const std::vector<std::string>& words) {
   Vocabulary v;
+  // One hash lookup per entry and no rehashing: a file vocabulary may hold millions of words.
+  v.words_.reserve(words.size() + 1);
+  v.index_.reserve(words.size() + 1);
   for (size_t k = 0; k < words.size(); ++k) {
     if (words[k].empty()) {
       return InvalidArgument("vocabulary entry " + std::to_string(k + 1) + " is empty");
     }
-    if (v.index_.count(words[k])) {
+    if (!v.index_.emplace(words[k], v.size()).second) {
       return InvalidArgument("vocabulary entry " + std::to_string(k + 1) + " \"" + words[k] +
                              "\" appears twice");
     }
-    v.Add(words[k]);
+    v.words_.push_back(words[k]);
   }
   v.unknown_id_ = v.Add(std::string(kUnknownToken));
   return v;

@@ -64,8 +64,10 @@ class Vocabulary {
 // file size before reading and again while reading (bytes are counted, so a file that grows or
 // lies about its size cannot overrun). Errors name the path; unreadable files are runtime
 // errors, the rest invalid arguments.
+// Measured: a 100 MiB file of 11.6 million short words peaks at 1.55 GB in a sum export; the
+// estimate says 1.9 GB.
 inline constexpr uint64_t kVocabularyCopies = 4;
-inline constexpr uint64_t kVocabularyBytesPerEntry = 256;
+inline constexpr uint64_t kVocabularyBytesPerEntry = 128;
 Result<std::vector<std::string>> ReadVocabularyFile(const std::string& path, const MemoryCap& cap);
 
 }  // namespace pe
