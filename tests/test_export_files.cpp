@@ -291,12 +291,15 @@ TEST_F(ExportFiles, ACancelMidExportLeavesNoFile) {
   params.pe.d_model = 8;
   params.pe.max_len = 40000;  // 3 blocks of 16384 rows
   const ViewSelection sel = DefaultViews(params);
-  for (const char* name : {"t.csv", "t.npy", "f.svg", "f.png"}) {
+  const std::pair<ViewKind, const char*> cases[] = {
+      {ViewKind::kHeatmap, "t.csv"}, {ViewKind::kHeatmap, "t.npy"}, {ViewKind::kHeatmap, "f.svg"},
+      {ViewKind::kHeatmap, "f.png"}, {ViewKind::kSums, "s.csv"},    {ViewKind::kSums, "s.npy"}};
+  for (const auto& [view, name] : cases) {
     SCOPED_TRACE(name);
     int calls = 0;
     ExportRequestOptions options;
     options.progress = [&calls](double) { return ++calls < 2; };  // cancel at the 2nd report
-    Status s = ExportView(ViewKind::kHeatmap, params, sel, Path(name), options);
+    Status s = ExportView(view, params, sel, Path(name), options);
     ASSERT_FALSE(s.ok());
     EXPECT_EQ(s.message(), "the export was cancelled");
     EXPECT_EQ(calls, 2);

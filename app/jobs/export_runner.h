@@ -36,7 +36,8 @@ class ExportRunner {
   // Starts `job`; false when one is already running.
   bool Start(ExportJob job);
   bool busy() const { return busy_; }
-  double progress() const { return progress_; }  // 0..1 for table exports; 0 for figures
+  // 0..1: tables per block or token; figures 0.5 once built and 1 once drawn.
+  double progress() const { return progress_; }
   void Cancel() { cancel_ = true; }
   // The outcome of the last finished export, once.
   std::optional<ExportOutcome> Take();

@@ -119,10 +119,10 @@ Result<SentenceResult> Sentence(const ViewContext& c) {
 Status CheckSumsTable(const ViewContext& c) { return Sentence(c).status(); }
 
 Status WriteSumsView(std::ostream& out, TableFormat format, const ViewContext& c,
-                     const Progress&) {
+                     const Progress& progress) {
   Result<SentenceResult> s = Sentence(c);
   if (!s.ok()) return s.error();
-  return WriteSumTable(out, format, s.value(), c.params.pe);
+  return WriteSumTable(out, format, s.value(), c.params.pe, progress);
 }
 
 }  // namespace pe

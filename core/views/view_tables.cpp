@@ -131,21 +131,25 @@ Status WriteCurvesTable(std::ostream& out, TableFormat format, const EncodingPar
 }
 
 Status WriteSumTable(std::ostream& out, TableFormat format, const SentenceResult& sentence,
-                     const EncodingParams& params) {
+                     const EncodingParams& params, const Progress& progress) {
   const InputParts& parts = sentence.parts;
   const int64_t seq = parts.tokens();
   const int64_t d = parts.embedding.cols;
+  auto cancelled = [&](int64_t t) {
+    return progress && !progress(static_cast<double>(t + 1) / static_cast<double>(seq));
+  };
   if (format == TableFormat::kNpy) {
     const int64_t shape[] = {seq, 4, d};
     out << NpyHeader(shape);
-    for (int64_t t = 0; t < seq; ++t) {
+    for (int64_t t = 0; t < seq && out; ++t) {
       for (Part p : kAllParts) WriteFloatsLE(out, parts.part(p).row(t), d);
+      if (cancelled(t)) return RuntimeError("the export was cancelled");
     }
   } else {
     out << "token,position,id,part";
     for (int64_t j = 0; j < d; ++j) out << ",v" << j;
     out << '\n';
-    for (int64_t t = 0; t < seq; ++t) {
+    for (int64_t t = 0; t < seq && out; ++t) {
       // Quote the token text as CSV requires (RFC 4180): commas, quotes, spaces.
       std::string quoted = "\"";
       for (char c : sentence.tokens[static_cast<size_t>(t)].text) {
@@ -160,6 +164,7 @@ Status WriteSumTable(std::ostream& out, TableFormat format, const SentenceResult
         for (int64_t j = 0; j < d; ++j) out << ',' << FormatFloat(v[j]);
         out << '\n';
       }
+      if (cancelled(t)) return RuntimeError("the export was cancelled");
     }
   }
   if (!out) return RuntimeError("writing the table failed");

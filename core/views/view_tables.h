@@ -46,7 +46,8 @@ Status WriteHeatmapTable(std::ostream& out, TableFormat format, const EncodingPa
 Status WriteCurvesTable(std::ostream& out, TableFormat format, const EncodingParams& params,
                         const std::vector<int64_t>& dims, const MemoryCap& cap = {},
                         const Progress& progress = {});
+// Reports progress (and may be cancelled) after each token's rows.
 Status WriteSumTable(std::ostream& out, TableFormat format, const SentenceResult& sentence,
-                     const EncodingParams& params);
+                     const EncodingParams& params, const Progress& progress = {});
 
 }  // namespace pe
