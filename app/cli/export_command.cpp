@@ -56,7 +56,9 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
   const int64_t cols = encoding.value()->cols();
   ViewSelection sel = DefaultViews(params, *encoding.value());
   sel.markers = !request.no_markers;
-  ModelParams table_params = params;  // a table export with --positions holds only those rows
+  // A table export with --positions holds only those rows (a copy: params may carry a large
+  // vocabulary, so only when needed).
+  std::optional<ModelParams> table_params;
   const EncodingParams& p = params.pe;
   const std::string ext = request.output == "-" ? "csv" : FileExtension(request.output);
   const bool table = ext == "csv" || ext == "npy";
@@ -77,8 +79,9 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
             "--positions for a table must be whole positions A:B (rows A to B-1), got \"" +
             request.positions + "\""));
       }
-      table_params.pe.offset = static_cast<int64_t>(a);
-      table_params.pe.max_len = static_cast<int64_t>(b - a);
+      table_params = params;
+      table_params->pe.offset = static_cast<int64_t>(a);
+      table_params->pe.max_len = static_cast<int64_t>(b - a);
     }
     sel.heatmap.y0 = sel.curves.x0 = a;
     sel.heatmap.y1 = sel.curves.x1 = b;
@@ -152,7 +155,7 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
       return true;
     };
   }
-  Status s = ExportView(*view, table ? table_params : params, sel, request.output, options);
+  Status s = ExportView(*view, table_params ? *table_params : params, sel, request.output, options);
   if (shown_percent >= 0) std::fputc('\n', stderr);
   if (!s.ok()) return fail(s.error());
   return 0;
