@@ -220,6 +220,43 @@ BENCHMARK(BM_InputLayer<true>)
     ->Args({8, 512, 1024})
     ->Unit(benchmark::kMillisecond)
     ->UseManualTime();
+// The same frame for other schemes: RoPE's cos table (YaRN) at 1e9 positions takes the closed
+// form like the sinusoid; a learned table (as large as the default memory cap allows at d 1024)
+// sums its cells.
+void BM_HeatmapRasterRope(benchmark::State& state) {
+  EncodingParams p;
+  p.d_model = state.range(1);
+  p.max_len = state.range(0);
+  RopeParams r;
+  r.scaling = RopeScaling::kYarn;
+  r.factor = 8;
+  r.original_max_len = 4096;
+  p.scheme = r;
+  RasterRequest req{MakeEncoding(p).value(), 0, static_cast<double>(p.d_model), 0,
+                    static_cast<double>(p.max_len), 800, 500};
+  for (auto _ : state) benchmark::DoNotOptimize(ComputeRaster(req));
+}
+
+void BM_HeatmapRasterLearned(benchmark::State& state) {
+  EncodingParams p;
+  p.d_model = state.range(1);
+  p.max_len = state.range(0);
+  p.scheme = LearnedParams{};
+  MemoryCap cap;
+  cap.bytes = uint64_t{1} << 32;
+  RasterRequest req{MakeEncoding(p, cap).value(), 0, static_cast<double>(p.d_model), 0,
+                    static_cast<double>(p.max_len), 800, 500};
+  for (auto _ : state) benchmark::DoNotOptimize(ComputeRaster(req));
+}
+
+BENCHMARK(BM_HeatmapRasterRope)
+    ->Args({1'000'000'000, 8192})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_HeatmapRasterLearned)
+    ->Args({262'144, 1024})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_HeatmapRaster)
     ->Args({1'000'000'000, 8192})
     ->Args({1'000'000, 512})

@@ -111,8 +111,10 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   CommandLine cl;
   Flags flags;
   CLI::App app{
-      "PE Explorer: see how a transformer turns text into its input vectors (token embeddings, "
-      "sinusoidal positional encodings and their sum). Without a subcommand it opens the window.",
+      "PE Explorer: see how a transformer turns text into its input vectors and how position "
+      "enters attention: token embeddings, the positional schemes real models use (sinusoidal "
+      "in every layout, learned tables, RoPE and its scalings, ALiBi, T5 buckets, xPos) and "
+      "their effect on attention scores. Without a subcommand it opens the window.",
       "pe-explorer"};
   app.set_version_flag("--version", std::string(PE_VERSION));
   AddParameterOptions(app, flags);
