@@ -109,9 +109,18 @@ void QuickPicks(AppState& state, const Derived& derived) {
     }
     if (pair < 0) pair = 0;  // d = 1: the lone sine
     picked.emplace();
+    // One column per wave: RoPE's tables hold each pair's cos (or sin) twice, and two
+    // identical curves would hide each other.
+    std::vector<Wave> waves_taken;
     for (int64_t j = 0; j < d && picked->size() < 2; ++j) {
       const WaveColumn c = ColumnOf(derived, j);
-      if (c.pair == pair && c.wave != Wave::kZero) picked->push_back(j);
+      if (c.pair != pair || c.wave == Wave::kZero) continue;
+      if (!derived.columns.empty() &&
+          std::find(waves_taken.begin(), waves_taken.end(), c.wave) != waves_taken.end()) {
+        continue;
+      }
+      waves_taken.push_back(c.wave);
+      picked->push_back(j);
     }
   }
   ItemTooltip(
