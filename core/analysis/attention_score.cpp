@@ -315,12 +315,14 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
                                     bsum / static_cast<double>(ms.size() * ns.size()));
         continue;
       }
+      kv.resize(ns.size() * static_cast<size_t>(d));
+      for (size_t i = 0; i < ns.size(); ++i) s.Key(ns[i], kv.data() + i * static_cast<size_t>(d));
       for (int64_t m : ms) {
         s.Query(m, qv.data());
-        for (int64_t n : ns) {
-          if (s.Masked(m, n)) continue;
-          s.Key(n, kv.data());
-          acc += s.Dot(qv.data(), kv.data()) + s.encoding().Bias(m, n);
+        for (size_t i = 0; i < ns.size(); ++i) {
+          if (s.Masked(m, ns[i])) continue;
+          acc += s.Dot(qv.data(), kv.data() + i * static_cast<size_t>(d)) +
+                 s.encoding().Bias(m, ns[i]);
           ++cells;
         }
       }
