@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "analysis/attention_score.h"
 #include "encoding/positional_encoding.h"
 #include "test_support.h"
 
@@ -184,6 +185,63 @@ TEST_F(Cli, RopeViewsExportTablesAndFigures) {
             std::string::npos)
       << r.output;
   EXPECT_FALSE(Exists(Path("x.png")));
+}
+
+TEST_F(Cli, ScoreViewsExportTheCoreNumbers) {
+  CliRun r = RunCli("export --scheme rope --view score --max-len 64 -o " + Path("s.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("s.npy")), a, why)) << why;
+  EXPECT_EQ(a.descr, "<f4");
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{64, 64}));
+  ModelParams m;
+  m.pe.max_len = 64;
+  m.pe.scheme = RopeParams{};
+  Result<AttentionScorer> s = AttentionScorer::Make(m, MakeEncoding(m.pe).value());
+  ASSERT_TRUE(s.ok()) << s.message();
+  for (int64_t q = 0; q < 64; q += 7) {
+    for (int64_t k = 0; k < 64; k += 5) {
+      const double want = s.value().Score(q, k);
+      EXPECT_NEAR(a.data[static_cast<size_t>(q * 64 + k)], want, 1e-5 * (1 + std::abs(want)));
+    }
+  }
+  // Causal: masked cells are NaN in NPY and empty in CSV.
+  r = RunCli("export --scheme rope --view score --max-len 4 --causal -o " + Path("c.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto rows = ParseCsv(ReadFile(Path("c.csv")));
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"q", "k0", "k1", "k2", "k3"}));
+  EXPECT_EQ(rows[1][0], "0");
+  EXPECT_NE(rows[1][1], "");
+  EXPECT_EQ(rows[1][2], "");
+  EXPECT_EQ(rows[2][3], "");
+  EXPECT_NE(rows[4][4], "");
+
+  r = RunCli("export --view decay --compare sinusoidal,learned --max-len 20 -o " + Path("d.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  rows = ParseCsv(ReadFile(Path("d.csv")));
+  ASSERT_EQ(rows.size(), 21u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"distance", "paper", "learned"}));
+  EXPECT_EQ(rows[20][0], "19");
+
+  r = RunCli("export --view roformer-decay --scheme rope --d-model 128 --max-len 251 -o " +
+             Path("r.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  rows = ParseCsv(ReadFile(Path("r.csv")));
+  ASSERT_EQ(rows.size(), 252u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"distance", "bound"}));
+  EXPECT_NEAR(std::stod(rows[1][1]), 32.5, 1e-5);
+  EXPECT_NEAR(std::stod(rows[11][1]), 17.954, 1e-3);
+  EXPECT_NEAR(std::stod(rows[251][1]), 6.548, 1e-3);
+  r = RunCli("export --view roformer-decay --scheme rope --d-model 128 --max-len 251 -o " +
+             Path("r.png"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(Exists(Path("r.png")));
+  // The bound is RoPE's: other schemes are told so.
+  r = RunCli("export --view roformer-decay -o " + Path("x.csv"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_FALSE(Exists(Path("x.csv")));
 }
 
 TEST_F(Cli, HelpOnEveryLevel) {

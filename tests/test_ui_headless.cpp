@@ -403,3 +403,51 @@ TEST_F(HeadlessUi, DerivedDataIsRebuiltOnlyWhenItsInputsChange) {
 
 }  // namespace
 }  // namespace pe
+
+namespace pe {
+namespace {
+
+class ScorePanel : public HeadlessUi {
+ protected:
+  // Chooses the tab of `name` in the row of scheme views (as a click on it does).
+  bool ChooseTab(const char* name) {
+    ImGuiWindow* w = Child("scheme_views");
+    if (!w) return false;
+    ImGuiTabBar* bar = GImGui->TabBars.GetByKey(Id(w, "scheme_view_tabs"));
+    if (!bar) return false;
+    for (ImGuiTabItem& tab : bar->Tabs) {
+      if (tab.NameOffset >= 0 && std::strcmp(bar->TabsNames.Buf.Data + tab.NameOffset, name) == 0) {
+        bar->NextSelectedTabId = tab.ID;
+        Frames(2);
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+TEST_F(ScorePanel, TheScoreFigureFollowsThePannedWindowOfAHugeTable) {
+  state_.params.pe.scheme = RopeParams{};
+  state_.params.pe.max_len = 1'000'000'000;
+  Frames(2);
+  ASSERT_TRUE(ChooseTab("score"));
+  FigurePanelCache& c = caches_.figure_panels[ViewKind::kScore];
+  ASSERT_TRUE(c.figure.has_value()) << c.error;
+  EXPECT_EQ(c.figure->view, (ViewRange{0, 1e9, 0, 1e9}));
+  ASSERT_TRUE(c.figure->image.has_value());
+  // Panned and zoomed far in: the next frame computes that window, one cell per texel.
+  c.view = {999'999'950, 1e9, 999'999'950, 1e9};
+  Frames(2);
+  ASSERT_TRUE(c.figure.has_value()) << c.error;
+  EXPECT_EQ(c.figure->view, (ViewRange{999'999'950, 1e9, 999'999'950, 1e9}));
+  ASSERT_TRUE(c.figure->image.has_value());
+  EXPECT_EQ(c.figure->image->width, 50);
+  EXPECT_EQ(c.figure->image->x0, 999'999'950);
+  // A new table shows the whole of it again.
+  state_.params.pe.max_len = 500;
+  Frames(2);
+  EXPECT_EQ(c.figure->view, (ViewRange{0, 500, 0, 500}));
+}
+
+}  // namespace
+}  // namespace pe

@@ -166,7 +166,7 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       ->capture_default_str();
   exp->add_option("--title", er.title, "Figure title (default: one naming the parameters)");
   exp->add_option("--positions", er.positions,
-                  "Positions shown, A:B (heatmap rows, curves x); for a .csv/.npy table of the "
+                  "Positions shown, A:B (heatmap rows, curves x, score queries and keys); for a .csv/.npy table of the "
                   "heatmap or curves, whole positions: rows A to B-1");
   exp->add_option("--dim-range", er.dim_range, "Dimensions shown, A:B (heatmap and sum)");
   exp->add_option("--token", er.token,

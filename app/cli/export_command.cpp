@@ -85,6 +85,7 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
     }
     sel.heatmap.y0 = sel.curves.x0 = a;
     sel.heatmap.y1 = sel.curves.x1 = b;
+    sel.score = {a, b, a, b};  // the score view: queries and keys A to B
   }
   if (!request.dim_range.empty()) {
     Result<std::pair<double, double>> r =

@@ -78,7 +78,19 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   if (view == ViewKind::kRotation) RotationControls(state, *derived.encoding);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float legend_w = std::min(em * 14.0f, avail.x * 0.38f);
-  const ViewSelection sel = ViewsOf(state);
+  ViewSelection sel = ViewsOf(state);
+  // The score view is computed for the window on screen (a table of 2^31 positions pans and
+  // zooms): the figure follows the plot's view, within the whole table.
+  const bool follows_view = view == ViewKind::kScore;
+  ViewRange whole;
+  if (follows_view) {
+    const Encoding& e = *derived.encoding;
+    const auto first = static_cast<double>(e.first_position());
+    const double end = first + static_cast<double>(e.rows());
+    whole = {first, end, first, end};
+    sel.score = cache.figure && cache.whole == whole ? cache.view : whole;
+    cache.whole = whole;
+  }
   FigureSize size;
   size.width = std::max(200.0, static_cast<double>(avail.x - legend_w));
   size.height = std::max(200.0, static_cast<double>(avail.y));
@@ -107,7 +119,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   PlotSpec spec;
   spec.x_label = f.x.label.c_str();
   spec.y_label = f.y.label.c_str();
-  spec.limits = f.view;
+  spec.limits = follows_view ? whole : f.view;
   // The figure was fitted to the exported figure's plot area, which reserves room for the
   // legend; here the legend has its own column, so the plot is wider: widen the view to the
   // plot's shape (last frame's, and from this frame on when it changed).

@@ -51,6 +51,7 @@ struct FigurePanelCache {
   ImVec2 area;  // the plot's data area last frame (equal-aspect figures are fitted to it)
   ImTextureID texture = nullptr;  // the figure's image, uploaded once per figure
   bool image_uploaded = false;
+  ViewRange whole;  // a figure that follows the view: the table it was made for
 };
 
 // What the panels drew in the last frame, kept so tests can hold every picture against a fresh

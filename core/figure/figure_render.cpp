@@ -128,6 +128,10 @@ std::vector<std::string> WrapAtCommas(cairo_t* cr, const std::string& text, doub
   return lines;
 }
 
+// The share of the plot's height the colour bar takes: all of it, or half when a legend goes
+// under it (a heatmap with notes), so the legend has room.
+double ColorBarShare(const Figure& f) { return f.legend.empty() ? 1.0 : 0.5; }
+
 struct Layout {
   Box plot;
   std::vector<Tick> xticks, yticks, cticks;
@@ -156,7 +160,7 @@ Layout ComputeLayout(cairo_t* cr, const Figure& f, const FigureSize& size) {
   double right = 18;
   if (f.colorbar) {
     l.cticks = NiceTicks(f.colorbar->vmin, f.colorbar->vmax,
-                         std::max(2, static_cast<int>(est_h / (kTickPt * 3.5))));
+                         std::max(2, static_cast<int>(est_h * ColorBarShare(f) / (kTickPt * 3.5))));
     double cw = 0;
     for (const Tick& t : l.cticks) cw = std::max(cw, TextWidth(cr, t.label));
     Font(cr, kLabelPt);
@@ -382,7 +386,8 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
     // A vector gradient through the LUT's own key colours: the same colours as the heatmap's
     // pixels (the LUT interpolates these keys linearly) and no second image in the file.
     const std::vector<Rgba8>& keys = ColormapKeys(c.colormap);
-    const double top = b.y + kLabelPt * 1.6, h = b.h - kLabelPt * 1.6;
+    const double bar = b.h * ColorBarShare(f);
+    const double top = b.y + kLabelPt * 1.6, h = bar - kLabelPt * 1.6;
     cairo_pattern_t* grad = cairo_pattern_create_linear(0, top + h, 0, top);  // vmin at the bottom
     for (size_t k = 0; k < keys.size(); ++k) {
       cairo_pattern_add_color_stop_rgb(
@@ -408,7 +413,7 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
     }
     Font(cr, kLabelPt);
     Text(cr, c.label, right_x, b.y, 0, 0);
-    right_y = b.y + b.h;
+    right_y = b.y + bar;
   }
   // Legend beside the plot: never over the data.
   if (!f.legend.empty()) {

@@ -26,6 +26,8 @@ ViewSelection DefaultViews(const ModelParams& params, const Encoding& e) {
   v.heatmap = {0, static_cast<double>(e.cols()), first, first + static_cast<double>(e.rows())};
   v.curves = CurvesLimits(e);
   v.sums = {-0.5, static_cast<double>(params.pe.d_model) - 0.5, -1, 1};
+  v.score = {first, first + static_cast<double>(e.rows()), first,
+             first + static_cast<double>(e.rows())};
   return v;
 }
 

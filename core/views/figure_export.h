@@ -25,6 +25,8 @@ struct ViewSelection {
   bool highlight = false;  // outline the selected token's row / position in heatmap and curves
   bool markers = true;     // dots at integer positions on the curves
   int64_t rotation_position = -1;  // rotation view: the position p of R_p; -1: first + 10
+  // score view: keys (x) by queries (y), absolute positions; empty (x1 <= x0): the whole table
+  ViewRange score = {0, 0, 0, 0};
   bool operator==(const ViewSelection&) const = default;
 };
 

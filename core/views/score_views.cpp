@@ -1,36 +1,547 @@
 // The attention-score views: score(m, n), its decay with distance, RoFormer's bound.
+//   score:          (query x key) heatmap of the pre-softmax logit (analysis/attention_score.h
+//                   has the definition), computed for the visible window at screen resolution;
+//                   the table is (L, L) over the table's positions, queries by keys, masked
+//                   cells NaN in NPY and empty in CSV; CSV header q,k<first>,k<first+1>,...
+//   decay:          score(first + k, first) against the distance k = 0..L-1 (the key fixed at the
+//                   table's first position, the query moved), one column per scheme: this one,
+//                   then each of --compare with its defaults and this shape; CSV header
+//                   distance,<file tag>,...; NPY (L, 1 + schemes)
+//   roformer-decay: RoFormer's relative upper bound against the distance 0..L-1 for the RoPE
+//                   head dimension and theta; CSV header distance,bound; NPY (L, 2)
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+#include "analysis/attention_score.h"
+#include "io/file_writers.h"
+#include "model/param_fields.h"
+#include "text/tokenizer.h"
+#include "views/figure_export.h"
 #include "views/view_builders.h"
+#include "views/view_geometry.h"
 
 namespace pe {
+namespace {
 
-Result<Figure> ScoreFigure(const ViewContext&) {
-  return InvalidArgument("the score view is not built yet");
-}
-Status CheckScoreTable(const ViewContext&) {
-  return InvalidArgument("the score view is not built yet");
-}
-Status WriteScoreView(std::ostream&, TableFormat, const ViewContext&, const Progress&) {
-  return InvalidArgument("the score view is not built yet");
-}
+// Cells the causal mask hides, in the figure and the legend.
+constexpr Rgba8 kMaskedGrey{150, 150, 150, 255};
+constexpr Rgba8 kNoColor{255, 255, 255, 0};
+// The softmax note covers at most this many keys.
+constexpr int64_t kMaxSoftmaxKeys = int64_t{1} << 16;
 
-Result<Figure> DecayFigure(const ViewContext&) {
-  return InvalidArgument("the decay view is not built yet");
-}
-Status CheckDecayTable(const ViewContext&) {
-  return InvalidArgument("the decay view is not built yet");
-}
-Status WriteDecayView(std::ostream&, TableFormat, const ViewContext&, const Progress&) {
-  return InvalidArgument("the decay view is not built yet");
+std::string Num(double v, int digits = 4) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
 }
 
-Result<Figure> RoformerDecayFigure(const ViewContext&) {
-  return InvalidArgument("the roformerdecay view is not built yet");
+// "content: one N(0, 1) vector x (seed 0) as query and key" and the like.
+std::string ContentText(const ModelParams& m) {
+  switch (m.content.kind) {
+    case ScoreContent::Kind::kRandom:
+      return "x: one N(0, 1) vector (seed " + std::to_string(m.example.seed) +
+             "), as query and key";
+    case ScoreContent::Kind::kOnes:
+      return "x = (1, 1, ..., 1), as query and key";
+    case ScoreContent::Kind::kTokens:
+      break;
+  }
+  const std::vector<Token> tokens = Tokenize(m.example.text, m.example.tokenizer);
+  auto name = [&](int64_t t) {
+    return t >= 0 && t < static_cast<int64_t>(tokens.size())
+               ? "\"" + tokens[static_cast<size_t>(t)].text + "\""
+               : std::string("?");
+  };
+  return "x_A: token " + std::to_string(m.content.token_a) + " " + name(m.content.token_a) +
+         " (query), x_B: token " + std::to_string(m.content.token_b) + " " +
+         name(m.content.token_b) + " (key), " +
+         (m.input.scale ? std::string(kScaledEmbedding) : std::string("E")) + " rows";
 }
-Status CheckRoformerDecayTable(const ViewContext&) {
-  return InvalidArgument("the roformerdecay view is not built yet");
+
+Result<AttentionScorer> Scorer(const ViewContext& c) {
+  return AttentionScorer::Make(c.params, c.encoding);
 }
-Status WriteRoformerDecayView(std::ostream&, TableFormat, const ViewContext&, const Progress&) {
-  return InvalidArgument("the roformerdecay view is not built yet");
+
+// The score view's window: the selection's, or the whole table when it is empty.
+ViewRange ScoreWindow(const ViewContext& c) {
+  const Encoding& e = *c.encoding;
+  if (c.sel.score.x1 > c.sel.score.x0 && c.sel.score.y1 > c.sel.score.y0) return c.sel.score;
+  const auto first = static_cast<double>(e.first_position());
+  const double end = first + static_cast<double>(e.rows());
+  return {first, end, first, end};
+}
+
+// "softmax of query m = 99 over keys 0..99: most weight on key 99 (0.31), exp(entropy) = 12.4
+// keys": where the attention of one query goes.
+std::string SoftmaxNote(const AttentionScorer& s, int64_t m, int64_t n0, int64_t n1) {
+  if (n1 - n0 > kMaxSoftmaxKeys) {
+    return "softmax of one query: zoom in, to at most " + std::to_string(kMaxSoftmaxKeys) +
+           " keys";
+  }
+  std::vector<double> row(static_cast<size_t>(n1 - n0));
+  ScoreRow(s, m, n0, n1 - n0, row.data());
+  const std::vector<double> w = SoftmaxRow(row);
+  size_t top = 0;
+  double entropy = 0.0;
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (w[i] > w[top]) top = i;
+    if (w[i] > 0) entropy -= w[i] * std::log(w[i]);
+  }
+  if (w.empty() || w[top] == 0.0) {
+    return "softmax of query m = " + std::to_string(m) + ": every visible key is masked";
+  }
+  return "softmax of query " + std::to_string(m) + " (outlined), over keys " +
+         std::to_string(n0) + " to " + std::to_string(n1 - 1) + ": top key " +
+         std::to_string(n0 + static_cast<int64_t>(top)) + ", weight " + Num(w[top], 3) +
+         ", exp(entropy) " + Num(std::exp(entropy), 4) + " keys";
+}
+
+}  // namespace
+
+// ---- score ------------------------------------------------------------------------------------
+
+Result<Figure> ScoreFigure(const ViewContext& c) {
+  Result<AttentionScorer> scorer = Scorer(c);
+  if (!scorer.ok()) return scorer.error();
+  const AttentionScorer& s = scorer.value();
+  const Encoding& e = *c.encoding;
+  const ModelParams& m = c.params;
+  const std::string definition = ScoreDefinition(e, m.content);
+  Figure f;
+  f.title = definition + " (" + e.Summary() + ")";
+  f.x = {"key position n", true, false, true};
+  f.y = {"query position m", true, true, true};
+  f.view = ScoreWindow(c);
+  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  const ScoreRasterRequest req{f.view.x0, f.view.x1, f.view.y0, f.view.y1,
+                               std::min(px.width, 4096), std::min(px.height, 4096)};
+  const ScoreRaster r = ComputeScoreRaster(s, req);
+  // A diverging map centred on 0 with a symmetric range, whatever --colormap says (the table
+  // heatmap's maps include a sequential one).
+  double hi = 0.0;
+  for (float v : r.values) {
+    if (!std::isnan(v)) hi = std::max(hi, static_cast<double>(std::abs(v)));
+  }
+  if (!(hi > 0.0)) hi = 1.0;
+  f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi, "score(m, n)"};
+  bool any_masked = false;
+  if (!r.empty()) {
+    FigureImage im;
+    im.width = r.width;
+    im.height = r.height;
+    im.rgba.resize(static_cast<size_t>(r.width) * r.height * 4);
+    MapToRgba(ColormapId::kRdBu, r.values.data(), static_cast<int64_t>(r.values.size()),
+              static_cast<float>(-hi), static_cast<float>(hi), im.rgba.data());
+    for (size_t i = 0; i < r.values.size(); ++i) {
+      if (!std::isnan(r.values[i])) continue;
+      any_masked = true;
+      uint8_t* p = im.rgba.data() + 4 * i;
+      p[0] = kMaskedGrey.r, p[1] = kMaskedGrey.g, p[2] = kMaskedGrey.b, p[3] = kMaskedGrey.a;
+    }
+    im.x0 = static_cast<double>(r.key_edges.front());
+    im.x1 = static_cast<double>(r.key_edges.back());
+    im.y0 = static_cast<double>(r.query_edges.front());
+    im.y1 = static_cast<double>(r.query_edges.back());
+    f.image = std::move(im);
+  }
+  f.legend.push_back({definition, kNoColor});
+  f.legend.push_back({ContentText(m), kNoColor});
+  if (m.causal_mask) {
+    f.legend.push_back({"grey: masked, causal (key after query, n > m)", kMaskedGrey});
+  } else if (any_masked) {
+    f.legend.push_back({"grey: masked", kMaskedGrey});
+  }
+  if (r.one_cell_per_texel) {
+    f.legend.push_back({"one cell per texel", kNoColor});
+  } else if (r.exact) {
+    f.legend.push_back({"texel = exact mean of its cells", kNoColor});
+  } else {
+    f.legend.push_back({"texel = mean of " + std::to_string(kScoreTexelSamples) + "\xc3\x97" +
+                            std::to_string(kScoreTexelSamples) +
+                            " cells sampled evenly in it, masked ones left out",
+                        kNoColor});
+  }
+  if (!r.empty()) {
+    // Where one query's attention goes: the last visible query, over the visible keys.
+    const int64_t q = r.query_edges.back() - 1;
+    const int64_t n0 = r.key_edges.front(), n1 = r.key_edges.back();
+    if (n1 - n0 > kMaxSoftmaxKeys) {
+      f.legend.push_back({SoftmaxNote(s, q, n0, n1), kNoColor});
+    } else {
+      f.legend.push_back({SoftmaxNote(s, q, n0, n1), SelectionHighlightColor(ColormapId::kRdBu)});
+      const double row_height = FigurePlotBox(f, c.size).h / (f.view.y1 - f.view.y0);
+      f.overlays.push_back({static_cast<double>(n0), static_cast<double>(q),
+                            static_cast<double>(n1), static_cast<double>(q + 1),
+                            SelectionHighlightColor(ColormapId::kRdBu), false,
+                            SelectionLineWidth(row_height)});
+    }
+  }
+  return f;
+}
+
+namespace {
+
+// The (L, L) table needs L * L floats and the keys of every position (L, d) in double.
+Status CheckScoreSize(const ViewContext& c) {
+  const auto rows = static_cast<uint64_t>(c.encoding->rows());
+  if (Status s = CheckFloatCount("the (query x key) score table", rows, rows, c.params.cap);
+      !s.ok()) {
+    return s;
+  }
+  return CheckFloatCount("the score table's keys", rows,
+                         2 * static_cast<uint64_t>(c.params.pe.d_model), c.params.cap);
+}
+
+}  // namespace
+
+Status CheckScoreTable(const ViewContext& c) {
+  if (Status s = CheckScoreSize(c); !s.ok()) return s;
+  return Scorer(c).status();
+}
+
+Status WriteScoreView(std::ostream& out, TableFormat format, const ViewContext& c,
+                      const Progress& progress) {
+  if (Status s = CheckScoreSize(c); !s.ok()) return s;
+  Result<AttentionScorer> scorer = Scorer(c);
+  if (!scorer.ok()) return scorer.error();
+  const AttentionScorer& s = scorer.value();
+  const Encoding& e = *c.encoding;
+  const int64_t L = e.rows(), first = e.first_position(), d = s.dim();
+  // Every key once, (L, d).
+  std::vector<double> keys(static_cast<size_t>(L * d));
+#pragma omp parallel for schedule(static) if (L * d >= (int64_t{1} << 16))
+  for (int64_t n = 0; n < L; ++n) s.Key(first + n, keys.data() + n * d);
+  if (format == TableFormat::kNpy) {
+    const int64_t shape[] = {L, L};
+    out << NpyHeader(shape);
+  } else {
+    out << 'q';
+    for (int64_t n = 0; n < L; ++n) out << ",k" << first + n;
+    out << '\n';
+  }
+  const int64_t block_rows = std::min(TableBlockRows(L), L);
+  std::vector<float> block(static_cast<size_t>(block_rows * L));
+  for (int64_t r0 = 0; r0 < L && out; r0 += block_rows) {
+    const int64_t rows = std::min(block_rows, L - r0);
+#pragma omp parallel for schedule(dynamic, 1) if (rows * L * d >= (int64_t{1} << 18))
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t m = first + r0 + i;
+      std::vector<double> q(static_cast<size_t>(d));
+      s.Query(m, q.data());
+      float* dst = block.data() + i * L;
+      for (int64_t n = 0; n < L; ++n) {
+        dst[n] = s.Masked(m, first + n)
+                     ? std::numeric_limits<float>::quiet_NaN()
+                     : static_cast<float>(s.Dot(q.data(), keys.data() + n * d) +
+                                          e.Bias(m, first + n));
+      }
+    }
+    if (format == TableFormat::kNpy) {
+      WriteFloatsLE(out, block.data(), rows * L);
+    } else {
+      for (int64_t i = 0; i < rows; ++i) {
+        std::string line = std::to_string(first + r0 + i);
+        const float* v = block.data() + i * L;
+        for (int64_t n = 0; n < L; ++n) {
+          line += ',';
+          if (!std::isnan(v[n])) line += FormatFloat(v[n]);
+        }
+        line += '\n';
+        out.write(line.data(), static_cast<std::streamsize>(line.size()));
+      }
+    }
+    if (progress && !progress(static_cast<double>(r0 + rows) / static_cast<double>(L))) {
+      return RuntimeError("the export was cancelled");
+    }
+  }
+  if (!out) return RuntimeError("writing the table failed");
+  return {};
+}
+
+// ---- decay ------------------------------------------------------------------------------------
+
+namespace {
+
+struct DecayScheme {
+  std::string tag;    // the column name: the encoding's file tag, made unique
+  std::string label;  // the legend: the encoding's summary
+  AttentionScorer scorer;
+};
+
+// This scheme, then each --compare scheme with its defaults and this shape (d_model, max_len,
+// offset). A compared scheme equal to this one is left out.
+Result<std::vector<DecayScheme>> DecaySchemes(const ViewContext& c) {
+  std::vector<DecayScheme> out;
+  auto add = [&](const ModelParams& m, const EncodingPtr& e) -> Status {
+    for (const DecayScheme& d : out) {
+      if (d.scorer.encoding().params() == e->params()) return {};
+    }
+    Result<AttentionScorer> s = AttentionScorer::Make(m, e);
+    if (!s.ok()) return s.status();
+    std::string tag = e->FileTag();
+    int copies = 1;
+    for (const DecayScheme& d : out) copies += d.tag.rfind(tag, 0) == 0 ? 1 : 0;
+    if (copies > 1) tag += "-" + std::to_string(copies);
+    out.push_back({tag, e->Summary(), std::move(s).value()});
+    return {};
+  };
+  if (Status s = add(c.params, c.encoding); !s.ok()) return s.error();
+  const std::string& list = c.params.compare;
+  size_t start = 0;
+  while (!list.empty() && start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    const std::string name = list.substr(start, comma - start);
+    start = comma + 1;
+    const std::optional<Scheme> scheme = ParseScheme(name);
+    if (!scheme) return InvalidArgument("--compare: \"" + name + "\" is not a scheme");
+    // Reset first: SetScheme keeps the parameters when the scheme is already chosen.
+    ModelParams m = c.params;
+    m.pe.scheme = SinusoidalParams{};
+    SetScheme(m, *scheme);
+    Result<EncodingPtr> e = MakeEncoding(m.pe, m.cap);
+    if (!e.ok()) return InvalidArgument("--compare " + name + ": " + e.message());
+    if (Status s = add(m, e.value()); !s.ok()) {
+      return InvalidArgument("--compare " + name + ": " + s.message());
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> AllDistances(int64_t n0, int64_t count) {
+  std::vector<int64_t> out(static_cast<size_t>(count));
+  for (int64_t k = 0; k < count; ++k) out[static_cast<size_t>(k)] = n0 + k;
+  return out;
+}
+
+// The integer distances a curve over [0, L) is drawn through: every one when they fit in
+// `samples`, else `samples` spread evenly (always 0 and L - 1).
+std::vector<int64_t> CurveDistances(int64_t L, int samples) {
+  if (L <= samples) return AllDistances(0, L);
+  std::vector<int64_t> out;
+  for (int k = 0; k < samples; ++k) {
+    const auto dist = static_cast<int64_t>(std::llround(static_cast<double>(L - 1) * k /
+                                                        static_cast<double>(samples - 1)));
+    if (out.empty() || dist != out.back()) out.push_back(dist);
+  }
+  return out;
+}
+
+// A y range over the finite values with 6% room (at least +-0.05).
+ViewRange FitY(const std::vector<std::vector<double>>& ys, double x0, double x1) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& v : ys) {
+    for (double y : v) {
+      if (!std::isfinite(y)) continue;
+      lo = std::min(lo, y);
+      hi = std::max(hi, y);
+    }
+  }
+  if (!std::isfinite(lo)) lo = -1, hi = 1;
+  const double pad = std::max(0.05, (hi - lo) * 0.06);
+  return {x0, x1, lo - pad, hi + pad};
+}
+
+// Writes a table of distances (L rows) and `columns` values per distance from `fill`, which
+// fills the values of a block of distances.
+template <typename Fill>
+Status WriteDistanceTable(std::ostream& out, TableFormat format, int64_t L,
+                          const std::vector<std::string>& columns, const Progress& progress,
+                          Fill fill) {
+  const auto cols = static_cast<int64_t>(columns.size());
+  if (format == TableFormat::kNpy) {
+    const int64_t shape[] = {L, 1 + cols};
+    out << NpyHeader(shape);
+  } else {
+    out << "distance";
+    for (const std::string& name : columns) out << ',' << name;
+    out << '\n';
+  }
+  const int64_t block_rows = std::min(TableBlockRows(1 + cols), L);
+  std::vector<double> values(static_cast<size_t>(block_rows * cols));
+  std::vector<float> row(static_cast<size_t>(1 + cols));
+  for (int64_t r0 = 0; r0 < L && out; r0 += block_rows) {
+    const int64_t rows = std::min(block_rows, L - r0);
+    fill(r0, rows, values.data());  // (cols, rows) column-major
+    for (int64_t i = 0; i < rows; ++i) {
+      row[0] = static_cast<float>(r0 + i);
+      for (int64_t j = 0; j < cols; ++j) {
+        row[static_cast<size_t>(1 + j)] = static_cast<float>(values[static_cast<size_t>(j * rows + i)]);
+      }
+      if (format == TableFormat::kNpy) {
+        WriteFloatsLE(out, row.data(), 1 + cols);
+      } else {
+        std::string line = std::to_string(r0 + i);
+        for (int64_t j = 0; j < cols; ++j) line += ',' + FormatFloat(row[static_cast<size_t>(1 + j)]);
+        line += '\n';
+        out.write(line.data(), static_cast<std::streamsize>(line.size()));
+      }
+    }
+    if (progress && !progress(static_cast<double>(r0 + rows) / static_cast<double>(L))) {
+      return RuntimeError("the export was cancelled");
+    }
+  }
+  if (!out) return RuntimeError("writing the table failed");
+  return {};
+}
+
+}  // namespace
+
+Result<Figure> DecayFigure(const ViewContext& c) {
+  Result<std::vector<DecayScheme>> schemes = DecaySchemes(c);
+  if (!schemes.ok()) return schemes.error();
+  const Encoding& e = *c.encoding;
+  const int64_t L = e.rows(), first = e.first_position();
+  Figure f;
+  f.title = "Attention score against distance: the key at position " + std::to_string(first) +
+            ", the query k positions after it";
+  f.x = {"distance k = m \xe2\x88\x92 n", false, false, true};
+  f.y = {"score(n + k, n), n = " + std::to_string(first), false, false};
+  const double x0 = L > 1 ? 0.0 : -0.5, x1 = L > 1 ? static_cast<double>(L - 1) : 0.5;
+  f.view = {x0, x1, -1, 1};
+  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  const std::vector<int64_t> dist = CurveDistances(L, CurveSamples(px.width));
+  std::vector<std::vector<double>> ys;
+  for (const DecayScheme& d : schemes.value()) ys.push_back(DecayCurve(d.scorer, dist));
+  f.view = FitY(ys, x0, x1);
+  f.hlines.push_back(0.0);
+  const bool markers = static_cast<int64_t>(dist.size()) == L && px.width >= 4 * L;
+  for (size_t i = 0; i < ys.size(); ++i) {
+    FigureSeries line;
+    line.color = SeriesRgba(static_cast<int>(i));
+    line.line_width = 1.5;
+    for (size_t k = 0; k < dist.size(); ++k) {
+      line.xs.push_back(static_cast<double>(dist[k]));
+      line.ys.push_back(ys[i][k]);
+    }
+    if (markers) {
+      line.marker_xs = line.xs;
+      line.marker_ys = line.ys;
+    }
+    f.series.push_back(std::move(line));
+    const DecayScheme& d = schemes.value()[i];
+    f.legend.push_back({d.label, SeriesRgba(static_cast<int>(i))});
+  }
+  // Each family's definition once (the schemes may add, rotate or bias).
+  std::vector<std::string> definitions;
+  for (const DecayScheme& d : schemes.value()) {
+    const std::string def = ScoreDefinition(d.scorer.encoding(), c.params.content);
+    if (std::find(definitions.begin(), definitions.end(), def) == definitions.end()) {
+      definitions.push_back(def);
+      f.legend.push_back({def, kNoColor});
+    }
+  }
+  f.legend.push_back({ContentText(c.params), kNoColor});
+  if (static_cast<int64_t>(dist.size()) < L) {
+    f.legend.push_back({"drawn through " + std::to_string(dist.size()) + " of " +
+                            std::to_string(L) + " distances, spread evenly",
+                        kNoColor});
+  }
+  return f;
+}
+
+Status CheckDecayTable(const ViewContext& c) {
+  Result<std::vector<DecayScheme>> schemes = DecaySchemes(c);
+  if (!schemes.ok()) return schemes.error();
+  return CheckFloatCount("the decay table", static_cast<uint64_t>(c.encoding->rows()),
+                         1 + schemes.value().size(), c.params.cap);
+}
+
+Status WriteDecayView(std::ostream& out, TableFormat format, const ViewContext& c,
+                      const Progress& progress) {
+  if (Status s = CheckDecayTable(c); !s.ok()) return s;
+  Result<std::vector<DecayScheme>> schemes = DecaySchemes(c);
+  if (!schemes.ok()) return schemes.error();
+  std::vector<std::string> names;
+  for (const DecayScheme& d : schemes.value()) names.push_back(d.tag);
+  return WriteDistanceTable(out, format, c.encoding->rows(), names, progress,
+                            [&](int64_t r0, int64_t rows, double* values) {
+                              const std::vector<int64_t> dist = AllDistances(r0, rows);
+                              for (size_t j = 0; j < schemes.value().size(); ++j) {
+                                const std::vector<double> v =
+                                    DecayCurve(schemes.value()[j].scorer, dist);
+                                std::copy(v.begin(), v.end(),
+                                          values + static_cast<int64_t>(j) * rows);
+                              }
+                            });
+}
+
+// ---- RoFormer's bound -------------------------------------------------------------------------
+
+namespace {
+
+Status CheckRoformerShape(const EncodingParams& p) {
+  if (p.d_model < 2 || p.d_model % 2 != 0) {
+    return InvalidArgument("the roformer-decay view needs an even head dimension d_model >= 2, got " +
+                           std::to_string(p.d_model));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<Figure> RoformerDecayFigure(const ViewContext& c) {
+  const EncodingParams& p = c.params.pe;
+  if (Status s = CheckRoformerShape(p); !s.ok()) return s.error();
+  const double theta = p.rope().theta;
+  const int64_t L = p.max_len;
+  Figure f;
+  f.title = "Long-term decay of RoPE (RoFormer, Figure 2): d = " + std::to_string(p.d_model) +
+            ", \xce\xb8 = " + Num(theta, 6);
+  f.x = {"relative distance", false, false, true};
+  f.y = {"relative upper bound", false, false};
+  const double x0 = L > 1 ? 0.0 : -0.5, x1 = L > 1 ? static_cast<double>(L - 1) : 0.5;
+  f.view = {x0, x1, 0, 1};
+  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  const std::vector<int64_t> dist = CurveDistances(L, CurveSamples(px.width));
+  FigureSeries line;
+  line.color = SeriesRgba(0);
+  line.line_width = 1.5;
+  std::vector<double> ys(dist.size());
+#pragma omp parallel for schedule(static) if (dist.size() * static_cast<size_t>(p.d_model) >= (size_t{1} << 16))
+  for (size_t k = 0; k < dist.size(); ++k) {
+    ys[k] = RoformerDecayBound(p.d_model, theta, static_cast<double>(dist[k]));
+  }
+  for (size_t k = 0; k < dist.size(); ++k) {
+    line.xs.push_back(static_cast<double>(dist[k]));
+    line.ys.push_back(ys[k]);
+  }
+  const ViewRange fitted = FitY({ys}, x0, x1);
+  f.view = {x0, x1, std::min(0.0, fitted.y0), fitted.y1};
+  f.series.push_back(std::move(line));
+  f.legend.push_back({"(1/(d/2)) \xce\xa3_{j=1}^{d/2} |S_j|,  S_j = \xce\xa3_{k=0}^{j-1} "
+                      "e^{i r \xce\xb8_k},  \xce\xb8_k = \xce\xb8^(\xe2\x88\x92" "2k/d)",
+                      SeriesRgba(0)});
+  f.legend.push_back({"r: relative distance m \xe2\x88\x92 n", kNoColor});
+  if (static_cast<int64_t>(dist.size()) < L) {
+    f.legend.push_back({"drawn through " + std::to_string(dist.size()) + " of " +
+                            std::to_string(L) + " distances, spread evenly",
+                        kNoColor});
+  }
+  return f;
+}
+
+Status CheckRoformerDecayTable(const ViewContext& c) {
+  if (Status s = CheckRoformerShape(c.params.pe); !s.ok()) return s;
+  return CheckFloatCount("the roformer-decay table", static_cast<uint64_t>(c.params.pe.max_len), 2,
+                         c.params.cap);
+}
+
+Status WriteRoformerDecayView(std::ostream& out, TableFormat format, const ViewContext& c,
+                              const Progress& progress) {
+  if (Status s = CheckRoformerDecayTable(c); !s.ok()) return s;
+  const EncodingParams& p = c.params.pe;
+  return WriteDistanceTable(out, format, p.max_len, {"bound"}, progress,
+                            [&](int64_t r0, int64_t rows, double* values) {
+#pragma omp parallel for schedule(static) if (rows * p.d_model >= (int64_t{1} << 16))
+                              for (int64_t i = 0; i < rows; ++i) {
+                                values[i] = RoformerDecayBound(p.d_model, p.rope().theta,
+                                                               static_cast<double>(r0 + i));
+                              }
+                            });
 }
 
 }  // namespace pe

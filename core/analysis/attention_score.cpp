@@ -1,0 +1,398 @@
+#include "analysis/attention_score.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <limits>
+
+#include "base/random.h"
+#include "model/embedding.h"
+#include "text/tokenizer.h"
+
+namespace pe {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// `samples` positions spread evenly over [p0, p0 + count): the centres of equal slices, or every
+// position when they fit.
+std::vector<int64_t> SamplePositions(int64_t p0, int64_t count, int samples) {
+  std::vector<int64_t> out;
+  if (count <= 0) return out;
+  if (count <= samples) {
+    for (int64_t k = 0; k < count; ++k) out.push_back(p0 + k);
+    return out;
+  }
+  for (int s = 0; s < samples; ++s) {
+    const double centre = (static_cast<double>(s) + 0.5) * static_cast<double>(count) / samples;
+    out.push_back(p0 + std::min(count - 1, static_cast<int64_t>(centre)));
+  }
+  return out;
+}
+
+// Edges of at most `pixels` slices over the integer range [lo, hi): one per integer when they
+// fit (as the table heatmap's raster).
+std::vector<int64_t> Edges(int64_t lo, int64_t hi, int pixels) {
+  std::vector<int64_t> edges;
+  const int64_t n = hi - lo;
+  if (n <= 0) return edges;
+  if (n <= pixels) {
+    for (int64_t k = lo; k <= hi; ++k) edges.push_back(k);
+    return edges;
+  }
+  for (int k = 0; k <= pixels; ++k) {
+    edges.push_back(lo + static_cast<int64_t>(static_cast<double>(n) * k / pixels));
+  }
+  edges.back() = hi;
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  return edges;
+}
+
+}  // namespace
+
+uint64_t ScoreContentStream(uint64_t seed) {
+  return RandomBits(seed ^ 0x73636f7265ull /* "score" */, 0);
+}
+
+std::string ScoreDefinition(const Encoding& e, const ScoreContent& content) {
+  const bool two = content.kind == ScoreContent::Kind::kTokens;
+  const std::string xq = two ? "x_A" : "x", xk = two ? "x_B" : "x";
+  const std::string root = "\xe2\x88\x9a" "d";  // √d
+  const std::string dot = "\xc2\xb7";            // ·
+  switch (e.family()) {
+    case Family::kAdded: {
+      const std::string pe = e.scheme() == Scheme::kLearned ? "W_pos" : "PE";
+      return "score(m, n) = (" + xq + " + " + pe + "_m)" + dot + "(" + xk + " + " + pe +
+             "_n) / " + root;
+    }
+    case Family::kRotary:
+      return "score(m, n) = (R_m " + xq + ")" + dot + "(R_n " + xk + ") / " + root;
+    case Family::kBias:
+      return "score(m, n) = " + xq + dot + xk + " / " + root + " + bias(m, n)";
+  }
+  return "score(m, n)";
+}
+
+Result<AttentionScorer> AttentionScorer::Make(EncodingPtr encoding, std::vector<double> x_query,
+                                              std::vector<double> x_key, bool causal_mask) {
+  if (!encoding) return InvalidArgument("no encoding to score");
+  const auto d = static_cast<size_t>(encoding->params().d_model);
+  if (x_query.size() != d || x_key.size() != d) {
+    return InvalidArgument("the query and key content must have d_model = " + std::to_string(d) +
+                           " values, got " + std::to_string(x_query.size()) + " and " +
+                           std::to_string(x_key.size()));
+  }
+  AttentionScorer s;
+  s.encoding_ = std::move(encoding);
+  s.x_query_ = std::move(x_query);
+  s.x_key_ = std::move(x_key);
+  s.causal_ = causal_mask;
+  return s;
+}
+
+Result<AttentionScorer> AttentionScorer::Make(const ModelParams& params, EncodingPtr encoding) {
+  if (!encoding) return InvalidArgument("no encoding to score");
+  const int64_t d = encoding->params().d_model;
+  std::vector<double> xq(static_cast<size_t>(d)), xk;
+  switch (params.content.kind) {
+    case ScoreContent::Kind::kRandom: {
+      const uint64_t stream = ScoreContentStream(params.example.seed);
+      for (int64_t j = 0; j < d; ++j) {
+        xq[static_cast<size_t>(j)] = RandomNormal(stream, static_cast<uint64_t>(j));
+      }
+      xk = xq;
+      break;
+    }
+    case ScoreContent::Kind::kOnes:
+      std::fill(xq.begin(), xq.end(), 1.0);
+      xk = xq;
+      break;
+    case ScoreContent::Kind::kTokens: {
+      // The sentence's ids as ComputeSentence makes them, without the positional rows (so every
+      // family can use them).
+      const TextExample& ex = params.example;
+      const std::vector<Token> tokens = Tokenize(ex.text, ex.tokenizer);
+      Vocabulary vocab;
+      if (ex.vocabulary.empty()) {
+        vocab = Vocabulary::FromTokens(tokens);
+      } else {
+        Result<Vocabulary> v = Vocabulary::FromList(ex.vocabulary);
+        if (!v.ok()) return v.error();
+        vocab = std::move(v).value();
+      }
+      const std::vector<int64_t> ids = vocab.Ids(tokens);
+      const auto count = static_cast<int64_t>(ids.size());
+      for (int64_t t : {params.content.token_a, params.content.token_b}) {
+        if (t < 0 || t >= count) {
+          return InvalidArgument(
+              "--content tokens: token " + std::to_string(t) + " is outside the sentence, which has " +
+              std::to_string(count) + (count == 1 ? " token" : " tokens") +
+              (count > 0 ? " (0 to " + std::to_string(count - 1) + ")" : std::string()));
+        }
+      }
+      const double scale = params.input.scale ? std::sqrt(static_cast<double>(d)) : 1.0;
+      xk.resize(static_cast<size_t>(d));
+      const int64_t a = ids[static_cast<size_t>(params.content.token_a)];
+      const int64_t b = ids[static_cast<size_t>(params.content.token_b)];
+      for (int64_t j = 0; j < d; ++j) {
+        // As the sum view's scaled part: float32 E[id] times sqrt(d) rounded to float32.
+        const auto s32 = static_cast<float>(scale);
+        xq[static_cast<size_t>(j)] = EmbeddingValue(ex.seed, d, a, j) * s32;
+        xk[static_cast<size_t>(j)] = EmbeddingValue(ex.seed, d, b, j) * s32;
+      }
+      break;
+    }
+  }
+  return Make(std::move(encoding), std::move(xq), std::move(xk), params.causal_mask);
+}
+
+void AttentionScorer::Query(int64_t m, double* out) const {
+  const Encoding& e = *encoding_;
+  const auto d = static_cast<int64_t>(x_query_.size());
+  if (e.family() == Family::kAdded) {
+    for (int64_t j = 0; j < d; ++j) {
+      out[j] = x_query_[static_cast<size_t>(j)] + e.ValueAt(j, static_cast<double>(m));
+    }
+    return;
+  }
+  std::copy(x_query_.begin(), x_query_.end(), out);
+  e.RotateQuery(m, out);
+}
+
+void AttentionScorer::Key(int64_t n, double* out) const {
+  const Encoding& e = *encoding_;
+  const auto d = static_cast<int64_t>(x_key_.size());
+  if (e.family() == Family::kAdded) {
+    for (int64_t j = 0; j < d; ++j) {
+      out[j] = x_key_[static_cast<size_t>(j)] + e.ValueAt(j, static_cast<double>(n));
+    }
+    return;
+  }
+  std::copy(x_key_.begin(), x_key_.end(), out);
+  e.RotateKey(n, out);
+}
+
+namespace {
+
+// The mean of `one(p)` over [p0, p0 + count): exact column means for added schemes (x + mean PE),
+// else the mean over sampled positions.
+template <typename One>
+bool MeanOf(const Encoding& e, const std::vector<double>& x, int64_t p0, int64_t count,
+            int samples, double* out, One one) {
+  const auto d = static_cast<int64_t>(x.size());
+  if (count == 1) {
+    one(p0, out);
+    return true;
+  }
+  if (e.family() == Family::kAdded) {
+    e.MeanOverRows(p0 - e.first_position(), count, 0, d, out);
+    for (int64_t j = 0; j < d; ++j) out[j] += x[static_cast<size_t>(j)];
+    return true;
+  }
+  const std::vector<int64_t> ps = SamplePositions(p0, count, samples);
+  std::vector<double> v(static_cast<size_t>(d));
+  std::fill(out, out + d, 0.0);
+  for (int64_t p : ps) {
+    one(p, v.data());
+    for (int64_t j = 0; j < d; ++j) out[j] += v[static_cast<size_t>(j)];
+  }
+  for (int64_t j = 0; j < d; ++j) out[j] /= static_cast<double>(ps.size());
+  return static_cast<int64_t>(ps.size()) == count;
+}
+
+}  // namespace
+
+bool AttentionScorer::MeanQuery(int64_t m0, int64_t count, int samples, double* out) const {
+  return MeanOf(*encoding_, x_query_, m0, count, samples, out,
+                [this](int64_t p, double* v) { Query(p, v); });
+}
+
+bool AttentionScorer::MeanKey(int64_t n0, int64_t count, int samples, double* out) const {
+  return MeanOf(*encoding_, x_key_, n0, count, samples, out,
+                [this](int64_t p, double* v) { Key(p, v); });
+}
+
+double AttentionScorer::Dot(const double* q, const double* k) const {
+  const auto d = static_cast<int64_t>(x_query_.size());
+  double acc = 0.0;
+  for (int64_t j = 0; j < d; ++j) acc += q[j] * k[j];
+  return acc / std::sqrt(static_cast<double>(d));
+}
+
+double AttentionScorer::Score(int64_t m, int64_t n) const {
+  if (Masked(m, n)) return kNaN;
+  std::vector<double> q(x_query_.size()), k(x_key_.size());
+  Query(m, q.data());
+  Key(n, k.data());
+  return Dot(q.data(), k.data()) + encoding_->Bias(m, n);
+}
+
+ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterRequest& req) {
+  ScoreRaster r;
+  const Encoding& e = s.encoding();
+  if (!(req.x1 > req.x0) || !(req.y1 > req.y0) || req.width_px < 1 || req.height_px < 1) return r;
+  const auto first = static_cast<double>(e.first_position());
+  const double end = first + static_cast<double>(e.rows());
+  const auto k_lo = static_cast<int64_t>(std::clamp(std::floor(req.x0), first, end));
+  const auto k_hi = static_cast<int64_t>(std::clamp(std::ceil(req.x1), first, end));
+  const auto q_lo = static_cast<int64_t>(std::clamp(std::floor(req.y0), first, end));
+  const auto q_hi = static_cast<int64_t>(std::clamp(std::ceil(req.y1), first, end));
+  if (k_hi <= k_lo || q_hi <= q_lo) return r;
+  const int px_w = std::max(
+      1, static_cast<int>(std::ceil(req.width_px * double(k_hi - k_lo) / (req.x1 - req.x0))));
+  const int px_h = std::max(
+      1, static_cast<int>(std::ceil(req.height_px * double(q_hi - q_lo) / (req.y1 - req.y0))));
+  r.key_edges = Edges(k_lo, k_hi, std::min(px_w, req.width_px));
+  r.query_edges = Edges(q_lo, q_hi, std::min(px_h, req.height_px));
+  r.width = static_cast<int>(r.key_edges.size()) - 1;
+  r.height = static_cast<int>(r.query_edges.size()) - 1;
+  r.one_cell_per_texel = k_hi - k_lo == r.width && q_hi - q_lo == r.height;
+  r.values.assign(static_cast<size_t>(r.width) * r.height, 0.0f);
+  const int64_t d = s.dim();
+  const int samples = kScoreTexelSamples;
+
+  // The mean query of each texel row and the mean key of each texel column (bilinearity: the
+  // mean of q_m . k_n over a block of cells is mean(q) . mean(k)).
+  std::vector<double> qs(static_cast<size_t>(r.height * d)), ks(static_cast<size_t>(r.width * d));
+  bool exact = true;
+  const bool parallel = (static_cast<int64_t>(r.width) + r.height) * d >= (int64_t{1} << 14);
+#pragma omp parallel for schedule(dynamic, 16) reduction(&& : exact) if (parallel)
+  for (int y = 0; y < r.height; ++y) {
+    const int64_t a = r.query_edges[static_cast<size_t>(y)];
+    exact = s.MeanQuery(a, r.query_edges[static_cast<size_t>(y) + 1] - a, samples,
+                        qs.data() + static_cast<size_t>(y * d)) &&
+            exact;
+  }
+#pragma omp parallel for schedule(dynamic, 16) reduction(&& : exact) if (parallel)
+  for (int x = 0; x < r.width; ++x) {
+    const int64_t a = r.key_edges[static_cast<size_t>(x)];
+    exact = s.MeanKey(a, r.key_edges[static_cast<size_t>(x) + 1] - a, samples,
+                      ks.data() + static_cast<size_t>(x * d)) &&
+            exact;
+  }
+
+  const bool bias = s.has_bias();
+  const bool parallel_texels = static_cast<int64_t>(r.width) * r.height * d >= (int64_t{1} << 16);
+#pragma omp parallel for schedule(dynamic, 4) reduction(&& : exact) if (parallel_texels)
+  for (int y = 0; y < r.height; ++y) {
+    const int64_t m0 = r.query_edges[static_cast<size_t>(y)];
+    const int64_t m1 = r.query_edges[static_cast<size_t>(y) + 1];
+    float* out = r.values.data() + static_cast<size_t>(y) * r.width;
+    std::vector<double> qv(static_cast<size_t>(d)), kv(static_cast<size_t>(d));
+    for (int x = 0; x < r.width; ++x) {
+      const int64_t n0 = r.key_edges[static_cast<size_t>(x)];
+      const int64_t n1 = r.key_edges[static_cast<size_t>(x) + 1];
+      const bool all_masked = s.causal_mask() && n0 > m1 - 1;
+      const bool some_masked = s.causal_mask() && n1 - 1 > m0;
+      if (all_masked) {
+        out[x] = std::numeric_limits<float>::quiet_NaN();
+        continue;
+      }
+      if (!some_masked && (!bias || (m1 - m0 == 1 && n1 - n0 == 1))) {
+        const double b = bias ? s.encoding().Bias(m0, n0) : 0.0;
+        out[x] = static_cast<float>(s.Dot(qs.data() + static_cast<size_t>(y * d),
+                                          ks.data() + static_cast<size_t>(x * d)) +
+                                    b);
+        continue;
+      }
+      // A bias or a partly masked block: the mean over the sampled grid's unmasked cells.
+      const std::vector<int64_t> ms = SamplePositions(m0, m1 - m0, samples);
+      const std::vector<int64_t> ns = SamplePositions(n0, n1 - n0, samples);
+      if (static_cast<int64_t>(ms.size()) != m1 - m0 ||
+          static_cast<int64_t>(ns.size()) != n1 - n0) {
+        exact = false;
+      }
+      double acc = 0.0;
+      int64_t cells = 0;
+      if (!some_masked) {
+        // Unmasked: the dot part is still bilinear; only the bias is averaged over the grid.
+        double bsum = 0.0;
+        for (int64_t m : ms) {
+          for (int64_t n : ns) bsum += s.encoding().Bias(m, n);
+        }
+        out[x] = static_cast<float>(s.Dot(qs.data() + static_cast<size_t>(y * d),
+                                          ks.data() + static_cast<size_t>(x * d)) +
+                                    bsum / static_cast<double>(ms.size() * ns.size()));
+        continue;
+      }
+      kv.resize(ns.size() * static_cast<size_t>(d));
+      for (size_t i = 0; i < ns.size(); ++i) s.Key(ns[i], kv.data() + i * static_cast<size_t>(d));
+      for (int64_t m : ms) {
+        s.Query(m, qv.data());
+        for (size_t i = 0; i < ns.size(); ++i) {
+          if (s.Masked(m, ns[i])) continue;
+          acc += s.Dot(qv.data(), kv.data() + i * static_cast<size_t>(d)) +
+                 s.encoding().Bias(m, ns[i]);
+          ++cells;
+        }
+      }
+      out[x] = cells > 0 ? static_cast<float>(acc / static_cast<double>(cells))
+                         : std::numeric_limits<float>::quiet_NaN();
+    }
+  }
+  r.exact = exact;
+  return r;
+}
+
+void ScoreRow(const AttentionScorer& s, int64_t m, int64_t n0, int64_t count, double* out) {
+  const auto d = static_cast<size_t>(s.dim());
+  std::vector<double> q(d), k(d);
+  s.Query(m, q.data());
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t n = n0 + i;
+    if (s.Masked(m, n)) {
+      out[i] = kNaN;
+      continue;
+    }
+    s.Key(n, k.data());
+    out[i] = s.Dot(q.data(), k.data()) + s.encoding().Bias(m, n);
+  }
+}
+
+std::vector<double> DecayCurve(const AttentionScorer& s, std::span<const int64_t> distances) {
+  const Encoding& e = s.encoding();
+  const int64_t first = e.first_position();
+  const auto d = static_cast<size_t>(s.dim());
+  std::vector<double> k(d), q(d);
+  s.Key(first, k.data());
+  std::vector<double> out(distances.size(), kNaN);
+  for (size_t i = 0; i < distances.size(); ++i) {
+    const int64_t dist = distances[i];
+    if (dist < 0 || dist >= e.rows()) continue;
+    s.Query(first + dist, q.data());
+    out[i] = s.Dot(q.data(), k.data()) + e.Bias(first + dist, first);
+  }
+  return out;
+}
+
+std::vector<double> SoftmaxRow(std::span<const double> logits) {
+  std::vector<double> w(logits.size(), 0.0);
+  double hi = -std::numeric_limits<double>::infinity();
+  for (double v : logits) {
+    if (!std::isnan(v)) hi = std::max(hi, v);
+  }
+  if (!std::isfinite(hi)) return w;
+  double sum = 0.0;
+  for (size_t i = 0; i < logits.size(); ++i) {
+    if (std::isnan(logits[i])) continue;
+    w[i] = std::exp(logits[i] - hi);
+    sum += w[i];
+  }
+  for (double& v : w) v /= sum;
+  return w;
+}
+
+double RoformerDecayBound(int64_t d, double theta, double distance) {
+  const int64_t half = d / 2;
+  if (half < 1) return kNaN;
+  std::complex<double> partial(0.0, 0.0);
+  double total = 0.0;
+  for (int64_t k = 0; k < half; ++k) {
+    const double freq = std::pow(theta, -2.0 * static_cast<double>(k) / static_cast<double>(d));
+    partial += std::polar(1.0, distance * freq);  // S_{k+1}
+    total += std::abs(partial);
+  }
+  return total / static_cast<double>(half);
+}
+
+}  // namespace pe

@@ -1,0 +1,133 @@
+// How position shapes the pre-softmax attention logit, for every scheme, through the Encoding
+// interface only (so schemes added later work unchanged). A query at position m and a key at
+// position n score
+//   score(m, n) = q_m . k_n / sqrt(d) + Bias(m, n)
+// with the scheme applied as models apply it, and no projections (W_q = W_k = I):
+//   added (sinusoidal, learned): q_m = x_q + PE_m,              k_n = x_k + PE_n
+//   rotary (RoPE, xPos):         q_m = RotateQuery(m, x_q),     k_n = RotateKey(n, x_k)
+//   bias (ALiBi, T5):            q_m = x_q,                     k_n = x_k
+// Bias is 0 for the schemes that do not override it, the rotations are the identity for those
+// that do not rotate; so one formula serves all three families. d is d_model (the head dimension
+// for the rotary schemes).
+//
+// The content x_q, x_k (ScoreContent), each (d):
+//   random: one N(0, 1) vector, x_j = RandomNormal(ScoreContentStream(example.seed), j), used as
+//           both x_q and x_k. Its stream is the example seed hashed with "score", so it is neither
+//           a token embedding row nor the rotation view's query.
+//   ones:   x_q = x_k = (1, ..., 1).
+//   tokens: x_q = the embedding row of token A of the sentence, x_k that of token B, times
+//           sqrt(d) when the input layer scales embeddings (InputLayerParams::scale): the same
+//           scaled embedding the sum view adds the positional vector to, for every scheme.
+// A causal mask hides keys after the query (n > m): those cells have no score (NaN here, an
+// empty CSV cell, grey in the figure).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "encoding/encoding.h"
+#include "model/model_params.h"
+
+namespace pe {
+
+// The generator stream of the random content: the example seed hashed with the bytes "score".
+uint64_t ScoreContentStream(uint64_t seed);
+
+// "score(m, n) = (x + PE_m)·(x + PE_n) / √d": the definition the figures and the window show,
+// for the encoding's family and the content kind (x for one vector, x_A and x_B for tokens).
+std::string ScoreDefinition(const Encoding& encoding, const ScoreContent& content);
+
+// The scorer of one encoding and content. Immutable once made; cheap per call.
+class AttentionScorer {
+ public:
+  // The content of `params` for `encoding` (whose d_model sizes it). Tokens content tokenizes the
+  // example; an error names the token count when A or B lies outside the sentence.
+  static Result<AttentionScorer> Make(const ModelParams& params, EncodingPtr encoding);
+  // Explicit content (each (d_model)), for tests and callers with their own vectors.
+  static Result<AttentionScorer> Make(EncodingPtr encoding, std::vector<double> x_query,
+                                      std::vector<double> x_key, bool causal_mask);
+
+  const Encoding& encoding() const { return *encoding_; }
+  int64_t dim() const { return static_cast<int64_t>(x_query_.size()); }
+  bool causal_mask() const { return causal_; }
+  const std::vector<double>& x_query() const { return x_query_; }
+  const std::vector<double>& x_key() const { return x_key_; }
+
+  // q_m and k_n, (d): the content with the scheme applied at that position.
+  void Query(int64_t m, double* out) const;
+  void Key(int64_t n, double* out) const;
+  // The mean of q over the positions [m0, m0 + count) (and likewise k), (d). Added schemes use
+  // the table's exact column means (closed forms for waves, any count costs the same); the
+  // others average at most `samples` positions spread evenly over the range (all of them when
+  // count <= samples). Returns true when the mean is exact.
+  bool MeanQuery(int64_t m0, int64_t count, int samples, double* out) const;
+  bool MeanKey(int64_t n0, int64_t count, int samples, double* out) const;
+
+  // q . k / sqrt(d) for vectors from Query and Key (no bias, no mask).
+  double Dot(const double* q, const double* k) const;
+  // score(m, n): NaN when the causal mask hides the key (n > m).
+  double Score(int64_t m, int64_t n) const;
+  bool Masked(int64_t m, int64_t n) const { return causal_ && n > m; }
+  bool has_bias() const { return encoding_->family() == Family::kBias; }
+
+ private:
+  EncodingPtr encoding_;
+  std::vector<double> x_query_, x_key_;
+  bool causal_ = false;
+};
+
+// ---- the (query x key) score at screen resolution ----------------------------------------------
+
+// The visible window in plot coordinates: x keys, y queries, both absolute positions; cell (m, n)
+// covers [n, n + 1) x [m, m + 1).
+struct ScoreRasterRequest {
+  double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+  int width_px = 1, height_px = 1;
+};
+
+inline constexpr int kScoreTexelSamples = 8;  // positions averaged per texel side when not exact
+
+struct ScoreRaster {
+  int width = 0, height = 0;  // texels
+  // (height, width): each texel's mean score over its cells; NaN when every cell is masked.
+  std::vector<float> values;
+  // Texel column x covers keys [key_edges[x], key_edges[x+1]); rows cover queries likewise.
+  std::vector<int64_t> key_edges, query_edges;
+  // Every texel the exact mean of all its cells (else: the mean over a grid of at most
+  // kScoreTexelSamples x kScoreTexelSamples cells spread evenly inside it, masked cells left out).
+  bool exact = true;
+  bool one_cell_per_texel = false;
+  bool empty() const { return width == 0 || height == 0; }
+};
+
+// The raster of the window, clamped to the table's positions. Only the texels' rows and columns
+// are evaluated (per-position vectors are made once per texel row and column), so a table of
+// 2^31 positions costs what a small one does. Work is about (texel rows + columns) x samples x d
+// plus texels x d.
+ScoreRaster ComputeScoreRaster(const AttentionScorer& scorer, const ScoreRasterRequest& request);
+
+// ---- rows, distance and softmax ------------------------------------------------------------------
+
+// score(m, n) for keys n in [n0, n0 + count), into `out` (count); masked keys are NaN.
+void ScoreRow(const AttentionScorer& scorer, int64_t m, int64_t n0, int64_t count, double* out);
+
+// The decay curve: score(first + k, first) for each distance k in `distances` (the key fixed at
+// the table's first position, the query moved k positions after it; a causal mask never hides
+// these). Distances past the table's last position are NaN.
+std::vector<double> DecayCurve(const AttentionScorer& scorer, std::span<const int64_t> distances);
+
+// softmax over a row of logits; NaN logits (masked keys) get weight 0. All-masked rows give all
+// zeros. Computed stably (the maximum subtracted first).
+std::vector<double> SoftmaxRow(std::span<const double> logits);
+
+// RoFormer's long-term decay bound (Su et al. 2021, section 3.4.3, Figure 2): the relative upper
+// bound of the RoPE score at relative distance r,
+//   (1 / (d/2)) sum_{j=1}^{d/2} |S_j|,   S_j = sum_{k=0}^{j-1} e^{i r theta_k},
+//   theta_k = theta^(-2k/d).
+// (d/2 + 1) / 2 at r = 0 (32.5 for d = 128). `d` even and >= 2.
+double RoformerDecayBound(int64_t d, double theta, double distance);
+
+}  // namespace pe

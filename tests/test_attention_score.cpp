@@ -1,0 +1,337 @@
+// The attention score of every family against its definition computed naively here, the
+// screen-resolution raster against the cells it covers, the softmax row and RoFormer's bound.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+#include "analysis/attention_score.h"
+#include "base/random.h"
+#include "model/embedding.h"
+#include "views/figure_export.h"
+#include "views/view_registry.h"
+
+namespace pe {
+namespace {
+
+ModelParams Params(Scheme scheme, int64_t d, int64_t max_len, int64_t offset = 0) {
+  ModelParams m;
+  m.pe.d_model = d;
+  m.pe.max_len = max_len;
+  m.pe.offset = offset;
+  switch (scheme) {
+    case Scheme::kRope:
+      m.pe.scheme = RopeParams{};
+      break;
+    case Scheme::kLearned:
+      m.pe.scheme = LearnedParams{};
+      break;
+    default:
+      m.pe.scheme = SinusoidalParams{};
+      break;
+  }
+  return m;
+}
+
+AttentionScorer MakeScorer(const ModelParams& m) {
+  Result<EncodingPtr> e = MakeEncoding(m.pe, m.cap);
+  EXPECT_TRUE(e.ok()) << e.message();
+  Result<AttentionScorer> s = AttentionScorer::Make(m, e.value());
+  EXPECT_TRUE(s.ok()) << s.message();
+  return std::move(s).value();
+}
+
+// The paper's table, from its formula: PE(p, 2i) = sin(p / 10000^(2i/d)), PE(p, 2i+1) = cos.
+double PaperPe(int64_t p, int64_t j, int64_t d) {
+  const double w = std::pow(10000.0, -2.0 * static_cast<double>(j / 2) / static_cast<double>(d));
+  return j % 2 == 0 ? std::sin(static_cast<double>(p) * w) : std::cos(static_cast<double>(p) * w);
+}
+
+std::vector<double> RandomContent(uint64_t seed, int64_t d) {
+  std::vector<double> x(static_cast<size_t>(d));
+  for (int64_t j = 0; j < d; ++j) {
+    x[static_cast<size_t>(j)] = RandomNormal(ScoreContentStream(seed), static_cast<uint64_t>(j));
+  }
+  return x;
+}
+
+// A bias-family scheme built on the interface alone: -slope |m - n| (a symmetric ALiBi head).
+class LinearBias final : public Encoding {
+ public:
+  explicit LinearBias(EncodingParams p, double slope) : Encoding(std::move(p)), slope_(slope) {}
+  Family family() const override { return Family::kBias; }
+  std::string TableName() const override { return "bias"; }
+  ValueRange Range() const override { return {-1, 0}; }
+  std::string Summary() const override { return "linear bias"; }
+  std::string Title() const override { return "linear bias"; }
+  std::string FileTag() const override { return "linear"; }
+  double ValueAt(int64_t, double) const override { return 0.0; }
+  void FillBlock(int64_t, int64_t rows, int64_t, int64_t cols, float* out) const override {
+    std::fill(out, out + rows * cols, 0.0f);
+  }
+  std::string DescribeCell(int64_t, int64_t) const override { return ""; }
+  double Bias(int64_t m, int64_t n) const override {
+    return -slope_ * static_cast<double>(std::abs(m - n));
+  }
+
+ private:
+  double slope_;
+};
+
+TEST(AttentionScore, RoformerBoundMatchesThePaperFigure) {
+  EXPECT_NEAR(RoformerDecayBound(128, 10000.0, 0), 32.5, 1e-12);
+  EXPECT_NEAR(RoformerDecayBound(128, 10000.0, 10), 17.954, 1e-3);
+  EXPECT_NEAR(RoformerDecayBound(128, 10000.0, 50), 12.629, 1e-3);
+  EXPECT_NEAR(RoformerDecayBound(128, 10000.0, 100), 10.227, 1e-3);
+  EXPECT_NEAR(RoformerDecayBound(128, 10000.0, 250), 6.548, 1e-3);
+}
+
+TEST(AttentionScore, SinusoidalIsTheSumOfContentAndPositionDotted) {
+  ModelParams m = Params(Scheme::kSinusoidal, 32, 200, -40);
+  m.example.seed = 7;
+  const AttentionScorer s = MakeScorer(m);
+  const std::vector<double> x = RandomContent(7, 32);
+  EXPECT_EQ(s.x_query(), x);
+  EXPECT_EQ(s.x_key(), x);
+  for (int64_t mq : {-40, -3, 0, 17, 159}) {
+    for (int64_t nk : {-40, -39, 5, 100, 159}) {
+      double naive = 0.0;
+      for (int64_t j = 0; j < 32; ++j) {
+        naive += (x[static_cast<size_t>(j)] + PaperPe(mq, j, 32)) *
+                 (x[static_cast<size_t>(j)] + PaperPe(nk, j, 32));
+      }
+      naive /= std::sqrt(32.0);
+      EXPECT_NEAR(s.Score(mq, nk), naive, 1e-12 * (1 + std::abs(naive))) << mq << " " << nk;
+    }
+  }
+  // Not a function of m - n alone (only PE_m . PE_n is): x . PE_m and x . PE_n are not.
+  EXPECT_GT(std::abs(s.Score(10, 0) - s.Score(110, 100)), 1e-3);
+  EXPECT_EQ(ScoreDefinition(s.encoding(), m.content),
+            "score(m, n) = (x + PE_m)\xc2\xb7(x + PE_n) / \xe2\x88\x9a" "d");
+}
+
+TEST(AttentionScore, RopeDependsOnTheDistanceOnly) {
+  ModelParams m = Params(Scheme::kRope, 64, 5000);
+  const AttentionScorer s = MakeScorer(m);
+  for (int64_t mq : {0, 3, 250, 1000}) {
+    for (int64_t nk : {0, 1, 77, 999}) {
+      for (int64_t k : {1, 13, 2000, 3999}) {
+        const double a = s.Score(mq, nk), b = s.Score(mq + k, nk + k);
+        EXPECT_NEAR(a, b, 1e-10 * (1 + std::abs(a))) << mq << " " << nk << " " << k;
+      }
+    }
+  }
+  // At distance 0 the rotation cancels: x . x / sqrt(d).
+  const std::vector<double>& x = s.x_query();
+  const double xx = std::inner_product(x.begin(), x.end(), x.begin(), 0.0) / 8.0;
+  EXPECT_NEAR(s.Score(1234, 1234), xx, 1e-10 * xx);
+  EXPECT_EQ(ScoreDefinition(s.encoding(), m.content),
+            "score(m, n) = (R_m x)\xc2\xb7(R_n x) / \xe2\x88\x9a" "d");
+}
+
+TEST(AttentionScore, OnesAndTokensContent) {
+  ModelParams m = Params(Scheme::kSinusoidal, 16, 50);
+  m.content.kind = ScoreContent::Kind::kOnes;
+  AttentionScorer s = MakeScorer(m);
+  EXPECT_EQ(s.x_query(), std::vector<double>(16, 1.0));
+  double naive = 0.0;
+  for (int64_t j = 0; j < 16; ++j) naive += (1 + PaperPe(3, j, 16)) * (1 + PaperPe(9, j, 16));
+  EXPECT_NEAR(s.Score(3, 9), naive / 4.0, 1e-12 * std::abs(naive));
+
+  // "The cat sits on the mat": ids The=0 cat=1 sits=2 on=3 the=4 mat=5; A = "cat", B = "mat".
+  m.content = {ScoreContent::Kind::kTokens, 1, 5};
+  m.example.seed = 3;
+  for (bool scale : {true, false}) {
+    m.input.scale = scale;
+    s = MakeScorer(m);
+    const float k = scale ? 4.0f : 1.0f;
+    for (int64_t j = 0; j < 16; ++j) {
+      EXPECT_EQ(s.x_query()[static_cast<size_t>(j)], EmbeddingValue(3, 16, 1, j) * k);
+      EXPECT_EQ(s.x_key()[static_cast<size_t>(j)], EmbeddingValue(3, 16, 5, j) * k);
+    }
+  }
+  // Rotary schemes take token content too.
+  ModelParams r = Params(Scheme::kRope, 16, 50);
+  r.content = {ScoreContent::Kind::kTokens, 0, 2};
+  EXPECT_TRUE(AttentionScorer::Make(r, MakeEncoding(r.pe).value()).ok());
+  r.content = {ScoreContent::Kind::kTokens, 0, 6};
+  Result<AttentionScorer> bad = AttentionScorer::Make(r, MakeEncoding(r.pe).value());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("token 6 is outside the sentence, which has 6 tokens (0 to 5)"),
+            std::string::npos)
+      << bad.message();
+}
+
+TEST(AttentionScore, CausalMaskHidesLaterKeys) {
+  ModelParams m = Params(Scheme::kRope, 8, 20);
+  m.causal_mask = true;
+  const AttentionScorer s = MakeScorer(m);
+  EXPECT_TRUE(std::isnan(s.Score(2, 5)));
+  EXPECT_FALSE(std::isnan(s.Score(5, 2)));
+  EXPECT_FALSE(std::isnan(s.Score(5, 5)));
+  const ScoreRaster r = ComputeScoreRaster(s, {0, 20, 0, 20, 20, 20});
+  ASSERT_EQ(r.width, 20);
+  for (int y = 0; y < 20; ++y) {
+    for (int x = 0; x < 20; ++x) {
+      EXPECT_EQ(std::isnan(r.values[static_cast<size_t>(y * 20 + x)]), x > y);
+    }
+  }
+}
+
+// The mean of score over the block of cells a texel covers, naively (masked cells left out).
+double NaiveMean(const AttentionScorer& s, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  double acc = 0.0;
+  int64_t cells = 0;
+  for (int64_t mq = m0; mq < m1; ++mq) {
+    for (int64_t nk = n0; nk < n1; ++nk) {
+      const double v = s.Score(mq, nk);
+      if (std::isnan(v)) continue;
+      acc += v;
+      ++cells;
+    }
+  }
+  return cells ? acc / static_cast<double>(cells) : NAN;
+}
+
+void ExpectRasterIsBlockMeans(const AttentionScorer& s, const ScoreRaster& r, double tol) {
+  for (int y = 0; y < r.height; ++y) {
+    for (int x = 0; x < r.width; ++x) {
+      const double want =
+          NaiveMean(s, r.query_edges[static_cast<size_t>(y)], r.query_edges[static_cast<size_t>(y) + 1],
+                    r.key_edges[static_cast<size_t>(x)], r.key_edges[static_cast<size_t>(x) + 1]);
+      const float got = r.values[static_cast<size_t>(y * r.width + x)];
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got)) << y << " " << x;
+      } else {
+        EXPECT_NEAR(got, want, tol * (1 + std::abs(want))) << y << " " << x;
+      }
+    }
+  }
+}
+
+TEST(AttentionScore, RasterTexelsAreTheMeansOfTheirCells) {
+  // One cell per texel, then 4 x 4 and 3 x 5 cells per texel: exact for every family (the added
+  // schemes through the table's column means, the others sample every position of a texel).
+  for (Scheme scheme : {Scheme::kSinusoidal, Scheme::kLearned, Scheme::kRope}) {
+    for (bool causal : {false, true}) {
+      ModelParams m = Params(scheme, 16, 64, scheme == Scheme::kSinusoidal ? 5 : 0);
+      m.causal_mask = causal;
+      const AttentionScorer s = MakeScorer(m);
+      const double first = static_cast<double>(m.pe.offset);
+      for (auto [w, h] : {std::pair{64, 64}, std::pair{16, 16}, std::pair{13, 21}}) {
+        const ScoreRaster r = ComputeScoreRaster(s, {first, first + 64, first, first + 64, w, h});
+        ASSERT_EQ(r.width, w);
+        ASSERT_EQ(r.height, h);
+        EXPECT_TRUE(r.exact);
+        EXPECT_EQ(r.one_cell_per_texel, w == 64);
+        ExpectRasterIsBlockMeans(s, r, 1e-5);
+      }
+    }
+  }
+}
+
+TEST(AttentionScore, BiasSchemesThroughTheInterface) {
+  EncodingParams p;
+  p.d_model = 8;
+  p.max_len = 40;
+  auto e = std::make_shared<const LinearBias>(p, 0.25);
+  const std::vector<double> x = RandomContent(0, 8);
+  Result<AttentionScorer> made = AttentionScorer::Make(e, x, x, false);
+  ASSERT_TRUE(made.ok()) << made.message();
+  const AttentionScorer& s = made.value();
+  const double xx = std::inner_product(x.begin(), x.end(), x.begin(), 0.0) / std::sqrt(8.0);
+  EXPECT_NEAR(s.Score(10, 4), xx - 1.5, 1e-12);
+  EXPECT_EQ(ScoreDefinition(*e, ScoreContent{}),
+            "score(m, n) = x\xc2\xb7x / \xe2\x88\x9a" "d + bias(m, n)");
+  // 5 x 5 cells per texel: the grid covers them all, so the bias mean is exact.
+  const ScoreRaster r = ComputeScoreRaster(s, {0, 40, 0, 40, 8, 8});
+  EXPECT_TRUE(r.exact);
+  ExpectRasterIsBlockMeans(s, r, 1e-6);
+  // Rows of a bias that depends on m - n only differ by a constant where the keys do: the softmax
+  // of row m + k over keys shifted by k is the softmax of row m.
+  std::vector<double> a(10), b(10);
+  ScoreRow(s, 20, 5, 10, a.data());
+  ScoreRow(s, 27, 12, 10, b.data());
+  const std::vector<double> wa = SoftmaxRow(a), wb = SoftmaxRow(b);
+  for (size_t i = 0; i < wa.size(); ++i) EXPECT_NEAR(wa[i], wb[i], 1e-12);
+}
+
+TEST(AttentionScore, LargeTablesCostTheirTexels) {
+  ModelParams m = Params(Scheme::kRope, 64, 1'000'000'000);
+  m.causal_mask = true;
+  const AttentionScorer s = MakeScorer(m);
+  const ScoreRaster r = ComputeScoreRaster(s, {0, 1e9, 0, 1e9, 300, 200});
+  ASSERT_EQ(r.width, 300);
+  ASSERT_EQ(r.height, 200);
+  EXPECT_FALSE(r.exact);
+  EXPECT_TRUE(std::isnan(r.values[299]));  // top right: every key after every query
+  EXPECT_FALSE(std::isnan(r.values[199 * 300]));
+  // Panned far in: one cell per texel, the exact scores.
+  const ScoreRaster z = ComputeScoreRaster(s, {999'999'900, 1e9, 999'999'900, 1e9, 100, 100});
+  ASSERT_TRUE(z.one_cell_per_texel);
+  EXPECT_NEAR(z.values[99 * 100 + 3], s.Score(999'999'999, 999'999'903), 1e-4);
+}
+
+TEST(AttentionScore, SoftmaxRowsSumToOneAndIgnoreShifts) {
+  const std::vector<double> row = {0.5, -2.0, 3.25, NAN, 1.0, 700.0};
+  const std::vector<double> w = SoftmaxRow(row);
+  EXPECT_NEAR(std::accumulate(w.begin(), w.end(), 0.0), 1.0, 1e-12);
+  EXPECT_EQ(w[3], 0.0);
+  for (double c : {-1000.0, -3.5, 0.0, 42.0}) {
+    std::vector<double> shifted = row;
+    for (double& v : shifted) v += c;
+    const std::vector<double> ws = SoftmaxRow(shifted);
+    for (size_t i = 0; i < w.size(); ++i) EXPECT_NEAR(ws[i], w[i], 1e-12) << c;
+  }
+  const std::vector<double> small = SoftmaxRow(std::vector<double>{0.0, std::log(3.0)});
+  EXPECT_NEAR(small[0], 0.25, 1e-15);
+  EXPECT_NEAR(small[1], 0.75, 1e-15);
+  const std::vector<double> none = SoftmaxRow(std::vector<double>{NAN, NAN});
+  EXPECT_EQ(none, (std::vector<double>{0.0, 0.0}));
+  // A real score row (RoPE, causal) sums to 1 over the unmasked keys.
+  ModelParams m = Params(Scheme::kRope, 32, 100);
+  m.causal_mask = true;
+  const AttentionScorer s = MakeScorer(m);
+  std::vector<double> r(100);
+  ScoreRow(s, 60, 0, 100, r.data());
+  const std::vector<double> wr = SoftmaxRow(r);
+  EXPECT_NEAR(std::accumulate(wr.begin(), wr.end(), 0.0), 1.0, 1e-12);
+  EXPECT_EQ(wr[61], 0.0);
+}
+
+TEST(AttentionScore, DecayFixesTheKeyAtTheFirstPosition) {
+  ModelParams m = Params(Scheme::kSinusoidal, 16, 30, 4);
+  const AttentionScorer s = MakeScorer(m);
+  const std::vector<int64_t> dist = {0, 1, 29, 30};
+  const std::vector<double> v = DecayCurve(s, dist);
+  EXPECT_DOUBLE_EQ(v[0], s.Score(4, 4));
+  EXPECT_DOUBLE_EQ(v[1], s.Score(5, 4));
+  EXPECT_DOUBLE_EQ(v[2], s.Score(33, 4));
+  EXPECT_TRUE(std::isnan(v[3]));  // past the table
+}
+
+TEST(AttentionScore, ViewsBuildAndWrite) {
+  ModelParams m = Params(Scheme::kRope, 32, 48);
+  m.compare = "sinusoidal,learned";
+  const ViewSelection sel = DefaultViews(m);
+  for (ViewKind v : {ViewKind::kScore, ViewKind::kDecay, ViewKind::kRoformerDecay}) {
+    Result<Figure> f = BuildViewFigure(v, m, sel, {}, FigureFormat::kPng);
+    ASSERT_TRUE(f.ok()) << ViewName(v) << ": " << f.message();
+  }
+  Result<Figure> score = BuildViewFigure(ViewKind::kScore, m, sel, {}, FigureFormat::kPng);
+  ASSERT_TRUE(score.value().image.has_value());
+  Result<Figure> decay = BuildViewFigure(ViewKind::kDecay, m, sel, {}, FigureFormat::kPng);
+  EXPECT_EQ(decay.value().series.size(), 3u);
+  // The score table over the memory cap is refused before anything is written.
+  m.pe.max_len = 100000;
+  m.cap.bytes = 64 << 20;
+  Result<EncodingPtr> e = MakeEncoding(m.pe, m.cap);
+  const ViewContext c{m, e.value(), sel, {}, FigureFormat::kPng};
+  const Status s = GetView(ViewKind::kScore).check_table(c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("score table"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace pe
