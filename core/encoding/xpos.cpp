@@ -168,9 +168,9 @@ class XposEncoding final : public Encoding {
   std::string TableName() const override {
     switch (params_.xpos().part) {
       case RopePart::kCos:
-        return "cos*decay";
+        return "cos\xc2\xb7\xce\xb6";  // "cos·ζ": cos times the decay zeta^(+-n'/sb)
       case RopePart::kSin:
-        return "sin*decay";
+        return "sin\xc2\xb7\xce\xb6";
       case RopePart::kAngle:
         return "angle";
     }
@@ -201,7 +201,7 @@ class XposEncoding final : public Encoding {
                         static_cast<long long>(params_.d_model), x.theta, x.scale_base,
                         zeta_.front(), zeta_.back());
     if (x.positions == XposPositions::kCentred) {
-      s += Fmt(", centred (n' = n %lld)", static_cast<long long>(shift_));
+      s += Fmt(", centred (n' = n - %lld)", static_cast<long long>(-shift_));
     }
     s += Fmt(", L=%lld", static_cast<long long>(params_.max_len));
     if (params_.offset != 0) s += Fmt(", from position %lld", static_cast<long long>(params_.offset));
