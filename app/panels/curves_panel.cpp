@@ -286,8 +286,8 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
       // Frequency and wavelength each stay whole: the second moves to its own line when the
       // legend is too narrow for both.
       char omega[48], lambda[48];
-      // The sinusoid's frequency is omega, RoPE's theta (as the papers write them).
-      const char* w = e.scheme() == Scheme::kRope ? "\xce\xb8" : "\xcf\x89";
+      // The sinusoid's frequency is omega, RoPE's and xPos's theta (as the papers write them).
+      const char* w = e.family() == Family::kRotary ? "\xce\xb8" : "\xcf\x89";
       std::snprintf(omega, sizeof omega, "   %s=%.4g", w, c.frequency);
       std::snprintf(lambda, sizeof lambda, "\xce\xbb=%.4g", c.wavelength());
       ImGui::TextDisabled("%s", omega);

@@ -198,7 +198,9 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
 
   ImGui::SameLine();
   const ValueRange range = e.Range();
-  const std::string bar_label = e.TableName() + " value";
+  // "cos value"; a longer table name ("cos*decay") drops the suffix to fit above the bar.
+  std::string bar_label = e.TableName() + " value";
+  if (ImGui::CalcTextSize(bar_label.c_str()).x > bar_w - em * 0.5f) bar_label = e.TableName();
   ColorBar("heatmap_colorbar", state.params.colormap, static_cast<float>(range.lo),
            static_cast<float>(range.hi), bar_label.c_str(),
            ImVec2(bar_w - em * 0.5f, avail.y - note_h - em * 2.5f));

@@ -38,6 +38,8 @@ constexpr Names<AlibiMode, 2> kAlibiModes{
 constexpr Names<T5Direction, 2> kT5Directions{
     {{T5Direction::kBidirectional, "bidirectional"}, {T5Direction::kCausal, "causal"}}};
 constexpr Names<XposSide, 2> kXposSides{{{XposSide::kQuery, "query"}, {XposSide::kKey, "key"}}};
+constexpr Names<XposPositions, 2> kXposPositions{
+    {{XposPositions::kAbsolute, "absolute"}, {XposPositions::kCentred, "centred"}}};
 
 template <typename E, size_t N>
 std::string_view NameOf(const Names<E, N>& names, E value) {
@@ -78,5 +80,9 @@ std::string_view T5DirectionName(T5Direction v) { return NameOf(kT5Directions, v
 std::optional<T5Direction> ParseT5Direction(std::string_view s) { return Parse(kT5Directions, s); }
 std::string_view XposSideName(XposSide v) { return NameOf(kXposSides, v); }
 std::optional<XposSide> ParseXposSide(std::string_view s) { return Parse(kXposSides, s); }
+std::string_view XposPositionsName(XposPositions v) { return NameOf(kXposPositions, v); }
+std::optional<XposPositions> ParseXposPositions(std::string_view s) {
+  return Parse(kXposPositions, s);
+}
 
 }  // namespace pe

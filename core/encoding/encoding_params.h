@@ -100,11 +100,17 @@ struct T5Params {
 // xPos (Sun et al. 2023, torchscale's XPOS): RoPE in the interleaved pairing times a per-pair
 // decay zeta_i^(n / scale_base) on queries and zeta_i^(-n / scale_base) on keys.
 enum class XposSide { kQuery, kKey };
+// The n of the decay: the absolute position (the paper's formula), or the position minus
+// ceil((max_len + offset) / 2) as torchscale's XPOS.forward centres it (min_pos). The rotation
+// uses the absolute position either way; the shift multiplies every query pair by one constant
+// and every key pair by its inverse, so q . k is the same (xpos.h).
+enum class XposPositions { kAbsolute, kCentred };
 struct XposParams {
   double theta = 10000.0;
   double scale_base = 512.0;
   RopePart part = RopePart::kCos;  // cos / sin times the decay, or the angle
   XposSide side = XposSide::kQuery;
+  XposPositions positions = XposPositions::kAbsolute;
   bool operator==(const XposParams&) const = default;
 };
 
@@ -162,5 +168,7 @@ std::string_view T5DirectionName(T5Direction d);  // "bidirectional", "causal"
 std::optional<T5Direction> ParseT5Direction(std::string_view name);
 std::string_view XposSideName(XposSide side);  // "query", "key"
 std::optional<XposSide> ParseXposSide(std::string_view name);
+std::string_view XposPositionsName(XposPositions positions);  // "absolute", "centred"
+std::optional<XposPositions> ParseXposPositions(std::string_view name);
 
 }  // namespace pe

@@ -365,6 +365,13 @@ const ParamField kFields[] = {
      kXpos, nullptr, GET(std::string(XposSideName(m.pe.xpos().side))), SET({
        return SetChoice("--xpos-side", text, &ParseXposSide, "query or key", m.pe.xpos().side);
      })},
+    {"xpos_positions", "--xpos-positions", "NAME",
+     "The n of the decay: absolute (the paper) or centred (torchscale: n - ceil((max_len + "
+     "offset) / 2))",
+     kXpos, nullptr, GET(std::string(XposPositionsName(m.pe.xpos().positions))), SET({
+       return SetChoice("--xpos-positions", text, &ParseXposPositions, "absolute or centred",
+                        m.pe.xpos().positions);
+     })},
     // ---- the model input
     {"dims", "--dims", "LIST", "Columns for the curves, e.g. 4,5,6,7 or 0-3", kAllSchemes,
      nullptr,

@@ -32,8 +32,8 @@ std::string ColumnLegend(const Encoding& e, int64_t col) {
     return label;
   }
   const WaveColumn& c = waves[static_cast<size_t>(col)];
-  // The sinusoid's frequency is omega; RoPE's is theta (as the papers write them).
-  const char* w = e.scheme() == Scheme::kRope ? "\xce\xb8" : "\xcf\x89";
+  // The sinusoid's frequency is omega; RoPE's and xPos's are theta (as the papers write them).
+  const char* w = e.family() == Family::kRotary ? "\xce\xb8" : "\xcf\x89";
   std::snprintf(label, sizeof label, "j=%lld: i=%lld %s, %s=%.4g, \xce\xbb=%.4g",
                 static_cast<long long>(c.dim), static_cast<long long>(c.pair), WaveName(c.wave),
                 w, c.frequency, c.wavelength());
