@@ -60,12 +60,29 @@ ModelParams Sample(Scheme scheme) {
       r.part = RopePart::kAngle;
       break;
     }
+    case Scheme::kAlibi:
+      m.pe.alibi() = {12, 5, AlibiMode::kSymmetric, 6.0};
+      break;
+    case Scheme::kT5:
+      m.pe.t5().heads = 4;
+      m.pe.t5().head = 3;
+      m.pe.t5().buckets = 16;
+      m.pe.t5().max_distance = 64;
+      m.pe.t5().direction = T5Direction::kCausal;
+      m.pe.t5().seed = 42;
+      break;
+    case Scheme::kXpos:
+      m.pe.xpos().theta = 20000;
+      m.pe.xpos().scale_base = 256;
+      m.pe.xpos().part = RopePart::kSin;
+      m.pe.xpos().side = XposSide::kKey;
+      break;
   }
   return m;
 }
 
 TEST(ParamFields, MetadataReadBackGivesTheSameParameters) {
-  for (Scheme s : {Scheme::kSinusoidal, Scheme::kLearned, Scheme::kRope}) {
+  for (Scheme s : {Scheme::kSinusoidal, Scheme::kLearned, Scheme::kRope, Scheme::kXpos}) {
     const ModelParams m = Sample(s);
     ASSERT_TRUE(ValidateEncodingParams(m.pe).ok()) << SchemeName(s);
     const ModelParams back = FromValues(ParamValues(m));
@@ -75,7 +92,9 @@ TEST(ParamFields, MetadataReadBackGivesTheSameParameters) {
     EXPECT_EQ(back.example.tokenizer, m.example.tokenizer);
     EXPECT_EQ(back.example.seed, m.example.seed);
     // The input layer's settings are recorded where the positional vector is added.
-    if (s != Scheme::kRope) EXPECT_EQ(back.input, m.input);
+    if (s == Scheme::kSinusoidal || s == Scheme::kLearned) {
+      EXPECT_EQ(back.input, m.input);
+    }
     EXPECT_EQ(back.colormap, m.colormap);
   }
   // Each scaling's own parameters survive too (they are recorded only when they apply).
@@ -136,7 +155,9 @@ TEST(ParamFields, KeysAndFlagsAreUniqueAndFindable) {
   std::set<std::string_view> keys, flags;
   for (const ParamField& f : ParamFields()) {
     EXPECT_TRUE(flags.insert(f.flag).second) << f.flag;
-    if (!f.key.empty()) EXPECT_TRUE(keys.insert(f.key).second) << f.key;
+    if (!f.key.empty()) {
+      EXPECT_TRUE(keys.insert(f.key).second) << f.key;
+    }
     EXPECT_EQ(FindParamField(f.flag), &f);
     EXPECT_FALSE(f.help.empty()) << f.flag;
   }

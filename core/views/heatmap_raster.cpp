@@ -79,10 +79,10 @@ Raster ComputeRaster(const RasterRequest& req) {
       float* out = r.values.data() + static_cast<size_t>(y) * r.width;
       for (int x = 0; x < r.width; ++x) {
         const auto b = static_cast<size_t>(r.col_edges[static_cast<size_t>(x)] - c_lo);
-        const auto e = static_cast<size_t>(r.col_edges[static_cast<size_t>(x) + 1] - c_lo);
+        const auto end = static_cast<size_t>(r.col_edges[static_cast<size_t>(x) + 1] - c_lo);
         double acc = 0.0;
-        for (size_t j = b; j < e; ++j) acc += col_mean[j];
-        out[x] = static_cast<float>(acc / static_cast<double>(e - b));
+        for (size_t j = b; j < end; ++j) acc += col_mean[j];
+        out[x] = static_cast<float>(acc / static_cast<double>(end - b));
       }
     }
   }
