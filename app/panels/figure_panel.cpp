@@ -130,8 +130,11 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   spec.x_cells = f.x.cells;
   spec.y_cells = f.y.cells;
   spec.y_down = f.y.reversed;
+  // A figure with a colour bar (the score and bias heatmaps) gets one beside its plot.
+  const float bar_w = f.colorbar ? em * 4.2f : 0.0f;
   ImGui::BeginGroup();
-  Plot plot("figure_plot", cache.view, spec, ImVec2(avail.x - legend_w - em * 0.5f, avail.y));
+  Plot plot("figure_plot", cache.view, spec,
+            ImVec2(avail.x - legend_w - bar_w - em * 0.5f, avail.y));
   if (f.equal_aspect) {
     const ImVec2 area(plot.area_max().x - plot.area_min().x,
                       plot.area_max().y - plot.area_min().y);
@@ -177,6 +180,12 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   }
   plot.End();
   ImGui::EndGroup();
+  if (f.colorbar) {
+    ImGui::SameLine();
+    ColorBar("figure_colorbar", f.colorbar->colormap, static_cast<float>(f.colorbar->vmin),
+             static_cast<float>(f.colorbar->vmax), f.colorbar->label.c_str(),
+             ImVec2(bar_w - em * 0.5f, avail.y - em * 2.5f));
+  }
   ImGui::SameLine();
   if (ImGui::BeginChild("figure_legend", ImVec2(legend_w, avail.y), true)) {
     ImGui::PushTextWrapPos(0.0f);
