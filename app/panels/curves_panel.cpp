@@ -241,6 +241,8 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
             ImGui::ColorConvertU32ToFloat4(SeriesColor(static_cast<int>(k))), "d%lld = %.6f",
             static_cast<long long>(dims[k]),
             static_cast<double>(static_cast<float>(e.ValueAt(dims[k], static_cast<double>(pos)))));
+        // The formula with its numbers, for the first few curves (more would fill the screen).
+        if (k < 4) ImGui::TextDisabled("   %s", e.DescribeCell(pos, dims[k]).c_str());
       }
       ImGui::EndTooltip();
     }
