@@ -8,6 +8,8 @@
 //   learned:    the position-embedding table (GPT-2 wpe, BERT position_embeddings), added too
 //   rope:       cos or sin (max_len, d_rot) in the pairing's layout, or the angle (max_len,
 //               d_rot / 2), as RopeParams::part picks; it rotates queries and keys instead
+//   alibi, t5:  the attention bias of one head, (max_len, max_len): row = query position, column
+//               = key position (both from first_position()); it is added to the logits
 #pragma once
 
 #include <cstdint>
@@ -97,6 +99,12 @@ class Encoding {
   virtual double Bias(int64_t query_position, int64_t key_position) const {
     (void)query_position, (void)key_position;
     return 0.0;
+  }
+  // True when the key is hidden from the query by a mask the scheme implies (causal ALiBi: keys
+  // after the query). Bias() and the table hold 0 there; the logit is -inf in a model.
+  virtual bool Masked(int64_t query_position, int64_t key_position) const {
+    (void)query_position, (void)key_position;
+    return false;
   }
 
  protected:
