@@ -386,8 +386,9 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   const ModelParams& p = state.params;
   ImGui::PushItemWidth(ImGui::GetFontSize() * 9);
   ImGui::TextDisabled("Positional encoding");
-  const char* schemes[] = {"sinusoidal (added)", "learned table (added)", "RoPE (rotates q, k)"};
-  const char* scheme_names[] = {"sinusoidal", "learned", "rope"};
+  const char* schemes[] = {"sinusoidal (added)", "learned table (added)", "RoPE (rotates q, k)",
+                           "ALiBi (bias)", "T5 buckets (bias)"};
+  const char* scheme_names[] = {"sinusoidal", "learned", "rope", "alibi", "t5"};
   FieldCombo(state, "scheme", "--scheme", schemes, scheme_names,
              "How position enters the model: a vector added to each token (sinusoidal, learned: "
              "GPT-2, BERT) or a rotation of queries and keys inside attention (RoPE: Llama, "
