@@ -174,7 +174,7 @@ Result<Figure> BucketsFigure(const ViewContext& c) {
   const int64_t reach = std::clamp<int64_t>(
       std::max(p.max_len - 1, t.max_distance + t.max_distance / 4 + 1), 1, kMaxPosition);
   Figure f;
-  f.title = "T5 bucket of r = key - query (" +
+  f.title = "T5 bucket of r = j - i (" +
             std::string(T5DirectionName(t.direction)) + ", " + std::to_string(t.buckets) +
             " buckets, max distance " + std::to_string(t.max_distance) + ")";
   f.x = {"relative position r = j - i", false, false, true};
@@ -243,7 +243,7 @@ Result<Figure> BucketsFigure(const ViewContext& c) {
                           ", then one bucket",
                       far_color});
   if (!bidirectional) {
-    f.legend.push_back({"causal: keys after the query (r > 0) share bucket 0", table_color});
+    f.legend.push_back({"causal: keys after the query, r > 0: bucket 0", SeriesRgba(0)});
   }
   if (table_reach < rr) {
     f.legend.push_back({"the table's reach: |r| <= L - 1 = " + std::to_string(p.max_len - 1),
