@@ -17,9 +17,11 @@
 //   causal:    -m (i - j) for keys j <= i; keys after the query (j > i) are masked by the causal
 //              mask (their logit is -inf). The table holds 0 there so that it stays finite and
 //              plottable; Masked() tells them apart and the bias view greys them out.
-//   symmetric: -m |i - j| for every pair (bidirectional ALiBi, as in encoder variants).
-// BLOOM adds m * j instead (the key position alone, no query): each row differs from ours by the
-// constant m * i, which softmax ignores, so both give the same attention.
+//   symmetric: -m |i - j| for every pair (bidirectional ALiBi: MPT's build_alibi_bias with
+//              full=True).
+// BLOOM adds m * j instead (the key position alone, no query), MPT's causal bias m * (j - L + 1):
+// each row differs from ours by a constant, which softmax ignores, so all give the same
+// attention.
 #pragma once
 
 #include <cstdint>
