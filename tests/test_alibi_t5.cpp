@@ -243,6 +243,15 @@ TEST(T5Buckets, MatchHfOverEveryRelativePosition) {
   EXPECT_EQ(T5Bucket(-91, true, 32, 128), 15);
   EXPECT_EQ(T5Bucket(-31, true, 32, 128), 11);
   EXPECT_EQ(T5Bucket(-32, true, 32, 128), 12);
+  // Where float32 and double part: 20 buckets, max distance 160 (5 exact distances a side), r =
+  // -10: log(2) / log(32) * 5 is exactly 1; in float32 it comes out 1, in double 0.99999999...,
+  // one bucket lower. HF computes it in float32: bucket 5 + 1.
+  EXPECT_EQ(T5Bucket(-10, true, 20, 160), 6);
+  EXPECT_EQ(T5Bucket(10, true, 20, 160), 16);
+  EXPECT_EQ(HfBucket(-10, true, 20, 160), 6);
+  EXPECT_LT(std::log(10.0 / 5.0) / std::log(160.0 / 5.0) * 5.0, 1.0);  // the double path
+  // The same in a causal table of 9 buckets (4 exact), max distance 128, distance 8.
+  EXPECT_EQ(T5Bucket(-8, false, 9, 128), 5);
 }
 
 TEST(T5Bias, TableIsTheHeadsBucketBias) {

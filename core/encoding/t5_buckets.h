@@ -12,7 +12,9 @@
 //                               n - 1)
 //   The large branch is computed in float32 as HF does on the CPU (relative_position.float(),
 //   torch.log in float32, the Python-double log(max_distance / max_exact) rounded to float32,
-//   true division, then .to(long), which truncates), so bucket edges fall where HF's do.
+//   true division, then .to(long), which truncates), so bucket edges fall where HF's do. It
+//   matters where the quotient is a whole number: 20 buckets, max distance 160, r = -10 gives
+//   log(2) / log(32) * 5 = 1 in float32 (bucket 6) but 0.99999... in double (bucket 5).
 // Golden (bidirectional, 32 buckets, max distance 128): -8 -> 8, -90 -> 14, -91 -> 15, +1 -> 17,
 // +12 -> 25, +91 -> 31; bucket 16 is never used (r = 0 takes bucket 0).
 //
