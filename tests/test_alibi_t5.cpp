@@ -299,6 +299,40 @@ void ExpectExactMeans(const EncodingParams& p) {
   }
 }
 
+void ExpectExactBlockMeans(const EncodingParams& p) {
+  EncodingPtr e = Make(p);
+  const int64_t len = p.max_len;
+  std::vector<float> t(static_cast<size_t>(len * len));
+  e->FillBlock(0, len, 0, len, t.data());
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int64_t r0 = std::uniform_int_distribution<int64_t>(0, len - 1)(rng);
+    const int64_t rows = std::uniform_int_distribution<int64_t>(1, len - r0)(rng);
+    const int64_t c0 = std::uniform_int_distribution<int64_t>(0, len - 1)(rng);
+    const int64_t cols = std::uniform_int_distribution<int64_t>(1, len - c0)(rng);
+    double mean = NAN;
+    ASSERT_TRUE(e->MeanOverBlock(r0, rows, c0, cols, &mean));
+    double s = 0;
+    for (int64_t r = r0; r < r0 + rows; ++r) {
+      for (int64_t c = c0; c < c0 + cols; ++c) s += t[static_cast<size_t>(r * len + c)];
+    }
+    ASSERT_NEAR(mean, s / static_cast<double>(rows * cols), 1e-5)
+        << e->Summary() << " block " << r0 << "+" << rows << " x " << c0 << "+" << cols;
+  }
+}
+
+TEST(BiasMeans, BlockMeansEqualTheSums) {
+  ExpectExactBlockMeans(Alibi(12, 9, AlibiMode::kCausal, 150, 5));
+  ExpectExactBlockMeans(Alibi(6, 0, AlibiMode::kSymmetric, 150, 0));
+  ExpectExactBlockMeans(T5(T5Direction::kBidirectional, 32, 128, 300, 7));
+  ExpectExactBlockMeans(T5(T5Direction::kCausal, 16, 40, 200, 0));
+  ExpectExactBlockMeans(T5(T5Direction::kBidirectional, 8, 20, 120, 2));
+  // The sinusoid has no block form: the raster averages its columns.
+  EncodingParams sin;
+  double unused = 0;
+  EXPECT_FALSE(Make(sin)->MeanOverBlock(0, 2, 0, 2, &unused));
+}
+
 TEST(BiasMeans, ClosedFormsEqualTheSums) {
   ExpectExactMeans(Alibi(12, 9, AlibiMode::kCausal, 120, 5));
   ExpectExactMeans(Alibi(6, 0, AlibiMode::kSymmetric, 120, 0));
@@ -306,18 +340,51 @@ TEST(BiasMeans, ClosedFormsEqualTheSums) {
   ExpectExactMeans(T5(T5Direction::kCausal, 16, 40, 200, 0));
 }
 
-TEST(BiasMeans, RasterOfAMillionPositions) {
-  for (const EncodingParams& p : {Alibi(8, 0, AlibiMode::kCausal, 1000000),
-                                  T5(T5Direction::kBidirectional, 32, 128, 1000000)}) {
+// Every position a table may have: texels come from block means, so this is as quick as a
+// small table; a zoomed-in raster (texel = cell) matches the cells.
+TEST(BiasMeans, RasterOfEveryPosition) {
+  const int64_t all = kMaxPosition + 1;
+  for (const EncodingParams& p : {Alibi(8, 0, AlibiMode::kCausal, all),
+                                  Alibi(8, 3, AlibiMode::kSymmetric, all),
+                                  T5(T5Direction::kBidirectional, 32, 128, all),
+                                  T5(T5Direction::kCausal, 32, 128, 1000000)}) {
     EncodingPtr e = Make(p);
-    const Raster r = ComputeRaster({e, 0, 1e6, 0, 1e6, 48, 48});
-    ASSERT_EQ(r.width, 48);
-    ASSERT_EQ(r.height, 48);
+    const auto n = static_cast<double>(p.max_len);
+    EXPECT_LE(EstimateRasterWork({e, 0, n, 0, n, 800, 600}), 800 * 600);
+    const Raster r = ComputeRaster({e, 0, n, 0, n, 800, 600});
+    ASSERT_EQ(r.width, 800);
+    ASSERT_EQ(r.height, 600);
     const ValueRange range = e->Range();
     for (float v : r.values) {
       ASSERT_TRUE(std::isfinite(v));
       ASSERT_GE(v, range.lo - 1e-3);
       ASSERT_LE(v, range.hi + 1e-3);
+    }
+    // Texels along the first row: the exact mean of a few, summed cell by cell.
+    for (int x : {0, 1, 400, 799}) {
+      const int64_t c0 = r.col_edges[static_cast<size_t>(x)];
+      const int64_t c1 = r.col_edges[static_cast<size_t>(x) + 1];
+      const int64_t q1 = r.row_edges[1];
+      if ((c1 - c0) * q1 > (int64_t{1} << 26)) continue;  // too many cells to sum here
+      double s = 0;
+      for (int64_t q = 0; q < q1; ++q) {
+        for (int64_t k = c0; k < c1; ++k) s += static_cast<float>(e->Bias(q, k));
+      }
+      EXPECT_NEAR(r.values[static_cast<size_t>(x)], s / static_cast<double>((c1 - c0) * q1),
+                  1e-4 * std::max(1.0, std::abs(range.lo)))
+          << e->Summary() << " texel " << x;
+    }
+    // Zoomed in on far positions: one texel per cell, each the cell itself.
+    const double far = n - 40;
+    const Raster z = ComputeRaster({e, far - 30, far, far, far + 20, 30, 20});
+    ASSERT_TRUE(z.one_cell_per_texel());
+    for (int y = 0; y < z.height; ++y) {
+      for (int x = 0; x < z.width; ++x) {
+        const int64_t q = z.row_edges[static_cast<size_t>(y)];
+        const int64_t k = z.col_edges[static_cast<size_t>(x)];
+        ASSERT_EQ(z.values[static_cast<size_t>(y) * z.width + x],
+                  static_cast<float>(e->Bias(q, k)));
+      }
     }
   }
 }

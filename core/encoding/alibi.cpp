@@ -61,6 +61,16 @@ double SumRange(double a, double b) {
   return (a + b) * (b - a + 1.0) * 0.5;
 }
 
+// sum_{y=1}^{x} y (y + 1) / 2 = x (x + 1) (x + 2) / 6 for x > 0, else 0: summed twice, the
+// distances max(q - k, 0) of a block.
+double Tetra(double x) { return x > 0 ? x * (x + 1.0) * (x + 2.0) / 6.0 : 0.0; }
+
+// sum of max(q - k, 0) over q in [q0, q1], k in [k0, k1]: for each q the keys give
+// T(q - k0) - T(q - k1 - 1) with T(x) = x (x + 1) / 2 (x > 0), and the queries sum those.
+double SumPositive(double q0, double q1, double k0, double k1) {
+  return Tetra(q1 - k0) - Tetra(q0 - 1.0 - k0) - Tetra(q1 - k1 - 1.0) + Tetra(q0 - k1 - 2.0);
+}
+
 class AlibiEncoding final : public Encoding {
  public:
   explicit AlibiEncoding(const EncodingParams& params)
@@ -135,6 +145,29 @@ class AlibiEncoding final : public Encoding {
       }
       out[j] = -slope_ * sum / static_cast<double>(rows);
     }
+  }
+  // A block on one side of the diagonal is linear in q - k: its mean is the value at the mean
+  // query and key. A block across it sums the positive distances in closed form (arguments no
+  // larger than the block, so no large cancellation).
+  bool MeanOverBlock(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                     double* mean) const override {
+    const auto q0 = static_cast<double>(params_.offset + row0);
+    const double q1 = q0 + static_cast<double>(rows) - 1.0;
+    const auto k0 = static_cast<double>(params_.offset + col0);
+    const double k1 = k0 + static_cast<double>(cols) - 1.0;
+    const double centre = 0.5 * (q0 + q1) - 0.5 * (k0 + k1);  // mean of q - k
+    double distance;  // mean of the distance the bias counts
+    if (q0 >= k1) {
+      distance = centre;
+    } else if (q1 <= k0) {
+      distance = causal() ? 0.0 : -centre;
+    } else {
+      double sum = SumPositive(q0, q1, k0, k1);
+      if (!causal()) sum += SumPositive(k0, k1, q0, q1);
+      distance = sum / (static_cast<double>(rows) * static_cast<double>(cols));
+    }
+    *mean = distance == 0 ? 0.0 : -slope_ * distance;
+    return true;
   }
   // "-0.0625 * (37 - 12) = -1.5625"
   std::string DescribeCell(int64_t position, int64_t col) const override {

@@ -85,6 +85,16 @@ class Encoding {
   virtual void MeanOverRows(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                             double* out) const;
 
+  // Mean of the block rows [row0, row0 + rows) x columns [col0, col0 + cols) into `*mean`, in a
+  // time that does not grow with the block, for tables with a closed form over rectangles (the
+  // biases, whose (max_len, max_len) tables have as many columns as rows); false (the default)
+  // when there is none and callers average MeanOverRows.
+  virtual bool MeanOverBlock(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                             double* mean) const {
+    (void)row0, (void)rows, (void)col0, (void)cols, (void)mean;
+    return false;
+  }
+
   // "sin(12 / 10000^(8/128)) = 0.3174": one cell's formula with its numbers.
   virtual std::string DescribeCell(int64_t position, int64_t col) const = 0;
 

@@ -120,18 +120,34 @@ std::string Fmt(const char* format, auto... args) {
 struct Runs {
   std::vector<int64_t> start;
   std::vector<double> value, cum;
+  std::vector<double> cum2;  // sum_{d=1}^{start - 1} Sum(d), for block means
 
   static Runs Build(const std::vector<T5BucketRun>& runs, const std::vector<float>& bias) {
     Runs r;
-    double cum = 0;
+    double cum = 0, cum2 = 0;
     for (const T5BucketRun& run : runs) {
       const float g = bias[static_cast<size_t>(run.bucket)];
       r.start.push_back(run.first);
       r.value.push_back(g);
       r.cum.push_back(cum);
-      cum += static_cast<double>(run.last - run.first + 1) * g;
+      r.cum2.push_back(cum2);
+      const auto len = static_cast<double>(run.last - run.first + 1);
+      cum2 += len * cum + g * len * (len + 1.0) * 0.5;
+      cum += len * g;
     }
     return r;
+  }
+  // The run holding distance d >= 1.
+  size_t RunOf(int64_t d) const {
+    return static_cast<size_t>(std::upper_bound(start.begin(), start.end(), d) - start.begin() -
+                               1);
+  }
+  // sum_{d=1}^{last} Sum(d), last >= 0: within a run Sum grows linearly.
+  double Sum2(int64_t last) const {
+    if (last <= 0) return 0.0;
+    const size_t k = RunOf(last);
+    const auto n = static_cast<double>(last - start[k] + 1);
+    return cum2[k] + n * cum[k] + value[k] * n * (n + 1.0) * 0.5;
   }
   // sum_{d=1}^{last}, last >= 0. `*hint` is the run of the previous call (SIZE_MAX: none): a
   // sweep over neighbouring distances moves it by a step instead of searching.
@@ -219,6 +235,27 @@ class T5Encoding final : public Encoding {
       out[j] = (Prefix(k - q0, &hi) - Prefix(k - q1 - 1, &lo)) / static_cast<double>(rows);
     }
   }
+  // A block whose relative positions r = k - q all fall in one run of one bucket is that
+  // bucket's bias; otherwise the double sum of the bias over r comes from the second-order sums
+  // of the runs (near the diagonal, where the arguments stay about the block's size).
+  bool MeanOverBlock(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                     double* mean) const override {
+    const int64_t q0 = params_.offset + row0, q1 = q0 + rows - 1;
+    const int64_t k0 = params_.offset + col0, k1 = k0 + cols - 1;
+    const int64_t r_lo = k0 - q1, r_hi = k1 - q0;
+    if (r_lo > 0 && after_.RunOf(r_lo) == after_.RunOf(r_hi)) {
+      *mean = after_.value[after_.RunOf(r_lo)];
+      return true;
+    }
+    if (r_hi < 0 && before_.RunOf(-r_hi) == before_.RunOf(-r_lo)) {
+      *mean = before_.value[before_.RunOf(-r_hi)];
+      return true;
+    }
+    const double sum = Prefix2(k1 - q0) - Prefix2(k0 - q0 - 1) - Prefix2(k1 - q1 - 1) +
+                       Prefix2(k0 - q1 - 2);
+    *mean = sum / (static_cast<double>(rows) * static_cast<double>(cols));
+    return true;
+  }
   std::string DescribeCell(int64_t position, int64_t col) const override {
     const int64_t k = params_.offset + col;
     const int64_t r = k - position;
@@ -247,6 +284,12 @@ class T5Encoding final : public Encoding {
   double Prefix(int64_t x, Hints* h) const {
     if (x >= 0) return bias0_ + after_.Sum(x, &h->after);
     return -before_.Sum(-x - 1, &h->before);
+  }
+  // Likewise for the prefix sums themselves: sum over y in [a, b] of Prefix(y) is
+  // Prefix2(b) - Prefix2(a - 1).
+  double Prefix2(int64_t x) const {
+    if (x >= 0) return static_cast<double>(x + 1) * bias0_ + after_.Sum2(x);
+    return before_.Sum2(-x - 2);
   }
 
   std::vector<float> bias_;  // (buckets) of the chosen head
