@@ -1,8 +1,8 @@
 // The attention-bias views: the bias of ALiBi and T5, T5's buckets, ALiBi's slopes.
 //
 // bias:    the chosen head's bias as a (query x key) heatmap, each texel the exact mean of the
-//          cells it covers (ComputeRaster on the encoding, whose MeanOverRows is closed-form, so
-//          a table of 10^6 x 10^6 never exists). Causal ALiBi's masked cells (key after query)
+//          cells it covers (ComputeRaster on the encoding, which takes the texels from the
+//          encoding's closed-form block means, so a table of 2^31 x 2^31 never exists). Causal ALiBi's masked cells (key after query)
 //          are drawn grey. Table: every head, (heads, L, L) float32; CSV header
 //          head,query,k<first>,...,k<last> (absolute key positions), one line per head and query.
 // buckets: T5's bucket id against the relative position r = key - query (a step line: exact
