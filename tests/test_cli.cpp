@@ -8,10 +8,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "analysis/attention_score.h"
+#include "encoding/alibi.h"
 #include "encoding/positional_encoding.h"
+#include "encoding/t5_buckets.h"
 #include "test_support.h"
 
 namespace pe {
@@ -480,6 +483,113 @@ TEST_F(Cli, TextFlagsMustBeValidUtf8WithoutControlCharacters) {
   CliRun ok = RunCli("export --view sum --text $'caf\\xc3\\xa9\\tau lait' --title $'a\\tb' -o " +
                      Path("f.svg"));
   EXPECT_EQ(ok.code, 0) << ok.output;
+}
+
+TEST_F(Cli, AlibiBiasAndSlopes) {
+  // bias: (heads, L, L) float32, -m_h (i - j) below the diagonal, 0 where the key is masked.
+  CliRun r = RunCli("export --scheme alibi --heads 12 --view bias --max-len 20 --offset 3 -o " +
+                    Path("bias.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("bias.npy")), a, why)) << why;
+  EXPECT_EQ(a.descr, "<f4");
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{12, 20, 20}));
+  const std::vector<double> slopes = AlibiSlopes(12, 8.0);
+  for (int h = 0; h < 12; ++h) {
+    for (int i = 0; i < 20; ++i) {
+      for (int j = 0; j < 20; ++j) {
+        const float want = j <= i ? static_cast<float>(-slopes[static_cast<size_t>(h)] * (i - j))
+                                  : 0.0f;
+        ASSERT_EQ(a.data[static_cast<size_t>((h * 20 + i) * 20 + j)], want) << h << i << j;
+      }
+    }
+  }
+  r = RunCli("export --scheme alibi --heads 2 --alibi-mode symmetric --view bias --max-len 3 "
+             "-o -");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output,
+            "head,query,k0,k1,k2\n"
+            "0,0,0,-0.0625,-0.125\n0,1,-0.0625,0,-0.0625\n0,2,-0.125,-0.0625,0\n"
+            "1,0,0,-0.00390625,-0.0078125\n1,1,-0.00390625,0,-0.00390625\n"
+            "1,2,-0.0078125,-0.00390625,0\n");
+  // slopes: (heads,) float32 and a head,slope CSV.
+  r = RunCli("export --scheme alibi --heads 6 --view slopes -o " + Path("slopes.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray s;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("slopes.npy")), s, why)) << why;
+  EXPECT_EQ(s.descr, "<f4");
+  EXPECT_EQ(s.shape, (std::vector<int64_t>{6}));
+  EXPECT_EQ(s.data, (std::vector<float>{0x1p-2f, 0x1p-4f, 0x1p-6f, 0x1p-8f, 0x1p-1f, 0x1p-3f}));
+  r = RunCli("export --scheme alibi --heads 3 --alibi-max-bias 4 --view slopes -o -");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output, "head,slope\n0,0.25\n1,0.0625\n2,0.5\n");
+  // Refused: a head past the heads, the bias table over the memory cap, a view of another scheme.
+  r = RunCli("export --scheme alibi --heads 8 --head 8 --view bias -o " + Path("x.npy"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.output.find("head must be in [0, 7]"), std::string::npos) << r.output;
+  r = RunCli("export --scheme alibi --heads 64 --view bias --max-len 2000 --memory-cap-mib 64 -o " +
+             Path("x.npy"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.output.find("bias table"), std::string::npos) << r.output;
+  r = RunCli("export --scheme t5 --view slopes -o " + Path("x.npy"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.output.find("the slopes view needs the alibi scheme"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(Exists(Path("x.npy")));
+}
+
+TEST_F(Cli, T5BucketsAndBias) {
+  // buckets: (L, L) int32, bucket(key - query).
+  CliRun r = RunCli("export --scheme t5 --view buckets --max-len 150 -o " + Path("b.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("b.npy")), a, why)) << why;
+  EXPECT_EQ(a.descr, "<i4");
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{150, 150}));
+  for (int64_t i = 0; i < 150; ++i) {
+    for (int64_t j = 0; j < 150; ++j) {
+      int32_t b = 0;
+      std::memcpy(&b, &a.data[static_cast<size_t>(i * 150 + j)], 4);
+      ASSERT_EQ(b, T5Bucket(j - i, true, 32, 128)) << i << ", " << j;
+    }
+  }
+  r = RunCli("export --scheme t5 --t5-direction causal --view buckets --max-len 3 -o -");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output, "query,k0,k1,k2\n0,0,0,0\n1,1,0,0\n2,2,1,0\n");
+  // bias: (heads, L, L) float32, the seeded bias of each head's bucket.
+  r = RunCli("export --scheme t5 --heads 3 --seed 5 --view bias --max-len 40 -o " +
+             Path("t.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray t;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("t.npy")), t, why)) << why;
+  EXPECT_EQ(t.descr, "<f4");
+  EXPECT_EQ(t.shape, (std::vector<int64_t>{3, 40, 40}));
+  T5Params params;
+  params.heads = 3;
+  params.seed = 5;
+  for (int64_t h = 0; h < 3; ++h) {
+    for (int64_t i = 0; i < 40; ++i) {
+      for (int64_t j = 0; j < 40; ++j) {
+        ASSERT_EQ(t.data[static_cast<size_t>((h * 40 + i) * 40 + j)],
+                  T5BucketBias(params, h, T5Bucket(j - i, true, 32, 128)));
+      }
+    }
+  }
+  r = RunCli("export --scheme t5 --t5-buckets 31 --view buckets -o " + Path("x.npy"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.output.find("buckets must be even"), std::string::npos) << r.output;
+  r = RunCli("export --scheme t5 --t5-max-distance 8 --view buckets -o " + Path("x.npy"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.output.find("max_distance must be in [9, "), std::string::npos) << r.output;
+  EXPECT_FALSE(Exists(Path("x.npy")));
+  // The figures render.
+  for (const char* view : {"bias", "buckets"}) {
+    r = RunCli(std::string("export --scheme t5 --view ") + view + " -o " + Path("f.svg"));
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(ReadFile(Path("f.svg")).find("<svg"), std::string::npos);
+  }
 }
 
 }  // namespace

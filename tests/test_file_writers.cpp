@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -40,6 +41,32 @@ TEST(Npy, HeaderIsAlignedAndDescribesTheArray) {
             std::string::npos);
   const int64_t one[] = {7};
   EXPECT_NE(NpyHeader(one).find("'shape': (7,)"), std::string::npos);
+}
+
+TEST(Npy, Int32ArraysSayTheirTypeAndKeepTheirBits) {
+  const int64_t shape[] = {2, 3};
+  std::stringstream out;
+  out << NpyHeader(shape, NpyDtype::kInt32);
+  const int32_t v[] = {0, 1, -1, 31, 2147483647, -2147483647 - 1};
+  WriteInt32sLE(out, v, 6);
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(out.str(), a, why)) << why;
+  EXPECT_EQ(a.header_total % 64, 0u);
+  EXPECT_EQ(a.descr, "<i4");
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3}));
+  const std::string bytes = out.str().substr(a.header_total);
+  ASSERT_EQ(bytes.size(), 24u);
+  // Little-endian, byte by byte: -1 is ff ff ff ff, 31 is 1f 00 00 00.
+  EXPECT_EQ(bytes.substr(8, 4), std::string("\xff\xff\xff\xff", 4));
+  EXPECT_EQ(bytes.substr(12, 4), std::string("\x1f\x00\x00\x00", 4));
+  for (int k = 0; k < 6; ++k) {
+    int32_t back = 0;
+    std::memcpy(&back, bytes.data() + 4 * k, 4);
+    EXPECT_EQ(back, v[k]);
+  }
+  // The float32 default is unchanged.
+  EXPECT_NE(NpyHeader(shape).find("'<f4'"), std::string::npos);
 }
 
 TEST(Npy, HeatmapRoundTripsToTheEngineTable) {

@@ -82,7 +82,7 @@ ModelParams Sample(Scheme scheme) {
 }
 
 TEST(ParamFields, MetadataReadBackGivesTheSameParameters) {
-  for (Scheme s : {Scheme::kSinusoidal, Scheme::kLearned, Scheme::kRope, Scheme::kXpos}) {
+  for (Scheme s : kAllSchemeKinds) {
     const ModelParams m = Sample(s);
     ASSERT_TRUE(ValidateEncodingParams(m.pe).ok()) << SchemeName(s);
     const ModelParams back = FromValues(ParamValues(m));

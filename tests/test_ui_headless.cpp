@@ -306,6 +306,52 @@ TEST_F(HeadlessUi, EveryPanelRunsOverManyStates) {
   EXPECT_EQ(caches_.derived.get().columns.size(), 128u);
 }
 
+TEST_F(HeadlessUi, BiasSchemesDrawAndFewerHeadsMoveTheShownHead) {
+  AlibiParams a;
+  a.heads = 12;
+  a.head = 9;
+  state_.params.pe.scheme = a;
+  Frames(3);
+  ASSERT_TRUE(caches_.derived.get().pe_status.ok());
+  EXPECT_EQ(caches_.derived.get().encoding->family(), Family::kBias);
+  ImGuiWindow* controls = Child("controls");
+  ASSERT_NE(controls, nullptr);
+  ImVec2 at;
+  ASSERT_TRUE(Find(controls, Id(controls, "heads"), ImVec2(controls->Pos.x + 25, controls->Pos.y),
+                   false, &at));
+  // Fewer heads than the shown head + 1: the head moves to the last one in the same edit.
+  Click(at);
+  SelectAllAndType("4");
+  EXPECT_EQ(state_.params.pe.alibi().heads, 4);
+  EXPECT_EQ(state_.params.pe.alibi().head, 3);
+  Click(at);
+  SelectAllAndType("0");
+  EXPECT_EQ(state_.params.pe.alibi().heads, 4);
+  EXPECT_NE(state_.fields[Id(controls, "heads")].error.find("--heads"), std::string::npos)
+      << state_.fields[Id(controls, "heads")].error;
+  // T5: a bucket count the formula cannot use is refused with the core's message.
+  T5Params t;
+  state_.params.pe.scheme = t;
+  Frames(3);
+  ASSERT_TRUE(caches_.derived.get().pe_status.ok());
+  controls = Child("controls");
+  ASSERT_TRUE(Find(controls, Id(controls, "buckets"),
+                   ImVec2(controls->Pos.x + 25, controls->Pos.y), false, &at));
+  Click(at);
+  SelectAllAndType("31");
+  EXPECT_EQ(state_.params.pe.t5().buckets, 32);
+  EXPECT_NE(state_.fields[Id(controls, "buckets")].error.find("must be even"), std::string::npos)
+      << state_.fields[Id(controls, "buckets")].error;
+  Click(at);
+  SelectAllAndType("64");
+  EXPECT_EQ(state_.params.pe.t5().buckets, 64);
+  // A million positions: the heatmap raster stays at screen resolution.
+  state_.params.pe.max_len = 1'000'000;
+  Frames(3);
+  ASSERT_TRUE(caches_.heatmap.raster.has_value());
+  EXPECT_LE(caches_.heatmap.raster->height, 800);
+}
+
 ImGuiWindow* WindowNamed(const char* name) {
   for (ImGuiWindow* w : GImGui->Windows) {
     if (std::strcmp(w->Name, name) == 0 && w->Active) return w;

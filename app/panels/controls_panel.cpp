@@ -422,8 +422,8 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   ImGui::PushItemWidth(ImGui::GetFontSize() * 8);
   ImGui::TextDisabled("Positional encoding");
   const char* schemes[] = {"sinusoidal (added)", "learned table (added)", "RoPE (rotates q, k)",
-                           "xPos (rotates + decays)"};
-  const char* scheme_names[] = {"sinusoidal", "learned", "rope", "xpos"};
+                           "ALiBi (bias)", "T5 buckets (bias)", "xPos (rotates + decays)"};
+  const char* scheme_names[] = {"sinusoidal", "learned", "rope", "alibi", "t5", "xpos"};
   FieldCombo(state, "scheme", "--scheme", schemes, scheme_names,
              "How position enters the model: a vector added to each token (sinusoidal, learned: "
              "GPT-2, BERT) or a rotation of queries and keys inside attention (RoPE: Llama, "

@@ -79,8 +79,14 @@ void UpdateSamples(CurvesCache& cache, const Encoding& e, const std::vector<int6
 }
 
 // The quick picks replace the chosen dimensions (queued for the next frame, like every edit).
+// The columns the picker lists and the quick picks scan: every one of a model-width table; the
+// first kMaxDModel of a bias table, whose columns are its max_len keys (up to 2^31).
+int64_t ListedColumns(const Derived& derived) {
+  return std::min<int64_t>(derived.encoding->cols(), kMaxDModel);
+}
+
 void QuickPicks(AppState& state, const Derived& derived) {
-  const int64_t d = derived.encoding->cols();
+  const int64_t d = ListedColumns(derived);
   std::optional<std::vector<int64_t>> picked;
   if (ImGui::SmallButton("4,5,6,7")) {
     picked.emplace();
@@ -144,7 +150,7 @@ void DimensionPicker(AppState& state, const Derived& derived, CurvesCache& cache
     if (cache.match_key != key) {
       cache.match_key = key;
       cache.matches.clear();
-      for (int64_t j = 0; j < derived.encoding->cols(); ++j) {
+      for (int64_t j = 0; j < ListedColumns(derived); ++j) {
         if (state.curves.search.empty() ||
             PickerLabel(derived, j).find(state.curves.search) != std::string::npos) {
           cache.matches.push_back(j);
@@ -172,6 +178,11 @@ void DimensionPicker(AppState& state, const Derived& derived, CurvesCache& cache
       }
     }
     if (matches.empty()) ImGui::TextDisabled("No dimension matches.");
+    if (derived.encoding->cols() > ListedColumns(derived)) {
+      ImGui::TextDisabled("The first %lld of %lld columns.",
+                          static_cast<long long>(ListedColumns(derived)),
+                          static_cast<long long>(derived.encoding->cols()));
+    }
   }
   ImGui::EndChild();
 }

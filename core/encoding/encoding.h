@@ -8,6 +8,8 @@
 //   learned:    the position-embedding table (GPT-2 wpe, BERT position_embeddings), added too
 //   rope:       cos or sin (max_len, d_rot) in the pairing's layout, or the angle (max_len,
 //               d_rot / 2), as RopeParams::part picks; it rotates queries and keys instead
+//   alibi, t5:  the attention bias of one head, (max_len, max_len): row = query position, column
+//               = key position (both from first_position()); it is added to the logits
 #pragma once
 
 #include <cstdint>
@@ -83,6 +85,16 @@ class Encoding {
   virtual void MeanOverRows(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                             double* out) const;
 
+  // Mean of the block rows [row0, row0 + rows) x columns [col0, col0 + cols) into `*mean`, in a
+  // time that does not grow with the block, for tables with a closed form over rectangles (the
+  // biases, whose (max_len, max_len) tables have as many columns as rows); false (the default)
+  // when there is none and callers average MeanOverRows.
+  virtual bool MeanOverBlock(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                             double* mean) const {
+    (void)row0, (void)rows, (void)col0, (void)cols, (void)mean;
+    return false;
+  }
+
   // "sin(12 / 10000^(8/128)) = 0.3174": one cell's formula with its numbers.
   virtual std::string DescribeCell(int64_t position, int64_t col) const = 0;
 
@@ -97,6 +109,12 @@ class Encoding {
   virtual double Bias(int64_t query_position, int64_t key_position) const {
     (void)query_position, (void)key_position;
     return 0.0;
+  }
+  // True when the key is hidden from the query by a mask the scheme implies (causal ALiBi: keys
+  // after the query). Bias() and the table hold 0 there; the logit is -inf in a model.
+  virtual bool Masked(int64_t query_position, int64_t key_position) const {
+    (void)query_position, (void)key_position;
+    return false;
   }
 
  protected:

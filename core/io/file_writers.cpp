@@ -25,8 +25,10 @@
 
 namespace pe {
 
-std::string NpyHeader(std::span<const int64_t> shape) {
-  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+std::string NpyHeader(std::span<const int64_t> shape, NpyDtype dtype) {
+  std::string dict = "{'descr': '";
+  dict += dtype == NpyDtype::kInt32 ? "<i4" : "<f4";
+  dict += "', 'fortran_order': False, 'shape': (";
   for (size_t k = 0; k < shape.size(); ++k) {
     dict += std::to_string(shape[k]);
     if (shape.size() == 1 || k + 1 < shape.size()) dict += ",";
@@ -50,6 +52,19 @@ void WriteFloatsLE(std::ostream& out, const float* values, int64_t n) {
   } else {
     for (int64_t k = 0; k < n; ++k) {
       auto bits = std::bit_cast<uint32_t>(values[k]);
+      char b[4] = {static_cast<char>(bits), static_cast<char>(bits >> 8),
+                   static_cast<char>(bits >> 16), static_cast<char>(bits >> 24)};
+      out.write(b, 4);
+    }
+  }
+}
+
+void WriteInt32sLE(std::ostream& out, const int32_t* values, int64_t n) {
+  if constexpr (std::endian::native == std::endian::little) {
+    out.write(reinterpret_cast<const char*>(values), static_cast<std::streamsize>(n * 4));
+  } else {
+    for (int64_t k = 0; k < n; ++k) {
+      const auto bits = static_cast<uint32_t>(values[k]);
       char b[4] = {static_cast<char>(bits), static_cast<char>(bits >> 8),
                    static_cast<char>(bits >> 16), static_cast<char>(bits >> 24)};
       out.write(b, 4);

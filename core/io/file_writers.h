@@ -1,4 +1,5 @@
-// File formats for the numbers behind the views: NPY (v1.0, little-endian float32, C order) and
+// File formats for the numbers behind the views: NPY (v1.0, little-endian float32 or int32, C
+// order) and
 // CSV (shortest text that round-trips float32). Every writer writes to a std::ostream; files go
 // through WriteFileAtomically so a failed export leaves nothing behind.
 #pragma once
@@ -13,10 +14,17 @@
 
 namespace pe {
 
-// The NPY header (magic, version, dict, padding to a multiple of 64 bytes) for a float32 array.
-std::string NpyHeader(std::span<const int64_t> shape);
+// The element types of the NPY files written: float32 ('<f4', the default) and int32 ('<i4',
+// T5's bucket ids).
+enum class NpyDtype { kFloat32, kInt32 };
+
+// The NPY header (magic, version, dict, padding to a multiple of 64 bytes) for an array of
+// `dtype` (float32 unless told).
+std::string NpyHeader(std::span<const int64_t> shape, NpyDtype dtype = NpyDtype::kFloat32);
 // Appends `n` float32 values in little-endian byte order.
 void WriteFloatsLE(std::ostream& out, const float* values, int64_t n);
+// Appends `n` int32 values in little-endian byte order.
+void WriteInt32sLE(std::ostream& out, const int32_t* values, int64_t n);
 
 // Shortest decimal text that reads back as exactly `v` ("0.84147096", "-1", "nan").
 std::string FormatFloat(float v);

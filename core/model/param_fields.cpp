@@ -330,7 +330,7 @@ const ParamField kFields[] = {
        m.pe.alibi().max_bias = v.value();
        return {};
      })},
-    {"t5_buckets", "--t5-buckets", "INT", "T5 relative position buckets (32; even, >= 2)", kT5,
+    {"t5_buckets", "--t5-buckets", "INT", "T5 relative position buckets (32; >= 2, even and >= 4 when bidirectional)", kT5,
      nullptr, GET(std::to_string(m.pe.t5().buckets)), SET({
        Result<int64_t> v = ParseInteger("--t5-buckets", text, 2, 1 << 20);
        if (!v.ok()) return v.error();
@@ -338,7 +338,8 @@ const ParamField kFields[] = {
        return {};
      })},
     {"t5_max_distance", "--t5-max-distance", "INT",
-     "Distance where T5's log-spaced buckets end (128; > buckets / 2)", kT5, nullptr,
+     "Distance where T5's log-spaced buckets end (128; > the exact distances: "
+     "buckets / 4 bidirectional, buckets / 2 causal)", kT5, nullptr,
      GET(std::to_string(m.pe.t5().max_distance)), SET({
        Result<int64_t> v = ParseInteger("--t5-max-distance", text, 1, kMaxPosition);
        if (!v.ok()) return v.error();

@@ -61,8 +61,23 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
       bytes += kFigureBytesPerCurveSample * (5 * pairs + 16) + 48 * pairs;
       break;
     }
+    case ViewKind::kBuckets: {
+      // As BucketsFigure: a step line of two points per run of one bucket (at most the buckets
+      // on each side, plus r = 0), dots at the integer positions when they are a few pixels
+      // apart (at most one per plot pixel), and a few two-point reference lines.
+      const auto buckets =
+          params.pe.kind() == Scheme::kT5 ? static_cast<uint64_t>(params.pe.t5().buckets) : 32;
+      bytes += kFigureBytesPerCurveSample * (4 * (buckets + 1) + width_px + 16);
+      break;
+    }
+    case ViewKind::kSlopes: {
+      // As SlopesFigure: one bar per head.
+      const auto heads =
+          params.pe.kind() == Scheme::kAlibi ? static_cast<uint64_t>(params.pe.alibi().heads) : 8;
+      bytes += kFigureBytesPerSumItem * heads;
+      break;
+    }
     case ViewKind::kBias:
-    case ViewKind::kBuckets:
     case ViewKind::kScore: {
       // A (query x key) image at screen resolution, at most 4096 texels a side, plus a curve.
       const auto w = std::min<uint64_t>(width_px, 4096), h = std::min<uint64_t>(height_px, 4096);
@@ -70,7 +85,6 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
                kFigureBytesPerCurveSample * std::clamp<uint64_t>(2 * width_px + 1, 64, 20001);
       break;
     }
-    case ViewKind::kSlopes:
     case ViewKind::kDecay:
     case ViewKind::kRoformerDecay: {
       // A few lines (the schemes compared) sampled twice per pixel, with markers.

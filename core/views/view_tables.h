@@ -5,6 +5,8 @@
 //   sum:     the input-layer parts, (T, 4, d_model) in part order embedding, scaled,
 //            positional, sum; CSV header token,position,id,part,v0,v1,... one row per token and
 //            part.
+//   bias, buckets, slopes: the attention-bias views' tables, written by bias_views.cpp (shapes
+//            and CSV headers there).
 // "pos" is the absolute position (offset + row).
 #pragma once
 
