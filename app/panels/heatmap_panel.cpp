@@ -81,8 +81,9 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
   const double end = first + static_cast<double>(e.rows());
 
   PlotSpec spec;
-  spec.x_label = e.ColumnNoun() == "pair" ? "pair" : "dimension";
-  spec.y_label = "position";
+  const TableAxes axes = AxesOf(e);
+  spec.x_label = axes.column_axis.c_str();
+  spec.y_label = axes.row_axis.c_str();
   spec.limits = {0, static_cast<double>(n_cols), first, end};
   spec.min_x_span = std::min(3.0, static_cast<double>(n_cols));
   spec.min_y_span = std::min(3.0, static_cast<double>(e.rows()));
@@ -207,7 +208,7 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
   // Say what a pixel is: one cell, or the mean of many (fast waves then average to 0).
   const bool all_waves_average_out = derived.slowest_wavelength > 0 &&
                                      rows_per_px > 2 * derived.slowest_wavelength &&
-                                     e.ColumnNoun() != "pair";
+                                     e.ColumnNoun() != "pair" && !derived.columns.empty();
   if (all_waves_average_out) {
     ImGui::TextDisabled(
         "Every wave repeats within one pixel row here: means are ~0. Scroll to zoom.");

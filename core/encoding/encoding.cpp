@@ -31,6 +31,13 @@ void Encoding::MeanOverRows(int64_t row0, int64_t rows, int64_t col0, int64_t co
   for (int64_t j = 0; j < cols; ++j) out[j] /= static_cast<double>(rows);
 }
 
+TableAxes AxesOf(const Encoding& e) {
+  const std::string noun = e.ColumnNoun();
+  if (noun == "pair") return {"pair i", "i", "i", "position p", "p"};
+  if (noun == "key") return {"key position n", "n", "k", "query position m", "m"};
+  return {"dimension j", "j", "d", "position p", "p"};
+}
+
 Status ValidateEncodingParams(const EncodingParams& p) {
   if (p.d_model < 1 || p.d_model > kMaxDModel) {
     return InvalidArgument("d_model must be in [1, " + std::to_string(kMaxDModel) + "], got " +

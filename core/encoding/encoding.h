@@ -124,6 +124,18 @@ class Encoding {
 
 using EncodingPtr = std::shared_ptr<const Encoding>;
 
+// How a table's axes are named, from its ColumnNoun(): columns are dimensions j ("d5" in CSV
+// headers), pairs i ("i5") or key positions n ("k5", the bias tables, whose rows are the query
+// positions m).
+struct TableAxes {
+  std::string column_axis;  // "dimension j", "pair i", "key position n"
+  std::string column_index;  // "j", "i", "n"
+  std::string csv_prefix;    // "d", "i", "k"
+  std::string row_axis;      // "position p", or "query position m"
+  std::string row_index;     // "p", "m"
+};
+TableAxes AxesOf(const Encoding& encoding);
+
 // An error naming the parameter, its allowed range and the value given; ok when all are valid.
 Status ValidateEncodingParams(const EncodingParams& params);
 

@@ -46,9 +46,10 @@ Result<Figure> CurvesFigure(const ViewContext& c) {
   const ViewSelection& sel = c.sel;
   if (Status s = ValidateDims(e, m.curve_dims); !s.ok()) return s.error();
   Figure f;
-  f.x = {"position p", false, false};
-  const std::string index = e.ColumnNoun() == "pair" ? "i" : "j";
-  f.y = {e.TableName() + "(p, " + index + ")", false, false};
+  f.x = {AxesOf(e).row_axis, false, false};
+  const TableAxes axes = AxesOf(e);
+  const std::string& index = axes.column_index;
+  f.y = {e.TableName() + "(" + axes.row_index + ", " + index + ")", false, false};
   f.view = sel.curves;
   f.hlines.push_back(0.0);
   // As the panel: the first kMaxCurveSeries columns.

@@ -13,12 +13,13 @@ Result<Figure> HeatmapFigure(const ViewContext& c) {
   const ViewSelection& sel = c.sel;
   const ModelParams& m = c.params;
   Figure f;
-  f.x = {e.ColumnNoun() == "pair" ? "pair i" : "dimension j", true, false};
-  f.y = {"position p", true, true};
+  const TableAxes axes = AxesOf(e);
+  f.x = {axes.column_axis, true, false};
+  f.y = {axes.row_axis, true, true};
   f.view = sel.heatmap;
   const ValueRange range = e.Range();
-  const std::string index = e.ColumnNoun() == "pair" ? "i" : "j";
-  f.colorbar = FigureColorBar{m.colormap, range.lo, range.hi, e.TableName() + "(p, " + index + ")"};
+  f.colorbar = FigureColorBar{m.colormap, range.lo, range.hi,
+                              e.TableName() + "(" + axes.row_index + ", " + axes.column_index + ")"};
   const PixelSize px = PlotAreaPixels(f, c.size, c.format);
   RasterRequest req{c.encoding,
                     sel.heatmap.x0,

@@ -63,7 +63,8 @@ Status WritePeColumns(std::ostream& out, TableFormat format, const Encoding& enc
     out << NpyHeader(shape);
   } else {
     out << "pos";
-    const char* prefix = encoding.ColumnNoun() == "pair" ? ",i" : ",d";
+    std::string prefix = ",";
+    prefix += AxesOf(encoding).csv_prefix;
     for (int64_t j = 0; j < cols; ++j) out << prefix << (all ? j : dims[static_cast<size_t>(j)]);
     out << '\n';
   }
