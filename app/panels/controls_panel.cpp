@@ -429,7 +429,7 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
              "GPT-2, BERT) or a rotation of queries and keys inside attention (RoPE: Llama, "
              "Qwen, Mistral, GPT-NeoX, GPT-J).");
   int64_t i64 = 0;
-  const bool rope = p.pe.kind() == Scheme::kRope;
+  const bool rope = p.pe.kind() == Scheme::kRope || p.pe.kind() == Scheme::kXpos;
   if (NumberField(state, rope ? "head dim" : "d_model", p.pe.d_model, &i64,
                   rope ? "Dimension of one attention head: the vectors RoPE rotates (1 to 65536)."
                        : "Width of every token vector: the number of columns of the table (1 to "
