@@ -9,6 +9,7 @@
 #include "analysis/attention_score.h"
 #include "base/random.h"
 #include "model/embedding.h"
+#include "model/param_fields.h"
 #include "views/figure_export.h"
 #include "views/view_registry.h"
 
@@ -331,6 +332,33 @@ TEST(AttentionScore, ViewsBuildAndWrite) {
   const Status s = GetView(ViewKind::kScore).check_table(c);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("score table"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace pe
+
+namespace pe {
+namespace {
+
+// Causal ALiBi hides the keys after the query by itself (a model adds -inf there): the score
+// says so without --causal, and the keys before the query carry the bias -m (m - n).
+TEST(AttentionScore, CausalAlibiMasksLaterKeysWithoutBeingAsked) {
+  ModelParams m;
+  SetScheme(m, Scheme::kAlibi);
+  m.pe.d_model = 16;
+  m.pe.max_len = 20;
+  m.content.kind = ScoreContent::Kind::kOnes;
+  EncodingPtr e = MakeEncoding(m.pe).value();
+  Result<AttentionScorer> s = AttentionScorer::Make(m, e);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(std::isnan(s.value().Score(5, 6)));
+  // ones . ones / sqrt(16) = 4, and head 0 of 8 has slope 2^-1.
+  EXPECT_DOUBLE_EQ(s.value().Score(7, 3), 4.0 - 0.5 * 4);
+  m.pe.alibi().mode = AlibiMode::kSymmetric;
+  e = MakeEncoding(m.pe).value();
+  s = AttentionScorer::Make(m, e);
+  ASSERT_TRUE(s.ok());
+  EXPECT_DOUBLE_EQ(s.value().Score(5, 6), 4.0 - 0.5 * 1);
 }
 
 }  // namespace

@@ -16,28 +16,6 @@
 namespace pe {
 namespace {
 
-std::string Fmt(const char* format, auto... args) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf, format, args...);
-  return buf;
-}
-
-void Wrapped(const std::string& text) { ImGui::TextWrapped("%s", text.c_str()); }
-
-// A combo over a field's values: `names` as the command line spells them, `labels` as shown.
-void Choice(AppState& state, const char* label, const char* flag, const char* const* labels,
-            const char* const* names, int n, const char* tip) {
-  const ParamField* field = FindParamField(flag);
-  if (field == nullptr) return;
-  const std::string current = field->get(state.params);
-  int index = 0;
-  for (int k = 0; k < n; ++k) {
-    if (current == names[k]) index = k;
-  }
-  if (ImGui::Combo(label, &index, labels, n)) EditField(state, label, flag, names[index]);
-  ItemTooltip(tip);
-}
-
 // Heads and the shown head. Fewer heads than the shown head + 1 also moves the head to the
 // last one, in the same edit (each alone would be refused).
 void HeadFields(AppState& state, int64_t heads, int64_t head) {
@@ -73,7 +51,7 @@ void DrawAlibiControls(AppState& state) {
   HeadFields(state, a.heads, a.head);
   const char* modes[] = {"causal (decoder)", "symmetric |i - j|"};
   const char* mode_names[] = {"causal", "symmetric"};
-  Choice(state, "mode", "--alibi-mode", modes, mode_names, 2,
+  FieldCombo(state, "mode", "--alibi-mode", modes, mode_names,
          "causal: -m (i - j) for keys at or before the query, later keys masked (BLOOM, MPT); "
          "symmetric: -m |i - j| for every key (bidirectional ALiBi).");
   double f64 = 0;
@@ -91,7 +69,7 @@ void DrawT5Controls(AppState& state) {
   HeadFields(state, t.heads, t.head);
   const char* dirs[] = {"bidirectional (encoder)", "causal (decoder)"};
   const char* dir_names[] = {"bidirectional", "causal"};
-  Choice(state, "direction", "--t5-direction", dirs, dir_names, 2,
+  FieldCombo(state, "direction", "--t5-direction", dirs, dir_names,
          "bidirectional: half the buckets for keys before the query, half for keys after; "
          "causal: every bucket for keys before, later keys share bucket 0.");
   int64_t typed = 0;
@@ -113,28 +91,28 @@ void DrawAlibiExplanation(const AppState& state) {
   const std::vector<double> e = AlibiSlopeExponents(a.heads, a.max_bias);
   const double m = std::exp2(e[static_cast<size_t>(a.head)]);
   const bool causal = a.mode == AlibiMode::kCausal;
-  Wrapped(Fmt("ALiBi adds nothing to the tokens. Each head adds a penalty to the attention "
+  WrappedText(Printf("ALiBi adds nothing to the tokens. Each head adds a penalty to the attention "
               "logit that grows with the distance between query i and key j: %s, with its own "
               "slope m.",
               causal ? "-m (i - j) for keys j <= i (later keys are masked)" : "-m |i - j|"));
   const int64_t c = static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(a.heads)));
-  std::string rule = Fmt("%lld heads: m_k = 2^(-%g k / %lld)", static_cast<long long>(a.heads),
+  std::string rule = Printf("%lld heads: m_k = 2^(-%g k / %lld)", static_cast<long long>(a.heads),
                          a.max_bias, static_cast<long long>(c));
   if (c != a.heads) {
-    rule += Fmt(" for the first %lld; heads %lld-%lld take the odd slopes of %lld heads",
+    rule += Printf(" for the first %lld; heads %lld-%lld take the odd slopes of %lld heads",
                 static_cast<long long>(c), static_cast<long long>(c),
                 static_cast<long long>(a.heads - 1), static_cast<long long>(2 * c));
   }
-  Wrapped(rule + ".");
+  WrappedText(rule + ".");
   // What the shown head does: how far until the penalty reaches 1 and 10 (e and e^10 times less
   // weight for the same content score).
-  Wrapped(Fmt("Head %lld: m = 2^%g = %.6g. A key 10 positions away loses %.4g in the logit; "
+  WrappedText(Printf("Head %lld: m = 2^%g = %.6g. A key 10 positions away loses %.4g in the logit; "
               "the penalty reaches 1 (weight / e) at distance %.4g and 10 (weight / 22026) at "
               "%.4g. Steep heads look near, shallow heads far.",
               static_cast<long long>(a.head), e[static_cast<size_t>(a.head)], m, 10 * m, 1 / m,
               10 / m));
   const double far = m * static_cast<double>(std::max<int64_t>(1, p.max_len - 1));
-  Wrapped(Fmt("Across this table (%lld positions) the bias runs from 0 to %.6g. Softmax ignores "
+  WrappedText(Printf("Across this table (%lld positions) the bias runs from 0 to %.6g. Softmax ignores "
               "a constant per row, so BLOOM adds m j instead of -m (i - j): the same attention.",
               static_cast<long long>(p.max_len), -far));
 }
@@ -144,10 +122,10 @@ void DrawT5Explanation(const AppState& state) {
   const bool bidirectional = t.direction == T5Direction::kBidirectional;
   const int64_t max_exact = T5MaxExact(bidirectional, t.buckets);
   const int64_t side = bidirectional ? t.buckets / 2 : t.buckets;
-  Wrapped(Fmt("T5 adds a learned number per head and bucket to the logit; the bucket depends "
+  WrappedText(Printf("T5 adds a learned number per head and bucket to the logit; the bucket depends "
               "only on r = key - query. %s",
               bidirectional
-                  ? Fmt("Bidirectional: %lld buckets for keys before the query, %lld for keys "
+                  ? Printf("Bidirectional: %lld buckets for keys before the query, %lld for keys "
                         "after it.",
                         static_cast<long long>(side), static_cast<long long>(side))
                         .c_str()
@@ -165,18 +143,18 @@ void DrawT5Explanation(const AppState& state) {
     }
     if (!shared.empty()) shared += ", ";
     shared += run.last >= t.max_distance * 2
-                  ? Fmt("%lld and farther", static_cast<long long>(run.first))
-                  : Fmt("%lld-%lld", static_cast<long long>(run.first),
+                  ? Printf("%lld and farther", static_cast<long long>(run.first))
+                  : Printf("%lld-%lld", static_cast<long long>(run.first),
                         static_cast<long long>(run.last));
     ++listed;
   }
   if (shared.empty()) shared = "none";
   if (shared.back() != '.') shared += '.';
-  Wrapped(Fmt("Distances 0 to %lld each have their own bucket. From %lld on, buckets are "
+  WrappedText(Printf("Distances 0 to %lld each have their own bucket. From %lld on, buckets are "
               "log-spaced up to max distance %lld; these distances share one: %s",
               static_cast<long long>(max_exact - 1), static_cast<long long>(max_exact),
               static_cast<long long>(t.max_distance), shared.c_str()));
-  Wrapped(Fmt("The biases are seeded N(0, 1) noise (seed %llu) until trained weights are "
+  WrappedText(Printf("The biases are seeded N(0, 1) noise (seed %llu) until trained weights are "
               "loaded: the pattern of the bias view is the buckets', its colours are chance.",
               static_cast<unsigned long long>(t.seed)));
 }

@@ -4,6 +4,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <span>
 
@@ -16,33 +17,7 @@
 namespace pe {
 namespace {
 
-// Text wrapped at spaces only, so "6.28319e+09" or "-0.416" is never split across lines.
-void WrappedText(const std::string& text) {
-  const float width = ImGui::GetContentRegionAvail().x;
-  std::string line;
-  size_t k = 0;
-  while (k < text.size()) {
-    const size_t next = text.find(' ', k);
-    const std::string word =
-        text.substr(k, next == std::string::npos ? std::string::npos : next - k);
-    const std::string candidate = line.empty() ? word : line + " " + word;
-    if (!line.empty() && ImGui::CalcTextSize(candidate.c_str()).x > width) {
-      ImGui::TextUnformatted(line.c_str());
-      line = word;
-    } else {
-      line = candidate;
-    }
-    if (next == std::string::npos) break;
-    k = next + 1;
-  }
-  if (!line.empty()) ImGui::TextUnformatted(line.c_str());
-}
 
-std::string Printf(const char* format, auto... args) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf, format, args...);
-  return buf;
-}
 
 // A few sentences on what the views show, with the current numbers filled in. They hold for
 // every d (one column, odd widths), any offset and any base.
@@ -222,22 +197,6 @@ void EditPe(AppState& state, const char* label, const auto& mutate) {
 }
 
 
-// A combo whose entries are a field's values: `names` as the command line spells them, `labels`
-// as the window shows them.
-void FieldCombo(AppState& state, const char* label, const char* flag,
-                std::span<const char* const> labels, std::span<const char* const> names,
-                const char* tip) {
-  const ParamField* field = FindParamField(flag);
-  const std::string current = field->get(state.params);
-  int index = 0;
-  for (size_t k = 0; k < names.size(); ++k) {
-    if (current == names[k]) index = static_cast<int>(k);
-  }
-  if (ImGui::Combo(label, &index, labels.data(), static_cast<int>(labels.size()))) {
-    EditField(state, label, flag, names[static_cast<size_t>(index)]);
-  }
-  ItemTooltip(tip);
-}
 
 
 void DrawSinusoidalControls(AppState& state) {
@@ -405,6 +364,48 @@ void EditField(AppState& state, const char* label, const char* flag, const std::
     return;
   }
   Edit(state, [field, text](AppState& st) { (void)field->set(st.params, text); });
+}
+
+void WrappedText(const std::string& text) {
+  const float width = ImGui::GetContentRegionAvail().x;
+  std::string line;
+  size_t k = 0;
+  while (k < text.size()) {
+    const size_t next = text.find(' ', k);
+    const std::string word =
+        text.substr(k, next == std::string::npos ? std::string::npos : next - k);
+    const std::string candidate = line.empty() ? word : line + " " + word;
+    if (!line.empty() && ImGui::CalcTextSize(candidate.c_str()).x > width) {
+      ImGui::TextUnformatted(line.c_str());
+      line = word;
+    } else {
+      line = candidate;
+    }
+    if (next == std::string::npos) break;
+    k = next + 1;
+  }
+  if (!line.empty()) ImGui::TextUnformatted(line.c_str());
+}
+
+void FieldCombo(AppState& state, const char* label, const char* flag,
+                std::span<const char* const> labels, std::span<const char* const> names,
+                const char* tip) {
+  const ParamField* field = FindParamField(flag);
+  const std::string current = field->get(state.params);
+  int index = 0;
+  for (size_t k = 0; k < names.size(); ++k) {
+    if (current == names[k]) index = static_cast<int>(k);
+  }
+  if (ImGui::Combo(label, &index, labels.data(), static_cast<int>(labels.size()))) {
+    EditField(state, label, flag, names[static_cast<size_t>(index)]);
+  }
+  ItemTooltip(tip);
+}
+
+std::string NumberText(double v) {
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::string("nan");
 }
 
 void ItemTooltip(const char* text) {

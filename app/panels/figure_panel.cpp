@@ -188,7 +188,6 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   }
   ImGui::SameLine();
   if (ImGui::BeginChild("figure_legend", ImVec2(legend_w, avail.y), true)) {
-    ImGui::PushTextWrapPos(0.0f);
     for (const FigureLegendItem& item : f.legend) {
       const ImVec2 at = ImGui::GetCursorScreenPos();
       if (item.color.a > 0) {
@@ -198,9 +197,8 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
       }
       ImGui::Dummy(ImVec2(em * 1.4f, em));
       ImGui::SameLine();
-      ImGui::TextUnformatted(item.label.c_str());
+      WrappedText(item.label);  // breaks at spaces only: numbers stay whole
     }
-    ImGui::PopTextWrapPos();
   }
   ImGui::EndChild();
 }

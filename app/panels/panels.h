@@ -1,7 +1,9 @@
 // One free function per panel; each draws inside the child region the layout (ui.cpp) gives it.
 #pragma once
 
+#include <cstdio>
 #include <span>
+#include <string>
 
 #include "ui/app_state.h"
 #include "ui/derived.h"
@@ -40,6 +42,23 @@ void DrawXposExplanation(const AppState& state, const Derived& derived);
 // Sets a field of the parameter table from its text, as the command line does: checked on a copy
 // first, refused with its reason under `label`, else queued for the next frame.
 void EditField(AppState& state, const char* label, const char* flag, const std::string& text);
+// A combo whose entries are a field's values: `names` as the command line spells them, `labels`
+// as the window shows them.
+void FieldCombo(AppState& state, const char* label, const char* flag,
+                std::span<const char* const> labels, std::span<const char* const> names,
+                const char* tip);
+// Text wrapped at spaces only, so "6.28319e+09" or "-0.416" is never split across lines.
+void WrappedText(const std::string& text);
+// The shortest decimal text that reads back as `v`, as the command line takes numbers.
+std::string NumberText(double v);
+
+// printf into a std::string (explanations with their numbers).
+template <typename... Args>
+std::string Printf(const char* format, Args... args) {
+  char buf[768];
+  std::snprintf(buf, sizeof buf, format, args...);
+  return buf;
+}
 
 // Export: the dialog (Export... buttons, Ctrl+S) and the progress / result corner.
 void OpenExportDialog(AppState& state, ViewKind view);

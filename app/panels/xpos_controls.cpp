@@ -13,41 +13,6 @@
 
 namespace pe {
 
-namespace {
-
-std::string Printf(const char* format, auto... args) {
-  char buf[768];
-  std::snprintf(buf, sizeof buf, format, args...);
-  return buf;
-}
-
-void WrappedText(const std::string& text) { ImGui::TextWrapped("%s", text.c_str()); }
-
-// The shortest text that reads back as `v`, as the command line takes it.
-std::string NumberText(double v) {
-  char buf[64];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc() ? std::string(buf, end) : std::string("nan");
-}
-
-// A combo over a field's values (`names` as the command line spells them, `labels` as shown).
-void Choice(AppState& state, const char* label, const char* flag,
-            std::span<const char* const> labels, std::span<const char* const> names,
-            const char* tip) {
-  const ParamField* field = FindParamField(flag);
-  const std::string current = field ? field->get(state.params) : std::string();
-  int index = 0;
-  for (size_t k = 0; k < names.size(); ++k) {
-    if (current == names[k]) index = static_cast<int>(k);
-  }
-  if (ImGui::Combo(label, &index, labels.data(), static_cast<int>(labels.size()))) {
-    EditField(state, label, flag, names[static_cast<size_t>(index)]);
-  }
-  ItemTooltip(tip);
-}
-
-}  // namespace
-
 void DrawXposControls(AppState& state) {
   const XposParams& x = state.params.pe.xpos();
   double f64 = 0;
@@ -65,18 +30,18 @@ void DrawXposControls(AppState& state) {
   const char* parts[] = {"cos\xc2\xb7\xce\xb6 (decayed)", "sin\xc2\xb7\xce\xb6 (decayed)",
                          "angle p\xc2\xb7\xce\xb8"};
   const char* part_names[] = {"cos", "sin", "angle"};
-  Choice(state, "table", "--part", parts, part_names,
+  FieldCombo(state, "table", "--part", parts, part_names,
          "The table the heatmap and curves show: cos or sin times the chosen side's decay, each "
          "pair's value twice in a row (torchscale's duplicate_interleave), or the angle.");
   const char* sides[] = {"query", "key"};
   const char* side_names[] = {"query", "key"};
-  Choice(state, "side", "--xpos-side", sides, side_names,
+  FieldCombo(state, "side", "--xpos-side", sides, side_names,
          "Whose multiplier the table shows: queries take zeta^(n/scale_base) and shrink with the "
          "position (zeta < 1), keys take zeta^(-n/scale_base) and grow; the product depends on "
          "the distance only.");
   const char* positions[] = {"absolute", "centred"};
   const char* position_names[] = {"absolute", "centred"};
-  Choice(state, "decay n", "--xpos-positions", positions, position_names,
+  FieldCombo(state, "decay n", "--xpos-positions", positions, position_names,
          "The n of the decay: the absolute position (the paper), or torchscale's centred one, n - "
          "ceil((max_len + offset) / 2). The rotation uses the absolute position either way, and "
          "scores are the same.");

@@ -127,8 +127,8 @@ struct AppState {
   SumsViewState sums;
   RotationViewState rotation;
   ManualVectors manual;
-  // (cols, rows, first position, scheme, RoPE part) the views were fitted to
-  std::array<int64_t, 5> fitted_extents = {-1, -1, -1, -1, -1};
+  // (cols, rows, first position, scheme, value range as bits) the views were fitted to
+  std::array<int64_t, 6> fitted_extents = {-1, -1, -1, -1, -1, -1};
   ViewKind focused_view = ViewKind::kHeatmap;            // the panel Ctrl+S exports
   ExportDialogState export_dialog;
   Toast toast;

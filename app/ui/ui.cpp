@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <exception>
 #include <optional>
 
@@ -19,10 +20,14 @@ namespace {
 void RefitOnNewExtents(AppState& state, const Derived& derived) {
   if (!derived.encoding) return;
   const Encoding& e = *derived.encoding;
-  // A new shape, scheme or RoPE table (cos, sin and angle differ in width and range) refits.
-  const int64_t part = e.scheme() == Scheme::kRope ? static_cast<int64_t>(e.params().rope().part) : 0;
-  const std::array<int64_t, 5> extents = {e.cols(), e.rows(), e.first_position(),
-                                          static_cast<int64_t>(e.scheme()), part};
+  // A new shape, scheme or value range (RoPE's angle table, another ALiBi head) refits.
+  const ValueRange range = e.Range();
+  const std::array<int64_t, 6> extents = {e.cols(),
+                                          e.rows(),
+                                          e.first_position(),
+                                          static_cast<int64_t>(e.scheme()),
+                                          std::bit_cast<int64_t>(range.lo),
+                                          std::bit_cast<int64_t>(range.hi)};
   if (extents != state.fitted_extents) {
     state.fitted_extents = extents;
     state.heatmap.fitted = false;

@@ -8,6 +8,7 @@
 #include "base/random.h"
 #include "model/embedding.h"
 #include "text/tokenizer.h"
+#include "views/heatmap_raster.h"
 
 namespace pe {
 namespace {
@@ -30,23 +31,6 @@ std::vector<int64_t> SamplePositions(int64_t p0, int64_t count, int samples) {
   return out;
 }
 
-// Edges of at most `pixels` slices over the integer range [lo, hi): one per integer when they
-// fit (as the table heatmap's raster).
-std::vector<int64_t> Edges(int64_t lo, int64_t hi, int pixels) {
-  std::vector<int64_t> edges;
-  const int64_t n = hi - lo;
-  if (n <= 0) return edges;
-  if (n <= pixels) {
-    for (int64_t k = lo; k <= hi; ++k) edges.push_back(k);
-    return edges;
-  }
-  for (int k = 0; k <= pixels; ++k) {
-    edges.push_back(lo + static_cast<int64_t>(static_cast<double>(n) * k / pixels));
-  }
-  edges.back() = hi;
-  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-  return edges;
-}
 
 }  // namespace
 
@@ -242,8 +226,8 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
       1, static_cast<int>(std::ceil(req.width_px * double(k_hi - k_lo) / (req.x1 - req.x0))));
   const int px_h = std::max(
       1, static_cast<int>(std::ceil(req.height_px * double(q_hi - q_lo) / (req.y1 - req.y0))));
-  r.key_edges = Edges(k_lo, k_hi, std::min(px_w, req.width_px));
-  r.query_edges = Edges(q_lo, q_hi, std::min(px_h, req.height_px));
+  r.key_edges = RasterEdges(k_lo, k_hi, std::min(px_w, req.width_px));
+  r.query_edges = RasterEdges(q_lo, q_hi, std::min(px_h, req.height_px));
   r.width = static_cast<int>(r.key_edges.size()) - 1;
   r.height = static_cast<int>(r.query_edges.size()) - 1;
   r.one_cell_per_texel = k_hi - k_lo == r.width && q_hi - q_lo == r.height;

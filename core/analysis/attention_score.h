@@ -68,9 +68,12 @@ class AttentionScorer {
 
   // q . k / sqrt(d) for vectors from Query and Key (no bias, no mask).
   double Dot(const double* q, const double* k) const;
-  // score(m, n): NaN when the causal mask hides the key (n > m).
+  // score(m, n): NaN when a mask hides the key (see Masked).
   double Score(int64_t m, int64_t n) const;
-  bool Masked(int64_t m, int64_t n) const { return causal_ && n > m; }
+  // Hidden by the causal mask asked for, or by one the scheme implies (causal ALiBi).
+  bool Masked(int64_t m, int64_t n) const {
+    return (causal_ && n > m) || encoding_->Masked(m, n);
+  }
   bool has_bias() const { return encoding_->family() == Family::kBias; }
 
  private:

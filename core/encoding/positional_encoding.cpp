@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "encoding/encoding.h"
+#include "encoding/wave_encoding.h"
 
 namespace pe {
 namespace {
@@ -159,10 +160,10 @@ std::string FormatCellFormula(const EncodingParams& params, const WaveColumn& c,
 
 namespace {
 
-class SinusoidalEncoding final : public Encoding {
+class SinusoidalEncoding final : public WaveTableEncoding {
  public:
   explicit SinusoidalEncoding(const EncodingParams& params)
-      : Encoding(params), columns_(DescribeColumns(params)) {}
+      : WaveTableEncoding(params, DescribeColumns(params)) {}
 
   Family family() const override { return Family::kAdded; }
   std::string TableName() const override { return "PE"; }
@@ -200,28 +201,11 @@ class SinusoidalEncoding final : public Encoding {
     return std::string(VariantName(s.variant)) +
            (s.order == WaveOrder::kCosFirst ? "-cos-first" : "");
   }
-  std::span<const WaveColumn> waves() const override { return columns_; }
-  double ValueAt(int64_t col, double position) const override {
-    return WaveValueAt(columns_[static_cast<size_t>(col)], position);
-  }
-  void FillBlock(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
-                 float* out) const override {
-    FillWaveBlock(std::span(columns_).subspan(static_cast<size_t>(col0), static_cast<size_t>(cols)),
-                  params_.offset, row0, rows, out);
-  }
-  void MeanOverRows(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
-                    double* out) const override {
-    for (int64_t j = 0; j < cols; ++j) {
-      out[j] = MeanOverPositions(columns_[static_cast<size_t>(col0 + j)], params_.offset + row0,
-                                 rows);
-    }
-  }
   std::string DescribeCell(int64_t position, int64_t col) const override {
     return FormatCellFormula(params_, columns_[static_cast<size_t>(col)], position);
   }
 
  private:
-  std::vector<WaveColumn> columns_;  // (d_model)
 };
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <memory>
 
+#include "encoding/wave_encoding.h"
+
 namespace pe {
 
 std::vector<WaveColumn> RopeColumns(const EncodingParams& params, const RopeFrequencies& f) {
@@ -53,10 +55,12 @@ std::string Fmt(const char* format, auto... args) {
   return buf;
 }
 
-class RopeEncoding final : public Encoding {
+class RopeEncoding final : public WaveTableEncoding {
  public:
   explicit RopeEncoding(const EncodingParams& params)
-      : Encoding(params), freq_(ComputeRopeFrequencies(params)), columns_(RopeColumns(params, freq_)) {}
+      : RopeEncoding(params, ComputeRopeFrequencies(params)) {}
+  RopeEncoding(const EncodingParams& params, RopeFrequencies freq)
+      : WaveTableEncoding(params, RopeColumns(params, freq)), freq_(std::move(freq)) {}
 
   Family family() const override { return Family::kRotary; }
   int64_t cols() const override { return static_cast<int64_t>(columns_.size()); }
@@ -122,22 +126,6 @@ class RopeEncoding final : public Encoding {
     }
     return s;
   }
-  std::span<const WaveColumn> waves() const override { return columns_; }
-  double ValueAt(int64_t col, double position) const override {
-    return WaveValueAt(columns_[static_cast<size_t>(col)], position);
-  }
-  void FillBlock(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
-                 float* out) const override {
-    FillWaveBlock(std::span(columns_).subspan(static_cast<size_t>(col0), static_cast<size_t>(cols)),
-                  params_.offset, row0, rows, out);
-  }
-  void MeanOverRows(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
-                    double* out) const override {
-    for (int64_t j = 0; j < cols; ++j) {
-      out[j] = MeanOverPositions(columns_[static_cast<size_t>(col0 + j)], params_.offset + row0,
-                                 rows);
-    }
-  }
   // R_p v as HF's apply_rotary_pos_emb computes it: v * cos + rotate_half(v) * sin, cos and sin
   // times the attention factor; pair i is (i, i + h) for half, (2i, 2i + 1) for interleaved.
   // The dims past d_rot pass through (partial rotary). Queries and keys turn the same way.
@@ -187,7 +175,6 @@ class RopeEncoding final : public Encoding {
   }
 
   RopeFrequencies freq_;
-  std::vector<WaveColumn> columns_;  // (d_rot) or (d_rot / 2) for the angle
 };
 
 }  // namespace

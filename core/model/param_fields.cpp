@@ -438,7 +438,7 @@ const ParamField kFields[] = {
     // ---- the attention-score views
     {"content", "--content", "NAME",
      "Attention-score content: random (one seeded vector as q and k), ones, or tokens:A,B "
-     "(the embeddings of tokens A and B)",
+     "(the embeddings of the sentence's tokens number A and B, e.g. tokens:1,2)",
      kAllSchemes, nullptr, GET([&] {
        switch (m.content.kind) {
          case ScoreContent::Kind::kRandom:
@@ -476,8 +476,8 @@ const ParamField kFields[] = {
        return {};
      })},
     {"compare", "--compare", "LIST",
-     "Schemes the score and decay views compare with this one, e.g. rope,alibi (each with its "
-     "defaults and this shape)",
+     "Schemes the decay view draws beside this one, e.g. rope,alibi (each with its defaults and "
+     "this shape)",
      kAllSchemes, nullptr, GET(m.compare), SET({
        size_t start = 0;
        while (!text.empty() && start <= text.size()) {

@@ -115,7 +115,9 @@ Result<Figure> BiasFigure(const ViewContext& c) {
 
 Status CheckBiasTable(const ViewContext& c) {
   const EncodingParams& p = c.params.pe;
-  return CheckFloatCount("the bias table (heads x L x L)",
+  // As (heads * L) rows of L: the message says the heads and L themselves.
+  return CheckFloatCount("the bias table of " + std::to_string(Heads(p)) + " heads x L x L, L = " +
+                             std::to_string(p.max_len) + ", as",
                          static_cast<uint64_t>(Heads(p)) * static_cast<uint64_t>(p.max_len),
                          static_cast<uint64_t>(p.max_len), c.params.cap);
 }

@@ -12,8 +12,20 @@ bool Raster::one_cell_per_texel() const {
 
 namespace {
 
-// Edges of `texels` slices over the integer range [lo, hi): one per integer when they fit.
-std::vector<int64_t> Edges(int64_t lo, int64_t hi, int pixels) {
+
+}  // namespace
+
+namespace {
+
+// Whether the encoding computes block means directly (MeanOverBlock).
+bool HasBlockMeans(const Encoding& e) {
+  double unused = 0;
+  return e.MeanOverBlock(0, 1, 0, 1, &unused);
+}
+
+}  // namespace
+
+std::vector<int64_t> RasterEdges(int64_t lo, int64_t hi, int pixels) {
   std::vector<int64_t> edges;
   const int64_t n = hi - lo;
   if (n <= 0) return edges;
@@ -28,18 +40,6 @@ std::vector<int64_t> Edges(int64_t lo, int64_t hi, int pixels) {
   edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
   return edges;
 }
-
-}  // namespace
-
-namespace {
-
-// Whether the encoding computes block means directly (MeanOverBlock).
-bool HasBlockMeans(const Encoding& e) {
-  double unused = 0;
-  return e.MeanOverBlock(0, 1, 0, 1, &unused);
-}
-
-}  // namespace
 
 int64_t EstimateRasterWork(const RasterRequest& req) {
   if (HasBlockMeans(*req.encoding)) {
@@ -72,8 +72,8 @@ Raster ComputeRaster(const RasterRequest& req) {
       1, static_cast<int>(std::ceil(req.width_px * double(c_hi - c_lo) / (req.x1 - req.x0))));
   const int px_h = std::max(
       1, static_cast<int>(std::ceil(req.height_px * double(r_hi - r_lo) / (req.y1 - req.y0))));
-  r.col_edges = Edges(c_lo, c_hi, std::min(px_w, req.width_px));
-  r.row_edges = Edges(r_lo, r_hi, std::min(px_h, req.height_px));
+  r.col_edges = RasterEdges(c_lo, c_hi, std::min(px_w, req.width_px));
+  r.row_edges = RasterEdges(r_lo, r_hi, std::min(px_h, req.height_px));
   r.width = static_cast<int>(r.col_edges.size()) - 1;
   r.height = static_cast<int>(r.row_edges.size()) - 1;
   r.values.assign(static_cast<size_t>(r.width) * r.height, 0.0f);

@@ -36,6 +36,10 @@ struct Raster {
   bool empty() const { return width == 0 || height == 0; }
 };
 
+// Edges of at most `pixels` slices over the integer range [lo, hi): one slice per integer when
+// they fit, else slices of (nearly) equal width. (slices + 1) entries, empty when lo >= hi.
+std::vector<int64_t> RasterEdges(int64_t lo, int64_t hi, int pixels);
+
 // About how many column means ComputeRaster(request) evaluates: texel rows x visible columns.
 int64_t EstimateRasterWork(const RasterRequest& request);
 
