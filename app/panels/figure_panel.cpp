@@ -62,6 +62,48 @@ void RotationControls(AppState& state, const Encoding& e) {
   }
 }
 
+// What the scores are of: the content (one random vector, ones, or two tokens of the sentence)
+// and the causal mask, through the parameter table as the command line sets them.
+void ScoreControls(AppState& state, ViewKind view) {
+  const float em = ImGui::GetFontSize();
+  const ScoreContent& c = state.params.content;
+  const char* contents[] = {"random x", "ones", "two tokens"};
+  int kind = static_cast<int>(c.kind);
+  ImGui::SetNextItemWidth(em * 7);
+  if (ImGui::Combo("content", &kind, contents, 3)) {
+    const char* texts[] = {"random", "ones", nullptr};
+    EditField(state, "content", "--content",
+              kind == 2 ? "tokens:" + std::to_string(c.token_a) + "," + std::to_string(c.token_b)
+                        : std::string(texts[kind]));
+  }
+  ItemTooltip(
+      "What q and k are made of before the scheme acts: one seeded N(0,1) vector used as both, "
+      "all ones, or the embeddings of two tokens of the sentence (A as the query, B as the key).");
+  if (c.kind == ScoreContent::Kind::kTokens) {
+    int64_t typed = 0;
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(em * 3);
+    if (NumberField(state, "A", c.token_a, &typed, "The query's token (its index in the sentence).")) {
+      EditField(state, "A", "--content",
+                "tokens:" + std::to_string(typed) + "," + std::to_string(c.token_b));
+    }
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(em * 3);
+    if (NumberField(state, "B", c.token_b, &typed, "The key's token (its index in the sentence).")) {
+      EditField(state, "B", "--content",
+                "tokens:" + std::to_string(c.token_a) + "," + std::to_string(typed));
+    }
+  }
+  if (view == ViewKind::kScore) {
+    ImGui::SameLine();
+    bool causal = state.params.causal_mask;
+    if (ImGui::Checkbox("causal mask", &causal)) {
+      EditField(state, "causal mask", "--causal", causal ? "true" : "false");
+    }
+    ItemTooltip("Hide the keys after each query, as a decoder does.");
+  }
+}
+
 }  // namespace
 
 void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, FigurePanelCache& cache,
@@ -76,6 +118,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   }
   const float em = ImGui::GetFontSize();
   if (view == ViewKind::kRotation) RotationControls(state, *derived.encoding);
+  if (view == ViewKind::kScore || view == ViewKind::kDecay) ScoreControls(state, view);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float legend_w = std::min(em * 14.0f, avail.x * 0.38f);
   ViewSelection sel = ViewsOf(state);

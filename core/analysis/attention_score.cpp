@@ -266,8 +266,8 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
     for (int x = 0; x < r.width; ++x) {
       const int64_t n0 = r.key_edges[static_cast<size_t>(x)];
       const int64_t n1 = r.key_edges[static_cast<size_t>(x) + 1];
-      const bool all_masked = s.causal_mask() && n0 > m1 - 1;
-      const bool some_masked = s.causal_mask() && n1 - 1 > m0;
+      const bool all_masked = s.causal() && n0 > m1 - 1;
+      const bool some_masked = s.causal() && n1 - 1 > m0;
       if (all_masked) {
         out[x] = std::numeric_limits<float>::quiet_NaN();
         continue;

@@ -53,6 +53,8 @@ class AttentionScorer {
   const Encoding& encoding() const { return *encoding_; }
   int64_t dim() const { return static_cast<int64_t>(x_query_.size()); }
   bool causal_mask() const { return causal_; }
+  // Keys after the query are hidden: asked for, or implied by the scheme (causal ALiBi).
+  bool causal() const { return causal_ || encoding_->Masked(0, 1); }
   const std::vector<double>& x_query() const { return x_query_; }
   const std::vector<double>& x_key() const { return x_key_; }
 

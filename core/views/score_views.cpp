@@ -152,7 +152,7 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
   if (m.causal_mask) {
     f.legend.push_back({"grey: masked, causal (key after query, n > m)", kMaskedGrey});
   } else if (any_masked) {
-    f.legend.push_back({"grey: masked", kMaskedGrey});
+    f.legend.push_back({"grey: masked, causal ALiBi, key after query", kMaskedGrey});
   }
   if (r.one_cell_per_texel) {
     f.legend.push_back({"one cell per texel", kNoColor});
