@@ -24,11 +24,19 @@ const char* WaveName(Wave w) {
   return w == Wave::kSin ? "sin" : w == Wave::kCos ? "cos" : w == Wave::kAngle ? "angle" : "zero";
 }
 
-// "d5  i=2 sin", or "d5" for a table without waves (learned).
+// "d5" for dimension 5, or "k12" for the column of key position 12 (the bias tables).
+std::string ColumnName(const Derived& derived, int64_t j) {
+  const Encoding& e = *derived.encoding;
+  const std::string prefix = AxesOf(e).csv_prefix;
+  const int64_t number = prefix == "k" ? e.first_position() + j : j;
+  return prefix + std::to_string(number);
+}
+
+// "d5  i=2 sin", or "d5" for a table without waves (learned, "k12" for a bias table).
 std::string PickerLabel(const Derived& derived, int64_t j) {
   char label[96];
   if (derived.columns.empty()) {
-    std::snprintf(label, sizeof label, "d%lld", static_cast<long long>(j));
+    return ColumnName(derived, j);
   } else {
     const WaveColumn& c = derived.columns[static_cast<size_t>(j)];
     std::snprintf(label, sizeof label, "d%lld  i=%lld %s", static_cast<long long>(j),
@@ -143,7 +151,10 @@ void DimensionPicker(AppState& state, const Derived& derived, CurvesCache& cache
                      DrawnRecord& drawn) {
   const std::vector<int64_t>& dims = state.params.curve_dims;
   ImGui::SetNextItemWidth(-1);
-  ImGui::InputTextWithHint("##dim_search", "search: d12, i=3, cos", &state.curves.search);
+  const char* hint = !derived.columns.empty()                         ? "search: d12, i=3, cos"
+                     : AxesOf(*derived.encoding).csv_prefix == "k" ? "search: k12"
+                                                                   : "search: d12";
+  ImGui::InputTextWithHint("##dim_search", hint, &state.curves.search);
   if (ImGui::BeginChild("dim_list", ImVec2(0, height), true)) {
     // Rows matching the search, rebuilt only when the search or the columns change.
     auto key = std::make_tuple(state.curves.search, state.params.pe);
@@ -249,8 +260,8 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
       ImGui::Text("position %lld", static_cast<long long>(pos));
       for (size_t k = 0; k < shown; ++k) {
         ImGui::TextColored(
-            ImGui::ColorConvertU32ToFloat4(SeriesColor(static_cast<int>(k))), "d%lld = %.6f",
-            static_cast<long long>(dims[k]),
+            ImGui::ColorConvertU32ToFloat4(SeriesColor(static_cast<int>(k))), "%s = %.6f",
+            ColumnName(derived, dims[k]).c_str(),
             static_cast<double>(static_cast<float>(e.ValueAt(dims[k], static_cast<double>(pos)))));
         // The formula with its numbers, for the first few curves (more would fill the screen).
         if (k < 4) ImGui::TextDisabled("   %s", e.DescribeCell(pos, dims[k]).c_str());
@@ -291,7 +302,7 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
       ImGui::Dummy(ImVec2(em * 1.4f, em));
       ImGui::SameLine();
       if (derived.columns.empty()) {
-        ImGui::Text("d%lld", static_cast<long long>(c.dim));
+        ImGui::TextUnformatted(ColumnName(derived, c.dim).c_str());
         continue;
       }
       ImGui::Text("d%lld: i=%lld %s", static_cast<long long>(c.dim), static_cast<long long>(c.pair),
