@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     pe::AppState state;
     state.params = cl->params;
     state.params.example.truncate = true;  // the window shows what a model would see
+    if (!cl->window.tab.empty()) state.select_tab = pe::ParseView(cl->window.tab);
     cl->window.started = started;
     return pe::RunWindow(state, cl->window);
   } catch (const std::exception& e) {

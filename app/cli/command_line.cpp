@@ -131,8 +131,11 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   std::string size = "1280x800";
   app.add_option("--size", size, "Window size WxH")->capture_default_str();
   // Flags of the window only; given before `export` they would be silently ignored.
+  app.add_option("--tab", cl.window.tab,
+                 "Open the window on this view's tab below the heatmap and curves (a --view name "
+                 "that applies to the scheme, e.g. score)");
   const char* const kWindowFlags[] = {"--screenshot", "--frames", "--frame-stats", "--animate",
-                                      "--size"};
+                                      "--size", "--tab"};
 
   CLI::App* exp = app.add_subcommand(
       "export",
@@ -249,6 +252,16 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       code != 0) {
     exit_code = code;
     return std::nullopt;
+  }
+  if (cl.mode == RunMode::kWindow && !cl.window.tab.empty()) {
+    std::optional<ViewKind> tab = ParseView(cl.window.tab);
+    if (!tab) {
+      return usage_error("--tab must be a view name (see export --help), got \"" +
+                         cl.window.tab + "\"");
+    }
+    if (Status s = CheckViewApplies(*tab, cl.params.pe); !s.ok()) {
+      return usage_error("--tab: " + s.message());
+    }
   }
   if (cl.mode == RunMode::kWindow) {
     const size_t x = size.find('x');

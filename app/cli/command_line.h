@@ -34,6 +34,7 @@ struct WindowRequest {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   int width = 1280;
   int height = 800;
+  std::string tab;  // the scheme view to open on (a --view name), empty: the first
 };
 
 struct CommandLine {

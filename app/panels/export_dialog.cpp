@@ -213,7 +213,9 @@ void DrawExportDialog(AppState& state, UiServices& services) {
       DrawSizeChoice(d);
       ImGui::SetNextItemWidth(-em * 6);
       ImGui::InputTextWithHint("title", "default: names the parameters", &d.title);
-      if (d.view != ViewKind::kSums && state.selection.selected_token >= 0) {
+      // Only the heatmap and the curves outline a token.
+      const bool outlines = d.view == ViewKind::kHeatmap || d.view == ViewKind::kCurves;
+      if (outlines && state.selection.selected_token >= 0) {
         ImGui::Checkbox("outline the selected token", &d.token_chosen);
         ItemTooltip(
             "Outline the selected token's row (heatmap) or position (curves), as "

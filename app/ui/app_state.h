@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -130,6 +131,7 @@ struct AppState {
   // (cols, rows, first position, scheme, value range as bits) the views were fitted to
   std::array<int64_t, 6> fitted_extents = {-1, -1, -1, -1, -1, -1};
   ViewKind focused_view = ViewKind::kHeatmap;            // the panel Ctrl+S exports
+  std::optional<ViewKind> select_tab;  // a scheme view to bring to front next frame, then cleared
   ExportDialogState export_dialog;
   Toast toast;
   // Transient: edits waiting for the next frame, and numeric fields being typed into.

@@ -216,7 +216,9 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
                               ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
           if (ImGui::BeginTabBar("scheme_view_tabs")) {
             for (const PanelEntry* p : bottom) {
-              if (ImGui::BeginTabItem(ViewName(p->view).data())) {
+              const ImGuiTabItemFlags tab_flags =
+                  state.select_tab == p->view ? ImGuiTabItemFlags_SetSelected : 0;
+              if (ImGui::BeginTabItem(ViewName(p->view).data(), nullptr, tab_flags)) {
                 const ImVec2 avail_tab = ImGui::GetContentRegionAvail();
                 const ImGuiWindowFlags flags =
                     p->view == ViewKind::kSums ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
@@ -226,6 +228,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
               }
             }
             ImGui::EndTabBar();
+            state.select_tab.reset();
           }
         }
         ImGui::EndChild();
