@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <span>
+#include <utility>
 
 #include "encoding/learned.h"
 #include "encoding/rope_encoding.h"
@@ -104,7 +106,10 @@ void DrawRopeExplanation(const AppState& state, const Derived& derived) {
   if (!derived.encoding) return;
   const EncodingParams& p = state.params.pe;
   const RopeParams& r = p.rope();
-  const RopeFrequencies f = ComputeRopeFrequencies(p);
+  // The frequencies of the parameters on screen, computed once per change, not every frame.
+  static std::optional<std::pair<EncodingParams, RopeFrequencies>> cached;
+  if (!cached || cached->first != p) cached.emplace(p, ComputeRopeFrequencies(p));
+  const RopeFrequencies& f = cached->second;
   const int64_t h = f.d_rot / 2;
   ImGui::Spacing();
   ImGui::Separator();

@@ -134,6 +134,10 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
     for (int64_t r = r0; r <= r1; ++r) plot.HLine(static_cast<double>(r), border);
     if (plot.pixels_per_x() >= em * 3.4f && plot.pixels_per_y() >= em * 1.2f) {
       char buf[24];
+      // Light text on the dark ends of the colour range, dark text on the light middle.
+      const ValueRange cell_range = e.Range();
+      const double cell_mid = 0.5 * (cell_range.lo + cell_range.hi);
+      const double cell_half_span = 0.5 * (cell_range.hi - cell_range.lo);
       for (int64_t r = r0; r < r1; ++r) {
         for (int64_t c = c0; c < c1; ++c) {
           const auto value = static_cast<float>(e.ValueAt(c, static_cast<double>(r)));
@@ -147,9 +151,7 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
               centre.y - ts.y / 2 < plot.area_min().y || centre.y + ts.y / 2 > plot.area_max().y) {
             continue;
           }
-          const ValueRange range = e.Range();
-          const double mid = 0.5 * (range.lo + range.hi);
-          const bool dark = std::fabs(value - mid) > 0.55 * 0.5 * (range.hi - range.lo) ||
+          const bool dark = std::fabs(value - cell_mid) > 0.55 * cell_half_span ||
                             state.params.colormap == ColormapId::kViridis;
           plot.draw_list()->AddText(ImVec2(centre.x - ts.x / 2, centre.y - ts.y / 2),
                                     dark ? IM_COL32(255, 255, 255, 230) : IM_COL32(20, 20, 20, 230),

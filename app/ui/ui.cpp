@@ -34,6 +34,7 @@ void RefitOnNewExtents(AppState& state, const Derived& derived) {
     state.curves.fitted = false;
     state.sums.fitted = false;
   }
+  if (state.heatmap.fitted && state.curves.fitted) return;
   const ViewSelection defaults = DefaultViews(state.params, e);
   if (!state.heatmap.fitted) {
     state.heatmap.view = defaults.heatmap;
