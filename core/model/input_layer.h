@@ -87,6 +87,10 @@ struct TextExample {
   // More tokens than max_len: keep the first max_len, as a model truncates its input (true), or
   // refuse with a message (false, the default: a script should hear about it).
   bool truncate = false;
+  // Token ids typed directly instead of text: one row for a sequence, several for a batch.
+  // Empty: the ids come from the text. vocab_size 0: the vocabulary built from the text.
+  std::vector<std::vector<int64_t>> ids;
+  int64_t vocab_size = 0;
   bool operator==(const TextExample&) const = default;
 };
 

@@ -21,6 +21,13 @@ struct ScoreContent {
   bool operator==(const ScoreContent&) const = default;
 };
 
+// The similarity views' measure: PE(p).PE(q), or that over |PE(p)| |PE(q)|.
+enum class SimilarityMeasure { kDot, kCosine };
+// The precision view's low-precision format.
+enum class LowPrecision { kBf16, kFp16 };
+// What the compare view puts side by side.
+enum class CompareOf { kScore, kTable };
+
 struct ModelParams {
   EncodingParams pe;
   InputLayerParams input;
@@ -30,6 +37,11 @@ struct ModelParams {
   ScoreContent content;      // the attention-score view's query and key content
   bool causal_mask = false;  // the attention-score view hides keys after the query
   std::string compare;       // schemes the score and decay views put beside this one, "a,b"
+  int64_t query = -1;        // the attention view's query position; -1: the view's default
+  std::string versus;        // the compare view's second configuration: "key=value,..."
+  CompareOf compare_of = CompareOf::kScore;
+  SimilarityMeasure measure = SimilarityMeasure::kDot;
+  LowPrecision dtype = LowPrecision::kBf16;
   MemoryCap cap;
   bool operator==(const ModelParams&) const = default;
 };

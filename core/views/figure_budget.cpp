@@ -92,6 +92,19 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
       bytes += kFigureBytesPerCurveSample * samples * 8;
       break;
     }
+    case ViewKind::kAttention:
+    case ViewKind::kCompare:
+    case ViewKind::kSimilarity:
+    case ViewKind::kSimilarityOffset:
+    case ViewKind::kSpectrum:
+    case ViewKind::kPrecision:
+    case ViewKind::kWalkthrough: {
+      // Until their own estimates: an image at screen resolution and a few curves.
+      const auto w = std::min<uint64_t>(width_px, 4096), h = std::min<uint64_t>(height_px, 4096);
+      bytes += 3 * kFigureBytesPerTexel * w * h +
+               kFigureBytesPerCurveSample * std::clamp<uint64_t>(2 * width_px + 1, 64, 20001) * 8;
+      break;
+    }
   }
   return bytes;
 }

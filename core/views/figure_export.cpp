@@ -119,6 +119,13 @@ std::string DefaultTitle(ViewKind view, const ModelParams& m, const Encoding& e)
     case ViewKind::kScore:
     case ViewKind::kDecay:
     case ViewKind::kRoformerDecay:
+    case ViewKind::kAttention:
+    case ViewKind::kCompare:
+    case ViewKind::kSimilarity:
+    case ViewKind::kSimilarityOffset:
+    case ViewKind::kSpectrum:
+    case ViewKind::kPrecision:
+    case ViewKind::kWalkthrough:
       t << GetView(view).title << " (" << e.Title() << ")";
       break;
   }

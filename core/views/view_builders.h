@@ -61,6 +61,48 @@ Status CheckRoformerDecayTable(const ViewContext& c);
 Status WriteRoformerDecayView(std::ostream& out, TableFormat format, const ViewContext& c,
                               const Progress& progress);
 
+// (attention_view.cpp)
+Result<Figure> AttentionFigure(const ViewContext& c);
+Status CheckAttentionTable(const ViewContext& c);
+Status WriteAttentionView(std::ostream& out, TableFormat format, const ViewContext& c,
+                          const Progress& progress);
+
+// (compare_view.cpp)
+Result<Figure> CompareFigure(const ViewContext& c);
+Status CheckCompareTable(const ViewContext& c);
+Status WriteCompareView(std::ostream& out, TableFormat format, const ViewContext& c,
+                        const Progress& progress);
+
+// (similarity_view.cpp)
+Result<Figure> SimilarityFigure(const ViewContext& c);
+Status CheckSimilarityTable(const ViewContext& c);
+Status WriteSimilarityView(std::ostream& out, TableFormat format, const ViewContext& c,
+                           const Progress& progress);
+
+// (similarity_view.cpp)
+Result<Figure> SimilarityOffsetFigure(const ViewContext& c);
+Status CheckSimilarityOffsetTable(const ViewContext& c);
+Status WriteSimilarityOffsetView(std::ostream& out, TableFormat format, const ViewContext& c,
+                                 const Progress& progress);
+
+// (spectrum_view.cpp)
+Result<Figure> SpectrumFigure(const ViewContext& c);
+Status CheckSpectrumTable(const ViewContext& c);
+Status WriteSpectrumView(std::ostream& out, TableFormat format, const ViewContext& c,
+                         const Progress& progress);
+
+// (precision_view.cpp)
+Result<Figure> PrecisionFigure(const ViewContext& c);
+Status CheckPrecisionTable(const ViewContext& c);
+Status WritePrecisionView(std::ostream& out, TableFormat format, const ViewContext& c,
+                          const Progress& progress);
+
+// (walkthrough_view.cpp)
+Result<Figure> WalkthroughFigure(const ViewContext& c);
+Status CheckWalkthroughTable(const ViewContext& c);
+Status WriteWalkthroughView(std::ostream& out, TableFormat format, const ViewContext& c,
+                            const Progress& progress);
+
 // "sin", "cos", "zero", "angle"
 const char* WaveName(Wave w);
 // "j=5: i=2 cos, ω=0.1, λ=62.83" or for tables without waves "j=5".

@@ -19,9 +19,17 @@ enum class ViewKind {
   kScore,
   kDecay,
   kRoformerDecay,
+  kAttention,
+  kCompare,
+  kSimilarity,
+  kSimilarityOffset,
+  kSpectrum,
+  kPrecision,
+  kWalkthrough,
 };
 // "heatmap", "curves", "sum", "rotation", "frequencies", "bias", "buckets", "slopes", "score",
-// "decay", "roformer-decay"
+// "decay", "roformer-decay", "attention", "compare", "similarity", "similarity-offset",
+// "spectrum", "precision", "walkthrough"
 std::string_view ViewName(ViewKind view);
 std::optional<ViewKind> ParseView(std::string_view name);
 

@@ -39,6 +39,22 @@ const ViewEntry kViews[] = {
     {ViewKind::kRoformerDecay, "roformer-decay", "RoFormer's long-term decay bound",
      SchemeBit(Scheme::kRope), "the rope scheme", &RoformerDecayFigure,
      &CheckRoformerDecayTable, &WriteRoformerDecayView},
+    // Views whose scheme mask is 0 are not built yet: they apply to no scheme.
+    {ViewKind::kAttention, "attention", "Attention: the softmax row of one query", 0,
+     "(not built yet)", &AttentionFigure, &CheckAttentionTable, &WriteAttentionView},
+    {ViewKind::kCompare, "compare", "Compare two configurations side by side", 0,
+     "(not built yet)", &CompareFigure, &CheckCompareTable, &WriteCompareView},
+    {ViewKind::kSimilarity, "similarity", "Similarity PE(p)\xc2\xb7PE(q): position by position", 0,
+     "(not built yet)", &SimilarityFigure, &CheckSimilarityTable, &WriteSimilarityView},
+    {ViewKind::kSimilarityOffset, "similarity-offset", "Similarity against the offset k = q - p",
+     0, "(not built yet)", &SimilarityOffsetFigure, &CheckSimilarityOffsetTable,
+     &WriteSimilarityOffsetView},
+    {ViewKind::kSpectrum, "spectrum", "Spectrum: frequency and wavelength per pair", 0,
+     "(not built yet)", &SpectrumFigure, &CheckSpectrumTable, &WriteSpectrumView},
+    {ViewKind::kPrecision, "precision", "Precision: the table in bfloat16 or float16", 0,
+     "(not built yet)", &PrecisionFigure, &CheckPrecisionTable, &WritePrecisionView},
+    {ViewKind::kWalkthrough, "walkthrough", "Walkthrough: from text to model input", 0,
+     "(not built yet)", &WalkthroughFigure, &CheckWalkthroughTable, &WriteWalkthroughView},
 };
 
 }  // namespace
