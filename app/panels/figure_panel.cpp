@@ -134,6 +134,15 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
     sel.score = cache.figure && cache.whole == whole ? cache.view : whole;
     cache.whole = whole;
   }
+  // The precision view shows the heatmap's window (computed at screen resolution, so a table
+  // of 2^31 positions pans and zooms): panning or zooming here moves the heatmap too, and an
+  // export from the window shows the same window.
+  const bool shares_heatmap_view = view == ViewKind::kPrecision;
+  if (shares_heatmap_view) {
+    const Encoding& e = *derived.encoding;
+    const auto first = static_cast<double>(e.first_position());
+    whole = {0, static_cast<double>(e.cols()), first, first + static_cast<double>(e.rows())};
+  }
   FigureSize size;
   size.width = std::max(200.0, static_cast<double>(avail.x - legend_w));
   size.height = std::max(200.0, static_cast<double>(avail.y));
@@ -162,7 +171,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   PlotSpec spec;
   spec.x_label = f.x.label.c_str();
   spec.y_label = f.y.label.c_str();
-  spec.limits = follows_view ? whole : f.view;
+  spec.limits = follows_view || shares_heatmap_view ? whole : f.view;
   // The figure was fitted to the exported figure's plot area, which reserves room for the
   // legend; here the legend has its own column, so the plot is wider: widen the view to the
   // plot's shape (last frame's, and from this frame on when it changed).
@@ -223,6 +232,12 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   }
   plot.End();
   ImGui::EndGroup();
+  if (shares_heatmap_view && !(cache.view == f.view)) {
+    Edit(state, [v = cache.view](AppState& st) {
+      st.heatmap.view = v;
+      st.heatmap.fitted = true;
+    });
+  }
   if (f.colorbar) {
     ImGui::SameLine();
     ColorBar("figure_colorbar", f.colorbar->colormap, static_cast<float>(f.colorbar->vmin),

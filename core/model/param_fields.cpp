@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "analysis/precision.h"
 #include "encoding/encoding.h"
 #include "encoding/sinusoidal_presets.h"
 #include "figure/colormap.h"
@@ -299,6 +300,12 @@ const ParamField kFields[] = {
      "(max_len, d_rot/2)",
      kRope | kXpos, nullptr, GET(std::string(RopePartName(PartOf(m)))), SET({
        return SetChoice("--part", text, &ParseRopePart, "one of cos, sin, angle", PartOf(m));
+     })},
+    {"dtype", "--dtype", "NAME",
+     "Precision view: the format the table is stored in, bf16 (bfloat16: 8 significant bits, "
+     "float32's range) or fp16 (float16: 11 significant bits, max 65504)",
+     kAllSchemes, nullptr, GET(std::string(DtypeName(m.dtype))), SET({
+       return SetChoice("--dtype", text, &ParseDtype, "bf16 or fp16", m.dtype);
      })},
     // ---- ALiBi and T5
     {"heads", "--heads", "INT", "Attention heads (ALiBi slopes, T5 biases; 1 to 4096)",

@@ -96,8 +96,22 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
     case ViewKind::kCompare:
     case ViewKind::kSimilarity:
     case ViewKind::kSimilarityOffset:
+    case ViewKind::kPrecision: {
+      // As PrecisionFigure: an image of the visible window (at most 4096 texels a side, never
+      // more than its cells) with a float error per texel, three numbers per texel row, up to
+      // 8 sampled columns per texel column (index and texel), and per thread a fill buffer of
+      // at most 4 times the sampled columns.
+      const double cols = std::ceil(sel.heatmap.x1 - sel.heatmap.x0);
+      const double rows = std::ceil(sel.heatmap.y1 - sel.heatmap.y0);
+      const auto w =
+          std::min<uint64_t>({width_px, 4096, static_cast<uint64_t>(std::max(1.0, cols))});
+      const auto h =
+          std::min<uint64_t>({height_px, 4096, static_cast<uint64_t>(std::max(1.0, rows))});
+      bytes += (kFigureBytesPerTexel + sizeof(float)) * w * h + 3 * sizeof(double) * h +
+               8 * 2 * sizeof(int64_t) * w + 2 * 4 * 8 * sizeof(float) * w;
+      break;
+    }
     case ViewKind::kSpectrum:
-    case ViewKind::kPrecision:
     case ViewKind::kWalkthrough: {
       // Until their own estimates: an image at screen resolution and a few curves.
       const auto w = std::min<uint64_t>(width_px, 4096), h = std::min<uint64_t>(height_px, 4096);

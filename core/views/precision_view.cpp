@@ -1,11 +1,417 @@
+// The precision view: what storing the table in bfloat16 or float16 (--dtype) does to it, and
+// what happens to positions a model makes in that format (torch.arange(L, dtype=...)).
+//   figure: the error bf16(v) - v (or fp16) of the visible window at screen resolution, each
+//           texel the signed error of largest magnitude among its cells (all of them up to
+//           kPrecisionTexelSamples x kPrecisionTexelSamples, else that many spread evenly), with
+//           the first position the format cannot hold marked.
+//   NPY:    (L, cols) float32, rounded - float32 value per cell (inf where float16 overflows).
+//   CSV:    one row per position, header
+//           position,max_abs_error,mean_abs_error,equal_columns,row_equals_previous,
+//           position_in_dtype,position_exact,position_repeats,max_abs_error_rounded_position
+//           (meanings at kCsvHeader below).
+// Applies to every scheme: the bias schemes' table is one head's (L, L) bias, which models
+// add in the attention dtype (BLOOM's ALiBi is built in float32 and cast to it).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "analysis/precision.h"
+#include "io/file_writers.h"
+#include "views/figure_export.h"
+#include "views/heatmap_raster.h"
 #include "views/view_builders.h"
 
 namespace pe {
+namespace {
 
-Result<Figure> PrecisionFigure(const ViewContext&) { return InvalidArgument("the precision view is not built yet"); }
-Status CheckPrecisionTable(const ViewContext&) { return InvalidArgument("the precision view is not built yet"); }
-Status WritePrecisionView(std::ostream&, TableFormat, const ViewContext&, const Progress&) {
-  return InvalidArgument("the precision view is not built yet");
+// A texel holding more cells than this a side is judged by this many rows and columns spread
+// evenly in it.
+constexpr int64_t kPrecisionTexelSamples = 8;
+// Cells that overflow (float16 from 65520) are drawn in this colour.
+constexpr Rgba8 kOverflowBlack{0, 0, 0, 255};
+constexpr Rgba8 kNoColor{255, 255, 255, 0};
+
+constexpr const char* kCsvHeader =
+    // position: the absolute position p of the row
+    // max_abs_error, mean_abs_error: of |rounded - v| over the row's columns
+    // equal_columns: columns whose rounded value equals the previous row's rounded value
+    // row_equals_previous: 1 when all of them do (the stored rows cannot be told apart)
+    // position_in_dtype: p as the format holds it (through float32, as PyTorch casts)
+    // position_exact: 1 when that is p
+    // position_repeats: 1 when it equals that of p - 1 (rows computed from it repeat)
+    // max_abs_error_rounded_position: max over columns of |T(position_in_dtype) - T(p)| in
+    //   float32, for the tables computed from the position (sinusoidal, rope, xpos); empty for
+    //   tables looked up by integer position (learned, the biases)
+    "position,max_abs_error,mean_abs_error,equal_columns,row_equals_previous,position_in_dtype,"
+    "position_exact,position_repeats,max_abs_error_rounded_position\n";
+
+std::string Num(double v, int digits = 3) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+// Tables computed from the position (waves of p w): a position made in the format changes
+// them. Learned tables and the biases take integer positions.
+bool ComputedFromPosition(const Encoding& e) { return !e.waves().empty(); }
+
+// The window the figure shows: the selection's heatmap window inside the table, or the whole
+// table when it is empty.
+ViewRange PrecisionWindow(const ViewContext& c) {
+  const Encoding& e = *c.encoding;
+  const auto first = static_cast<double>(e.first_position());
+  const double end = first + static_cast<double>(e.rows());
+  const auto cols = static_cast<double>(e.cols());
+  ViewRange w = c.sel.heatmap;
+  w.x0 = std::clamp(w.x0, 0.0, cols);
+  w.x1 = std::clamp(w.x1, 0.0, cols);
+  w.y0 = std::clamp(w.y0, first, end);
+  w.y1 = std::clamp(w.y1, first, end);
+  if (!(w.x1 > w.x0) || !(w.y1 > w.y0)) return {0, cols, first, end};
+  return w;
+}
+
+// Up to kPrecisionTexelSamples indices spread evenly in [a, b) (all of them when they fit).
+void SampleSlice(int64_t a, int64_t b, std::vector<int64_t>& out) {
+  const int64_t n = b - a;
+  if (n <= kPrecisionTexelSamples) {
+    for (int64_t k = a; k < b; ++k) out.push_back(k);
+    return;
+  }
+  for (int64_t k = 0; k < kPrecisionTexelSamples; ++k) {
+    out.push_back(a + static_cast<int64_t>((static_cast<double>(k) + 0.5) *
+                                           static_cast<double>(n) /
+                                           static_cast<double>(kPrecisionTexelSamples)));
+  }
+}
+
+struct PrecisionRaster {
+  int width = 0, height = 0;
+  std::vector<float> values;  // (height, width) signed error of largest |error|
+  std::vector<int64_t> col_edges, row_edges;
+  bool sampled = false;  // some texel held more cells than it was judged by
+  double max_abs = 0;    // largest finite |error|, and where
+  int64_t max_position = 0, max_col = 0;
+  bool overflow = false;
+};
+
+PrecisionRaster ComputePrecisionRaster(const Encoding& e, LowPrecision dtype, const ViewRange& w,
+                                       int width_px, int height_px) {
+  PrecisionRaster r;
+  const int64_t first = e.first_position(), end = first + e.rows(), cols = e.cols();
+  const auto c_lo = static_cast<int64_t>(std::clamp(std::floor(w.x0), 0.0, double(cols)));
+  const auto c_hi = static_cast<int64_t>(std::clamp(std::ceil(w.x1), 0.0, double(cols)));
+  const auto r_lo =
+      static_cast<int64_t>(std::clamp(std::floor(w.y0), double(first), double(end)));
+  const auto r_hi = static_cast<int64_t>(std::clamp(std::ceil(w.y1), double(first), double(end)));
+  r.col_edges = RasterEdges(c_lo, c_hi, std::max(1, width_px));
+  r.row_edges = RasterEdges(r_lo, r_hi, std::max(1, height_px));
+  if (r.col_edges.size() < 2 || r.row_edges.size() < 2) return r;
+  r.width = static_cast<int>(r.col_edges.size() - 1);
+  r.height = static_cast<int>(r.row_edges.size() - 1);
+  // The sampled columns, with the texel column each belongs to.
+  std::vector<int64_t> sample_cols, sample_texel;
+  for (int x = 0; x < r.width; ++x) {
+    const size_t before = sample_cols.size();
+    SampleSlice(r.col_edges[x], r.col_edges[x + 1], sample_cols);
+    sample_texel.resize(sample_cols.size(), x);
+    r.sampled = r.sampled || r.col_edges[x + 1] - r.col_edges[x] > kPrecisionTexelSamples;
+    (void)before;
+  }
+  for (int y = 0; y < r.height; ++y) {
+    r.sampled = r.sampled || r.row_edges[y + 1] - r.row_edges[y] > kPrecisionTexelSamples;
+  }
+  // One FillBlock over the visible columns when they are not much more than the samples,
+  // else one call per sampled column.
+  const int64_t span = c_hi - c_lo;
+  const bool dense = span <= 4 * static_cast<int64_t>(sample_cols.size());
+  r.values.assign(static_cast<size_t>(r.width) * static_cast<size_t>(r.height), 0.0f);
+  std::vector<double> row_max(static_cast<size_t>(r.height), 0.0);
+  std::vector<int64_t> row_max_pos(static_cast<size_t>(r.height), 0),
+      row_max_col(static_cast<size_t>(r.height), 0);
+  std::vector<char> row_overflow(static_cast<size_t>(r.height), 0);
+#pragma omp parallel for schedule(dynamic, 4) if (static_cast<int64_t>(r.height) * \
+                                                 static_cast<int64_t>(sample_cols.size()) >= 4096)
+  for (int y = 0; y < r.height; ++y) {
+    std::vector<int64_t> rows;
+    SampleSlice(r.row_edges[y], r.row_edges[y + 1], rows);
+    std::vector<float> buf(static_cast<size_t>(dense ? span : 1));
+    float* texels = r.values.data() + static_cast<size_t>(y) * r.width;
+    for (int64_t p : rows) {
+      const int64_t row = p - first;
+      if (dense) e.FillBlock(row, 1, c_lo, span, buf.data());
+      for (size_t k = 0; k < sample_cols.size(); ++k) {
+        const int64_t j = sample_cols[k];
+        float v = 0.0f;
+        if (dense) {
+          v = buf[static_cast<size_t>(j - c_lo)];
+        } else {
+          e.FillBlock(row, 1, j, 1, &v);
+        }
+        const float err = RoundTo(dtype, v) - v;
+        float& t = texels[sample_texel[k]];
+        if (std::abs(err) > std::abs(t)) t = err;
+        if (std::isinf(err)) {
+          row_overflow[static_cast<size_t>(y)] = 1;
+        } else if (std::abs(err) > row_max[static_cast<size_t>(y)]) {
+          row_max[static_cast<size_t>(y)] = std::abs(err);
+          row_max_pos[static_cast<size_t>(y)] = p;
+          row_max_col[static_cast<size_t>(y)] = j;
+        }
+      }
+    }
+  }
+  for (size_t y = 0; y < row_max.size(); ++y) {
+    r.overflow = r.overflow || row_overflow[y] != 0;
+    if (row_max[y] > r.max_abs) {
+      r.max_abs = row_max[y];
+      r.max_position = row_max_pos[y];
+      r.max_col = row_max_col[y];
+    }
+  }
+  return r;
+}
+
+// "2^-9" style text of a power of two.
+std::string PowerOfTwo(int e) { return "2^" + std::to_string(e); }
+
+}  // namespace
+
+Result<Figure> PrecisionFigure(const ViewContext& c) {
+  const Encoding& e = *c.encoding;
+  const ModelParams& m = c.params;
+  const LowPrecision dtype = m.dtype;
+  const std::string fmt(DtypeName(dtype)), fmt_long(DtypeLongName(dtype));
+  const TableAxes axes = AxesOf(e);
+  Figure f;
+  f.title = e.TableName() + " in " + fmt_long + ": " + fmt + "(v) \xe2\x88\x92 v (" +
+            e.Summary() + ")";
+  f.x = {axes.column_axis, true, false};
+  f.y = {axes.row_axis, true, true};
+  f.view = PrecisionWindow(c);
+  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  const PrecisionRaster r = ComputePrecisionRaster(e, dtype, f.view, std::min(px.width, 4096),
+                                                   std::min(px.height, 4096));
+  const double hi = r.max_abs > 0 ? r.max_abs : 1.0;
+  f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi, fmt + "(v) \xe2\x88\x92 v"};
+  if (r.width > 0 && r.height > 0) {
+    FigureImage im;
+    im.width = r.width;
+    im.height = r.height;
+    im.rgba.resize(static_cast<size_t>(r.width) * r.height * 4);
+    MapToRgba(ColormapId::kRdBu, r.values.data(), static_cast<int64_t>(r.values.size()),
+              static_cast<float>(-hi), static_cast<float>(hi), im.rgba.data());
+    for (size_t i = 0; i < r.values.size(); ++i) {
+      if (!std::isinf(r.values[i])) continue;
+      uint8_t* p = im.rgba.data() + 4 * i;
+      p[0] = kOverflowBlack.r, p[1] = kOverflowBlack.g, p[2] = kOverflowBlack.b, p[3] = 255;
+    }
+    im.x0 = static_cast<double>(r.col_edges.front());
+    im.x1 = static_cast<double>(r.col_edges.back());
+    im.y0 = static_cast<double>(r.row_edges.front());
+    im.y1 = static_cast<double>(r.row_edges.back());
+    f.image = std::move(im);
+  }
+  const int bits = SignificandBits(dtype);
+  f.legend.push_back({"v = the float32 value, " + fmt + "(v) = the nearest " + fmt_long +
+                          " (ties to even)",
+                      kNoColor});
+  std::string bound = fmt_long + " keeps " + std::to_string(bits) +
+                      " significant bits, |error| \xe2\x89\xa4 " + PowerOfTwo(-bits) +
+                      "\xc2\xb7|v|, \xe2\x89\xa4 " + PowerOfTwo(-bits - 1) + " for |v| < 1";
+  if (dtype == LowPrecision::kFp16) bound += ", steps of 2^-24 below 2^-14";
+  f.legend.push_back({bound, kNoColor});
+  if (r.max_abs > 0) {
+    f.legend.push_back({"largest |error| shown " + Num(r.max_abs) + ", at " + axes.row_index +
+                            " = " + std::to_string(r.max_position) + ", " + axes.column_index +
+                            " = " + std::to_string(r.max_col),
+                        kNoColor});
+  } else if (!r.overflow) {
+    f.legend.push_back({"every value shown is exact in " + fmt_long, kNoColor});
+  }
+  if (r.overflow) {
+    f.legend.push_back({"black: \xc2\xb1inf, |v| \xe2\x89\xa5 65520 overflows float16",
+                        kOverflowBlack});
+  }
+  // Positions made in the format: the first that it cannot hold, and the first that repeats
+  // the one before it (usually the same), over the table's positions.
+  const int64_t first = e.first_position(), last = e.last_position();
+  const std::optional<int64_t> inexact = FirstInexactPosition(dtype, first, last);
+  const std::optional<int64_t> repeat = FirstRepeatedPosition(dtype, first, last);
+  const Rgba8 mark = SelectionHighlightColor(ColormapId::kRdBu);
+  auto mark_row = [&](int64_t p, Rgba8 color) {
+    if (static_cast<double>(p) < f.view.y0 || static_cast<double>(p) > f.view.y1) return;
+    const auto y = static_cast<double>(p);
+    f.overlays.push_back({f.view.x0, y, f.view.x1, y, color, false, 2.0});
+  };
+  const std::string arange = "torch.arange(L, dtype=" + fmt_long + ")";
+  auto repeat_text = [&](int64_t p) {
+    return std::to_string(p - 1) + " and " + std::to_string(p) + " give the same row";
+  };
+  if (inexact) {
+    std::string text = "line: " + axes.row_index + " = " + std::to_string(*inexact) +
+                       ", the first position " + fmt + " cannot hold (" +
+                       std::to_string(*inexact) + " \xe2\x86\x92 " +
+                       Num(PositionInFormat(dtype, *inexact), 10) + ")";
+    if (!ComputedFromPosition(e)) {
+      text += ", this table takes integer positions, so that does not reach it";
+    } else if (repeat == inexact) {
+      text += ", positions made in " + fmt + " (" + arange + ") repeat from there, " +
+              repeat_text(*repeat);
+    }
+    f.legend.push_back({text, mark});
+    mark_row(*inexact, mark);
+  } else {
+    f.legend.push_back({"every position of the table is exact in " + fmt_long +
+                            ", integers up to " + std::to_string(LargestExactInteger(dtype)),
+                        kNoColor});
+  }
+  if (repeat && repeat != inexact && ComputedFromPosition(e)) {
+    f.legend.push_back({"black line: positions made in " + fmt + " (" + arange +
+                            ") repeat from p = " + std::to_string(*repeat) + ", " +
+                            repeat_text(*repeat),
+                        kOverflowBlack});
+    mark_row(*repeat, kOverflowBlack);
+  }
+  // What such a rounded position does to a table computed from it, at the last visible row.
+  if (ComputedFromPosition(e) && !r.row_edges.empty()) {
+    const int64_t p = r.row_edges.back() - 1;
+    const float held = PositionInFormat(dtype, p);
+    double fastest = 0.0;
+    for (const WaveColumn& w : e.waves()) fastest = std::max(fastest, std::abs(w.frequency));
+    if (std::isinf(held)) {
+      f.legend.push_back({"computed from p in " + fmt + ", p = " + std::to_string(p) +
+                              " overflows to inf (as every p \xe2\x89\xa5 65520), so do its "
+                              "angles",
+                          kNoColor});
+    } else if (static_cast<double>(held) != static_cast<double>(p)) {
+      const double off = std::abs(static_cast<double>(held) - static_cast<double>(p)) * fastest;
+      f.legend.push_back({"computed from p in " + fmt + ", row " + std::to_string(p) +
+                              " is row " + Num(held, 10) + ", its fastest angle (\xcf\x89 = " +
+                              Num(fastest, 4) + ") off by " + Num(off, 4) + " rad",
+                          kNoColor});
+    }
+  }
+  f.legend.push_back({r.sampled ? "texel: largest |error| of " +
+                                      std::to_string(kPrecisionTexelSamples) + "\xc3\x97" +
+                                      std::to_string(kPrecisionTexelSamples) +
+                                      " of its cells, spread evenly"
+                                : std::string("texel: its cell of largest |error|"),
+                      kNoColor});
+  return f;
+}
+
+namespace {
+
+Status CheckPrecisionSize(const ViewContext& c) {
+  const Encoding& e = *c.encoding;
+  const std::string what = "the precision view's error table (L = " + std::to_string(e.rows()) +
+                           " positions, d = " + std::to_string(e.cols()) + " columns)";
+  return CheckFloatCount(what, static_cast<uint64_t>(e.rows()), static_cast<uint64_t>(e.cols()),
+                         c.params.cap);
+}
+
+}  // namespace
+
+Status CheckPrecisionTable(const ViewContext& c) { return CheckPrecisionSize(c); }
+
+Status WritePrecisionView(std::ostream& out, TableFormat format, const ViewContext& c,
+                          const Progress& progress) {
+  if (Status s = CheckPrecisionSize(c); !s.ok()) return s;
+  const Encoding& e = *c.encoding;
+  const LowPrecision dtype = c.params.dtype;
+  const int64_t L = e.rows(), cols = e.cols(), first = e.first_position();
+  const bool from_position = ComputedFromPosition(e);
+  if (format == TableFormat::kNpy) {
+    const int64_t shape[] = {L, cols};
+    out << NpyHeader(shape);
+  } else {
+    out << kCsvHeader;
+  }
+  const int64_t block_rows = std::min(TableBlockRows(cols), L);
+  std::vector<float> block(static_cast<size_t>(block_rows * cols));
+  std::vector<float> rounded(static_cast<size_t>(block_rows * cols));
+  // The rounded row before the block (CSV: equal_columns), and the per-row numbers.
+  std::vector<float> previous(static_cast<size_t>(cols));
+  std::vector<double> max_err(static_cast<size_t>(block_rows)),
+      mean_err(static_cast<size_t>(block_rows)), shift_err(static_cast<size_t>(block_rows));
+  std::vector<int64_t> equal(static_cast<size_t>(block_rows));
+  for (int64_t r0 = 0; r0 < L && out; r0 += block_rows) {
+    const int64_t rows = std::min(block_rows, L - r0);
+    e.FillBlock(r0, rows, 0, cols, block.data());
+    const int64_t n = rows * cols;
+#pragma omp parallel for schedule(static) if (n >= (int64_t{1} << 16))
+    for (int64_t k = 0; k < n; ++k) {
+      rounded[static_cast<size_t>(k)] = RoundTo(dtype, block[static_cast<size_t>(k)]);
+    }
+    if (format == TableFormat::kNpy) {
+      for (int64_t k = 0; k < n; ++k) {
+        block[static_cast<size_t>(k)] = rounded[static_cast<size_t>(k)] - block[static_cast<size_t>(k)];
+      }
+      WriteFloatsLE(out, block.data(), n);
+    } else {
+#pragma omp parallel for schedule(dynamic, 16) if (n >= (int64_t{1} << 16))
+      for (int64_t i = 0; i < rows; ++i) {
+        const float* v = block.data() + i * cols;
+        const float* q = rounded.data() + i * cols;
+        const float* before = i > 0 ? rounded.data() + (i - 1) * cols : previous.data();
+        double mx = 0, sum = 0;
+        int64_t same = 0;
+        for (int64_t j = 0; j < cols; ++j) {
+          const double a = std::abs(static_cast<double>(q[j] - v[j]));
+          mx = std::max(mx, a);
+          sum += a;
+          same += q[j] == before[j] ? 1 : 0;
+        }
+        const auto s = static_cast<size_t>(i);
+        max_err[s] = mx;
+        mean_err[s] = sum / static_cast<double>(cols);
+        equal[s] = r0 + i == 0 ? 0 : same;
+        // The table computed from the position the format holds, against the exact one.
+        const int64_t p = first + r0 + i;
+        const float held = PositionInFormat(dtype, p);
+        double shift = 0;
+        if (from_position && static_cast<double>(held) != static_cast<double>(p)) {
+          for (int64_t j = 0; j < cols; ++j) {
+            const auto at_held = static_cast<float>(e.ValueAt(j, static_cast<double>(held)));
+            const auto at_p = static_cast<float>(e.ValueAt(j, static_cast<double>(p)));
+            const double d = std::abs(static_cast<double>(at_held - at_p));
+            shift = std::isnan(d) || std::isnan(shift) ? NAN : std::max(shift, d);
+          }
+        }
+        shift_err[s] = shift;
+      }
+      std::string text;
+      for (int64_t i = 0; i < rows; ++i) {
+        const auto s = static_cast<size_t>(i);
+        const int64_t p = first + r0 + i;
+        const float held = PositionInFormat(dtype, p);
+        const bool repeats = r0 + i > 0 && PositionInFormat(dtype, p - 1) == held;
+        text += std::to_string(p);
+        text += ',';
+        text += FormatFloat(static_cast<float>(max_err[s]));
+        text += ',';
+        text += FormatFloat(static_cast<float>(mean_err[s]));
+        text += ',';
+        text += std::to_string(equal[s]);
+        text += equal[s] == cols ? ",1," : ",0,";
+        text += FormatFloat(held);
+        text += static_cast<double>(held) == static_cast<double>(p) ? ",1," : ",0,";
+        text += repeats ? "1," : "0,";
+        if (from_position) text += FormatFloat(static_cast<float>(shift_err[s]));
+        text += '\n';
+      }
+      out.write(text.data(), static_cast<std::streamsize>(text.size()));
+      std::copy(rounded.begin() + (rows - 1) * cols, rounded.begin() + rows * cols,
+                previous.begin());
+    }
+    if (progress && !progress(static_cast<double>(r0 + rows) / static_cast<double>(L))) {
+      return RuntimeError("the export was cancelled");
+    }
+  }
+  if (!out) return RuntimeError("writing the table failed");
+  return {};
 }
 
 }  // namespace pe

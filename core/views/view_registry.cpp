@@ -39,6 +39,8 @@ const ViewEntry kViews[] = {
     {ViewKind::kRoformerDecay, "roformer-decay", "RoFormer's long-term decay bound",
      SchemeBit(Scheme::kRope), "the rope scheme", &RoformerDecayFigure,
      &CheckRoformerDecayTable, &WriteRoformerDecayView},
+    {ViewKind::kPrecision, "precision", "Precision: the table in bfloat16 or float16",
+     kAllSchemes, "", &PrecisionFigure, &CheckPrecisionTable, &WritePrecisionView},
     // Views whose scheme mask is 0 are not built yet: they apply to no scheme.
     {ViewKind::kAttention, "attention", "Attention: the softmax row of one query", 0,
      "(not built yet)", &AttentionFigure, &CheckAttentionTable, &WriteAttentionView},
@@ -51,8 +53,6 @@ const ViewEntry kViews[] = {
      &WriteSimilarityOffsetView},
     {ViewKind::kSpectrum, "spectrum", "Spectrum: frequency and wavelength per pair", 0,
      "(not built yet)", &SpectrumFigure, &CheckSpectrumTable, &WriteSpectrumView},
-    {ViewKind::kPrecision, "precision", "Precision: the table in bfloat16 or float16", 0,
-     "(not built yet)", &PrecisionFigure, &CheckPrecisionTable, &WritePrecisionView},
     {ViewKind::kWalkthrough, "walkthrough", "Walkthrough: from text to model input", 0,
      "(not built yet)", &WalkthroughFigure, &CheckWalkthroughTable, &WriteWalkthroughView},
 };
