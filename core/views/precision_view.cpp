@@ -1,9 +1,10 @@
 // The precision view: what storing the table in bfloat16 or float16 (--dtype) does to it, and
 // what happens to positions a model makes in that format (torch.arange(L, dtype=...)).
 //   figure: the error bf16(v) - v (or fp16) of the visible window at screen resolution, each
-//           texel the signed error of largest magnitude among its cells (all of them up to
-//           kPrecisionTexelSamples x kPrecisionTexelSamples, else that many spread evenly), with
-//           the first position the format cannot hold marked.
+//           texel the signed error of largest magnitude among its cells: all of them when it
+//           holds at most kPrecisionTexelSamples (8) rows and columns, else the 8 consecutive
+//           rows at its centre and 8 columns spread evenly in it; the first position the format
+//           cannot hold is marked.
 //   NPY:    (L, cols) float32, rounded - float32 value per cell (inf where float16 overflows).
 //   CSV:    one row per position, header
 //           position,max_abs_error,mean_abs_error,equal_columns,row_equals_previous,
@@ -72,6 +73,15 @@ ViewRange PrecisionWindow(const ViewContext& c) {
   return w;
 }
 
+// Up to kPrecisionTexelSamples consecutive indices at the centre of [a, b) (all of them when
+// they fit): a texel's sampled rows, filled in one block (a wave table's fill starts each
+// block from an exact anchor, so one block of rows costs about what one row does).
+std::pair<int64_t, int64_t> CentreRun(int64_t a, int64_t b) {
+  const int64_t n = std::min(b - a, kPrecisionTexelSamples);
+  const int64_t start = a + (b - a - n) / 2;
+  return {start, n};
+}
+
 // Up to kPrecisionTexelSamples indices spread evenly in [a, b) (all of them when they fit).
 void SampleSlice(int64_t a, int64_t b, std::vector<int64_t>& out) {
   const int64_t n = b - a;
@@ -134,20 +144,19 @@ PrecisionRaster ComputePrecisionRaster(const Encoding& e, LowPrecision dtype, co
 #pragma omp parallel for schedule(dynamic, 4) if (static_cast<int64_t>(r.height) * \
                                                  static_cast<int64_t>(sample_cols.size()) >= 4096)
   for (int y = 0; y < r.height; ++y) {
-    std::vector<int64_t> rows;
-    SampleSlice(r.row_edges[y], r.row_edges[y + 1], rows);
-    std::vector<float> buf(static_cast<size_t>(dense ? span : 1));
+    const auto [p0, n_rows] = CentreRun(r.row_edges[y], r.row_edges[y + 1]);
+    std::vector<float> buf(static_cast<size_t>(n_rows * (dense ? span : 1)));
     float* texels = r.values.data() + static_cast<size_t>(y) * r.width;
-    for (int64_t p : rows) {
-      const int64_t row = p - first;
-      if (dense) e.FillBlock(row, 1, c_lo, span, buf.data());
+    if (dense) e.FillBlock(p0 - first, n_rows, c_lo, span, buf.data());
+    for (int64_t i = 0; i < n_rows; ++i) {
+      const int64_t p = p0 + i;
       for (size_t k = 0; k < sample_cols.size(); ++k) {
         const int64_t j = sample_cols[k];
         float v = 0.0f;
         if (dense) {
-          v = buf[static_cast<size_t>(j - c_lo)];
+          v = buf[static_cast<size_t>(i * span + j - c_lo)];
         } else {
-          e.FillBlock(row, 1, j, 1, &v);
+          e.FillBlock(p - first, 1, j, 1, &v);
         }
         const float err = RoundTo(dtype, v) - v;
         float& t = texels[sample_texel[k]];
@@ -293,10 +302,10 @@ Result<Figure> PrecisionFigure(const ViewContext& c) {
                           kNoColor});
     }
   }
-  f.legend.push_back({r.sampled ? "texel: largest |error| of " +
-                                      std::to_string(kPrecisionTexelSamples) + "\xc3\x97" +
-                                      std::to_string(kPrecisionTexelSamples) +
-                                      " of its cells, spread evenly"
+  const std::string k = std::to_string(kPrecisionTexelSamples);
+  f.legend.push_back({r.sampled ? "texel: largest |error| of " + k + "\xc3\x97" + k +
+                                      " of its cells, the " + k + " centre rows, " + k +
+                                      " columns spread evenly"
                                 : std::string("texel: its cell of largest |error|"),
                       kNoColor});
   return f;
