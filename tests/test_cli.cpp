@@ -592,5 +592,67 @@ TEST_F(Cli, T5BucketsAndBias) {
   }
 }
 
+// The precision view through the CLI: the NPY error table against the heatmap's table rounded
+// here with the test's own float16 rounding, the CSV's position columns, the --dtype refusal.
+// numpy's float16 cast (its own round-to-nearest-even code) checks a million N(0, 1) values.
+TEST_F(Cli, PrecisionTablesRoundTrip) {
+  CliRun r = RunCli("export --view precision --dtype fp16 --d-model 8 --max-len 2100 -o " +
+                    Path("p.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  r = RunCli("export --view heatmap --d-model 8 --max-len 2100 -o " + Path("t.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray err, table;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("p.npy")), err, why)) << why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("t.npy")), table, why)) << why;
+  EXPECT_EQ(err.shape, (std::vector<int64_t>{2100, 8}));
+  // float16 by hand for |v| in [2^-14, 1]: keep 11 significant bits, ties to even.
+  for (size_t k = 0; k < table.data.size(); ++k) {
+    const double v = table.data[k];
+    if (std::abs(v) < std::ldexp(1.0, -14)) continue;
+    int e = 0;
+    std::frexp(v, &e);  // |v| in [2^(e-1), 2^e)
+    const double ulp = std::ldexp(1.0, e - 11);
+    const double q = std::nearbyint(v / ulp) * ulp;  // the default rounding: to nearest even
+    ASSERT_EQ(err.data[k], static_cast<float>(q - v)) << k << " " << v;
+  }
+  r = RunCli("export --view precision --dtype fp16 --d-model 8 --max-len 2100 -o " +
+             Path("p.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto rows = ParseCsv(ReadFile(Path("p.csv")));
+  ASSERT_EQ(rows.size(), 2101u);
+  EXPECT_EQ(rows[2049][0], "2048");
+  EXPECT_EQ(rows[2049][6], "1");
+  EXPECT_EQ(rows[2050][0], "2049");
+  EXPECT_EQ(rows[2050][5], "2048");
+  EXPECT_EQ(rows[2050][6], "0");
+  EXPECT_EQ(rows[2050][7], "1");
+  r = RunCli("export --view precision --dtype fp8 -o " + Path("x.npy"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--dtype must be bf16 or fp16, got \"fp8\""), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(Exists(Path("x.npy")));
+  if (std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "numpy is not installed (apt-get install python3-numpy)";
+  }
+  ASSERT_EQ(RunCli("export --scheme learned --init normal-1 --view heatmap --d-model 512 "
+                   "--max-len 2048 -o " + Path("l.npy")).code, 0);
+  ASSERT_EQ(RunCli("export --scheme learned --init normal-1 --view precision --dtype fp16 "
+                   "--d-model 512 --max-len 2048 -o " + Path("le.npy")).code, 0);
+  const std::string script = R"PY(
+import sys, numpy as np
+t, e = np.load(sys.argv[1]), np.load(sys.argv[2])
+ref = t.astype(np.float16).astype(np.float32) - t
+sys.exit(0 if e.dtype == np.float32 and np.array_equal(e, ref) else 1)
+)PY";
+  const std::string py = Path("check_fp16.py");
+  FILE* f = std::fopen(py.c_str(), "w");
+  std::fputs(script.c_str(), f);
+  std::fclose(f);
+  EXPECT_EQ(std::system(("/usr/bin/python3 " + py + " " + Path("l.npy") + " " + Path("le.npy"))
+                            .c_str()),
+            0);
+}
+
 }  // namespace
 }  // namespace pe

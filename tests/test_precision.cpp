@@ -16,6 +16,7 @@
 #include "encoding/encoding.h"
 #include "model/param_fields.h"
 #include "views/figure_export.h"
+#include "views/heatmap_raster.h"
 #include "views/view_registry.h"
 #include "test_support.h"
 
@@ -445,7 +446,31 @@ TEST(PrecisionView, FigureReportsTheLargestErrorAndMarksThePosition) {
   EXPECT_EQ(f.value().overlays[0].y0, 257.0);
   ASSERT_TRUE(f.value().colorbar.has_value());
   EXPECT_DOUBLE_EQ(f.value().colorbar->vmax, mx);
-  EXPECT_TRUE(f.value().image.has_value());
+  // Each texel (a few rows, one column) is coloured by the signed error of largest magnitude
+  // among its cells, the first one in row order on a tie.
+  ASSERT_TRUE(f.value().image.has_value());
+  const FigureImage& im = *f.value().image;
+  ASSERT_EQ(im.width, 8);
+  ASSERT_LT(im.height, 1000);
+  ASSERT_GT(im.height, 125);  // at most 8 rows a texel: the exact rule
+  const std::vector<int64_t> edges = RasterEdges(0, 1000, im.height);
+  ASSERT_EQ(edges.size(), static_cast<size_t>(im.height) + 1);
+  std::vector<float> texels(static_cast<size_t>(im.width * im.height));
+  for (int y = 0; y < im.height; ++y) {
+    for (int x = 0; x < im.width; ++x) {
+      float best = 0.0f;
+      for (int64_t p = edges[static_cast<size_t>(y)]; p < edges[static_cast<size_t>(y) + 1]; ++p) {
+        const float v = t.value().at(p, x);
+        const float err = ReferenceRound(grid, v) - v;
+        if (std::abs(err) > std::abs(best)) best = err;
+      }
+      texels[static_cast<size_t>(y * im.width + x)] = best;
+    }
+  }
+  std::vector<uint8_t> rgba(texels.size() * 4);
+  MapToRgba(ColormapId::kRdBu, texels.data(), static_cast<int64_t>(texels.size()),
+            static_cast<float>(-mx), static_cast<float>(mx), rgba.data());
+  EXPECT_EQ(im.rgba, rgba);
 }
 
 TEST(PrecisionView, FigureOfAHugeTableComputesOnlyTheWindow) {
