@@ -104,6 +104,21 @@ void ScoreControls(AppState& state, ViewKind view) {
   }
 }
 
+// The precision view's format, through the parameter table as --dtype sets it.
+void PrecisionControls(AppState& state) {
+  const float em = ImGui::GetFontSize();
+  const char* names[] = {"bfloat16 (bf16)", "float16 (fp16)"};
+  const char* values[] = {"bf16", "fp16"};
+  int dtype = state.params.dtype == LowPrecision::kBf16 ? 0 : 1;
+  ImGui::SetNextItemWidth(em * 9);
+  if (ImGui::Combo("format", &dtype, names, 2)) {
+    EditField(state, "format", "--dtype", values[dtype]);
+  }
+  ItemTooltip(
+      "The format the table is stored in. bfloat16 keeps float32's range with 8 significant "
+      "bits; float16 keeps 11 bits, overflows past 65504 and has subnormals below 2^-14.");
+}
+
 }  // namespace
 
 void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, FigurePanelCache& cache,
@@ -119,6 +134,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   const float em = ImGui::GetFontSize();
   if (view == ViewKind::kRotation) RotationControls(state, *derived.encoding);
   if (view == ViewKind::kScore || view == ViewKind::kDecay) ScoreControls(state, view);
+  if (view == ViewKind::kPrecision) PrecisionControls(state);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float legend_w = std::min(em * 14.0f, avail.x * 0.38f);
   ViewSelection sel = ViewsOf(state);

@@ -203,7 +203,7 @@ Result<Figure> PrecisionFigure(const ViewContext& c) {
   const PrecisionRaster r = ComputePrecisionRaster(e, dtype, f.view, std::min(px.width, 4096),
                                                    std::min(px.height, 4096));
   const double hi = r.max_abs > 0 ? r.max_abs : 1.0;
-  f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi, fmt + "(v) \xe2\x88\x92 v"};
+  f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi, "error"};
   if (r.width > 0 && r.height > 0) {
     FigureImage im;
     im.width = r.width;
@@ -223,8 +223,8 @@ Result<Figure> PrecisionFigure(const ViewContext& c) {
     f.image = std::move(im);
   }
   const int bits = SignificandBits(dtype);
-  f.legend.push_back({"v = the float32 value, " + fmt + "(v) = the nearest " + fmt_long +
-                          " (ties to even)",
+  f.legend.push_back({"error = " + fmt + "(v) \xe2\x88\x92 v, v = the float32 value, " + fmt +
+                          "(v) = the nearest " + fmt_long + " (ties to even)",
                       kNoColor});
   std::string bound = fmt_long + " keeps " + std::to_string(bits) +
                       " significant bits, |error| \xe2\x89\xa4 " + PowerOfTwo(-bits) +
