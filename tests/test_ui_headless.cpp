@@ -495,5 +495,32 @@ TEST_F(ScorePanel, TheScoreFigureFollowsThePannedWindowOfAHugeTable) {
   EXPECT_EQ(c.figure->view, (ViewRange{0, 500, 0, 500}));
 }
 
+// The precision panel shows the heatmap's window: panning it moves the heatmap, and the
+// heatmap's window is what it computes, a few rows of a table of 10^9 positions.
+TEST_F(ScorePanel, ThePrecisionFigureSharesTheHeatmapWindow) {
+  state_.params.pe.max_len = 1'000'000'000;
+  Frames(2);
+  ASSERT_TRUE(ChooseTab("precision"));
+  FigurePanelCache& c = caches_.figure_panels[ViewKind::kPrecision];
+  ASSERT_TRUE(c.figure.has_value()) << c.error;
+  EXPECT_EQ(c.figure->view, (ViewRange{0, 128, 0, 1e9}));
+  // Panned in the precision panel: the heatmap follows, and the figure is that window.
+  c.view = {10, 20, 999'999'950, 1e9};
+  Frames(2);
+  EXPECT_EQ(state_.heatmap.view, (ViewRange{10, 20, 999'999'950, 1e9}));
+  ASSERT_TRUE(c.figure.has_value()) << c.error;
+  EXPECT_EQ(c.figure->view, (ViewRange{10, 20, 999'999'950, 1e9}));
+  ASSERT_TRUE(c.figure->image.has_value());
+  EXPECT_EQ(c.figure->image->width, 10);
+  EXPECT_EQ(c.figure->image->height, 50);
+  // The heatmap's window, around the first position bfloat16 cannot hold: marked.
+  state_.heatmap.view = {0, 8, 250, 270};
+  Frames(2);
+  EXPECT_EQ(c.figure->view, (ViewRange{0, 8, 250, 270}));
+  ASSERT_EQ(c.figure->overlays.size(), 1u);
+  EXPECT_EQ(c.figure->overlays[0].y0, 257.0);
+  EXPECT_EQ(state_.heatmap.view, (ViewRange{0, 8, 250, 270}));
+}
+
 }  // namespace
 }  // namespace pe
