@@ -15,10 +15,10 @@
 #include "analysis/precision.h"
 #include "encoding/encoding.h"
 #include "model/param_fields.h"
+#include "test_support.h"
 #include "views/figure_export.h"
 #include "views/heatmap_raster.h"
 #include "views/view_registry.h"
-#include "test_support.h"
 
 namespace pe {
 namespace {
@@ -111,11 +111,26 @@ std::vector<float> ProbeValues(const std::vector<GridPoint>& grid) {
     }
   }
   const float kMax = std::numeric_limits<float>::max();
-  for (float v : {0.0f, -0.0f, std::numeric_limits<float>::denorm_min(),
-                  std::numeric_limits<float>::min(), kMax, -kMax, 65504.0f, 65519.0f,
-                  std::nextafter(65520.0f, 0.0f), 65520.0f, 65536.0f, 1e6f, INFINITY, -INFINITY,
-                  std::ldexp(1.0f, -25), std::ldexp(3.0f, -26), std::ldexp(1.0f, -24),
-                  std::ldexp(1.5f, -24), std::ldexp(1.0f, -14), std::ldexp(1023.5f, -24)}) {
+  for (float v : {0.0f,
+                  -0.0f,
+                  std::numeric_limits<float>::denorm_min(),
+                  std::numeric_limits<float>::min(),
+                  kMax,
+                  -kMax,
+                  65504.0f,
+                  65519.0f,
+                  std::nextafter(65520.0f, 0.0f),
+                  65520.0f,
+                  65536.0f,
+                  1e6f,
+                  INFINITY,
+                  -INFINITY,
+                  std::ldexp(1.0f, -25),
+                  std::ldexp(3.0f, -26),
+                  std::ldexp(1.0f, -24),
+                  std::ldexp(1.5f, -24),
+                  std::ldexp(1.0f, -14),
+                  std::ldexp(1023.5f, -24)}) {
     out.push_back(v);
   }
   uint64_t state = 2024;
@@ -348,8 +363,8 @@ TEST_P(PrecisionTable, CsvSummarisesEachPosition) {
   double shift = 0;
   for (int i = 0; i < 4; ++i) {
     const double w = std::pow(10000.0, -2.0 * i / 8.0);
-    for (double (*f)(double) : {static_cast<double (*)(double)>(std::sin),
-                                static_cast<double (*)(double)>(std::cos)}) {
+    for (double (*f)(double) :
+         {static_cast<double (*)(double)>(std::sin), static_cast<double (*)(double)>(std::cos)}) {
       shift = std::max(shift, std::abs(f(static_cast<double>(threshold - 1) * w) -
                                        f(static_cast<double>(threshold) * w)));
     }

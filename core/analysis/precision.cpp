@@ -33,7 +33,9 @@ uint16_t Bf16Bits(float v) {
   return static_cast<uint16_t>((bits + 0x7FFFu + kept_lsb) >> 16);
 }
 
-float Bf16ToFloat(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+float Bf16ToFloat(uint16_t bits) {
+  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+}
 
 uint16_t Fp16Bits(float v) {
   const auto bits = std::bit_cast<uint32_t>(v);
@@ -86,9 +88,13 @@ float RoundTo(LowPrecision dtype, float v) {
   return dtype == LowPrecision::kBf16 ? Bf16ToFloat(Bf16Bits(v)) : Fp16ToFloat(Fp16Bits(v));
 }
 
-int SignificandBits(LowPrecision dtype) { return dtype == LowPrecision::kBf16 ? 8 : 11; }
+int SignificandBits(LowPrecision dtype) {
+  return dtype == LowPrecision::kBf16 ? 8 : 11;
+}
 
-int64_t LargestExactInteger(LowPrecision dtype) { return int64_t{1} << SignificandBits(dtype); }
+int64_t LargestExactInteger(LowPrecision dtype) {
+  return int64_t{1} << SignificandBits(dtype);
+}
 
 float PositionInFormat(LowPrecision dtype, int64_t position) {
   return RoundTo(dtype, static_cast<float>(position));

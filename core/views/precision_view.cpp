@@ -55,7 +55,9 @@ std::string Num(double v, int digits = 3) {
 
 // Tables computed from the position (waves of p w): a position made in the format changes
 // them. Learned tables and the biases take integer positions.
-bool ComputedFromPosition(const Encoding& e) { return !e.waves().empty(); }
+bool ComputedFromPosition(const Encoding& e) {
+  return !e.waves().empty();
+}
 
 // The window the figure shows: the selection's heatmap window inside the table, or the whole
 // table when it is empty.
@@ -90,8 +92,7 @@ void SampleSlice(int64_t a, int64_t b, std::vector<int64_t>& out) {
     return;
   }
   for (int64_t k = 0; k < kPrecisionTexelSamples; ++k) {
-    out.push_back(a + static_cast<int64_t>((static_cast<double>(k) + 0.5) *
-                                           static_cast<double>(n) /
+    out.push_back(a + static_cast<int64_t>((static_cast<double>(k) + 0.5) * static_cast<double>(n) /
                                            static_cast<double>(kPrecisionTexelSamples)));
   }
 }
@@ -112,8 +113,7 @@ PrecisionRaster ComputePrecisionRaster(const Encoding& e, LowPrecision dtype, co
   const int64_t first = e.first_position(), end = first + e.rows(), cols = e.cols();
   const auto c_lo = static_cast<int64_t>(std::clamp(std::floor(w.x0), 0.0, double(cols)));
   const auto c_hi = static_cast<int64_t>(std::clamp(std::ceil(w.x1), 0.0, double(cols)));
-  const auto r_lo =
-      static_cast<int64_t>(std::clamp(std::floor(w.y0), double(first), double(end)));
+  const auto r_lo = static_cast<int64_t>(std::clamp(std::floor(w.y0), double(first), double(end)));
   const auto r_hi = static_cast<int64_t>(std::clamp(std::ceil(w.y1), double(first), double(end)));
   r.col_edges = RasterEdges(c_lo, c_hi, std::max(1, width_px));
   r.row_edges = RasterEdges(r_lo, r_hi, std::max(1, height_px));
@@ -123,11 +123,9 @@ PrecisionRaster ComputePrecisionRaster(const Encoding& e, LowPrecision dtype, co
   // The sampled columns, with the texel column each belongs to.
   std::vector<int64_t> sample_cols, sample_texel;
   for (int x = 0; x < r.width; ++x) {
-    const size_t before = sample_cols.size();
     SampleSlice(r.col_edges[x], r.col_edges[x + 1], sample_cols);
     sample_texel.resize(sample_cols.size(), x);
     r.sampled = r.sampled || r.col_edges[x + 1] - r.col_edges[x] > kPrecisionTexelSamples;
-    (void)before;
   }
   for (int y = 0; y < r.height; ++y) {
     r.sampled = r.sampled || r.row_edges[y + 1] - r.row_edges[y] > kPrecisionTexelSamples;
@@ -141,8 +139,9 @@ PrecisionRaster ComputePrecisionRaster(const Encoding& e, LowPrecision dtype, co
   std::vector<int64_t> row_max_pos(static_cast<size_t>(r.height), 0),
       row_max_col(static_cast<size_t>(r.height), 0);
   std::vector<char> row_overflow(static_cast<size_t>(r.height), 0);
-#pragma omp parallel for schedule(dynamic, 4) if (static_cast<int64_t>(r.height) * \
-                                                 static_cast<int64_t>(sample_cols.size()) >= 4096)
+#pragma omp parallel for schedule( \
+    dynamic,                       \
+    4) if (static_cast <int64_t>(r.height) * static_cast <int64_t>(sample_cols.size()) >= 4096)
   for (int y = 0; y < r.height; ++y) {
     const auto [p0, n_rows] = CentreRun(r.row_edges[y], r.row_edges[y + 1]);
     std::vector<float> buf(static_cast<size_t>(n_rows * (dense ? span : 1)));
@@ -183,7 +182,9 @@ PrecisionRaster ComputePrecisionRaster(const Encoding& e, LowPrecision dtype, co
 }
 
 // "2^-9" style text of a power of two.
-std::string PowerOfTwo(int e) { return "2^" + std::to_string(e); }
+std::string PowerOfTwo(int e) {
+  return "2^" + std::to_string(e);
+}
 
 }  // namespace
 
@@ -194,14 +195,14 @@ Result<Figure> PrecisionFigure(const ViewContext& c) {
   const std::string fmt(DtypeName(dtype)), fmt_long(DtypeLongName(dtype));
   const TableAxes axes = AxesOf(e);
   Figure f;
-  f.title = e.TableName() + " in " + fmt_long + ": " + fmt + "(v) \xe2\x88\x92 v (" +
-            e.Summary() + ")";
+  f.title =
+      e.TableName() + " in " + fmt_long + ": " + fmt + "(v) \xe2\x88\x92 v (" + e.Summary() + ")";
   f.x = {axes.column_axis, true, false};
   f.y = {axes.row_axis, true, true};
   f.view = PrecisionWindow(c);
   const PixelSize px = PlotAreaPixels(f, c.size, c.format);
-  const PrecisionRaster r = ComputePrecisionRaster(e, dtype, f.view, std::min(px.width, 4096),
-                                                   std::min(px.height, 4096));
+  const PrecisionRaster r =
+      ComputePrecisionRaster(e, dtype, f.view, std::min(px.width, 4096), std::min(px.height, 4096));
   const double hi = r.max_abs > 0 ? r.max_abs : 1.0;
   f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi, "error"};
   if (r.width > 0 && r.height > 0) {
@@ -240,8 +241,8 @@ Result<Figure> PrecisionFigure(const ViewContext& c) {
     f.legend.push_back({"every value shown is exact in " + fmt_long, kNoColor});
   }
   if (r.overflow) {
-    f.legend.push_back({"black: \xc2\xb1inf, |v| \xe2\x89\xa5 65520 overflows float16",
-                        kOverflowBlack});
+    f.legend.push_back(
+        {"black: \xc2\xb1inf, |v| \xe2\x89\xa5 65520 overflows float16", kOverflowBlack});
   }
   // Positions made in the format: the first that it cannot hold, and the first that repeats
   // the one before it (usually the same), over the table's positions.
@@ -260,9 +261,8 @@ Result<Figure> PrecisionFigure(const ViewContext& c) {
   };
   if (inexact) {
     std::string text = "line: " + axes.row_index + " = " + std::to_string(*inexact) +
-                       ", the first position " + fmt + " cannot hold (" +
-                       std::to_string(*inexact) + " \xe2\x86\x92 " +
-                       Num(PositionInFormat(dtype, *inexact), 10) + ")";
+                       ", the first position " + fmt + " cannot hold (" + std::to_string(*inexact) +
+                       " \xe2\x86\x92 " + Num(PositionInFormat(dtype, *inexact), 10) + ")";
     if (!ComputedFromPosition(e)) {
       text += ", this table takes integer positions, so that does not reach it";
     } else if (repeat == inexact) {
@@ -296,9 +296,9 @@ Result<Figure> PrecisionFigure(const ViewContext& c) {
                           kNoColor});
     } else if (static_cast<double>(held) != static_cast<double>(p)) {
       const double off = std::abs(static_cast<double>(held) - static_cast<double>(p)) * fastest;
-      f.legend.push_back({"computed from p in " + fmt + ", row " + std::to_string(p) +
-                              " is row " + Num(held, 10) + ", its fastest angle (\xcf\x89 = " +
-                              Num(fastest, 4) + ") off by " + Num(off, 4) + " rad",
+      f.legend.push_back({"computed from p in " + fmt + ", row " + std::to_string(p) + " is row " +
+                              Num(held, 10) + ", its fastest angle (\xcf\x89 = " + Num(fastest, 4) +
+                              ") off by " + Num(off, 4) + " rad",
                           kNoColor});
     }
   }
@@ -323,7 +323,9 @@ Status CheckPrecisionSize(const ViewContext& c) {
 
 }  // namespace
 
-Status CheckPrecisionTable(const ViewContext& c) { return CheckPrecisionSize(c); }
+Status CheckPrecisionTable(const ViewContext& c) {
+  return CheckPrecisionSize(c);
+}
 
 Status WritePrecisionView(std::ostream& out, TableFormat format, const ViewContext& c,
                           const Progress& progress) {
@@ -356,7 +358,8 @@ Status WritePrecisionView(std::ostream& out, TableFormat format, const ViewConte
     }
     if (format == TableFormat::kNpy) {
       for (int64_t k = 0; k < n; ++k) {
-        block[static_cast<size_t>(k)] = rounded[static_cast<size_t>(k)] - block[static_cast<size_t>(k)];
+        block[static_cast<size_t>(k)] =
+            rounded[static_cast<size_t>(k)] - block[static_cast<size_t>(k)];
       }
       WriteFloatsLE(out, block.data(), n);
     } else {
