@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "analysis/similarity.h"
 #include "encoding/encoding.h"
 #include "encoding/sinusoidal_presets.h"
 #include "figure/colormap.h"
@@ -434,6 +435,12 @@ const ParamField kFields[] = {
      nullptr, GET(m.input.train ? "train" : "eval"), SET({
        m.input.train = text == "true" || text == "train";
        return {};
+     })},
+    // ---- the similarity views
+    {"measure", "--measure", "NAME",
+     "Similarity views: dot (PE(p).PE(q)) or cosine (the dot over |PE(p)| |PE(q)|)",
+     kSin | kLearned | kRope, nullptr, GET(std::string(SimilarityMeasureName(m.measure))), SET({
+       return SetChoice("--measure", text, &ParseSimilarityMeasure, "dot or cosine", m.measure);
      })},
     // ---- the attention-score views
     {"content", "--content", "NAME",
