@@ -55,11 +55,12 @@ Result<PositionSimilarity> Similarity(const ViewContext& c) {
 
 bool Cosine(const ViewContext& c) { return c.params.measure == SimilarityMeasure::kCosine; }
 
-// "sim(p, q) = PE(p)·PE(q)" or its cosine.
+// "sim(p, q) = PE(p)·PE(q)" or its cosine. Legend texts are pieces joined by ", ": the
+// renderer breaks legend lines there only, so each piece is short.
 std::string Definition(bool cosine, const std::string& q = "q") {
   const std::string dot = std::string("PE(p)") + kDot + "PE(" + q + ")";
   if (!cosine) return "sim(p, " + q + ") = " + dot;
-  return "sim(p, " + q + ") = " + dot + " / (|PE(p)| |PE(" + q + ")|)";
+  return "sim(p, " + q + ") = " + dot + ", divided by |PE(p)| |PE(" + q + ")|";
 }
 
 // "a² " for an amplitude other than 1.
@@ -77,34 +78,34 @@ std::vector<std::string> SchemeNotes(const PositionSimilarity& s) {
   switch (p.kind()) {
     case Scheme::kSinusoidal: {
       const std::string a2 = AmplitudeSquared(p.sinusoidal().output_scale);
-      notes.push_back("PE(p): row p of the table; paired sin and cos columns give " + a2 +
+      notes.push_back("PE(p): row p of the table, its paired sin and cos columns, give " + a2 +
                       kSigma + "_i cos((" + k + ") " + kOmega + "_i)");
       const bool odd = p.d_model % 2 != 0;
       if (s.toeplitz()) {
         notes.push_back("a function of k = " + k +
-                        " alone: constant along each diagonal (a Toeplitz matrix)");
-        if (odd) notes.push_back("d odd: the t2t layout's last column is zero and adds nothing");
+                        " alone, constant along each diagonal, (a Toeplitz matrix)");
+        if (odd) notes.push_back("d odd: the t2t layout's last column, is zero and adds nothing");
       } else {
         notes.push_back("d odd: the last column sin(p " + std::string(kOmega) +
-                        "_h) has no cos partner and adds " + kMinus + Num(s.max_absolute(), 4) +
+                        "_h), has no cos partner, and adds " + kMinus + Num(s.max_absolute(), 4) +
                         " cos((p + q) " + kOmega + "_h), h = " + std::to_string(p.d_model / 2) +
-                        ", so the matrix is not exactly Toeplitz (computed exactly)");
+                        ", so not exactly Toeplitz, (computed exactly)");
       }
       break;
     }
     case Scheme::kRope: {
       const RopeFrequencies f = ComputeRopeFrequencies(p);
-      notes.push_back("PE(p) = R_p u, u = (1, 0) in each of the " + std::to_string(f.d_rot / 2) +
-                      " pairs: the cos and sin tables' entries of each pair");
+      notes.push_back("PE(p) = R_p u, u = (1, 0) in each of, the " + std::to_string(f.d_rot / 2) +
+                      " pairs: the entries, of the cos and sin tables");
       notes.push_back("R_p u" + std::string(kDot) + "R_q u = " + AmplitudeSquared(f.attention_factor) +
-                      kSigma + "_i cos((" + k + ") " + kTheta + "_i): a function of k = " + k +
-                      " alone (a Toeplitz matrix)");
+                      kSigma + "_i cos((" + k + ") " + kTheta + "_i), a function of k = " + k +
+                      " alone, (a Toeplitz matrix)");
       break;
     }
     case Scheme::kLearned:
-      notes.push_back("PE(p): row p of the learned table (untrained: seeded noise)");
+      notes.push_back("PE(p): row p of the learned table, (untrained: seeded noise)");
       notes.push_back("no formula ties it to q " + std::string(kMinus) +
-                      " p: the values along a diagonal differ (not a Toeplitz matrix)");
+                      " p, the values along a diagonal differ, (not a Toeplitz matrix)");
       break;
     default:
       break;
@@ -165,7 +166,7 @@ Result<Figure> SimilarityFigure(const ViewContext& c) {
     }
     if (!(hi > 0.0)) hi = 1.0;
   }
-  f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi, cosine ? "cosine" : "PE(p)\xc2\xb7PE(q)"};
+  f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi, cosine ? "cosine" : "dot"};
   bool any_undefined = false;
   if (!r.empty()) {
     FigureImage im;
@@ -199,7 +200,7 @@ Result<Figure> SimilarityFigure(const ViewContext& c) {
   } else {
     const std::string n = std::to_string(s.mean_samples());
     f.legend.push_back({"texel = mean of " + n + "\xc3\x97" + n +
-                            " cells spread evenly in it (the cosine's norm changes with p)",
+                            " cells, spread evenly in it, (the norm changes with p)",
                         kNoColor});
   }
   return f;
@@ -430,7 +431,7 @@ Result<Figure> SimilarityOffsetFigure(const ViewContext& c) {
   f.view = FitY(all, x0, x1);
   f.hlines.push_back(0.0);
   const Rgba8 line_color = SeriesRgba(0);
-  const Rgba8 band_color{line_color.r, line_color.g, line_color.b, 80};
+  const Rgba8 band_color{line_color.r, line_color.g, line_color.b, 110};
   if (band) {
     // The band: one filled slice per offset, from halfway to its neighbours.
     for (size_t i = 0; i < ks.size(); ++i) {
@@ -454,28 +455,28 @@ Result<Figure> SimilarityOffsetFigure(const ViewContext& c) {
     line.marker_ys = line.ys;
   }
   f.series.push_back(std::move(line));
-  f.legend.push_back({"mean over p of sim(p, p + k): every p with p and p + k in the table (L " +
-                          std::string(kMinus) + " |k| of them)" +
-                          (mean_exact ? std::string() : std::string(", over sampled p")),
+  f.legend.push_back({"mean over p of sim(p, p + k), over the L " + std::string(kMinus) +
+                          " |k| positions p, with p and p + k in the table" +
+                          (mean_exact ? std::string() : std::string(", (over sampled p)")),
                       line_color});
   if (band) {
     f.legend.push_back({std::string("band: min to max over p") +
                             (band_exact ? std::string()
                                         : ", over at least " + std::to_string(fewest) +
-                                              " p spread evenly per k (may miss extremes)"),
+                                              " p per k, spread evenly, (may miss extremes)"),
                         band_color});
   }
   f.legend.push_back({Definition(cosine, "p + k"), kNoColor});
   if (s.toeplitz()) {
-    f.legend.push_back({"no band: sim(p, p + k) is the same for every p, the band collapses "
-                        "to the line (a function of k alone)",
+    f.legend.push_back({"no band: the same for every p, the band collapses to the line, "
+                        "(a function of k alone)",
                         kNoColor});
   } else if (s.closed_form()) {
-    f.legend.push_back({"a thin band: the unpaired last column (odd d) moves sim(p, p + k) with p "
-                        "by up to " + Num(s.max_absolute(), 4) + " either way",
+    f.legend.push_back({"a thin band: the unpaired column, (odd d) moves it with p, by up to \xc2\xb1" +
+                            Num(s.max_absolute(), 4) + (cosine ? " in the dot" : ""),
                         kNoColor});
   } else {
-    f.legend.push_back({"a wide band: sim(p, p + k) depends on p, not on k alone (learned)",
+    f.legend.push_back({"a wide band: sim(p, p + k), depends on p, not on k alone",
                         kNoColor});
   }
   for (const std::string& note : SchemeNotes(s)) {
