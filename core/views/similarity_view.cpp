@@ -311,10 +311,7 @@ Status WriteSimilarityView(std::ostream& out, TableFormat format, const ViewCont
       } else {
         const double* u = vectors.data() + pr * d;
         for (int64_t qr = 0; qr < L; ++qr) {
-          const double* w = vectors.data() + qr * d;
-          double acc = 0.0;
-          for (int64_t j = 0; j < d; ++j) acc += u[j] * w[j];
-          dst[qr] = static_cast<float>(acc);
+          dst[qr] = static_cast<float>(DotOf(u, vectors.data() + qr * d, d));
         }
       }
     }
@@ -545,11 +542,7 @@ Status WriteSimilarityOffsetView(std::ostream& out, TableFormat format, const Vi
     double sum = 0.0;
     if (!vectors.empty()) {
       for (int64_t r = r0; r < r0 + n; ++r) {
-        const double* u = vectors.data() + r * d;
-        const double* w = vectors.data() + (r + k) * d;
-        double acc = 0.0;
-        for (int64_t j = 0; j < d; ++j) acc += u[j] * w[j];
-        sum += acc;
+        sum += DotOf(vectors.data() + r * d, vectors.data() + (r + k) * d, d);
       }
     } else {
       const double rel = s.Relative(k);
