@@ -358,7 +358,6 @@ OffsetStats SimilarityAtOffset(const PositionSimilarity& sim, int64_t k, int64_t
   o.sampled = static_cast<int64_t>(ps.size());
   o.exact = o.mean_exact = o.sampled == o.positions;
   double sum = 0.0, lo = INFINITY, hi = -INFINITY;
-  bool undefined = false;
   if (sim.closed_form()) {
     const double rel = sim.Relative(k), rel0 = sim.Relative(0);
     const bool cosine = sim.measure() == SimilarityMeasure::kCosine;
@@ -367,7 +366,7 @@ OffsetStats SimilarityAtOffset(const PositionSimilarity& sim, int64_t k, int64_t
       if (cosine) {
         const double n2 = (rel0 + sim.Absolute(2 * p)) * (rel0 + sim.Absolute(2 * (p + k)));
         if (!(n2 > 0.0)) {
-          undefined = true;
+          ++o.undefined;
           continue;
         }
         v /= std::sqrt(n2);
@@ -392,7 +391,7 @@ OffsetStats SimilarityAtOffset(const PositionSimilarity& sim, int64_t k, int64_t
       double v = dot;
       if (cosine) {
         if (!(nu * nw > 0.0)) {
-          undefined = true;
+          ++o.undefined;
           continue;
         }
         v = dot / std::sqrt(nu * nw);
@@ -402,11 +401,12 @@ OffsetStats SimilarityAtOffset(const PositionSimilarity& sim, int64_t k, int64_t
       hi = std::max(hi, v);
     }
   }
-  if (undefined) {
+  const auto defined = static_cast<int64_t>(ps.size()) - o.undefined;
+  if (defined == 0) {
     o.mean = o.min = o.max = kNaN;
     return o;
   }
-  o.mean = sum / static_cast<double>(ps.size());
+  o.mean = sum / static_cast<double>(defined);
   o.min = lo;
   o.max = hi;
   if (sim.closed_form() && sim.measure() == SimilarityMeasure::kDot && !o.exact) {

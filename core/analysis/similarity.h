@@ -151,6 +151,9 @@ struct OffsetStats {
   int64_t sampled = 0;    // positions p evaluated for min and max (all of them when exact)
   bool exact = true;      // min and max over every p
   bool mean_exact = true;  // the mean over every p (by a closed form, or every p evaluated)
+  // Evaluated p whose cosine is undefined (a zero vector at p or p + k): left out of the mean,
+  // min and max, which are NaN when nothing is left.
+  int64_t undefined = 0;
 };
 
 // At most `max_positions` positions p are evaluated for min and max (spread evenly, always the

@@ -414,7 +414,7 @@ Result<Figure> SimilarityOffsetFigure(const ViewContext& c) {
 #pragma omp parallel for schedule(dynamic, 8) if (ks.size() * static_cast<size_t>(per_k) >= 4096)
   for (size_t i = 0; i < ks.size(); ++i) st[i] = SimilarityAtOffset(s, ks[i], per_k);
   std::vector<double> all;
-  bool band = false, band_exact = true, mean_exact = true;
+  bool band = false, band_exact = true, mean_exact = true, any_undefined = false;
   int64_t fewest = std::numeric_limits<int64_t>::max();
   for (const OffsetStats& o : st) {
     all.push_back(o.mean);
@@ -423,6 +423,7 @@ Result<Figure> SimilarityOffsetFigure(const ViewContext& c) {
     if (o.max > o.min) band = true;
     band_exact = band_exact && o.exact;
     mean_exact = mean_exact && o.mean_exact;
+    any_undefined = any_undefined || o.undefined > 0;
     if (!o.exact) fewest = std::min(fewest, o.sampled);
   }
   f.view = FitY(all, x0, x1);
@@ -440,18 +441,26 @@ Result<Figure> SimilarityOffsetFigure(const ViewContext& c) {
                          true, 1.0});
     }
   }
+  // The mean line, broken where it is undefined (a cosine with only zero vectors).
+  const bool markers = static_cast<int64_t>(ks.size()) == 2 * L - 1 && px.width >= 4 * (2 * L - 1);
   FigureSeries line;
   line.color = line_color;
   line.line_width = 1.5;
-  for (size_t i = 0; i < ks.size(); ++i) {
-    line.xs.push_back(static_cast<double>(ks[i]));
-    line.ys.push_back(st[i].mean);
+  for (size_t i = 0; i <= ks.size(); ++i) {
+    if (i < ks.size() && std::isfinite(st[i].mean)) {
+      line.xs.push_back(static_cast<double>(ks[i]));
+      line.ys.push_back(st[i].mean);
+      continue;
+    }
+    if (line.xs.empty()) continue;
+    if (markers) {
+      line.marker_xs = line.xs;
+      line.marker_ys = line.ys;
+    }
+    f.series.push_back(line);
+    line.xs.clear();
+    line.ys.clear();
   }
-  if (static_cast<int64_t>(ks.size()) == 2 * L - 1 && px.width >= 4 * (2 * L - 1)) {
-    line.marker_xs = line.xs;
-    line.marker_ys = line.ys;
-  }
-  f.series.push_back(std::move(line));
   f.legend.push_back({"mean over p of sim(p, p + k), over the L " + std::string(kMinus) +
                           " |k| positions p, with p and p + k in the table" +
                           (mean_exact ? std::string() : std::string(", (over sampled p)")),
@@ -469,7 +478,7 @@ Result<Figure> SimilarityOffsetFigure(const ViewContext& c) {
                         "(a function of k alone)",
                         kNoColor});
   } else if (s.closed_form()) {
-    f.legend.push_back({"a thin band: the unpaired column, (odd d) moves it with p, by up to \xc2\xb1" +
+    f.legend.push_back({"a band from the unpaired column, (odd d): it moves sim with p, by up to \xc2\xb1" +
                             Num(s.max_absolute(), 4) + (cosine ? " in the dot" : ""),
                         kNoColor});
   } else {
@@ -478,6 +487,9 @@ Result<Figure> SimilarityOffsetFigure(const ViewContext& c) {
   }
   for (const std::string& note : SchemeNotes(s)) {
     if (note.rfind("PE(p)", 0) == 0) f.legend.push_back({note, kNoColor});
+  }
+  if (any_undefined) {
+    f.legend.push_back({"cosine undefined where |PE| = 0, those p are left out", kNoColor});
   }
   if (static_cast<int64_t>(ks.size()) < 2 * L - 1) {
     f.legend.push_back({"drawn through " + std::to_string(ks.size()) + " of " +
@@ -539,19 +551,22 @@ Status WriteSimilarityOffsetView(std::ostream& out, TableFormat format, const Vi
       if (s.toeplitz()) return s.Value(first + r0, first + r0 + k);
       return s.Relative(k) + s.MeanAbsolute(first + r0, n, k);
     }
+    // Cells whose cosine is undefined (NaN: a zero vector) are left out.
     double sum = 0.0;
-    if (!vectors.empty()) {
-      for (int64_t r = r0; r < r0 + n; ++r) {
-        sum += DotOf(vectors.data() + r * d, vectors.data() + (r + k) * d, d);
-      }
-    } else {
-      const double rel = s.Relative(k);
-      for (int64_t r = r0; r < r0 + n; ++r) {
-        sum += (rel + abs_part[static_cast<size_t>(2 * r + k)]) * inv_norm[static_cast<size_t>(r)] *
-               inv_norm[static_cast<size_t>(r + k)];
-      }
+    int64_t defined = 0;
+    const double rel = vectors.empty() ? s.Relative(k) : 0.0;
+    for (int64_t r = r0; r < r0 + n; ++r) {
+      const double v =
+          !vectors.empty()
+              ? DotOf(vectors.data() + r * d, vectors.data() + (r + k) * d, d)
+              : (rel + abs_part[static_cast<size_t>(2 * r + k)]) *
+                    inv_norm[static_cast<size_t>(r)] * inv_norm[static_cast<size_t>(r + k)];
+      if (std::isnan(v)) continue;
+      sum += v;
+      ++defined;
     }
-    return sum / static_cast<double>(n);
+    return defined > 0 ? sum / static_cast<double>(defined)
+                       : std::numeric_limits<double>::quiet_NaN();
   };
   const int64_t count = 2 * L - 1;
   if (format == TableFormat::kNpy) {
