@@ -12,6 +12,7 @@
 #include <string>
 
 #include "analysis/attention_score.h"
+#include "analysis/similarity.h"
 #include "encoding/alibi.h"
 #include "encoding/positional_encoding.h"
 #include "encoding/t5_buckets.h"
@@ -247,6 +248,40 @@ TEST_F(Cli, ScoreViewsExportTheCoreNumbers) {
   EXPECT_FALSE(Exists(Path("x.csv")));
 }
 
+TEST_F(Cli, SimilarityViewsExportTheCoreNumbers) {
+  CliRun r = RunCli("export --view similarity --measure cosine --d-model 9 --max-len 40 --offset 7 "
+                    "-o " + Path("s.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("s.npy")), a, why)) << why;
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{40, 40}));
+  ModelParams m;
+  m.pe.d_model = 9;
+  m.pe.max_len = 40;
+  m.pe.offset = 7;
+  Result<PositionSimilarity> s =
+      PositionSimilarity::Make(MakeEncoding(m.pe).value(), SimilarityMeasure::kCosine);
+  ASSERT_TRUE(s.ok()) << s.message();
+  for (int64_t p = 0; p < 40; p += 3) {
+    for (int64_t q = 0; q < 40; q += 7) {
+      EXPECT_NEAR(a.data[static_cast<size_t>(p * 40 + q)], s.value().Value(7 + p, 7 + q), 1e-6);
+    }
+  }
+  r = RunCli("export --view similarity-offset --scheme learned --max-len 5 -o " + Path("o.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto rows = ParseCsv(ReadFile(Path("o.csv")));
+  ASSERT_EQ(rows.size(), 10u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"k", "value"}));
+  EXPECT_EQ(rows[1][0], "-4");
+  EXPECT_EQ(rows[9][0], "4");
+  for (const char* ext : {"png", "svg", "pdf"}) {
+    r = RunCli(std::string("export --view similarity-offset --scheme rope -o ") + Path("f.") + ext);
+    EXPECT_EQ(r.code, 0) << r.output;
+    EXPECT_TRUE(Exists(Path("f.") + ext));
+  }
+}
+
 TEST_F(Cli, HelpOnEveryLevel) {
   CliRun top = RunCli("--help");
   EXPECT_EQ(top.code, 0);
@@ -307,6 +342,10 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
       {"--memory-cap-mib 0", 2,
        "--memory-cap-mib must be an integer in [1, 1099511627776], got \"0\""},
       {"--tokenizer bpe", 2, "--tokenizer must be word or char"},
+      {"--view similarity --measure foo", 2, "--measure must be dot or cosine, got \"foo\""},
+      {"--scheme alibi --view similarity", 2, "the similarity view needs a vector per position"},
+      {"--view similarity --max-len 100000", 2,
+       "the (position x position) similarity table of 100000 x 100000 float32 values needs"},
   };
   for (const Case& c : cases) {
     const std::string out = Path("out.csv");

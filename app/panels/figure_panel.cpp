@@ -119,6 +119,18 @@ void PrecisionControls(AppState& state) {
       "bits; float16 keeps 11 bits, overflows past 65504 and has subnormals below 2^-14.");
 }
 
+// The similarity views' measure, through the parameter table as --measure sets it.
+void SimilarityControls(AppState& state) {
+  const float em = ImGui::GetFontSize();
+  const char* measures[] = {"dot", "cosine"};
+  int measure = state.params.measure == SimilarityMeasure::kCosine ? 1 : 0;
+  ImGui::SetNextItemWidth(em * 7);
+  if (ImGui::Combo("measure", &measure, measures, 2)) {
+    EditField(state, "measure", "--measure", measures[measure]);
+  }
+  ItemTooltip("dot: PE(p)\xc2\xb7PE(q). cosine: the dot over |PE(p)| |PE(q)|, 1 on the diagonal.");
+}
+
 }  // namespace
 
 void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, FigurePanelCache& cache,
@@ -135,12 +147,15 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   if (view == ViewKind::kRotation) RotationControls(state, *derived.encoding);
   if (view == ViewKind::kScore || view == ViewKind::kDecay) ScoreControls(state, view);
   if (view == ViewKind::kPrecision) PrecisionControls(state);
+  if (view == ViewKind::kSimilarity || view == ViewKind::kSimilarityOffset) {
+    SimilarityControls(state);
+  }
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float legend_w = std::min(em * 14.0f, avail.x * 0.38f);
   ViewSelection sel = ViewsOf(state);
-  // The score view is computed for the window on screen (a table of 2^31 positions pans and
-  // zooms): the figure follows the plot's view, within the whole table.
-  const bool follows_view = view == ViewKind::kScore;
+  // The score and similarity views are computed for the window on screen (a table of 2^31
+  // positions pans and zooms): the figure follows the plot's view, within the whole table.
+  const bool follows_view = view == ViewKind::kScore || view == ViewKind::kSimilarity;
   ViewRange whole;
   if (follows_view) {
     const Encoding& e = *derived.encoding;

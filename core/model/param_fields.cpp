@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "analysis/precision.h"
+#include "analysis/similarity.h"
 #include "encoding/encoding.h"
 #include "encoding/sinusoidal_presets.h"
 #include "figure/colormap.h"
@@ -441,6 +442,12 @@ const ParamField kFields[] = {
      nullptr, GET(m.input.train ? "train" : "eval"), SET({
        m.input.train = text == "true" || text == "train";
        return {};
+     })},
+    // ---- the similarity views
+    {"measure", "--measure", "NAME",
+     "Similarity views: dot (PE(p).PE(q)) or cosine (the dot over |PE(p)| |PE(q)|)",
+     kSin | kLearned | kRope, nullptr, GET(std::string(SimilarityMeasureName(m.measure))), SET({
+       return SetChoice("--measure", text, &ParseSimilarityMeasure, "dot or cosine", m.measure);
      })},
     // ---- the attention-score views
     {"content", "--content", "NAME",

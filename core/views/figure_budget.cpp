@@ -92,10 +92,22 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
       bytes += kFigureBytesPerCurveSample * samples * 8;
       break;
     }
+    case ViewKind::kSimilarity: {
+      // As SimilarityFigure: an image at screen resolution (at most 4096 texels a side) and the
+      // mean vector of each texel row and column, d doubles each.
+      const auto w = std::min<uint64_t>(width_px, 4096), h = std::min<uint64_t>(height_px, 4096);
+      bytes += kFigureBytesPerTexel * w * h + 8 * d * (w + h);
+      break;
+    }
+    case ViewKind::kSimilarityOffset: {
+      // As SimilarityOffsetFigure: the mean line through clamp(2 * width + 1, 64, 20001) offsets
+      // with markers, and one band slice (a filled rectangle, about four points) per offset.
+      const uint64_t samples = std::clamp<uint64_t>(2 * width_px + 1, 64, 20001);
+      bytes += kFigureBytesPerCurveSample * (samples + width_px + 4 * samples);
+      break;
+    }
     case ViewKind::kAttention:
     case ViewKind::kCompare:
-    case ViewKind::kSimilarity:
-    case ViewKind::kSimilarityOffset:
     case ViewKind::kPrecision: {
       // As PrecisionFigure: an image of the visible window (at most 4096 texels a side, never
       // more than its cells) with a float error per texel, three numbers per texel row, up to

@@ -10,6 +10,12 @@ namespace {
 constexpr unsigned kAdded = SchemeBit(Scheme::kSinusoidal) | SchemeBit(Scheme::kLearned);
 constexpr unsigned kRotary = SchemeBit(Scheme::kRope) | SchemeBit(Scheme::kXpos);
 constexpr unsigned kBiases = SchemeBit(Scheme::kAlibi) | SchemeBit(Scheme::kT5);
+// A vector per position to compare (analysis/similarity.h: RoPE's is R_p u; xPos's carries a
+// decay that only cancels in q.k; the biases have none).
+constexpr unsigned kVectorSchemes = kAdded | SchemeBit(Scheme::kRope);
+constexpr const char* kVectorSchemesNeed =
+    "a vector per position (sinusoidal, learned or rope; xpos's vectors carry a decay that "
+    "cancels only in q\xc2\xb7k, the biases have none)";
 
 const ViewEntry kViews[] = {
     {ViewKind::kHeatmap, "heatmap", "Heatmap: the table, position by column", kAllSchemes, "",
@@ -46,10 +52,11 @@ const ViewEntry kViews[] = {
      "(not built yet)", &AttentionFigure, &CheckAttentionTable, &WriteAttentionView},
     {ViewKind::kCompare, "compare", "Compare two configurations side by side", 0,
      "(not built yet)", &CompareFigure, &CheckCompareTable, &WriteCompareView},
-    {ViewKind::kSimilarity, "similarity", "Similarity PE(p)\xc2\xb7PE(q): position by position", 0,
-     "(not built yet)", &SimilarityFigure, &CheckSimilarityTable, &WriteSimilarityView},
+    {ViewKind::kSimilarity, "similarity", "Similarity PE(p)\xc2\xb7PE(q): position by position",
+     kVectorSchemes, kVectorSchemesNeed, &SimilarityFigure, &CheckSimilarityTable,
+     &WriteSimilarityView},
     {ViewKind::kSimilarityOffset, "similarity-offset", "Similarity against the offset k = q - p",
-     0, "(not built yet)", &SimilarityOffsetFigure, &CheckSimilarityOffsetTable,
+     kVectorSchemes, kVectorSchemesNeed, &SimilarityOffsetFigure, &CheckSimilarityOffsetTable,
      &WriteSimilarityOffsetView},
     {ViewKind::kSpectrum, "spectrum", "Spectrum: frequency and wavelength per pair", 0,
      "(not built yet)", &SpectrumFigure, &CheckSpectrumTable, &WriteSpectrumView},
