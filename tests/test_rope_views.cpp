@@ -305,7 +305,8 @@ double SinusoidFrequency(const ModelParams& m, int64_t i) {
   const auto d = static_cast<double>(m.pe.d_model);
   if (s.variant == PeVariant::kT2t) {
     const int64_t h = m.pe.d_model / 2;
-    return std::pow(s.base, -static_cast<double>(i) / static_cast<double>(std::max<int64_t>(h - 1, 1)));
+    const auto steps = static_cast<double>(std::max<int64_t>(h - 1, 1));
+    return std::pow(s.base, -static_cast<double>(i) / steps);
   }
   return std::pow(s.base, -2.0 * static_cast<double>(i) / d);
 }

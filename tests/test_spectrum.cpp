@@ -92,7 +92,8 @@ TEST(SpectrumView, PaperAndTfTextFrequenciesAreBaseToTheMinus2iOverD) {
           const ModelParams m = Sinusoidal(d, v, base, 1.0, order);
           std::vector<double> w;
           for (int64_t i = 0; i < (d + 1) / 2; ++i) {
-            w.push_back(1.0 / std::pow(base, 2.0 * static_cast<double>(i) / static_cast<double>(d)));
+            w.push_back(1.0 /
+                        std::pow(base, 2.0 * static_cast<double>(i) / static_cast<double>(d)));
           }
           ExpectFrequencies(Npy(m), 4, w, 1,
                             std::string(VariantName(v)) + " d=" + std::to_string(d));
@@ -168,8 +169,7 @@ std::vector<double> RopeReference(const ModelParams& m) {
     case RopeScaling::kDynamicNtk: {
       // _compute_dynamic_ntk_parameters: seq_len = max(seq_len, max_position_embeddings),
       // base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2)).
-      const double seq =
-          std::max(static_cast<double>(m.pe.offset + m.pe.max_len), original);
+      const double seq = std::max(static_cast<double>(m.pe.offset + m.pe.max_len), original);
       return ladder(r.theta * std::pow(f * seq / original - (f - 1),
                                        static_cast<double>(dim) / static_cast<double>(dim - 2)));
     }
@@ -200,8 +200,8 @@ std::vector<double> RopeReference(const ModelParams& m) {
         const double wavelen = kTwoPi / w;
         double v = wavelen > low_wavelen ? w / f : w;
         if (!(wavelen < high_wavelen) && !(wavelen > low_wavelen)) {
-          const double smooth = (original / wavelen - r.low_freq_factor) /
-                                (r.high_freq_factor - r.low_freq_factor);
+          const double smooth =
+              (original / wavelen - r.low_freq_factor) / (r.high_freq_factor - r.low_freq_factor);
           v = (1 - smooth) * v / f + smooth * v;
         }
         out.push_back(v);
@@ -213,9 +213,9 @@ std::vector<double> RopeReference(const ModelParams& m) {
 }
 
 TEST(SpectrumView, RopeFrequenciesBeforeAndAfterEachScaling) {
-  const RopeCase cases[] = {{RopeScaling::kNone, 1.0},       {RopeScaling::kLinear, 4.0},
-                            {RopeScaling::kNtk, 8.0},        {RopeScaling::kDynamicNtk, 4.0},
-                            {RopeScaling::kYarn, 16.0},      {RopeScaling::kLlama3, 8.0}};
+  const RopeCase cases[] = {{RopeScaling::kNone, 1.0},  {RopeScaling::kLinear, 4.0},
+                            {RopeScaling::kNtk, 8.0},   {RopeScaling::kDynamicNtk, 4.0},
+                            {RopeScaling::kYarn, 16.0}, {RopeScaling::kLlama3, 8.0}};
   for (const RopeCase& rc : cases) {
     for (int64_t d : {128, 64}) {
       ModelParams m = Rope(d, rc.scaling, rc.factor);
@@ -225,8 +225,7 @@ TEST(SpectrumView, RopeFrequenciesBeforeAndAfterEachScaling) {
       if (d == 64) m.pe.rope().rotary_fraction = 0.5;  // d_rot 32: 16 pairs
       ModelParams unscaled = m;
       unscaled.pe.rope().scaling = RopeScaling::kNone;
-      const std::string what =
-          std::string(RopeScalingName(rc.scaling)) + " d=" + std::to_string(d);
+      const std::string what = std::string(RopeScalingName(rc.scaling)) + " d=" + std::to_string(d);
       const NpyArray a = Npy(m);
       ExpectFrequencies(a, 7, RopeReference(unscaled), 1, what + " original");
       ExpectFrequencies(a, 7, RopeReference(m), 3, what + " scaled");
@@ -260,7 +259,8 @@ TEST(SpectrumView, XposFrequenciesAreThetaToTheMinus2iOverD) {
   x.theta = 2000.0;
   m.pe.scheme = x;
   std::vector<double> w;
-  for (int64_t i = 0; i < 32; ++i) w.push_back(std::pow(2000.0, -2.0 * static_cast<double>(i) / 64.0));
+  for (int64_t i = 0; i < 32; ++i)
+    w.push_back(std::pow(2000.0, -2.0 * static_cast<double>(i) / 64.0));
   ExpectFrequencies(Npy(m), 4, w, 1, "xpos");
 }
 
@@ -362,18 +362,16 @@ TEST(SpectrumView, AppliesToSchemesWithFrequenciesOnly) {
 }
 
 TEST(SpectrumView, FiguresRenderInEveryFormat) {
-  std::vector<ModelParams> models = {Sinusoidal(128, PeVariant::kPaper),
-                                     Sinusoidal(65, PeVariant::kT2t, 10000.0, 2.0),
-                                     Sinusoidal(64, PeVariant::kTfText),
-                                     Rope(128, RopeScaling::kYarn, 8.0),
-                                     Rope(65536, RopeScaling::kLlama3, 8.0)};
+  std::vector<ModelParams> models = {
+      Sinusoidal(128, PeVariant::kPaper), Sinusoidal(65, PeVariant::kT2t, 10000.0, 2.0),
+      Sinusoidal(64, PeVariant::kTfText), Rope(128, RopeScaling::kYarn, 8.0),
+      Rope(65536, RopeScaling::kLlama3, 8.0)};
   ModelParams xpos;
   xpos.pe.scheme = XposParams{};
   models.push_back(xpos);
   for (const ModelParams& m : models) {
     for (FigureFormat format : {FigureFormat::kPng, FigureFormat::kSvg, FigureFormat::kPdf}) {
-      const Result<Figure> f =
-          BuildViewFigure(ViewKind::kSpectrum, m, DefaultViews(m), {}, format);
+      const Result<Figure> f = BuildViewFigure(ViewKind::kSpectrum, m, DefaultViews(m), {}, format);
       ASSERT_TRUE(f.ok()) << f.message();
       EXPECT_FALSE(f.value().series.empty());
       std::ostringstream out;

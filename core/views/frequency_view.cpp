@@ -138,7 +138,9 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
   const double pad = std::max(0.05, (hi - lo) * 0.06);
   f.view = {x0, x1, lo - pad, hi + pad};
 
-  for (const Ref& r : refs) f.series.push_back(HorizontalLine(std::log10(r.length), x0, x1, r.color));
+  for (const Ref& r : refs) {
+    f.series.push_back(HorizontalLine(std::log10(r.length), x0, x1, r.color));
+  }
   if (rope.scaling == RopeScaling::kYarn) {
     for (double x : {freqs.yarn_low, freqs.yarn_high}) {
       f.series.push_back(VerticalLine(x, f.view.y0, f.view.y1, yarn_color));

@@ -321,8 +321,9 @@ Result<Figure> SinusoidRotationFigure(const ViewContext& c) {
   const SinusoidalParams& sp = params.sinusoidal();
   const std::vector<SinusoidRotationRow> rows = SinusoidRotationRows(*c.encoding, p, k);
   if (rows.empty()) {
-    return InvalidArgument("the rotation view needs a sine and a cosine of one frequency; d_model " +
-                           std::to_string(params.d_model) + " has none (use d_model >= 2)");
+    return InvalidArgument(
+        "the rotation view needs a sine and a cosine of one frequency; d_model " +
+        std::to_string(params.d_model) + " has none (use d_model >= 2)");
   }
   const std::vector<int64_t> shown = ShownRotationPairs(static_cast<int64_t>(rows.size()), 6);
   const bool sin_first = rows.front().sin_first;

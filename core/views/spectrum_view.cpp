@@ -9,11 +9,10 @@
 // before and after its scaling (ComputeRopeFrequencies, the numbers of the frequencies view),
 // xPos's rotation frequencies theta^(-2i/d) from its waves.
 //
-// Table, one row per pair, (pairs, 4) or for RoPE (pairs, 7):
-//   pair, frequency, wavelength, full_turn                               (sinusoidal, xpos)
-//   pair, frequency, wavelength, scaled_frequency, scaled_wavelength, full_turn, scaled_full_turn
-//                                                                        (rope; frequency is the
-//                                                                        unscaled theta^(-2i/d_rot))
+// Table, one row per pair:
+//   sinusoidal, xpos (pairs, 4): pair, frequency, wavelength, full_turn
+//   rope (d_rot / 2, 7): pair, frequency, wavelength, scaled_frequency, scaled_wavelength,
+//                        full_turn, scaled_full_turn (frequency is the unscaled theta^(-2i/d_rot))
 // full_turn is 1 when the wavelength is at most L = max_len, else 0.
 #include <algorithm>
 #include <cmath>
@@ -94,9 +93,13 @@ Spectrum ComputeSpectrum(const ViewContext& c) {
 }
 
 // The sequence length L of the view: the table's rows.
-double Length(const ViewContext& c) { return static_cast<double>(c.params.pe.max_len); }
+double Length(const ViewContext& c) {
+  return static_cast<double>(c.params.pe.max_len);
+}
 
-bool FullTurn(double frequency, double length) { return kTwoPi / frequency <= length; }
+bool FullTurn(double frequency, double length) {
+  return kTwoPi / frequency <= length;
+}
 
 }  // namespace
 
@@ -105,7 +108,8 @@ Result<Figure> SpectrumFigure(const ViewContext& c) {
   const double length = Length(c);
   const auto n = static_cast<int64_t>(s.pairs.size());
   const Rgba8 grey{150, 150, 155, 255}, wave_color = SeriesRgba(5), freq_color = SeriesRgba(3),
-              ref_color{70, 70, 75, 255}, boundary_color{170, 170, 175, 255};
+                                        ref_color{70, 70, 75, 255},
+                                        boundary_color{170, 170, 175, 255};
   const Rgba8 category_colors[2] = {SeriesRgba(1) /* less than a turn */,
                                     SeriesRgba(2) /* a full turn */};
 
@@ -130,9 +134,9 @@ Result<Figure> SpectrumFigure(const ViewContext& c) {
 
   const std::string after = s.scaled ? " (scaled)" : "";
   // (Legend lines break after ", ": each piece stays short.)
-  f.legend.push_back({"wavelength \xce\xbb_i = 2\xcf\x80/\xcf\x89_i" + after +
-                          ", in positions, upper line",
-                      wave_color});
+  f.legend.push_back(
+      {"wavelength \xce\xbb_i = 2\xcf\x80/\xcf\x89_i" + after + ", in positions, upper line",
+       wave_color});
   f.legend.push_back({"frequency \xcf\x89_i" + after + ", in radians per position, lower line, " +
                           (s.scaled ? std::string(RopeScalingName(c.params.pe.rope().scaling)) +
                                           " scaling of " + s.formula
@@ -145,11 +149,11 @@ Result<Figure> SpectrumFigure(const ViewContext& c) {
                         grey});
   }
   const std::string of = " of " + std::to_string(n) + (n == 1 ? " pair" : " pairs");
-  f.legend.push_back({"a full turn within L (\xce\xbb_i \xe2\x89\xa4 L): " +
-                          std::to_string(full_count) + of,
-                      category_colors[1]});
-  f.legend.push_back({"less than one turn within L: " + std::to_string(n - full_count) + of,
-                      category_colors[0]});
+  f.legend.push_back(
+      {"a full turn within L (\xce\xbb_i \xe2\x89\xa4 L): " + std::to_string(full_count) + of,
+       category_colors[1]});
+  f.legend.push_back(
+      {"less than one turn within L: " + std::to_string(n - full_count) + of, category_colors[0]});
   const double log_l = std::log10(length), log_w = std::log10(kTwoPi / length);
   f.legend.push_back({"L = " + std::to_string(c.params.pe.max_len) +
                           " positions (--max-len), on the wavelength scale, "
@@ -171,8 +175,8 @@ Result<Figure> SpectrumFigure(const ViewContext& c) {
   f.series.push_back(HorizontalLine(log_l, x0, x1, ref_color));
   f.series.push_back(HorizontalLine(log_w, x0, x1, ref_color));
   if (prefix && full_count > 0 && full_count < n) {
-    f.series.push_back(VerticalLine(static_cast<double>(full_count) - 0.5, f.view.y0, f.view.y1,
-                                    boundary_color));
+    f.series.push_back(
+        VerticalLine(static_cast<double>(full_count) - 0.5, f.view.y0, f.view.y1, boundary_color));
   }
 
   const double dot = PairDotRadius(f, c.size, x0, x1);
@@ -233,7 +237,9 @@ Result<Figure> SpectrumFigure(const ViewContext& c) {
   return f;
 }
 
-Status CheckSpectrumTable(const ViewContext&) { return {}; }
+Status CheckSpectrumTable(const ViewContext&) {
+  return {};
+}
 
 Status WriteSpectrumView(std::ostream& out, TableFormat format, const ViewContext& c,
                          const Progress&) {
