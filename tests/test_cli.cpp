@@ -182,10 +182,10 @@ TEST_F(Cli, RopeViewsExportTablesAndFigures) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(ReadFile(Path("rot.svg")).find("<svg"), std::string::npos);
   // A figure of a view the scheme does not have: refused, nothing written.
-  r = RunCli("export --scheme sinusoidal --view rotation -o " + Path("x.png"));
+  r = RunCli("export --scheme learned --view rotation -o " + Path("x.png"));
   EXPECT_EQ(r.code, 2) << r.output;
-  EXPECT_NE(r.output.find("the rotation view needs a rotary scheme (rope); the sinusoidal "
-                          "scheme has no such view"),
+  EXPECT_NE(r.output.find("the rotation view needs sin/cos pairs that rotate (sinusoidal or "
+                          "rope); the learned scheme has no such view"),
             std::string::npos)
       << r.output;
   EXPECT_FALSE(Exists(Path("x.png")));
@@ -317,7 +317,16 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
        "--beta-fast: it applies to --rope-scaling yarn, not none"},
       {"--scheme rope --rope-scaling yarn --scaling-factor 0.5", 2,
        "--scaling-factor must be a finite number >= 1, got \"0.5\""},
-      {"--scheme learned --view rotation", 2, "the rotation view needs a rotary scheme (rope)"},
+      {"--scheme learned --view rotation", 2,
+       "the rotation view needs sin/cos pairs that rotate (sinusoidal or rope)"},
+      {"--scheme alibi --view spectrum", 2,
+       "the spectrum view needs a scheme made of frequencies (sinusoidal, rope or xpos); the "
+       "alibi scheme has no such view"},
+      {"--view rotation --rotation-offset 2147483648", 2,
+       "--rotation-offset must be an integer in [-2147483647, 2147483647], got \"2147483648\""},
+      {"--view rotation --rotation-offset 1.5", 2, "--rotation-offset must be an integer"},
+      {"--scheme rope --view rotation --rotation-offset 2", 2,
+       "--rotation-offset applies to the sinusoidal scheme, not to rope"},
       {"--scheme sinusoidal --view frequencies", 2,
        "the frequencies view needs a rotary scheme (rope); the sinusoidal scheme has no such view"},
       {"--scheme rope --view rotation --rotation-position 100", 2,

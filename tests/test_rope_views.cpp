@@ -1,14 +1,18 @@
-// The two RoPE views: the rotation table against R_p q worked out here from its formula, the
-// frequencies table against rope.h (and Llama 3's known split of 29 / 29 / 6 pairs), figures for
-// every scaling and pairing rendered to PNG and SVG, round circles, and the refusals for schemes
-// without rotation.
+// The rotation and frequencies views: the RoPE rotation table against R_p q worked out here from
+// its formula, the frequencies table against rope.h (and Llama 3's known split of 29 / 29 / 6
+// pairs), figures for every scaling and pairing rendered to PNG and SVG, round circles, the
+// refusals for schemes without rotation; and the sinusoidal rotation PE(p + K) = R(K) PE(p)
+// against the table itself and the closed form, with the matrix written out here for each wave
+// order, up to position 1e7, and the numbers its legend shows.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <sstream>
 
 #include "base/random.h"
+#include "model/param_fields.h"
 #include "encoding/rope.h"
 #include "test_support.h"
 #include "views/figure_budget.h"
@@ -266,6 +270,8 @@ TEST(RopeViews, RefusedForSchemesWithoutRotation) {
   for (const ModelParams* m : {&sinusoidal, &learned}) {
     const std::string scheme(SchemeName(m->pe.kind()));
     for (ViewKind view : {ViewKind::kRotation, ViewKind::kFrequencies}) {
+      // The sinusoidal pairs rotate too (their own rotation view, below).
+      if (view == ViewKind::kRotation && m == &sinusoidal) continue;
       const std::string name(ViewName(view));
       const Result<Figure> f = BuildViewFigure(view, *m, DefaultViews(*m), {}, FigureFormat::kPng);
       ASSERT_FALSE(f.ok());
@@ -276,6 +282,286 @@ TEST(RopeViews, RefusedForSchemesWithoutRotation) {
       EXPECT_NE(s.message().find("the " + name + " view"), std::string::npos) << s.message();
     }
   }
+}
+
+// ---- sinusoidal: PE(p + K) = R(K) PE(p) ---------------------------------------------------
+
+ModelParams SinusoidModel(int64_t d, PeVariant variant, WaveOrder order, double base) {
+  ModelParams m;
+  m.pe.d_model = d;
+  m.pe.max_len = 100;
+  SinusoidalParams s;
+  s.variant = variant;
+  s.order = order;
+  s.base = base;
+  m.pe.scheme = s;
+  return m;
+}
+
+// The frequency of pair i, written from the papers: base^(-2i/d) (paper, tf-text) or
+// base^(-i/(h-1)) (tensor2tensor's get_timing_signal_1d with min_timescale 1).
+double SinusoidFrequency(const ModelParams& m, int64_t i) {
+  const SinusoidalParams& s = m.pe.sinusoidal();
+  const auto d = static_cast<double>(m.pe.d_model);
+  if (s.variant == PeVariant::kT2t) {
+    const int64_t h = m.pe.d_model / 2;
+    const auto steps = static_cast<double>(std::max<int64_t>(h - 1, 1));
+    return std::pow(s.base, -static_cast<double>(i) / steps);
+  }
+  return std::pow(s.base, -2.0 * static_cast<double>(i) / d);
+}
+
+// The dims of pair i: interleaved (2i, 2i + 1) for the paper, halves (i, i + ceil(d/2)) for
+// tf-text (its ceil(d/2) sines first), (i, i + d/2) for t2t.
+std::pair<int64_t, int64_t> SinusoidDims(const ModelParams& m, int64_t i) {
+  const int64_t d = m.pe.d_model;
+  switch (m.pe.sinusoidal().variant) {
+    case PeVariant::kPaper:
+      return {2 * i, 2 * i + 1};
+    case PeVariant::kTfText:
+      return {i, i + (d + 1) / 2};
+    case PeVariant::kT2t:
+      return {i, i + d / 2};
+  }
+  return {0, 0};
+}
+
+// PE rows p and p + k of the table itself (FillBlock), for pair dims.
+std::vector<float> PeRow(const Encoding& e, int64_t position) {
+  std::vector<float> row(static_cast<size_t>(e.cols()));
+  e.FillBlock(position - e.first_position(), 1, 0, e.cols(), row.data());
+  return row;
+}
+
+TEST(SinusoidRotation, RTimesPeAtPIsPeAtPPlusKForEveryPair) {
+  // (amp sin, amp cos) at p, turned by [[c, s], [-s, c]] (sin first) or its transpose on
+  // (cos, sin) (cos first), is the pair at p + K: the angle-addition formulas.
+  // Tolerance: PE(p) is rounded to float32 (6e-8 per value), R mixes two of them, PE(p + K) is
+  // rounded again and the view's table stores float32: a few 1e-7.
+  constexpr double kTol = 3e-7;
+  constexpr double kUlp = 6e-8;  // one float32 step below 1
+  int checked = 0;
+  for (PeVariant v : {PeVariant::kPaper, PeVariant::kT2t, PeVariant::kTfText}) {
+    for (WaveOrder order : {WaveOrder::kSinFirst, WaveOrder::kCosFirst}) {
+      for (int64_t d : {128, 64, 33}) {
+        for (double base : {10000.0, 500.0}) {
+          for (int64_t first : {int64_t{0}, int64_t{10000000} - 50}) {
+            for (int64_t k : {int64_t{1}, int64_t{7}, int64_t{-3}, int64_t{1000}}) {
+              ModelParams m = SinusoidModel(d, v, order, base);
+              m.pe.offset = first;
+              m.rotation_offset = k;
+              const int64_t p = first == 0 ? 12 : 10000000;
+              ViewSelection sel;
+              sel.rotation_position = p;
+              // The table of the encoding covers p + K: a second encoding shifted to it.
+              ModelParams shifted = m;
+              shifted.pe.offset = p + k;
+              shifted.pe.max_len = 1;
+              const EncodingPtr e = MakeEncoding(m.pe).value();
+              const EncodingPtr e_k = MakeEncoding(shifted.pe).value();
+              const std::vector<float> at_p = PeRow(*e, p), at_pk = PeRow(*e_k, p + k);
+              const NpyArray a = Npy(ViewKind::kRotation, m, sel);
+              const int64_t pairs = d / 2;
+              ASSERT_EQ(a.shape, (std::vector<int64_t>{pairs, 11}));
+              const bool sin_first = order == WaveOrder::kSinFirst;
+              for (int64_t i = 0; i < pairs; ++i) {
+                const std::string what = std::string(VariantName(v)) + " " +
+                                         std::string(WaveOrderName(order)) +
+                                         " d=" + std::to_string(d) + " p=" + std::to_string(p) +
+                                         " K=" + std::to_string(k) + " pair " + std::to_string(i);
+                const auto [da, db] = SinusoidDims(m, i);
+                const double w = SinusoidFrequency(m, i);
+                const double c = std::cos(static_cast<double>(k) * w);
+                const double s = std::sin(static_cast<double>(k) * w);
+                const double xa = at_p[static_cast<size_t>(da)], xb = at_p[static_cast<size_t>(db)];
+                const double ra = sin_first ? c * xa + s * xb : c * xa - s * xb;
+                const double rb = sin_first ? -s * xa + c * xb : s * xa + c * xb;
+                // The property on the table itself.
+                EXPECT_NEAR(ra, at_pk[static_cast<size_t>(da)], kTol) << what;
+                EXPECT_NEAR(rb, at_pk[static_cast<size_t>(db)], kTol) << what;
+                // And the closed form at p + K.
+                const double angle = static_cast<double>(p + k) * w;
+                EXPECT_NEAR(ra, sin_first ? std::sin(angle) : std::cos(angle), kTol) << what;
+                EXPECT_NEAR(rb, sin_first ? std::cos(angle) : std::sin(angle), kTol) << what;
+                // The view's row says the same.
+                const float* row = a.data.data() + i * 11;
+                EXPECT_EQ(row[0], static_cast<float>(i)) << what;
+                EXPECT_EQ(row[1], static_cast<float>(da)) << what;
+                EXPECT_EQ(row[2], static_cast<float>(db)) << what;
+                EXPECT_FLOAT_EQ(row[3], static_cast<float>(w)) << what;
+                EXPECT_FLOAT_EQ(row[4], static_cast<float>(static_cast<double>(k) * w)) << what;
+                // The view rounds the exact double value once (WaveValue); the table's fast fill
+                // may land one float32 step away at large positions (encoding.h).
+                EXPECT_NEAR(row[5], xa, kUlp) << what;
+                EXPECT_NEAR(row[6], xb, kUlp) << what;
+                EXPECT_NEAR(row[7], ra, kTol) << what;
+                EXPECT_NEAR(row[8], rb, kTol) << what;
+                EXPECT_NEAR(row[9], at_pk[static_cast<size_t>(da)], kUlp) << what;
+                EXPECT_NEAR(row[10], at_pk[static_cast<size_t>(db)], kUlp) << what;
+                ++checked;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 10000);
+}
+
+TEST(SinusoidRotation, OutputScaleKeepsTheRotation) {
+  // x-transformers' d^-0.5 scale: the pair is on a circle of that radius; R(K) is the same.
+  ModelParams m = SinusoidModel(16, PeVariant::kPaper, WaveOrder::kSinFirst, 10000.0);
+  m.pe.sinusoidal().output_scale = -0.25;
+  m.rotation_offset = 5;
+  const NpyArray a = Npy(ViewKind::kRotation, m);
+  ASSERT_EQ(a.shape, (std::vector<int64_t>{8, 11}));
+  for (int64_t i = 0; i < 8; ++i) {
+    const float* row = a.data.data() + i * 11;
+    EXPECT_NEAR(std::hypot(row[5], row[6]), 0.25, 1e-7);
+    EXPECT_NEAR(row[7], row[9], 1e-7) << i;
+    EXPECT_NEAR(row[8], row[10], 1e-7) << i;
+    const double angle = 15.0 * std::pow(10000.0, -2.0 * static_cast<double>(i) / 16.0);
+    EXPECT_NEAR(row[9], -0.25 * std::sin(angle), 1e-7) << i;
+  }
+}
+
+TEST(SinusoidRotation, CsvHeaderAndPairsWithoutPartner) {
+  // Odd d: the paper's and tf-text's last sine and t2t's zero column have no partner.
+  for (PeVariant v : {PeVariant::kPaper, PeVariant::kT2t, PeVariant::kTfText}) {
+    const ModelParams m = SinusoidModel(9, v, WaveOrder::kSinFirst, 10000.0);
+    const auto rows = ParseCsv(Table(ViewKind::kRotation, m, {}, TableFormat::kCsv));
+    ASSERT_EQ(rows.size(), 5u) << VariantName(v);
+    EXPECT_EQ(rows[0], (std::vector<std::string>{"pair", "dim_a", "dim_b", "frequency", "angle",
+                                                 "pe_a", "pe_b", "r_a", "r_b", "pe_k_a",
+                                                 "pe_k_b"}));
+    EXPECT_EQ(rows[4][0], "3");
+  }
+}
+
+TEST(SinusoidRotation, LegendShowsTheMatrixAndTheNumbers) {
+  for (WaveOrder order : {WaveOrder::kSinFirst, WaveOrder::kCosFirst}) {
+    ModelParams m = SinusoidModel(128, PeVariant::kT2t, order, 10000.0);
+    m.rotation_offset = 7;
+    ViewSelection sel = DefaultViews(m);
+    sel.rotation_position = 40;
+    const Result<Figure> f = BuildViewFigure(ViewKind::kRotation, m, sel, {}, FigureFormat::kPng);
+    ASSERT_TRUE(f.ok()) << f.message();
+    std::string legend;
+    for (const FigureLegendItem& it : f.value().legend) legend += it.label + "\n";
+    const bool sin_first = order == WaveOrder::kSinFirst;
+    EXPECT_NE(legend.find(sin_first ? "R(K) = [cos K\xcf\x89  sin K\xcf\x89; \xe2\x88\x92sin "
+                                      "K\xcf\x89  cos K\xcf\x89], turning clockwise"
+                                    : "R(K) = [cos K\xcf\x89  \xe2\x88\x92sin K\xcf\x89; sin "
+                                      "K\xcf\x89  cos K\xcf\x89], turning counter-clockwise"),
+              std::string::npos)
+        << legend;
+    // The shown pairs (0 and 63 among them): R's entries and PE(p), PE(p + K) as %.4g of the
+    // values worked out here.
+    const EncodingPtr e = MakeEncoding(m.pe).value();
+    for (int64_t i : {int64_t{0}, int64_t{13}, int64_t{63}}) {
+      const double w = SinusoidFrequency(m, i);
+      const double c = std::cos(7 * w), s = std::sin(7 * w);
+      auto g = [](double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.4g", v);
+        return std::string(buf);
+      };
+      const double s01 = sin_first ? s : -s;
+      const std::string matrix =
+          "R = [" + g(c) + " " + g(s01) + "; " + g(-s01) + " " + g(c) + "]";
+      const double a0 = static_cast<double>(40) * w, a1 = static_cast<double>(47) * w;
+      const float pa = static_cast<float>(sin_first ? std::sin(a0) : std::cos(a0));
+      const float pb = static_cast<float>(sin_first ? std::cos(a0) : std::sin(a0));
+      const float qa = static_cast<float>(sin_first ? std::sin(a1) : std::cos(a1));
+      const float qb = static_cast<float>(sin_first ? std::cos(a1) : std::sin(a1));
+      const std::string numbers = "(" + g(pa) + " " + g(pb) + ") \xe2\x86\x92 (" + g(qa) + " " +
+                                  g(qb) + ")";
+      const std::string head = "pair " + std::to_string(i) + " dims (" + std::to_string(i) +
+                               ", " + std::to_string(i + 64) + "): \xcf\x89=" + g(w) +
+                               ", K\xcf\x89=" + g(7 * w) + " rad";
+      EXPECT_NE(legend.find(head + " = "), std::string::npos) << head << "\n" << legend;
+      EXPECT_NE(legend.find(matrix), std::string::npos) << matrix << "\n" << legend;
+      EXPECT_NE(legend.find(numbers), std::string::npos) << numbers << "\n" << legend;
+    }
+  }
+}
+
+TEST(SinusoidRotation, ArrowsEndAtPeOfPAndPPlusK) {
+  // Each panel's grey arrow ends at PE(p) / |amp| and its coloured arrow at PE(p + K) / |amp|
+  // (the second point of each five-point arrow), about the panel's centre.
+  ModelParams m = SinusoidModel(8, PeVariant::kPaper, WaveOrder::kSinFirst, 10000.0);
+  m.rotation_offset = 3;
+  ViewSelection sel = DefaultViews(m);
+  sel.rotation_position = 5;
+  const Result<Figure> f = BuildViewFigure(ViewKind::kRotation, m, sel, {}, FigureFormat::kSvg);
+  ASSERT_TRUE(f.ok()) << f.message();
+  std::vector<const FigureSeries*> arrows;
+  for (const FigureSeries& s : f.value().series) {
+    if (s.xs.size() == 5) arrows.push_back(&s);
+  }
+  ASSERT_EQ(arrows.size(), 8u);  // 4 pairs, two arrows each
+  for (int64_t i = 0; i < 4; ++i) {
+    const double w = std::pow(10000.0, -2.0 * static_cast<double>(i) / 8.0);
+    const FigureSeries& grey = *arrows[static_cast<size_t>(2 * i)];
+    const FigureSeries& turned = *arrows[static_cast<size_t>(2 * i + 1)];
+    EXPECT_NEAR(grey.xs[1] - grey.xs[0], std::sin(5 * w), 1e-7) << i;
+    EXPECT_NEAR(grey.ys[1] - grey.ys[0], std::cos(5 * w), 1e-7) << i;
+    EXPECT_NEAR(turned.xs[1] - turned.xs[0], std::sin(8 * w), 1e-7) << i;
+    EXPECT_NEAR(turned.ys[1] - turned.ys[0], std::cos(8 * w), 1e-7) << i;
+  }
+}
+
+TEST(SinusoidRotation, OffsetFieldRecordedAndChecked) {
+  ModelParams m;
+  const ParamField* field = FindParamField("--rotation-offset");
+  ASSERT_NE(field, nullptr);
+  EXPECT_EQ(field->key, "rotation_offset");
+  ASSERT_TRUE(field->set(m, "-25").ok());
+  EXPECT_EQ(m.rotation_offset, -25);
+  const Status bad = field->set(m, "2147483648");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("[-2147483647, 2147483647]"), std::string::npos) << bad.message();
+  // Before --dims in the table, recorded in a sinusoidal figure's metadata.
+  const auto fields = ParamFields();
+  size_t at_offset = 0, at_dims = 0;
+  for (size_t k = 0; k < fields.size(); ++k) {
+    if (fields[k].key == "rotation_offset") at_offset = k;
+    if (fields[k].key == "dims") at_dims = k;
+  }
+  EXPECT_EQ(at_offset + 1, at_dims);
+  const Result<Figure> f =
+      BuildViewFigure(ViewKind::kRotation, m, DefaultViews(m), {}, FigureFormat::kPng);
+  ASSERT_TRUE(f.ok()) << f.message();
+  bool recorded = false;
+  for (const auto& [key, value] : f.value().metadata) {
+    recorded |= key == "rotation_offset" && value == "-25";
+  }
+  EXPECT_TRUE(recorded);
+}
+
+TEST(SinusoidRotation, FiguresRenderForEveryLayout) {
+  for (PeVariant v : {PeVariant::kPaper, PeVariant::kT2t, PeVariant::kTfText}) {
+    for (WaveOrder order : {WaveOrder::kSinFirst, WaveOrder::kCosFirst}) {
+      const ModelParams m = SinusoidModel(64, v, order, 10000.0);
+      for (FigureFormat format : {FigureFormat::kPng, FigureFormat::kSvg, FigureFormat::kPdf}) {
+        const Result<Figure> f =
+            BuildViewFigure(ViewKind::kRotation, m, DefaultViews(m), {}, format);
+        ASSERT_TRUE(f.ok()) << f.message();
+        std::ostringstream out;
+        EXPECT_TRUE(RenderFigure(f.value(), format, {}, out).ok());
+        EXPECT_GT(out.str().size(), 1000u);
+        EXPECT_LT(EstimateFigureBytes(ViewKind::kRotation, m, DefaultViews(m), {}, format),
+                  64u << 20);
+      }
+    }
+  }
+  // d = 1 has no pair: a message, not a crash.
+  ModelParams one = SinusoidModel(1, PeVariant::kPaper, WaveOrder::kSinFirst, 10000.0);
+  const Result<Figure> f =
+      BuildViewFigure(ViewKind::kRotation, one, DefaultViews(one), {}, FigureFormat::kPng);
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.message().find("d_model 1"), std::string::npos) << f.message();
 }
 
 }  // namespace

@@ -176,8 +176,9 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
                   "Token N (0-based) or all: the sum view's token; outlined in heatmap and curves");
   exp->add_flag("--no-markers", er.no_markers, "No dots at integer positions on the curves");
   exp->add_option("--rotation-position", er.rotation_position,
-                  "Position P of the rotation view (rope): the query is turned by R_P; a whole "
-                  "position of the table (default: the first + 10, or the last)");
+                  "Position P of the rotation view: rope turns the query by R_P, sinusoidal turns "
+                  "PE(P) by R(K) to PE(P + K) (--rotation-offset K); a whole position of the "
+                  "table (default: the first + 10, or the last)");
   // Flags that only change a drawn figure; a .csv/.npy table would silently ignore them.
   const char* const kFigureFlags[] = {"--width",     "--height", "--scale",     "--title",
                                       "--dim-range", "--token",  "--no-markers"};

@@ -43,6 +43,17 @@ void RotationControls(AppState& state, const Encoding& e) {
     Edit(state, [playing](AppState& st) { st.rotation.playing = playing; });
   }
   ItemTooltip("Advance the position every frame: each pair turns at its own speed.");
+  if (e.scheme() == Scheme::kSinusoidal) {
+    // The offset K of PE(p + K) = R(K) PE(p), through the parameter table.
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
+    int64_t typed = 0;
+    if (NumberField(state, "K", state.params.rotation_offset, &typed,
+                    "The offset K: each pair of PE(p) turns by K times its frequency to "
+                    "PE(p + K) (a whole number, negative goes back).")) {
+      EditField(state, "K", "--rotation-offset", std::to_string(typed));
+    }
+  }
   ImGui::SameLine();
   ImGui::SetNextItemWidth(-1);
   const ImGuiSliderFlags flags = ImGuiSliderFlags_AlwaysClamp |
@@ -52,7 +63,9 @@ void RotationControls(AppState& state, const Encoding& e) {
                           flags)) {
     Edit(state, [p](AppState& st) { st.rotation.position = p; });
   }
-  ItemTooltip("The position p whose rotation R_p turns the query (Ctrl+click to type).");
+  ItemTooltip(e.scheme() == Scheme::kSinusoidal
+                  ? "The position p of PE(p), turned by R(K) to PE(p + K) (Ctrl+click to type)."
+                  : "The position p whose rotation R_p turns the query (Ctrl+click to type).");
   if (state.rotation.playing) {
     // About ten seconds from the first to the last position at 60 frames a second, at least
     // one position a frame.

@@ -23,7 +23,7 @@ const PanelEntry kPanels[] = {
   {kind, id, title, true, [](AppState& s, const Derived& d, UiCaches& c, UiServices& sv) {  \
      DrawFigurePanel(s, d, kind, c.figure_panels[kind], sv, c.drawn);                      \
    }}
-    PE_FIGURE_PANEL(ViewKind::kRotation, "rotation", "Rotation: a query turned by R_p, pair by pair"),
+    PE_FIGURE_PANEL(ViewKind::kRotation, "rotation", "Rotation: pairs turned by R_p or R(K)"),
     PE_FIGURE_PANEL(ViewKind::kFrequencies, "frequencies", "Frequencies per pair: original vs scaled"),
     PE_FIGURE_PANEL(ViewKind::kBias, "bias", "Attention bias: query by key"),
     PE_FIGURE_PANEL(ViewKind::kBuckets, "buckets", "T5 buckets"),

@@ -38,6 +38,11 @@ struct ModelParams {
   bool causal_mask = false;  // the attention-score view hides keys after the query
   std::string compare;       // schemes the score and decay views put beside this one, "a,b"
   int64_t query = -1;        // the attention view's query position; -1: the view's default
+  // The rotation view's offset K for the sinusoidal scheme: PE(p + K) = R(K) PE(p). It lives
+  // here, not in ViewSelection beside rotation_position, because it is a parameter of what the
+  // figure shows (recorded in its metadata and in sessions, set by the field table like every
+  // flag), while p is where the view stands, moved by the slider and the play switch.
+  int64_t rotation_offset = 1;
   std::string versus;        // the compare view's second configuration: "key=value,..."
   CompareOf compare_of = CompareOf::kScore;
   SimilarityMeasure measure = SimilarityMeasure::kDot;

@@ -381,6 +381,16 @@ const ParamField kFields[] = {
        return SetChoice("--xpos-positions", text, &ParseXposPositions, "absolute or centred",
                         m.pe.xpos().positions);
      })},
+    // ---- the rotation view
+    {"rotation_offset", "--rotation-offset", "INT",
+     "Offset K of the rotation view (sinusoidal): each sin/cos pair of PE(p) is turned by K "
+     "times its frequency to PE(p + K); any whole K in [-2147483647, 2147483647] (default 1)",
+     SchemeBit(Scheme::kSinusoidal), nullptr, GET(std::to_string(m.rotation_offset)), SET({
+       Result<int64_t> v = ParseInteger("--rotation-offset", text, -kMaxPosition, kMaxPosition);
+       if (!v.ok()) return v.error();
+       m.rotation_offset = v.value();
+       return {};
+     })},
     // ---- the model input
     {"dims", "--dims", "LIST", "Columns for the curves, e.g. 4,5,6,7 or 0-3", kAllSchemes,
      nullptr,

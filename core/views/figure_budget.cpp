@@ -47,10 +47,11 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
       break;
     }
     case ViewKind::kRotation: {
-      // As RotationFigure: at most 8 panels of a circle and an arc (181 vertices each at most),
-      // two arrows (5 each) and a dot, about 380 line points a panel; the table of every pair
-      // (d_rot / 2 rows of 8 doubles) is built alongside.
-      bytes += kFigureBytesPerCurveSample * 8 * 380 + 64 * d;
+      // As RotationFigure: at most 8 panels (RoPE; 6 for the sinusoidal pairs) of a circle and
+      // an arc (181 vertices each at most), two arrows (5 each) and a dot, about 380 line points
+      // a panel; the table of every pair (d / 2 rows of at most 13 doubles, RoPE's 8 or the
+      // sinusoidal 13) is built alongside.
+      bytes += kFigureBytesPerCurveSample * 8 * 380 + 104 * d;
       break;
     }
     case ViewKind::kFrequencies: {
@@ -106,6 +107,15 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
       bytes += kFigureBytesPerCurveSample * (samples + width_px + 4 * samples);
       break;
     }
+    case ViewKind::kSpectrum: {
+      // As SpectrumFigure: four lines over the at most d / 2 + 1 pairs (the wavelength and the
+      // frequency, before and after RoPE's scaling), then a dot per pair on each or (pairs too
+      // dense for dots) the category runs over the two lines, a few two-point reference lines,
+      // and the pairs' frequencies (24 bytes each).
+      const uint64_t pairs = d / 2 + 1;
+      bytes += kFigureBytesPerCurveSample * (8 * pairs + 16) + 24 * pairs;
+      break;
+    }
     case ViewKind::kAttention:
     case ViewKind::kCompare:
     case ViewKind::kPrecision: {
@@ -123,7 +133,6 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
                8 * 2 * sizeof(int64_t) * w + 2 * 4 * 8 * sizeof(float) * w;
       break;
     }
-    case ViewKind::kSpectrum:
     case ViewKind::kWalkthrough: {
       // Until their own estimates: an image at screen resolution and a few curves.
       const auto w = std::min<uint64_t>(width_px, 4096), h = std::min<uint64_t>(height_px, 4096);

@@ -108,7 +108,9 @@ std::string DefaultTitle(ViewKind view, const ModelParams& m, const Encoding& e)
         << " + positional vector (d_model = " << m.pe.d_model << ")";
       break;
     case ViewKind::kRotation:
-      t << "A query rotated by position (" << e.Title() << ")";
+      t << (e.scheme() == Scheme::kSinusoidal ? "PE(p + K) = R(K) PE(p), pair by pair ("
+                                              : "A query rotated by position (")
+        << e.Title() << ")";
       break;
     case ViewKind::kFrequencies:
       t << "Rotation frequency per pair (" << e.Title() << ")";

@@ -14,6 +14,7 @@
 
 #include "io/file_writers.h"
 #include "views/figure_export.h"
+#include "views/pair_plot.h"
 #include "views/rope_views.h"
 #include "views/view_builders.h"
 
@@ -42,16 +43,6 @@ Rgba8 TreatmentColor(PairTreatment t) {
 }
 
 double LogWavelength(double theta) { return std::log10(kTwoPi / theta); }
-
-// A labelled horizontal reference line across the pairs, as a two-point series.
-FigureSeries HLine(double y, double x0, double x1, Rgba8 color) {
-  FigureSeries s;
-  s.color = color;
-  s.line_width = 1.2;
-  s.xs = {x0, x1};
-  s.ys = {y, y};
-  return s;
-}
 
 }  // namespace
 
@@ -147,23 +138,18 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
   const double pad = std::max(0.05, (hi - lo) * 0.06);
   f.view = {x0, x1, lo - pad, hi + pad};
 
-  for (const Ref& r : refs) f.series.push_back(HLine(std::log10(r.length), x0, x1, r.color));
+  for (const Ref& r : refs) {
+    f.series.push_back(HorizontalLine(std::log10(r.length), x0, x1, r.color));
+  }
   if (rope.scaling == RopeScaling::kYarn) {
     for (double x : {freqs.yarn_low, freqs.yarn_high}) {
-      FigureSeries v;
-      v.color = yarn_color;
-      v.line_width = 1.2;
-      v.xs = {x, x};
-      v.ys = {f.view.y0, f.view.y1};
-      f.series.push_back(std::move(v));
+      f.series.push_back(VerticalLine(x, f.view.y0, f.view.y1, yarn_color));
     }
   }
 
   // Dots as large as the pairs' spacing allows (a 32768-pair head gets a plain line).
-  // (Marker radii are in layout units, as the plot box.)
-  const double units_per_pair = FigurePlotBox(f, c.size).w / (x1 - x0);
-  const double dot = std::min(2.8, units_per_pair * 0.35);
-  const bool dots = dot >= 0.9;
+  const double dot = PairDotRadius(f, c.size, x0, x1);
+  const bool dots = dot > 0;
   FigureSeries original, line;
   original.color = grey;
   original.line_width = 1.4;
@@ -198,30 +184,13 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
   // the line.
   f.series.push_back(line);
   if (scaled && !dots) {
-    size_t start = 0;
-    while (start < freqs.pairs.size()) {
-      size_t end = start;
-      while (end + 1 < freqs.pairs.size() &&
-             freqs.pairs[end + 1].treatment == freqs.pairs[start].treatment) {
-        ++end;
-      }
-      FigureSeries run;
-      run.color = TreatmentColor(freqs.pairs[start].treatment);
-      run.line_width = 3.0;
-      const size_t stop = std::min(end + 1, freqs.pairs.size() - 1);
-      run.xs.assign(line.xs.begin() + static_cast<ptrdiff_t>(start),
-                    line.xs.begin() + static_cast<ptrdiff_t>(stop) + 1);
-      run.ys.assign(line.ys.begin() + static_cast<ptrdiff_t>(start),
-                    line.ys.begin() + static_cast<ptrdiff_t>(stop) + 1);
-      if (run.xs.size() == 1) {  // a lone last pair: a dot
-        run.marker_xs = run.xs;
-        run.marker_ys = run.ys;
-        run.marker_radius = 2.0;
-        run.xs.clear();
-        run.ys.clear();
-      }
+    std::vector<int> treatments;
+    for (const RopePair& p : freqs.pairs) treatments.push_back(static_cast<int>(p.treatment));
+    const Rgba8 colors[3] = {TreatmentColor(PairTreatment::kKept),
+                             TreatmentColor(PairTreatment::kInterpolated),
+                             TreatmentColor(PairTreatment::kBlended)};
+    for (FigureSeries& run : CategoryRuns(line.xs, line.ys, treatments, colors, 3.0)) {
       f.series.push_back(std::move(run));
-      start = end + 1;
     }
   }
   if (scaled) {

@@ -1,4 +1,6 @@
-// The rotation view: a query's pairs as 2-D arrows, turned by R_p for the chosen position.
+// The rotation view: pairs as 2-D arrows on circles, turned by a rotation. For RoPE a query's
+// pairs turned by R_p for the chosen position; for the sinusoidal scheme PE(p)'s sin/cos pairs
+// turned by R(K) to PE(p + K) (rope_views.h has the matrix for each wave order).
 //
 // RoPE (Su et al. 2021, section 3.4) turns pair i of a query, the dims (a, b) of the pairing, by
 // the angle p * theta_i, and HF's cos and sin tables carry YaRN's attention factor s:
@@ -84,6 +86,48 @@ std::vector<int64_t> ShownRotationPairs(int64_t half, int64_t max_shown) {
   return out;
 }
 
+std::vector<SinusoidRotationRow> SinusoidRotationRows(const Encoding& encoding, int64_t p,
+                                                      int64_t k) {
+  // The sine and cosine column of each pair, from the encoding's waves (any layout and order).
+  struct Columns {
+    const WaveColumn* sin = nullptr;
+    const WaveColumn* cos = nullptr;
+  };
+  const std::span<const WaveColumn> waves = encoding.waves();
+  std::vector<Columns> by_pair;
+  for (const WaveColumn& w : waves) {
+    if (w.wave != Wave::kSin && w.wave != Wave::kCos) continue;
+    const auto i = static_cast<size_t>(w.pair);
+    if (by_pair.size() <= i) by_pair.resize(i + 1);
+    (w.wave == Wave::kSin ? by_pair[i].sin : by_pair[i].cos) = &w;
+  }
+  std::vector<SinusoidRotationRow> rows;
+  for (const Columns& pc : by_pair) {
+    if (pc.sin == nullptr || pc.cos == nullptr) continue;
+    const bool sin_first = pc.sin->dim < pc.cos->dim;
+    const WaveColumn& a = sin_first ? *pc.sin : *pc.cos;
+    const WaveColumn& b = sin_first ? *pc.cos : *pc.sin;
+    SinusoidRotationRow r;
+    r.pair = a.pair;
+    r.dims = {a.dim, b.dim};
+    r.sin_first = sin_first;
+    r.frequency = a.frequency;
+    r.angle = static_cast<double>(k) * a.frequency;
+    r.c = std::cos(r.angle);
+    r.s = std::sin(r.angle);
+    r.pe_a = WaveValue(a, p);
+    r.pe_b = WaveValue(b, p);
+    // [[c, s], [-s, c]] on (sin, cos); [[c, -s], [s, c]] on (cos, sin).
+    const double s = sin_first ? r.s : -r.s;
+    r.r_a = r.c * r.pe_a + s * r.pe_b;
+    r.r_b = -s * r.pe_a + r.c * r.pe_b;
+    r.pe_k_a = WaveValue(a, p + k);
+    r.pe_k_b = WaveValue(b, p + k);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
 namespace {
 
 constexpr double kTwoPi = 2.0 * std::numbers::pi;
@@ -158,9 +202,26 @@ Grid BestGrid(int n, double cell, const PlotBox& box) {
   return best;
 }
 
-}  // namespace
+// Lays `n` panels of `cell` units out in `f`'s plot area at `size`, the grid that gives the
+// largest panels, and sets `f.view` so one unit of x and one of y take the same length. The
+// plot area depends a little on the view (the width of the y tick labels), so the fit is done
+// a few times. Panel k's centre is ((k % cols) cell, -(k / cols) cell).
+Grid FitGrid(Figure& f, const FigureSize& size, int n, double cell) {
+  f.equal_aspect = true;
+  f.view = {-cell / 2, cell / 2, -cell / 2, cell / 2};
+  Grid grid;
+  for (int pass = 0; pass < 3; ++pass) {
+    const PlotBox box = FigurePlotBox(f, size);
+    grid = BestGrid(n, cell, box);
+    const double unit = std::min(box.w / (grid.cols * cell), box.h / (grid.rows * cell));
+    const double cx = (grid.cols - 1) * cell / 2, cy = -(grid.rows - 1) * cell / 2;
+    const double half_w = box.w / unit / 2, half_h = box.h / unit / 2;
+    f.view = {cx - half_w, cx + half_w, cy - half_h, cy + half_h};
+  }
+  return grid;
+}
 
-Result<Figure> RotationFigure(const ViewContext& c) {
+Result<Figure> RopeRotationFigure(const ViewContext& c) {
   const EncodingParams& params = c.params.pe;
   Result<int64_t> position = RotationPosition(c.sel, params);
   if (!position.ok()) return position.error();
@@ -212,22 +273,11 @@ Result<Figure> RotationFigure(const ViewContext& c) {
   }
 
   // The layout: cells of 2R + 1 units, R the longer arrow; the grid and the view fitted to the
-  // plot area with equal units on x and y. The plot area depends a little on the view (the
-  // width of the y tick labels), so the fit is done twice.
+  // plot area with equal units on x and y.
   const double radius = std::max(1.0, s);
   const double cell = 2.0 * radius + 1.0;
   const int n = static_cast<int>(shown.size());
-  f.equal_aspect = true;
-  f.view = {-cell / 2, cell / 2, -cell / 2, cell / 2};
-  Grid grid;
-  for (int pass = 0; pass < 3; ++pass) {
-    const PlotBox box = FigurePlotBox(f, c.size);
-    grid = BestGrid(n, cell, box);
-    const double unit = std::min(box.w / (grid.cols * cell), box.h / (grid.rows * cell));
-    const double cx = (grid.cols - 1) * cell / 2, cy = -(grid.rows - 1) * cell / 2;
-    const double half_w = box.w / unit / 2, half_h = box.h / unit / 2;
-    f.view = {cx - half_w, cx + half_w, cy - half_h, cy + half_h};
-  }
+  const Grid grid = FitGrid(f, c.size, n, cell);
 
   const double head = 0.14 * radius;
   for (int k = 0; k < n; ++k) {
@@ -262,6 +312,94 @@ Result<Figure> RotationFigure(const ViewContext& c) {
   return f;
 }
 
+Result<Figure> SinusoidRotationFigure(const ViewContext& c) {
+  const EncodingParams& params = c.params.pe;
+  Result<int64_t> position = RotationPosition(c.sel, params);
+  if (!position.ok()) return position.error();
+  const int64_t p = position.value();
+  const int64_t k = c.params.rotation_offset;
+  const SinusoidalParams& sp = params.sinusoidal();
+  const std::vector<SinusoidRotationRow> rows = SinusoidRotationRows(*c.encoding, p, k);
+  if (rows.empty()) {
+    return InvalidArgument(
+        "the rotation view needs a sine and a cosine of one frequency; d_model " +
+        std::to_string(params.d_model) + " has none (use d_model >= 2)");
+  }
+  const std::vector<int64_t> shown = ShownRotationPairs(static_cast<int64_t>(rows.size()), 6);
+  const bool sin_first = rows.front().sin_first;
+  const std::string ks = std::to_string(k), ps = std::to_string(p);
+
+  Figure f;
+  f.title = "PE(p + K) = R(K) PE(p) per sin/cos pair, p = " + ps + ", K = " + ks + " (" +
+            std::string(VariantName(sp.variant)) + (sin_first ? "" : " cos-first") +
+            ", d_model " + std::to_string(params.d_model) + ", base " +
+            Fmt("%.10g", sp.base) + ")";
+  f.x = {"each panel: one pair, dim_a across, dim_b up (circle of radius |amplitude|)", false,
+         false, true};
+  f.y = {"", false, false, true};
+  const Rgba8 grey{150, 150, 155, 255}, note{255, 255, 255, 0};
+  // The matrix for this wave order (rope_views.h), as the numbers below use it. (Legend lines
+  // break after ", ": each piece stays narrower than the legend.)
+  f.legend.push_back(
+      {sin_first ? "(dim_a, dim_b) = (sin p\xcf\x89, cos p\xcf\x89), R(K) = [cos K\xcf\x89  "
+                   "sin K\xcf\x89; \xe2\x88\x92sin K\xcf\x89  cos K\xcf\x89], turning clockwise"
+                 : "(dim_a, dim_b) = (cos p\xcf\x89, sin p\xcf\x89), R(K) = [cos K\xcf\x89  "
+                   "\xe2\x88\x92sin K\xcf\x89; sin K\xcf\x89  cos K\xcf\x89], turning "
+                   "counter-clockwise",
+       note});
+  f.legend.push_back({"grey: PE(p), p = " + ps + ", coloured: PE(p + K), p + K = " +
+                          std::to_string(p + k) + ", arc: the turn K\xcf\x89",
+                      grey});
+  for (size_t j = 0; j < shown.size(); ++j) {
+    const SinusoidRotationRow& r = rows[static_cast<size_t>(shown[j])];
+    // R(K) row-major: [c s; -s c] or [c -s; s c].
+    const double s01 = r.sin_first ? r.s : -r.s;
+    const std::string label =
+        "pair " + std::to_string(r.pair) + " dims (" + std::to_string(r.dims.a) + ", " +
+        std::to_string(r.dims.b) + "): \xcf\x89=" + Fmt("%.4g", r.frequency) +
+        ", K\xcf\x89=" + Fmt("%.4g", r.angle) + " rad = " + Turns(r.angle) + ", R = [" +
+        Fmt("%.4g", r.c) + " " + Fmt("%.4g", s01) + "; " + Fmt("%.4g", -s01) + " " +
+        Fmt("%.4g", r.c) + "], (" + Fmt("%.4g", r.pe_a) + " " + Fmt("%.4g", r.pe_b) +
+        ") \xe2\x86\x92 (" + Fmt("%.4g", r.pe_k_a) + " " + Fmt("%.4g", r.pe_k_b) + ")";
+    f.legend.push_back({label, PairColor(j)});
+  }
+
+  // Panels of 2 + 1 units: the circle has radius 1 in units of |amplitude|.
+  const double cell = 3.0;
+  const int n = static_cast<int>(shown.size());
+  const Grid grid = FitGrid(f, c.size, n, cell);
+  const double amp = std::abs(sp.output_scale);
+  const double head = 0.14;
+  for (int j = 0; j < n; ++j) {
+    const SinusoidRotationRow& r = rows[static_cast<size_t>(shown[static_cast<size_t>(j)])];
+    const double cx = (j % grid.cols) * cell, cy = -(j / grid.cols) * cell;
+    const Rgba8 color = PairColor(static_cast<size_t>(j));
+    f.series.push_back(Arc(cx, cy, 1.0, 0.0, kTwoPi, {205, 205, 210, 255}, 0.8));
+    // The point's angle in the panel turns by -K w (sin first) or +K w (cos first).
+    const double a0 = std::atan2(r.pe_b, r.pe_a);
+    const double turn = r.sin_first ? -r.angle : r.angle;
+    Rgba8 faint = color;
+    faint.a = 170;
+    if (std::abs(turn) >= kTwoPi) {
+      f.series.push_back(Arc(cx, cy, 1.0, 0.0, kTwoPi, faint, 1.0));
+    } else if (turn != 0) {
+      f.series.push_back(Arc(cx, cy, 1.0, a0, a0 + turn, faint, 1.0));
+    }
+    f.series.push_back(
+        Arrow(cx, cy, cx + r.pe_a / amp, cy + r.pe_b / amp, head, grey, 1.6));
+    f.series.push_back(
+        Arrow(cx, cy, cx + r.pe_k_a / amp, cy + r.pe_k_b / amp, head, color, 2.2));
+  }
+  return f;
+}
+
+}  // namespace
+
+Result<Figure> RotationFigure(const ViewContext& c) {
+  if (c.params.pe.kind() == Scheme::kSinusoidal) return SinusoidRotationFigure(c);
+  return RopeRotationFigure(c);
+}
+
 Status CheckRotationTable(const ViewContext& c) {
   return RotationPosition(c.sel, c.params.pe).status();
 }
@@ -271,6 +409,33 @@ Status WriteRotationView(std::ostream& out, TableFormat format, const ViewContex
   const EncodingParams& params = c.params.pe;
   Result<int64_t> p = RotationPosition(c.sel, params);
   if (!p.ok()) return p.error();
+  if (params.kind() == Scheme::kSinusoidal) {
+    const std::vector<SinusoidRotationRow> rows =
+        SinusoidRotationRows(*c.encoding, p.value(), c.params.rotation_offset);
+    if (format == TableFormat::kNpy) {
+      const int64_t shape[] = {static_cast<int64_t>(rows.size()), 11};
+      out << NpyHeader(shape);
+    } else {
+      out << "pair,dim_a,dim_b,frequency,angle,pe_a,pe_b,r_a,r_b,pe_k_a,pe_k_b\n";
+    }
+    for (const SinusoidRotationRow& r : rows) {
+      const float v[11] = {static_cast<float>(r.pair),   static_cast<float>(r.dims.a),
+                           static_cast<float>(r.dims.b), static_cast<float>(r.frequency),
+                           static_cast<float>(r.angle),  static_cast<float>(r.pe_a),
+                           static_cast<float>(r.pe_b),   static_cast<float>(r.r_a),
+                           static_cast<float>(r.r_b),    static_cast<float>(r.pe_k_a),
+                           static_cast<float>(r.pe_k_b)};
+      if (format == TableFormat::kNpy) {
+        WriteFloatsLE(out, v, 11);
+      } else {
+        out << r.pair << ',' << r.dims.a << ',' << r.dims.b;
+        for (int j = 3; j < 11; ++j) out << ',' << FormatFloat(v[j]);
+        out << '\n';
+      }
+    }
+    if (!out) return RuntimeError("writing the table failed");
+    return {};
+  }
   const RopeFrequencies freqs = ComputeRopeFrequencies(params);
   const std::vector<RotationRow> rows =
       RotationRows(params, freqs, c.params.example.seed, p.value());
