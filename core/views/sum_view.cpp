@@ -95,8 +95,10 @@ Result<Figure> SumsFigure(const ViewContext& c) {
   } else {
     for (int t = 0; t < std::min(tokens, kMaxTokenSeries); ++t) {
       series.push_back(parts.sum.row(t));
-      f.legend.push_back({"\"" + s.tokens[static_cast<size_t>(t)].text +
-                              "\" (p=" + std::to_string(m.pe.offset + t) + ")",
+      // Typed ids are labelled "id 23" already; words are quoted.
+      const std::string& word = s.tokens[static_cast<size_t>(t)].text;
+      f.legend.push_back({(m.example.ids.empty() ? "\"" + word + "\"" : word) +
+                              " (p=" + std::to_string(m.pe.offset + t) + ")",
                           SeriesRgba(t)});
     }
   }
