@@ -10,6 +10,7 @@
 
 #include "ui/app_state.h"
 #include "figure/colormap.h"
+#include "model/param_fields.h"
 #include "ui/derived.h"
 #include "jobs/export_runner.h"
 #include "headless_ui.h"
@@ -345,6 +346,32 @@ TEST_F(HeadlessUi, EveryPanelRunsOverManyStates) {
   run([](AppState& s) {
     s.sums.manual = false;
     s.params.curve_dims.clear();
+  });
+  // Typed ids: a batch, each initialiser, an id outside V (the panels show the message), the
+  // learned scheme with its own initialiser.
+  run([](AppState& s) {
+    s.params.example.ids = {{23, 37, 3, 45, 82}, {97, 61, 19, 73, 53}};
+    s.selection.batch_row = 1;
+    s.selection.selected_token = 2;
+  });
+  EXPECT_EQ(caches_.derived.get().sentence.value().ids[2], 19);
+  for (EmbeddingInit init : kAllEmbeddingInits) {
+    run([init](AppState& s) { s.params.example.init = init; });
+    EXPECT_TRUE(caches_.derived.get().sentence.ok()) << EmbeddingInitName(init);
+  }
+  run([](AppState& s) { s.params.example.vocab_size = 50; });
+  EXPECT_FALSE(caches_.derived.get().sentence.ok());
+  run([](AppState& s) {
+    SetScheme(s.params, Scheme::kLearned);
+    s.params.pe.learned().init = EmbeddingInit::kTruncatedNormal;
+    s.params.example.vocab_size = 0;
+  });
+  EXPECT_TRUE(caches_.derived.get().sentence.ok());
+  run([](AppState& s) {
+    SetScheme(s.params, Scheme::kSinusoidal);
+    s.params.example.ids.clear();
+    s.params.example.init = EmbeddingInit::kNormal1;
+    s.selection.selected_token = -1;
   });
   run([](AppState& s) {
     s.params.pe.d_model = 8192;
