@@ -177,7 +177,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   exp->add_flag("--no-markers", er.no_markers, "No dots at integer positions on the curves");
   exp->add_option("--batch-row", er.batch_row,
                   "Row B (0-based) of a batch of --ids that the sum figure shows (the .npy/.csv "
-                  "table holds every row)");
+                  "table holds every row)")
+      ->type_name("INT");
   exp->add_option("--rotation-position", er.rotation_position,
                   "Position P of the rotation view (rope): the query is turned by R_P; a whole "
                   "position of the table (default: the first + 10, or the last)");

@@ -185,7 +185,8 @@ const ParamField kFields[] = {
      "Initialiser of the embedding tables (the token embeddings; with the learned scheme the "
      "position table too): normal-1 = N(0,1) (torch nn.Embedding), normal-scaled = "
      "N(0, 1/d_model) (fairseq Embedding, tensor2tensor), normal-0.02 = N(0, 0.02^2) (GPT-2, "
-     "BERT initializer_range) or truncated-normal = N(0,1) cut to [-2, 2] (Haiku hk.Embed)",
+     "BERT initializer_range) or truncated-normal = N(0,1) cut to [-2, 2], std 0.88 (Haiku "
+     "hk.Embed)",
      kAllSchemes, nullptr, GET(std::string(EmbeddingInitName(m.example.init))), SET({
        EmbeddingInit init{};
        if (Status s = SetChoice("--init", text, &ParseEmbeddingInit, kEmbeddingInitChoices, init);
