@@ -13,9 +13,11 @@
 
 #include "analysis/attention_score.h"
 #include "analysis/similarity.h"
+#include "base/random.h"
 #include "encoding/alibi.h"
 #include "encoding/positional_encoding.h"
 #include "encoding/t5_buckets.h"
+#include "model/embedding.h"
 #include "test_support.h"
 
 namespace pe {
@@ -161,6 +163,58 @@ TEST_F(Cli, SumCsvToStdoutAndNpy) {
   }
   EXPECT_GT(zeros, 8);
   EXPECT_LT(zeros, 40);
+}
+
+// The contract's batch: (batch, tokens, 4, d) with out[i, j] = W[x[i, j]] * sqrt(d) + PE[j], and
+// the row picked for the figure. The engine's table W is made independently of the CLI.
+TEST_F(Cli, SumOfTypedIdsForASequenceAndABatch) {
+  CliRun r = RunCli("export --view sum --ids 2,5,0,9 --d-model 8 -o " + Path("seq.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("seq.npy")), a, why)) << why;
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{4, 4, 8}));
+  r = RunCli("export --view sum --ids '23,37,3,45,82;97,61,19,73,53' --vocab-size 100 "
+             "--d-model 4 --seed 3 -o " + Path("batch.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  a = NpyArray{};
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("batch.npy")), a, why)) << why;
+  ASSERT_EQ(a.shape, (std::vector<int64_t>{2, 5, 4, 4}));
+  const int64_t x[2][5] = {{23, 37, 3, 45, 82}, {97, 61, 19, 73, 53}};
+  const Matrix w = InitEmbeddingNormal(100, 4, 3).value();  // (V, d)
+  EncodingParams p;
+  p.d_model = 4;
+  const Matrix pe = ComputePeTable(p).value();  // (max_len, d)
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 5; ++j) {
+      for (int c = 0; c < 4; ++c) {
+        const float sum = a.data[static_cast<size_t>(((i * 5 + j) * 4 + 3) * 4 + c)];
+        ASSERT_EQ(sum, w.at(x[i][j], c) * 2.0f + pe.at(j, c)) << i << "," << j << "," << c;
+      }
+    }
+  }
+  r = RunCli("export --view sum --ids '23,37;97,61' -o -");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto rows = ParseCsv(r.output);
+  ASSERT_EQ(rows.size(), 1u + 2 * 2 * 4);
+  EXPECT_EQ(rows[0][0], "batch");
+  EXPECT_EQ(rows[9][0], "1");
+  EXPECT_EQ(rows[9][1], "id 97");
+  // --init reaches the table: normal-scaled is normal-1 over sqrt(d).
+  r = RunCli("export --view sum --ids 7 --d-model 16 --init normal-scaled -o -");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto scaled = ParseCsv(r.output);
+  ASSERT_GE(scaled.size(), 2u);
+  EXPECT_EQ(std::stof(scaled[1][4]), static_cast<float>(RandomNormal(0, 7 * 16) / 4.0));
+  // The figure shows the chosen batch row.
+  r = RunCli("export --view sum --ids '23,37;97,61' --batch-row 1 --token all -o " +
+             Path("batch.png"));
+  EXPECT_EQ(r.code, 0) << r.output;
+  r = RunCli("export --view sum --ids '23,37;97,61' --batch-row 2 -o " + Path("bad.png"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--batch-row must be a row of the ids in [0, 1], got \"2\""),
+            std::string::npos)
+      << r.output;
 }
 
 TEST_F(Cli, RopeViewsExportTablesAndFigures) {
@@ -355,6 +409,22 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
       {"--scheme alibi --view similarity", 2, "the similarity view needs a vector per position"},
       {"--view similarity --max-len 100000", 2,
        "the (position x position) similarity table of 100000 x 100000 float32 values needs"},
+      {"--view sum --ids ''", 2, "--ids is empty: give token ids such as 2,5,0,9"},
+      {"--view sum --ids 2,x", 2, "--ids: \"x\" at position 1 is not an integer token id"},
+      {"--view sum --ids 1,99999999999999999999", 2, "does not fit a 64-bit integer"},
+      {"--view sum --ids '1,2;3'", 2,
+       "--ids: row 1 has 1 ids but row 0 has 2; every row of a batch must have the same length"},
+      {"--view sum --ids 2,5,100 --vocab-size 100", 2,
+       "--vocab-size 100 does not hold the ids: --ids: id 100 at position 2 is outside [0, 100)"},
+      {"--view sum --ids '23,37;97,-1'", 2,
+       "--ids: id -1 at row 1, column 1 is outside [0, 98): the vocabulary size is 98"},
+      {"--view sum --ids 1,2 --vocab-size -1", 2,
+       "--vocab-size must be an integer in [0, 16777216], got \"-1\""},
+      {"--view sum --ids 1,2,3,4 --max-len 3", 2, "the sequence has 4 tokens but max_len is 3"},
+      {"--view sum --init xavier", 2,
+       "--init must be normal-1, normal-scaled, normal-0.02 or truncated-normal, got \"xavier\""},
+      {"--learned-init normal-1", 2,
+       "--learned-init applies to the learned scheme, not to sinusoidal"},
   };
   for (const Case& c : cases) {
     const std::string out = Path("out.csv");

@@ -92,7 +92,7 @@ TEST(LearnedTable, MeanAndStandardDeviationOfEachInitialiser) {
   for (LearnedInit init : {LearnedInit::kNormal002, LearnedInit::kNormal1}) {
     for (uint64_t seed : {0ull, 1234ull}) {
       const double s = init == LearnedInit::kNormal1 ? 1.0 : 0.02;
-      EXPECT_EQ(LearnedInitStd(init), s);
+      EXPECT_EQ(LearnedInitStd(init, 256), s);
       const Matrix t = Table(Learned(256, 4096, init, seed));
       ASSERT_EQ(t.data.size(), 4096u * 256u);
       const double n = static_cast<double>(t.data.size());

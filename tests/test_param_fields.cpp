@@ -124,8 +124,10 @@ TEST(ParamFields, OnlyTheFieldsOfTheSchemeAreRecorded) {
   const auto learned = keys(Sample(Scheme::kLearned));
   const auto rope = keys(Sample(Scheme::kRope));
   EXPECT_TRUE(sin.count("variant") && sin.count("base") && sin.count("min_timescale"));
-  EXPECT_FALSE(sin.count("rope_theta") || sin.count("init"));
-  EXPECT_TRUE(learned.count("init"));
+  EXPECT_FALSE(sin.count("rope_theta") || sin.count("learned_init"));
+  // --init names the token embeddings' initialiser for every scheme; the learned table's own
+  // is recorded after it.
+  EXPECT_TRUE(sin.count("init") && learned.count("init") && learned.count("learned_init"));
   EXPECT_FALSE(learned.count("variant") || learned.count("rope_theta"));
   EXPECT_TRUE(rope.count("rope_theta") && rope.count("beta_fast") && rope.count("part"));
   EXPECT_FALSE(rope.count("variant") || rope.count("low_freq_factor"));  // yarn: no llama3 keys
@@ -139,8 +141,9 @@ TEST(ParamFields, FieldsOfAnotherSchemeSayWhichSchemeTheyBelongTo) {
   ModelParams m;  // sinusoidal
   EXPECT_EQ(FindParamField("--rope-theta")->WhyNotApplicable(m),
             "--rope-theta applies to the rope or xpos scheme, not to sinusoidal");
-  EXPECT_EQ(FindParamField("--init")->WhyNotApplicable(m),
-            "--init applies to the learned scheme, not to sinusoidal");
+  EXPECT_EQ(FindParamField("--learned-init")->WhyNotApplicable(m),
+            "--learned-init applies to the learned scheme, not to sinusoidal");
+  EXPECT_EQ(FindParamField("--init")->WhyNotApplicable(m), "");
   EXPECT_EQ(FindParamField("--d-model")->WhyNotApplicable(m), "");
   SetScheme(m, Scheme::kRope);
   EXPECT_EQ(FindParamField("--variant")->WhyNotApplicable(m),

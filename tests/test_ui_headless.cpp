@@ -10,6 +10,7 @@
 
 #include "ui/app_state.h"
 #include "figure/colormap.h"
+#include "model/param_fields.h"
 #include "ui/derived.h"
 #include "jobs/export_runner.h"
 #include "headless_ui.h"
@@ -80,6 +81,62 @@ TEST_F(HeadlessUi, TypingDModelRebuildsTheTable) {
   Click(at);
   SelectAllAndType("010");
   EXPECT_EQ(state_.params.pe.d_model, 10);
+  Frames(3);
+}
+
+// Token ids typed in the controls replace the text; a bad list is refused in place with the
+// core's message (naming the id, its row and column, and V) and nothing of it is applied; an
+// empty field goes back to the text.
+TEST_F(HeadlessUi, TypingTokenIdsReplacesTheTextAndBadIdsAreRefusedInPlace) {
+  Frames(2);
+  ImGuiWindow* controls = Child("controls");
+  ASSERT_NE(controls, nullptr);
+  ImVec2 at;
+  ASSERT_TRUE(
+      Find(controls, Id(controls, "ids"), ImVec2(controls->Pos.x + 25, controls->Pos.y), false, &at));
+  Click(at);
+  SelectAllAndType("23,37,3;97,61,19");
+  EXPECT_EQ(state_.params.example.ids, (std::vector<std::vector<int64_t>>{{23, 37, 3}, {97, 61, 19}}));
+  ASSERT_TRUE(caches_.derived.get().sentence.ok());
+  EXPECT_EQ(caches_.derived.get().sentence.value().tokens[0].text, "id 23");
+  EXPECT_EQ(caches_.derived.get().sentence.value().vocab_size, 98);
+  // The second row of the batch, as the sums panel's row picker sets it.
+  state_.selection.batch_row = 1;
+  Frames(2);
+  EXPECT_EQ(caches_.derived.get().sentence.value().ids, (std::vector<int64_t>{97, 61, 19}));
+  state_.selection.batch_row = 5;  // kept inside the batch
+  Frames(2);
+  EXPECT_EQ(state_.selection.batch_row, 1);
+  // Refused: rows of different lengths, then an id outside the vocabulary size typed below.
+  Click(at);
+  SelectAllAndType("1,2;3");
+  EXPECT_EQ(state_.fields[Id(controls, "ids")].error,
+            "--ids: row 1 has 1 ids but row 0 has 2; every row of a batch must have the same "
+            "length");
+  EXPECT_EQ(state_.params.example.ids.size(), 2u);
+  state_.params.example.vocab_size = 100;
+  Click(at);
+  SelectAllAndType("5,100");
+  EXPECT_EQ(state_.fields[Id(controls, "ids")].error,
+            "--ids: id 100 at position 1 is outside [0, 100): the vocabulary size is 100");
+  EXPECT_EQ(state_.params.example.ids[1], (std::vector<int64_t>{97, 61, 19}));
+  // Empty: the text again.
+  Click(at);
+  ImGuiIO& io = ImGui::GetIO();
+  io.KeyCtrl = true;
+  io.KeysDown['A'] = true;
+  Frame();
+  io.KeysDown['A'] = false;
+  io.KeyCtrl = false;
+  io.KeysDown[8] = true;  // Backspace deletes the selection
+  Frame();
+  io.KeysDown[8] = false;
+  io.KeysDown[13] = true;
+  Frame();
+  io.KeysDown[13] = false;
+  Frames(2);
+  EXPECT_TRUE(state_.params.example.ids.empty());
+  EXPECT_EQ(caches_.derived.get().sentence.value().tokens[0].text, "The");
   Frames(3);
 }
 
@@ -289,6 +346,32 @@ TEST_F(HeadlessUi, EveryPanelRunsOverManyStates) {
   run([](AppState& s) {
     s.sums.manual = false;
     s.params.curve_dims.clear();
+  });
+  // Typed ids: a batch, each initialiser, an id outside V (the panels show the message), the
+  // learned scheme with its own initialiser.
+  run([](AppState& s) {
+    s.params.example.ids = {{23, 37, 3, 45, 82}, {97, 61, 19, 73, 53}};
+    s.selection.batch_row = 1;
+    s.selection.selected_token = 2;
+  });
+  EXPECT_EQ(caches_.derived.get().sentence.value().ids[2], 19);
+  for (EmbeddingInit init : kAllEmbeddingInits) {
+    run([init](AppState& s) { s.params.example.init = init; });
+    EXPECT_TRUE(caches_.derived.get().sentence.ok()) << EmbeddingInitName(init);
+  }
+  run([](AppState& s) { s.params.example.vocab_size = 50; });
+  EXPECT_FALSE(caches_.derived.get().sentence.ok());
+  run([](AppState& s) {
+    SetScheme(s.params, Scheme::kLearned);
+    s.params.pe.learned().init = EmbeddingInit::kTruncatedNormal;
+    s.params.example.vocab_size = 0;
+  });
+  EXPECT_TRUE(caches_.derived.get().sentence.ok());
+  run([](AppState& s) {
+    SetScheme(s.params, Scheme::kSinusoidal);
+    s.params.example.ids.clear();
+    s.params.example.init = EmbeddingInit::kNormal1;
+    s.selection.selected_token = -1;
   });
   run([](AppState& s) {
     s.params.pe.d_model = 8192;

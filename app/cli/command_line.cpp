@@ -175,13 +175,18 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   exp->add_option("--token", er.token,
                   "Token N (0-based) or all: the sum view's token; outlined in heatmap and curves");
   exp->add_flag("--no-markers", er.no_markers, "No dots at integer positions on the curves");
+  exp->add_option("--batch-row", er.batch_row,
+                  "Row B (0-based) of a batch of --ids that the sum figure shows (the .npy/.csv "
+                  "table holds every row)")
+      ->type_name("INT");
   exp->add_option("--rotation-position", er.rotation_position,
                   "Position P of the rotation view: rope turns the query by R_P, sinusoidal turns "
                   "PE(P) by R(K) to PE(P + K) (--rotation-offset K); a whole position of the "
                   "table (default: the first + 10, or the last)");
   // Flags that only change a drawn figure; a .csv/.npy table would silently ignore them.
-  const char* const kFigureFlags[] = {"--width",     "--height", "--scale",     "--title",
-                                      "--dim-range", "--token",  "--no-markers"};
+  const char* const kFigureFlags[] = {"--width",      "--height", "--scale",
+                                      "--title",      "--dim-range", "--token",
+                                      "--no-markers", "--batch-row"};
   AddParameterOptions(*exp, flags);
   app.require_subcommand(0, 1);
 

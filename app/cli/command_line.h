@@ -22,6 +22,7 @@ struct ExportRequest {
   std::string dim_range;  // "A:B": the dimensions shown (heatmap, sums)
   std::string token;      // "N" or "all": the token (sums) and highlight (heatmap, curves)
   std::string rotation_position;  // "P": the rotation view's position (empty: first + 10)
+  std::string batch_row;          // "B": the sum figure's row of a batch of --ids (empty: 0)
   bool no_markers = false;
   bool list_presets = false;  // print the sinusoidal presets and exit
 };

@@ -100,8 +100,7 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
     // A token index means a token of the sentence in every view (the heatmap and curves
     // outline its position), so the range is the sentence's, not max_len's.
     sel.highlight = true;
-    const auto tokens =
-        static_cast<int64_t>(Tokenize(params.example.text, params.example.tokenizer).size());
+    const int64_t tokens = ExampleTokenCount(params.example);
     int64_t t = -1;
     auto [ptr, ec] =
         std::from_chars(request.token.data(), request.token.data() + request.token.size(), t);
@@ -120,6 +119,25 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
                                   "] (the sentence has " + std::to_string(tokens) +
                                   " tokens), got \"" + request.token + "\""));
     }
+  }
+  if (!request.batch_row.empty()) {
+    const int64_t batch = ExampleBatch(params.example);
+    int64_t row = -1;
+    const std::string& text = request.batch_row;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), row);
+    if (params.example.ids.size() < 2) {
+      return fail(InvalidArgument("--batch-row applies to a batch of --ids (rows separated by "
+                                  "';'), got \"" + text + "\""));
+    }
+    if (ec != std::errc() || ptr != text.data() + text.size() || row < 0 || row >= batch) {
+      return fail(InvalidArgument("--batch-row must be a row of the ids in [0, " +
+                                  std::to_string(batch - 1) + "], got \"" + text + "\""));
+    }
+    if (*view != ViewKind::kSums) {
+      return fail(InvalidArgument("--batch-row applies to the sum view, not to " +
+                                  std::string(GetView(*view).name)));
+    }
+    sel.batch_row = row;
   }
   if (!request.rotation_position.empty()) {
     // Checked here for every view, so a mistyped position never passes silently.

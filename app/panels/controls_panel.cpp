@@ -14,6 +14,7 @@
 #include "encoding/rope_encoding.h"
 #include "encoding/sinusoidal_presets.h"
 #include "model/param_fields.h"
+#include "model/token_ids.h"
 #include "panels/panels.h"
 
 namespace pe {
@@ -95,11 +96,11 @@ void DrawLearnedExplanation(const AppState& state) {
   WrappedText(Printf(
       "A learned table (GPT-2's wpe, BERT's position_embeddings) is a (%lld, %lld) matrix "
       "looked up by position and added to the token embeddings, like the sinusoid but trained. "
-      "Here it is as training starts: noise from N(0, %g\xc2\xb2), so neighbouring rows are "
+      "Here it is as training starts: noise from %s, so neighbouring rows are "
       "unrelated and no row says how far apart two positions are until training makes it so. "
       "It also has no row past max_len: the model cannot see longer inputs.",
       static_cast<long long>(p.max_len), static_cast<long long>(p.d_model),
-      LearnedInitStd(p.learned().init)));
+      InitFormula(p.learned().init, p.d_model).c_str()));
 }
 
 void DrawRopeExplanation(const AppState& state, const Derived& derived) {
@@ -260,12 +261,85 @@ void DrawSinusoidalControls(AppState& state) {
   }
 }
 
+// The four initialisers as the combos show them, in the order of kAllEmbeddingInits.
+constexpr const char* kInitLabels[] = {"N(0, 1) nn.Embedding", "N(0, 1/d) fairseq, t2t",
+                                       "N(0, 0.02\xc2\xb2) GPT-2, BERT",
+                                       "trunc. N(0,1) [-2,2] Haiku"};
+constexpr const char* kInitNames[] = {"normal-1", "normal-scaled", "normal-0.02",
+                                      "truncated-normal"};
+
 void DrawLearnedControls(AppState& state) {
-  const char* inits[] = {"N(0, 0.02\xc2\xb2) GPT-2, BERT", "N(0, 1) nn.Embedding"};
-  const char* init_names[] = {"normal-0.02", "normal-1"};
-  FieldCombo(state, "init", "--init", inits, init_names,
-             "How the table starts: GPT-2 and BERT draw N(0, 0.02^2) (initializer_range); "
-             "torch.nn.Embedding's default is N(0, 1). The seed is the one below.");
+  ImGui::SetNextItemWidth(std::max(
+      ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().x -
+                                    ImGui::CalcTextSize("position init").x -
+                                    ImGui::GetStyle().ItemInnerSpacing.x));
+  FieldCombo(state, "position init", "--learned-init", kInitLabels, kInitNames,
+             "How the position table starts: GPT-2 and BERT draw N(0, 0.02^2) "
+             "(initializer_range); torch.nn.Embedding's default is N(0, 1); fairseq N(0, 1/d); "
+             "Haiku's hk.Embed N(0, 1) cut to [-2, 2]. The token embeddings' init (below) sets "
+             "this one too. The seed is the one below.");
+}
+
+// Token ids typed instead of the text: applied on Enter or when the field loses focus; a value
+// the parameter table refuses keeps its message under the field. Empty: back to the text.
+void IdsField(AppState& state) {
+  const char* label = "ids";
+  const ImGuiID id = ImGui::GetID(label);
+  FieldEdit& f = state.fields[id];
+  // Not being typed into: show the state, unless the last text was refused (kept to be fixed).
+  if (!f.active && f.error.empty()) f.text = FormatIds(state.params.example.ids);
+  if (!f.error.empty()) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.55f, 0.12f, 0.1f, 1.0f));
+  // As wide as the panel allows: a batch is a long line.
+  ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 8,
+                                   ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("ids").x -
+                                       ImGui::GetStyle().ItemInnerSpacing.x));
+  ImGui::InputTextWithHint(label, "2,5,0,9 or 1,2;3,4", &f.text);
+  if (!f.error.empty()) ImGui::PopStyleColor();
+  ItemTooltip(
+      "Token ids instead of the text, as a model receives them: 2,5,0,9 is one sequence, "
+      "23,37,3;97,61,19 a batch (rows separated by ';', all of one length).\nEach id picks "
+      "row E[id] of the embedding table; every row has positions 0..T-1 (+ offset).\nEmpty: "
+      "the ids come from the text. Enter applies.");
+  const bool active = ImGui::IsItemActive();
+  if (active && !f.active) f.error.clear();
+  f.active = active;
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    const std::string text = f.text;
+    if (text.find_first_not_of(" \t") == std::string::npos) {
+      Edit(state, [](AppState& st) { st.params.example.ids.clear(); });
+    } else {
+      EditField(state, label, "--ids", text);
+    }
+  }
+  if (!f.error.empty()) ErrorText(f.error);
+}
+
+void DrawTokenEmbeddingControls(AppState& state) {
+  const ModelParams& p = state.params;
+  ImGui::Spacing();
+  ImGui::TextDisabled("Token embeddings");
+  // Wide enough for the initialisers' names and their sources.
+  ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 8,
+                                   ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("init").x -
+                                       ImGui::GetStyle().ItemInnerSpacing.x));
+  FieldCombo(state, "init", "--init", kInitLabels, kInitNames,
+             "Initialiser of the embedding table (the learned position table follows it): "
+             "N(0, 1) is torch nn.Embedding's default; N(0, 1/d) fairseq's Embedding and "
+             "tensor2tensor; N(0, 0.02^2) GPT-2 and BERT (initializer_range); Haiku's hk.Embed "
+             "draws N(0, 1) cut to [-2, 2] (std 0.88). With N(0, 1), sqrt(d) scaling makes a "
+             "row dwarf PE; with N(0, 1/d) it brings the row to PE's size.");
+  IdsField(state);
+  int64_t i64 = 0;
+  if (NumberField(state, "vocab size", p.example.vocab_size, &i64,
+                  "Vocabulary size V: every id must be in [0, V). 0: the largest typed id + 1, "
+                  "or the text's vocabulary. The rows E[id] do not depend on V.")) {
+    EditField(state, "vocab size", "--vocab-size", std::to_string(i64));
+  }
+  WrappedText(p.example.ids.empty()
+                  ? "The embeddings are random and untrained (drawn from the seed); the text's "
+                    "ids follow the order of first appearance in the text."
+                  : "The embeddings are random and untrained (drawn from the seed); the ids are "
+                    "the ones typed above, not the text's.");
 }
 
 void DrawRopeControls(AppState& state) {
@@ -514,13 +588,14 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
     Edit(state, [u64](AppState& st) { st.params.input.dropout_seed = u64; });
   }
   if (NumberField(state, "seed", p.example.seed, &u64,
-                  "Seed of the model's random tables: the N(0,1) token embeddings (an untrained "
-                  "nn.Embedding) and the learned position table.")) {
+                  "Seed of the model's random tables: the token embeddings (untrained, from the "
+                  "init below) and the learned position table.")) {
     Edit(state, [u64](AppState& st) {
       st.params.example.seed = u64;
       if (st.params.pe.kind() == Scheme::kLearned) st.params.pe.learned().seed = u64;
     });
   }
+  DrawTokenEmbeddingControls(state);
   ImGui::PopItemWidth();
 
   ImGui::Spacing();

@@ -58,9 +58,14 @@ void TokenChips(AppState& state, const SentenceResult& s) {
     const std::string text =
         s.tokens[t].text == " " ? std::string("\xe2\x90\xa3") : s.tokens[t].text;
     char label[160];
-    std::snprintf(label, sizeof label, "%s  id %lld  pos %lld", text.c_str(),
-                  static_cast<long long>(s.ids[t]),
-                  static_cast<long long>(offset + static_cast<int64_t>(t)));
+    if (state.params.example.ids.empty()) {
+      std::snprintf(label, sizeof label, "%s  id %lld  pos %lld", text.c_str(),
+                    static_cast<long long>(s.ids[t]),
+                    static_cast<long long>(offset + static_cast<int64_t>(t)));
+    } else {  // typed ids: the label is the id
+      std::snprintf(label, sizeof label, "%s  pos %lld", text.c_str(),
+                    static_cast<long long>(offset + static_cast<int64_t>(t)));
+    }
     chip(static_cast<int>(t), label,
          state.selection.hover_position == offset + static_cast<int64_t>(t));
     if (ImGui::IsItemHovered())
@@ -184,7 +189,10 @@ void NormsTable(const InputParts& parts, const std::vector<std::string>& names, 
     }
     ImGui::TableSetupColumn("token", ImGuiTableColumnFlags_WidthFixed,
                             std::min(token_w, ImGui::GetFontSize() * 12));
-    for (const char* name : {"|E|", "|scaled|", "|PE|", "|sum|"}) NumberColumn(name, "00000.0000");
+    // |E row|, |sqrt(d) E row| and |PE row| side by side: the scaling's role under each init.
+    for (const char* name : {"|E|", "|E\xc3\x97\xe2\x88\x9a" "d|", "|PE|", "|sum|"}) {
+      NumberColumn(name, "00000.0000");
+    }
     NumberColumn("|scaled|/|PE|", "undefined (|PE| = 0)");
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;  // only the visible rows: a long text has thousands of tokens
@@ -206,14 +214,23 @@ void NormsTable(const InputParts& parts, const std::vector<std::string>& names, 
   }
 }
 
-void NormLine(const SentenceResult& s, int64_t offset, int t, bool scaled) {
+void NormLine(const SentenceResult& s, const EncodingParams& pe, int t, bool scaled,
+              EmbeddingInit init) {
+  const int64_t offset = pe.offset;
   const InputParts& parts = s.parts;
-  ImGui::Text("\"%s\" (id %lld, position %lld):", s.tokens[static_cast<size_t>(t)].text.c_str(),
-              static_cast<long long>(s.ids[static_cast<size_t>(t)]),
-              static_cast<long long>(offset + t));
+  const int64_t d = parts.embedding.cols;
+  if (s.vocabulary.size() == 0 && s.vocab_size > 0) {  // typed ids: the label is the id
+    ImGui::Text("id %lld (position %lld):", static_cast<long long>(s.ids[static_cast<size_t>(t)]),
+                static_cast<long long>(offset + t));
+  } else {
+    ImGui::Text("\"%s\" (id %lld, position %lld):", s.tokens[static_cast<size_t>(t)].text.c_str(),
+                static_cast<long long>(s.ids[static_cast<size_t>(t)]),
+                static_cast<long long>(offset + t));
+  }
   ImGui::SameLine();
   ImGui::TextWrapped(
-      "|E| = %.4f   |scaled| = %.4f   |PE| = %.4f   |sum| = %.4f   |scaled|/|PE| = %s",
+      "|E| = %.4f   |E\xc3\x97\xe2\x88\x9a" "d| = %.4f   |PE| = %.4f   |sum| = %.4f   "
+      "|E\xc3\x97\xe2\x88\x9a" "d|/|PE| = %s",
       parts.Norm(Part::kEmbedding, t), parts.Norm(Part::kScaled, t),
       parts.Norm(Part::kPositional, t), parts.Norm(Part::kSum, t), RatioText(parts, t).c_str());
   ItemTooltip(scaled
@@ -221,6 +238,19 @@ void NormLine(const SentenceResult& s, int64_t offset, int t, bool scaled) {
                     "position code, so the position nudges the vector rather than drowning it."
                   : "Without scaling, N(0,1) embeddings have |E| about sqrt(d), the same size as "
                     "|PE| = sqrt(d/2): position and meaning compete equally.");
+  // What the initialiser makes of it: the row's expected norm before and after sqrt(d), beside
+  // the positional row's.
+  const double rd = std::sqrt(static_cast<double>(d));
+  const std::string pe_size =
+      pe.kind() == Scheme::kLearned
+          ? Printf("|W_pos| is about %.3g (%s)", InitStd(pe.learned().init, d) * rd,
+                   InitFormula(pe.learned().init, d).c_str())
+          : Printf("|PE| of a sinusoid is sqrt(d/2) = %.3g", rd / std::sqrt(2.0));
+  ImGui::TextDisabled(
+      "E is random and untrained: %s, so |E| is about %.3g and |E\xc3\x97\xe2\x88\x9a"
+      "d| about %.3g; %s.",
+      InitFormula(init, d).c_str(), InitStd(init, d) * rd, InitStd(init, d) * rd * rd,
+      pe_size.c_str());
 }
 
 void ShowParts(AppState& state, const SentenceResult& s, const std::vector<std::string>& names,
@@ -238,7 +268,7 @@ void ShowParts(AppState& state, const SentenceResult& s, const std::vector<std::
   for (int t = 0; t < tokens; ++t) drawn.sum_rows.push_back(parts.sum.row(t));
   drawn.sum_width = d;
   if (sel >= 0) {
-    NormLine(s, state.params.pe.offset, sel, state.params.input.scale);
+    NormLine(s, state.params.pe, sel, state.params.input.scale, state.params.example.init);
     for (int k = 0; k < 4; ++k) {
       series.push_back(parts.part(kAllParts[k]).row(sel));
       series_names.push_back(kPartLabels[k]);
@@ -432,26 +462,52 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) 
   ImGui::SameLine();
   const bool long_text =
       derived.sentence.ok() && derived.sentence.value().tokens.size() > kMaxChips;
-  ImGui::SetNextItemWidth(
-      std::max(em * 10, ImGui::GetContentRegionAvail().x - em * (long_text ? 26.0f : 16.0f)));
-  std::string text = state.params.example.text;
-  if (ImGui::InputTextWithHint("##text", "type a sentence", &text)) {
-    Edit(state, [text](AppState& st) { st.params.example.text = text; });
+  const TextExample& ex = state.params.example;
+  if (!ex.ids.empty()) {
+    // Typed ids replace the text: say so, and pick the batch row shown.
+    const auto batch = static_cast<int64_t>(ex.ids.size());
+    ImGui::AlignTextToFramePadding();
+    if (batch > 1) {
+      ImGui::Text("typed ids: a batch of %lld rows; row", static_cast<long long>(batch));
+    } else {
+      ImGui::TextUnformatted("typed ids (one sequence)");
+    }
+    ItemTooltip("Token ids typed in the controls (ids) replace the text; clear that field to "
+                "embed the text again.");
+    if (batch > 1) {
+      ImGui::SameLine();
+      ImGui::SetNextItemWidth(em * 6);
+      int row = static_cast<int>(state.selection.batch_row);
+      if (ImGui::InputInt("##batch_row", &row)) {
+        const int64_t clamped = std::clamp<int64_t>(row, 0, batch - 1);
+        Edit(state, [clamped](AppState& st) { st.selection.batch_row = clamped; });
+      }
+      ItemTooltip("The row of the batch whose tokens the bars and norms show (0-based); every "
+                  "row has positions 0..T-1. A .npy/.csv export writes every row.");
+    }
+  } else {
+    ImGui::SetNextItemWidth(
+        std::max(em * 10, ImGui::GetContentRegionAvail().x - em * (long_text ? 26.0f : 16.0f)));
+    std::string text = ex.text;
+    if (ImGui::InputTextWithHint("##text", "type a sentence", &text)) {
+      Edit(state, [text](AppState& st) { st.params.example.text = text; });
+    }
+    ItemTooltip(
+        "The sentence to embed. Word-level tokens by default; the vocabulary is built from "
+        "the text in order of first appearance (the first new word is id 0). To give ids "
+        "directly, type them in the controls (ids).");
+    ImGui::SameLine();
+    int tok = static_cast<int>(ex.tokenizer);
+    const char* toks[] = {"word tokens", "char tokens"};
+    ImGui::SetNextItemWidth(em * 8);
+    if (ImGui::Combo("##tokenizer", &tok, toks, 2)) {
+      Edit(state,
+           [tok](AppState& st) { st.params.example.tokenizer = static_cast<TokenizerKind>(tok); });
+    }
+    ItemTooltip(
+        "Word level splits on spaces and punctuation; character level makes every "
+        "character (spaces too) a token.");
   }
-  ItemTooltip(
-      "The sentence to embed. Word-level tokens by default; the vocabulary is built from "
-      "the text in order of first appearance.");
-  ImGui::SameLine();
-  int tok = static_cast<int>(state.params.example.tokenizer);
-  const char* toks[] = {"word tokens", "char tokens"};
-  ImGui::SetNextItemWidth(em * 8);
-  if (ImGui::Combo("##tokenizer", &tok, toks, 2)) {
-    Edit(state,
-         [tok](AppState& st) { st.params.example.tokenizer = static_cast<TokenizerKind>(tok); });
-  }
-  ItemTooltip(
-      "Word level splits on spaces and punctuation; character level makes every "
-      "character (spaces too) a token.");
 
   if (!derived.sentence.ok()) {
     ErrorText(derived.sentence.message());

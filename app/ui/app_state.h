@@ -54,6 +54,7 @@ struct Selection {
   int64_t next_hover_position = -1;
   int64_t next_hover_dim = -1;
   int selected_token = 0;  // -1: all tokens
+  int64_t batch_row = 0;   // the row of a batch of typed ids the sums show
 };
 
 struct HeatmapViewState {

@@ -59,12 +59,15 @@ const Derived& DerivedCache::Update(const AppState& state) {
     }
     changed = true;
   }
-  auto key = std::make_tuple(params.pe, params.input, params.example, params.cap);
+  // The batch row of typed ids, kept inside the batch (ClampSelections fixes the state after).
+  const int64_t row =
+      std::clamp<int64_t>(state.selection.batch_row, 0, ExampleBatch(params.example) - 1);
+  auto key = std::make_tuple(params.pe, params.input, params.example, params.cap, row);
   if (!sentence_key_ || *sentence_key_ != key) {
     sentence_key_ = key;
     derived_.sentence =
         derived_.encoding
-            ? ComputeSentence(params.example, *derived_.encoding, params.input, params.cap)
+            ? ComputeSentence(params.example, *derived_.encoding, params.input, params.cap, row)
             : Result<SentenceResult>(derived_.pe_status.error());
     changed = true;
   }

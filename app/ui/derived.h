@@ -38,7 +38,8 @@ class DerivedCache {
 
  private:
   std::optional<EncodingParams> pe_key_;
-  std::optional<std::tuple<EncodingParams, InputLayerParams, TextExample, MemoryCap>> sentence_key_;
+  std::optional<std::tuple<EncodingParams, InputLayerParams, TextExample, MemoryCap, int64_t>>
+      sentence_key_;
   std::optional<std::tuple<ManualVectors, InputLayerParams>> manual_key_;
   Derived derived_;
 };

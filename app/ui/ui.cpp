@@ -121,6 +121,8 @@ void ClampSelections(AppState& state, const Derived& derived) {
              dims.end());
   const int tokens =
       derived.sentence.ok() ? static_cast<int>(derived.sentence.value().tokens.size()) : 0;
+  int64_t& row = state.selection.batch_row;
+  row = std::clamp<int64_t>(row, 0, ExampleBatch(state.params.example) - 1);
   int& sel = state.selection.selected_token;
   sel = std::clamp(sel, -1, std::max(0, tokens - 1));
   int64_t& p = state.rotation.position;
@@ -259,6 +261,7 @@ ViewSelection ViewsOf(const AppState& state) {
   v.curves = state.curves.view;
   v.sums = state.sums.view;
   v.selected_token = state.selection.selected_token;
+  v.batch_row = state.selection.batch_row;
   v.highlight = state.export_dialog.token_chosen;
   v.markers = state.curves.markers;
   v.rotation_position = state.rotation.position;

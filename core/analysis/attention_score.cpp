@@ -94,17 +94,11 @@ Result<AttentionScorer> AttentionScorer::Make(const ModelParams& params, Encodin
     case ScoreContent::Kind::kTokens: {
       // The sentence's ids as ComputeSentence makes them, without the positional rows (so every
       // family can use them).
+      // With typed ids, the first row of the batch.
       const TextExample& ex = params.example;
-      const std::vector<Token> tokens = Tokenize(ex.text, ex.tokenizer);
-      Vocabulary vocab;
-      if (ex.vocabulary.empty()) {
-        vocab = Vocabulary::FromTokens(tokens);
-      } else {
-        Result<Vocabulary> v = Vocabulary::FromList(ex.vocabulary);
-        if (!v.ok()) return v.error();
-        vocab = std::move(v).value();
-      }
-      const std::vector<int64_t> ids = vocab.Ids(tokens);
+      Result<std::vector<int64_t>> example_ids = ExampleIds(ex);
+      if (!example_ids.ok()) return example_ids.error();
+      const std::vector<int64_t>& ids = example_ids.value();
       const auto count = static_cast<int64_t>(ids.size());
       for (int64_t t : {params.content.token_a, params.content.token_b}) {
         if (t < 0 || t >= count) {
@@ -121,8 +115,8 @@ Result<AttentionScorer> AttentionScorer::Make(const ModelParams& params, Encodin
       for (int64_t j = 0; j < d; ++j) {
         // As the sum view's scaled part: float32 E[id] times sqrt(d) rounded to float32.
         const auto s32 = static_cast<float>(scale);
-        xq[static_cast<size_t>(j)] = EmbeddingValue(ex.seed, d, a, j) * s32;
-        xk[static_cast<size_t>(j)] = EmbeddingValue(ex.seed, d, b, j) * s32;
+        xq[static_cast<size_t>(j)] = EmbeddingValue(ex.init, ex.seed, d, a, j) * s32;
+        xk[static_cast<size_t>(j)] = EmbeddingValue(ex.init, ex.seed, d, b, j) * s32;
       }
       break;
     }

@@ -20,8 +20,6 @@ constexpr Names<PeVariant, 3> kVariants{
     {{PeVariant::kPaper, "paper"}, {PeVariant::kT2t, "t2t"}, {PeVariant::kTfText, "tf-text"}}};
 constexpr Names<WaveOrder, 2> kOrders{
     {{WaveOrder::kSinFirst, "sin-first"}, {WaveOrder::kCosFirst, "cos-first"}}};
-constexpr Names<LearnedInit, 2> kInits{
-    {{LearnedInit::kNormal002, "normal-0.02"}, {LearnedInit::kNormal1, "normal-1"}}};
 constexpr Names<RopePairing, 2> kPairings{
     {{RopePairing::kHalf, "half"}, {RopePairing::kInterleaved, "interleaved"}}};
 constexpr Names<RopeScaling, 6> kScalings{{{RopeScaling::kNone, "none"},
@@ -65,8 +63,8 @@ std::string_view VariantName(PeVariant v) { return NameOf(kVariants, v); }
 std::optional<PeVariant> ParseVariant(std::string_view s) { return Parse(kVariants, s); }
 std::string_view WaveOrderName(WaveOrder v) { return NameOf(kOrders, v); }
 std::optional<WaveOrder> ParseWaveOrder(std::string_view s) { return Parse(kOrders, s); }
-std::string_view LearnedInitName(LearnedInit v) { return NameOf(kInits, v); }
-std::optional<LearnedInit> ParseLearnedInit(std::string_view s) { return Parse(kInits, s); }
+std::string_view LearnedInitName(LearnedInit v) { return EmbeddingInitName(v); }
+std::optional<LearnedInit> ParseLearnedInit(std::string_view s) { return ParseEmbeddingInit(s); }
 std::string_view RopePairingName(RopePairing v) { return NameOf(kPairings, v); }
 std::optional<RopePairing> ParseRopePairing(std::string_view s) { return Parse(kPairings, s); }
 std::string_view RopeScalingName(RopeScaling v) { return NameOf(kScalings, v); }

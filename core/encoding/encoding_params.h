@@ -11,6 +11,8 @@
 #include <string_view>
 #include <variant>
 
+#include "base/initializers.h"
+
 namespace pe {
 
 // ---- sinusoidal ------------------------------------------------------------------------------
@@ -34,9 +36,9 @@ struct SinusoidalParams {
 
 // ---- learned absolute table ------------------------------------------------------------------
 
-// How a learned table starts: N(0, 0.02^2) (GPT-2 and BERT's initializer_range) or N(0, 1)
-// (torch.nn.Embedding's default).
-enum class LearnedInit { kNormal002, kNormal1 };
+// How a learned table starts: one of the embedding initialisers (base/initializers.h); GPT-2
+// and BERT's N(0, 0.02^2) by default.
+using LearnedInit = EmbeddingInit;
 
 struct LearnedParams {
   LearnedInit init = LearnedInit::kNormal002;
@@ -153,7 +155,8 @@ std::string_view VariantName(PeVariant variant);  // "paper", "t2t", "tf-text"
 std::optional<PeVariant> ParseVariant(std::string_view name);
 std::string_view WaveOrderName(WaveOrder order);  // "sin-first", "cos-first"
 std::optional<WaveOrder> ParseWaveOrder(std::string_view name);
-std::string_view LearnedInitName(LearnedInit init);  // "normal-0.02", "normal-1"
+// "normal-0.02", "normal-1", "normal-scaled", "truncated-normal" (EmbeddingInitName)
+std::string_view LearnedInitName(LearnedInit init);
 std::optional<LearnedInit> ParseLearnedInit(std::string_view name);
 std::string_view RopePairingName(RopePairing pairing);  // "half", "interleaved"
 std::optional<RopePairing> ParseRopePairing(std::string_view name);

@@ -9,7 +9,7 @@
 
 namespace pe {
 
-double LearnedInitStd(LearnedInit init) { return init == LearnedInit::kNormal1 ? 1.0 : 0.02; }
+double LearnedInitStd(LearnedInit init, int64_t d_model) { return InitStd(init, d_model); }
 
 uint64_t LearnedStream(uint64_t seed) {
   return RandomBits(seed ^ 0x706f736974696f6eull /* "position" */, 0);
@@ -19,7 +19,7 @@ float LearnedValue(const EncodingParams& params, int64_t position, int64_t col) 
   const LearnedParams& l = params.learned();
   const auto k = static_cast<uint64_t>(position) * static_cast<uint64_t>(params.d_model) +
                  static_cast<uint64_t>(col);
-  return static_cast<float>(LearnedInitStd(l.init) * RandomNormal(LearnedStream(l.seed), k));
+  return static_cast<float>(InitValue(l.init, params.d_model, LearnedStream(l.seed), k));
 }
 
 namespace {
@@ -75,9 +75,10 @@ class LearnedEncoding final : public Encoding {
   std::string DescribeCell(int64_t position, int64_t col) const override {
     const LearnedParams& l = params_.learned();
     char buf[160];
-    std::snprintf(buf, sizeof buf, "W_pos[%lld, %lld] ~ N(0, %g^2), seed %llu = %.4f",
+    std::snprintf(buf, sizeof buf, "W_pos[%lld, %lld] ~ %s, seed %llu = %.4f",
                   static_cast<long long>(position), static_cast<long long>(col),
-                  LearnedInitStd(l.init), static_cast<unsigned long long>(l.seed),
+                  InitFormula(l.init, params_.d_model).c_str(),
+                  static_cast<unsigned long long>(l.seed),
                   table_->at(position - params_.offset, col));
     return buf;
   }

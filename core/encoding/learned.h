@@ -12,13 +12,16 @@
 
 namespace pe {
 
-// The standard deviation of an initialiser: 0.02 (GPT-2 and BERT's initializer_range, as in HF
-// GPT2PreTrainedModel._init_weights and BertPreTrainedModel._init_weights) or 1
-// (torch.nn.Embedding.reset_parameters, normal_ with std 1).
-double LearnedInitStd(LearnedInit init);
+// The standard deviation of the table's values for a width-d table (InitStd of
+// base/initializers.h): 0.02 (GPT-2 and BERT's initializer_range, as in HF
+// GPT2PreTrainedModel._init_weights and BertPreTrainedModel._init_weights), 1
+// (torch.nn.Embedding.reset_parameters, normal_ with std 1), d^-0.5 (fairseq) or 0.8796 (Haiku's
+// truncated normal).
+double LearnedInitStd(LearnedInit init, int64_t d_model);
 
 // Value at table row `row` (position offset + row), column `col` of a width-d table:
-// std * RandomNormal(LearnedStream(seed), row_position * d + col), where row_position is the
+// InitValue(init, d, LearnedStream(seed), row_position * d + col) (for the normal initialisers
+// std * RandomNormal(LearnedStream(seed), ...)), where row_position is the
 // absolute position, so the value of a position does not depend on the offset shown. The
 // stream is derived from the seed so that it differs from the token-embedding table of the same
 // seed (otherwise token id k and position k would get the same vector).

@@ -10,8 +10,19 @@ float EmbeddingValue(uint64_t seed, int64_t d_model, int64_t row, int64_t col) {
   return static_cast<float>(RandomNormal(seed, static_cast<uint64_t>(row * d_model + col)));
 }
 
+float EmbeddingValue(EmbeddingInit init, uint64_t seed, int64_t d_model, int64_t row,
+                     int64_t col) {
+  return static_cast<float>(
+      InitValue(init, d_model, seed, static_cast<uint64_t>(row * d_model + col)));
+}
+
 Result<Matrix> InitEmbeddingNormal(int64_t vocab_size, int64_t d_model, uint64_t seed,
                                    const MemoryCap& cap) {
+  return InitEmbedding(EmbeddingInit::kNormal1, vocab_size, d_model, seed, cap);
+}
+
+Result<Matrix> InitEmbedding(EmbeddingInit init, int64_t vocab_size, int64_t d_model,
+                             uint64_t seed, const MemoryCap& cap) {
   if (vocab_size < 1 || vocab_size > kMaxVocab) {
     return InvalidArgument("vocab_size must be in [1, " + std::to_string(kMaxVocab) + "], got " +
                            std::to_string(vocab_size));
@@ -23,7 +34,7 @@ Result<Matrix> InitEmbeddingNormal(int64_t vocab_size, int64_t d_model, uint64_t
   if (!table.ok()) return table;
   Matrix& m = table.value();
   for (int64_t r = 0; r < m.rows; ++r) {
-    for (int64_t c = 0; c < m.cols; ++c) m.at(r, c) = EmbeddingValue(seed, d_model, r, c);
+    for (int64_t c = 0; c < m.cols; ++c) m.at(r, c) = EmbeddingValue(init, seed, d_model, r, c);
   }
   return table;
 }

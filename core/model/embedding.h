@@ -1,10 +1,12 @@
-// Token embeddings: a (vocab_size, d_model) table like torch.nn.Embedding, initialised N(0, 1)
-// from a seed (see random.h for the generator) or filled from explicit values, and row lookup.
+// Token embeddings: a (vocab_size, d_model) table like torch.nn.Embedding, initialised from a
+// seed by one of the initialisers of base/initializers.h (N(0, 1) by default, as nn.Embedding;
+// random.h has the generator) or filled from explicit values, and row lookup.
 #pragma once
 
 #include <cstdint>
 #include <span>
 
+#include "base/initializers.h"
 #include "base/matrix.h"
 #include "base/status.h"
 
@@ -15,10 +17,17 @@ inline constexpr int64_t kMaxVocab = int64_t{1} << 24;
 // Entry (row, col) of the seeded N(0, 1) table: RandomNormal(seed, row * d_model + col),
 // rounded to float32. The table is the same whatever its vocabulary size.
 float EmbeddingValue(uint64_t seed, int64_t d_model, int64_t row, int64_t col);
+// Entry (row, col) of the table `init` makes from `seed`: InitValue(init, d_model, seed,
+// row * d_model + col), rounded to float32. The normal initialisers scale the same N(0, 1)
+// stream, so the tables of one seed differ by a factor only; normal-1 is EmbeddingValue.
+float EmbeddingValue(EmbeddingInit init, uint64_t seed, int64_t d_model, int64_t row, int64_t col);
 
 // The (vocab_size, d_model) table for `seed`, or an error for sizes out of range or over `cap`.
 Result<Matrix> InitEmbeddingNormal(int64_t vocab_size, int64_t d_model, uint64_t seed,
                                    const MemoryCap& cap = {});
+// The same with any initialiser.
+Result<Matrix> InitEmbedding(EmbeddingInit init, int64_t vocab_size, int64_t d_model,
+                             uint64_t seed, const MemoryCap& cap = {});
 
 // Ok when every id is in [0, vocab_size); else an error naming the first id outside.
 Status CheckIds(int64_t vocab_size, std::span<const int64_t> ids);

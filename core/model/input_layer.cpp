@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "model/embedding.h"
+#include "model/token_ids.h"
 #include "base/random.h"
 
 namespace pe {
@@ -103,7 +104,7 @@ void ApplyDropout(float* values, int64_t n, double p, uint64_t seed, uint64_t fi
 }
 
 Result<InputParts> CombineInputParts(Matrix embedding, Matrix positional,
-                                     const InputLayerParams& params) {
+                                     const InputLayerParams& params, uint64_t dropout_first) {
   if (Status s = ValidateInputLayerParams(params); !s.ok()) return s.error();
   if (embedding.rows != positional.rows || embedding.cols != positional.cols) {
     return InvalidArgument("embeddings are " + std::to_string(embedding.rows) + " x " +
@@ -121,7 +122,7 @@ Result<InputParts> CombineInputParts(Matrix embedding, Matrix positional,
   for (size_t k = 0; k < parts.sum.data.size(); ++k) parts.sum.data[k] += positional.data[k];
   if (params.train) {
     ApplyDropout(parts.sum.data.data(), static_cast<int64_t>(parts.sum.data.size()), params.dropout,
-                 params.dropout_seed, 0);
+                 params.dropout_seed, dropout_first);
   }
   parts.embedding = std::move(embedding);
   parts.positional = std::move(positional);
@@ -260,27 +261,111 @@ void InputLayerForwardInto(const Matrix& table, std::span<const int64_t> ids, in
   }
 }
 
+int64_t ExampleBatch(const TextExample& example) {
+  return example.ids.empty() ? 1 : static_cast<int64_t>(example.ids.size());
+}
+
+int64_t ExampleTokenCount(const TextExample& example) {
+  if (!example.ids.empty()) return static_cast<int64_t>(example.ids.front().size());
+  return static_cast<int64_t>(Tokenize(example.text, example.tokenizer).size());
+}
+
+namespace {
+size_t RowIndex(const TextExample& example, int64_t row) {
+  return static_cast<size_t>(std::clamp<int64_t>(row, 0, ExampleBatch(example) - 1));
+}
+}  // namespace
+
+std::vector<Token> ExampleTokens(const TextExample& example, int64_t row) {
+  if (example.ids.empty()) return Tokenize(example.text, example.tokenizer);
+  std::vector<Token> tokens;
+  for (int64_t id : example.ids[RowIndex(example, row)]) {
+    tokens.push_back({"id " + std::to_string(id), 0, 0});
+  }
+  return tokens;
+}
+
+namespace {
+
+// The text's vocabulary: fixed, or built from its tokens in order of first appearance.
+Result<Vocabulary> TextVocabulary(const TextExample& example, const std::vector<Token>& tokens) {
+  if (example.vocabulary.empty()) return Vocabulary::FromTokens(tokens);
+  return Vocabulary::FromList(example.vocabulary);
+}
+
+// V for the text's ids: vocab_size when given (the text's ids must fit it), else the
+// vocabulary's size.
+Result<int64_t> TextVocabSize(const TextExample& example, const Vocabulary& vocab,
+                              const std::vector<int64_t>& ids) {
+  if (example.vocab_size <= 0) return vocab.size();
+  for (size_t t = 0; t < ids.size(); ++t) {
+    if (ids[t] >= example.vocab_size) {
+      return InvalidArgument("--vocab-size " + std::to_string(example.vocab_size) +
+                             " is too small for the text: token " + std::to_string(t) + " has id " +
+                             std::to_string(ids[t]) + " (the text's vocabulary has " +
+                             std::to_string(vocab.size()) + " entries)");
+    }
+  }
+  return example.vocab_size;
+}
+
+}  // namespace
+
+Result<std::vector<int64_t>> ExampleIds(const TextExample& example, int64_t row,
+                                        int64_t* vocab_size) {
+  if (!example.ids.empty()) {
+    Result<int64_t> v = IdsVocabSize(example.ids, example.vocab_size);
+    if (!v.ok()) return v.error();
+    if (Status s = CheckIdBatch(example.ids, v.value()); !s.ok()) return s.error();
+    if (vocab_size) *vocab_size = v.value();
+    return example.ids[RowIndex(example, row)];
+  }
+  const std::vector<Token> tokens = Tokenize(example.text, example.tokenizer);
+  Result<Vocabulary> vocab = TextVocabulary(example, tokens);
+  if (!vocab.ok()) return vocab.error();
+  std::vector<int64_t> ids = vocab.value().Ids(tokens);
+  Result<int64_t> v = TextVocabSize(example, vocab.value(), ids);
+  if (!v.ok()) return v.error();
+  if (vocab_size) *vocab_size = v.value();
+  return ids;
+}
+
 Result<SentenceResult> ComputeSentence(const TextExample& example, const EncodingParams& pe,
-                                       const InputLayerParams& params, const MemoryCap& cap) {
+                                       const InputLayerParams& params, const MemoryCap& cap,
+                                       int64_t row) {
   Result<EncodingPtr> e = MakeEncoding(pe, cap);
   if (!e.ok()) return e.error();
-  return ComputeSentence(example, *e.value(), params, cap);
+  return ComputeSentence(example, *e.value(), params, cap, row);
 }
 
 Result<SentenceResult> ComputeSentence(const TextExample& example, const Encoding& encoding,
-                                       const InputLayerParams& params, const MemoryCap& cap) {
+                                       const InputLayerParams& params, const MemoryCap& cap,
+                                       int64_t row) {
   if (Status s = CheckAdded(encoding); !s.ok()) return s.error();
   const EncodingParams& pe = encoding.params();
   SentenceResult r;
-  r.tokens = Tokenize(example.text, example.tokenizer);
-  if (example.vocabulary.empty()) {
-    r.vocabulary = Vocabulary::FromTokens(r.tokens);
-  } else {
-    Result<Vocabulary> v = Vocabulary::FromList(example.vocabulary);
+  r.batch = ExampleBatch(example);
+  if (row < 0 || row >= r.batch) {
+    return InvalidArgument("batch row " + std::to_string(row) + " is outside [0, " +
+                           std::to_string(r.batch - 1) + "]: the ids have " +
+                           std::to_string(r.batch) + (r.batch == 1 ? " row" : " rows"));
+  }
+  r.row = row;
+  if (example.ids.empty()) {
+    r.tokens = Tokenize(example.text, example.tokenizer);
+    Result<Vocabulary> v = TextVocabulary(example, r.tokens);
     if (!v.ok()) return v.error();
     r.vocabulary = std::move(v).value();
+    r.ids = r.vocabulary.Ids(r.tokens);
+    Result<int64_t> size = TextVocabSize(example, r.vocabulary, r.ids);
+    if (!size.ok()) return size.error();
+    r.vocab_size = size.value();
+  } else {
+    Result<std::vector<int64_t>> ids = ExampleIds(example, row, &r.vocab_size);
+    if (!ids.ok()) return ids.error();
+    r.ids = std::move(ids).value();
+    r.tokens = ExampleTokens(example, row);
   }
-  r.ids = r.vocabulary.Ids(r.tokens);
   if (example.truncate && static_cast<int64_t>(r.ids.size()) > pe.max_len) {
     r.dropped_tokens = static_cast<int64_t>(r.ids.size()) - pe.max_len;
     r.ids.resize(static_cast<size_t>(pe.max_len));
@@ -294,21 +379,43 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const Encodin
     return s.error();
   }
   // Only the rows the sentence uses; EmbeddingValue makes each independently of V.
-  Matrix embedding;
+  Matrix embedding;  // (T, d)
   embedding.rows = seq;
   embedding.cols = pe.d_model;
   embedding.data.resize(static_cast<size_t>(seq * pe.d_model));
   for (int64_t t = 0; t < seq; ++t) {
     for (int64_t j = 0; j < pe.d_model; ++j) {
-      embedding.at(t, j) =
-          EmbeddingValue(example.seed, pe.d_model, r.ids[static_cast<size_t>(t)], j);
+      embedding.at(t, j) = EmbeddingValue(example.init, example.seed, pe.d_model,
+                                          r.ids[static_cast<size_t>(t)], j);
     }
   }
   Result<InputParts> parts =
-      CombineInputParts(std::move(embedding), PositionalRows(encoding, seq), params);
+      CombineInputParts(std::move(embedding), PositionalRows(encoding, seq), params,
+                        static_cast<uint64_t>(row * seq * pe.d_model));
   if (!parts.ok()) return parts.error();
   r.parts = std::move(parts).value();
   return r;
+}
+
+Result<std::vector<SentenceResult>> ComputeBatch(const TextExample& example,
+                                                 const Encoding& encoding,
+                                                 const InputLayerParams& params,
+                                                 const MemoryCap& cap) {
+  const int64_t batch = ExampleBatch(example);
+  const int64_t tokens = ExampleTokenCount(example);
+  if (Status s = CheckFloatCount("the batch's four parts",
+                                 4 * static_cast<uint64_t>(batch) * static_cast<uint64_t>(tokens),
+                                 static_cast<uint64_t>(encoding.params().d_model), cap);
+      !s.ok()) {
+    return s.error();
+  }
+  std::vector<SentenceResult> rows;
+  for (int64_t b = 0; b < batch; ++b) {
+    Result<SentenceResult> r = ComputeSentence(example, encoding, params, cap, b);
+    if (!r.ok()) return r.error();
+    rows.push_back(std::move(r).value());
+  }
+  return rows;
 }
 
 }  // namespace pe

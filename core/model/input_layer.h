@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/initializers.h"
 #include "base/matrix.h"
 #include "encoding/encoding.h"
 #include "base/status.h"
@@ -49,9 +50,10 @@ struct InputParts {
 // 1 / (1 - p), else zeroed; value k draws RandomUniform(seed, first_index + k). p = 1 zeroes all.
 void ApplyDropout(float* values, int64_t n, double p, uint64_t seed, uint64_t first_index);
 
-// Scale, add and drop out given embeddings and positional rows, both (T, d).
+// Scale, add and drop out given embeddings and positional rows, both (T, d). Value k of the sum
+// draws its dropout from RandomUniform(dropout_seed, dropout_first + k).
 Result<InputParts> CombineInputParts(Matrix embedding, Matrix positional,
-                                     const InputLayerParams& params);
+                                     const InputLayerParams& params, uint64_t dropout_first = 0);
 
 // The parts for ids (T) looked up in `table` (V, d) with the positional rows of `pe`
 // (T <= max_len). The encoding must add to the embeddings (Family::kAdded). The EncodingParams
@@ -83,31 +85,58 @@ struct TextExample {
   std::string text = "The cat sits on the mat";
   TokenizerKind tokenizer = TokenizerKind::kWord;
   uint64_t seed = 0;                    // embedding table seed
+  // The embedding table's initialiser (base/initializers.h); N(0, 1) as torch.nn.Embedding.
+  EmbeddingInit init = EmbeddingInit::kNormal1;
   std::vector<std::string> vocabulary;  // fixed vocabulary; empty: built from the text
   // More tokens than max_len: keep the first max_len, as a model truncates its input (true), or
   // refuse with a message (false, the default: a script should hear about it).
   bool truncate = false;
-  // Token ids typed directly instead of text: one row for a sequence, several for a batch.
-  // Empty: the ids come from the text. vocab_size 0: the vocabulary built from the text.
+  // Token ids typed directly instead of text: one row for a sequence, several for a batch
+  // (model/token_ids.h). Empty: the ids come from the text. vocab_size V: every id must be in
+  // [0, V); 0: V is max id + 1 for typed ids, the size of the text's vocabulary for text.
   std::vector<std::vector<int64_t>> ids;
   int64_t vocab_size = 0;
   bool operator==(const TextExample&) const = default;
 };
 
 struct SentenceResult {
-  std::vector<Token> tokens;
-  Vocabulary vocabulary;
-  std::vector<int64_t> ids;  // (T)
+  std::vector<Token> tokens;  // typed ids are labelled "id 23"
+  Vocabulary vocabulary;      // empty for typed ids
+  std::vector<int64_t> ids;   // (T)
+  int64_t vocab_size = 0;     // V: the ids are in [0, V)
+  int64_t row = 0;            // the batch row of typed ids (0 for text)
+  int64_t batch = 1;          // rows of typed ids (1 for text)
   InputParts parts;
   int64_t dropped_tokens = 0;  // tokens cut off after max_len (TextExample::truncate)
 };
 
-// The embedding table is N(0, 1) from `example.seed` (embedding.h), only the rows used are made.
-// No tokens is not an error: the result has T = 0.
+// Batch rows of the example: the rows of typed ids, or 1 for text.
+int64_t ExampleBatch(const TextExample& example);
+// Tokens of one row before any truncation: the text's, or the typed ids' row length.
+int64_t ExampleTokenCount(const TextExample& example);
+// The tokens of batch row `row` (clamped to the batch): the text's tokens, or the typed ids
+// labelled "id 23".
+std::vector<Token> ExampleTokens(const TextExample& example, int64_t row = 0);
+// The ids of batch row `row`, checked: the text's ids in its vocabulary (built in order of first
+// appearance unless fixed), or the typed ids, every row of which must be in [0, V)
+// (token_ids.h: an error names the id, its place and V). `vocab_size` (may be null) gets V.
+Result<std::vector<int64_t>> ExampleIds(const TextExample& example, int64_t row = 0,
+                                        int64_t* vocab_size = nullptr);
+
+// The embedding table comes from `example.init` and `example.seed` (embedding.h); only the rows
+// used are made. With typed ids, batch row `row` (in [0, ExampleBatch)) is computed, at
+// positions offset .. offset + T - 1 like every row; row b's dropout draws continue the
+// batch's flat (batch * T, d) order, as InputLayerForward. No tokens is not an error: T = 0.
 // The four (T, d) parts must fit under `cap` together, else an error says how much they need.
 Result<SentenceResult> ComputeSentence(const TextExample& example, const Encoding& pe,
-                                       const InputLayerParams& params, const MemoryCap& cap = {});
+                                       const InputLayerParams& params, const MemoryCap& cap = {},
+                                       int64_t row = 0);
 Result<SentenceResult> ComputeSentence(const TextExample& example, const EncodingParams& pe,
-                                       const InputLayerParams& params, const MemoryCap& cap = {});
+                                       const InputLayerParams& params, const MemoryCap& cap = {},
+                                       int64_t row = 0);
+// Every batch row (one for text); the parts of all rows must fit under `cap` together.
+Result<std::vector<SentenceResult>> ComputeBatch(const TextExample& example, const Encoding& pe,
+                                                 const InputLayerParams& params,
+                                                 const MemoryCap& cap = {});
 
 }  // namespace pe

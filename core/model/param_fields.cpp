@@ -11,6 +11,8 @@
 #include "encoding/encoding.h"
 #include "encoding/sinusoidal_presets.h"
 #include "figure/colormap.h"
+#include "model/embedding.h"
+#include "model/token_ids.h"
 #include "text/tokenizer.h"
 
 namespace pe {
@@ -176,11 +178,32 @@ const ParamField kFields[] = {
        m.pe.sinusoidal().output_scale = v.value();
        return {};
      })},
-    // ---- learned
+    // ---- the embedding tables' initialisers
+    // --init names the initialiser of the model's embedding tables, as GPT-2 and BERT use one
+    // initializer_range for both and fairseq draws both from N(0, d^-0.5): the token embeddings
+    // for every scheme and, with the learned scheme, the position table too. --learned-init
+    // (after it, so metadata read back in order restores both) sets the position table alone.
     {"init", "--init", "NAME",
-     "Learned table initialiser: normal-0.02 (GPT-2, BERT) or normal-1 (nn.Embedding)", kLearned,
-     nullptr, GET(std::string(LearnedInitName(m.pe.learned().init))), SET({
-       return SetChoice("--init", text, &ParseLearnedInit, "normal-0.02 or normal-1",
+     "Initialiser of the embedding tables (the token embeddings; with the learned scheme the "
+     "position table too): normal-1 = N(0,1) (torch nn.Embedding), normal-scaled = "
+     "N(0, 1/d_model) (fairseq Embedding, tensor2tensor), normal-0.02 = N(0, 0.02^2) (GPT-2, "
+     "BERT initializer_range) or truncated-normal = N(0,1) cut to [-2, 2], std 0.88 (Haiku "
+     "hk.Embed)",
+     kAllSchemes, nullptr, GET(std::string(EmbeddingInitName(m.example.init))), SET({
+       EmbeddingInit init{};
+       if (Status s = SetChoice("--init", text, &ParseEmbeddingInit, kEmbeddingInitChoices, init);
+           !s.ok()) {
+         return s;
+       }
+       m.example.init = init;
+       if (m.pe.kind() == Scheme::kLearned) m.pe.learned().init = init;
+       return {};
+     })},
+    {"learned_init", "--learned-init", "NAME",
+     "Initialiser of the learned position table alone (default normal-0.02 as GPT-2, BERT): "
+     "normal-1, normal-scaled, normal-0.02 or truncated-normal",
+     kLearned, nullptr, GET(std::string(LearnedInitName(m.pe.learned().init))), SET({
+       return SetChoice("--learned-init", text, &ParseLearnedInit, kEmbeddingInitChoices,
                         m.pe.learned().init);
      })},
     // ---- rope
@@ -418,9 +441,39 @@ const ParamField kFields[] = {
      GET(std::string(TokenizerName(m.example.tokenizer))), SET({
        return SetChoice("--tokenizer", text, &ParseTokenizer, "word or char", m.example.tokenizer);
      })},
+    // Typed ids replace the text (no tokenizer); before --vocab-size, which checks them.
+    {"ids", "--ids", "LIST",
+     "Token ids instead of text: \"2,5,0,9\" (a sequence) or \"23,37,3;97,61,19\" (a batch, "
+     "rows separated by ';', all of one length); each id must be in [0, vocab size)",
+     kAllSchemes, nullptr, GET(FormatIds(m.example.ids)), SET({
+       Result<IdBatch> ids = ParseIds(text);
+       if (!ids.ok()) return ids.error();
+       Result<int64_t> v = IdsVocabSize(ids.value(), m.example.vocab_size);
+       if (!v.ok()) return v.error();
+       if (Status s = CheckIdBatch(ids.value(), v.value()); !s.ok()) return s;
+       m.example.ids = std::move(ids).value();
+       return {};
+     }),
+     [](const ModelParams& m) { return !m.example.ids.empty(); }},
+    {"vocab_size", "--vocab-size", "INT",
+     "Vocabulary size V: every id must be in [0, V) (1 to 2^24; 0, the default: the largest "
+     "id + 1 with --ids, the text's vocabulary without). The embedding rows do not depend on V",
+     kAllSchemes, nullptr, GET(std::to_string(m.example.vocab_size)), SET({
+       Result<int64_t> v = ParseInteger("--vocab-size", text, 0, kMaxVocab);
+       if (!v.ok()) return v.error();
+       if (v.value() > 0) {
+         if (Status s = CheckIdBatch(m.example.ids, v.value()); !s.ok()) {
+           return InvalidArgument("--vocab-size " + text + " does not hold the ids: " +
+                                  s.message());
+         }
+       }
+       m.example.vocab_size = v.value();
+       return {};
+     }),
+     [](const ModelParams& m) { return !m.example.ids.empty() || m.example.vocab_size != 0; }},
     {"seed", "--seed", "INT",
-     "Seed of the model's random tables: the N(0,1) token embeddings, the learned position "
-     "table and T5's bucket biases",
+     "Seed of the model's random (untrained) tables: the token embeddings, the learned "
+     "position table and T5's bucket biases",
      kAllSchemes, nullptr, GET(std::to_string(m.example.seed)), SET({
        Result<uint64_t> v = ParseUnsigned("--seed", text, kMaxSeed);
        if (!v.ok()) return v.error();
@@ -567,6 +620,7 @@ std::vector<std::pair<std::string, std::string>> ParamValues(const ModelParams& 
   std::vector<std::pair<std::string, std::string>> out;
   for (const ParamField& f : kFields) {
     if (f.key.empty() || !f.WhyNotApplicable(m).empty()) continue;
+    if (f.recorded && !f.recorded(m)) continue;
     out.emplace_back(std::string(f.key), f.get(m));
   }
   return out;

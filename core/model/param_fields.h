@@ -34,6 +34,9 @@ struct ParamField {
   // Parses `text` (decimal only, the whole text) and sets the value; an error names the flag,
   // the allowed range and the text. A switch gets "true".
   Status (*set)(ModelParams& m, const std::string& text) = nullptr;
+  // Whether figure metadata records the value although the field applies (typed ids only when
+  // there are some: an empty list is not a value --ids accepts). Null: always.
+  bool (*recorded)(const ModelParams& m) = nullptr;
 
   bool is_switch() const { return value_name.empty(); }
   // Empty when the field applies to `m`, else a sentence saying why not, naming the scheme.

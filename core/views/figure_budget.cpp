@@ -40,8 +40,7 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
     }
     case ViewKind::kSums: {
       // The sentence's four (T, d) parts, and one bar or point per dimension and series.
-      const auto tokens =
-          static_cast<uint64_t>(Tokenize(params.example.text, params.example.tokenizer).size());
+      const auto tokens = static_cast<uint64_t>(ExampleTokenCount(params.example));
       const uint64_t series = sel.selected_token >= 0 ? 4 : std::min<uint64_t>(tokens, 32);
       bytes += 4 * sizeof(float) * tokens * d + kFigureBytesPerSumItem * series * d;
       break;

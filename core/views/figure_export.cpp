@@ -76,6 +76,9 @@ std::vector<std::pair<std::string, std::string>> Metadata(ViewKind view, const M
   out.push_back({"x_range", RangeText(r.x0, r.x1)});
   out.push_back({"y_range", RangeText(r.y0, r.y1)});
   out.push_back({"token", sel.selected_token < 0 ? "all" : std::to_string(sel.selected_token)});
+  if (view == ViewKind::kSums && m.example.ids.size() > 1) {
+    out.push_back({"batch_row", std::to_string(sel.batch_row)});
+  }
   if (view == ViewKind::kRotation) {
     Result<int64_t> p = RotationPosition(sel, m.pe);
     if (p.ok()) out.push_back({"rotation_position", std::to_string(p.value())});

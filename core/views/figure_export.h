@@ -22,6 +22,7 @@ struct ViewSelection {
   ViewRange curves;        // positions x values
   ViewRange sums;          // dims x values (y is fitted to the data)
   int selected_token = 0;  // -1: all tokens
+  int64_t batch_row = 0;   // the sum view's row of a batch of typed ids
   bool highlight = false;  // outline the selected token's row / position in heatmap and curves
   bool markers = true;     // dots at integer positions on the curves
   int64_t rotation_position = -1;  // rotation view: the position p of R_p; -1: first + 10

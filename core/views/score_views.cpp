@@ -49,7 +49,7 @@ std::string ContentText(const ModelParams& m) {
     case ScoreContent::Kind::kTokens:
       break;
   }
-  const std::vector<Token> tokens = Tokenize(m.example.text, m.example.tokenizer);
+  const std::vector<Token> tokens = ExampleTokens(m.example);
   auto name = [&](int64_t t) {
     return t >= 0 && t < static_cast<int64_t>(tokens.size())
                ? "\"" + tokens[static_cast<size_t>(t)].text + "\""

@@ -2,6 +2,7 @@
 // Only for schemes that add a vector to the embeddings.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "views/figure_export.h"
@@ -21,12 +22,41 @@ std::string SumsTitle(const ModelParams& m, const Encoding& e, const SentenceRes
                           "d"
                         : "")
       << " + " << pos << ") of every token, d_model = " << m.pe.d_model;
+  } else if (!m.example.ids.empty()) {
+    t << "Input vector of id " << s.ids[static_cast<size_t>(token)] << " (position "
+      << m.pe.offset + token << "), d_model = " << m.pe.d_model;
   } else {
     t << "Input vector of \"" << s.tokens[static_cast<size_t>(token)].text << "\" (id "
       << s.ids[static_cast<size_t>(token)] << ", position " << m.pe.offset + token
       << "), d_model = " << m.pe.d_model;
   }
+  if (s.batch > 1) t << ", batch row " << s.row << " of " << s.batch;
   return t.str();
+}
+
+// The figure's notes (legend lines without a swatch): where the embeddings come from and, for
+// one token, the three norms side by side, so the role of sqrt(d) under each initialiser shows.
+void AddNotes(const ModelParams& m, const Encoding& e, const SentenceResult& s, int token,
+              Figure& f) {
+  const Rgba8 none{255, 255, 255, 0};
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "E: random, untrained: %s, seed %llu",
+                InitFormula(m.example.init, m.pe.d_model).c_str(),
+                static_cast<unsigned long long>(m.example.seed));
+  f.legend.push_back({buf, none});
+  f.legend.push_back({m.example.ids.empty() ? "ids: order of first appearance in the text"
+                                            : "ids typed, V = " + std::to_string(s.vocab_size),
+                      none});
+  if (token < 0) return;
+  const InputParts& p = s.parts;
+  const char* pos = e.scheme() == Scheme::kLearned ? "W_pos" : "PE";
+  std::snprintf(buf, sizeof buf, "|E| = %.3f", p.Norm(Part::kEmbedding, token));
+  f.legend.push_back({buf, none});
+  std::snprintf(buf, sizeof buf, "|%s| = %.3f", m.input.scale ? kScaledEmbedding : "E",
+                p.Norm(Part::kScaled, token));
+  f.legend.push_back({buf, none});
+  std::snprintf(buf, sizeof buf, "|%s| = %.3f", pos, p.Norm(Part::kPositional, token));
+  f.legend.push_back({buf, none});
 }
 
 }  // namespace
@@ -34,7 +64,8 @@ std::string SumsTitle(const ModelParams& m, const Encoding& e, const SentenceRes
 Result<Figure> SumsFigure(const ViewContext& c) {
   const ModelParams& m = c.params;
   const ViewSelection& sel = c.sel;
-  Result<SentenceResult> sentence = ComputeSentence(m.example, *c.encoding, m.input, m.cap);
+  Result<SentenceResult> sentence =
+      ComputeSentence(m.example, *c.encoding, m.input, m.cap, sel.batch_row);
   if (!sentence.ok()) return sentence.error();
   const SentenceResult& s = sentence.value();
   if (s.tokens.empty()) return InvalidArgument("the text \"" + m.example.text + "\" has no tokens");
@@ -64,8 +95,10 @@ Result<Figure> SumsFigure(const ViewContext& c) {
   } else {
     for (int t = 0; t < std::min(tokens, kMaxTokenSeries); ++t) {
       series.push_back(parts.sum.row(t));
-      f.legend.push_back({"\"" + s.tokens[static_cast<size_t>(t)].text +
-                              "\" (p=" + std::to_string(m.pe.offset + t) + ")",
+      // Typed ids are labelled "id 23" already; words are quoted.
+      const std::string& word = s.tokens[static_cast<size_t>(t)].text;
+      f.legend.push_back({(m.example.ids.empty() ? "\"" + word + "\"" : word) +
+                              " (p=" + std::to_string(m.pe.offset + t) + ")",
                           SeriesRgba(t)});
     }
   }
@@ -75,6 +108,7 @@ Result<Figure> SumsFigure(const ViewContext& c) {
         {"(first " + std::to_string(series.size()) + " of " + std::to_string(tokens) + " tokens)",
          {255, 255, 255, 0}});
   }
+  AddNotes(m, *c.encoding, s, sel.selected_token, f);
   const ViewRange extent = SumsExtent(series, d);
   f.view = {sel.sums.x0, sel.sums.x1, extent.y0, extent.y1};
   f.hlines.push_back(0.0);
@@ -105,24 +139,28 @@ Result<Figure> SumsFigure(const ViewContext& c) {
 }
 
 namespace {
-Result<SentenceResult> Sentence(const ViewContext& c) {
-  Result<SentenceResult> s =
-      ComputeSentence(c.params.example, *c.encoding, c.params.input, c.params.cap);
-  if (!s.ok()) return s;
-  if (s.value().tokens.empty()) {
+// Every row of the batch (one for text), as the table writes them.
+Result<std::vector<SentenceResult>> Batch(const ViewContext& c) {
+  Result<std::vector<SentenceResult>> b =
+      ComputeBatch(c.params.example, *c.encoding, c.params.input, c.params.cap);
+  if (!b.ok()) return b;
+  if (b.value().front().tokens.empty()) {
     return InvalidArgument("the text \"" + c.params.example.text + "\" has no tokens");
   }
-  return s;
+  return b;
 }
 }  // namespace
 
-Status CheckSumsTable(const ViewContext& c) { return Sentence(c).status(); }
+Status CheckSumsTable(const ViewContext& c) { return Batch(c).status(); }
 
 Status WriteSumsView(std::ostream& out, TableFormat format, const ViewContext& c,
                      const Progress& progress) {
-  Result<SentenceResult> s = Sentence(c);
-  if (!s.ok()) return s.error();
-  return WriteSumTable(out, format, s.value(), c.params.pe, progress);
+  Result<std::vector<SentenceResult>> b = Batch(c);
+  if (!b.ok()) return b.error();
+  if (c.params.example.ids.size() > 1) {
+    return WriteBatchSumTable(out, format, b.value(), c.params.pe, progress);
+  }
+  return WriteSumTable(out, format, b.value().front(), c.params.pe, progress);
 }
 
 }  // namespace pe

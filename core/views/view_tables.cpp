@@ -1,6 +1,7 @@
 #include "views/view_tables.h"
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <set>
 
@@ -131,26 +132,20 @@ Status WriteCurvesTable(std::ostream& out, TableFormat format, const EncodingPar
   return WriteCurvesTable(out, format, *e.value(), dims, cap, progress);
 }
 
-Status WriteSumTable(std::ostream& out, TableFormat format, const SentenceResult& sentence,
-                     const EncodingParams& params, const Progress& progress) {
+namespace {
+
+// The sum rows of one sentence (or batch row): NPY (T, 4, d) values, or CSV lines
+// [batch,]token,position,id,part,v0,... Progress counts tokens over `total` from `done`.
+Status WriteSentenceRows(std::ostream& out, TableFormat format, const SentenceResult& sentence,
+                         const EncodingParams& params, const std::string& batch_prefix,
+                         int64_t done, int64_t total, const Progress& progress) {
   const InputParts& parts = sentence.parts;
   const int64_t seq = parts.tokens();
   const int64_t d = parts.embedding.cols;
-  auto cancelled = [&](int64_t t) {
-    return progress && !progress(static_cast<double>(t + 1) / static_cast<double>(seq));
-  };
-  if (format == TableFormat::kNpy) {
-    const int64_t shape[] = {seq, 4, d};
-    out << NpyHeader(shape);
-    for (int64_t t = 0; t < seq && out; ++t) {
+  for (int64_t t = 0; t < seq && out; ++t) {
+    if (format == TableFormat::kNpy) {
       for (Part p : kAllParts) WriteFloatsLE(out, parts.part(p).row(t), d);
-      if (cancelled(t)) return RuntimeError("the export was cancelled");
-    }
-  } else {
-    out << "token,position,id,part";
-    for (int64_t j = 0; j < d; ++j) out << ",v" << j;
-    out << '\n';
-    for (int64_t t = 0; t < seq && out; ++t) {
+    } else {
       // Quote the token text as CSV requires (RFC 4180): commas, quotes, spaces.
       std::string quoted = "\"";
       for (char c : sentence.tokens[static_cast<size_t>(t)].text) {
@@ -159,13 +154,67 @@ Status WriteSumTable(std::ostream& out, TableFormat format, const SentenceResult
       }
       quoted += '"';
       for (Part p : kAllParts) {
-        out << quoted << ',' << params.offset + t << ',' << sentence.ids[static_cast<size_t>(t)]
-            << ',' << PartName(p);
+        out << batch_prefix << quoted << ',' << params.offset + t << ','
+            << sentence.ids[static_cast<size_t>(t)] << ',' << PartName(p);
         const float* v = parts.part(p).row(t);
         for (int64_t j = 0; j < d; ++j) out << ',' << FormatFloat(v[j]);
         out << '\n';
       }
-      if (cancelled(t)) return RuntimeError("the export was cancelled");
+    }
+    if (progress && !progress(static_cast<double>(done + t + 1) / static_cast<double>(total))) {
+      return RuntimeError("the export was cancelled");
+    }
+  }
+  return {};
+}
+
+void WriteSumCsvHeader(std::ostream& out, bool batch, int64_t d) {
+  out << (batch ? "batch,token,position,id,part" : "token,position,id,part");
+  for (int64_t j = 0; j < d; ++j) out << ",v" << j;
+  out << '\n';
+}
+
+}  // namespace
+
+Status WriteSumTable(std::ostream& out, TableFormat format, const SentenceResult& sentence,
+                     const EncodingParams& params, const Progress& progress) {
+  const int64_t seq = sentence.parts.tokens();
+  const int64_t d = sentence.parts.embedding.cols;
+  if (format == TableFormat::kNpy) {
+    const int64_t shape[] = {seq, 4, d};
+    out << NpyHeader(shape);
+  } else {
+    WriteSumCsvHeader(out, false, d);
+  }
+  if (Status s = WriteSentenceRows(out, format, sentence, params, "", 0, seq, progress); !s.ok()) {
+    return s;
+  }
+  if (!out) return RuntimeError("writing the table failed");
+  return {};
+}
+
+Status WriteBatchSumTable(std::ostream& out, TableFormat format,
+                          const std::vector<SentenceResult>& rows, const EncodingParams& params,
+                          const Progress& progress) {
+  assert(!rows.empty() && "a batch has at least one row");
+  const auto batch = static_cast<int64_t>(rows.size());
+  const int64_t seq = rows.front().parts.tokens();
+  const int64_t d = rows.front().parts.embedding.cols;
+  for (const SentenceResult& r : rows) {
+    assert(r.parts.tokens() == seq && "every row of a batch has the same length");
+    (void)r;
+  }
+  if (format == TableFormat::kNpy) {
+    const int64_t shape[] = {batch, seq, 4, d};
+    out << NpyHeader(shape);
+  } else {
+    WriteSumCsvHeader(out, true, d);
+  }
+  for (int64_t b = 0; b < batch && out; ++b) {
+    if (Status s = WriteSentenceRows(out, format, rows[static_cast<size_t>(b)], params,
+                                     std::to_string(b) + ",", b * seq, batch * seq, progress);
+        !s.ok()) {
+      return s;
     }
   }
   if (!out) return RuntimeError("writing the table failed");

@@ -4,7 +4,8 @@
 //   curves:  PE[:, dims], (max_len, len(dims)); CSV header pos,d4,d5,...
 //   sum:     the input-layer parts, (T, 4, d_model) in part order embedding, scaled,
 //            positional, sum; CSV header token,position,id,part,v0,v1,... one row per token and
-//            part.
+//            part. Typed ids in a batch (model/token_ids.h): (batch, T, 4, d_model), CSV
+//            header batch,token,position,id,part,v0,...; each token is labelled "id 23".
 //   bias, buckets, slopes: the attention-bias views' tables, written by bias_views.cpp (shapes
 //            and CSV headers there).
 // "pos" is the absolute position (offset + row).
@@ -51,5 +52,9 @@ Status WriteCurvesTable(std::ostream& out, TableFormat format, const EncodingPar
 // Reports progress (and may be cancelled) after each token's rows.
 Status WriteSumTable(std::ostream& out, TableFormat format, const SentenceResult& sentence,
                      const EncodingParams& params, const Progress& progress = {});
+// The rows of a batch (ComputeBatch: at least one, all of one length) as one table.
+Status WriteBatchSumTable(std::ostream& out, TableFormat format,
+                          const std::vector<SentenceResult>& rows, const EncodingParams& params,
+                          const Progress& progress = {});
 
 }  // namespace pe
