@@ -91,16 +91,28 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
   CompareControls(state);
   const float em = ImGui::GetFontSize();
   const bool score = state.params.compare_of == CompareOf::kScore;
-  Result<ComparePair> pair = MakeComparePair(state.params, *derived.encoding);
-  if (!pair.ok()) {
-    ErrorText(pair.message());
+  // B is made again only when the parameters change (a learned table is generated when made).
+  if (!cache.pair_params || *cache.pair_params != state.params) {
+    cache.pair_params = state.params;
+    Result<ComparePair> made = MakeComparePair(state.params, *derived.encoding);
+    cache.pair.reset();
+    cache.pair_error.clear();
+    cache.key.reset();
+    if (made.ok()) {
+      cache.pair = std::move(made).value();
+    } else {
+      cache.pair_error = made.message();
+    }
+  }
+  if (!cache.pair) {
+    ErrorText(cache.pair_error);
     return;
   }
   // The figure follows the plots' view within both tables (a table of 2^31 positions pans and
   // zooms): a new pair of tables starts from the whole of both.
   ViewSelection sel = ViewsOf(state);
   sel.score = sel.heatmap = ViewRange{0, 0, 0, 0};
-  const ViewRange whole = CompareWindow(state.params, *derived.encoding, pair.value(), sel);
+  const ViewRange whole = CompareWindow(state.params, *derived.encoding, *cache.pair, sel);
   if (!cache.fitted || cache.whole != whole) {
     cache.view = whole;
     cache.whole = whole;
@@ -122,7 +134,6 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
     Result<Figure> f = GetView(ViewKind::kCompare).figure(context);
     cache.figure.reset();
     cache.error.clear();
-    cache.pair = pair.value();
     if (f.ok()) {
       cache.figure = std::move(f).value();
       cache.images_uploaded = false;
@@ -130,7 +141,7 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
       cache.error = f.message();
     }
   }
-  if (!cache.figure || !cache.pair) {
+  if (!cache.figure) {
     ErrorText(cache.error);
     return;
   }

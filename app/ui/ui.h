@@ -62,7 +62,9 @@ struct FigurePanelCache {
 struct ComparePanelCache {
   std::optional<std::tuple<ModelParams, ViewSelection, double, double>> key;
   std::optional<Figure> figure;
+  std::optional<ModelParams> pair_params;  // the parameters `pair` (or `pair_error`) is for
   std::optional<ComparePair> pair;
+  std::string pair_error;
   std::string error;
   PlotRange view;
   ViewRange whole;  // the window of both tables the view was fitted to
