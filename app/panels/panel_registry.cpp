@@ -32,7 +32,10 @@ const PanelEntry kPanels[] = {
     PE_FIGURE_PANEL(ViewKind::kDecay, "decay", "Score against distance"),
     PE_FIGURE_PANEL(ViewKind::kRoformerDecay, "roformer-decay", "RoFormer's long-term decay"),
     PE_FIGURE_PANEL(ViewKind::kAttention, "attention", "Attention: softmax of one query's scores"),
-    PE_FIGURE_PANEL(ViewKind::kCompare, "compare", "Compare two configurations"),
+    {ViewKind::kCompare, "compare", "Compare two configurations", true,
+     [](AppState& s, const Derived& d, UiCaches& c, UiServices& sv) {
+       DrawComparePanel(s, d, c.compare, sv, c.drawn);
+     }},
     PE_FIGURE_PANEL(ViewKind::kSimilarity, "similarity", "Similarity PE(p)\xc2\xb7PE(q)"),
     PE_FIGURE_PANEL(ViewKind::kSimilarityOffset, "similarity-offset", "Similarity against k = q - p"),
     PE_FIGURE_PANEL(ViewKind::kSpectrum, "spectrum", "Spectrum: frequency and wavelength per pair"),

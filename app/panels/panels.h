@@ -21,6 +21,10 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn);
 void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, FigurePanelCache& cache,
                      UiServices& services, DrawnRecord& drawn);
 
+// The compare view: A | B | A - B with linked hover, and the --versus text (compare_panel.cpp).
+void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache& cache,
+                      UiServices& services, DrawnRecord& drawn);
+
 // The panels that show a view, in layout order: the top row (heatmap, curves), then the views
 // below it that apply to the current scheme.
 struct PanelEntry {

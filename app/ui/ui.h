@@ -1,6 +1,7 @@
 // The whole UI of one frame, without GL: what the window runs and what headless tests drive.
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "jobs/raster_worker.h"
 #include "ui/plot.h"
 #include "ui/texture_store.h"
+#include "views/compare_view.h"
 #include "views/figure_export.h"
 
 namespace pe {
@@ -54,6 +56,25 @@ struct FigurePanelCache {
   ViewRange whole;  // a figure that follows the view: the table it was made for
 };
 
+// The compare panel (compare_panel.cpp): its figure (A | B | A - B) and the second
+// configuration, rebuilt when the parameters, the window or the size change; the plots' shared
+// view; the cell hovered last frame (highlighted in all three plots this frame).
+struct ComparePanelCache {
+  std::optional<std::tuple<ModelParams, ViewSelection, double, double>> key;
+  std::optional<Figure> figure;
+  std::optional<ModelParams> pair_params;  // the parameters `pair` (or `pair_error`) is for
+  std::optional<ComparePair> pair;
+  std::string pair_error;
+  std::string error;
+  PlotRange view;
+  ViewRange whole;  // the window of both tables the view was fitted to
+  bool fitted = false;
+  std::array<ImTextureID, 3> textures = {nullptr, nullptr, nullptr};
+  bool images_uploaded = false;
+  bool hovering = false;
+  int64_t hover_row = 0, hover_col = 0;  // (query m, key n) or (position p, column j)
+};
+
 // What the panels drew in the last frame, kept so tests can hold every picture against a fresh
 // derivation from the state. Pointers point into the derived data and live until the next frame.
 struct DrawnRecord {
@@ -73,6 +94,7 @@ struct UiCaches {
   HeatmapCache heatmap;
   CurvesCache curves;
   std::map<ViewKind, FigurePanelCache> figure_panels;
+  ComparePanelCache compare;
   DrawnRecord drawn;
 };
 

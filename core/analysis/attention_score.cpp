@@ -327,6 +327,31 @@ void ScoreRow(const AttentionScorer& s, int64_t m, int64_t n0, int64_t count, do
   }
 }
 
+std::vector<double> ScoreKeys(const AttentionScorer& s, int64_t n0, int64_t count) {
+  const int64_t d = s.dim();
+  std::vector<double> keys(static_cast<size_t>(count * d));
+#pragma omp parallel for schedule(static) if (count * d >= (int64_t{1} << 16))
+  for (int64_t i = 0; i < count; ++i) s.Key(n0 + i, keys.data() + i * d);
+  return keys;
+}
+
+void ScoreBlock(const AttentionScorer& s, const double* keys, int64_t n0, int64_t cols,
+                int64_t m0, int64_t rows, double* out) {
+  const int64_t d = s.dim();
+  const Encoding& e = s.encoding();
+#pragma omp parallel for schedule(dynamic, 1) if (rows * cols * d >= (int64_t{1} << 18))
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t m = m0 + i;
+    std::vector<double> q(static_cast<size_t>(d));
+    s.Query(m, q.data());
+    double* dst = out + i * cols;
+    for (int64_t j = 0; j < cols; ++j) {
+      const int64_t n = n0 + j;
+      dst[j] = s.Masked(m, n) ? kNaN : s.Dot(q.data(), keys + j * d) + e.Bias(m, n);
+    }
+  }
+}
+
 std::vector<double> DecayCurve(const AttentionScorer& s, std::span<const int64_t> distances) {
   const Encoding& e = s.encoding();
   const int64_t first = e.first_position();

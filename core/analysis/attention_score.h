@@ -119,6 +119,14 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& scorer, const ScoreRasterR
 // score(m, n) for keys n in [n0, n0 + count), into `out` (count); masked keys are NaN.
 void ScoreRow(const AttentionScorer& scorer, int64_t m, int64_t n0, int64_t count, double* out);
 
+// The keys k_n of positions [n0, n0 + count), (count, d): made once for ScoreBlock over many
+// queries (a table of scores costs a dot product per cell then, not a key).
+std::vector<double> ScoreKeys(const AttentionScorer& scorer, int64_t n0, int64_t count);
+// score(m, n) for queries m in [m0, m0 + rows) and the keys of ScoreKeys(scorer, n0, cols), into
+// `out` (rows, cols) row-major; masked cells NaN. The same numbers as Score(m, n) and ScoreRow.
+void ScoreBlock(const AttentionScorer& scorer, const double* keys, int64_t n0, int64_t cols,
+                int64_t m0, int64_t rows, double* out);
+
 // The decay curve: score(first + k, first) for each distance k in `distances` (the key fixed at
 // the table's first position, the query moved k positions after it; a causal mask never hides
 // these). Distances past the table's last position are NaN.

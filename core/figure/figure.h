@@ -78,6 +78,11 @@ struct Figure {
   // `view` to its plot area; a panel whose plot area has another shape widens it to keep that.
   bool equal_aspect = false;
   std::vector<std::pair<std::string, std::string>> metadata;  // written into the file
+  // Plots side by side (the compare view's A | B | A - B): when not empty, the page holds the
+  // title, these panels in equal columns, each drawn as a figure of its own (its title, axes,
+  // image, colour bar), and the legend in a strip under them; this figure's own axes, image and
+  // series are not drawn. Panels have no panels of their own.
+  std::vector<Figure> panels;
 };
 
 }  // namespace pe

@@ -146,10 +146,32 @@ std::vector<Tick> AxisTicks(double lo, double hi, const FigureAxis& axis, double
   return ticks;
 }
 
-Layout ComputeLayout(cairo_t* cr, const Figure& f, const FigureSize& size) {
+// A panel's title (Figure::panels) is smaller than the page's.
+constexpr double kPanelTitlePt = 13.5;
+
+// The title's lines: one for a page (it shrinks to fit instead), up to three broken after ", "
+// for a panel, whose columns are narrow ("B: rope, rope_scaling=yarn, scaling_factor=8, ...").
+std::vector<std::string> TitleLines(cairo_t* cr, const Figure& f, const FigureSize& size,
+                                    double title_pt) {
+  if (f.title.empty() || title_pt != kPanelTitlePt) return {f.title};
+  Font(cr, title_pt, true);
+  std::vector<std::string> lines = WrapAtCommas(cr, f.title, size.width - 8);
+  if (lines.size() > 3) {
+    for (size_t k = 3; k < lines.size(); ++k) lines[2] += " " + lines[k];
+    lines.resize(3);
+  }
+  return lines.empty() ? std::vector<std::string>{f.title} : lines;
+}
+
+// `title_lines`: at least this many title lines are reserved (side-by-side panels keep their
+// plots level when one title takes more lines).
+Layout ComputeLayout(cairo_t* cr, const Figure& f, const FigureSize& size,
+                     double title_pt = kTitlePt, size_t title_lines = 1) {
   FixFontOptions(cr);
   Layout l;
-  const double top = 12 + (f.title.empty() ? 0 : kTitlePt * 1.6);
+  title_lines = std::max(title_lines, TitleLines(cr, f, size, title_pt).size());
+  const double top = 12 + (f.title.empty() ? 0 : title_pt * 1.6) +
+                     title_pt * 1.25 * static_cast<double>(title_lines - 1);
   const double bottom = 8 + kTickLen + kTickPt * 1.5 + (f.x.label.empty() ? 0 : kLabelPt * 1.6);
   Font(cr, kTickPt);
   const double est_h = size.height - top - bottom;
@@ -249,8 +271,15 @@ void PaintImage(cairo_t* cr, cairo_surface_t* img, int w, int h, double dx0, dou
   cairo_restore(cr);
 }
 
-void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format) {
-  const Layout l = ComputeLayout(cr, f, size);
+void DrawPanels(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format);
+
+void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format,
+          double title_pt = kTitlePt, size_t title_lines = 1) {
+  if (!f.panels.empty()) {
+    DrawPanels(cr, f, size, format);
+    return;
+  }
+  const Layout l = ComputeLayout(cr, f, size, title_pt, title_lines);
   const Mapper m{f, l.plot};
   const Box& b = l.plot;
   const Rgba8 ink{30, 30, 35, 255}, grey{110, 110, 115, 255}, grid{0, 0, 0, 22};
@@ -367,12 +396,16 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
   if (!f.title.empty()) {
     // A title wider than the page shrinks to fit rather than losing characters at both ends;
     // centred over the plot while that keeps it on the page.
-    Font(cr, kTitlePt, true);
-    const double avail = size.width - 8;
-    const double w = TextWidth(cr, f.title);
-    if (w > avail) Font(cr, kTitlePt * avail / w, true);
-    const double tw = std::min(w, avail);
-    Text(cr, f.title, std::clamp(b.x + b.w / 2 - tw / 2, 4.0, size.width - 4 - tw), 10, 0, 0);
+    const std::vector<std::string> lines = TitleLines(cr, f, size, title_pt);
+    for (size_t k = 0; k < lines.size(); ++k) {
+      Font(cr, title_pt, true);
+      const double avail = size.width - 8;
+      const double w = TextWidth(cr, lines[k]);
+      if (w > avail) Font(cr, title_pt * avail / w, true);
+      const double tw = std::min(w, avail);
+      Text(cr, lines[k], std::clamp(b.x + b.w / 2 - tw / 2, 4.0, size.width - 4 - tw),
+           10 + title_pt * 1.25 * static_cast<double>(k), 0, 0);
+    }
   }
   Font(cr, kLabelPt);
   if (!f.x.label.empty()) Text(cr, f.x.label, b.x + b.w / 2, size.height - 6, 0.5, 1);
@@ -434,6 +467,83 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
       }
       y += kLegendPt * 0.3;
     }
+  }
+}
+
+// A figure of side-by-side panels: the title on top, the panels in equal columns, the legend
+// in a strip under them (its lines wrapped to the page, at most 40% of the height).
+struct PanelsLayout {
+  std::vector<Box> frames;  // each panel's page rectangle
+  double legend_top = 0;
+  std::vector<std::vector<std::string>> legend_lines;  // per legend item
+  size_t title_lines = 1;  // the most lines a panel's title takes
+};
+
+PanelsLayout ComputePanelsLayout(cairo_t* cr, const Figure& f, const FigureSize& size) {
+  FixFontOptions(cr);
+  PanelsLayout l;
+  const double top = 4 + (f.title.empty() ? 0 : kTitlePt * 1.6);
+  Font(cr, kLegendPt);
+  double legend_h = 0;
+  for (const FigureLegendItem& it : f.legend) {
+    l.legend_lines.push_back(WrapAtCommas(cr, it.label, size.width - 16 - 30));
+    legend_h += kLegendPt * 1.25 * static_cast<double>(l.legend_lines.back().size()) +
+                kLegendPt * 0.3;
+  }
+  legend_h = std::min(legend_h + (f.legend.empty() ? 0 : 8), size.height * 0.4);
+  const double panels_h = std::max(40.0, size.height - top - legend_h);
+  const double w = size.width / static_cast<double>(f.panels.size());
+  for (size_t i = 0; i < f.panels.size(); ++i) {
+    l.frames.push_back({w * static_cast<double>(i), top, w, panels_h});
+  }
+  l.legend_top = top + panels_h + 4;
+  for (size_t i = 0; i < f.panels.size(); ++i) {
+    const FigureSize panel{l.frames[i].w, l.frames[i].h, size.scale};
+    l.title_lines = std::max(l.title_lines, TitleLines(cr, f.panels[i], panel, kPanelTitlePt).size());
+  }
+  return l;
+}
+
+void DrawPanels(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format) {
+  const PanelsLayout l = ComputePanelsLayout(cr, f, size);
+  const Rgba8 ink{30, 30, 35, 255};
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  for (size_t i = 0; i < f.panels.size(); ++i) {
+    const Box& b = l.frames[i];
+    cairo_save(cr);
+    cairo_translate(cr, b.x, b.y);
+    cairo_rectangle(cr, 0, 0, b.w, b.h);
+    cairo_clip(cr);
+    Draw(cr, f.panels[i], FigureSize{b.w, b.h, size.scale}, format, kPanelTitlePt,
+         l.title_lines);
+    cairo_restore(cr);
+  }
+  SetColor(cr, ink);
+  if (!f.title.empty()) {
+    Font(cr, kTitlePt, true);
+    const double avail = size.width - 8;
+    const double w = TextWidth(cr, f.title);
+    if (w > avail) Font(cr, kTitlePt * avail / w, true);
+    Text(cr, f.title, std::max(4.0, size.width / 2 - std::min(w, avail) / 2), 8, 0, 0);
+  }
+  Font(cr, kLegendPt);
+  double y = l.legend_top;
+  for (size_t i = 0; i < f.legend.size(); ++i) {
+    const FigureLegendItem& it = f.legend[i];
+    if (y + kLegendPt > size.height - 4) break;
+    SetColor(cr, it.color);
+    cairo_set_line_width(cr, 3);
+    cairo_move_to(cr, 12, y + kLegendPt * 0.6);
+    cairo_line_to(cr, 12 + 24, y + kLegendPt * 0.6);
+    cairo_stroke(cr);
+    SetColor(cr, ink);
+    for (const std::string& line : l.legend_lines[i]) {
+      if (y + kLegendPt > size.height - 4) break;
+      Text(cr, line, 12 + 30, y, 0, 0);
+      y += kLegendPt * 1.25;
+    }
+    y += kLegendPt * 0.3;
   }
 }
 
@@ -583,6 +693,33 @@ PixelSize PlotAreaPixels(const Figure& figure, const FigureSize& size, FigureFor
   const double k = format == FigureFormat::kPng ? size.scale : 2.0;
   return {std::max(1, static_cast<int>(std::ceil(box.w * k))),
           std::max(1, static_cast<int>(std::ceil(box.h * k)))};
+}
+
+std::vector<PlotBox> FigurePanelPlotBoxes(const Figure& figure, const FigureSize& size) {
+  cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t* cr = cairo_create(s);
+  const PanelsLayout panels = ComputePanelsLayout(cr, figure, size);
+  std::vector<PlotBox> out;
+  for (size_t i = 0; i < figure.panels.size(); ++i) {
+    const Box& b = panels.frames[i];
+    const Layout l = ComputeLayout(cr, figure.panels[i], FigureSize{b.w, b.h, size.scale},
+                                   kPanelTitlePt, panels.title_lines);
+    out.push_back({b.x + l.plot.x, b.y + l.plot.y, l.plot.w, l.plot.h});
+  }
+  cairo_destroy(cr);
+  cairo_surface_destroy(s);
+  return out;
+}
+
+std::vector<PixelSize> PanelAreaPixels(const Figure& figure, const FigureSize& size,
+                                       FigureFormat format) {
+  const double k = format == FigureFormat::kPng ? size.scale : 2.0;
+  std::vector<PixelSize> out;
+  for (const PlotBox& box : FigurePanelPlotBoxes(figure, size)) {
+    out.push_back({std::max(1, static_cast<int>(std::ceil(box.w * k))),
+                   std::max(1, static_cast<int>(std::ceil(box.h * k)))});
+  }
+  return out;
 }
 
 Status RenderFigure(const Figure& figure, FigureFormat format, const FigureSize& size,

@@ -9,6 +9,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "figure/figure.h"
 #include "base/status.h"
@@ -40,6 +41,11 @@ struct PixelSize {
   int width = 1, height = 1;
 };
 PixelSize PlotAreaPixels(const Figure& figure, const FigureSize& size, FigureFormat format);
+// The same for each of a figure's side-by-side panels (Figure::panels), in page units and in
+// output pixels; one entry per panel.
+std::vector<PlotBox> FigurePanelPlotBoxes(const Figure& figure, const FigureSize& size);
+std::vector<PixelSize> PanelAreaPixels(const Figure& figure, const FigureSize& size,
+                                       FigureFormat format);
 
 // Renders `figure` into `out`. Errors (cairo failures, invalid size) leave `out` partly written:
 // write files through WriteFileAtomically.

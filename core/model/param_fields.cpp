@@ -571,6 +571,21 @@ const ParamField kFields[] = {
        m.compare = text;
        return {};
      })},
+    // ---- the compare view: the second configuration, as overrides of this one's fields
+    {"versus", "--versus", "LIST",
+     "Compare view: the second configuration as key=value overrides of this one, e.g. "
+     "\"scheme=rope,rope_theta=500000\" or \"d_model=512\" (keys as in figure metadata; applied "
+     "in this table's order, the scheme first)",
+     kAllSchemes, nullptr, GET(m.versus), SET({
+       if (Result<ModelParams> b = ApplyVersus(m, text); !b.ok()) return b.error();
+       m.versus = text;
+       return {};
+     })},
+    {"compare_of", "--compare-of", "NAME",
+     "Compare view: score (the attention scores score(m, n)) or table (the encodings' tables)",
+     kAllSchemes, nullptr, GET(std::string(CompareOfName(m.compare_of))), SET({
+       return SetChoice("--compare-of", text, &ParseCompareOf, "score or table", m.compare_of);
+     })},
     {"colormap", "--colormap", "NAME", "Heatmap colours: rdbu or viridis", kAllSchemes, nullptr,
      GET(std::string(ColormapName(m.colormap))), SET({
        return SetChoice("--colormap", text, &ParseColormap, "rdbu or viridis", m.colormap);
@@ -624,6 +639,94 @@ std::vector<std::pair<std::string, std::string>> ParamValues(const ModelParams& 
     out.emplace_back(std::string(f.key), f.get(m));
   }
   return out;
+}
+
+std::string_view CompareOfName(CompareOf c) { return c == CompareOf::kTable ? "table" : "score"; }
+
+std::optional<CompareOf> ParseCompareOf(std::string_view name) {
+  if (name == "score") return CompareOf::kScore;
+  if (name == "table") return CompareOf::kTable;
+  return std::nullopt;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> ParseVersus(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (Status s = CheckText("--versus", text); !s.ok()) return s.error();
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) {
+      // A piece without '=' belongs to the value before it: "dims=4,5,6", "content=tokens:1,2".
+      if (out.empty()) {
+        return InvalidArgument("--versus: \"" + item + "\" is not key=value (in \"" + text +
+                               "\"); e.g. \"scheme=rope,rope_theta=500000\"");
+      }
+      out.back().second += ',' + item;
+      continue;
+    }
+    std::string key = item.substr(0, eq);
+    key.erase(0, key.find_first_not_of(' '));
+    key.erase(key.find_last_not_of(' ') + 1);
+    const ParamField* f = key.empty() ? nullptr : FindParamField(key);
+    if (f == nullptr || f->key != key || key == "versus" || key == "compare_of") {
+      std::string keys;
+      for (const ParamField& g : ParamFields()) {
+        if (g.key.empty() || g.key == "versus" || g.key == "compare_of") continue;
+        if (!keys.empty()) keys += ", ";
+        keys += g.key;
+      }
+      std::string hint;
+      if (f == nullptr) f = FindParamField("--" + key);
+      if (f != nullptr && !f->key.empty() && f->key != key) {
+        hint = " (did you mean " + std::string(f->key) + "?)";
+      }
+      return InvalidArgument("--versus: \"" + key + "\" is not a parameter key" + hint +
+                             "; the keys are " + keys);
+    }
+    for (const auto& kv : out) {
+      if (kv.first == key) {
+        return InvalidArgument("--versus: " + key + " is given twice (in \"" + text + "\")");
+      }
+    }
+    out.emplace_back(key, item.substr(eq + 1));
+  }
+  return out;
+}
+
+Result<ModelParams> ApplyVersus(const ModelParams& m, const std::string& text) {
+  Result<std::vector<std::pair<std::string, std::string>>> pairs = ParseVersus(text);
+  if (!pairs.ok()) return pairs.error();
+  ModelParams b = m;
+  for (const ParamField& f : ParamFields()) {
+    for (const auto& [key, value] : pairs.value()) {
+      if (key != f.key) continue;
+      if (std::string why = f.WhyNotApplicable(b); !why.empty()) {
+        return InvalidArgument("--versus: " + key + "=" + value + " does not apply: " + why);
+      }
+      std::string given = value;
+      if (f.is_switch()) {
+        // A switch reads "true" (given) or the text it records in metadata ("off", "train");
+        // "false" is the default's text. Anything else is refused, not taken as "on".
+        ModelParams off = b, on = b;
+        off.input = ModelParams().input;
+        off.causal_mask = false;
+        (void)f.set(on, "true");
+        const std::string off_text = f.get(off), on_text = f.get(on);
+        if (given == "false") given = off_text;
+        if (given != "true" && given != off_text && given != on_text) {
+          return InvalidArgument("--versus: " + key + " must be true, false, " + on_text +
+                                 " or " + off_text + ", got \"" + value + "\"");
+        }
+      }
+      Status s = f.set(b, given);
+      if (!s.ok()) return InvalidArgument("--versus: " + key + "=" + value + ": " + s.message());
+    }
+  }
+  return b;
 }
 
 void SetScheme(ModelParams& m, Scheme scheme) {

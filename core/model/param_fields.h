@@ -55,6 +55,20 @@ std::vector<std::pair<std::string, std::string>> ParamValues(const ModelParams& 
 // seed, which the learned table shares with the token embeddings).
 void SetScheme(ModelParams& m, Scheme scheme);
 
+// The compare view's --compare-of: "score" or "table".
+std::string_view CompareOfName(CompareOf c);
+std::optional<CompareOf> ParseCompareOf(std::string_view name);
+
+// --versus "key=value,key=value": the keys are the fields' keys (figure metadata); a piece
+// without '=' continues the value before it ("dims=4,5,6"). An error names the bad key and
+// lists the keys. Keys are checked here, values by ApplyVersus.
+Result<std::vector<std::pair<std::string, std::string>>> ParseVersus(const std::string& text);
+// The second configuration of the compare view: `m` with the overrides of `text` applied in the
+// field table's order (the scheme first, as SetScheme does, so "scheme=rope,rope_theta=500000"
+// works), each refused, naming the key, the value and what is allowed, when it does not apply
+// to the scheme or its value is bad. The encoding parameters are not validated here.
+Result<ModelParams> ApplyVersus(const ModelParams& m, const std::string& text);
+
 // "4,5,6,7" -> {4, 5, 6, 7}; ranges "0-3" allowed. Errors name the bad item.
 Result<std::vector<int64_t>> ParseDimList(const std::string& text);
 

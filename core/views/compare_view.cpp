@@ -1,11 +1,526 @@
+// The compare view: two configurations side by side and their difference. A is the current
+// parameters, B the same with the overrides of --versus (compare_view.h).
+//   --compare-of score: the attention score score(m, n) of each (analysis/attention_score.h, the
+//            score view's numbers), keys (x) by queries (y) over the visible window at screen
+//            resolution (ComputeScoreRaster, the score view's raster). Table (3, L, L) float32 =
+//            [A, B, A - B] over the positions first..first+L-1, A - B computed in double from the
+//            two scores and rounded once; masked cells NaN (empty in CSV). CSV header
+//            part,q,k<first>,...,k<last>, one line per part (A, B, A-B) and query.
+//   --compare-of table: the encodings' tables (the heatmap's numbers), columns (x) by positions
+//            (y), each texel the exact mean of its cells (ComputeRaster). Table (3, L, cols)
+//            float32 = [A, B, A - B]; CSV header part,pos,d0,d1,... (i0,... for RoPE's angle, k0,...
+//            for the bias tables).
+// The difference needs the two tables to cover the same cells: the same positions (max_len and
+// offset), and for tables the same width. Otherwise the figure shows A and B and says why there
+// is no A - B, and the table is refused, naming both.
+// The figure is three panels A | B | A - B (Figure::panels) titled with what differs; A and B
+// share one colour range, A - B has its own, diverging and centred on 0.
+#include "views/compare_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "analysis/attention_score.h"
+#include "io/file_writers.h"
+#include "model/param_fields.h"
+#include "views/figure_export.h"
+#include "views/heatmap_raster.h"
 #include "views/view_builders.h"
 
 namespace pe {
+namespace {
 
-Result<Figure> CompareFigure(const ViewContext&) { return InvalidArgument("the compare view is not built yet"); }
-Status CheckCompareTable(const ViewContext&) { return InvalidArgument("the compare view is not built yet"); }
-Status WriteCompareView(std::ostream&, TableFormat, const ViewContext&, const Progress&) {
-  return InvalidArgument("the compare view is not built yet");
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr Rgba8 kMaskedGrey{150, 150, 150, 255};
+constexpr Rgba8 kNoColor{255, 255, 255, 0};
+constexpr const char* kMinus = "\xe2\x88\x92";  // −
+
+std::string Shape(const Encoding& e, bool with_cols) {
+  std::string s = "L = " + std::to_string(e.rows());
+  if (with_cols) s += ", " + std::to_string(e.cols()) + " columns";
+  return s + ", positions " + std::to_string(e.first_position()) + " to " +
+         std::to_string(e.last_position());
+}
+
+// Why A - B cannot be taken cell by cell, or "".
+std::string NoDifference(const ModelParams& a, const Encoding& ea, const Encoding& eb) {
+  const bool table = a.compare_of == CompareOf::kTable;
+  const bool same = ea.rows() == eb.rows() && ea.first_position() == eb.first_position() &&
+                    (!table || ea.cols() == eb.cols());
+  if (same) return "";
+  return std::string("no A ") + kMinus + " B: the two " + (table ? "tables" : "score tables") +
+         " cover different cells (A: " + Shape(ea, table) + "; B: " + Shape(eb, table) + ")";
+}
+
+// A recorded value as a title shows it: whole numbers in full ("500000", not the metadata's
+// shortest "5e+05"), anything else as recorded.
+std::string Pretty(const std::string& v) {
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x) || x != std::floor(x) ||
+      std::abs(x) >= 1e15) {
+    return v;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", x);
+  return buf;
+}
+
+// "rope, rope_theta=10000": the scheme, then each recorded parameter whose value differs from
+// the other configuration's (or that --versus names and only this one has).
+void Labels(const ModelParams& a, const ModelParams& b, const std::string& versus,
+            std::string& a_label, std::string& b_label) {
+  std::map<std::string, std::string> va, vb;
+  for (auto& [k, v] : ParamValues(a)) va[k] = v;
+  for (auto& [k, v] : ParamValues(b)) vb[k] = v;
+  std::vector<std::string> named;
+  if (Result<std::vector<std::pair<std::string, std::string>>> p = ParseVersus(versus); p.ok()) {
+    for (const auto& kv : p.value()) named.push_back(kv.first);
+  }
+  auto is_named = [&](const std::string& k) {
+    return std::find(named.begin(), named.end(), k) != named.end();
+  };
+  a_label = std::string(SchemeName(a.pe.kind()));
+  b_label = std::string(SchemeName(b.pe.kind()));
+  bool any = a.pe.kind() != b.pe.kind();
+  for (const ParamField& f : ParamFields()) {
+    const std::string key(f.key);
+    if (key.empty() || key == "scheme" || key == "versus" || key == "compare_of") continue;
+    const auto ia = va.find(key), ib = vb.find(key);
+    const bool in_a = ia != va.end(), in_b = ib != vb.end();
+    if (in_a && in_b) {
+      if (ia->second == ib->second) continue;
+      a_label += ", " + key + "=" + Pretty(ia->second);
+      b_label += ", " + key + "=" + Pretty(ib->second);
+      any = true;
+    } else if (in_b && is_named(key)) {
+      b_label += ", " + key + "=" + Pretty(ib->second);
+      any = true;
+    } else if (in_a && is_named(key)) {
+      a_label += ", " + key + "=" + Pretty(ia->second);
+      any = true;
+    }
+  }
+  if (!any) b_label += " (the same as A)";
+}
+
+Figure Panel(const std::string& title, const FigureAxis& x, const FigureAxis& y,
+             const ViewRange& view) {
+  Figure p;
+  p.title = title;
+  p.x = x;
+  p.y = y;
+  p.view = view;
+  return p;
+}
+
+// An image of (height, width) values over [x0, x1] x [y0, y1] on [lo, hi]; NaN grey.
+FigureImage Image(const std::vector<float>& values, int width, int height, double x0, double x1,
+                  double y0, double y1, ColormapId colormap, double lo, double hi,
+                  bool& any_nan) {
+  FigureImage im;
+  im.width = width;
+  im.height = height;
+  im.rgba.resize(static_cast<size_t>(width) * height * 4);
+  MapToRgba(colormap, values.data(), static_cast<int64_t>(values.size()), static_cast<float>(lo),
+            static_cast<float>(hi), im.rgba.data());
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!std::isnan(values[i])) continue;
+    any_nan = true;
+    uint8_t* p = im.rgba.data() + 4 * i;
+    p[0] = kMaskedGrey.r, p[1] = kMaskedGrey.g, p[2] = kMaskedGrey.b, p[3] = kMaskedGrey.a;
+  }
+  im.x0 = x0, im.x1 = x1, im.y0 = y0, im.y1 = y1;
+  return im;
+}
+
+double MaxAbs(const std::vector<float>& v) {
+  double hi = 0.0;
+  for (float x : v) {
+    if (!std::isnan(x)) hi = std::max(hi, static_cast<double>(std::abs(x)));
+  }
+  return hi;
+}
+
+// The diverging difference panel's range and colour bar; `equal` when A - B is 0 everywhere.
+FigureColorBar DifferenceBar(const std::vector<float>& d, bool& equal) {
+  double hi = MaxAbs(d);
+  equal = !(hi > 0.0);
+  if (equal) hi = 1.0;
+  return FigureColorBar{ColormapId::kRdBu, -hi, hi, std::string("A ") + kMinus + " B"};
+}
+
+Result<AttentionScorer> ScorerB(const ModelParams& a, const ComparePair& p) {
+  Result<AttentionScorer> s = AttentionScorer::Make(p.b, p.b_encoding);
+  if (!s.ok()) return InvalidArgument("B (--versus \"" + a.versus + "\"): " + s.message());
+  return s;
+}
+
+// ---- score ------------------------------------------------------------------------------------
+
+Result<Figure> ScoreCompareFigure(const ViewContext& c, const ComparePair& p) {
+  Result<AttentionScorer> sa = AttentionScorer::Make(c.params, c.encoding);
+  if (!sa.ok()) return sa.error();
+  Result<AttentionScorer> sb = ScorerB(c.params, p);
+  if (!sb.ok()) return sb.error();
+  const Encoding& ea = *c.encoding;
+  const Encoding& eb = *p.b_encoding;
+  const bool diff = p.no_difference.empty();
+  Figure f;
+  f.title = std::string("Attention score score(m, n): A | B") +
+            (diff ? std::string(" | A ") + kMinus + " B" : std::string());
+  const ViewRange w = CompareWindow(c.params, ea, p, c.sel);
+  f.view = w;  // recorded in the metadata
+  const FigureAxis x{"key position n", true, false, true}, y{"query position m", true, true, true};
+  f.panels.push_back(Panel("A: " + p.a_label, x, y, w));
+  f.panels.push_back(Panel("B: " + p.b_label, x, y, w));
+  if (diff) f.panels.push_back(Panel(std::string("A ") + kMinus + " B", x, y, w));
+  // A typical colour bar, for the layout the rasters are sized to.
+  for (Figure& panel : f.panels) panel.colorbar = FigureColorBar{ColormapId::kRdBu, -10, 10, "score"};
+  const PixelSize px = PanelAreaPixels(f, c.size, c.format).front();
+  const ScoreRasterRequest req{w.x0, w.x1, w.y0, w.y1, std::min(px.width, 4096),
+                               std::min(px.height, 4096)};
+  const ScoreRaster ra = ComputeScoreRaster(sa.value(), req);
+  const ScoreRaster rb = ComputeScoreRaster(sb.value(), req);
+  double hi = std::max(MaxAbs(ra.values), MaxAbs(rb.values));
+  if (!(hi > 0.0)) hi = 1.0;
+  const FigureColorBar shared{ColormapId::kRdBu, -hi, hi, "score, A and B"};
+  bool any_masked = false;
+  const ScoreRaster* rasters[] = {&ra, &rb};
+  for (int k = 0; k < 2; ++k) {
+    const ScoreRaster& r = *rasters[k];
+    f.panels[static_cast<size_t>(k)].colorbar = shared;
+    if (r.empty()) continue;
+    f.panels[static_cast<size_t>(k)].image =
+        Image(r.values, r.width, r.height, static_cast<double>(r.key_edges.front()),
+              static_cast<double>(r.key_edges.back()), static_cast<double>(r.query_edges.front()),
+              static_cast<double>(r.query_edges.back()), ColormapId::kRdBu, -hi, hi, any_masked);
+  }
+  bool equal = false;
+  if (diff) {
+    // The same table and request give the same texels.
+    std::vector<float> d(ra.values.size());
+    if (ra.key_edges == rb.key_edges && ra.query_edges == rb.query_edges) {
+      for (size_t i = 0; i < d.size(); ++i) d[i] = ra.values[i] - rb.values[i];
+    }
+    Figure& panel = f.panels[2];
+    panel.colorbar = DifferenceBar(d, equal);
+    if (!ra.empty()) {
+      panel.image = Image(d, ra.width, ra.height, static_cast<double>(ra.key_edges.front()),
+                          static_cast<double>(ra.key_edges.back()),
+                          static_cast<double>(ra.query_edges.front()),
+                          static_cast<double>(ra.query_edges.back()), ColormapId::kRdBu,
+                          panel.colorbar->vmin, panel.colorbar->vmax, any_masked);
+    }
+  }
+  const std::string def_a = ScoreDefinition(ea, c.params.content);
+  const std::string def_b = ScoreDefinition(eb, p.b.content);
+  if (def_a == def_b) {
+    f.legend.push_back({def_a, kNoColor});
+  } else {
+    f.legend.push_back({"A: " + def_a, kNoColor});
+    f.legend.push_back({"B: " + def_b, kNoColor});
+  }
+  const std::string content_a = ScoreContentText(c.params), content_b = ScoreContentText(p.b);
+  if (content_a == content_b) {
+    f.legend.push_back({content_a, kNoColor});
+  } else {
+    f.legend.push_back({"A: " + content_a, kNoColor});
+    f.legend.push_back({"B: " + content_b, kNoColor});
+  }
+  f.legend.push_back({"A: " + ea.Summary() + (sa.value().causal_mask() ? ", causal mask" : ""),
+                      kNoColor});
+  f.legend.push_back({"B: " + eb.Summary() + (sb.value().causal_mask() ? ", causal mask" : ""),
+                      kNoColor});
+  if (any_masked) f.legend.push_back({"grey: masked (key after query)", kMaskedGrey});
+  if (!(ra.one_cell_per_texel && rb.one_cell_per_texel)) {
+    f.legend.push_back(
+        {ra.exact && rb.exact
+             ? std::string("texel = exact mean of its cells")
+             : "texel = mean of " + std::to_string(kScoreTexelSamples) + "\xc3\x97" +
+                   std::to_string(kScoreTexelSamples) + " cells sampled evenly in it",
+         kNoColor});
+  }
+  if (!diff) {
+    f.legend.push_back({p.no_difference, kNoColor});
+  } else if (equal) {
+    f.legend.push_back({std::string("A ") + kMinus + " B is 0 everywhere in this window", kNoColor});
+  }
+  return f;
+}
+
+// ---- table ------------------------------------------------------------------------------------
+
+Result<Figure> TableCompareFigure(const ViewContext& c, const ComparePair& p) {
+  const Encoding& ea = *c.encoding;
+  const Encoding& eb = *p.b_encoding;
+  const ColormapId colormap = c.params.colormap;
+  const bool diff = p.no_difference.empty();
+  Figure f;
+  f.title = "Tables " + ea.TableName() + (eb.TableName() != ea.TableName() ? " and " + eb.TableName() : "") +
+            ": A | B" + (diff ? std::string(" | A ") + kMinus + " B" : std::string());
+  const ViewRange w = CompareWindow(c.params, ea, p, c.sel);
+  f.view = w;  // recorded in the metadata
+  const TableAxes axes = AxesOf(ea);
+  const FigureAxis x{axes.column_axis, true, false}, y{axes.row_axis, true, true};
+  f.panels.push_back(Panel("A: " + p.a_label, x, y, w));
+  f.panels.push_back(Panel("B: " + p.b_label, x, y, w));
+  if (diff) f.panels.push_back(Panel(std::string("A ") + kMinus + " B", x, y, w));
+  const ValueRange range_a = ea.Range(), range_b = eb.Range();
+  const double lo = std::min(range_a.lo, range_b.lo), hi = std::max(range_a.hi, range_b.hi);
+  const FigureColorBar shared{colormap, lo, hi, "value, A and B"};
+  for (Figure& panel : f.panels) panel.colorbar = shared;
+  const PixelSize px = PanelAreaPixels(f, c.size, c.format).front();
+  auto raster = [&](const EncodingPtr& e) {
+    return ComputeRaster(RasterRequest{e, w.x0, w.x1, w.y0, w.y1, std::min(px.width, 4096),
+                                       std::min(px.height, 4096)});
+  };
+  const Raster ra = raster(c.encoding), rb = raster(p.b_encoding);
+  bool any_nan = false;
+  const Raster* rasters[] = {&ra, &rb};
+  for (int k = 0; k < 2; ++k) {
+    const Raster& r = *rasters[k];
+    if (r.empty()) continue;
+    f.panels[static_cast<size_t>(k)].image =
+        Image(r.values, r.width, r.height, static_cast<double>(r.col_edges.front()),
+              static_cast<double>(r.col_edges.back()), static_cast<double>(r.row_edges.front()),
+              static_cast<double>(r.row_edges.back()), colormap, lo, hi, any_nan);
+  }
+  bool equal = false;
+  if (diff) {
+    std::vector<float> d(ra.values.size());
+    if (ra.col_edges == rb.col_edges && ra.row_edges == rb.row_edges) {
+      for (size_t i = 0; i < d.size(); ++i) d[i] = ra.values[i] - rb.values[i];
+    }
+    Figure& panel = f.panels[2];
+    panel.colorbar = DifferenceBar(d, equal);
+    if (!ra.empty()) {
+      panel.image = Image(d, ra.width, ra.height, static_cast<double>(ra.col_edges.front()),
+                          static_cast<double>(ra.col_edges.back()),
+                          static_cast<double>(ra.row_edges.front()),
+                          static_cast<double>(ra.row_edges.back()), ColormapId::kRdBu,
+                          panel.colorbar->vmin, panel.colorbar->vmax, any_nan);
+    }
+  }
+  f.legend.push_back({"A: " + ea.Summary(), kNoColor});
+  f.legend.push_back({"B: " + eb.Summary(), kNoColor});
+  if (!(ra.one_cell_per_texel() && rb.one_cell_per_texel())) {
+    f.legend.push_back({"texel = exact mean of its cells", kNoColor});
+  }
+  if (!diff) {
+    f.legend.push_back({p.no_difference, kNoColor});
+  } else if (equal) {
+    f.legend.push_back({std::string("A ") + kMinus + " B is 0 everywhere in this window", kNoColor});
+  }
+  return f;
+}
+
+// The numbers: refused without a difference; the sizes checked against the cap.
+Status CheckCompareSize(const ViewContext& c, const ComparePair& p) {
+  if (!p.no_difference.empty()) {
+    return InvalidArgument("the compare table holds A, B and A " + std::string(kMinus) +
+                           " B, so both must cover the same cells: " + p.no_difference);
+  }
+  const Encoding& ea = *c.encoding;
+  const auto rows = static_cast<uint64_t>(ea.rows());
+  if (c.params.compare_of == CompareOf::kTable) {
+    return CheckFloatCount("the compare table (3, L, columns)", 3 * rows,
+                           static_cast<uint64_t>(ea.cols()), c.params.cap);
+  }
+  if (Status s = CheckFloatCount("the compare table (3, L, L)", 3 * rows, rows, c.params.cap);
+      !s.ok()) {
+    return s;
+  }
+  // Each configuration's keys, (L, d) in double.
+  return CheckFloatCount("the compare table's keys", rows,
+                         2 * static_cast<uint64_t>(c.params.pe.d_model + p.b.pe.d_model),
+                         c.params.cap);
+}
+
+const char* const kPartNames[] = {"A", "B", "A-B"};
+
+void WriteCsvLine(std::ostream& out, int part, int64_t pos, const float* v, int64_t n) {
+  std::string line = kPartNames[part];
+  line += ',';
+  line += std::to_string(pos);
+  for (int64_t j = 0; j < n; ++j) {
+    line += ',';
+    if (!std::isnan(v[j])) line += FormatFloat(v[j]);
+  }
+  line += '\n';
+  out.write(line.data(), static_cast<std::streamsize>(line.size()));
+}
+
+}  // namespace
+
+Result<ComparePair> MakeComparePair(const ModelParams& a, const Encoding& ea) {
+  Result<ModelParams> b = ApplyVersus(a, a.versus);
+  if (!b.ok()) return b.error();
+  ComparePair p;
+  p.b = std::move(b).value();
+  Result<EncodingPtr> eb = MakeEncoding(p.b.pe, p.b.cap);
+  if (!eb.ok()) {
+    return InvalidArgument("B (--versus \"" + a.versus + "\"): " + eb.message());
+  }
+  p.b_encoding = std::move(eb).value();
+  Labels(a, p.b, a.versus, p.a_label, p.b_label);
+  p.no_difference = NoDifference(a, ea, *p.b_encoding);
+  return p;
+}
+
+ViewRange CompareWindow(const ModelParams& a, const Encoding& ea, const ComparePair& p,
+                        const ViewSelection& sel) {
+  const Encoding& eb = *p.b_encoding;
+  const auto first_a = static_cast<double>(ea.first_position());
+  const double end_a = first_a + static_cast<double>(ea.rows());
+  const double first = std::min(first_a, static_cast<double>(eb.first_position()));
+  const double end =
+      std::max(end_a, static_cast<double>(eb.first_position()) + static_cast<double>(eb.rows()));
+  // An axis showing the whole of A (or nothing) shows the whole of both.
+  auto widen = [](double& lo, double& hi, double whole_lo, double whole_hi, double lo_all,
+                  double hi_all) {
+    if (!(hi > lo) || (lo == whole_lo && hi == whole_hi)) lo = lo_all, hi = hi_all;
+  };
+  ViewRange w;
+  if (a.compare_of == CompareOf::kScore) {
+    w = sel.score;
+    widen(w.x0, w.x1, first_a, end_a, first, end);
+  } else {
+    w = sel.heatmap;
+    const auto cols_a = static_cast<double>(ea.cols());
+    widen(w.x0, w.x1, 0, cols_a, 0, std::max(cols_a, static_cast<double>(eb.cols())));
+  }
+  widen(w.y0, w.y1, first_a, end_a, first, end);
+  return w;
+}
+
+CompareCell CompareCellValues(const ModelParams& a, const EncodingPtr& ea, const ComparePair& p,
+                              int64_t row, int64_t col) {
+  CompareCell cell{kNaN, kNaN, kNaN};
+  if (a.compare_of == CompareOf::kScore) {
+    auto score = [&](const ModelParams& m, const EncodingPtr& e) {
+      if (row < e->first_position() || row > e->last_position() || col < e->first_position() ||
+          col > e->last_position()) {
+        return kNaN;
+      }
+      Result<AttentionScorer> s = AttentionScorer::Make(m, e);
+      return s.ok() ? s.value().Score(row, col) : kNaN;
+    };
+    cell.a = score(a, ea);
+    cell.b = score(p.b, p.b_encoding);
+  } else {
+    auto value = [&](const Encoding& e) {
+      if (row < e.first_position() || row > e.last_position() || col < 0 || col >= e.cols()) {
+        return kNaN;
+      }
+      float v = 0.0f;
+      e.FillBlock(row - e.first_position(), 1, col, 1, &v);
+      return static_cast<double>(v);
+    };
+    cell.a = value(*ea);
+    cell.b = value(*p.b_encoding);
+  }
+  if (p.no_difference.empty()) cell.diff = cell.a - cell.b;
+  return cell;
+}
+
+Result<Figure> CompareFigure(const ViewContext& c) {
+  Result<ComparePair> p = MakeComparePair(c.params, *c.encoding);
+  if (!p.ok()) return p.error();
+  return c.params.compare_of == CompareOf::kScore ? ScoreCompareFigure(c, p.value())
+                                                  : TableCompareFigure(c, p.value());
+}
+
+Status CheckCompareTable(const ViewContext& c) {
+  Result<ComparePair> p = MakeComparePair(c.params, *c.encoding);
+  if (!p.ok()) return p.error();
+  if (Status s = CheckCompareSize(c, p.value()); !s.ok()) return s;
+  if (c.params.compare_of == CompareOf::kScore) {
+    if (Status s = AttentionScorer::Make(c.params, c.encoding).status(); !s.ok()) return s;
+    return ScorerB(c.params, p.value()).status();
+  }
+  return {};
+}
+
+Status WriteCompareView(std::ostream& out, TableFormat format, const ViewContext& c,
+                        const Progress& progress) {
+  if (Status s = CheckCompareTable(c); !s.ok()) return s;
+  Result<ComparePair> pair = MakeComparePair(c.params, *c.encoding);
+  if (!pair.ok()) return pair.error();
+  const ComparePair& p = pair.value();
+  const Encoding& ea = *c.encoding;
+  const Encoding& eb = *p.b_encoding;
+  const bool score = c.params.compare_of == CompareOf::kScore;
+  const int64_t L = ea.rows(), first = ea.first_position();
+  const int64_t cols = score ? L : ea.cols();
+  std::optional<AttentionScorer> sa, sb;
+  std::vector<double> keys_a, keys_b;
+  if (score) {
+    sa = AttentionScorer::Make(c.params, c.encoding).value();
+    sb = ScorerB(c.params, p).value();
+    keys_a = ScoreKeys(*sa, first, L);
+    keys_b = ScoreKeys(*sb, first, L);
+  }
+  if (format == TableFormat::kNpy) {
+    const int64_t shape[] = {3, L, cols};
+    out << NpyHeader(shape);
+  } else {
+    std::string header = score ? "part,q" : "part,pos";
+    const std::string prefix = score ? "k" : AxesOf(ea).csv_prefix;
+    for (int64_t j = 0; j < cols; ++j) {
+      header += ',';
+      header += prefix;
+      header += std::to_string(score ? first + j : j);
+    }
+    header += '\n';
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+  }
+  // Three passes (A, B, then A - B from both), each in row blocks, so no (L, L) table is held.
+  const int64_t block_rows = std::min(TableBlockRows(cols), L);
+  const auto block_size = static_cast<size_t>(block_rows * cols);
+  std::vector<double> da(score ? block_size : 0), db(score ? block_size : 0);
+  std::vector<float> fa(score ? 0 : block_size), fb(score ? 0 : block_size), block(block_size);
+  for (int part = 0; part < 3; ++part) {
+    for (int64_t r0 = 0; r0 < L && out; r0 += block_rows) {
+      const int64_t rows = std::min(block_rows, L - r0);
+      const auto n = static_cast<size_t>(rows * cols);
+      if (score) {
+        if (part != 1) ScoreBlock(*sa, keys_a.data(), first, L, first + r0, rows, da.data());
+        if (part != 0) ScoreBlock(*sb, keys_b.data(), first, L, first + r0, rows, db.data());
+        for (size_t i = 0; i < n; ++i) {
+          block[i] = static_cast<float>(part == 0 ? da[i] : part == 1 ? db[i] : da[i] - db[i]);
+        }
+      } else {
+        if (part != 1) ea.FillBlock(r0, rows, 0, cols, fa.data());
+        if (part != 0) eb.FillBlock(r0, rows, 0, cols, fb.data());
+        for (size_t i = 0; i < n; ++i) {
+          // float - float is exact in double; one rounding to float32.
+          block[i] = part == 0   ? fa[i]
+                     : part == 1 ? fb[i]
+                                 : static_cast<float>(static_cast<double>(fa[i]) -
+                                                      static_cast<double>(fb[i]));
+        }
+      }
+      if (format == TableFormat::kNpy) {
+        WriteFloatsLE(out, block.data(), rows * cols);
+      } else {
+        for (int64_t i = 0; i < rows; ++i) {
+          WriteCsvLine(out, part, first + r0 + i, block.data() + i * cols, cols);
+        }
+      }
+      const double done = (static_cast<double>(part) * static_cast<double>(L) +
+                           static_cast<double>(r0 + rows)) /
+                          (3.0 * static_cast<double>(L));
+      if (progress && !progress(done)) return RuntimeError("the export was cancelled");
+    }
+  }
+  if (!out) return RuntimeError("writing the table failed");
+  return {};
 }
 
 }  // namespace pe

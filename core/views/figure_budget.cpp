@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/param_fields.h"
 #include "text/tokenizer.h"
 
 namespace pe {
@@ -115,8 +116,23 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
       bytes += kFigureBytesPerCurveSample * (8 * pairs + 16) + 24 * pairs;
       break;
     }
+    case ViewKind::kCompare: {
+      // As CompareFigure: three images (A, B, A - B) each at most a third of the width, at most
+      // 4096 texels a side; for scores, the two rasters' mean queries and keys, (texel rows +
+      // columns) x d doubles for each configuration (B's d_model from --versus).
+      const auto w = std::min<uint64_t>(width_px / 3 + 1, 4096);
+      const auto h = std::min<uint64_t>(height_px, 4096);
+      bytes += 3 * kFigureBytesPerTexel * w * h;
+      if (params.compare_of == CompareOf::kScore) {
+        uint64_t d_b = d;
+        if (Result<ModelParams> b = ApplyVersus(params, params.versus); b.ok()) {
+          d_b = static_cast<uint64_t>(b.value().pe.d_model);
+        }
+        bytes += 8 * (w + h) * (d + d_b);
+      }
+      break;
+    }
     case ViewKind::kAttention:
-    case ViewKind::kCompare:
     case ViewKind::kPrecision: {
       // As PrecisionFigure: an image of the visible window (at most 4096 texels a side, never
       // more than its cells) with a float error per texel, three numbers per texel row, up to

@@ -38,29 +38,6 @@ std::string Num(double v, int digits = 4) {
   return buf;
 }
 
-// "content: one N(0, 1) vector x (seed 0) as query and key" and the like.
-std::string ContentText(const ModelParams& m) {
-  switch (m.content.kind) {
-    case ScoreContent::Kind::kRandom:
-      return "x: one N(0, 1) vector (seed " + std::to_string(m.example.seed) +
-             "), as query and key";
-    case ScoreContent::Kind::kOnes:
-      return "x = (1, 1, ..., 1), as query and key";
-    case ScoreContent::Kind::kTokens:
-      break;
-  }
-  const std::vector<Token> tokens = ExampleTokens(m.example);
-  auto name = [&](int64_t t) {
-    return t >= 0 && t < static_cast<int64_t>(tokens.size())
-               ? "\"" + tokens[static_cast<size_t>(t)].text + "\""
-               : std::string("?");
-  };
-  return "x_A: token " + std::to_string(m.content.token_a) + " " + name(m.content.token_a) +
-         " (query), x_B: token " + std::to_string(m.content.token_b) + " " +
-         name(m.content.token_b) + " (key), " +
-         (m.input.scale ? std::string(kScaledEmbedding) : std::string("E")) + " rows";
-}
-
 Result<AttentionScorer> Scorer(const ViewContext& c) {
   return AttentionScorer::Make(c.params, c.encoding);
 }
@@ -100,6 +77,28 @@ std::string SoftmaxNote(const AttentionScorer& s, int64_t m, int64_t n0, int64_t
 }
 
 }  // namespace
+
+std::string ScoreContentText(const ModelParams& m) {
+  switch (m.content.kind) {
+    case ScoreContent::Kind::kRandom:
+      return "x: one N(0, 1) vector (seed " + std::to_string(m.example.seed) +
+             "), as query and key";
+    case ScoreContent::Kind::kOnes:
+      return "x = (1, 1, ..., 1), as query and key";
+    case ScoreContent::Kind::kTokens:
+      break;
+  }
+  const std::vector<Token> tokens = ExampleTokens(m.example);
+  auto name = [&](int64_t t) {
+    return t >= 0 && t < static_cast<int64_t>(tokens.size())
+               ? "\"" + tokens[static_cast<size_t>(t)].text + "\""
+               : std::string("?");
+  };
+  return "x_A: token " + std::to_string(m.content.token_a) + " " + name(m.content.token_a) +
+         " (query), x_B: token " + std::to_string(m.content.token_b) + " " +
+         name(m.content.token_b) + " (key), " +
+         (m.input.scale ? std::string(kScaledEmbedding) : std::string("E")) + " rows";
+}
 
 // ---- score ------------------------------------------------------------------------------------
 
@@ -148,7 +147,7 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
     f.image = std::move(im);
   }
   f.legend.push_back({definition, kNoColor});
-  f.legend.push_back({ContentText(m), kNoColor});
+  f.legend.push_back({ScoreContentText(m), kNoColor});
   if (m.causal_mask) {
     f.legend.push_back({"grey: masked, causal (key after query, n > m)", kMaskedGrey});
   } else if (any_masked) {
@@ -209,11 +208,8 @@ Status WriteScoreView(std::ostream& out, TableFormat format, const ViewContext& 
   if (!scorer.ok()) return scorer.error();
   const AttentionScorer& s = scorer.value();
   const Encoding& e = *c.encoding;
-  const int64_t L = e.rows(), first = e.first_position(), d = s.dim();
-  // Every key once, (L, d).
-  std::vector<double> keys(static_cast<size_t>(L * d));
-#pragma omp parallel for schedule(static) if (L * d >= (int64_t{1} << 16))
-  for (int64_t n = 0; n < L; ++n) s.Key(first + n, keys.data() + n * d);
+  const int64_t L = e.rows(), first = e.first_position();
+  const std::vector<double> keys = ScoreKeys(s, first, L);  // (L, d)
   if (format == TableFormat::kNpy) {
     const int64_t shape[] = {L, L};
     out << NpyHeader(shape);
@@ -223,22 +219,13 @@ Status WriteScoreView(std::ostream& out, TableFormat format, const ViewContext& 
     out << '\n';
   }
   const int64_t block_rows = std::min(TableBlockRows(L), L);
+  std::vector<double> scores(static_cast<size_t>(block_rows * L));
   std::vector<float> block(static_cast<size_t>(block_rows * L));
   for (int64_t r0 = 0; r0 < L && out; r0 += block_rows) {
     const int64_t rows = std::min(block_rows, L - r0);
-#pragma omp parallel for schedule(dynamic, 1) if (rows * L * d >= (int64_t{1} << 18))
-    for (int64_t i = 0; i < rows; ++i) {
-      const int64_t m = first + r0 + i;
-      std::vector<double> q(static_cast<size_t>(d));
-      s.Query(m, q.data());
-      float* dst = block.data() + i * L;
-      for (int64_t n = 0; n < L; ++n) {
-        dst[n] = s.Masked(m, first + n)
-                     ? std::numeric_limits<float>::quiet_NaN()
-                     : static_cast<float>(s.Dot(q.data(), keys.data() + n * d) +
-                                          e.Bias(m, first + n));
-      }
-    }
+    ScoreBlock(s, keys.data(), first, L, first + r0, rows, scores.data());
+    std::transform(scores.begin(), scores.begin() + rows * L, block.begin(),
+                   [](double v) { return static_cast<float>(v); });
     if (format == TableFormat::kNpy) {
       WriteFloatsLE(out, block.data(), rows * L);
     } else {
@@ -434,7 +421,7 @@ Result<Figure> DecayFigure(const ViewContext& c) {
       f.legend.push_back({def, kNoColor});
     }
   }
-  f.legend.push_back({ContentText(c.params), kNoColor});
+  f.legend.push_back({ScoreContentText(c.params), kNoColor});
   if (static_cast<int64_t>(dist.size()) < L) {
     f.legend.push_back({"drawn through " + std::to_string(dist.size()) + " of " +
                             std::to_string(L) + " distances, spread evenly",

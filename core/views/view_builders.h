@@ -103,6 +103,10 @@ Status CheckWalkthroughTable(const ViewContext& c);
 Status WriteWalkthroughView(std::ostream& out, TableFormat format, const ViewContext& c,
                             const Progress& progress);
 
+// The score views' content in words: "x: one N(0, 1) vector (seed 0), as query and key" and
+// the like (score_views.cpp).
+std::string ScoreContentText(const ModelParams& m);
+
 // "sin", "cos", "zero", "angle"
 const char* WaveName(Wave w);
 // "j=5: i=2 cos, ω=0.1, λ=62.83" or for tables without waves "j=5".

@@ -51,8 +51,8 @@ const ViewEntry kViews[] = {
     // Views whose scheme mask is 0 are not built yet: they apply to no scheme.
     {ViewKind::kAttention, "attention", "Attention: the softmax row of one query", 0,
      "(not built yet)", &AttentionFigure, &CheckAttentionTable, &WriteAttentionView},
-    {ViewKind::kCompare, "compare", "Compare two configurations side by side", 0,
-     "(not built yet)", &CompareFigure, &CheckCompareTable, &WriteCompareView},
+    {ViewKind::kCompare, "compare", "Compare two configurations side by side", kAllSchemes, "",
+     &CompareFigure, &CheckCompareTable, &WriteCompareView},
     {ViewKind::kSimilarity, "similarity", "Similarity PE(p)\xc2\xb7PE(q): position by position",
      kVectorSchemes, kVectorSchemesNeed, &SimilarityFigure, &CheckSimilarityTable,
      &WriteSimilarityView},
