@@ -102,6 +102,7 @@ Result<Figure> WalkthroughFigure(const ViewContext& c);
 Status CheckWalkthroughTable(const ViewContext& c);
 Status WriteWalkthroughView(std::ostream& out, TableFormat format, const ViewContext& c,
                             const Progress& progress);
+Result<std::vector<Figure>> WalkthroughPages(const ViewContext& c);
 
 // "sin", "cos", "zero", "angle"
 const char* WaveName(Wave w);

@@ -53,8 +53,9 @@ const ViewEntry kViews[] = {
      "(not built yet)", &SpectrumFigure, &CheckSpectrumTable, &WriteSpectrumView},
     {ViewKind::kPrecision, "precision", "Precision: the table in bfloat16 or float16", 0,
      "(not built yet)", &PrecisionFigure, &CheckPrecisionTable, &WritePrecisionView},
-    {ViewKind::kWalkthrough, "walkthrough", "Walkthrough: from text to model input", 0,
-     "(not built yet)", &WalkthroughFigure, &CheckWalkthroughTable, &WriteWalkthroughView},
+    {ViewKind::kWalkthrough, "walkthrough", "Walkthrough: from text to model input", kAdded,
+     "a scheme that adds a vector to the token embeddings (sinusoidal or learned)",
+     &WalkthroughFigure, &CheckWalkthroughTable, &WriteWalkthroughView, &WalkthroughPages},
 };
 
 }  // namespace
