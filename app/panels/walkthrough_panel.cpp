@@ -42,7 +42,9 @@ void PresetButtons(AppState& state) {
       const int focus = p.focus_token;
       const bool typed = p.typed != nullptr;
       Edit(state, [name, focus, typed](AppState& st) {
+        const bool truncate = st.params.example.truncate;  // the window's own choice
         if (!ApplyWalkthroughPreset(name, st.params).ok()) return;
+        st.params.example.truncate = truncate;
         st.selection.selected_token = focus;
         st.sums.manual = typed;
         st.walkthrough.fitted_step = -1;
@@ -122,7 +124,10 @@ void StepImage(AppState& state, const Walkthrough& w, WalkthroughCache& cache,
                         : nullptr;
     cache.uploaded_step = step;
   }
-  ImGui::TextDisabled("%s", m.caption.c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  WrappedText(m.caption);
+  ImGui::PopStyleColor();
+  size = ImGui::GetContentRegionAvail();
   const auto cols = static_cast<double>(m.values.cols), rows = static_cast<double>(m.values.rows);
   if (state.walkthrough.fitted_step != step) {
     state.walkthrough.view = {0, cols, 0, rows};
@@ -139,8 +144,7 @@ void StepImage(AppState& state, const Walkthrough& w, WalkthroughCache& cache,
   spec.min_y_span = std::min(2.0, rows);
   const float em = ImGui::GetFontSize();
   const float bar_w = em * 4.2f;
-  Plot plot("walk_plot", state.walkthrough.view, spec,
-            ImVec2(size.x - bar_w, size.y - ImGui::GetTextLineHeightWithSpacing()));
+  Plot plot("walk_plot", state.walkthrough.view, spec, ImVec2(size.x - bar_w, size.y));
   if (cache.texture != nullptr) plot.Image(cache.texture, 0, 0, cols, rows);
   const ImU32 outline = ToImU32(SelectionHighlightColor(state.params.colormap));
   for (int64_t r : m.outlined) {
@@ -195,10 +199,12 @@ void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCa
   ImGui::EndChild();
   ImGui::SameLine();
   if (ImGui::BeginChild("walk_page", ImVec2(0, avail.y), false)) {
+    // The text on the left, the step's table beside it (the row is wide and short).
     const bool has_image = !w.matrices[static_cast<size_t>(step)].empty() &&
                            w.matrices[static_cast<size_t>(step)].front().values.rows > 0;
-    const float text_h = has_image ? avail.y * 0.55f : avail.y;
-    if (ImGui::BeginChild("walk_text", ImVec2(0, text_h), false)) {
+    const ImVec2 page_avail = ImGui::GetContentRegionAvail();
+    const float text_w = has_image ? page_avail.x * 0.56f : page_avail.x;
+    if (ImGui::BeginChild("walk_text", ImVec2(text_w, page_avail.y), false)) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.45f, 1.0f));
       WrappedText(page.title);
       ImGui::PopStyleColor();
@@ -219,7 +225,10 @@ void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCa
     }
     ImGui::EndChild();
     if (has_image) {
+      ImGui::SameLine();
+      ImGui::BeginGroup();
       StepImage(state, w, cache, services, ImGui::GetContentRegionAvail());
+      ImGui::EndGroup();
     }
   }
   ImGui::EndChild();

@@ -1,5 +1,7 @@
 #include "model/walkthrough_presets.h"
 
+#include <algorithm>
+
 #include "model/param_fields.h"
 
 namespace pe {
@@ -102,6 +104,11 @@ Status ApplyWalkthroughPreset(const std::string& name, ModelParams& m) {
   ModelParams fresh;
   fresh.cap = m.cap;
   p->apply(fresh);
+  // The curves show the first columns of a narrow table (the default 4..7 would not exist).
+  if (fresh.pe.d_model < 8) {
+    fresh.curve_dims.clear();
+    for (int64_t j = 0; j < std::min<int64_t>(fresh.pe.d_model, 4); ++j) fresh.curve_dims.push_back(j);
+  }
   fresh.walkthrough_preset = std::string(p->name);
   m = std::move(fresh);
   return {};

@@ -419,7 +419,9 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     p.title += ": the position added";
     p.explanation = "The vector of the token's position is added element by element, so the same "
                     "word at two positions gives two different inputs.";
-    if (encoding.scheme() == Scheme::kSinusoidal) {
+    if (w.typed) {
+      p.formula = "z_t = s_t + P[t],   P the blog's typed positional rows";
+    } else if (encoding.scheme() == Scheme::kSinusoidal) {
       p.formula = "z_t = s_t + PE[p_t],   PE[p, 2i] = sin(p \xc2\xb7 \xcf\x89_i),  PE[p, 2i+1] = "
                   "cos(p \xc2\xb7 \xcf\x89_i),  \xcf\x89_i = base^(-2i/d)";
       if (params.pe.sinusoidal().variant != PeVariant::kPaper) {
@@ -449,8 +451,10 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     p.values = Row(w.parts.positional, w.focus);
     if (w.pe_discarded) p.alt_values = Row(w.intended_positional, w.focus);
     p.highlight = WalkHighlight::kPositionRow;
-    p.highlight_text = "PE heatmap: the row of position " + std::to_string(pos) +
-                       " is outlined; curves: the line at position " + std::to_string(pos) + ".";
+    p.highlight_text =
+        w.typed ? "Sums view (typed vectors): the positional row of " + who + "."
+                : "PE heatmap: the row of position " + std::to_string(pos) +
+                      " is outlined; curves: the line at position " + std::to_string(pos) + ".";
     w.matrices[static_cast<size_t>(WalkStep::kPosition)].push_back(MatrixOfRows(
         w.parts.positional,
         w.pe_discarded ? "PE rows as the code computes them (all zero)" : "PE rows of the tokens",
