@@ -114,8 +114,8 @@ TEST_F(WalkthroughPanel, NextAndBackWalkEveryStepWithTheBlogsNumbers) {
 TEST_F(WalkthroughPanel, OneClickLoadsTheBlogsTypedSum) {
   Open();
   ImVec2 at;
-  ASSERT_TRUE(FindButton("walkthrough", "Blog: \"I love NLP\" typed sum", "i-love-nlp", 1.5f, 4.5f,
-                         &at));
+  ASSERT_TRUE(
+      FindButton("walkthrough", "Blog: \"I love NLP\" typed sum", "i-love-nlp", 1.5f, 4.5f, &at));
   Click(at);
   Frames(2);
   EXPECT_EQ(state_.params.walkthrough_preset, "i-love-nlp");
@@ -130,8 +130,8 @@ TEST_F(WalkthroughPanel, OneClickLoadsTheBlogsTypedSum) {
     for (int j = 0; j < 3; ++j) EXPECT_NEAR(w.parts.sum.at(t, j), blog[t][j], 1e-7);
   }
   // And the JAX pitfall: a zero table added, the intended sinusoid beside it.
-  ASSERT_TRUE(FindButton("walkthrough", "JAX: the discarded .at[].set()", "jax-pitfall", 1.5f,
-                         4.5f, &at));
+  ASSERT_TRUE(
+      FindButton("walkthrough", "JAX: the discarded .at[].set()", "jax-pitfall", 1.5f, 4.5f, &at));
   Click(at);
   state_.walkthrough.step = static_cast<int>(WalkStep::kPosition);
   Frames(2);
@@ -152,7 +152,8 @@ TEST_F(WalkthroughPanel, ExportsTheStepOnShowAsPng) {
   const std::string dir = ::mkdtemp(tmpl);
   const std::string path = dir + "/step.png";
   ExportRequestOptions options;
-  ASSERT_TRUE(ExportView(ViewKind::kWalkthrough, state_.params, ViewsOf(state_), path, options).ok());
+  ASSERT_TRUE(
+      ExportView(ViewKind::kWalkthrough, state_.params, ViewsOf(state_), path, options).ok());
   const std::string png = testing::ReadFile(path);
   EXPECT_EQ(png.substr(1, 3), "PNG");
   EXPECT_NE(png.find("walkthrough_step"), std::string::npos);
@@ -201,8 +202,8 @@ TEST_F(WalkthroughHandout, PopplerReadsEightPagesWithTheStepTitles) {
   for (int k = 1; k <= kWalkStepCount; ++k) {
     const std::string text = testing::Capture("pdftotext -f " + std::to_string(k) + " -l " +
                                               std::to_string(k) + " " + Path("h.pdf") + " -");
-    const std::string title =
-        std::to_string(k) + ". " + std::string(WalkStepName(kWalkSteps[static_cast<size_t>(k - 1)]));
+    const std::string title = std::to_string(k) + ". " +
+                              std::string(WalkStepName(kWalkSteps[static_cast<size_t>(k - 1)]));
     EXPECT_NE(text.find(title), std::string::npos) << "page " << k << ":\n" << text;
   }
   const std::string page6 = testing::Capture("pdftotext -f 6 -l 6 " + Path("h.pdf") + " -");

@@ -43,7 +43,8 @@ const WalkPage& PageOf(const Walkthrough& w, WalkStep step) {
 // Vaswani et al. 2017, section 3.5, written out here in double: PE[p, 2i] = sin(p / 10000^(2i/d)),
 // PE[p, 2i+1] = cos(the same).
 double PaperPe(int64_t p, int64_t j, int64_t d) {
-  const double angle = static_cast<double>(p) / std::pow(10000.0, static_cast<double>(j - j % 2) / d);
+  const double angle =
+      static_cast<double>(p) / std::pow(10000.0, static_cast<double>(j - j % 2) / d);
   return j % 2 == 0 ? std::sin(angle) : std::cos(angle);
 }
 
@@ -53,7 +54,8 @@ TEST(WalkthroughSteps, EightStepsInOrderWithTitleSentenceFormulaAndCode) {
   for (int k = 0; k < kWalkStepCount; ++k) {
     const WalkPage& p = w.pages[static_cast<size_t>(k)];
     EXPECT_EQ(p.step, kWalkSteps[static_cast<size_t>(k)]);
-    EXPECT_EQ(p.title.rfind(std::to_string(k + 1) + ". " + std::string(WalkStepName(p.step)), 0), 0u)
+    EXPECT_EQ(p.title.rfind(std::to_string(k + 1) + ". " + std::string(WalkStepName(p.step)), 0),
+              0u)
         << p.title;
     EXPECT_FALSE(p.explanation.empty());
     EXPECT_FALSE(p.formula.empty());
@@ -79,7 +81,8 @@ TEST(WalkthroughSteps, BlogPresetGivesSinAndCosOfTwoAtPositionTwo) {
   EXPECT_NEAR(pe[1], -0.416147, 1e-6);
   EXPECT_NEAR(pe[0], 0.909, 5e-4);
   EXPECT_NEAR(pe[1], -0.416, 5e-4);
-  for (int64_t j = 0; j < 6; ++j) EXPECT_NEAR(pe[static_cast<size_t>(j)], PaperPe(2, j, 6), kFloatTol) << j;
+  for (int64_t j = 0; j < 6; ++j)
+    EXPECT_NEAR(pe[static_cast<size_t>(j)], PaperPe(2, j, 6), kFloatTol) << j;
   // The page says so in its numbers.
   bool shown = false;
   for (const std::string& line : PageOf(w, WalkStep::kPosition).numbers) {
@@ -93,7 +96,8 @@ TEST(WalkthroughSteps, ILoveNlpTypedSumReproducesTheBlogExactly) {
   const Walkthrough w = Walk(m, 0);
   ASSERT_TRUE(w.typed);
   EXPECT_EQ(w.token_labels, (std::vector<std::string>{"I", "love", "NLP"}));
-  EXPECT_EQ(w.ids, (std::vector<int64_t>{1, 2, 3}));  // the blog's "I" -> 1, "love" -> 2, "NLP" -> 3
+  EXPECT_EQ(w.ids,
+            (std::vector<int64_t>{1, 2, 3}));  // the blog's "I" -> 1, "love" -> 2, "NLP" -> 3
   const float e[3][3] = {{0.1f, 0.3f, 0.4f}, {0.2f, 0.6f, 0.5f}, {0.7f, 0.9f, 0.8f}};
   const float p[3][3] = {{0.01f, 0.02f, 0.03f}, {0.04f, 0.05f, 0.06f}, {0.07f, 0.08f, 0.09f}};
   const double blog[3][3] = {{0.11, 0.32, 0.43}, {0.24, 0.65, 0.56}, {0.77, 0.98, 0.89}};
@@ -137,8 +141,8 @@ TEST(WalkthroughSteps, TheCatSitsIsZeroOneTwoWithTheSeedsSixWords) {
   ASSERT_EQ(e.size(), 512u);
   for (int64_t j = 0; j < 512; ++j) {
     EXPECT_EQ(e[static_cast<size_t>(j)], EmbeddingValue(0, 512, 1, j));
-    EXPECT_EQ(s[static_cast<size_t>(j)],
-              static_cast<float>(EmbeddingValue(0, 512, 1, j) * static_cast<float>(std::sqrt(512.0))));
+    EXPECT_EQ(s[static_cast<size_t>(j)], static_cast<float>(EmbeddingValue(0, 512, 1, j) *
+                                                            static_cast<float>(std::sqrt(512.0))));
   }
   // E's image has every row of the vocabulary and outlines the three looked up.
   const WalkMatrix& table = w.matrices[static_cast<size_t>(WalkStep::kLookup)].front();
@@ -212,7 +216,8 @@ TEST(WalkthroughSteps, EmbeddingIdsPresetLooksUpTwoFiveZeroNine) {
   EXPECT_EQ(w.vocab_size, 10);
   for (int t = 0; t < 4; ++t) {
     for (int64_t j = 0; j < 128; ++j) {
-      EXPECT_EQ(w.parts.embedding.at(t, j), EmbeddingValue(0, 128, w.ids[static_cast<size_t>(t)], j));
+      EXPECT_EQ(w.parts.embedding.at(t, j),
+                EmbeddingValue(0, 128, w.ids[static_cast<size_t>(t)], j));
     }
   }
 }
@@ -248,7 +253,8 @@ TEST(WalkthroughSteps, PresetFlagNamesTheChoicesAndNoneLeavesThePreset) {
   ModelParams m;
   Status bad = f->set(m, "cat");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.message().find("--walkthrough-preset must be one of the-cat-sits"), std::string::npos);
+  EXPECT_NE(bad.message().find("--walkthrough-preset must be one of the-cat-sits"),
+            std::string::npos);
   EXPECT_NE(bad.message().find("got \"cat\""), std::string::npos);
   ASSERT_TRUE(f->set(m, "blog-position-2").ok());
   EXPECT_EQ(f->get(m), "blog-position-2");
@@ -283,13 +289,13 @@ TEST(WalkthroughSteps, HandoutIsOnePdfPagePerStepAndOnePageForPngOrSvg) {
   ASSERT_FALSE(two.ok());
   EXPECT_NE(two.message().find("use a .pdf"), std::string::npos);
   // Without a current step a PNG is refused with a word on PDF; with one it is that step.
-  Result<Figure> none = BuildViewFigure(ViewKind::kWalkthrough, m, sel, FigureSize{},
-                                        FigureFormat::kPng);
+  Result<Figure> none =
+      BuildViewFigure(ViewKind::kWalkthrough, m, sel, FigureSize{}, FigureFormat::kPng);
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.message().find(".pdf"), std::string::npos);
   sel.walkthrough_step = 5;
-  Result<Figure> one = BuildViewFigure(ViewKind::kWalkthrough, m, sel, FigureSize{},
-                                       FigureFormat::kPng);
+  Result<Figure> one =
+      BuildViewFigure(ViewKind::kWalkthrough, m, sel, FigureSize{}, FigureFormat::kPng);
   ASSERT_TRUE(one.ok()) << one.message();
   EXPECT_EQ(one.value().title, pages.value()[5].title);
 }

@@ -17,7 +17,9 @@
 namespace pe {
 namespace {
 
-ImU32 ToImU32(Rgba8 c) { return IM_COL32(c.r, c.g, c.b, c.a); }
+ImU32 ToImU32(Rgba8 c) {
+  return IM_COL32(c.r, c.g, c.b, c.a);
+}
 
 // One button per preset, wrapping; the loaded one is marked. A preset resets the parameters to
 // its example and follows its token; the blog's typed sum also opens the sums view's typed
@@ -62,8 +64,9 @@ void PresetButtons(AppState& state) {
         st.sums.manual = false;
       });
     }
-    ItemTooltip("Follow the current example (text, seed, d_model) instead of the preset's typed "
-                "tables or its pitfall; the parameters stay as they are.");
+    ItemTooltip(
+        "Follow the current example (text, seed, d_model) instead of the preset's typed "
+        "tables or its pitfall; the parameters stay as they are.");
   }
 }
 
@@ -72,7 +75,8 @@ void StepList(AppState& state, const Walkthrough& w) {
   const int step = state.walkthrough.step;
   for (int k = 0; k < kWalkStepCount; ++k) {
     ImGui::PushID(k);
-    const std::string label = std::to_string(k + 1) + ". " + std::string(WalkStepName(kWalkSteps[k]));
+    const std::string label =
+        std::to_string(k + 1) + ". " + std::string(WalkStepName(kWalkSteps[k]));
     if (ImGui::Selectable(label.c_str(), k == step)) {
       Edit(state, [k](AppState& st) { st.walkthrough.step = k; });
     }
@@ -109,8 +113,8 @@ void StepList(AppState& state, const Walkthrough& w) {
 }
 
 // The step's table as an image with its outlined rows.
-void StepImage(AppState& state, const Walkthrough& w, WalkthroughCache& cache,
-               UiServices& services, ImVec2 size) {
+void StepImage(AppState& state, const Walkthrough& w, WalkthroughCache& cache, UiServices& services,
+               ImVec2 size) {
   const int step = state.walkthrough.step;
   const std::vector<WalkMatrix>& ms = w.matrices[static_cast<size_t>(step)];
   if (ms.empty() || ms.front().values.rows == 0 || size.y < ImGui::GetFontSize() * 5) return;

@@ -77,7 +77,9 @@ const WalkthroughPreset kPresets[] = {
 
 }  // namespace
 
-std::span<const WalkthroughPreset> WalkthroughPresets() { return kPresets; }
+std::span<const WalkthroughPreset> WalkthroughPresets() {
+  return kPresets;
+}
 
 const WalkthroughPreset* FindWalkthroughPreset(std::string_view name) {
   for (const WalkthroughPreset& p : kPresets) {
@@ -107,7 +109,8 @@ Status ApplyWalkthroughPreset(const std::string& name, ModelParams& m) {
   // The curves show the first columns of a narrow table (the default 4..7 would not exist).
   if (fresh.pe.d_model < 8) {
     fresh.curve_dims.clear();
-    for (int64_t j = 0; j < std::min<int64_t>(fresh.pe.d_model, 4); ++j) fresh.curve_dims.push_back(j);
+    for (int64_t j = 0; j < std::min<int64_t>(fresh.pe.d_model, 4); ++j)
+      fresh.curve_dims.push_back(j);
   }
   fresh.walkthrough_preset = std::string(p->name);
   m = std::move(fresh);

@@ -25,12 +25,12 @@ struct TypedVectors {
 };
 
 struct WalkthroughPreset {
-  std::string_view name;    // the --walkthrough-preset value
-  std::string_view label;   // the panel's button
-  std::string_view source;  // which tutorial it comes from, in the project's words
-  int focus_token = 0;      // the token the steps follow when the preset loads
+  std::string_view name;      // the --walkthrough-preset value
+  std::string_view label;     // the panel's button
+  std::string_view source;    // which tutorial it comes from, in the project's words
+  int focus_token = 0;        // the token the steps follow when the preset loads
   bool pe_discarded = false;  // the positional table the code builds stays zero (JAX pitfall)
-  const TypedVectors* typed = nullptr;  // typed tables instead of text and seeded rows
+  const TypedVectors* typed = nullptr;      // typed tables instead of text and seeded rows
   void (*apply)(ModelParams& m) = nullptr;  // sets the example on default parameters
 };
 

@@ -23,7 +23,8 @@ std::string_view WalkStepName(WalkStep step) {
     case WalkStep::kLookup:
       return "Rows of E";
     case WalkStep::kScale:
-      return "\xc3\x97 \xe2\x88\x9a" "d";
+      return "\xc3\x97 \xe2\x88\x9a"
+             "d";
     case WalkStep::kPosition:
       return "+ PE";
     case WalkStep::kDropout:
@@ -74,9 +75,9 @@ std::string VecText(const float* v, int64_t d) {
     if (j > 0) s += ", ";
     s += Fmt(v[j]);
   }
-  s += d > kShownValues ? ", ...] (first " + std::to_string(kShownValues) + " of " +
-                              std::to_string(d) + ")"
-                        : "]";
+  s += d > kShownValues
+           ? ", ...] (first " + std::to_string(kShownValues) + " of " + std::to_string(d) + ")"
+           : "]";
   return s;
 }
 
@@ -102,7 +103,8 @@ void AddRows(std::vector<std::string>& out, const Walkthrough& w, const Matrix& 
   if (t_count <= 6 && m.cols <= kShownValues) {
     out.push_back(what + ":");
     for (int64_t t = 0; t < t_count; ++t) {
-      out.push_back("  " + w.token_labels[static_cast<size_t>(t)] + ": " + VecText(m.row(t), m.cols));
+      out.push_back("  " + w.token_labels[static_cast<size_t>(t)] + ": " +
+                    VecText(m.row(t), m.cols));
     }
     return;
   }
@@ -142,9 +144,10 @@ const char* kWhyScale =
 Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& encoding,
                                      int focus) {
   if (encoding.family() != Family::kAdded) {
-    return InvalidArgument("the walkthrough follows a scheme that adds a vector to the token "
-                           "embeddings (sinusoidal or learned); " +
-                           std::string(SchemeName(encoding.scheme())) + " adds nothing there");
+    return InvalidArgument(
+        "the walkthrough follows a scheme that adds a vector to the token "
+        "embeddings (sinusoidal or learned); " +
+        std::string(SchemeName(encoding.scheme())) + " adds nothing there");
   }
   Walkthrough w;
   const int64_t d = params.pe.d_model;
@@ -227,7 +230,8 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
       w.intended_positional = s.parts.positional;
       Matrix zero = s.parts.positional;
       std::fill(zero.data.begin(), zero.data.end(), 0.0f);
-      Result<InputParts> parts = CombineInputParts(s.parts.embedding, std::move(zero), params.input);
+      Result<InputParts> parts =
+          CombineInputParts(s.parts.embedding, std::move(zero), params.input);
       if (!parts.ok()) return parts.error();
       w.parts = std::move(parts).value();
     } else {
@@ -256,13 +260,15 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     p.explanation =
         "A transformer never sees letters: the text is cut into tokens and each token becomes a "
         "number before anything is learned about it.";
-    p.formula = "text \xe2\x86\x92 tokens \xe2\x86\x92 ids \xe2\x86\x92 E[id] \xc3\x97 \xe2\x88\x9a"
-                "d + PE[p] \xe2\x86\x92 dropout \xe2\x86\x92 model input";
-    p.code = "Seed 001 (the blog) starts from the sentence \"I love NLP.\"; seed 000 from \"The cat "
-             "sits\".";
+    p.formula =
+        "text \xe2\x86\x92 tokens \xe2\x86\x92 ids \xe2\x86\x92 E[id] \xc3\x97 \xe2\x88\x9a"
+        "d + PE[p] \xe2\x86\x92 dropout \xe2\x86\x92 model input";
+    p.code =
+        "Seed 001 (the blog) starts from the sentence \"I love NLP.\"; seed 000 from \"The cat "
+        "sits\".";
     if (w.typed) {
-      p.numbers.push_back("typed tables (preset " + params.walkthrough_preset +
-                          "): the rows " + Join(w.token_labels, ", ", kShownTokens) +
+      p.numbers.push_back("typed tables (preset " + params.walkthrough_preset + "): the rows " +
+                          Join(w.token_labels, ", ", kShownTokens) +
                           " are given, not computed from a text");
     } else if (!ex.ids.empty() && !w.ids_pending) {
       p.numbers.push_back("no text: the token ids are typed directly");
@@ -270,7 +276,6 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
       p.numbers.push_back("text: \"" + ex.text + "\"");
     }
     if (preset != nullptr) p.numbers.push_back("example: " + std::string(preset->source));
-    p.highlight = WalkHighlight::kSelectedToken;
     p.highlight_text = "The sums view shows the same example.";
   }
   // 2. Tokens.
@@ -281,22 +286,28 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
                         ? "The character tokenizer makes every character, spaces included, a token."
                         : "The word tokenizer makes every run of letters or digits a token and "
                           "every other non-space character a token of its own.";
-    p.formula = "tokens = tokenize(text)   (" + std::string(TokenizerName(ex.tokenizer)) + " level)";
-    p.code = "No tokenizer in the seeds' code: seed 003 says its ids would come from a BPE or "
-             "WordPiece tokenizer; the blog splits \"I love NLP.\" into words.";
-    p.numbers.push_back("tokens (T = " + std::to_string(tokens) + "): " +
-                        Join(w.token_labels, " | ", kShownTokens));
+    p.formula =
+        "tokens = tokenize(text)   (" + std::string(TokenizerName(ex.tokenizer)) + " level)";
+    p.code =
+        "No tokenizer in the seeds' code: seed 003 says its ids would come from a BPE or "
+        "WordPiece tokenizer; the blog splits \"I love NLP.\" into words.";
+    p.numbers.push_back("tokens (T = " + std::to_string(tokens) +
+                        "): " + Join(w.token_labels, " | ", kShownTokens));
     if (w.ids_pending) {
-      p.numbers.push_back("the typed ids " + IdList([&] {
-                            std::vector<int64_t> all;
-                            for (const auto& r : ex.ids) all.insert(all.end(), r.begin(), r.end());
-                            return all;
-                          }(), kShownTokens) +
+      p.numbers.push_back("the typed ids " +
+                          IdList(
+                              [&] {
+                                std::vector<int64_t> all;
+                                for (const auto& r : ex.ids)
+                                  all.insert(all.end(), r.begin(), r.end());
+                                return all;
+                              }(),
+                              kShownTokens) +
                           " are not taken by this build's input layer yet: the steps show the "
                           "text's tokens");
     }
-    p.highlight = WalkHighlight::kSelectedToken;
-    p.highlight_text = "Sums view: the chip of " + who + " is selected.";
+    p.highlight_text = any ? "Sums view: the chip of " + who + " is selected."
+                           : std::string("Sums view: no token to select.");
   }
   // 3. Ids.
   {
@@ -306,9 +317,10 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
         "Each token is replaced by its index in the vocabulary; that index is all the model keeps "
         "of the token.";
     p.formula = "id_t = vocabulary[token_t]   (a word the vocabulary lacks \xe2\x86\x92 <unk>)";
-    p.code = "Seed 000: torch.tensor([2, 5, 0, 9], dtype=torch.long), and \"The cat sits\" "
-             "\xe2\x86\x92 [0, 1, 2]; seed 003 types a batch of ids, x = torch.tensor([[23, 37, ...], "
-             "...]).";
+    p.code =
+        "Seed 000: torch.tensor([2, 5, 0, 9], dtype=torch.long), and \"The cat sits\" "
+        "\xe2\x86\x92 [0, 1, 2]; seed 003 types a batch of ids, x = torch.tensor([[23, 37, ...], "
+        "...]).";
     p.numbers.push_back(vocab_text);
     p.numbers.push_back(unk_text);
     if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
@@ -320,27 +332,28 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
       p.numbers.push_back("ids (T = " + std::to_string(tokens) + "): " + IdList(w.ids, 32));
     }
     for (int64_t id : w.ids) p.values.push_back(static_cast<double>(id));
-    p.highlight = WalkHighlight::kSelectedToken;
     p.highlight_text = "Sums view: the chip of " + who + " shows its id.";
   }
   // 4. Rows of E.
   {
     WalkPage& p = page(WalkStep::kLookup);
     p.title += ": each id picks one row of the embedding table";
-    p.explanation = "The embedding table E has one row of d numbers per vocabulary entry; looking "
-                    "a token up is reading the row its id names.";
+    p.explanation =
+        "The embedding table E has one row of d numbers per vocabulary entry; looking "
+        "a token up is reading the row its id names.";
     p.formula = "e_t = E[id_t, :],   E is V \xc3\x97 d = " + std::to_string(w.vocab_size) +
                 " \xc3\x97 " + std::to_string(d);
-    p.code = "Seed 000: word_lookup(input_tokens) with nn.Embedding(vocab_size, feature_dim); "
-             "seed 003: out[i, j] = W[x[i, j]]; seed 002: hk.Embed(vocab_size, d_model).";
+    p.code =
+        "Seed 000: word_lookup(input_tokens) with nn.Embedding(vocab_size, feature_dim); "
+        "seed 003: out[i, j] = W[x[i, j]]; seed 002: hk.Embed(vocab_size, d_model).";
     p.numbers.push_back(w.typed ? "E: the blog's typed rows E[1], E[2], E[3]"
                                 : "E: N(0, 1) from seed " + std::to_string(ex.seed) +
                                       ", as an untrained nn.Embedding");
     if (any) {
       p.numbers.push_back("rows looked up: " + IdList(w.ids, 32) + " (outlined below)");
       AddRows(p.numbers, w, w.parts.embedding, "E[id]");
-      p.numbers.push_back("|E[" + std::to_string(w.ids[f]) + "]| = " +
-                          Fmt(w.parts.Norm(Part::kEmbedding, w.focus)));
+      p.numbers.push_back("|E[" + std::to_string(w.ids[f]) +
+                          "]| = " + Fmt(w.parts.Norm(Part::kEmbedding, w.focus)));
     }
     if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
       p.numbers.push_back("out has shape (" + std::to_string(ex.ids.size()) + ", " +
@@ -348,7 +361,6 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
                           "): out[i, j] = E[x[i, j]]");
     }
     p.values = Row(w.parts.embedding, w.focus);
-    p.highlight = WalkHighlight::kSelectedToken;
     p.highlight_text = "Sums view: the embedding part of " + who + ".";
     // E's rows as an image: the whole table when small, else the rows looked up.
     WalkMatrix m;
@@ -387,43 +399,54 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
   {
     WalkPage& p = page(WalkStep::kScale);
     p.title += ": the embedding scaled";
-    p.explanation = params.input.scale
-                        ? "The looked-up row is multiplied by \xe2\x88\x9a"
-                          "d, as the paper does in its embedding layers (section 3.4)."
-                        : "Scaling is off here (as in the blog's sum), so the row goes on as it is.";
-    p.formula = "s_t = e_t \xc3\x97 " + std::string(params.input.scale ? "\xe2\x88\x9a" "d = e_t \xc3\x97 " + Fmt(sqrt_d) : std::string("1 (scaling off)"));
-    p.code = "Seed 000: self.token_mapping(indices) * self.scaling; seed 003: self.lut(x) * "
-             "math.sqrt(self.d_model); seed 002 multiplies by jnp.sqrt(self.d_model).";
+    p.explanation =
+        params.input.scale
+            ? "The looked-up row is multiplied by \xe2\x88\x9a"
+              "d, as the paper does in its embedding layers (section 3.4)."
+            : "Scaling is off here (as in the blog's sum), so the row goes on as it is.";
+    p.formula =
+        "s_t = e_t \xc3\x97 " + std::string(params.input.scale ? "\xe2\x88\x9a"
+                                                                 "d = e_t \xc3\x97 " +
+                                                                     Fmt(sqrt_d)
+                                                               : std::string("1 (scaling off)"));
+    p.code =
+        "Seed 000: self.token_mapping(indices) * self.scaling; seed 003: self.lut(x) * "
+        "math.sqrt(self.d_model); seed 002 multiplies by jnp.sqrt(self.d_model).";
     if (any) {
       AddRows(p.numbers, w, w.parts.scaled, "scaled");
       const double e_norm = w.parts.Norm(Part::kEmbedding, w.focus);
-      const double pe_norm =
-          Norm(w.pe_discarded ? w.intended_positional.row(w.focus) : w.parts.positional.row(w.focus), d);
-      p.numbers.push_back("N(0, 1) rows (nn.Embedding, this example): |E[id]| = " + Fmt(e_norm) +
-                          ", |E[id] \xc3\x97 \xe2\x88\x9a" "d| = " + Fmt(e_norm * sqrt_d) +
-                          ", |PE[" + std::to_string(pos) + "]| = " + Fmt(pe_norm) +
-                          (pe_norm > 0 ? ": " + Fmt(e_norm * sqrt_d / pe_norm) + " times PE's" : ""));
+      const double pe_norm = Norm(
+          w.pe_discarded ? w.intended_positional.row(w.focus) : w.parts.positional.row(w.focus), d);
+      p.numbers.push_back(
+          "N(0, 1) rows (nn.Embedding, this example): |E[id]| = " + Fmt(e_norm) +
+          ", |E[id] \xc3\x97 \xe2\x88\x9a"
+          "d| = " +
+          Fmt(e_norm * sqrt_d) + ", |PE[" + std::to_string(pos) + "]| = " + Fmt(pe_norm) +
+          (pe_norm > 0 ? ": " + Fmt(e_norm * sqrt_d / pe_norm) + " times PE's" : ""));
       p.numbers.push_back("the same draw with std d^-1/2 (fairseq, tensor2tensor): |E[id]| = " +
-                          Fmt(e_norm / sqrt_d) + ", |E[id] \xc3\x97 \xe2\x88\x9a" "d| = " +
+                          Fmt(e_norm / sqrt_d) +
+                          ", |E[id] \xc3\x97 \xe2\x88\x9a"
+                          "d| = " +
                           Fmt(e_norm) +
                           (pe_norm > 0 ? ": " + Fmt(e_norm / pe_norm) + " times PE's" : ""));
     }
     p.numbers.push_back(kWhyScale);
     p.values = Row(w.parts.scaled, w.focus);
-    p.highlight = WalkHighlight::kSelectedToken;
     p.highlight_text = "Sums view: the scaled part of " + who + " and the ratio |scaled| / |PE|.";
   }
   // 6. + PE.
   {
     WalkPage& p = page(WalkStep::kPosition);
     p.title += ": the position added";
-    p.explanation = "The vector of the token's position is added element by element, so the same "
-                    "word at two positions gives two different inputs.";
+    p.explanation =
+        "The vector of the token's position is added element by element, so the same "
+        "word at two positions gives two different inputs.";
     if (w.typed) {
       p.formula = "z_t = s_t + P[t],   P the blog's typed positional rows";
     } else if (encoding.scheme() == Scheme::kSinusoidal) {
-      p.formula = "z_t = s_t + PE[p_t],   PE[p, 2i] = sin(p \xc2\xb7 \xcf\x89_i),  PE[p, 2i+1] = "
-                  "cos(p \xc2\xb7 \xcf\x89_i),  \xcf\x89_i = base^(-2i/d)";
+      p.formula =
+          "z_t = s_t + PE[p_t],   PE[p, 2i] = sin(p \xc2\xb7 \xcf\x89_i),  PE[p, 2i+1] = "
+          "cos(p \xc2\xb7 \xcf\x89_i),  \xcf\x89_i = base^(-2i/d)";
       if (params.pe.sinusoidal().variant != PeVariant::kPaper) {
         p.formula += "   (layout " + std::string(VariantName(params.pe.sinusoidal().variant)) + ")";
       }
@@ -438,10 +461,11 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     if (any) {
       p.numbers.push_back(who + " is at position p = " + std::to_string(pos));
       if (w.pe_discarded) {
-        p.numbers.push_back("as the code computes it: PE[" + std::to_string(pos) + "] = " +
-                            VecText(w.parts.positional.row(w.focus), d) + " (the table stayed zero)");
-        p.numbers.push_back("intended: PE[" + std::to_string(pos) + "] = " +
-                            VecText(w.intended_positional.row(w.focus), d));
+        p.numbers.push_back("as the code computes it: PE[" + std::to_string(pos) +
+                            "] = " + VecText(w.parts.positional.row(w.focus), d) +
+                            " (the table stayed zero)");
+        p.numbers.push_back("intended: PE[" + std::to_string(pos) +
+                            "] = " + VecText(w.intended_positional.row(w.focus), d));
         p.numbers.push_back("so the model input is the scaled embedding alone: z = s = " +
                             VecText(w.parts.scaled.row(w.focus), d));
       } else {
@@ -450,11 +474,10 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     }
     p.values = Row(w.parts.positional, w.focus);
     if (w.pe_discarded) p.alt_values = Row(w.intended_positional, w.focus);
-    p.highlight = WalkHighlight::kPositionRow;
-    p.highlight_text =
-        w.typed ? "Sums view (typed vectors): the positional row of " + who + "."
-                : "PE heatmap: the row of position " + std::to_string(pos) +
-                      " is outlined; curves: the line at position " + std::to_string(pos) + ".";
+    p.highlight_text = w.typed ? "Sums view (typed vectors): the positional row of " + who + "."
+                               : "PE heatmap: the row of position " + std::to_string(pos) +
+                                     " is outlined; curves: the line at position " +
+                                     std::to_string(pos) + ".";
     w.matrices[static_cast<size_t>(WalkStep::kPosition)].push_back(MatrixOfRows(
         w.parts.positional,
         w.pe_discarded ? "PE rows as the code computes them (all zero)" : "PE rows of the tokens",
@@ -468,12 +491,14 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     const double p_drop = params.input.dropout > 0 ? params.input.dropout : 0.1;
     const bool own_p = params.input.dropout > 0;
     p.title += ": regularisation in training only";
-    p.explanation = "In training each value is zeroed with probability p and the kept ones are "
-                    "divided by 1 - p, so the expected sum is unchanged; in evaluation nothing "
-                    "happens.";
+    p.explanation =
+        "In training each value is zeroed with probability p and the kept ones are "
+        "divided by 1 - p, so the expected sum is unchanged; in evaluation nothing "
+        "happens.";
     p.formula = "train: x = m \xe2\x8a\x99 z / (1 - p), m_k ~ Bernoulli(1 - p);   eval: x = z";
-    p.code = "Seed 000: self.dropout(x) with nn.Dropout(p=dropout_rate); seed 002: "
-             "hk.dropout(hk.next_rng_key(), self.p_dropout, x) only when is_train.";
+    p.code =
+        "Seed 000: self.dropout(x) with nn.Dropout(p=dropout_rate); seed 002: "
+        "hk.dropout(hk.next_rng_key(), self.p_dropout, x) only when is_train.";
     // The train-mode result: the core's result in train mode, else the same dropout applied to
     // a copy with the example's p (or the seeds' 0.1 when p is 0).
     Matrix after = before;
@@ -498,29 +523,33 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
                     ? "0 "
                     : "1 ";
       }
-      p.numbers.push_back("mask m of " + who + " (1 kept, 0 dropped)" +
-                          (d > 2 * kShownValues ? ", first " + std::to_string(2 * kShownValues)
-                                                : std::string()) +
-                          ": " + mask);
+      p.numbers.push_back(
+          "mask m of " + who + " (1 kept, 0 dropped)" +
+          (d > 2 * kShownValues ? ", first " + std::to_string(2 * kShownValues) : std::string()) +
+          ": " + mask);
       p.numbers.push_back("before: " + VecText(before.row(w.focus), d));
       p.numbers.push_back("after (train): " + VecText(after.row(w.focus), d));
       p.numbers.push_back("after (eval): the same as before");
     }
     p.values = Row(after, w.focus);
     p.alt_values = Row(before, w.focus);
-    p.highlight = WalkHighlight::kSelectedToken;
     p.highlight_text = "Sums view: the sum of " + who + " (after dropout in train mode).";
   }
   // 8. Model input.
   {
     WalkPage& p = page(WalkStep::kInput);
     p.title += ": what the first layer receives";
-    p.explanation = "One vector of d numbers per token, meaning and position mixed in the same "
-                    "numbers; every layer after this one works on these.";
-    p.formula = "x = dropout(E[ids] \xc3\x97 " + std::string(params.input.scale ? "\xe2\x88\x9a" "d" : "1") +
+    p.explanation =
+        "One vector of d numbers per token, meaning and position mixed in the same "
+        "numbers; every layer after this one works on these.";
+    p.formula = "x = dropout(E[ids] \xc3\x97 " +
+                std::string(params.input.scale ? "\xe2\x88\x9a"
+                                                 "d"
+                                               : "1") +
                 " + PE[positions])";
-    p.code = "Seed 000: return self.dropout(x) in TransformerInputLayer.forward; seed 003 prints "
-             "the shape torch.Size([2, 5, 4]).";
+    p.code =
+        "Seed 000: return self.dropout(x) in TransformerInputLayer.forward; seed 003 prints "
+        "the shape torch.Size([2, 5, 4]).";
     if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
       p.numbers.push_back("shape (" + std::to_string(ex.ids.size()) + ", " +
                           std::to_string(ex.ids.front().size()) + ", " + std::to_string(d) +
@@ -539,7 +568,6 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
       p.numbers.push_back("|x_t|: " + norms + (tokens > 8 ? ", ..." : ""));
     }
     p.values = Row(w.parts.sum, w.focus);
-    p.highlight = WalkHighlight::kSelectedToken;
     p.highlight_text = "Sums view: the sum (model input) of " + who + ".";
     w.matrices[static_cast<size_t>(WalkStep::kInput)].push_back(
         MatrixOfRows(w.parts.sum, "the model input: tokens by dimension", w.focus));

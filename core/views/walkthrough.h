@@ -28,13 +28,6 @@ inline constexpr std::array<WalkStep, kWalkStepCount> kWalkSteps = {
 // "Text", "Tokens", "Ids", "Rows of E", "× √d", "+ PE", "Dropout", "Model input"
 std::string_view WalkStepName(WalkStep step);
 
-// What a step shows in the other views of the window.
-enum class WalkHighlight {
-  kNone,
-  kSelectedToken,  // the sums view's selected token (its chip, bars and table)
-  kPositionRow,    // the PE heatmap's row of the token's position, the curves' position line
-};
-
 struct WalkPage {
   WalkStep step = WalkStep::kText;
   std::string title;        // "4. Rows of E: each id picks one row of the embedding table"
@@ -46,20 +39,19 @@ struct WalkPage {
                                      // or the ids)
   std::vector<double> alt_values;    // the comparison: the intended PE (JAX pitfall), the sum
                                      // before dropout
-  WalkHighlight highlight = WalkHighlight::kNone;
-  std::string highlight_text;  // what the other views outline, in words
+  std::string highlight_text;        // what the other views of the window outline, in words
 };
 
 // A table drawn as an image on a step (E, the positional rows, the model input): its rows,
 // their names, and which rows to outline.
 struct WalkMatrix {
   std::string caption;
-  Matrix values;                      // (rows, cols), cols at most kWalkMatrixCols
-  std::vector<int64_t> row_ids;       // (rows) each row's index in the full table
-  std::vector<int64_t> outlined;      // rows (indices into values) to outline
-  int64_t focus_row = -1;             // the followed token's row (a bolder outline), or -1
-  int64_t full_cols = 0;              // columns of the full table
-  std::string row_axis;               // "id", "token"
+  Matrix values;                  // (rows, cols), cols at most kWalkMatrixCols
+  std::vector<int64_t> row_ids;   // (rows) each row's index in the full table
+  std::vector<int64_t> outlined;  // rows (indices into values) to outline
+  int64_t focus_row = -1;         // the followed token's row (a bolder outline), or -1
+  int64_t full_cols = 0;          // columns of the full table
+  std::string row_axis;           // "id", "token"
 };
 inline constexpr int64_t kWalkMatrixCols = 512;
 inline constexpr int64_t kWalkMatrixRows = 256;
@@ -72,11 +64,11 @@ struct Walkthrough {
   std::vector<int64_t> positions;         // (T)
   int64_t vocab_size = 0;
   int64_t d = 0;
-  int focus = 0;  // the followed token, in [0, T) (0 when T = 0)
-  bool typed = false;         // typed tables (a preset), not seeded rows
-  bool pe_discarded = false;  // the JAX pitfall: the positional part is the zero table
-  bool ids_pending = false;   // typed ids the input layer does not take yet: steps show the text
-  InputParts parts;           // (T, d) as the code computes them
+  int focus = 0;               // the followed token, in [0, T) (0 when T = 0)
+  bool typed = false;          // typed tables (a preset), not seeded rows
+  bool pe_discarded = false;   // the JAX pitfall: the positional part is the zero table
+  bool ids_pending = false;    // typed ids the input layer does not take yet: steps show the text
+  InputParts parts;            // (T, d) as the code computes them
   Matrix intended_positional;  // (T, d) the JAX pitfall's intended table; empty otherwise
   std::array<std::vector<WalkMatrix>, kWalkStepCount> matrices;  // per step, drawn as images
 };

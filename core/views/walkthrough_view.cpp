@@ -40,7 +40,9 @@ Result<std::vector<Figure>> WalkthroughPages(const ViewContext& c) {
   return pages;
 }
 
-Status CheckWalkthroughTable(const ViewContext& c) { return Build(c).status(); }
+Status CheckWalkthroughTable(const ViewContext& c) {
+  return Build(c).status();
+}
 
 Status WriteWalkthroughView(std::ostream& out, TableFormat format, const ViewContext& c,
                             const Progress& progress) {
