@@ -144,6 +144,33 @@ TEST_F(WalkthroughPanel, OneClickLoadsTheBlogsTypedSum) {
   }
 }
 
+TEST_F(WalkthroughPanel, EveryFrameShowsTheWalkthroughOfTheCurrentState) {
+  Open();
+  state_.walkthrough.step = static_cast<int>(WalkStep::kLookup);
+  for (int64_t d : {8, 3, 17}) {
+    Edit(state_, [d](AppState& st) { st.params.pe.d_model = d; });
+    Frame();  // the edit applies at the start of this frame, before anything is drawn
+    ASSERT_NE(caches_.drawn.walkthrough, nullptr);
+    Result<EncodingPtr> e = MakeEncoding(state_.params.pe);
+    ASSERT_TRUE(e.ok());
+    Result<Walkthrough> fresh =
+        BuildWalkthrough(state_.params, *e.value(), state_.selection.selected_token);
+    ASSERT_TRUE(fresh.ok());
+    const Walkthrough& drawn = *caches_.drawn.walkthrough;
+    EXPECT_EQ(drawn.d, d);
+    for (int k = 0; k < kWalkStepCount; ++k) {
+      EXPECT_EQ(drawn.pages[static_cast<size_t>(k)].values,
+                fresh.value().pages[static_cast<size_t>(k)].values)
+          << "d " << d << ", step " << k;
+    }
+    // The image on screen is E (V = 6 rows of the default sentence) with the new width.
+    const MemoryTextureStore::Image& im =
+        textures_.image(1 + static_cast<int>(ViewKind::kWalkthrough));
+    EXPECT_EQ(im.w, d);
+    EXPECT_EQ(im.h, 6);
+  }
+}
+
 TEST_F(WalkthroughPanel, ExportsTheStepOnShowAsPng) {
   Open();
   state_.walkthrough.step = 3;

@@ -182,6 +182,7 @@ void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCa
     cache.walk.reset();
     cache.error.clear();
     cache.uploaded_step = -1;
+    state.walkthrough.fitted_step = -1;  // another table: fit its image again
     if (w.ok()) {
       cache.walk = std::move(w).value();
     } else {
