@@ -126,6 +126,10 @@ WalkMatrix MatrixOfRows(const Matrix& m, const std::string& caption, int focus) 
     out.row_ids.push_back(r);
   }
   out.row_axis = "token";
+  if (m.rows > rows) {
+    out.caption +=
+        " (the first " + std::to_string(rows) + " of " + std::to_string(m.rows) + " tokens)";
+  }
   if (focus >= 0 && focus < rows) {
     out.focus_row = focus;
     out.outlined.push_back(focus);
@@ -306,8 +310,7 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
                           " are not taken by this build's input layer yet: the steps show the "
                           "text's tokens");
     }
-    p.highlight_text = any ? "Sums view: the chip of " + who + " is selected."
-                           : std::string("Sums view: no token to select.");
+    p.highlight_text = "Sums view: the chip of " + who + " is selected.";
   }
   // 3. Ids.
   {
@@ -571,6 +574,9 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     p.highlight_text = "Sums view: the sum (model input) of " + who + ".";
     w.matrices[static_cast<size_t>(WalkStep::kInput)].push_back(
         MatrixOfRows(w.parts.sum, "the model input: tokens by dimension", w.focus));
+  }
+  if (!any) {
+    for (WalkPage& p : w.pages) p.highlight_text = "there are no tokens, so nothing is outlined.";
   }
   return w;
 }
