@@ -321,9 +321,8 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
         "of the token.";
     p.formula = "id_t = vocabulary[token_t]   (a word the vocabulary lacks \xe2\x86\x92 <unk>)";
     p.code =
-        "Seed 000: torch.tensor([2, 5, 0, 9], dtype=torch.long), and \"The cat sits\" "
-        "\xe2\x86\x92 [0, 1, 2]; seed 003 types a batch of ids, x = torch.tensor([[23, 37, ...], "
-        "...]).";
+        "Seed 000: torch.tensor([2, 5, 0, 9], dtype=torch.long); its notes map \"The cat sits\" "
+        "to [0, 1, 2], and seed 003 types its batch of ids the same way.";
     p.numbers.push_back(vocab_text);
     p.numbers.push_back(unk_text);
     if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
@@ -347,8 +346,8 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     p.formula = "e_t = E[id_t, :],   E is V \xc3\x97 d = " + std::to_string(w.vocab_size) +
                 " \xc3\x97 " + std::to_string(d);
     p.code =
-        "Seed 000: word_lookup(input_tokens) with nn.Embedding(vocab_size, feature_dim); "
-        "seed 003: out[i, j] = W[x[i, j]]; seed 002: hk.Embed(vocab_size, d_model).";
+        "Seed 000: word_lookup(input_tokens), an nn.Embedding lookup; seed 003 writes the same "
+        "as out[i, j] = W[x[i, j]], and seed 002 uses Haiku's Embed module.";
     p.numbers.push_back(w.typed ? "E: the blog's typed rows E[1], E[2], E[3]"
                                 : "E: N(0, 1) from seed " + std::to_string(ex.seed) +
                                       ", as an untrained nn.Embedding");
@@ -413,8 +412,8 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
                                                                      Fmt(sqrt_d)
                                                                : std::string("1 (scaling off)"));
     p.code =
-        "Seed 000: self.token_mapping(indices) * self.scaling; seed 003: self.lut(x) * "
-        "math.sqrt(self.d_model); seed 002 multiplies by jnp.sqrt(self.d_model).";
+        "Seed 000: self.token_mapping(indices) * self.scaling; seeds 002 and 003 multiply by "
+        "the square root of d_model the same way.";
     if (any) {
       AddRows(p.numbers, w, w.parts.scaled, "scaled");
       const double e_norm = w.parts.Norm(Part::kEmbedding, w.focus);
@@ -457,10 +456,10 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
       p.formula = "z_t = s_t + P[p_t],   P a learned table (" + encoding.Title() + ")";
     }
     p.code = w.pe_discarded
-                 ? "Seed 002: pe.at[:, 0::2].set(jnp.sin(position * div_term)) returns a new array "
-                   "that the code never keeps, so its x + self.pe[:, : x.shape[1]] adds zeros."
-                 : "Seed 000: x + self.pe[:, :x.size(1)] in FixedPositionalEncoding.forward; the "
-                   "blog adds its rows by hand.";
+                 ? "Seed 002: pe.at[:, 0::2].set(jnp.sin(position * div_term)) returns a new "
+                   "array the code never keeps, so the table it adds to x stays zero."
+                 : "Seed 000: return x + self.pe[:, :x.size(1)], the forward of its fixed "
+                   "positional encoding; the blog adds its rows by hand.";
     if (any) {
       p.numbers.push_back(who + " is at position p = " + std::to_string(pos));
       if (w.pe_discarded) {
@@ -500,8 +499,8 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
         "happens.";
     p.formula = "train: x = m \xe2\x8a\x99 z / (1 - p), m_k ~ Bernoulli(1 - p);   eval: x = z";
     p.code =
-        "Seed 000: self.dropout(x) with nn.Dropout(p=dropout_rate); seed 002: "
-        "hk.dropout(hk.next_rng_key(), self.p_dropout, x) only when is_train.";
+        "Seed 000: self.dropout(x), an nn.Dropout(p=dropout_rate); seed 002 applies Haiku's "
+        "dropout only when is_train is set.";
     // The train-mode result: the core's result in train mode, else the same dropout applied to
     // a copy with the example's p (or the seeds' 0.1 when p is 0).
     Matrix after = before;
@@ -551,8 +550,8 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
                                                : "1") +
                 " + PE[positions])";
     p.code =
-        "Seed 000: return self.dropout(x) in TransformerInputLayer.forward; seed 003 prints "
-        "the shape torch.Size([2, 5, 4]).";
+        "Seed 000: return self.dropout(x) ends its input layer's forward; seed 003's batch "
+        "comes out with shape (2, 5, 4).";
     if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
       p.numbers.push_back("shape (" + std::to_string(ex.ids.size()) + ", " +
                           std::to_string(ex.ids.front().size()) + ", " + std::to_string(d) +
