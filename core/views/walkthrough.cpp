@@ -109,10 +109,11 @@ void AddRows(std::vector<std::string>& out, const Walkthrough& w, const Matrix& 
     return;
   }
   const auto f = static_cast<size_t>(w.focus);
-  out.push_back(what + " of " + w.token_labels[f] + ": " + VecText(m.row(w.focus), m.cols));
+  out.push_back(what + " of \"" + w.token_labels[f] + "\": " + VecText(m.row(w.focus), m.cols));
 }
 
-// Row r (ids or tokens) of a table for the step images, at most kWalkMatrixCols columns.
+// A tokens-by-dimension table as a step's image: its first kWalkMatrixRows rows and
+// kWalkMatrixCols columns, the followed token's row outlined.
 WalkMatrix MatrixOfRows(const Matrix& m, const std::string& caption, int focus) {
   WalkMatrix out;
   out.caption = caption;
