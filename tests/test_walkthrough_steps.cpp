@@ -144,6 +144,20 @@ TEST(WalkthroughSteps, TheCatSitsIsZeroOneTwoWithTheSeedsSixWords) {
     EXPECT_EQ(s[static_cast<size_t>(j)], static_cast<float>(EmbeddingValue(0, 512, 1, j) *
                                                             static_cast<float>(std::sqrt(512.0))));
   }
+  // Why the scaling: the N(0, 1) row times sqrt(d) against |PE| = sqrt(d / 2) (each sin/cos
+  // pair has norm 1), and the same draw with std d^-1/2, brought to about PE's size.
+  const std::vector<WalkBar>& bars = w.bars[static_cast<size_t>(WalkStep::kScale)];
+  ASSERT_EQ(bars.size(), 5u);
+  double e_norm = 0;
+  for (double v : e) e_norm += v * v;
+  e_norm = std::sqrt(e_norm);
+  EXPECT_NEAR(bars[0].value, e_norm, 1e-9 * e_norm);
+  EXPECT_NEAR(bars[1].value, e_norm * std::sqrt(512.0), 1e-9 * e_norm * 23);
+  EXPECT_NEAR(bars[2].value, e_norm / std::sqrt(512.0), 1e-9 * e_norm);
+  EXPECT_NEAR(bars[3].value, e_norm, 1e-9 * e_norm);
+  EXPECT_NEAR(bars[4].value, std::sqrt(512.0 / 2), 1e-5);
+  EXPECT_GT(bars[1].value, 20 * bars[4].value) << "N(0, 1) rows times sqrt(d) dwarf PE";
+  EXPECT_LT(bars[3].value, 2 * bars[4].value) << "std d^-1/2 rows times sqrt(d) are PE's size";
   // E's image has every row of the vocabulary and outlines the three looked up.
   const WalkMatrix& table = w.matrices[static_cast<size_t>(WalkStep::kLookup)].front();
   EXPECT_EQ(table.values.rows, 7);

@@ -161,6 +161,37 @@ void StepImage(AppState& state, const Walkthrough& w, WalkthroughCache& cache, U
            ImVec2(bar_w - em * 0.5f, size.y - em * 2.5f));
 }
 
+// The step's comparison as bars (the × √d step's norms), each named in a legend line above.
+void StepBars(const std::vector<WalkBar>& bars, ImVec2 size) {
+  double hi = 0;
+  for (const WalkBar& b : bars) hi = std::max(hi, b.value);
+  for (size_t k = 0; k < bars.size(); ++k) {
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const float em = ImGui::GetFontSize();
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + em * 0.2f),
+                                              ImVec2(at.x + em * 0.8f, at.y + em),
+                                              ToImU32(SeriesRgba(static_cast<int>(k))));
+    ImGui::Dummy(ImVec2(em, em));
+    ImGui::SameLine();
+    ImGui::Text("%zu: %s = %.6g", k, bars[k].label.c_str(), bars[k].value);
+  }
+  const ImVec2 left = ImGui::GetContentRegionAvail();
+  if (left.y < ImGui::GetFontSize() * 5) return;
+  PlotRange view{0, static_cast<double>(bars.size()), 0, hi > 0 ? hi * 1.08 : 1.0};
+  PlotSpec spec;
+  spec.y_label = "norm";
+  spec.limits = view;
+  spec.x_cells = true;
+  spec.x_integer = true;
+  spec.crosshair = false;
+  Plot plot("walk_bars", view, spec, ImVec2(size.x, left.y));
+  for (size_t k = 0; k < bars.size(); ++k) {
+    const auto x = static_cast<double>(k);
+    plot.FilledRect(x + 0.15, 0, x + 0.85, bars[k].value, ToImU32(SeriesRgba(static_cast<int>(k))));
+  }
+  plot.End();
+}
+
 }  // namespace
 
 void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCache& cache,
@@ -205,8 +236,10 @@ void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCa
   ImGui::SameLine();
   if (ImGui::BeginChild("walk_page", ImVec2(0, avail.y), false)) {
     // The text on the left, the step's table beside it (the row is wide and short).
-    const bool has_image = !w.matrices[static_cast<size_t>(step)].empty() &&
-                           w.matrices[static_cast<size_t>(step)].front().values.rows > 0;
+    const std::vector<WalkBar>& bars = w.bars[static_cast<size_t>(step)];
+    const bool has_image =
+        !bars.empty() || (!w.matrices[static_cast<size_t>(step)].empty() &&
+                          w.matrices[static_cast<size_t>(step)].front().values.rows > 0);
     const ImVec2 page_avail = ImGui::GetContentRegionAvail();
     const float text_w = has_image ? page_avail.x * 0.56f : page_avail.x;
     if (ImGui::BeginChild("walk_text", ImVec2(text_w, page_avail.y), false)) {
@@ -232,7 +265,11 @@ void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCa
     if (has_image) {
       ImGui::SameLine();
       ImGui::BeginGroup();
-      StepImage(state, w, cache, services, ImGui::GetContentRegionAvail());
+      if (bars.empty()) {
+        StepImage(state, w, cache, services, ImGui::GetContentRegionAvail());
+      } else {
+        StepBars(bars, ImGui::GetContentRegionAvail());
+      }
       ImGui::EndGroup();
     }
   }

@@ -420,18 +420,31 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
       const double e_norm = w.parts.Norm(Part::kEmbedding, w.focus);
       const double pe_norm = Norm(
           w.pe_discarded ? w.intended_positional.row(w.focus) : w.parts.positional.row(w.focus), d);
+      const std::string scaled_name = params.input.scale ? "|E[id] \xc3\x97 \xe2\x88\x9a"
+                                                           "d|"
+                                                         : "|E[id]| (scaling off)";
+      const double scale = params.input.scale ? sqrt_d : 1.0;
+      const std::string pe_name = "|PE[" + std::to_string(pos) + "]|";
       p.numbers.push_back(
-          "N(0, 1) rows (nn.Embedding, this example): |E[id]| = " + Fmt(e_norm) +
-          ", |E[id] \xc3\x97 \xe2\x88\x9a"
-          "d| = " +
-          Fmt(e_norm * sqrt_d) + ", |PE[" + std::to_string(pos) + "]| = " + Fmt(pe_norm) +
-          (pe_norm > 0 ? ": " + Fmt(e_norm * sqrt_d / pe_norm) + " times PE's" : ""));
-      p.numbers.push_back("the same draw with std d^-1/2 (fairseq, tensor2tensor): |E[id]| = " +
-                          Fmt(e_norm / sqrt_d) +
-                          ", |E[id] \xc3\x97 \xe2\x88\x9a"
-                          "d| = " +
-                          Fmt(e_norm) +
-                          (pe_norm > 0 ? ": " + Fmt(e_norm / pe_norm) + " times PE's" : ""));
+          (w.typed ? "the blog's typed rows: |E[id]| = "
+                   : "N(0, 1) rows (nn.Embedding, this example): |E[id]| = ") +
+          Fmt(e_norm) + ", " + scaled_name + " = " + Fmt(e_norm * scale) + ", " + pe_name + " = " +
+          Fmt(pe_norm) +
+          (pe_norm > 0 ? ": " + Fmt(e_norm * scale / pe_norm) + " times PE's" : std::string()));
+      std::vector<WalkBar>& bars = w.bars[static_cast<size_t>(WalkStep::kScale)];
+      bars.push_back({w.typed ? "|E[id]|, typed" : "|E[id]|, N(0, 1)", e_norm});
+      bars.push_back({scaled_name + (w.typed ? ", typed" : ", N(0, 1)"), e_norm * scale});
+      if (!w.typed) {
+        // The same normal draw with std d^-1/2 is this row times d^-1/2.
+        p.numbers.push_back(
+            "the same draw with std d^-1/2 (fairseq, tensor2tensor): |E[id]| = " +
+            Fmt(e_norm / sqrt_d) + ", " + scaled_name + " = " + Fmt(e_norm / sqrt_d * scale) +
+            (pe_norm > 0 ? ": " + Fmt(e_norm / sqrt_d * scale / pe_norm) + " times PE's"
+                         : std::string()));
+        bars.push_back({"|E[id]|, std d^-1/2", e_norm / sqrt_d});
+        bars.push_back({scaled_name + ", std d^-1/2", e_norm / sqrt_d * scale});
+      }
+      bars.push_back({pe_name, pe_norm});
     }
     p.numbers.push_back(kWhyScale);
     p.values = Row(w.parts.scaled, w.focus);
@@ -609,6 +622,22 @@ Figure WalkPageFigure(const Walkthrough& w, int step, ColormapId colormap) {
   f.text.push_back({p.code, FigureText::Style::kCode});
   f.text.push_back({"In the window: " + p.highlight_text, FigureText::Style::kNote});
   const std::vector<WalkMatrix>& ms = w.matrices[static_cast<size_t>(step)];
+  const std::vector<WalkBar>& bars = w.bars[static_cast<size_t>(step)];
+  if (!bars.empty()) {
+    // One bar per quantity, coloured as its legend entry.
+    double hi = 0;
+    for (const WalkBar& b : bars) hi = std::max(hi, b.value);
+    f.x = {"", true, false, true};
+    f.y = {"norm", false, false, false};
+    f.view = {0, static_cast<double>(bars.size()), 0, hi > 0 ? hi * 1.08 : 1.0};
+    for (size_t k = 0; k < bars.size(); ++k) {
+      const auto x = static_cast<double>(k);
+      f.rects.push_back({x + 0.15, 0, x + 0.85, bars[k].value, SeriesRgba(static_cast<int>(k))});
+      f.legend.push_back({std::to_string(k) + ": " + bars[k].label + " = " + Fmt(bars[k].value),
+                          SeriesRgba(static_cast<int>(k))});
+    }
+    return f;
+  }
   if (ms.empty() || ms.front().values.rows == 0 || ms.front().values.cols == 0) {
     f.plot = false;
     return f;

@@ -53,6 +53,12 @@ struct WalkMatrix {
   int64_t full_cols = 0;          // columns of the full table
   std::string row_axis;           // "id", "token"
 };
+// A bar of a step's comparison (the × √d step's norms): its name and value.
+struct WalkBar {
+  std::string label;
+  double value = 0;
+};
+
 inline constexpr int64_t kWalkMatrixCols = 512;
 inline constexpr int64_t kWalkMatrixRows = 256;
 
@@ -71,6 +77,7 @@ struct Walkthrough {
   InputParts parts;            // (T, d) as the code computes them
   Matrix intended_positional;  // (T, d) the JAX pitfall's intended table; empty otherwise
   std::array<std::vector<WalkMatrix>, kWalkStepCount> matrices;  // per step, drawn as images
+  std::array<std::vector<WalkBar>, kWalkStepCount> bars;         // per step, drawn as bars
 };
 
 // The walkthrough of `params`' example with `encoding` (an added scheme) following token
