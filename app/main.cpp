@@ -6,6 +6,7 @@
 
 #include "cli/command_line.h"
 #include "cli/export_command.h"
+#include "model/walkthrough_presets.h"
 #include "window/window.h"
 
 int main(int argc, char** argv) {
@@ -18,6 +19,11 @@ int main(int argc, char** argv) {
     pe::AppState state;
     state.params = cl->params;
     state.params.example.truncate = true;  // the window shows what a model would see
+    // A walkthrough preset follows its own token, as its button in the window does.
+    if (const pe::WalkthroughPreset* p = pe::FindWalkthroughPreset(state.params.walkthrough_preset)) {
+      state.selection.selected_token = p->focus_token;
+      state.sums.manual = p->typed != nullptr;
+    }
     if (!cl->window.tab.empty()) state.select_tab = pe::ParseView(cl->window.tab);
     cl->window.started = started;
     return pe::RunWindow(state, cl->window);

@@ -182,8 +182,12 @@ void DrawExportDialog(AppState& state, UiServices& services) {
     ImGui::SameLine();
     if (ImGui::Button("Cancel", ImVec2(em * 6, 0)) || escape) d.confirm_path.clear();
   } else {
-    ImGui::TextDisabled(
-        "Exactly what the panel shows: its zoom window, dimensions, token and colormap.");
+    if (d.view == ViewKind::kWalkthrough) {
+      ImGui::TextDisabled("PNG or SVG: the step on show. PDF: the handout, one page per step.");
+    } else {
+      ImGui::TextDisabled(
+          "Exactly what the panel shows: its zoom window, dimensions, token and colormap.");
+    }
     ImGui::Spacing();
     const std::string folder = AbsoluteFolder(d.folder);
     ImGui::SetNextItemWidth(-em * 6);

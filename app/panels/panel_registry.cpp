@@ -19,6 +19,11 @@ const PanelEntry kPanels[] = {
      "d + positional vector = model input",
      true,
      [](AppState& s, const Derived& d, UiCaches& c, UiServices&) { DrawSumsPanel(s, d, c.drawn); }},
+    {ViewKind::kWalkthrough, "walkthrough", "Walkthrough: from text to model input, step by step",
+     true,
+     [](AppState& s, const Derived& d, UiCaches& c, UiServices& sv) {
+       DrawWalkthroughPanel(s, d, c.walkthrough, sv, c.drawn);
+     }},
 #define PE_FIGURE_PANEL(kind, id, title)                                                \
   {kind, id, title, true, [](AppState& s, const Derived& d, UiCaches& c, UiServices& sv) {  \
      DrawFigurePanel(s, d, kind, c.figure_panels[kind], sv, c.drawn);                      \

@@ -17,6 +17,10 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
 void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache,
                      DrawnRecord& drawn);
 void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn);
+// The guided walkthrough from text to model input: presets, a step list, Back / Next, and the
+// step's explanation, formula, numbers and table (walkthrough_panel.cpp).
+void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCache& cache,
+                          UiServices& services, DrawnRecord& drawn);
 // A view drawn from its core Figure (rotation, frequencies).
 void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, FigurePanelCache& cache,
                      UiServices& services, DrawnRecord& drawn);

@@ -82,6 +82,13 @@ struct RotationViewState {
   bool playing = false;
 };
 
+// The walkthrough panel: the step on show (0 to 7, views/walkthrough.h).
+struct WalkthroughViewState {
+  int step = 0;
+  PlotRange view;       // the step's table image
+  int fitted_step = -1;  // the step `view` was fitted to; another step fits again
+};
+
 // The export dialog: what is exported, where, and how large.
 struct ExportDialogState {
   bool open_requested = false;  // open the dialog next frame
@@ -128,6 +135,7 @@ struct AppState {
   CurvesViewState curves;
   SumsViewState sums;
   RotationViewState rotation;
+  WalkthroughViewState walkthrough;
   ManualVectors manual;
   // (cols, rows, first position, scheme, value range as bits) the views were fitted to
   std::array<int64_t, 6> fitted_extents = {-1, -1, -1, -1, -1, -1};

@@ -125,6 +125,7 @@ void ClampSelections(AppState& state, const Derived& derived) {
   row = std::clamp<int64_t>(row, 0, ExampleBatch(state.params.example) - 1);
   int& sel = state.selection.selected_token;
   sel = std::clamp(sel, -1, std::max(0, tokens - 1));
+  state.walkthrough.step = std::clamp(state.walkthrough.step, 0, kWalkStepCount - 1);
   int64_t& p = state.rotation.position;
   if (p != -1 && (!derived.encoding || p < derived.encoding->first_position() ||
                   p > derived.encoding->last_position())) {
@@ -265,6 +266,7 @@ ViewSelection ViewsOf(const AppState& state) {
   v.highlight = state.export_dialog.token_chosen;
   v.markers = state.curves.markers;
   v.rotation_position = state.rotation.position;
+  v.walkthrough_step = state.walkthrough.step;
   return v;
 }
 

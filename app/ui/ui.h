@@ -16,6 +16,7 @@
 #include "ui/texture_store.h"
 #include "views/compare_view.h"
 #include "views/figure_export.h"
+#include "views/walkthrough.h"
 
 namespace pe {
 
@@ -75,6 +76,18 @@ struct ComparePanelCache {
   int64_t hover_row = 0, hover_col = 0;  // (query m, key n) or (position p, column j)
 };
 
+// The walkthrough of the current parameters and followed token (walkthrough_panel.cpp),
+// rebuilt when either changes; the step's table image is uploaded once per step shown.
+struct WalkthroughCache {
+  std::optional<std::tuple<ModelParams, int>> key;
+  std::optional<Walkthrough> walk;
+  std::string error;
+  ImTextureID texture = nullptr;
+  int uploaded_step = -1;  // the step whose image the texture holds
+  std::vector<unsigned char> rgba;
+  float range = 1.0f;  // the image's colour range, +-range
+};
+
 // What the panels drew in the last frame, kept so tests can hold every picture against a fresh
 // derivation from the state. Pointers point into the derived data and live until the next frame.
 struct DrawnRecord {
@@ -86,6 +99,8 @@ struct DrawnRecord {
   int64_t sum_width = 0;                  // their length
   const Matrix* manual_sum = nullptr;     // the typed-vectors sum shown, if any
   std::vector<std::pair<ViewKind, const Figure*>> figures;  // figures drawn by figure panels
+  const Walkthrough* walkthrough = nullptr;  // the walkthrough the panel drew, if any
+  int walkthrough_step = -1;                 // and its step on show
   void Clear() { *this = DrawnRecord(); }
 };
 
@@ -95,6 +110,7 @@ struct UiCaches {
   CurvesCache curves;
   std::map<ViewKind, FigurePanelCache> figure_panels;
   ComparePanelCache compare;
+  WalkthroughCache walkthrough;
   DrawnRecord drawn;
 };
 

@@ -63,8 +63,18 @@ struct FigureLegendItem {
   Rgba8 color;
 };
 
+// A line of text under the title (a handout page's explanation, formula and numbers); wrapped
+// at spaces to the page width.
+struct FigureText {
+  enum class Style { kBody, kFormula, kCode, kNumbers, kNote };
+  std::string text;
+  Style style = Style::kBody;
+};
+
 struct Figure {
   std::string title;
+  std::vector<FigureText> text;  // under the title, above the plot
+  bool plot = true;              // false: a page of text only (no axes)
   FigureAxis x, y;
   ViewRange view;                    // what the plot area shows
   std::optional<FigureImage> image;  // drawn first, nearest-neighbour

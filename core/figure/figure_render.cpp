@@ -128,6 +128,76 @@ std::vector<std::string> WrapAtCommas(cairo_t* cr, const std::string& text, doub
   return lines;
 }
 
+// The text under the title: each line's style, wrapped at spaces to `width` (a word wider than
+// the width keeps its own line, so numbers are never split).
+struct TextLine {
+  std::string text;
+  FigureText::Style style;
+  double y = 0;  // top, relative to the block
+};
+constexpr double kTextLeft = 16;
+
+void TextFont(cairo_t* cr, FigureText::Style style) {
+  switch (style) {
+    case FigureText::Style::kBody:
+      Font(cr, 12.5);
+      return;
+    case FigureText::Style::kFormula:
+      Font(cr, 13, true);
+      return;
+    case FigureText::Style::kNote:
+      Font(cr, 11);
+      return;
+    case FigureText::Style::kCode:
+    case FigureText::Style::kNumbers:
+      cairo_select_font_face(cr, "DejaVu Sans Mono", CAIRO_FONT_SLANT_NORMAL,
+                             CAIRO_FONT_WEIGHT_NORMAL);
+      cairo_set_font_size(cr, 10.5);
+      return;
+  }
+}
+
+std::vector<TextLine> LayoutText(cairo_t* cr, const Figure& f, double width, double* height) {
+  std::vector<TextLine> lines;
+  double y = 0;
+  for (const FigureText& t : f.text) {
+    TextFont(cr, t.style);
+    cairo_font_extents_t fe;
+    cairo_font_extents(cr, &fe);
+    const double step = (fe.ascent + fe.descent) * 1.18;
+    if (t.style == FigureText::Style::kFormula || t.style == FigureText::Style::kCode) y += 3;
+    std::string line;
+    size_t at = 0;
+    auto flush = [&] {
+      lines.push_back({line, t.style, y});
+      y += step;
+      line.clear();
+    };
+    // Keep leading spaces of a line (indented numbers).
+    const size_t lead = t.text.find_first_not_of(' ');
+    std::string indent = lead == std::string::npos ? "" : t.text.substr(0, lead);
+    at = lead == std::string::npos ? t.text.size() : lead;
+    line = indent;
+    while (at < t.text.size()) {
+      size_t space = t.text.find(' ', at);
+      if (space == std::string::npos) space = t.text.size();
+      const std::string word = t.text.substr(at, space - at);
+      const std::string candidate = line.size() > indent.size() ? line + " " + word : line + word;
+      if (line.size() > indent.size() && TextWidth(cr, candidate) > width) {
+        flush();
+        line = indent + "    " + word;
+      } else {
+        line = candidate;
+      }
+      at = space + 1;
+    }
+    flush();
+    if (t.style == FigureText::Style::kFormula || t.style == FigureText::Style::kCode) y += 3;
+  }
+  *height = y;
+  return lines;
+}
+
 // The share of the plot's height the colour bar takes: all of it, or half when a legend goes
 // under it (a heatmap with notes), so the legend has room.
 double ColorBarShare(const Figure& f) { return f.legend.empty() ? 1.0 : 0.5; }
@@ -135,6 +205,8 @@ double ColorBarShare(const Figure& f) { return f.legend.empty() ? 1.0 : 0.5; }
 struct Layout {
   Box plot;
   std::vector<Tick> xticks, yticks, cticks;
+  std::vector<TextLine> text;
+  double text_top = 0;
 };
 
 std::vector<Tick> AxisTicks(double lo, double hi, const FigureAxis& axis, double length,
@@ -170,8 +242,11 @@ Layout ComputeLayout(cairo_t* cr, const Figure& f, const FigureSize& size,
   FixFontOptions(cr);
   Layout l;
   title_lines = std::max(title_lines, TitleLines(cr, f, size, title_pt).size());
-  const double top = 12 + (f.title.empty() ? 0 : title_pt * 1.6) +
-                     title_pt * 1.25 * static_cast<double>(title_lines - 1);
+  double text_h = 0;
+  l.text_top = 12 + (f.title.empty() ? 0 : title_pt * 1.6) +
+               title_pt * 1.25 * static_cast<double>(title_lines - 1) + (f.text.empty() ? 0 : 4);
+  l.text = LayoutText(cr, f, size.width - 2 * kTextLeft, &text_h);
+  const double top = l.text_top + text_h + (f.text.empty() ? 0 : 10);
   const double bottom = 8 + kTickLen + kTickPt * 1.5 + (f.x.label.empty() ? 0 : kLabelPt * 1.6);
   Font(cr, kTickPt);
   const double est_h = size.height - top - bottom;
@@ -286,6 +361,25 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
 
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_paint(cr);
+
+  for (const TextLine& t : l.text) {
+    TextFont(cr, t.style);
+    SetColor(cr, t.style == FigureText::Style::kCode   ? Rgba8{40, 80, 150, 255}
+                 : t.style == FigureText::Style::kNote ? grey
+                                                       : ink);
+    Text(cr, t.text, kTextLeft, l.text_top + t.y, 0, 0);
+  }
+  if (!f.plot) {
+    SetColor(cr, ink);
+    if (!f.title.empty()) {
+      Font(cr, kTitlePt, true);
+      const double avail = size.width - 8;
+      const double w = TextWidth(cr, f.title);
+      if (w > avail) Font(cr, kTitlePt * avail / w, true);
+      Text(cr, f.title, kTextLeft, 10, 0, 0);
+    }
+    return;
+  }
 
   // Grid under the data.
   cairo_set_line_width(cr, 0.6);
@@ -403,8 +497,10 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
       const double w = TextWidth(cr, lines[k]);
       if (w > avail) Font(cr, title_pt * avail / w, true);
       const double tw = std::min(w, avail);
-      Text(cr, lines[k], std::clamp(b.x + b.w / 2 - tw / 2, 4.0, size.width - 4 - tw),
-           10 + title_pt * 1.25 * static_cast<double>(k), 0, 0);
+      // A page with text under its title reads from the left margin, as the text does.
+      const double tx =
+          f.text.empty() ? std::clamp(b.x + b.w / 2 - tw / 2, 4.0, size.width - 4 - tw) : kTextLeft;
+      Text(cr, lines[k], tx, 10 + title_pt * 1.25 * static_cast<double>(k), 0, 0);
     }
   }
   Font(cr, kLabelPt);
@@ -724,7 +820,18 @@ std::vector<PixelSize> PanelAreaPixels(const Figure& figure, const FigureSize& s
 
 Status RenderFigure(const Figure& figure, FigureFormat format, const FigureSize& size,
                     std::ostream& out) {
+  return RenderFigurePages(std::span<const Figure>(&figure, 1), format, size, out);
+}
+
+Status RenderFigurePages(std::span<const Figure> pages, FigureFormat format,
+                         const FigureSize& size, std::ostream& out) {
   if (Status s = ValidateFigureSize(size); !s.ok()) return s;
+  if (pages.empty()) return InvalidArgument("a figure needs at least one page");
+  if (pages.size() > 1 && format != FigureFormat::kPdf) {
+    return InvalidArgument("a figure of " + std::to_string(pages.size()) +
+                           " pages can only be written as PDF: use a .pdf file name");
+  }
+  const Figure& figure = pages.front();
   std::string bytes;
   cairo_surface_t* surface = nullptr;
   switch (format) {
@@ -769,7 +876,12 @@ Status RenderFigure(const Figure& figure, FigureFormat format, const FigureSize&
   }
   cairo_t* cr = cairo_create(surface);
   if (format == FigureFormat::kPng) cairo_scale(cr, size.scale, size.scale);
-  Draw(cr, figure, size, format);
+  for (size_t k = 0; k < pages.size(); ++k) {
+    if (k > 0) cairo_show_page(cr);  // PDF: the next page, same size
+    cairo_save(cr);
+    Draw(cr, pages[k], size, format);
+    cairo_restore(cr);
+  }
   const cairo_status_t draw_status = cairo_status(cr);
   cairo_destroy(cr);
   if (draw_status != CAIRO_STATUS_SUCCESS) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -51,5 +52,9 @@ std::vector<PixelSize> PanelAreaPixels(const Figure& figure, const FigureSize& s
 // write files through WriteFileAtomically.
 Status RenderFigure(const Figure& figure, FigureFormat format, const FigureSize& size,
                     std::ostream& out);
+// Several figures as the pages of one PDF, in order, with the first page's title and metadata
+// as the document's. PNG and SVG hold one page: more than one is an error saying to use PDF.
+Status RenderFigurePages(std::span<const Figure> pages, FigureFormat format,
+                         const FigureSize& size, std::ostream& out);
 
 }  // namespace pe

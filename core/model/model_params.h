@@ -47,6 +47,9 @@ struct ModelParams {
   CompareOf compare_of = CompareOf::kScore;
   SimilarityMeasure measure = SimilarityMeasure::kDot;
   LowPrecision dtype = LowPrecision::kBf16;
+  // The seed example the walkthrough follows (model/walkthrough_presets.h); empty: the current
+  // example. Typed tables and the JAX pitfall are read from the preset by this name.
+  std::string walkthrough_preset;
   MemoryCap cap;
   bool operator==(const ModelParams&) const = default;
 };

@@ -10,6 +10,7 @@
 #include "analysis/similarity.h"
 #include "encoding/encoding.h"
 #include "encoding/sinusoidal_presets.h"
+#include "model/walkthrough_presets.h"
 #include "figure/colormap.h"
 #include "model/embedding.h"
 #include "model/token_ids.h"
@@ -99,6 +100,12 @@ std::string NeedsScaling(const ModelParams& m, std::initializer_list<RopeScaling
 #define SET(...) [](ModelParams& m, const std::string& text) -> Status { __VA_ARGS__ }
 
 const ParamField kFields[] = {
+    // First: it resets the parameters to a seed's example, which the flags after it adjust.
+    {"", "--walkthrough-preset", "NAME",
+     "A seed tutorial's example for the walkthrough: the-cat-sits, blog-position-2, i-love-nlp, "
+     "jax-pitfall, embedding-ids, embedding-batch (none: the current example)",
+     kAllSchemes, nullptr, GET(m.walkthrough_preset.empty() ? std::string("none") : m.walkthrough_preset),
+     SET({ return ApplyWalkthroughPreset(text, m); })},
     {"scheme", "--scheme", "NAME",
      "Positional scheme: sinusoidal, learned, rope, alibi, t5 or xpos", kAllSchemes, nullptr,
      GET(std::string(SchemeName(m.pe.kind()))), SET({

@@ -11,6 +11,7 @@
 #include "views/rope_views.h"
 #include "views/view_registry.h"
 #include "model/param_fields.h"
+#include "model/walkthrough_presets.h"
 
 namespace pe {
 
@@ -28,6 +29,10 @@ ViewSelection DefaultViews(const ModelParams& params, const Encoding& e) {
   v.sums = {-0.5, static_cast<double>(params.pe.d_model) - 0.5, -1, 1};
   v.score = {first, first + static_cast<double>(e.rows()), first,
              first + static_cast<double>(e.rows())};
+  // A walkthrough preset follows its own token (the blog's position 2).
+  if (const WalkthroughPreset* p = FindWalkthroughPreset(params.walkthrough_preset)) {
+    v.selected_token = p->focus_token;
+  }
   return v;
 }
 
@@ -78,6 +83,12 @@ std::vector<std::pair<std::string, std::string>> Metadata(ViewKind view, const M
   out.push_back({"token", sel.selected_token < 0 ? "all" : std::to_string(sel.selected_token)});
   if (view == ViewKind::kSums && m.example.ids.size() > 1) {
     out.push_back({"batch_row", std::to_string(sel.batch_row)});
+  }
+  if (view == ViewKind::kWalkthrough) {
+    if (!m.walkthrough_preset.empty()) out.push_back({"walkthrough_preset", m.walkthrough_preset});
+    if (sel.walkthrough_step >= 0) {
+      out.push_back({"walkthrough_step", std::to_string(sel.walkthrough_step)});
+    }
   }
   if (view == ViewKind::kRotation) {
     Result<int64_t> p = RotationPosition(sel, m.pe);
@@ -159,6 +170,38 @@ Result<Figure> BuildViewFigure(ViewKind view, const ModelParams& params, const V
   return f;
 }
 
+Result<std::vector<Figure>> BuildViewPages(ViewKind view, const ModelParams& params,
+                                           const ViewSelection& sel, const FigureSize& size,
+                                           const std::string& title) {
+  const ViewEntry& entry = GetView(view);
+  if (entry.pdf_pages == nullptr) {
+    Result<Figure> f = BuildViewFigure(view, params, sel, size, FigureFormat::kPdf, title);
+    if (!f.ok()) return f.error();
+    return std::vector<Figure>{std::move(f).value()};
+  }
+  if (Status s = ValidateEncodingParams(params.pe); !s.ok()) return s.error();
+  if (Status s = CheckViewApplies(view, params.pe); !s.ok()) return s.error();
+  if (Status s = ValidateFigureSize(size); !s.ok()) return s.error();
+  Result<EncodingPtr> encoding = MakeEncoding(params.pe, params.cap);
+  if (!encoding.ok()) return encoding.error();
+  const ViewContext context{params, encoding.value(), sel, size, FigureFormat::kPdf};
+  Result<std::vector<Figure>> pages = entry.pdf_pages(context);
+  if (!pages.ok()) return pages;
+  ViewSelection all_steps = sel;
+  all_steps.walkthrough_step = -1;
+  for (size_t k = 0; k < pages.value().size(); ++k) {
+    Figure& f = pages.value()[k];
+    // The document's title is the first page's: the given one, else the view's.
+    if (k == 0 && !title.empty()) {
+      f.title = title;
+    } else if (f.title.empty()) {
+      f.title = DefaultTitle(view, params, *encoding.value());
+    }
+    f.metadata = Metadata(view, params, all_steps, f.view);
+  }
+  return pages;
+}
+
 std::string SuggestedFileName(ViewKind view, const ModelParams& m, const std::string& ext) {
   Result<EncodingPtr> e = MakeEncoding(m.pe, m.cap);
   const std::string scheme = e.ok() ? e.value()->FileTag() : std::string(SchemeName(m.pe.kind()));
@@ -179,11 +222,20 @@ Status ExportView(ViewKind view, const ModelParams& params, const ViewSelection&
       return options.progress && !options.progress(fraction);
     };
     if (cancelled(0.0)) return RuntimeError("the export was cancelled");
-    Result<Figure> f = BuildViewFigure(view, params, sel, options.size, *fig, options.title);
+    // A PDF holds every page of a view that has several (the walkthrough's handout).
+    Result<std::vector<Figure>> f =
+        *fig == FigureFormat::kPdf && GetView(view).pdf_pages != nullptr
+            ? BuildViewPages(view, params, sel, options.size, options.title)
+            : [&]() -> Result<std::vector<Figure>> {
+                Result<Figure> one =
+                    BuildViewFigure(view, params, sel, options.size, *fig, options.title);
+                if (!one.ok()) return one.error();
+                return std::vector<Figure>{std::move(one).value()};
+              }();
     if (!f.ok()) return f.error();
     if (cancelled(0.5)) return RuntimeError("the export was cancelled");
     return WriteFileAtomically(path, [&](std::ostream& out) -> Status {
-      Status s = RenderFigure(f.value(), *fig, options.size, out);
+      Status s = RenderFigurePages(f.value(), *fig, options.size, out);
       if (s.ok() && cancelled(1.0)) return RuntimeError("the export was cancelled");
       return s;
     });

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/model_params.h"
 #include "figure/figure.h"
@@ -28,6 +29,8 @@ struct ViewSelection {
   int64_t rotation_position = -1;  // rotation view: the position p of R_p; -1: first + 10
   // score view: keys (x) by queries (y), absolute positions; empty (x1 <= x0): the whole table
   ViewRange score = {0, 0, 0, 0};
+  // walkthrough view: the step a PNG or SVG shows (0 to 7); -1: none (the PDF has every step)
+  int walkthrough_step = -1;
   bool operator==(const ViewSelection&) const = default;
 };
 
@@ -47,6 +50,12 @@ ViewRange SumsExtent(const std::vector<const float*>& series, int64_t d);
 Result<Figure> BuildViewFigure(ViewKind view, const ModelParams& params, const ViewSelection& sel,
                                const FigureSize& size, FigureFormat format,
                                const std::string& title = "");
+
+// The pages of `view`'s PDF: the walkthrough's handout (one per step), or BuildViewFigure's one
+// figure. Every page carries the metadata.
+Result<std::vector<Figure>> BuildViewPages(ViewKind view, const ModelParams& params,
+                                           const ViewSelection& sel, const FigureSize& size,
+                                           const std::string& title = "");
 
 // "pe-heatmap_paper_d128_L100.svg": a name that says what the file shows.
 std::string SuggestedFileName(ViewKind view, const ModelParams& params, const std::string& ext);

@@ -102,6 +102,7 @@ Result<Figure> WalkthroughFigure(const ViewContext& c);
 Status CheckWalkthroughTable(const ViewContext& c);
 Status WriteWalkthroughView(std::ostream& out, TableFormat format, const ViewContext& c,
                             const Progress& progress);
+Result<std::vector<Figure>> WalkthroughPages(const ViewContext& c);
 
 // The score views' content in words: "x: one N(0, 1) vector (seed 0), as query and key" and
 // the like (score_views.cpp).

@@ -63,8 +63,9 @@ const ViewEntry kViews[] = {
      SchemeBit(Scheme::kSinusoidal) | kRotary,
      "a scheme made of frequencies (sinusoidal, rope or xpos)", &SpectrumFigure,
      &CheckSpectrumTable, &WriteSpectrumView},
-    {ViewKind::kWalkthrough, "walkthrough", "Walkthrough: from text to model input", 0,
-     "(not built yet)", &WalkthroughFigure, &CheckWalkthroughTable, &WriteWalkthroughView},
+    {ViewKind::kWalkthrough, "walkthrough", "Walkthrough: from text to model input", kAdded,
+     "a scheme that adds a vector to the token embeddings (sinusoidal or learned)",
+     &WalkthroughFigure, &CheckWalkthroughTable, &WriteWalkthroughView, &WalkthroughPages},
 };
 
 }  // namespace

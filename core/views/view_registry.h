@@ -6,6 +6,7 @@
 
 #include <ostream>
 #include <span>
+#include <vector>
 #include <string_view>
 
 #include "base/status.h"
@@ -40,6 +41,8 @@ struct ViewEntry {
   Status (*check_table)(const ViewContext& c);
   Status (*write_table)(std::ostream& out, TableFormat format, const ViewContext& c,
                         const Progress& progress);
+  // A view whose PDF has several pages (the walkthrough's handout); null: one page, `figure`.
+  Result<std::vector<Figure>> (*pdf_pages)(const ViewContext& c) = nullptr;
 };
 
 std::span<const ViewEntry> Views();

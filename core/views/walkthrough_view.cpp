@@ -1,11 +1,58 @@
+// The walkthrough view: the steps of views/walkthrough.h as figures. A PDF is the handout, one
+// page per step; a PNG or SVG holds one step (the window's current one), so `export --view
+// walkthrough` to .png or .svg, which has no current step, is refused with a word on .pdf. Its
+// table is the input layer's parts as the steps compute them (the sum table's shape).
+#include <string>
+
+#include "views/figure_export.h"
 #include "views/view_builders.h"
+#include "views/walkthrough.h"
 
 namespace pe {
+namespace {
 
-Result<Figure> WalkthroughFigure(const ViewContext&) { return InvalidArgument("the walkthrough view is not built yet"); }
-Status CheckWalkthroughTable(const ViewContext&) { return InvalidArgument("the walkthrough view is not built yet"); }
-Status WriteWalkthroughView(std::ostream&, TableFormat, const ViewContext&, const Progress&) {
-  return InvalidArgument("the walkthrough view is not built yet");
+Result<Walkthrough> Build(const ViewContext& c) {
+  return BuildWalkthrough(c.params, *c.encoding, c.sel.selected_token);
+}
+
+}  // namespace
+
+Result<Figure> WalkthroughFigure(const ViewContext& c) {
+  const int step = c.sel.walkthrough_step;
+  if (step < 0 || step >= kWalkStepCount) {
+    return InvalidArgument(
+        "the walkthrough is a handout of " + std::to_string(kWalkStepCount) +
+        " pages, one per step: write it as .pdf (a .png or .svg holds one step, which the "
+        "window's walkthrough panel exports)");
+  }
+  Result<Walkthrough> w = Build(c);
+  if (!w.ok()) return w.error();
+  return WalkPageFigure(w.value(), step, c.params.colormap);
+}
+
+Result<std::vector<Figure>> WalkthroughPages(const ViewContext& c) {
+  Result<Walkthrough> w = Build(c);
+  if (!w.ok()) return w.error();
+  std::vector<Figure> pages;
+  for (int k = 0; k < kWalkStepCount; ++k) {
+    pages.push_back(WalkPageFigure(w.value(), k, c.params.colormap));
+  }
+  return pages;
+}
+
+Status CheckWalkthroughTable(const ViewContext& c) {
+  return Build(c).status();
+}
+
+Status WriteWalkthroughView(std::ostream& out, TableFormat format, const ViewContext& c,
+                            const Progress& progress) {
+  Result<Walkthrough> w = Build(c);
+  if (!w.ok()) return w.error();
+  SentenceResult s;
+  for (const std::string& label : w.value().token_labels) s.tokens.push_back({label, 0, 0});
+  s.ids = w.value().ids;
+  s.parts = w.value().parts;
+  return WriteSumTable(out, format, s, c.params.pe, progress);
 }
 
 }  // namespace pe

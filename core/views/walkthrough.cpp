@@ -1,0 +1,698 @@
+#include "views/walkthrough.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "base/random.h"
+#include "figure/colormap.h"
+#include "model/embedding.h"
+#include "model/walkthrough_presets.h"
+
+namespace pe {
+
+std::string_view WalkStepName(WalkStep step) {
+  switch (step) {
+    case WalkStep::kText:
+      return "Text";
+    case WalkStep::kTokens:
+      return "Tokens";
+    case WalkStep::kIds:
+      return "Ids";
+    case WalkStep::kLookup:
+      return "Rows of E";
+    case WalkStep::kScale:
+      return "\xc3\x97 \xe2\x88\x9a"
+             "d";
+    case WalkStep::kPosition:
+      return "+ PE";
+    case WalkStep::kDropout:
+      return "Dropout";
+    case WalkStep::kInput:
+      return "Model input";
+  }
+  return "?";
+}
+
+namespace {
+
+// Every batch row of the example as one sentence of batch * T tokens, rows one after another
+// (out[i, j] is token i * T + j), the way the walkthrough lists a batch.
+Result<SentenceResult> WholeBatch(const TextExample& ex, const Encoding& encoding,
+                                  const InputLayerParams& input, const MemoryCap& cap) {
+  Result<std::vector<SentenceResult>> rows = ComputeBatch(ex, encoding, input, cap);
+  if (!rows.ok()) return rows.error();
+  std::vector<SentenceResult>& all = rows.value();
+  SentenceResult s = std::move(all.front());
+  for (size_t b = 1; b < all.size(); ++b) {
+    const SentenceResult& r = all[b];
+    s.tokens.insert(s.tokens.end(), r.tokens.begin(), r.tokens.end());
+    s.ids.insert(s.ids.end(), r.ids.begin(), r.ids.end());
+    for (Matrix InputParts::*part : {&InputParts::embedding, &InputParts::scaled,
+                                     &InputParts::positional, &InputParts::sum}) {
+      Matrix& to = s.parts.*part;
+      const Matrix& from = r.parts.*part;
+      to.data.insert(to.data.end(), from.data.begin(), from.data.end());
+      to.rows += from.rows;
+    }
+  }
+  s.batch = static_cast<int64_t>(all.size());
+  return s;
+}
+
+constexpr int64_t kShownValues = 8;  // values of a vector written out on a page
+constexpr size_t kShownTokens = 12;  // tokens, ids and vocabulary entries listed
+
+std::string Fmt(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string Join(const std::vector<std::string>& items, const char* sep, size_t max_items) {
+  std::string s;
+  for (size_t k = 0; k < items.size() && k < max_items; ++k) {
+    if (k > 0) s += sep;
+    s += items[k];
+  }
+  if (items.size() > max_items) {
+    s += sep;
+    s += "... (" + std::to_string(items.size()) + " in all)";
+  }
+  return s;
+}
+
+std::string IdList(const std::vector<int64_t>& ids, size_t max_items) {
+  std::vector<std::string> items;
+  for (int64_t id : ids) items.push_back(std::to_string(id));
+  std::string s = "[";
+  s += Join(items, ", ", max_items);
+  s += "]";
+  return s;
+}
+
+// "[0.909297, -0.416147, ...] (first 8 of 128)"
+std::string VecText(const float* v, int64_t d) {
+  std::string s = "[";
+  for (int64_t j = 0; j < std::min(d, kShownValues); ++j) {
+    if (j > 0) s += ", ";
+    s += Fmt(v[j]);
+  }
+  s += d > kShownValues
+           ? ", ...] (first " + std::to_string(kShownValues) + " of " + std::to_string(d) + ")"
+           : "]";
+  return s;
+}
+
+double Norm(const float* v, int64_t d) {
+  double acc = 0;
+  for (int64_t j = 0; j < d; ++j) acc += static_cast<double>(v[j]) * v[j];
+  return std::sqrt(acc);
+}
+
+std::vector<double> Row(const Matrix& m, int64_t r) {
+  if (r < 0 || r >= m.rows) return {};
+  return std::vector<double>(m.row(r), m.row(r) + m.cols);
+}
+
+// Every row of a small table ("I: [0.11, 0.32, 0.43]"), or the followed token's row.
+void AddRows(std::vector<std::string>& out, const Walkthrough& w, const Matrix& m,
+             const std::string& what) {
+  const int64_t t_count = m.rows;
+  if (t_count == 0) {
+    out.push_back(what + ": no tokens");
+    return;
+  }
+  if (t_count <= 6 && m.cols <= kShownValues) {
+    out.push_back(what + ":");
+    for (int64_t t = 0; t < t_count; ++t) {
+      out.push_back("  " + w.token_labels[static_cast<size_t>(t)] + ": " +
+                    VecText(m.row(t), m.cols));
+    }
+    return;
+  }
+  const auto f = static_cast<size_t>(w.focus);
+  out.push_back(what + " of \"" + w.token_labels[f] + "\": " + VecText(m.row(w.focus), m.cols));
+}
+
+// A tokens-by-dimension table as a step's image: its first kWalkMatrixRows rows and
+// kWalkMatrixCols columns, the followed token's row outlined.
+WalkMatrix MatrixOfRows(const Matrix& m, const std::string& caption, int focus) {
+  WalkMatrix out;
+  out.caption = caption;
+  out.full_cols = m.cols;
+  const int64_t rows = std::min(m.rows, kWalkMatrixRows), cols = std::min(m.cols, kWalkMatrixCols);
+  out.values.rows = rows;
+  out.values.cols = cols;
+  out.values.data.resize(static_cast<size_t>(rows * cols));
+  for (int64_t r = 0; r < rows; ++r) {
+    std::copy(m.row(r), m.row(r) + cols, out.values.row(r));
+    out.row_ids.push_back(r);
+  }
+  out.row_axis = "token";
+  if (m.rows > rows) {
+    out.caption +=
+        " (the first " + std::to_string(rows) + " of " + std::to_string(m.rows) + " tokens)";
+  }
+  if (focus >= 0 && focus < rows) {
+    out.focus_row = focus;
+    out.outlined.push_back(focus);
+  }
+  return out;
+}
+
+const char* kWhyScale =
+    "Why: rows drawn N(0, 1) as nn.Embedding draws them have |E[id]| \xe2\x89\x88 \xe2\x88\x9a"
+    "d, so times \xe2\x88\x9a"
+    "d they dwarf PE; fairseq and tensor2tensor draw E with std d^-1/2 (|E[id]| \xe2\x89\x88 1), "
+    "and the scaling brings those rows to PE's size.";
+
+}  // namespace
+
+Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& encoding,
+                                     int focus) {
+  if (encoding.family() != Family::kAdded) {
+    return InvalidArgument(
+        "the walkthrough follows a scheme that adds a vector to the token "
+        "embeddings (sinusoidal or learned); " +
+        std::string(SchemeName(encoding.scheme())) + " adds nothing there");
+  }
+  Walkthrough w;
+  const int64_t d = params.pe.d_model;
+  w.d = d;
+  const WalkthroughPreset* preset = FindWalkthroughPreset(params.walkthrough_preset);
+  const TextExample& ex = params.example;
+  std::string vocab_text, unk_text;
+  if (preset != nullptr && preset->typed != nullptr) {
+    const TypedVectors& t = *preset->typed;
+    const auto tokens = static_cast<int64_t>(t.labels.size());
+    if (d != t.dims) {
+      return InvalidArgument("the " + std::string(preset->name) + " preset's typed tables are " +
+                             std::to_string(tokens) + " x " + std::to_string(t.dims) +
+                             "; --d-model must be " + std::to_string(t.dims) + ", got " +
+                             std::to_string(d));
+    }
+    Result<Matrix> e = MatrixFromValues(tokens, t.dims, t.embedding);
+    Result<Matrix> p = MatrixFromValues(tokens, t.dims, t.positional);
+    if (!e.ok()) return e.error();
+    if (!p.ok()) return p.error();
+    Result<InputParts> parts = CombineInputParts(e.value(), p.value(), params.input);
+    if (!parts.ok()) return parts.error();
+    w.parts = std::move(parts).value();
+    w.typed = true;
+    w.token_labels = t.labels;
+    for (int64_t k = 0; k < tokens; ++k) {
+      w.ids.push_back(k + 1);  // the blog numbers its vocabulary from 1: I = 1, love = 2, NLP = 3
+      w.positions.push_back(k);
+    }
+    w.vocab_size = tokens + 1;
+    vocab_text = "the blog's vocabulary: I = 1, love = 2, NLP = 3 (it does not say what id 0 is)";
+    unk_text = "typed rows: no <unk> is involved";
+  } else {
+    Result<SentenceResult> r = WholeBatch(ex, encoding, params.input, params.cap);
+    if (!r.ok()) return r.error();
+    SentenceResult& s = r.value();
+    std::vector<int64_t> typed_ids;
+    for (const auto& row : ex.ids) typed_ids.insert(typed_ids.end(), row.begin(), row.end());
+    const bool ids_typed = !typed_ids.empty();
+    w.ids_pending = ids_typed && typed_ids != s.ids;
+    w.ids = s.ids;
+    const auto seq = ids_typed && !w.ids_pending ? static_cast<int64_t>(ex.ids.front().size())
+                                                 : static_cast<int64_t>(s.ids.size());
+    for (size_t t = 0; t < s.ids.size(); ++t) {
+      const auto k = static_cast<int64_t>(t);
+      w.positions.push_back(params.pe.offset + (seq > 0 ? k % seq : k));
+      if (ids_typed && !w.ids_pending) {
+        w.token_labels.push_back(ex.ids.size() > 1 ? "x[" + std::to_string(k / seq) + ", " +
+                                                         std::to_string(k % seq) + "]"
+                                                   : "id " + std::to_string(s.ids[t]));
+      } else {
+        w.token_labels.push_back(s.tokens[t].text == " " ? "\xe2\x90\xa3" : s.tokens[t].text);
+      }
+    }
+    if (ids_typed && !w.ids_pending) {
+      w.vocab_size = ex.vocab_size;
+      vocab_text = "typed ids: the vocabulary has " + std::to_string(ex.vocab_size) +
+                   " entries, ids 0 to " + std::to_string(ex.vocab_size - 1) +
+                   " (no words: the ids are given)";
+      unk_text = "no text, so no <unk>: every id must lie in [0, V)";
+    } else {
+      w.vocab_size = s.vocabulary.size();
+      std::vector<std::string> entries;
+      for (int64_t id = 0; id < s.vocabulary.size(); ++id) {
+        entries.push_back(s.vocabulary.word(id) + "=" + std::to_string(id));
+      }
+      vocab_text = (ex.vocabulary.empty() ? "vocabulary in order of first appearance: "
+                                          : "fixed vocabulary (in list order): ") +
+                   Join(entries, " ", kShownTokens);
+      unk_text =
+          s.vocabulary.unknown_id() >= 0
+              ? "<unk> (id " + std::to_string(s.vocabulary.unknown_id()) +
+                    ") stands for every word the fixed vocabulary lacks"
+              : "<unk> is the id a fixed vocabulary gives a word it lacks; a vocabulary built from "
+                "the text has every word, so it has none";
+    }
+    if (preset != nullptr && preset->pe_discarded) {
+      // The code adds a table that stayed zero: compute that, and keep the intended rows.
+      w.pe_discarded = true;
+      w.intended_positional = s.parts.positional;
+      Matrix zero = s.parts.positional;
+      std::fill(zero.data.begin(), zero.data.end(), 0.0f);
+      Result<InputParts> parts =
+          CombineInputParts(s.parts.embedding, std::move(zero), params.input);
+      if (!parts.ok()) return parts.error();
+      w.parts = std::move(parts).value();
+    } else {
+      w.parts = std::move(s.parts);
+    }
+  }
+  const int64_t tokens = w.parts.tokens();
+  w.focus = tokens == 0 ? 0 : std::clamp(focus < 0 ? 0 : focus, 0, static_cast<int>(tokens - 1));
+  const auto f = static_cast<size_t>(w.focus);
+  const bool any = tokens > 0;
+  const std::string who = any ? "\"" + w.token_labels[f] + "\"" : std::string("(no token)");
+  const int64_t pos = any ? w.positions[f] : 0;
+  const double sqrt_d = std::sqrt(static_cast<double>(d));
+
+  auto page = [&](WalkStep step) -> WalkPage& {
+    WalkPage& p = w.pages.emplace_back();
+    p.step = step;
+    p.title = std::to_string(w.pages.size()) + ". " + std::string(WalkStepName(step));
+    return p;
+  };
+
+  // 1. Text.
+  {
+    WalkPage& p = page(WalkStep::kText);
+    p.title += ": what the model is given";
+    p.explanation =
+        "A transformer never sees letters: the text is cut into tokens and each token becomes a "
+        "number before anything is learned about it.";
+    p.formula =
+        "text \xe2\x86\x92 tokens \xe2\x86\x92 ids \xe2\x86\x92 E[id] \xc3\x97 \xe2\x88\x9a"
+        "d + PE[p] \xe2\x86\x92 dropout \xe2\x86\x92 model input";
+    p.code =
+        "Seed 001 (the blog) starts from the sentence \"I love NLP.\"; seed 000 from \"The cat "
+        "sits\".";
+    if (w.typed) {
+      p.numbers.push_back("typed tables (preset " + params.walkthrough_preset + "): the rows " +
+                          Join(w.token_labels, ", ", kShownTokens) +
+                          " are given, not computed from a text");
+    } else if (!ex.ids.empty() && !w.ids_pending) {
+      p.numbers.push_back("no text: the token ids are typed directly");
+    } else {
+      p.numbers.push_back("text: \"" + ex.text + "\"");
+    }
+    if (preset != nullptr) p.numbers.push_back("example: " + std::string(preset->source));
+    p.highlight_text = "The sums view shows the same example.";
+  }
+  // 2. Tokens.
+  {
+    WalkPage& p = page(WalkStep::kTokens);
+    p.title += ": the text cut into pieces";
+    p.explanation = ex.tokenizer == TokenizerKind::kChar
+                        ? "The character tokenizer makes every character, spaces included, a token."
+                        : "The word tokenizer makes every run of letters or digits a token and "
+                          "every other non-space character a token of its own.";
+    p.formula =
+        "tokens = tokenize(text)   (" + std::string(TokenizerName(ex.tokenizer)) + " level)";
+    p.code =
+        "No tokenizer in the seeds' code: seed 003 says its ids would come from a BPE or "
+        "WordPiece tokenizer; the blog splits \"I love NLP.\" into words.";
+    p.numbers.push_back("tokens (T = " + std::to_string(tokens) +
+                        "): " + Join(w.token_labels, " | ", kShownTokens));
+    if (w.ids_pending) {
+      p.numbers.push_back("the typed ids " +
+                          IdList(
+                              [&] {
+                                std::vector<int64_t> all;
+                                for (const auto& r : ex.ids)
+                                  all.insert(all.end(), r.begin(), r.end());
+                                return all;
+                              }(),
+                              kShownTokens) +
+                          " are not taken by this build's input layer yet: the steps show the "
+                          "text's tokens");
+    }
+    p.highlight_text = "Sums view: the chip of " + who + " is selected.";
+  }
+  // 3. Ids.
+  {
+    WalkPage& p = page(WalkStep::kIds);
+    p.title += ": each token's row number";
+    p.explanation =
+        "Each token is replaced by its index in the vocabulary; that index is all the model keeps "
+        "of the token.";
+    p.formula = "id_t = vocabulary[token_t]   (a word the vocabulary lacks \xe2\x86\x92 <unk>)";
+    p.code =
+        "Seed 000: torch.tensor([2, 5, 0, 9], dtype=torch.long); its notes map \"The cat sits\" "
+        "to [0, 1, 2], and seed 003 types its batch of ids the same way.";
+    p.numbers.push_back(vocab_text);
+    p.numbers.push_back(unk_text);
+    if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
+      std::string rows;
+      for (const auto& r : ex.ids) rows += (rows.empty() ? "" : ", ") + IdList(r, kShownTokens);
+      p.numbers.push_back("ids (" + std::to_string(ex.ids.size()) + ", " +
+                          std::to_string(ex.ids.front().size()) + "): [" + rows + "]");
+    } else {
+      p.numbers.push_back("ids (T = " + std::to_string(tokens) + "): " + IdList(w.ids, 32));
+    }
+    for (int64_t id : w.ids) p.values.push_back(static_cast<double>(id));
+    p.highlight_text = "Sums view: the chip of " + who + " shows its id.";
+  }
+  // 4. Rows of E.
+  {
+    WalkPage& p = page(WalkStep::kLookup);
+    p.title += ": each id picks one row of the embedding table";
+    p.explanation =
+        "The embedding table E has one row of d numbers per vocabulary entry; looking "
+        "a token up is reading the row its id names.";
+    p.formula = "e_t = E[id_t, :],   E is V \xc3\x97 d = " + std::to_string(w.vocab_size) +
+                " \xc3\x97 " + std::to_string(d);
+    p.code =
+        "Seed 000: word_lookup(input_tokens), an nn.Embedding lookup; seed 003 writes the same "
+        "as out[i, j] = W[x[i, j]], and seed 002 uses Haiku's Embed module.";
+    p.numbers.push_back(w.typed ? "E: the blog's typed rows E[1], E[2], E[3]"
+                                : "E: N(0, 1) from seed " + std::to_string(ex.seed) +
+                                      ", as an untrained nn.Embedding");
+    if (any) {
+      p.numbers.push_back("rows looked up: " + IdList(w.ids, 32) + " (outlined below)");
+      AddRows(p.numbers, w, w.parts.embedding, "E[id]");
+      p.numbers.push_back("|E[" + std::to_string(w.ids[f]) +
+                          "]| = " + Fmt(w.parts.Norm(Part::kEmbedding, w.focus)));
+    }
+    if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
+      p.numbers.push_back("out has shape (" + std::to_string(ex.ids.size()) + ", " +
+                          std::to_string(ex.ids.front().size()) + ", " + std::to_string(d) +
+                          "): out[i, j] = E[x[i, j]]");
+    }
+    p.values = Row(w.parts.embedding, w.focus);
+    p.highlight_text = "Sums view: the embedding part of " + who + ".";
+    // E's rows as an image: the whole table when small, else the rows looked up.
+    WalkMatrix m;
+    m.caption = "E: rows (ids) by dimension, looked-up rows outlined";
+    m.row_axis = "id";
+    m.full_cols = d;
+    std::vector<int64_t> rows;
+    if (w.typed) {
+      rows = w.ids;
+    } else if (w.vocab_size <= kWalkMatrixRows) {
+      for (int64_t id = 0; id < w.vocab_size; ++id) rows.push_back(id);
+    } else {
+      std::set<int64_t> distinct(w.ids.begin(), w.ids.end());
+      rows.assign(distinct.begin(), distinct.end());
+      if (static_cast<int64_t>(rows.size()) > kWalkMatrixRows) rows.resize(kWalkMatrixRows);
+      m.caption = "E: the looked-up rows (of " + std::to_string(w.vocab_size) + ") by dimension";
+    }
+    const int64_t cols = std::min(d, kWalkMatrixCols);
+    m.values.rows = static_cast<int64_t>(rows.size());
+    m.values.cols = cols;
+    m.values.data.resize(rows.size() * static_cast<size_t>(cols));
+    for (size_t r = 0; r < rows.size(); ++r) {
+      for (int64_t j = 0; j < cols; ++j) {
+        m.values.at(static_cast<int64_t>(r), j) =
+            w.typed ? w.parts.embedding.at(static_cast<int64_t>(r), j)
+                    : EmbeddingValue(ex.seed, d, rows[r], j);
+      }
+      const bool looked_up = std::find(w.ids.begin(), w.ids.end(), rows[r]) != w.ids.end();
+      if (looked_up) m.outlined.push_back(static_cast<int64_t>(r));
+      if (any && rows[r] == w.ids[f]) m.focus_row = static_cast<int64_t>(r);
+    }
+    m.row_ids = rows;
+    w.matrices[static_cast<size_t>(WalkStep::kLookup)].push_back(std::move(m));
+  }
+  // 5. x sqrt(d).
+  {
+    WalkPage& p = page(WalkStep::kScale);
+    p.title += ": the embedding scaled";
+    p.explanation =
+        params.input.scale
+            ? "The looked-up row is multiplied by \xe2\x88\x9a"
+              "d, as the paper does in its embedding layers (section 3.4)."
+            : "Scaling is off here (as in the blog's sum), so the row goes on as it is.";
+    p.formula =
+        "s_t = e_t \xc3\x97 " + std::string(params.input.scale ? "\xe2\x88\x9a"
+                                                                 "d = e_t \xc3\x97 " +
+                                                                     Fmt(sqrt_d)
+                                                               : std::string("1 (scaling off)"));
+    p.code =
+        "Seed 000: self.token_mapping(indices) * self.scaling; seeds 002 and 003 multiply by "
+        "the square root of d_model the same way.";
+    if (any) {
+      AddRows(p.numbers, w, w.parts.scaled, "scaled");
+      const double e_norm = w.parts.Norm(Part::kEmbedding, w.focus);
+      const double pe_norm = Norm(
+          w.pe_discarded ? w.intended_positional.row(w.focus) : w.parts.positional.row(w.focus), d);
+      const std::string scaled_name = params.input.scale ? "|E[id] \xc3\x97 \xe2\x88\x9a"
+                                                           "d|"
+                                                         : "|E[id]| (scaling off)";
+      const double scale = params.input.scale ? sqrt_d : 1.0;
+      const std::string pe_name = "|PE[" + std::to_string(pos) + "]|";
+      p.numbers.push_back(
+          (w.typed ? "the blog's typed rows: |E[id]| = "
+                   : "N(0, 1) rows (nn.Embedding, this example): |E[id]| = ") +
+          Fmt(e_norm) + ", " + scaled_name + " = " + Fmt(e_norm * scale) + ", " + pe_name + " = " +
+          Fmt(pe_norm) +
+          (pe_norm > 0 ? ": " + Fmt(e_norm * scale / pe_norm) + " times PE's" : std::string()));
+      std::vector<WalkBar>& bars = w.bars[static_cast<size_t>(WalkStep::kScale)];
+      bars.push_back({w.typed ? "|E[id]|, typed" : "|E[id]|, N(0, 1)", e_norm});
+      bars.push_back({scaled_name + (w.typed ? ", typed" : ", N(0, 1)"), e_norm * scale});
+      if (!w.typed) {
+        // The same normal draw with std d^-1/2 is this row times d^-1/2.
+        p.numbers.push_back(
+            "the same draw with std d^-1/2 (fairseq, tensor2tensor): |E[id]| = " +
+            Fmt(e_norm / sqrt_d) + ", " + scaled_name + " = " + Fmt(e_norm / sqrt_d * scale) +
+            (pe_norm > 0 ? ": " + Fmt(e_norm / sqrt_d * scale / pe_norm) + " times PE's"
+                         : std::string()));
+        bars.push_back({"|E[id]|, std d^-1/2", e_norm / sqrt_d});
+        bars.push_back({scaled_name + ", std d^-1/2", e_norm / sqrt_d * scale});
+      }
+      bars.push_back({pe_name, pe_norm});
+    }
+    p.numbers.push_back(kWhyScale);
+    p.values = Row(w.parts.scaled, w.focus);
+    p.highlight_text = "Sums view: the scaled part of " + who + " and the ratio |scaled| / |PE|.";
+  }
+  // 6. + PE.
+  {
+    WalkPage& p = page(WalkStep::kPosition);
+    p.title += ": the position added";
+    p.explanation =
+        "The vector of the token's position is added element by element, so the same "
+        "word at two positions gives two different inputs.";
+    if (w.typed) {
+      p.formula = "z_t = s_t + P[t],   P the blog's typed positional rows";
+    } else if (encoding.scheme() == Scheme::kSinusoidal) {
+      p.formula =
+          "z_t = s_t + PE[p_t],   PE[p, 2i] = sin(p \xc2\xb7 \xcf\x89_i),  PE[p, 2i+1] = "
+          "cos(p \xc2\xb7 \xcf\x89_i),  \xcf\x89_i = base^(-2i/d)";
+      if (params.pe.sinusoidal().variant != PeVariant::kPaper) {
+        p.formula += "   (layout " + std::string(VariantName(params.pe.sinusoidal().variant)) + ")";
+      }
+    } else {
+      p.formula = "z_t = s_t + P[p_t],   P a learned table (" + encoding.Title() + ")";
+    }
+    p.code = w.pe_discarded
+                 ? "Seed 002: pe.at[:, 0::2].set(jnp.sin(position * div_term)) returns a new "
+                   "array the code never keeps, so the table it adds to x stays zero."
+                 : "Seed 000: return x + self.pe[:, :x.size(1)], the forward of its fixed "
+                   "positional encoding; the blog adds its rows by hand.";
+    if (any) {
+      p.numbers.push_back(who + " is at position p = " + std::to_string(pos));
+      if (w.pe_discarded) {
+        p.numbers.push_back("as the code computes it: PE[" + std::to_string(pos) +
+                            "] = " + VecText(w.parts.positional.row(w.focus), d) +
+                            " (the table stayed zero)");
+        p.numbers.push_back("intended: PE[" + std::to_string(pos) +
+                            "] = " + VecText(w.intended_positional.row(w.focus), d));
+        p.numbers.push_back("so the model input is the scaled embedding alone: z = s = " +
+                            VecText(w.parts.scaled.row(w.focus), d));
+      } else {
+        AddRows(p.numbers, w, w.parts.positional, "PE[p]");
+      }
+    }
+    p.values = Row(w.parts.positional, w.focus);
+    if (w.pe_discarded) p.alt_values = Row(w.intended_positional, w.focus);
+    p.highlight_text = w.typed ? "Sums view (typed vectors): the positional row of " + who + "."
+                               : "PE heatmap: the row of position " + std::to_string(pos) +
+                                     " is outlined; curves: the line at position " +
+                                     std::to_string(pos) + ".";
+    w.matrices[static_cast<size_t>(WalkStep::kPosition)].push_back(MatrixOfRows(
+        w.parts.positional,
+        w.pe_discarded ? "PE rows as the code computes them (all zero)" : "PE rows of the tokens",
+        w.focus));
+  }
+  // 7. Dropout.
+  Matrix before = w.parts.scaled;
+  for (size_t k = 0; k < before.data.size(); ++k) before.data[k] += w.parts.positional.data[k];
+  {
+    WalkPage& p = page(WalkStep::kDropout);
+    const double p_drop = params.input.dropout > 0 ? params.input.dropout : 0.1;
+    const bool own_p = params.input.dropout > 0;
+    p.title += ": regularisation in training only";
+    p.explanation =
+        "In training each value is zeroed with probability p and the kept ones are "
+        "divided by 1 - p, so the expected sum is unchanged; in evaluation nothing "
+        "happens.";
+    p.formula = "train: x = m \xe2\x8a\x99 z / (1 - p), m_k ~ Bernoulli(1 - p);   eval: x = z";
+    p.code =
+        "Seed 000: self.dropout(x), an nn.Dropout(p=dropout_rate); seed 002 applies Haiku's "
+        "dropout only when is_train is set.";
+    // The train-mode result: the core's result in train mode, else the same dropout applied to
+    // a copy with the example's p (or the seeds' 0.1 when p is 0).
+    Matrix after = before;
+    if (params.input.train) {
+      after = w.parts.sum;
+    } else {
+      ApplyDropout(after.data.data(), static_cast<int64_t>(after.data.size()), p_drop,
+                   params.input.dropout_seed, 0);
+    }
+    p.numbers.push_back(std::string("mode: ") + (params.input.train ? "train" : "eval") +
+                        ", p = " + Fmt(params.input.dropout) +
+                        (params.input.train ? "" : ": the model input is the sum as it is"));
+    p.numbers.push_back(std::string(own_p ? "train" : "train with the seeds' p = 0.1") +
+                        ": kept values \xc3\x97 1/(1 - p) = " + Fmt(1.0 / (1.0 - p_drop)) +
+                        ", dropped values \xe2\x86\x92 0 (seed " +
+                        std::to_string(params.input.dropout_seed) + ")");
+    if (any) {
+      std::string mask;
+      const uint64_t first = static_cast<uint64_t>(w.focus) * static_cast<uint64_t>(d);
+      for (int64_t j = 0; j < std::min(d, 2 * kShownValues); ++j) {
+        mask += RandomUniform(params.input.dropout_seed, first + static_cast<uint64_t>(j)) <= p_drop
+                    ? "0 "
+                    : "1 ";
+      }
+      p.numbers.push_back(
+          "mask m of " + who + " (1 kept, 0 dropped)" +
+          (d > 2 * kShownValues ? ", first " + std::to_string(2 * kShownValues) : std::string()) +
+          ": " + mask);
+      p.numbers.push_back("before: " + VecText(before.row(w.focus), d));
+      p.numbers.push_back("after (train): " + VecText(after.row(w.focus), d));
+      p.numbers.push_back("after (eval): the same as before");
+    }
+    p.values = Row(after, w.focus);
+    p.alt_values = Row(before, w.focus);
+    p.highlight_text = "Sums view: the sum of " + who + " (after dropout in train mode).";
+  }
+  // 8. Model input.
+  {
+    WalkPage& p = page(WalkStep::kInput);
+    p.title += ": what the first layer receives";
+    p.explanation =
+        "One vector of d numbers per token, meaning and position mixed in the same "
+        "numbers; every layer after this one works on these.";
+    p.formula = "x = dropout(E[ids] \xc3\x97 " +
+                std::string(params.input.scale ? "\xe2\x88\x9a"
+                                                 "d"
+                                               : "1") +
+                " + PE[positions])";
+    p.code =
+        "Seed 000: return self.dropout(x) ends its input layer's forward; seed 003's batch "
+        "comes out with shape (2, 5, 4).";
+    if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
+      p.numbers.push_back("shape (" + std::to_string(ex.ids.size()) + ", " +
+                          std::to_string(ex.ids.front().size()) + ", " + std::to_string(d) +
+                          ") = (batch, seq, d)");
+    } else {
+      p.numbers.push_back("shape (T, d) = (" + std::to_string(tokens) + ", " + std::to_string(d) +
+                          ")");
+    }
+    if (any) {
+      AddRows(p.numbers, w, w.parts.sum, "x");
+      std::string norms;
+      for (int64_t t = 0; t < std::min<int64_t>(tokens, 8); ++t) {
+        norms += (t > 0 ? ", " : "") + w.token_labels[static_cast<size_t>(t)] + " " +
+                 Fmt(w.parts.Norm(Part::kSum, t));
+      }
+      p.numbers.push_back("|x_t|: " + norms + (tokens > 8 ? ", ..." : ""));
+    }
+    p.values = Row(w.parts.sum, w.focus);
+    p.highlight_text = "Sums view: the sum (model input) of " + who + ".";
+    w.matrices[static_cast<size_t>(WalkStep::kInput)].push_back(
+        MatrixOfRows(w.parts.sum, "the model input: tokens by dimension", w.focus));
+  }
+  if (!any) {
+    for (WalkPage& p : w.pages) p.highlight_text = "there are no tokens, so nothing is outlined.";
+  }
+  return w;
+}
+
+FigureImage WalkMatrixImage(const WalkMatrix& m, ColormapId colormap, float* range) {
+  float hi = 0.0f;
+  for (float v : m.values.data) hi = std::max(hi, std::fabs(v));
+  if (!(hi > 0.0f)) hi = 1.0f;
+  if (range != nullptr) *range = hi;
+  FigureImage im;
+  im.width = static_cast<int>(m.values.cols);
+  im.height = static_cast<int>(m.values.rows);
+  im.rgba.resize(m.values.data.size() * 4);
+  MapToRgba(colormap, m.values.data.data(), static_cast<int64_t>(m.values.data.size()), -hi, hi,
+            im.rgba.data());
+  im.x0 = 0;
+  im.x1 = static_cast<double>(m.values.cols);
+  im.y0 = 0;
+  im.y1 = static_cast<double>(m.values.rows);
+  return im;
+}
+
+Figure WalkPageFigure(const Walkthrough& w, int step, ColormapId colormap) {
+  Figure f;
+  const WalkPage& p = w.pages[static_cast<size_t>(step)];
+  f.title = p.title;
+  f.text.push_back({p.explanation, FigureText::Style::kBody});
+  f.text.push_back({p.formula, FigureText::Style::kFormula});
+  for (const std::string& line : p.numbers) f.text.push_back({line, FigureText::Style::kNumbers});
+  f.text.push_back({p.code, FigureText::Style::kCode});
+  f.text.push_back({"In the window: " + p.highlight_text, FigureText::Style::kNote});
+  const std::vector<WalkMatrix>& ms = w.matrices[static_cast<size_t>(step)];
+  const std::vector<WalkBar>& bars = w.bars[static_cast<size_t>(step)];
+  if (!bars.empty()) {
+    // One bar per quantity, coloured as its legend entry.
+    double hi = 0;
+    for (const WalkBar& b : bars) hi = std::max(hi, b.value);
+    f.x = {"", true, false, true};
+    f.y = {"norm", false, false, false};
+    f.view = {0, static_cast<double>(bars.size()), 0, hi > 0 ? hi * 1.08 : 1.0};
+    for (size_t k = 0; k < bars.size(); ++k) {
+      const auto x = static_cast<double>(k);
+      f.rects.push_back({x + 0.15, 0, x + 0.85, bars[k].value, SeriesRgba(static_cast<int>(k))});
+      f.legend.push_back({std::to_string(k) + ": " + bars[k].label + " = " + Fmt(bars[k].value),
+                          SeriesRgba(static_cast<int>(k))});
+    }
+    return f;
+  }
+  if (ms.empty() || ms.front().values.rows == 0 || ms.front().values.cols == 0) {
+    f.plot = false;
+    return f;
+  }
+  const WalkMatrix& m = ms.front();
+  float hi = 1.0f;
+  f.image = WalkMatrixImage(m, colormap, &hi);
+  f.x = {m.full_cols > m.values.cols ? "dimension (first " + std::to_string(m.values.cols) +
+                                           " of " + std::to_string(m.full_cols) + ")"
+                                     : std::string("dimension"),
+         true, false, true};
+  f.y = {m.row_axis == "id" ? "row of E (id)" : "token (row)", true, true, true};
+  f.view = {0, static_cast<double>(m.values.cols), 0, static_cast<double>(m.values.rows)};
+  f.colorbar = FigureColorBar{colormap, -hi, hi, "value"};
+  const Rgba8 outline = SelectionHighlightColor(colormap);
+  for (int64_t r : m.outlined) {
+    const bool focus = r == m.focus_row;
+    f.overlays.push_back({0, static_cast<double>(r), static_cast<double>(m.values.cols),
+                          static_cast<double>(r + 1), outline, false, focus ? 2.5 : 1.2});
+  }
+  std::string caption = "Below: " + m.caption;
+  if (m.row_axis == "id" && (w.typed || m.row_ids.size() < static_cast<size_t>(w.vocab_size))) {
+    // The rows are not 0..V-1: say which id each row is.
+    caption += " (rows ";
+    for (size_t r = 0; r < m.row_ids.size() && r < 16; ++r) {
+      caption += (r > 0 ? ", " : "") + std::to_string(r) + " = id " + std::to_string(m.row_ids[r]);
+    }
+    caption += m.row_ids.size() > 16 ? ", ...)" : ")";
+  }
+  f.text.push_back({caption, FigureText::Style::kNote});
+  return f;
+}
+
+}  // namespace pe

@@ -1,0 +1,96 @@
+// The guided walkthrough from text to model input, as data: eight steps (text, tokens, ids, the
+// rows of E, x sqrt(d), + PE, dropout, the model input), each with its title, one sentence, the
+// formula, the line of the seed tutorials' code it corresponds to, the current example's numbers
+// and what the other views highlight. The window's panel (app/panels/walkthrough_panel.cpp) and
+// the PDF handout (walkthrough_view.cpp) both draw from it. No drawing here.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/matrix.h"
+#include "base/status.h"
+#include "encoding/encoding.h"
+#include "figure/figure.h"
+#include "model/input_layer.h"
+#include "model/model_params.h"
+
+namespace pe {
+
+enum class WalkStep { kText, kTokens, kIds, kLookup, kScale, kPosition, kDropout, kInput };
+inline constexpr int kWalkStepCount = 8;
+inline constexpr std::array<WalkStep, kWalkStepCount> kWalkSteps = {
+    WalkStep::kText,  WalkStep::kTokens,   WalkStep::kIds,     WalkStep::kLookup,
+    WalkStep::kScale, WalkStep::kPosition, WalkStep::kDropout, WalkStep::kInput};
+// "Text", "Tokens", "Ids", "Rows of E", "× √d", "+ PE", "Dropout", "Model input"
+std::string_view WalkStepName(WalkStep step);
+
+struct WalkPage {
+  WalkStep step = WalkStep::kText;
+  std::string title;        // "4. Rows of E: each id picks one row of the embedding table"
+  std::string explanation;  // one sentence
+  std::string formula;
+  std::string code;                  // the seed code it corresponds to, attributed
+  std::vector<std::string> numbers;  // the current example's numbers, one line each
+  std::vector<double> values;        // what the step highlights (the followed token's vector,
+                                     // or the ids)
+  std::vector<double> alt_values;    // the comparison: the intended PE (JAX pitfall), the sum
+                                     // before dropout
+  std::string highlight_text;        // what the other views of the window outline, in words
+};
+
+// A table drawn as an image on a step (E, the positional rows, the model input): its rows,
+// their names, and which rows to outline.
+struct WalkMatrix {
+  std::string caption;
+  Matrix values;                  // (rows, cols), cols at most kWalkMatrixCols
+  std::vector<int64_t> row_ids;   // (rows) each row's index in the full table
+  std::vector<int64_t> outlined;  // rows (indices into values) to outline
+  int64_t focus_row = -1;         // the followed token's row (a bolder outline), or -1
+  int64_t full_cols = 0;          // columns of the full table
+  std::string row_axis;           // "id", "token"
+};
+// A bar of a step's comparison (the × √d step's norms): its name and value.
+struct WalkBar {
+  std::string label;
+  double value = 0;
+};
+
+inline constexpr int64_t kWalkMatrixCols = 512;
+inline constexpr int64_t kWalkMatrixRows = 256;
+
+struct Walkthrough {
+  std::vector<WalkPage> pages;  // (kWalkStepCount) in step order
+  // The example as the steps see it.
+  std::vector<std::string> token_labels;  // (T)
+  std::vector<int64_t> ids;               // (T)
+  std::vector<int64_t> positions;         // (T)
+  int64_t vocab_size = 0;
+  int64_t d = 0;
+  int focus = 0;               // the followed token, in [0, T) (0 when T = 0)
+  bool typed = false;          // typed tables (a preset), not seeded rows
+  bool pe_discarded = false;   // the JAX pitfall: the positional part is the zero table
+  bool ids_pending = false;    // typed ids the input layer does not take yet: steps show the text
+  InputParts parts;            // (T, d) as the code computes them
+  Matrix intended_positional;  // (T, d) the JAX pitfall's intended table; empty otherwise
+  std::array<std::vector<WalkMatrix>, kWalkStepCount> matrices;  // per step, drawn as images
+  std::array<std::vector<WalkBar>, kWalkStepCount> bars;         // per step, drawn as bars
+};
+
+// The walkthrough of `params`' example with `encoding` (an added scheme) following token
+// `focus` (clamped to the tokens; -1 means 0). Errors: a scheme that adds nothing, a typed
+// preset whose tables do not match d_model, what ComputeSentence refuses.
+Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& encoding,
+                                     int focus);
+
+// The page of one step as a figure: its text, and its table as an image when it has one.
+Figure WalkPageFigure(const Walkthrough& w, int step, ColormapId colormap);
+
+// A walk matrix as an RGBA image, colours from `colormap` over [-m, m] with m the largest
+// |value| (1 when all are zero).
+FigureImage WalkMatrixImage(const WalkMatrix& m, ColormapId colormap, float* range);
+
+}  // namespace pe
