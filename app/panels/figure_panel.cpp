@@ -170,6 +170,8 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
     spec.limits = WidenToAspect(f.view, cache.area.x / cache.area.y);
   }
   spec.x_integer = f.x.integer;
+  spec.x_ticks = f.x.ticks;
+  spec.y_ticks = f.y.ticks;
   spec.x_cells = f.x.cells;
   spec.y_cells = f.y.cells;
   spec.y_down = f.y.reversed;
@@ -240,7 +242,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
       }
       ImGui::Dummy(ImVec2(em * 1.4f, em));
       ImGui::SameLine();
-      WrappedText(item.label);  // breaks at spaces only: numbers stay whole
+      WrappedText(item.label);  // breaks at spaces: numbers stay whole
     }
   }
   ImGui::EndChild();
