@@ -39,9 +39,9 @@ const ViewEntry kViews[] = {
     {ViewKind::kRoformerDecay, "roformer-decay", "RoFormer's long-term decay bound",
      SchemeBit(Scheme::kRope), "the rope scheme", &RoformerDecayFigure,
      &CheckRoformerDecayTable, &WriteRoformerDecayView},
+    {ViewKind::kAttention, "attention", "Attention: the softmax row of one query", kAllSchemes, "",
+     &AttentionFigure, &CheckAttentionTable, &WriteAttentionView},
     // Views whose scheme mask is 0 are not built yet: they apply to no scheme.
-    {ViewKind::kAttention, "attention", "Attention: the softmax row of one query", 0,
-     "(not built yet)", &AttentionFigure, &CheckAttentionTable, &WriteAttentionView},
     {ViewKind::kCompare, "compare", "Compare two configurations side by side", 0,
      "(not built yet)", &CompareFigure, &CheckCompareTable, &WriteCompareView},
     {ViewKind::kSimilarity, "similarity", "Similarity PE(p)\xc2\xb7PE(q): position by position", 0,
