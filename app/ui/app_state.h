@@ -81,6 +81,13 @@ struct RotationViewState {
   bool playing = false;
 };
 
+// The score view's window, keys (x) by queries (y) in absolute positions: what its panel shows
+// and what an export of it draws. Fitted to the whole table when the table changes.
+struct ScoreViewState {
+  PlotRange view{0, 0, 0, 0};
+  bool fitted = false;
+};
+
 // The export dialog: what is exported, where, and how large.
 struct ExportDialogState {
   bool open_requested = false;  // open the dialog next frame
@@ -127,6 +134,7 @@ struct AppState {
   CurvesViewState curves;
   SumsViewState sums;
   RotationViewState rotation;
+  ScoreViewState score;
   ManualVectors manual;
   // (cols, rows, first position, scheme, value range as bits) the views were fitted to
   std::array<int64_t, 6> fitted_extents = {-1, -1, -1, -1, -1, -1};

@@ -10,6 +10,7 @@
 #include "ui/app_state.h"
 #include "ui/derived.h"
 #include "views/heatmap_raster.h"
+#include "jobs/figure_worker.h"
 #include "jobs/raster_worker.h"
 #include "ui/plot.h"
 #include "ui/texture_store.h"
@@ -41,17 +42,18 @@ struct CurvesCache {
   ImVec2 plot_min, plot_max;  // the data area on screen last frame
 };
 
-// A panel that draws its view's core Figure (figure_panel.cpp): the figure, rebuilt when the
-// parameters, the selection or the panel's size change, and the plot's own view window.
+// A panel that draws its view's core Figure (figure_panel.cpp): the figure on screen and the
+// request it was built for (rebuilt, by the figure worker when there is one, when the
+// parameters, the selection or the panel's size change), and the plot's own view window (the
+// score view's window lives in AppState, where an export finds it).
 struct FigurePanelCache {
-  std::optional<std::tuple<ModelParams, ViewSelection, double, double>> key;
+  std::optional<FigureRequest> built;  // what `figure` / `error` were built for
   std::optional<Figure> figure;
   std::string error;
   PlotRange view;
   ImVec2 area;  // the plot's data area last frame (equal-aspect figures are fitted to it)
   ImTextureID texture = nullptr;  // the figure's image, uploaded once per figure
   bool image_uploaded = false;
-  ViewRange whole;  // a figure that follows the view: the table it was made for
 };
 
 // What the panels drew in the last frame, kept so tests can hold every picture against a fresh
@@ -65,6 +67,8 @@ struct DrawnRecord {
   int64_t sum_width = 0;                  // their length
   const Matrix* manual_sum = nullptr;     // the typed-vectors sum shown, if any
   std::vector<std::pair<ViewKind, const Figure*>> figures;  // figures drawn by figure panels
+  std::vector<std::pair<ViewKind, ModelParams>> figure_params;  // the parameters each was made of
+  std::vector<ViewKind> figures_computing;  // figure panels waiting for their new parameters' figure
   void Clear() { *this = DrawnRecord(); }
 };
 
@@ -84,6 +88,7 @@ struct UiServices {
   RasterWorker* rasters = nullptr;
   ExportRunner* exports = nullptr;   // null: export is not offered
   SaveFilePicker* picker = nullptr;  // null: no native save dialog
+  FigureWorker* figures = nullptr;   // null: figure panels build their figures in the frame
 };
 
 // Applies the edits queued in the last frame (state.pending_edits), updates the derived data and
