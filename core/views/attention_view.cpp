@@ -116,6 +116,13 @@ Result<Figure> AttentionFigure(const ViewContext& c) {
     }
   }
   f.view.y1 = top > 0 ? top * 1.08 : 1.0;
+  if (!every_key) {
+    // Room beyond the first and last keys, so a peak at either end (the last query's own key)
+    // is not hidden under the frame.
+    const double pad = 0.015 * static_cast<double>(L);
+    f.view.x0 -= pad;
+    f.view.x1 += pad;
+  }
   f.hlines.push_back(0.0);
   f.series.push_back(std::move(line));
   // The query: a light band behind its own key when keys are a few pixels wide, else a line.
@@ -126,8 +133,11 @@ Result<Figure> AttentionFigure(const ViewContext& c) {
     f.rects.insert(f.rects.begin(),
                    {m - 0.5, 0.0, m + 0.5, f.view.y1, band, true, 1.0});
   } else {
-    f.overlays.push_back({static_cast<double>(m), 0.0, static_cast<double>(m), f.view.y1, mark,
-                          false, 1.0});
+    // Half transparent: the query's own peak stays visible through it.
+    Rgba8 line_mark = mark;
+    line_mark.a = 140;
+    f.overlays.push_back({static_cast<double>(m), 0.0, static_cast<double>(m), f.view.y1,
+                          line_mark, false, 1.0});
   }
   const bool shaded = s.causal() && m + 1 < end;
   if (shaded) {
