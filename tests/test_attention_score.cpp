@@ -6,6 +6,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "analysis/attention_row.h"
 #include "analysis/attention_score.h"
 #include "base/random.h"
 #include "model/embedding.h"
@@ -359,6 +360,251 @@ TEST(AttentionScore, CausalAlibiMasksLaterKeysWithoutBeingAsked) {
   s = AttentionScorer::Make(m, e);
   ASSERT_TRUE(s.ok());
   EXPECT_DOUBLE_EQ(s.value().Score(5, 6), 4.0 - 0.5 * 1);
+}
+
+}  // namespace
+}  // namespace pe
+
+// ---- the attention view: one query's softmax over every key -------------------------------------
+
+namespace pe {
+namespace {
+
+// A scheme with its defaults at this shape (ALiBi's mode and T5's direction chosen).
+ModelParams RowParams(Scheme scheme, int64_t d, int64_t max_len, int64_t offset, int variant) {
+  ModelParams m;
+  SetScheme(m, scheme);
+  m.pe.d_model = d;
+  m.pe.max_len = max_len;
+  m.pe.offset = offset;
+  if (scheme == Scheme::kAlibi) {
+    m.pe.alibi().mode = variant == 0 ? AlibiMode::kCausal : AlibiMode::kSymmetric;
+  }
+  if (scheme == Scheme::kT5) {
+    m.pe.t5().direction = variant == 0 ? T5Direction::kBidirectional : T5Direction::kCausal;
+  }
+  return m;
+}
+
+// The softmax of row m written out naively over every key: score(m, n) one by one, the maximum
+// subtracted, exponentials summed in long double (masked keys, NaN scores, weigh 0).
+struct NaiveRow {
+  std::vector<long double> w;  // (L)
+  long double entropy = 0;
+};
+NaiveRow NaiveSoftmax(const AttentionScorer& s, int64_t m) {
+  const Encoding& e = s.encoding();
+  const int64_t L = e.rows(), first = e.first_position();
+  std::vector<double> score(static_cast<size_t>(L));
+  long double hi = -INFINITY;
+  for (int64_t i = 0; i < L; ++i) {
+    score[static_cast<size_t>(i)] = s.Score(m, first + i);
+    if (!std::isnan(score[static_cast<size_t>(i)])) hi = std::max<long double>(hi, score[static_cast<size_t>(i)]);
+  }
+  NaiveRow r;
+  r.w.assign(static_cast<size_t>(L), 0.0L);
+  long double z = 0;
+  for (int64_t i = 0; i < L; ++i) {
+    if (std::isnan(score[static_cast<size_t>(i)])) continue;
+    r.w[static_cast<size_t>(i)] = std::exp(static_cast<long double>(score[static_cast<size_t>(i)]) - hi);
+    z += r.w[static_cast<size_t>(i)];
+  }
+  for (long double& v : r.w) {
+    v /= z;
+    if (v > 0) r.entropy -= v * std::log(v);
+  }
+  return r;
+}
+
+TEST(AttentionRow, EverySchemeMatchesANaiveLongDoubleSoftmaxAndSumsToOne) {
+  // T5 at L = 300 with max distance 128 has runs of one bucket up to 299 keys long, ALiBi's
+  // sides are whole geometric series: the closed forms are checked where they sum many keys.
+  // ALiBi's heads: slope 1/2 (the tails weigh nothing), 2^-8 (s L about 1: the truncated
+  // series matters) and 2^-40 (a nearly flat row: the small-s expansion of the mean).
+  struct Head {
+    int64_t heads, head;
+    double max_bias;
+  };
+  for (Scheme scheme : kAllSchemeKinds) {
+    for (int variant : {0, 1}) {
+     for (Head h : {Head{8, 0, 8.0}, Head{8, 7, 8.0}, Head{1, 0, 40.0}}) {
+      if (scheme != Scheme::kAlibi && h.head != 0) continue;
+      if (scheme != Scheme::kAlibi && h.heads == 1) continue;
+      for (bool causal : {false, true}) {
+        ModelParams m = RowParams(scheme, 16, 300, 5, variant);
+        m.causal_mask = causal;
+        if (scheme == Scheme::kAlibi) {
+          m.pe.alibi().heads = h.heads;
+          m.pe.alibi().head = h.head;
+          m.pe.alibi().max_bias = h.max_bias;
+        }
+        const AttentionScorer s = MakeScorer(m);
+        for (int64_t q : {int64_t{5}, int64_t{150}, int64_t{304}}) {
+          SCOPED_TRACE(std::string(SchemeName(scheme)) + " variant " + std::to_string(variant) +
+                       " head " + std::to_string(h.head) + "/" + std::to_string(h.heads) +
+                       (causal ? " causal" : "") + " query " + std::to_string(q));
+          Result<AttentionRow> row = AttentionRow::Make(s, q);
+          ASSERT_TRUE(row.ok()) << row.message();
+          EXPECT_EQ(row.value().closed_form(),
+                    scheme == Scheme::kAlibi || scheme == Scheme::kT5);
+          const NaiveRow naive = NaiveSoftmax(s, q);
+          long double sum = 0;
+          for (int64_t i = 0; i < 300; ++i) {
+            const double w = row.value().Weight(5 + i);
+            sum += w;
+            EXPECT_NEAR(w, static_cast<double>(naive.w[static_cast<size_t>(i)]),
+                        1e-12 + 1e-10 * w)
+                << "key " << 5 + i;
+          }
+          EXPECT_NEAR(static_cast<double>(sum), 1.0, 1e-12);
+          EXPECT_NEAR(row.value().entropy(), static_cast<double>(naive.entropy), 1e-9);
+          // The top keys are the naive row's largest weights.
+          const std::vector<int64_t> top = row.value().TopKeys(5);
+          ASSERT_EQ(top.size(),
+                    std::min<size_t>(5, static_cast<size_t>(row.value().unmasked_keys())));
+          std::vector<long double> sorted = naive.w;
+          std::sort(sorted.begin(), sorted.end(), std::greater<>());
+          for (size_t k = 0; k < top.size(); ++k) {
+            EXPECT_NEAR(static_cast<double>(naive.w[static_cast<size_t>(top[k] - 5)]),
+                        static_cast<double>(sorted[k]), 1e-12)
+                << "top key " << k;
+          }
+          // The causal mask asked for (or causal ALiBi) leaves every later key at 0.
+          if (s.causal()) {
+            for (int64_t n = q + 1; n < 305; ++n) EXPECT_EQ(row.value().Weight(n), 0.0) << n;
+            EXPECT_EQ(row.value().unmasked_keys(), q - 5 + 1);
+          }
+        }
+      }
+     }
+    }
+  }
+}
+
+TEST(AttentionRow, AlibiWeightsDependOnlyOnTheDistance) {
+  // After softmax an ALiBi row is a function of n - m alone: query M of a table and query
+  // M + k of the same table moved by k give the same weights key for key (same relative keys),
+  // and deep inside a long table, where the edges weigh nothing, so do M and M + k of one table.
+  for (int variant : {0, 1}) {
+    ModelParams a = RowParams(Scheme::kAlibi, 8, 200, 0, variant);
+    ModelParams b = RowParams(Scheme::kAlibi, 8, 200, 37, variant);
+    a.pe.alibi().head = b.pe.alibi().head = 5;  // slope 2^-5: hundreds of keys carry weight
+    Result<AttentionRow> ra = AttentionRow::Make(MakeScorer(a), 120);
+    Result<AttentionRow> rb = AttentionRow::Make(MakeScorer(b), 157);
+    ASSERT_TRUE(ra.ok() && rb.ok());
+    for (int64_t r = -120; r < 80; ++r) {
+      EXPECT_NEAR(ra.value().Weight(120 + r), rb.value().Weight(157 + r),
+                  1e-15 + 1e-12 * ra.value().Weight(120 + r))
+          << "distance " << r;
+    }
+    ModelParams big = RowParams(Scheme::kAlibi, 8, 1'000'000'000, 0, variant);
+    const AttentionScorer s = MakeScorer(big);
+    Result<AttentionRow> r1 = AttentionRow::Make(s, 500'000'000);
+    Result<AttentionRow> r2 = AttentionRow::Make(s, 500'012'345);
+    ASSERT_TRUE(r1.ok() && r2.ok());
+    for (int64_t r = -60; r <= 60; ++r) {
+      EXPECT_NEAR(r1.value().Weight(500'000'000 + r), r2.value().Weight(500'012'345 + r),
+                  1e-15 + 1e-12 * r1.value().Weight(500'000'000 + r));
+    }
+    EXPECT_NEAR(r1.value().entropy(), r2.value().entropy(), 1e-12);
+  }
+}
+
+TEST(AttentionRow, ClosedFormsHoldAtABillionKeys) {
+  // Symmetric ALiBi, slope s = 1/2, query in the middle of 1e9 keys: the two sides are geometric
+  // series whose tails weigh nothing, so Z = 1 + 2 r / (1 - r) = coth(s / 2) (r = e^-s) and the
+  // query's own weight is tanh(s / 2); the weight at distance k is tanh(s / 2) e^{-s k}.
+  ModelParams m = RowParams(Scheme::kAlibi, 8, 1'000'000'000, 0, 1);
+  const AttentionScorer s = MakeScorer(m);
+  Result<AttentionRow> row = AttentionRow::Make(s, 500'000'000);
+  ASSERT_TRUE(row.ok()) << row.message();
+  const double w0 = std::tanh(0.25);
+  EXPECT_NEAR(row.value().Weight(500'000'000), w0, 1e-15);
+  EXPECT_NEAR(row.value().Weight(500'000'007), w0 * std::exp(-3.5), 1e-15);
+  EXPECT_NEAR(row.value().Weight(499'999'990), w0 * std::exp(-5.0), 1e-15);
+  // Entropy of the two-sided geometric law: log Z + s E|k|, E|k| = 2 r / ((1 - r)(1 + r)) =
+  // 1 / sinh(s).
+  EXPECT_NEAR(row.value().entropy(), std::log(1 / w0) + 0.5 / std::sinh(0.5), 1e-12);
+  EXPECT_EQ(row.value().TopKeys(3),
+            (std::vector<int64_t>{500'000'000, 499'999'999, 500'000'001}));
+  // A nearly flat head (slope 2^-40: s L = 9e-4) spreads over all 1e9 keys: the entropy is
+  // log L less the variance term s^2 Var(|k|) / 2 (about 3e-8 here).
+  ModelParams flat = m;
+  flat.pe.alibi().heads = 1;
+  flat.pe.alibi().max_bias = 40;
+  Result<AttentionRow> spread = AttentionRow::Make(MakeScorer(flat), 500'000'000);
+  ASSERT_TRUE(spread.ok());
+  EXPECT_NEAR(spread.value().entropy(), std::log(1e9), 1e-6);
+  EXPECT_NEAR(spread.value().Weight(0) * 1e9, 1.0, 1e-3);
+  EXPECT_GT(spread.value().Weight(500'000'000), spread.value().Weight(0));
+}
+
+TEST(AttentionRow, QueryDefaultsAndRefusals) {
+  ModelParams m = RowParams(Scheme::kRope, 16, 100, 10, 0);
+  Result<EncodingPtr> e = MakeEncoding(m.pe, m.cap);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(ResolveAttentionQuery(*e.value(), -1), 109);
+  EXPECT_EQ(ResolveAttentionQuery(*e.value(), 42), 42);
+  Status bad = CheckAttentionRow(*e.value(), 110);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("--query"), std::string::npos) << bad.message();
+  EXPECT_NE(bad.message().find("10 to 109"), std::string::npos) << bad.message();
+  // Without a closed form, a row longer than the cap is refused with the cap named.
+  m.pe.max_len = kMaxEnumeratedKeys + 1;
+  Result<EncodingPtr> big = MakeEncoding(m.pe, m.cap);
+  ASSERT_TRUE(big.ok());
+  Status long_row = CheckAttentionRow(*big.value(), 10);
+  ASSERT_FALSE(long_row.ok());
+  EXPECT_NE(long_row.message().find("--max-len"), std::string::npos) << long_row.message();
+  EXPECT_NE(long_row.message().find(std::to_string(kMaxEnumeratedKeys)), std::string::npos);
+  // The flag: -1 and positions, nothing below -1.
+  const ParamField* field = FindParamField("--query");
+  ASSERT_NE(field, nullptr);
+  EXPECT_EQ(field->key, std::string("query"));
+  ModelParams p;
+  EXPECT_TRUE(field->set(p, "-1").ok());
+  EXPECT_TRUE(field->set(p, "7").ok());
+  EXPECT_EQ(p.query, 7);
+  EXPECT_FALSE(field->set(p, "-2").ok());
+}
+
+TEST(AttentionRow, ViewWritesKeyScoreWeight) {
+  ModelParams m = RowParams(Scheme::kAlibi, 8, 12, 3, 0);
+  m.query = 9;
+  const ViewSelection sel = DefaultViews(m);
+  Result<EncodingPtr> e = MakeEncoding(m.pe, m.cap);
+  const ViewContext c{m, e.value(), sel, {}, FigureFormat::kPng};
+  std::ostringstream csv;
+  ASSERT_TRUE(GetView(ViewKind::kAttention).write_table(csv, TableFormat::kCsv, c, {}).ok());
+  std::istringstream in(csv.str());
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "key,score,weight");
+  const AttentionScorer s = MakeScorer(m);
+  const NaiveRow naive = NaiveSoftmax(s, 9);
+  int rows = 0;
+  while (std::getline(in, line)) {
+    const int64_t n = std::stoll(line.substr(0, line.find(',')));
+    EXPECT_EQ(n, 3 + rows);
+    const std::string rest = line.substr(line.find(',') + 1);
+    const std::string score = rest.substr(0, rest.find(','));
+    const double weight = std::stod(rest.substr(rest.find(',') + 1));
+    EXPECT_NEAR(weight, static_cast<double>(naive.w[static_cast<size_t>(rows)]), 1e-7);
+    EXPECT_EQ(score.empty(), n > 9) << line;  // causal ALiBi: later keys have no score
+    ++rows;
+  }
+  EXPECT_EQ(rows, 12);
+  std::ostringstream npy;
+  ASSERT_TRUE(GetView(ViewKind::kAttention).write_table(npy, TableFormat::kNpy, c, {}).ok());
+  EXPECT_NE(npy.str().find("'shape': (12,)"), std::string::npos);
+  EXPECT_EQ(npy.str().size() % 16, 12 * 4 % 16);  // 64-byte-aligned header, then 12 floats
+  Result<Figure> f = BuildViewFigure(ViewKind::kAttention, m, sel, {}, FigureFormat::kPng);
+  ASSERT_TRUE(f.ok()) << f.message();
+  bool named_query = false;
+  for (const FigureLegendItem& it : f.value().legend) {
+    named_query = named_query || it.label.find("query m = 9") != std::string::npos;
+  }
+  EXPECT_TRUE(named_query);
 }
 
 }  // namespace

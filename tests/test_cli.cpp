@@ -336,6 +336,43 @@ TEST_F(Cli, SimilarityViewsExportTheCoreNumbers) {
   }
 }
 
+TEST_F(Cli, AttentionViewExportsTheSoftmaxRow) {
+  // Symmetric ALiBi, slope 1/2, query 32 of 64: far from both ends the weights are the
+  // two-sided geometric law, tanh(1/4) e^{-|k|/2} at distance k (NPY (L,) float32).
+  CliRun r = RunCli("export --view attention --scheme alibi --alibi-mode symmetric --max-len 64 "
+                    "--query 32 -o " + Path("a.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("a.npy")), a, why)) << why;
+  EXPECT_EQ(a.descr, "<f4");
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{64}));
+  for (int k = -6; k <= 6; ++k) {
+    EXPECT_NEAR(a.data[static_cast<size_t>(32 + k)], std::tanh(0.25) * std::exp(-0.5 * std::abs(k)),
+                1e-7);
+  }
+  // The default query is the last position; --causal zeroes later keys (CSV key,score,weight).
+  r = RunCli("export --view attention --scheme rope --max-len 6 --causal --query 3 -o " +
+             Path("a.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto rows = ParseCsv(ReadFile(Path("a.csv")));
+  ASSERT_EQ(rows.size(), 7u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"key", "score", "weight"}));
+  EXPECT_NE(rows[4][1], "");
+  EXPECT_EQ(rows[5][1], "");
+  EXPECT_EQ(std::stod(rows[5][2]), 0.0);
+  EXPECT_EQ(std::stod(rows[6][2]), 0.0);
+  // Out of the table, or too long a row without a closed form: a message naming the flag.
+  r = RunCli("export --view attention --max-len 10 --query 10 -o " + Path("x.csv"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.output.find("--query"), std::string::npos) << r.output;
+  EXPECT_FALSE(Exists(Path("x.csv")));
+  r = RunCli("export --view attention --scheme rope --max-len 2000000 -o " + Path("x.png"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.output.find("1048576"), std::string::npos) << r.output;
+  EXPECT_FALSE(Exists(Path("x.png")));
+}
+
 TEST_F(Cli, HelpOnEveryLevel) {
   CliRun top = RunCli("--help");
   EXPECT_EQ(top.code, 0);

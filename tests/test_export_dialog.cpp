@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <set>
 
@@ -175,6 +176,56 @@ TEST_F(ExportDialog, RelativeFoldersAreSavedAndNamedAsAbsolutePaths) {
   ASSERT_EQ(::chdir(cwd), 0);
   EXPECT_EQ(state_.toast.text, "Saved " + dir_ + "/sub/numbers.csv");
   EXPECT_FALSE(pe::testing::ReadFile(Path("sub/numbers.csv")).empty());
+}
+
+TEST_F(ExportDialog, ScoreExportDrawsThePannedAndZoomedWindow) {
+  // The score view's window is panned and zoomed on screen the way a user does it (wheel, then a
+  // drag in its plot); Save in the dialog then writes that window, not the whole table.
+  state_.params.pe.scheme = RopeParams{};
+  state_.params.pe.max_len = 1000;
+  state_.select_tab = ViewKind::kScore;
+  Frames(3);
+  ImGuiWindow* panel = nullptr;
+  for (ImGuiWindow* w : GImGui->Windows) {
+    const char* tail = std::strstr(w->Name, "/score_");
+    if (tail && !std::strchr(tail + 1, '/') && w->Active) panel = w;
+  }
+  ASSERT_NE(panel, nullptr);
+  EXPECT_EQ(state_.score.view, (ViewRange{0, 1000, 0, 1000}));
+  // A point in the plot: a third across the panel (the legend is on the right), half down.
+  ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 at(panel->Pos.x + panel->Size.x * 0.3f, panel->Pos.y + panel->Size.y * 0.55f);
+  io.MousePos = at;
+  Frame();
+  io.MouseWheel = 3.0f;  // zoom in about the pointer
+  Frame();
+  io.MouseWheel = 0.0f;
+  io.MouseDown[0] = true;
+  Frame();
+  io.MousePos = ImVec2(at.x + 40, at.y + 25);  // drag: pan
+  Frame();
+  io.MouseDown[0] = false;
+  Frames(2);
+  const ViewRange panned = state_.score.view;
+  ASSERT_LT(panned.x1 - panned.x0, 700.0) << "the wheel did not zoom the score plot";
+  ASSERT_GT(panned.x0, 0.0);
+  ASSERT_NE(panned, (ViewRange{0, 1000, 0, 1000}));
+  state_.export_dialog.view = ViewKind::kScore;
+  Open(dir_, "score.svg", 1);
+  ClickButton("Save");
+  const std::string svg = pe::testing::ReadFile(Path("score.svg"));
+  ASSERT_FALSE(svg.empty()) << state_.toast.text << state_.export_dialog.error;
+  auto num = [](double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    return std::string(buf);
+  };
+  EXPECT_NE(svg.find("name=\"x_range\" value=\"" + num(panned.x0) + ":" + num(panned.x1) + "\""),
+            std::string::npos)
+      << "x " << panned.x0 << ".." << panned.x1;
+  EXPECT_NE(svg.find("name=\"y_range\" value=\"" + num(panned.y0) + ":" + num(panned.y1) + "\""),
+            std::string::npos)
+      << "y " << panned.y0 << ".." << panned.y1;
 }
 
 TEST_F(ExportDialog, SizePresetsOnlyForPng) {

@@ -190,6 +190,53 @@ TEST_F(Figures, NarrowFiguresKeepEveryCharacterOnThePage) {
   }
 }
 
+// Every character of a legend item, spaces aside: the lines laid out, joined.
+std::string WithoutSpaces(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c != ' ') out += c;
+  }
+  return out;
+}
+
+TEST_F(Figures, LegendWrapsLongWordsAndKeepsEveryCharacter) {
+  // A word with no space wider than the legend's room (HF's function name in the T5 notes) and
+  // a list of numbers: each is laid out in lines that fit, and the lines give the text back.
+  Figure f;
+  f.view = {0, 1, 0, 1};
+  const std::string long_word = "T5Attention._relative_position_bucket_and_then_some_more";
+  f.legend.push_back({"after " + long_word, SeriesRgba(0)});
+  f.legend.push_back({"top keys: 1564 (0.00102), 1565 (0.00102), 1566 (0.00102), 1567 (0.00102), "
+                      "1568 (0.00102)",
+                      SeriesRgba(1)});
+  for (double width : {500.0, 700.0, 960.0}) {
+    const FigureSize size{width, 540, 1};
+    const LegendLayout layout = FigureLegendLayout(f, size);
+    ASSERT_TRUE(layout.complete);
+    ASSERT_EQ(layout.items.size(), f.legend.size());
+    for (size_t i = 0; i < f.legend.size(); ++i) {
+      const LegendLayout::Item& it = layout.items[i];
+      std::string joined;
+      for (size_t k = 0; k < it.lines.size(); ++k) {
+        joined += it.lines[k];
+        EXPECT_LE(it.widths[k], layout.max_width + 1e-9) << it.lines[k];
+        EXPECT_LE(it.x + it.widths[k], width - 10 + 1e-9) << it.lines[k];
+      }
+      EXPECT_EQ(WithoutSpaces(joined), WithoutSpaces(f.legend[i].label)) << "at width " << width;
+    }
+    // The long word needed breaking inside (it is wider than the room on its own line).
+    EXPECT_GE(layout.items[0].lines.size(), 2u);
+  }
+  // Broken after punctuation where it can be: a line of the long word ends in '.' or '_'.
+  const LegendLayout narrow = FigureLegendLayout(f, {500, 540, 1});
+  bool at_punct = false;
+  for (size_t k = 0; k + 1 < narrow.items[0].lines.size(); ++k) {
+    const char last = narrow.items[0].lines[k].back();
+    at_punct = at_punct || last == '.' || last == '_';
+  }
+  EXPECT_TRUE(at_punct);
+}
+
 TEST_F(Figures, SvgIsWellFormedWithOneImageAndVectorCurves) {
   ModelParams m;
   const FigureSize size;

@@ -6,6 +6,7 @@
 // order, up to position 1e7, and the numbers its legend shows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <numbers>
@@ -149,6 +150,38 @@ TEST(RotationView, CirclesAreRound) {
       EXPECT_NEAR(ux / uy, 1.0, 0.01) << size.width << "x" << size.height;
     }
   }
+}
+
+TEST(RotationView, TicksReadThePairsOwnCoordinates) {
+  // Each panel is placed at its own point of the layout; its ticks must read the pair's values
+  // (the unit circle crosses -1 and 1), not the layout's coordinates (0, 3, 6, ...).
+  const ModelParams m = RopeModel(128, RopeScaling::kNone);
+  const Result<Figure> f =
+      BuildViewFigure(ViewKind::kRotation, m, DefaultViews(m), {}, FigureFormat::kPng);
+  ASSERT_TRUE(f.ok()) << f.message();
+  // The unit circles (grey, radius 1): their centres and extents.
+  std::vector<double> cxs, cys;
+  for (const FigureSeries& s : f.value().series) {
+    if (!(s.color == Rgba8{205, 205, 210, 255}) || s.xs.empty()) continue;
+    const auto [x0, x1] = std::minmax_element(s.xs.begin(), s.xs.end());
+    const auto [y0, y1] = std::minmax_element(s.ys.begin(), s.ys.end());
+    ASSERT_NEAR(*x1 - *x0, 2.0, 1e-6);
+    cxs.push_back((*x0 + *x1) / 2);
+    cys.push_back((*y0 + *y1) / 2);
+  }
+  ASSERT_EQ(cxs.size(), 8u);
+  auto check = [](const std::vector<Tick>& ticks, const std::vector<double>& centres) {
+    ASSERT_FALSE(ticks.empty());
+    for (const Tick& t : ticks) {
+      const double v = std::stod(t.label);
+      EXPECT_TRUE(v == -1 || v == 0 || v == 1) << t.label;
+      bool on_panel = false;
+      for (double c : centres) on_panel = on_panel || std::abs(t.value - (c + v)) < 1e-9;
+      EXPECT_TRUE(on_panel) << "tick \"" << t.label << "\" at " << t.value;
+    }
+  };
+  check(f.value().x.ticks, cxs);
+  check(f.value().y.ticks, cys);
 }
 
 TEST(FrequenciesView, Llama3SplitsThePairs29_29_6) {

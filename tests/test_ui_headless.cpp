@@ -565,7 +565,7 @@ TEST_F(ScorePanel, TheScoreFigureFollowsThePannedWindowOfAHugeTable) {
   EXPECT_EQ(c.figure->view, (ViewRange{0, 1e9, 0, 1e9}));
   ASSERT_TRUE(c.figure->image.has_value());
   // Panned and zoomed far in: the next frame computes that window, one cell per texel.
-  c.view = {999'999'950, 1e9, 999'999'950, 1e9};
+  state_.score.view = {999'999'950, 1e9, 999'999'950, 1e9};
   Frames(2);
   ASSERT_TRUE(c.figure.has_value()) << c.error;
   EXPECT_EQ(c.figure->view, (ViewRange{999'999'950, 1e9, 999'999'950, 1e9}));
@@ -603,6 +603,70 @@ TEST_F(ScorePanel, ThePrecisionFigureSharesTheHeatmapWindow) {
   ASSERT_EQ(c.figure->overlays.size(), 1u);
   EXPECT_EQ(c.figure->overlays[0].y0, 257.0);
   EXPECT_EQ(state_.heatmap.view, (ViewRange{0, 8, 250, 270}));
+}
+
+TEST_F(ScorePanel, FiguresComeFromTheWorkerAndAreNeverShownForOlderParameters) {
+  // The score figure of a 1e9-position table is built off the frame. While a figure of new
+  // parameters is on its way the panel says it is computing and shows no figure of the old ones
+  // (a pan, same parameters, keeps the newest picture); once built, the figure on screen is the
+  // one of the current parameters, the same as one built afresh from its request.
+  FigureWorker figures(/*synchronous=*/false);
+  services_.figures = &figures;
+  state_.params.pe.scheme = RopeParams{};
+  state_.params.pe.max_len = 1'000'000'000;
+  Frames(2);
+  ASSERT_TRUE(ChooseTab("score"));
+  figures.WaitIdle();
+  Frames(2);
+  auto shown = [&]() -> const ModelParams* {
+    for (const auto& [v, p] : caches_.drawn.figure_params) {
+      if (v == ViewKind::kScore) return &p;
+    }
+    return nullptr;
+  };
+  auto computing = [&] {
+    const auto& c = caches_.drawn.figures_computing;
+    return std::find(c.begin(), c.end(), ViewKind::kScore) != c.end();
+  };
+  ASSERT_NE(shown(), nullptr);
+  EXPECT_EQ(*shown(), state_.params);
+
+  figures.Hold(true);
+  // A pan: the same parameters, so the newest picture stays up while the window's is built.
+  state_.score.view = {250'000'000, 750'000'000, 250'000'000, 750'000'000};
+  Frames(3);
+  ASSERT_NE(shown(), nullptr);
+  EXPECT_EQ(*shown(), state_.params);
+  EXPECT_FALSE(computing());
+  // New parameters: "computing", and never the figure of the old ones.
+  state_.params.causal_mask = true;
+  for (int k = 0; k < 3; ++k) {
+    Frame();
+    EXPECT_TRUE(computing());
+    EXPECT_EQ(shown(), nullptr) << "a figure of older parameters is shown as current";
+  }
+  figures.Hold(false);
+  figures.WaitIdle();
+  Frames(2);
+  EXPECT_FALSE(computing());
+  ASSERT_NE(shown(), nullptr);
+  EXPECT_EQ(*shown(), state_.params);
+  const FigurePanelCache& c = caches_.figure_panels[ViewKind::kScore];
+  ASSERT_TRUE(c.built && c.figure);
+  EXPECT_EQ(c.built->sel.score, state_.score.view);
+  const FigureResult fresh = BuildFigure(*c.built);
+  ASSERT_TRUE(fresh.figure.has_value()) << fresh.error;
+  ASSERT_EQ(fresh.figure->legend.size(), c.figure->legend.size());
+  for (size_t i = 0; i < fresh.figure->legend.size(); ++i) {
+    EXPECT_EQ(fresh.figure->legend[i].label, c.figure->legend[i].label);
+  }
+  ASSERT_TRUE(fresh.figure->image && c.figure->image);
+  EXPECT_EQ(fresh.figure->image->rgba, c.figure->image->rgba);
+  bool causal_note = false;
+  for (const FigureLegendItem& it : c.figure->legend) {
+    causal_note = causal_note || it.label.find("masked, causal") != std::string::npos;
+  }
+  EXPECT_TRUE(causal_note);
 }
 
 }  // namespace

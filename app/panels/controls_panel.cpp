@@ -13,6 +13,7 @@
 #include "encoding/learned.h"
 #include "encoding/rope_encoding.h"
 #include "encoding/sinusoidal_presets.h"
+#include "figure/text_wrap.h"
 #include "model/param_fields.h"
 #include "model/token_ids.h"
 #include "panels/panels.h"
@@ -447,23 +448,11 @@ void EditField(AppState& state, const char* label, const char* flag, const std::
 
 void WrappedText(const std::string& text) {
   const float width = ImGui::GetContentRegionAvail().x;
-  std::string line;
-  size_t k = 0;
-  while (k < text.size()) {
-    const size_t next = text.find(' ', k);
-    const std::string word =
-        text.substr(k, next == std::string::npos ? std::string::npos : next - k);
-    const std::string candidate = line.empty() ? word : line + " " + word;
-    if (!line.empty() && ImGui::CalcTextSize(candidate.c_str()).x > width) {
-      ImGui::TextUnformatted(line.c_str());
-      line = word;
-    } else {
-      line = candidate;
-    }
-    if (next == std::string::npos) break;
-    k = next + 1;
+  for (const std::string& line :
+       WrapText(text, width, [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; },
+                false)) {
+    ImGui::TextUnformatted(line.c_str());
   }
-  if (!line.empty()) ImGui::TextUnformatted(line.c_str());
 }
 
 void FieldCombo(AppState& state, const char* label, const char* flag,

@@ -107,7 +107,7 @@ void ScoreControls(AppState& state, ViewKind view) {
                 "tokens:" + std::to_string(c.token_a) + "," + std::to_string(typed));
     }
   }
-  if (view == ViewKind::kScore) {
+  if (view == ViewKind::kScore || view == ViewKind::kAttention) {
     ImGui::SameLine();
     bool causal = state.params.causal_mask;
     if (ImGui::Checkbox("causal mask", &causal)) {
@@ -144,6 +144,21 @@ void SimilarityControls(AppState& state) {
   ItemTooltip("dot: PE(p)\xc2\xb7PE(q). cosine: the dot over |PE(p)| |PE(q)|, 1 on the diagonal.");
 }
 
+// The attention view's query: a slider over the table's positions (-1, the default, shows as
+// the last position), set through the parameter table as --query.
+void QueryControl(AppState& state, const Encoding& e) {
+  const int64_t first = e.first_position(), last = e.last_position();
+  int64_t m = state.params.query == -1 ? last : std::clamp(state.params.query, first, last);
+  ImGui::SetNextItemWidth(-1);
+  const ImGuiSliderFlags flags = ImGuiSliderFlags_AlwaysClamp |
+                                 (last - first > 2000 ? ImGuiSliderFlags_Logarithmic : 0);
+  if (first < last && ImGui::SliderScalar("##query", ImGuiDataType_S64, &m, &first, &last,
+                                          "query m = %lld", flags)) {
+    EditField(state, "query", "--query", std::to_string(m));
+  }
+  ItemTooltip("The query whose softmax over every key is drawn (Ctrl+click to type).");
+}
+
 }  // namespace
 
 void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, FigurePanelCache& cache,
@@ -158,7 +173,10 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   }
   const float em = ImGui::GetFontSize();
   if (view == ViewKind::kRotation) RotationControls(state, *derived.encoding);
-  if (view == ViewKind::kScore || view == ViewKind::kDecay) ScoreControls(state, view);
+  if (view == ViewKind::kScore || view == ViewKind::kDecay || view == ViewKind::kAttention) {
+    ScoreControls(state, view);
+  }
+  if (view == ViewKind::kAttention) QueryControl(state, *derived.encoding);
   if (view == ViewKind::kPrecision) PrecisionControls(state);
   if (view == ViewKind::kSimilarity || view == ViewKind::kSimilarityOffset) {
     SimilarityControls(state);
@@ -167,7 +185,8 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   const float legend_w = std::min(em * 14.0f, avail.x * 0.38f);
   ViewSelection sel = ViewsOf(state);
   // The score and similarity views are computed for the window on screen (a table of 2^31
-  // positions pans and zooms): the figure follows the plot's view, within the whole table.
+  // positions pans and zooms): the figure follows the plot's view (AppState's, so an export
+  // draws it too; the two (position x position) views share it), within the whole table.
   const bool follows_view = view == ViewKind::kScore || view == ViewKind::kSimilarity;
   ViewRange whole;
   if (follows_view) {
@@ -175,8 +194,6 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
     const auto first = static_cast<double>(e.first_position());
     const double end = first + static_cast<double>(e.rows());
     whole = {first, end, first, end};
-    sel.score = cache.figure && cache.whole == whole ? cache.view : whole;
-    cache.whole = whole;
   }
   // The precision view shows the heatmap's window (computed at screen resolution, so a table
   // of 2^31 positions pans and zooms): panning or zooming here moves the heatmap too, and an
@@ -190,21 +207,33 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   FigureSize size;
   size.width = std::max(200.0, static_cast<double>(avail.x - legend_w));
   size.height = std::max(200.0, static_cast<double>(avail.y));
-  auto key = std::make_tuple(state.params, sel, size.width, size.height);
-  if (!cache.key || *cache.key != key || !cache.figure) {
-    cache.key = key;
-    const ViewContext context{state.params, derived.encoding, sel, size, FigureFormat::kPng};
-    Result<Figure> f = GetView(view).figure(context);
-    cache.figure.reset();
-    cache.error.clear();
-    if (f.ok()) {
-      cache.figure = std::move(f).value();
-      cache.view = cache.figure->view;
+  const FigureRequest request{view, state.params, derived.encoding, sel, size};
+  // Built by the worker when there is one (newest request wins; quick figures still arrive in
+  // this frame), else here.
+  auto install = [&](FigureResult r) {
+    cache.built = std::move(r.request);
+    cache.figure = std::move(r.figure);
+    cache.error = std::move(r.error);
+    if (cache.figure) {
+      if (!follows_view) cache.view = cache.figure->view;
       cache.area = ImVec2(0, 0);  // fit an equal-aspect figure to the plot again
       cache.image_uploaded = false;
-    } else {
-      cache.error = f.message();
     }
+  };
+  if (services.figures) {
+    services.figures->Request(request);
+    if (std::optional<FigureResult> r = services.figures->Take(view)) install(std::move(*r));
+  } else if (!cache.built || !(*cache.built == request)) {
+    install(BuildFigure(request));
+  }
+  // What is on screen must be of the current parameters: a figure of older parameters is never
+  // shown as if current; one of these parameters for another window or size is (the newest
+  // picture there is, in its own coordinates) until the new one is ready.
+  const bool current_params = cache.built && cache.built->params == state.params;
+  if (!current_params) {
+    drawn.figures_computing.push_back(view);
+    ImGui::TextDisabled("Computing the figure for the new parameters...");
+    return;
   }
   if (!cache.figure) {
     ErrorText(cache.error);
@@ -212,6 +241,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   }
   const Figure& f = *cache.figure;
   drawn.figures.push_back({view, &f});
+  drawn.figure_params.push_back({view, cache.built->params});
   PlotSpec spec;
   spec.x_label = f.x.label.c_str();
   spec.y_label = f.y.label.c_str();
@@ -223,13 +253,15 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
     spec.limits = WidenToAspect(f.view, cache.area.x / cache.area.y);
   }
   spec.x_integer = f.x.integer;
+  spec.x_ticks = f.x.ticks;
+  spec.y_ticks = f.y.ticks;
   spec.x_cells = f.x.cells;
   spec.y_cells = f.y.cells;
   spec.y_down = f.y.reversed;
   // A figure with a colour bar (the score and bias heatmaps) gets one beside its plot.
   const float bar_w = f.colorbar ? em * 4.2f : 0.0f;
   ImGui::BeginGroup();
-  Plot plot("figure_plot", cache.view, spec,
+  Plot plot("figure_plot", follows_view ? state.score.view : cache.view, spec,
             ImVec2(avail.x - legend_w - bar_w - em * 0.5f, avail.y));
   if (f.equal_aspect) {
     const ImVec2 area(plot.area_max().x - plot.area_min().x,
@@ -299,7 +331,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
       }
       ImGui::Dummy(ImVec2(em * 1.4f, em));
       ImGui::SameLine();
-      WrappedText(item.label);  // breaks at spaces only: numbers stay whole
+      WrappedText(item.label);  // breaks at spaces: numbers stay whole
     }
   }
   ImGui::EndChild();

@@ -55,7 +55,8 @@ void EditField(AppState& state, const char* label, const char* flag, const std::
 void FieldCombo(AppState& state, const char* label, const char* flag,
                 std::span<const char* const> labels, std::span<const char* const> names,
                 const char* tip);
-// Text wrapped at spaces only, so "6.28319e+09" or "-0.416" is never split across lines.
+// Text wrapped at spaces, so "6.28319e+09" or "-0.416" is never split across lines; only a word
+// wider than the panel on its own is broken inside (WrapText), so nothing is cut at the edge.
 void WrappedText(const std::string& text);
 // The shortest decimal text that reads back as `v`, as the command line takes numbers.
 std::string NumberText(double v);

@@ -89,6 +89,13 @@ struct WalkthroughViewState {
   int fitted_step = -1;  // the step `view` was fitted to; another step fits again
 };
 
+// The score view's window, keys (x) by queries (y) in absolute positions: what its panel shows
+// and what an export of it draws. Fitted to the whole table when the table changes.
+struct ScoreViewState {
+  PlotRange view{0, 0, 0, 0};
+  bool fitted = false;
+};
+
 // The export dialog: what is exported, where, and how large.
 struct ExportDialogState {
   bool open_requested = false;  // open the dialog next frame
@@ -136,6 +143,7 @@ struct AppState {
   SumsViewState sums;
   RotationViewState rotation;
   WalkthroughViewState walkthrough;
+  ScoreViewState score;
   ManualVectors manual;
   // (cols, rows, first position, scheme, value range as bits) the views were fitted to
   std::array<int64_t, 6> fitted_extents = {-1, -1, -1, -1, -1, -1};

@@ -36,6 +36,13 @@ PlotRange ClampView(PlotRange v, const PlotSpec& s) {
 
 namespace {
 
+// Ticks the caller placed, shifted as nice ticks are (by the cell centre) before drawing.
+std::vector<Tick> GivenTicks(std::span<const Tick> ticks, double cell_centre) {
+  std::vector<Tick> out(ticks.begin(), ticks.end());
+  for (Tick& t : out) t.value -= cell_centre;
+  return out;
+}
+
 constexpr ImU32 kFrame = IM_COL32(110, 110, 120, 255);
 constexpr ImU32 kGrid = IM_COL32(255, 255, 255, 22);
 constexpr ImU32 kText = IM_COL32(220, 220, 225, 255);
@@ -74,7 +81,10 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
   const double yc = spec.y_cells ? 0.5 : 0.0;
   const int y_target = std::max(2, static_cast<int>((bottom - top) / (em * 2.5f)));
   float ytick_w = ImGui::CalcTextSize("-0.000").x;
-  for (const Tick& t : NiceTicks(view_.y0 - yc, view_.y1 - yc, y_target, spec.y_cells)) {
+  const std::vector<Tick> yticks = !spec.y_ticks.empty()
+                                      ? GivenTicks(spec.y_ticks, yc)
+                                      : NiceTicks(view_.y0 - yc, view_.y1 - yc, y_target, spec.y_cells);
+  for (const Tick& t : yticks) {
     ytick_w = std::max(ytick_w, ImGui::CalcTextSize(t.label.c_str()).x);
   }
   ytick_w += em * 0.6f;
@@ -141,8 +151,11 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
   const double xc = spec.x_cells ? 0.5 : 0.0;
   const int x_target = std::max(2, static_cast<int>(w / (em * 5.5f)));
   float last_right = -1e9f;
-  for (const Tick& t :
-       NiceTicks(view_.x0 - xc, view_.x1 - xc, x_target, spec.x_cells || spec.x_integer)) {
+  const std::vector<Tick> xticks =
+      !spec.x_ticks.empty()
+          ? GivenTicks(spec.x_ticks, xc)
+          : NiceTicks(view_.x0 - xc, view_.x1 - xc, x_target, spec.x_cells || spec.x_integer);
+  for (const Tick& t : xticks) {
     const float px = ToPixels(t.value + xc, 0).x;
     if (px < min_.x - 0.5f || px > max_.x + 0.5f) continue;
     draw_->AddLine(ImVec2(px, min_.y), ImVec2(px, max_.y), kGrid);
@@ -153,7 +166,10 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
     draw_->AddText(ImVec2(lx, max_.y + em * 0.25f), kDim, t.label.c_str());
     last_right = lx + tw;
   }
-  for (const Tick& t : NiceTicks(view_.y0 - yc, view_.y1 - yc, y_target, spec.y_cells)) {
+  const std::vector<Tick> yticks_now =
+      !spec.y_ticks.empty() ? GivenTicks(spec.y_ticks, yc)
+                            : NiceTicks(view_.y0 - yc, view_.y1 - yc, y_target, spec.y_cells);
+  for (const Tick& t : yticks_now) {
     const float py = ToPixels(0, t.value + yc).y;
     if (py < min_.y - 0.5f || py > max_.y + 0.5f) continue;
     draw_->AddLine(ImVec2(min_.x, py), ImVec2(max_.x, py), kGrid);

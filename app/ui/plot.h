@@ -6,6 +6,8 @@
 
 #include <imgui.h>
 
+#include <span>
+
 #include "figure/colormap.h"
 #include "figure/figure.h"
 
@@ -27,6 +29,8 @@ struct PlotSpec {
   bool x_integer = false;  // only whole-number ticks on x (an index axis)
   bool lock_y = false;     // zoom and pan move x only; the caller owns y
   bool crosshair = true;
+  // Ticks placed by the caller (plot position, label); empty: nice ticks over the view.
+  std::span<const Tick> x_ticks, y_ticks;
 };
 
 class Plot {

@@ -33,6 +33,13 @@ void RefitOnNewExtents(AppState& state, const Derived& derived) {
     state.heatmap.fitted = false;
     state.curves.fitted = false;
     state.sums.fitted = false;
+    state.score.fitted = false;
+  }
+  if (!state.score.fitted) {
+    const auto first = static_cast<double>(e.first_position());
+    const double end = first + static_cast<double>(e.rows());
+    state.score.view = {first, end, first, end};
+    state.score.fitted = true;
   }
   if (state.heatmap.fitted && state.curves.fitted) return;
   const ViewSelection defaults = DefaultViews(state.params, e);
@@ -267,6 +274,7 @@ ViewSelection ViewsOf(const AppState& state) {
   v.markers = state.curves.markers;
   v.rotation_position = state.rotation.position;
   v.walkthrough_step = state.walkthrough.step;
+  if (state.score.fitted) v.score = state.score.view;
   return v;
 }
 

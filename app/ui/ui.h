@@ -11,6 +11,7 @@
 #include "ui/app_state.h"
 #include "ui/derived.h"
 #include "views/heatmap_raster.h"
+#include "jobs/figure_worker.h"
 #include "jobs/raster_worker.h"
 #include "ui/plot.h"
 #include "ui/texture_store.h"
@@ -44,17 +45,18 @@ struct CurvesCache {
   ImVec2 plot_min, plot_max;  // the data area on screen last frame
 };
 
-// A panel that draws its view's core Figure (figure_panel.cpp): the figure, rebuilt when the
-// parameters, the selection or the panel's size change, and the plot's own view window.
+// A panel that draws its view's core Figure (figure_panel.cpp): the figure on screen and the
+// request it was built for (rebuilt, by the figure worker when there is one, when the
+// parameters, the selection or the panel's size change), and the plot's own view window (the
+// score view's window lives in AppState, where an export finds it).
 struct FigurePanelCache {
-  std::optional<std::tuple<ModelParams, ViewSelection, double, double>> key;
+  std::optional<FigureRequest> built;  // what `figure` / `error` were built for
   std::optional<Figure> figure;
   std::string error;
   PlotRange view;
   ImVec2 area;  // the plot's data area last frame (equal-aspect figures are fitted to it)
   ImTextureID texture = nullptr;  // the figure's image, uploaded once per figure
   bool image_uploaded = false;
-  ViewRange whole;  // a figure that follows the view: the table it was made for
 };
 
 // The compare panel (compare_panel.cpp): its figure (A | B | A - B) and the second
@@ -101,6 +103,8 @@ struct DrawnRecord {
   std::vector<std::pair<ViewKind, const Figure*>> figures;  // figures drawn by figure panels
   const Walkthrough* walkthrough = nullptr;  // the walkthrough the panel drew, if any
   int walkthrough_step = -1;                 // and its step on show
+  std::vector<std::pair<ViewKind, ModelParams>> figure_params;  // the parameters each was made of
+  std::vector<ViewKind> figures_computing;  // figure panels waiting for their new parameters' figure
   void Clear() { *this = DrawnRecord(); }
 };
 
@@ -122,6 +126,7 @@ struct UiServices {
   RasterWorker* rasters = nullptr;
   ExportRunner* exports = nullptr;   // null: export is not offered
   SaveFilePicker* picker = nullptr;  // null: no native save dialog
+  FigureWorker* figures = nullptr;   // null: figure panels build their figures in the frame
 };
 
 // Applies the edits queued in the last frame (state.pending_edits), updates the derived data and

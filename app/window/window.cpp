@@ -130,11 +130,12 @@ int RunWindow(AppState& state, const WindowRequest& request,
   UiCaches caches;
   std::optional<GlTextureStore> textures;
   textures.emplace();
-  // Screenshots must show the final raster, so they compute it in the frame.
+  // Screenshots must show the final raster and figures, so they compute them in the frame.
   RasterWorker rasters(/*synchronous=*/!request.screenshot.empty());
+  FigureWorker figures(/*synchronous=*/!request.screenshot.empty());
   ExportRunner exports(/*synchronous=*/false);
   SaveFilePicker picker;
-  UiServices services{&*textures, &rasters, &exports, &picker};
+  UiServices services{&*textures, &rasters, &exports, &picker, &figures};
   std::vector<double> frame_ms;
   int frame = 0;
   const int frames_wanted = request.frame_stats > 0 ? request.frame_stats : request.frames;

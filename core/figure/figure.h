@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/ticks.h"
 #include "figure/colormap.h"
 
 namespace pe {
@@ -28,6 +29,9 @@ struct FigureAxis {
   bool cells = false;     // integer categories: tick k at the centre of [k, k+1)
   bool reversed = false;  // grows downward (y) as in a matrix
   bool integer = false;   // only whole-number ticks (an index axis)
+  // Ticks placed by the view (position in plot coordinates, label in the data's terms), e.g. the
+  // -1, 0, 1 of each small multiple of a grid; empty: nice ticks over the view.
+  std::vector<Tick> ticks = {};
 };
 
 struct FigureImage {

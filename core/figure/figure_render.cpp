@@ -1,5 +1,7 @@
 #include "figure/figure_render.h"
 
+#include "figure/text_wrap.h"
+
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <cairo.h>
@@ -15,6 +17,7 @@
 #include <sstream>
 
 #include "base/ticks.h"
+#include "figure/text_wrap.h"
 
 namespace pe {
 
@@ -105,27 +108,9 @@ void Text(cairo_t* cr, const std::string& s, double x, double y, double ax, doub
   cairo_restore(cr);
 }
 
-// `text` in lines no wider than `max_width`, broken after ", " (a legend's "j=127: i=63 cos,
-// ω=0.0001155, λ=5.441e+04"), so numbers are never cut at the page edge. A piece wider than
-// `max_width` on its own keeps its line.
+// `text` in lines no wider than `max_width` in the current font (text_wrap.h: after ", " first).
 std::vector<std::string> WrapAtCommas(cairo_t* cr, const std::string& text, double max_width) {
-  std::vector<std::string> lines;
-  std::string line;
-  size_t at = 0;
-  while (at < text.size()) {
-    const size_t comma = text.find(", ", at);
-    const size_t end = comma == std::string::npos ? text.size() : comma + 1;
-    const std::string piece = text.substr(at, end - at);
-    if (!line.empty() && TextWidth(cr, line + piece) > max_width) {
-      lines.push_back(line);
-      line = piece.substr(piece.front() == ' ' ? 1 : 0);
-    } else {
-      line += piece;
-    }
-    at = end;
-  }
-  if (!line.empty()) lines.push_back(line);
-  return lines;
+  return WrapText(text, max_width, [cr](const std::string& t) { return TextWidth(cr, t); }, true);
 }
 
 // The text under the title: each line's style, wrapped at spaces to `width` (a word wider than
@@ -211,6 +196,15 @@ struct Layout {
 
 std::vector<Tick> AxisTicks(double lo, double hi, const FigureAxis& axis, double length,
                             double label_len) {
+  if (!axis.ticks.empty()) {
+    std::vector<Tick> out;
+    for (const Tick& t : axis.ticks) {
+      if (t.value >= std::min(lo, hi) && t.value <= std::max(lo, hi)) out.push_back(t);
+    }
+    std::sort(out.begin(), out.end(),
+              [](const Tick& a, const Tick& b) { return a.value < b.value; });
+    return out;
+  }
   const double c = axis.cells ? 0.5 : 0.0;
   const int target = std::max(2, static_cast<int>(length / label_len));
   std::vector<Tick> ticks = NiceTicks(lo - c, hi - c, target, axis.cells || axis.integer);
@@ -344,6 +338,36 @@ void PaintImage(cairo_t* cr, cairo_surface_t* img, int w, int h, double dx0, dou
   cairo_clip(cr);
   cairo_paint(cr);
   cairo_restore(cr);
+}
+
+// Where the legend's lines go: right of the plot (under the colour bar when there is one),
+// each item wrapped to the room left on the page (WrapText: at ", ", then spaces, then inside a
+// word too long for a line). Lines past the page's bottom are left out and `complete` says so.
+LegendLayout LayOutLegend(cairo_t* cr, const Figure& f, const FigureSize& size, const Box& b) {
+  LegendLayout out;
+  if (f.legend.empty()) return out;
+  Font(cr, kLegendPt);
+  const double right_x = b.x + b.w + 20;
+  double y = f.colorbar ? b.y + b.h * ColorBarShare(f) + 10 : b.y + 4;
+  out.max_width = std::max(1.0, size.width - right_x - 30 - 10);
+  const auto width = [cr](const std::string& t) { return TextWidth(cr, t); };
+  for (const FigureLegendItem& item : f.legend) {
+    LegendLayout::Item it;
+    it.x = right_x + 30;
+    for (const std::string& line : WrapText(item.label, out.max_width, width, true)) {
+      if (y + kLegendPt > size.height - 4) {
+        out.complete = false;
+        break;
+      }
+      it.lines.push_back(line);
+      it.widths.push_back(TextWidth(cr, line));
+      it.ys.push_back(y);
+      y += kLegendPt * 1.25;
+    }
+    y += kLegendPt * 0.3;
+    out.items.push_back(std::move(it));
+  }
+  return out;
 }
 
 void DrawPanels(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format);
@@ -509,7 +533,6 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
 
   // Colour bar from the same LUT as the heatmap, with its range.
   double right_x = b.x + b.w + 20;
-  double right_y = b.y;
   if (f.colorbar) {
     const FigureColorBar& c = *f.colorbar;
     // A vector gradient through the LUT's own key colours: the same colours as the heatmap's
@@ -542,27 +565,19 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
     }
     Font(cr, kLabelPt);
     Text(cr, c.label, right_x, b.y, 0, 0);
-    right_y = b.y + bar;
   }
   // Legend beside the plot: never over the data.
-  if (!f.legend.empty()) {
-    Font(cr, kLegendPt);
-    double y = right_y + (f.colorbar ? 10 : 4);
-    for (const FigureLegendItem& it : f.legend) {
-      if (y + kLegendPt > size.height - 4) break;
-      SetColor(cr, it.color);
-      cairo_set_line_width(cr, 3);
-      cairo_move_to(cr, right_x, y + kLegendPt * 0.6);
-      cairo_line_to(cr, right_x + 24, y + kLegendPt * 0.6);
-      cairo_stroke(cr);
-      SetColor(cr, ink);
-      for (const std::string& line : WrapAtCommas(cr, it.label, size.width - right_x - 30 - 4)) {
-        if (y + kLegendPt > size.height - 4) break;
-        Text(cr, line, right_x + 30, y, 0, 0);
-        y += kLegendPt * 1.25;
-      }
-      y += kLegendPt * 0.3;
-    }
+  const LegendLayout legend = LayOutLegend(cr, f, size, b);
+  for (size_t i = 0; i < legend.items.size(); ++i) {
+    const LegendLayout::Item& it = legend.items[i];
+    if (it.lines.empty()) break;
+    SetColor(cr, f.legend[i].color);
+    cairo_set_line_width(cr, 3);
+    cairo_move_to(cr, it.x - 30, it.ys[0] + kLegendPt * 0.6);
+    cairo_line_to(cr, it.x - 6, it.ys[0] + kLegendPt * 0.6);
+    cairo_stroke(cr);
+    SetColor(cr, ink);
+    for (size_t k = 0; k < it.lines.size(); ++k) Text(cr, it.lines[k], it.x, it.ys[k], 0, 0);
   }
 }
 
@@ -802,6 +817,16 @@ std::vector<PlotBox> FigurePanelPlotBoxes(const Figure& figure, const FigureSize
                                    kPanelTitlePt, panels.title_lines);
     out.push_back({b.x + l.plot.x, b.y + l.plot.y, l.plot.w, l.plot.h});
   }
+  cairo_destroy(cr);
+  cairo_surface_destroy(s);
+  return out;
+}
+
+LegendLayout FigureLegendLayout(const Figure& figure, const FigureSize& size) {
+  cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t* cr = cairo_create(s);
+  const Layout l = ComputeLayout(cr, figure, size);
+  LegendLayout out = LayOutLegend(cr, figure, size, l.plot);
   cairo_destroy(cr);
   cairo_surface_destroy(s);
   return out;

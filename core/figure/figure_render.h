@@ -48,6 +48,21 @@ std::vector<PlotBox> FigurePanelPlotBoxes(const Figure& figure, const FigureSize
 std::vector<PixelSize> PanelAreaPixels(const Figure& figure, const FigureSize& size,
                                        FigureFormat format);
 
+// The legend as RenderFigure lays it out: each item's lines, wrapped to the room right of the
+// plot (long words broken, never cut), their widths and tops in layout units. `complete` is false
+// when the page ended before the last line.
+struct LegendLayout {
+  struct Item {
+    double x = 0;  // the text's left edge
+    std::vector<std::string> lines;
+    std::vector<double> widths, ys;
+  };
+  double max_width = 0;      // the room for one line
+  std::vector<Item> items;   // (legend items), in order
+  bool complete = true;
+};
+LegendLayout FigureLegendLayout(const Figure& figure, const FigureSize& size);
+
 // Renders `figure` into `out`. Errors (cairo failures, invalid size) leave `out` partly written:
 // write files through WriteFileAtomically.
 Status RenderFigure(const Figure& figure, FigureFormat format, const FigureSize& size,

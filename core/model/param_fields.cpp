@@ -559,6 +559,15 @@ const ParamField kFields[] = {
        m.causal_mask = text == "true";
        return {};
      })},
+    {"query", "--query", "INT",
+     "Attention view: the query position whose softmax row is shown (absolute, offset "
+     "included); -1: the table's last position",
+     kAllSchemes, nullptr, GET(std::to_string(m.query)), SET({
+       Result<int64_t> v = ParseInteger("--query", text, -1, kMaxPosition);
+       if (!v.ok()) return v.error();
+       m.query = v.value();
+       return {};
+     })},
     {"compare", "--compare", "LIST",
      "Schemes the decay view draws beside this one, e.g. rope,alibi (each with its defaults and "
      "this shape)",

@@ -132,7 +132,16 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
       }
       break;
     }
-    case ViewKind::kAttention:
+    case ViewKind::kAttention: {
+      // As AttentionFigure: one line point per plot pixel column (or per key, with a stem each
+      // when the keys are a few pixels apart); the rows without a closed form hold every key's
+      // score, (L) doubles, and the top-keys candidates, (L) (score, key) pairs.
+      const auto keys = static_cast<uint64_t>(params.pe.max_len);
+      const bool closed = params.pe.kind() == Scheme::kAlibi || params.pe.kind() == Scheme::kT5;
+      bytes += 3 * kFigureBytesPerCurveSample * std::min<uint64_t>(width_px, keys) + 4096 +
+               (closed ? 0 : 24 * keys);
+      break;
+    }
     case ViewKind::kPrecision: {
       // As PrecisionFigure: an image of the visible window (at most 4096 texels a side, never
       // more than its cells) with a float error per texel, three numbers per texel row, up to

@@ -210,9 +210,22 @@ Grid FitGrid(Figure& f, const FigureSize& size, int n, double cell) {
   f.equal_aspect = true;
   f.view = {-cell / 2, cell / 2, -cell / 2, cell / 2};
   Grid grid;
+  // Each panel's -1, 0, 1 on both axes, in the data's units rather than the layout's (they take
+  // part in the fit: their labels' width moves the plot area).
+  auto set_ticks = [&](const Grid& g) {
+    f.x.ticks.clear();
+    f.y.ticks.clear();
+    for (int col = 0; col < std::min(n, g.cols); ++col) {
+      for (int v : {-1, 0, 1}) f.x.ticks.push_back({col * cell + v, std::to_string(v)});
+    }
+    for (int row = 0; row < g.rows; ++row) {
+      for (int v : {-1, 0, 1}) f.y.ticks.push_back({-row * cell + v, std::to_string(v)});
+    }
+  };
   for (int pass = 0; pass < 3; ++pass) {
     const PlotBox box = FigurePlotBox(f, size);
     grid = BestGrid(n, cell, box);
+    set_ticks(grid);
     const double unit = std::min(box.w / (grid.cols * cell), box.h / (grid.rows * cell));
     const double cx = (grid.cols - 1) * cell / 2, cy = -(grid.rows - 1) * cell / 2;
     const double half_w = box.w / unit / 2, half_h = box.h / unit / 2;
@@ -242,9 +255,10 @@ Result<Figure> RopeRotationFigure(const ViewContext& c) {
                           Fmt("%.10g", rope.factor)
                     : std::string()) +
             ", head dim " + std::to_string(params.d_model) + ")";
-  // Whole-number ticks only: the coordinates are each panel's offset plus the pair's value.
-  f.x = {"each panel: one pair, dim_a across, dim_b up (unit circle)", false, false, true};
-  f.y = {"", false, false, true};
+  // Each panel is centred on its own point of the layout: the ticks are placed per panel and
+  // labelled with the pair's own coordinates (-1, 0, 1: the unit circle), not the layout's.
+  f.x = {"each panel: one pair, dim_a across, dim_b up (unit circle)", false, false, false};
+  f.y = {"", false, false, false};
   const Rgba8 grey{150, 150, 155, 255}, note{255, 255, 255, 0};
   f.legend.push_back({"grey: q's pair, scaled to length 1", grey});
   // (Legend lines break after ", ": each piece stays narrower than the legend.)

@@ -48,9 +48,8 @@ const ViewEntry kViews[] = {
      &CheckRoformerDecayTable, &WriteRoformerDecayView},
     {ViewKind::kPrecision, "precision", "Precision: the table in bfloat16 or float16",
      kAllSchemes, "", &PrecisionFigure, &CheckPrecisionTable, &WritePrecisionView},
-    // Views whose scheme mask is 0 are not built yet: they apply to no scheme.
-    {ViewKind::kAttention, "attention", "Attention: the softmax row of one query", 0,
-     "(not built yet)", &AttentionFigure, &CheckAttentionTable, &WriteAttentionView},
+    {ViewKind::kAttention, "attention", "Attention: the softmax row of one query", kAllSchemes, "",
+     &AttentionFigure, &CheckAttentionTable, &WriteAttentionView},
     {ViewKind::kCompare, "compare", "Compare two configurations side by side", kAllSchemes, "",
      &CompareFigure, &CheckCompareTable, &WriteCompareView},
     {ViewKind::kSimilarity, "similarity", "Similarity PE(p)\xc2\xb7PE(q): position by position",

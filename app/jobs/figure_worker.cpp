@@ -1,0 +1,108 @@
+#include "jobs/figure_worker.h"
+
+#include <exception>
+
+namespace pe {
+
+FigureResult BuildFigure(const FigureRequest& request) {
+  FigureResult r;
+  r.request = request;
+  try {
+    const ViewContext context{request.params, request.encoding, request.sel, request.size,
+                              FigureFormat::kPng};
+    Result<Figure> f = GetView(request.view).figure(context);
+    if (f.ok()) {
+      r.figure = std::move(f).value();
+    } else {
+      r.error = f.message();
+    }
+  } catch (const std::exception& e) {
+    r.error = std::string("building the figure failed: ") + e.what();
+  }
+  return r;
+}
+
+FigureWorker::FigureWorker(bool synchronous) : synchronous_(synchronous) {
+  if (!synchronous_) thread_ = std::thread([this] { Loop(); });
+}
+
+FigureWorker::~FigureWorker() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void FigureWorker::Request(const FigureRequest& request) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto last = last_requested_.find(request.view);
+  if (last != last_requested_.end() && last->second == request) return;
+  last_requested_.insert_or_assign(request.view, request);
+  if (synchronous_) {
+    lock.unlock();
+    FigureResult r = BuildFigure(request);
+    lock.lock();
+    done_.insert_or_assign(request.view, std::move(r));
+    return;
+  }
+  pending_.insert_or_assign(request.view, request);
+  wake_.notify_one();
+  done_cv_.wait_for(lock, kInFrameWait, [&] {
+    auto d = done_.find(request.view);
+    return d != done_.end() && d->second.request == request;
+  });
+}
+
+std::optional<FigureResult> FigureWorker::Take(ViewKind view) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto d = done_.find(view);
+  if (d == done_.end()) return std::nullopt;
+  std::optional<FigureResult> r = std::move(d->second);
+  done_.erase(d);
+  return r;
+}
+
+bool FigureWorker::Busy(ViewKind view) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return pending_.count(view) > 0 || building_ == view;
+}
+
+void FigureWorker::WaitIdle() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  done_cv_.wait(lock, [this] { return (pending_.empty() || held_) && !building_; });
+}
+
+void FigureWorker::Hold(bool held) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    held_ = held;
+  }
+  wake_.notify_all();
+}
+
+void FigureWorker::Loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [this] { return stop_ || (!pending_.empty() && !held_); });
+    if (stop_) return;
+    auto next = pending_.begin();
+    FigureRequest request = std::move(next->second);
+    pending_.erase(next);
+    building_ = request.view;
+    lock.unlock();
+    FigureResult r = BuildFigure(request);
+    lock.lock();
+    building_.reset();
+    // Kept while it is the newest request of its view, or of the newest parameters (a window
+    // panned since: still a newer picture than the one on screen).
+    const FigureRequest& newest = last_requested_.at(request.view);
+    if (newest == request || newest.params == request.params) {
+      done_.insert_or_assign(request.view, std::move(r));
+    }
+    done_cv_.notify_all();
+  }
+}
+
+}  // namespace pe

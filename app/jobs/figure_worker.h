@@ -1,0 +1,77 @@
+// Builds the figure panels' figures off the UI thread, newest request per view wins, so a figure
+// that takes long (the score view at max_len 1e9, the attention row of 2^20 keys) never stalls a
+// frame. A request is given a few milliseconds to finish before the frame goes on, so quick
+// figures still show in the frame that asked for them; in synchronous mode (tests, screenshots)
+// every figure is built in place.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "figure/figure.h"
+#include "views/figure_export.h"
+#include "views/view_registry.h"
+
+namespace pe {
+
+struct FigureRequest {
+  ViewKind view = ViewKind::kScore;
+  ModelParams params;
+  EncodingPtr encoding;  // built from params.pe; never null
+  ViewSelection sel;
+  FigureSize size;
+  // The encoding is made from params.pe, so equal params mean an equal encoding.
+  bool operator==(const FigureRequest& o) const {
+    return view == o.view && params == o.params && sel == o.sel && size == o.size;
+  }
+};
+
+struct FigureResult {
+  FigureRequest request;
+  std::optional<Figure> figure;
+  std::string error;  // why there is no figure
+};
+
+// The view's figure for `request` (what the worker runs); never throws.
+FigureResult BuildFigure(const FigureRequest& request);
+
+class FigureWorker {
+ public:
+  // Time a request may take before the frame goes on without it.
+  static constexpr std::chrono::milliseconds kInFrameWait{4};
+  explicit FigureWorker(bool synchronous);
+  ~FigureWorker();
+  FigureWorker(const FigureWorker&) = delete;
+  FigureWorker& operator=(const FigureWorker&) = delete;
+
+  // Asks for a figure; a request equal to the last one of its view is ignored. Waits at most
+  // kInFrameWait for it (synchronous mode: builds it in place).
+  void Request(const FigureRequest& request);
+  // The newest finished figure of `view` not yet taken.
+  std::optional<FigureResult> Take(ViewKind view);
+  // True while a request of `view` is waiting or being built.
+  bool Busy(ViewKind view);
+  // Blocks until every request so far is finished (requests held back count as finished).
+  void WaitIdle();
+  // While held, requests wait and nothing is built: tests see the panel between a request and
+  // its figure without depending on timing. Not for synchronous workers.
+  void Hold(bool held);
+
+ private:
+  void Loop();
+  const bool synchronous_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_cv_;
+  std::map<ViewKind, FigureRequest> last_requested_, pending_;
+  std::map<ViewKind, FigureResult> done_;
+  std::optional<ViewKind> building_;
+  bool stop_ = false, held_ = false;
+  std::thread thread_;
+};
+
+}  // namespace pe
