@@ -4,11 +4,13 @@
 // message; the path versions on regular files, directories and /dev/zero; and, when
 // /usr/bin/python3 has numpy, files numpy itself wrote.
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <bit>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +18,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "io/file_writers.h"
@@ -710,6 +713,77 @@ TEST(WordVectorsReader, PathVersionNamesTheFileAndStopsOnDevices) {
   ExpectError(ReadWordVectorsFile("/dev/zero"), {"\"/dev/zero\": line 1:", "NUL byte at byte 0"});
   ExpectError(ReadWordVectorsFile("/dev/zero", WordVectorFormat::kWord2VecBinary),
               {"\"/dev/zero\": line 1:"});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streams: a pipe is read as far as the reader needs, through the same path functions.
+
+// Gives `bytes` to a reader through a pipe opened by path (/dev/fd/N), as a shell's <(...)
+// does; the writer thread ignores a reader that stops early (EPIPE, SIGPIPE blocked).
+template <class Read>
+auto ThroughPipe(const std::string& bytes, Read read) {
+  int fds[2];
+  EXPECT_EQ(::pipe(fds), 0);
+  std::thread writer([&] {
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &block, nullptr);
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::write(fds[1], bytes.data() + done, bytes.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    ::close(fds[1]);
+  });
+  auto result = read("/dev/fd/" + std::to_string(fds[0]));
+  ::close(fds[0]);
+  writer.join();
+  return result;
+}
+
+TEST(ReaderStreams, PipesReadLikeFiles) {
+  // An NPY of 40,000 values (160 KB, more than a pipe holds at once).
+  std::string data;
+  for (int k = 0; k < 40000; ++k) PutF32(data, static_cast<float>(k) * 0.5f);
+  const std::string npy = Npy(2, Dict("<f4", false, "(200, 200)"), data);
+  auto a = ThroughPipe(npy, [](const std::string& p) { return ReadNpyFile(p); });
+  ASSERT_TRUE(a.ok()) << a.message();
+  EXPECT_EQ(a.value().tensor.data[39999], 19999.5f);
+  // The cap bounds what a stream may make the reader hold.
+  auto capped =
+      ThroughPipe(npy, [](const std::string& p) { return ReadNpyFile(p, MemoryCap{100000}); });
+  ExpectError(capped, {"(200, 200)", "memory cap of 97.7 KiB"});
+  // A GloVe file of 3,000 lines, read in growing chunks.
+  std::string glove;
+  for (int k = 0; k < 3000; ++k) {
+    glove += "w";
+    glove += std::to_string(k);
+    glove += " 0.25 -1 ";
+    glove += std::to_string(k);
+    glove += "\n";
+  }
+  auto w = ThroughPipe(glove, [](const std::string& p) { return ReadWordVectorsFile(p); });
+  ASSERT_TRUE(w.ok()) << w.message();
+  EXPECT_EQ(w.value().table.rows, 3000);
+  EXPECT_EQ(w.value().table.at(2999, 2), 2999.0f);
+  EXPECT_EQ(w.value().words[1234], "w1234");
+  // A safetensors file: the header, then the data up to the last tensor.
+  std::string st_data;
+  for (int k = 0; k < 3; ++k) PutF32(st_data, static_cast<float>(k));
+  const std::string st =
+      Safetensors(R"({"t":{"dtype":"F32","shape":[3],"data_offsets":[0,12]}})", st_data);
+  auto s = ThroughPipe(st, [](const std::string& p) -> Result<FloatTensor> {
+    auto f = SafetensorsFile::Open(p);
+    if (!f.ok()) return f.error();
+    return f.value().Read("t");
+  });
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(s.value().data, (std::vector<float>{0, 1, 2}));
+  // A truncated stream names the pipe and the byte.
+  auto cut = ThroughPipe(npy.substr(0, 1000), [](const std::string& p) { return ReadNpyFile(p); });
+  ExpectError(cut, {"\"/dev/fd/", "byte 1000:", "bytes early"});
 }
 
 }  // namespace
