@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <type_traits>
 
 namespace pe {
 namespace {
@@ -331,41 +332,63 @@ Result<NpyFloatArray> ReadNpy(ByteSource& source, const MemoryCap& cap) {
   const uint64_t count = *ShapeCount(h.shape);
   out.tensor.shape = h.shape;
   out.tensor.data.resize(static_cast<size_t>(count));
-  const int item = ItemBytes(h.type);
   const std::byte* src = bytes.data() + h.data_offset;
+  float* dst = out.tensor.data.data();
   // Dimensions padded to 3; the file holds element (i, j, l) at i + d0 * (j + d1 * l) in Fortran
   // order and at (i * d1 + j) * d2 + l in C order. The output is always C order.
   const auto d0 = static_cast<uint64_t>(h.shape[0]);
   const uint64_t d1 = h.shape.size() > 1 ? static_cast<uint64_t>(h.shape[1]) : 1;
   const uint64_t d2 = h.shape.size() > 2 ? static_cast<uint64_t>(h.shape[2]) : 1;
-  float* dst = out.tensor.data.data();
-  FloatTensor& t = out.tensor;
-  auto convert = [&](const std::byte* p) -> float {
-    const uint64_t bits = LoadUint(p, item, h.big_endian);
-    float v;
-    if (h.type == NpyFloatType::kFloat16) {
-      v = HalfToFloat(static_cast<uint16_t>(bits));
-    } else if (h.type == NpyFloatType::kFloat32) {
-      v = std::bit_cast<float>(static_cast<uint32_t>(bits));
-    } else {
-      const double x = std::bit_cast<double>(bits);
-      v = static_cast<float>(x);  // round to nearest, ties to even
-      if (std::isfinite(x) && std::isinf(v)) ++t.overflow_count;
+  const bool fortran = h.fortran_order && h.shape.size() > 1;
+  auto run = [&](auto convert) {
+    const auto item = static_cast<uint64_t>(ItemBytes(h.type));
+    if (!fortran) {
+      for (uint64_t k = 0; k < count; ++k) dst[k] = convert(src + k * item);
+      return;
     }
-    if (std::isnan(v)) ++t.nan_count;
-    if (std::isinf(v)) ++t.inf_count;
-    return v;
-  };
-  if (!h.fortran_order) {
-    for (uint64_t k = 0; k < count; ++k) dst[k] = convert(src + k * static_cast<uint64_t>(item));
-  } else {
     uint64_t k = 0;
     for (uint64_t l = 0; l < d2; ++l) {
       for (uint64_t j = 0; j < d1; ++j) {
-        for (uint64_t i = 0; i < d0; ++i, ++k) {
-          dst[(i * d1 + j) * d2 + l] = convert(src + k * static_cast<uint64_t>(item));
-        }
+        for (uint64_t i = 0; i < d0; ++i, ++k) dst[(i * d1 + j) * d2 + l] = convert(src + k * item);
       }
+    }
+  };
+  // One loop per dtype and byte order, so the element loop has no branches on either.
+  auto dispatch = [&](auto big_endian) {
+    constexpr bool kBe = decltype(big_endian)::value;
+    switch (h.type) {
+      case NpyFloatType::kFloat16:
+        run([](const std::byte* p) {
+          return HalfToFloat(static_cast<uint16_t>(LoadUint(p, 2, kBe)));
+        });
+        break;
+      case NpyFloatType::kFloat32:
+        if (!fortran && !kBe && std::endian::native == std::endian::little) {
+          if (count > 0) std::memcpy(dst, src, static_cast<size_t>(count) * 4);
+        } else {
+          run([](const std::byte* p) {
+            return std::bit_cast<float>(static_cast<uint32_t>(LoadUint(p, 4, kBe)));
+          });
+        }
+        break;
+      case NpyFloatType::kFloat64:
+        run([](const std::byte* p) {
+          return static_cast<float>(std::bit_cast<double>(LoadUint(p, 8, kBe)));  // nearest even
+        });
+        break;
+    }
+  };
+  if (h.big_endian) {
+    dispatch(std::true_type{});
+  } else {
+    dispatch(std::false_type{});
+  }
+  CountNonFinite(out.tensor);
+  if (h.type == NpyFloatType::kFloat64 && out.tensor.inf_count > 0) {
+    // Which infinities were finite doubles: only then is the source read again.
+    for (uint64_t k = 0; k < count; ++k) {
+      const double x = std::bit_cast<double>(LoadUint(src + 8 * k, 8, h.big_endian));
+      if (std::isfinite(x) && std::isinf(static_cast<float>(x))) ++out.tensor.overflow_count;
     }
   }
   return out;

@@ -111,6 +111,21 @@ Result<std::span<const std::byte>> FileSource::Prefix(uint64_t n) {
                                     static_cast<size_t>(std::min<uint64_t>(n, buffer_.size())));
 }
 
+void CountNonFinite(FloatTensor& t) {
+  // Exponent all ones: Inf when the mantissa is 0, else NaN. Integer tests, so the loop
+  // vectorises and behaves the same under -ffast-math.
+  int64_t nan = 0, inf = 0;
+  for (const float v : t.data) {
+    const uint32_t bits = std::bit_cast<uint32_t>(v);
+    const bool special = (bits & 0x7f800000u) == 0x7f800000u;
+    const bool mantissa = (bits & 0x007fffffu) != 0;
+    nan += special && mantissa ? 1 : 0;
+    inf += special && !mantissa ? 1 : 0;
+  }
+  t.nan_count = nan;
+  t.inf_count = inf;
+}
+
 float HalfToFloat(uint16_t bits) {
   const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
   const uint32_t exponent = (bits >> 10) & 0x1fu;

@@ -81,6 +81,9 @@ class FileSource final : public ByteSource {
   uint64_t stream_limit_ = 0;
 };
 
+// Sets `t.nan_count` and `t.inf_count` from its values (overflow_count is left alone).
+void CountNonFinite(FloatTensor& t);
+
 // "\"path\"" for messages.
 std::string Quoted(const std::string& path);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -318,27 +319,37 @@ Result<FloatTensor> ReadSafetensor(std::span<const std::byte> bytes, const Safet
   const uint64_t count = *ShapeCount(t->shape);
   out.data.resize(static_cast<size_t>(count));
   const std::byte* src = bytes.data() + index.data_offset + t->begin;
-  const int item = t->item_bytes;
-  for (uint64_t k = 0; k < count; ++k) {
-    const std::byte* p = src + k * static_cast<uint64_t>(item);
+  float* dst = out.data.data();
+  // Little-endian always (the format says so); one loop per dtype.
+  auto load = [](const std::byte* p, int n) {
     uint64_t bits = 0;
-    for (int b = item - 1; b >= 0; --b) bits = (bits << 8) | static_cast<uint64_t>(p[b]);
-    float v;
-    if (t->dtype == "F16") {
-      v = HalfToFloat(static_cast<uint16_t>(bits));
-    } else if (t->dtype == "BF16") {
-      v = BFloat16ToFloat(static_cast<uint16_t>(bits));
-    } else if (t->dtype == "F32") {
-      v = std::bit_cast<float>(static_cast<uint32_t>(bits));
-    } else {
-      const double x = std::bit_cast<double>(bits);
-      v = static_cast<float>(x);  // round to nearest, ties to even
-      if (std::isfinite(x) && std::isinf(v)) ++out.overflow_count;
+    for (int b = n - 1; b >= 0; --b) bits = (bits << 8) | static_cast<uint64_t>(p[b]);
+    return bits;
+  };
+  if (t->dtype == "F16") {
+    for (uint64_t k = 0; k < count; ++k) {
+      dst[k] = HalfToFloat(static_cast<uint16_t>(load(src + 2 * k, 2)));
     }
-    if (std::isnan(v)) ++out.nan_count;
-    if (std::isinf(v)) ++out.inf_count;
-    out.data[static_cast<size_t>(k)] = v;
+  } else if (t->dtype == "BF16") {
+    for (uint64_t k = 0; k < count; ++k) {
+      dst[k] = BFloat16ToFloat(static_cast<uint16_t>(load(src + 2 * k, 2)));
+    }
+  } else if (t->dtype == "F32") {
+    if constexpr (std::endian::native == std::endian::little) {
+      if (count > 0) std::memcpy(dst, src, static_cast<size_t>(count) * 4);
+    } else {
+      for (uint64_t k = 0; k < count; ++k) {
+        dst[k] = std::bit_cast<float>(static_cast<uint32_t>(load(src + 4 * k, 4)));
+      }
+    }
+  } else {  // F64: round to nearest, ties to even
+    for (uint64_t k = 0; k < count; ++k) {
+      const double x = std::bit_cast<double>(load(src + 8 * k, 8));
+      dst[k] = static_cast<float>(x);
+      if (std::isfinite(x) && std::isinf(dst[k])) ++out.overflow_count;
+    }
   }
+  CountNonFinite(out);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <string_view>
 #include <unordered_map>
@@ -80,17 +81,21 @@ class Cursor {
     if (pos_ >= bytes_.size()) return false;
     uint64_t k = pos_;
     for (;;) {
-      for (; k < bytes_.size(); ++k) {
-        if (bytes_[k] == std::byte{'\n'}) {
-          start = pos_, end = k, pos_ = k + 1;
-          return true;
-        }
-        if (bytes_[k] == std::byte{0}) {
-          return InvalidArgument(Line(line_no) + "a NUL byte at byte " + std::to_string(k) +
-                                 "; expected text (is this a binary file? name the "
-                                 "word2vec-binary format)");
-        }
+      const auto* base = reinterpret_cast<const char*>(bytes_.data());
+      const void* nl = std::memchr(base + k, '\n', bytes_.size() - k);
+      const uint64_t stop =
+          nl ? static_cast<uint64_t>(static_cast<const char*>(nl) - base) : bytes_.size();
+      if (const void* nul = std::memchr(base + k, 0, stop - k)) {
+        return InvalidArgument(Line(line_no) + "a NUL byte at byte " +
+                               std::to_string(static_cast<const char*>(nul) - base) +
+                               "; expected text (is this a binary file? name the "
+                               "word2vec-binary format)");
       }
+      if (nl) {
+        start = pos_, end = stop, pos_ = stop + 1;
+        return true;
+      }
+      k = stop;
       if (done_) break;
       if (Status s = Want(k + 1); !s.ok()) return s.error();
       if (k >= bytes_.size()) break;
@@ -108,10 +113,10 @@ class Cursor {
 
 // Splits a text line into tokens separated by spaces or tabs; a '\r' before the newline and
 // trailing blanks (fastText writes "... vd \n") are dropped.
-std::vector<std::span<const std::byte>> Tokens(std::span<const std::byte> line) {
+void Tokens(std::span<const std::byte> line, std::vector<std::span<const std::byte>>& out) {
   size_t n = line.size();
   while (n > 0 && (IsBlank(line[n - 1]) || line[n - 1] == std::byte{'\r'})) --n;
-  std::vector<std::span<const std::byte>> out;
+  out.clear();
   size_t k = 0;
   while (k < n) {
     size_t e = k;
@@ -120,12 +125,11 @@ std::vector<std::span<const std::byte>> Tokens(std::span<const std::byte> line) 
     k = e;
     while (k < n && IsBlank(line[k])) ++k;
   }
-  return out;
 }
 
 // One number, correctly rounded to float32. Underflow rounds toward zero as float32 must;
-// overflow (beyond float32's range) is an error.
-Status ParseValue(std::span<const std::byte> token, float& out, const std::string& where) {
+// overflow (beyond float32's range) is an error. Returns what is wrong, or nullptr.
+const char* ParseValue(std::span<const std::byte> token, float& out) {
   const auto* b = reinterpret_cast<const char*>(token.data());
   const char* e = b + token.size();
   auto [p, ec] = std::from_chars(b, e, out);
@@ -134,14 +138,12 @@ Status ParseValue(std::span<const std::byte> token, float& out, const std::strin
     auto [p2, ec2] = std::from_chars(b, e, d);
     if (ec2 == std::errc() && p2 == e && std::fabs(d) < 1) {
       out = static_cast<float>(d);
-      return {};
+      return nullptr;
     }
-    return InvalidArgument(where + Show(token) + " is beyond float32's range (+-3.4e38)");
+    return " is beyond float32's range (+-3.4e38)";
   }
-  if (ec != std::errc() || p != e) {
-    return InvalidArgument(where + Show(token) + " is not a number");
-  }
-  return {};
+  if (ec != std::errc() || p != e) return " is not a number";
+  return nullptr;
 }
 
 bool IsUnsigned(std::span<const std::byte> t, int64_t& v) {
@@ -166,7 +168,8 @@ class Reader {
       return InvalidArgument(
           "the file is empty; expected word vectors (GloVe rows, or a \"V d\" header line)");
     }
-    const auto tokens = Tokens(cursor_.bytes().subspan(start, end - start));
+    std::vector<std::span<const std::byte>> tokens;
+    Tokens(cursor_.bytes().subspan(start, end - start), tokens);
     int64_t v = 0, d = 0;
     const bool header = tokens.size() == 2 && IsUnsigned(tokens[0], v) && IsUnsigned(tokens[1], d);
     if (format == WordVectorFormat::kAuto) {
@@ -250,17 +253,18 @@ class Reader {
   }
 
   // Charges one row against the cap and records its word; `where` prefixes messages.
-  Status AddWord(std::span<const std::byte> word, int64_t d, const std::string& where,
+  template <class Where>
+  Status AddWord(std::span<const std::byte> word, int64_t d, const Where& where_fn,
                  int64_t line_no) {
-    if (word.empty()) return InvalidArgument(where + "an empty word");
+    if (word.empty()) return InvalidArgument(where_fn() + "an empty word");
     size_t bad = 0;
     if (!IsValidUtf8(word, &bad)) {
-      return InvalidArgument(where + "the word " + Show(word) + " is not valid UTF-8 (byte " +
+      return InvalidArgument(where_fn() + "the word " + Show(word) + " is not valid UTF-8 (byte " +
                              std::to_string(bad) + " of the word)");
     }
     used_ += 4 * static_cast<uint64_t>(d) + 2 * word.size() + kBytesPerWord;
     if (used_ > cap_.bytes) {
-      return InvalidArgument(where + "the vocabulary and table so far (" +
+      return InvalidArgument(where_fn() + "the vocabulary and table so far (" +
                              std::to_string(out_.words.size() + 1) + " words of " +
                              std::to_string(d) + " values) need about " + FormatBytes(used_) +
                              ", over the memory cap of " + FormatBytes(cap_.bytes));
@@ -268,7 +272,7 @@ class Reader {
     std::string w(reinterpret_cast<const char*>(word.data()), word.size());
     auto [it, inserted] = seen_.emplace(w, line_no);
     if (!inserted) {
-      return InvalidArgument(where + "the word " + Show(word) + " appears again (first at " +
+      return InvalidArgument(where_fn() + "the word " + Show(word) + " appears again (first at " +
                              (out_.format == WordVectorFormat::kWord2VecBinary ? "row " : "line ") +
                              std::to_string(it->second) + "); expected unique words");
     }
@@ -287,13 +291,14 @@ class Reader {
     const bool glove = expect < 0;
     const std::string source_of_d = glove ? " (the count on line 1)" : " (the header's d)";
     int64_t rows = 0;
+    std::vector<std::span<const std::byte>> tokens;
     for (;; ++line_no) {
       uint64_t start = 0, end = 0;
       auto more = cursor_.NextLine(line_no, start, end);
       if (!more.ok()) return more.status();
       if (!more.value()) break;
       const auto line = cursor_.bytes().subspan(start, end - start);
-      const auto tokens = Tokens(line);
+      Tokens(line, tokens);
       if (!glove && rows == expect) {
         return InvalidArgument(Line(line_no) + "a row after the " + std::to_string(expect) +
                                " the header (line 1) announced");
@@ -317,12 +322,18 @@ class Reader {
                                std::to_string(values) + " values; expected " + std::to_string(d_) +
                                source_of_d + (values > d_ ? " (a word with a space in it?)" : ""));
       }
-      if (Status s = AddWord(tokens[0], d_, Line(line_no), line_no); !s.ok()) return s;
+      if (Status s = AddWord(
+              tokens[0], d_, [&] { return Line(line_no); }, line_no);
+          !s.ok()) {
+        return s;
+      }
       for (int64_t k = 1; k <= d_; ++k) {
         float x = 0;
-        const std::string where =
-            Line(line_no) + "value " + std::to_string(k) + " of " + Show(tokens[0]) + ", ";
-        if (Status s = ParseValue(tokens[static_cast<size_t>(k)], x, where); !s.ok()) return s;
+        const auto token = tokens[static_cast<size_t>(k)];
+        if (const char* wrong = ParseValue(token, x)) {
+          return InvalidArgument(Line(line_no) + "value " + std::to_string(k) + " of " +
+                                 Show(tokens[0]) + ", " + Show(token) + wrong);
+        }
         Count(x);
         table_.push_back(x);
       }
@@ -350,32 +361,41 @@ class Reader {
           break;
         }
       }
-      const std::string where = "row " + std::to_string(r) + ", byte " + std::to_string(p) + ": ";
+      auto where = [&r, start = p] {
+        std::string w = "row ";
+        w += std::to_string(r);
+        w += ", byte ";
+        w += std::to_string(start);
+        w += ": ";
+        return w;
+      };
       uint64_t e = p;
       for (;; ++e) {
         if (e - p > kMaxBinaryWordBytes) {
-          return InvalidArgument(where + "no space after " + std::to_string(kMaxBinaryWordBytes) +
+          return InvalidArgument(where() + "no space after " + std::to_string(kMaxBinaryWordBytes) +
                                  " bytes; expected a word, a space and " + std::to_string(d_) +
                                  " float32 values");
         }
         if (Status s = cursor_.Want(e + 1); !s.ok()) return s;
         if (e >= cursor_.bytes().size()) {
-          return InvalidArgument(where + "the file ends after " + std::to_string(r - 1) +
+          return InvalidArgument(where() + "the file ends after " + std::to_string(r - 1) +
                                  " rows; the header (line 1) says " + std::to_string(expect));
         }
         const std::byte c = cursor_.bytes()[e];
         if (c == std::byte{' '}) break;
         if (c == std::byte{0} || c == std::byte{'\n'}) {
-          return InvalidArgument(where + "byte " + std::to_string(e) + " inside the word " +
+          return InvalidArgument(where() + "byte " + std::to_string(e) + " inside the word " +
                                  Show(cursor_.bytes().subspan(p, e - p + 1)) +
                                  "; expected a word, then a space");
         }
       }
       if (Status s = cursor_.Want(e + 1 + row_bytes); !s.ok()) return s;
       const auto bytes = cursor_.bytes();
-      if (Status s = AddWord(bytes.subspan(p, e - p), d_, where, r); !s.ok()) return s;
+      if (Status s = AddWord(bytes.subspan(p, e - p), d_, where, r); !s.ok()) {
+        return s;
+      }
       if (bytes.size() < e + 1 + row_bytes) {
-        return InvalidArgument(where + "the file ends inside the values of " +
+        return InvalidArgument(where() + "the file ends inside the values of " +
                                Show(bytes.subspan(p, e - p)) + ": expected " +
                                std::to_string(row_bytes) + " bytes (" + std::to_string(d_) +
                                " float32), found " + std::to_string(bytes.size() - e - 1));
