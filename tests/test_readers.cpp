@@ -499,7 +499,11 @@ TEST(SafetensorsReader, RefusesBadFilesNamingTheOffsetAndWhatWasExpected) {
   ExpectError(ReadSafetensorsIndex(Span(Safetensors(
                   R"({"a":{"dtype":"F32","shape":[2147483648,2147483648,4],"data_offsets":[0,8]}})",
                   std::string(8, '\0')))),
-              {"more than 2^64"});
+              {"more than 2^64", "memory cap of 2.0 GiB"});
+  ExpectError(ReadSafetensorsIndex(Span(Safetensors(
+                  R"({"a":{"dtype":"F32","shape":[4611686018427387904],"data_offsets":[0,8]}})",
+                  std::string(8, '\0')))),
+              {"shape (4611686018427387904,)", "more than 2^64", "over the memory cap of 2.0 GiB"});
   ExpectError(
       ReadSafetensorsIndex(Span(Safetensors(
           R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", std::string(8, '\0')))),

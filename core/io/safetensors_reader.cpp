@@ -232,12 +232,23 @@ Result<SafetensorsIndex> ParseIndex(ByteSource& source, const MemoryCap& cap) {
     const auto item = static_cast<uint64_t>(t.item_bytes);
     if (!count || *count > std::numeric_limits<uint64_t>::max() / item ||
         *count * item != t.end - t.begin) {
-      return InvalidArgument(header + where + ": shape " + FormatShape(t.shape) + " of " + t.dtype +
-                             " needs " +
-                             (count && *count <= std::numeric_limits<uint64_t>::max() / item
-                                  ? std::to_string(*count * item)
-                                  : std::string("more than 2^64")) +
-                             " bytes; the offsets span " + std::to_string(t.end - t.begin));
+      std::string m = header + where + ": shape " + FormatShape(t.shape) + " of " + t.dtype +
+                      " needs " +
+                      (count && *count <= std::numeric_limits<uint64_t>::max() / item
+                           ? std::to_string(*count * item)
+                           : std::string("more than 2^64")) +
+                      " bytes; the offsets span " + std::to_string(t.end - t.begin);
+      // A shape no file could hold is also named against the cap, as the other readers do.
+      if (Status over = CheckTensorCap(t.shape, cap); !over.ok()) {
+        m += " (and as float32 it needs ";
+        m += count && *count <= std::numeric_limits<uint64_t>::max() / 4
+                 ? FormatBytes(*count * 4)
+                 : std::string("more than 16 EiB");
+        m += ", over the memory cap of ";
+        m += FormatBytes(cap.bytes);
+        m += ')';
+      }
+      return InvalidArgument(std::move(m));
     }
     next = t.end;
     previous = &t;
