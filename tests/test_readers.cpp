@@ -666,6 +666,9 @@ TEST(WordVectorsReader, RefusesLyingHeadersBeforeAllocating) {
   // 10^15 x 300 float32 is over any cap: the shape and the cap are named, nothing allocated.
   ExpectError(ReadWordVectors(Span(std::string("1000000000000000 300\na 1 2\n"))),
               {"line 1:", "1000000000000000 x 300", "memory cap of 2.0 GiB"});
+  ExpectError(ReadWordVectors(Span(std::string("0 4611686018427387904\n"))),
+              {"line 1:", "d is 4611686018427387904", "expected 1 to 16777216"});
+  ExpectError(ReadWordVectors(Span(std::string("3 0\n"))), {"line 1:", "d is 0"});
   // Under the cap but more rows than the bytes could hold.
   ExpectError(ReadWordVectors(Span(std::string("1000 2\na 1 2\n"))),
               {"line 1:", "1000 words of 2 values", "6 bytes follow"});

@@ -16,6 +16,8 @@ namespace {
 // Bytes per word charged against the cap besides its characters and values: the string, its
 // copy in the duplicate map and the map node (an estimate on the high side).
 constexpr uint64_t kBytesPerWord = 128;
+// A header's d above this is taken for a corrupt file (real vectors have hundreds).
+constexpr int64_t kMaxDimensions = int64_t{1} << 24;
 // A word2vec binary word longer than this is taken for a corrupt file.
 constexpr uint64_t kMaxBinaryWordBytes = 1 << 16;
 
@@ -172,6 +174,13 @@ class Reader {
     Tokens(cursor_.bytes().subspan(start, end - start), tokens);
     int64_t v = 0, d = 0;
     const bool header = tokens.size() == 2 && IsUnsigned(tokens[0], v) && IsUnsigned(tokens[1], d);
+    const bool header_format = format == WordVectorFormat::kVecText ||
+                               format == WordVectorFormat::kWord2VecBinary ||
+                               (format == WordVectorFormat::kAuto && header);
+    if (header_format && header && (d < 1 || d > kMaxDimensions)) {
+      return InvalidArgument(Line(1) + "the header's d is " + std::to_string(d) +
+                             "; expected 1 to " + std::to_string(kMaxDimensions));
+    }
     if (format == WordVectorFormat::kAuto) {
       format = !header ? WordVectorFormat::kGloveText : DetectAfterHeader(d);
     }
@@ -189,7 +198,6 @@ class Reader {
                              std::string(WordVectorFormatName(format)) + " format, found " +
                              Show(cursor_.bytes().subspan(start, end - start)));
     }
-    if (d < 1) return InvalidArgument(Line(1) + "the header's d is 0; expected at least 1");
     d_ = d;
     if (Status s = CheckHeader(v, d, format == WordVectorFormat::kWord2VecBinary); !s.ok()) {
       return s.error();
@@ -237,7 +245,7 @@ class Reader {
     if (const auto size = source_.KnownSize()) {
       const uint64_t rest = *size - std::min(*size, cursor_.pos());
       // The shortest row: a 1-byte word, then d values as " 0" (text) or a space and d
-      // float32 (binary). d is small here: the cap check passed.
+      // float32 (binary). d is at most kMaxDimensions here.
       const uint64_t row =
           binary ? 4 * static_cast<uint64_t>(d) + 2 : 2 * static_cast<uint64_t>(d) + 1;
       if (uv > rest / row) {
