@@ -1,0 +1,233 @@
+#include "io/read_support.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace pe {
+
+Result<std::span<const std::byte>> SpanSource::Prefix(uint64_t n) {
+  return bytes_.first(static_cast<size_t>(std::min<uint64_t>(n, bytes_.size())));
+}
+
+std::string Quoted(const std::string& path) {
+  std::string q = "\"";
+  q += path;
+  q += '"';
+  return q;
+}
+
+Result<std::unique_ptr<FileSource>> FileSource::Open(const std::string& path,
+                                                     uint64_t stream_limit) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; reads block again below.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return RuntimeError("cannot read " + Quoted(path) + ": " + std::strerror(errno));
+  std::unique_ptr<FileSource> f(new FileSource());
+  f->fd_ = fd;
+  f->path_ = path;
+  f->stream_limit_ = stream_limit;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    return RuntimeError("cannot read " + Quoted(path) + ": " + std::strerror(errno));
+  }
+  if (S_ISREG(st.st_mode)) {
+    f->mapped_ = true;
+    f->map_size_ = static_cast<uint64_t>(st.st_size);
+    if (f->map_size_ > 0) {
+      void* p = ::mmap(nullptr, static_cast<size_t>(f->map_size_), PROT_READ, MAP_PRIVATE, fd, 0);
+      if (p == MAP_FAILED) {
+        return RuntimeError("cannot map " + Quoted(path) + ": " + std::strerror(errno));
+      }
+      f->map_ = static_cast<const std::byte*>(p);
+    }
+    return f;
+  }
+  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    return f;
+  }
+  const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                                            : "not a regular file";
+  return InvalidArgument(Quoted(path) + " is " + kind +
+                         "; expected a regular file (or a pipe or character device)");
+}
+
+FileSource::~FileSource() {
+  if (map_ != nullptr) ::munmap(const_cast<std::byte*>(map_), static_cast<size_t>(map_size_));
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::optional<uint64_t> FileSource::KnownSize() const {
+  if (mapped_) return map_size_;
+  return std::nullopt;
+}
+
+Result<std::span<const std::byte>> FileSource::Prefix(uint64_t n) {
+  if (mapped_) {
+    return std::span<const std::byte>(map_, static_cast<size_t>(std::min(n, map_size_)));
+  }
+  if (n > buffer_.size() && !eof_) {
+    // One byte past the limit tells a stream that ends at the limit from a longer one.
+    const uint64_t target = std::min<uint64_t>(n, stream_limit_ + 1);
+    // Allocate geometrically so a reader asking line by line costs amortised O(size).
+    const uint64_t want = std::max<uint64_t>(
+        target, std::min<uint64_t>({2 * buffer_.size(), target + (1 << 20), stream_limit_ + 1}));
+    size_t have = buffer_.size();
+    buffer_.resize(static_cast<size_t>(want));
+    while (have < target) {
+      const ssize_t got = ::read(fd_, buffer_.data() + have, static_cast<size_t>(want - have));
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        const int err = errno;
+        buffer_.resize(have);
+        return RuntimeError("cannot read " + Quoted(path_) + " at byte " + std::to_string(have) +
+                            ": " + std::strerror(err));
+      }
+      if (got == 0) {
+        eof_ = true;
+        break;
+      }
+      have += static_cast<size_t>(got);
+    }
+    buffer_.resize(have);
+    if (have > stream_limit_) {
+      return InvalidArgument(Quoted(path_) + ": the stream goes on past " +
+                             FormatBytes(stream_limit_) +
+                             " (the memory cap) before the reader has what it needs; "
+                             "raise the cap (--memory-cap-mib) if the data is real");
+    }
+  }
+  return std::span<const std::byte>(buffer_.data(),
+                                    static_cast<size_t>(std::min<uint64_t>(n, buffer_.size())));
+}
+
+void CountNonFinite(FloatTensor& t) {
+  // Exponent all ones: Inf when the mantissa is 0, else NaN. Integer tests, so the loop
+  // vectorises and behaves the same under -ffast-math.
+  int64_t nan = 0, inf = 0;
+  for (const float v : t.data) {
+    const uint32_t bits = std::bit_cast<uint32_t>(v);
+    const bool special = (bits & 0x7f800000u) == 0x7f800000u;
+    const bool mantissa = (bits & 0x007fffffu) != 0;
+    nan += special && mantissa ? 1 : 0;
+    inf += special && !mantissa ? 1 : 0;
+  }
+  t.nan_count = nan;
+  t.inf_count = inf;
+}
+
+float HalfToFloat(uint16_t bits) {
+  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
+  const uint32_t exponent = (bits >> 10) & 0x1fu;
+  const uint32_t mantissa = bits & 0x3ffu;
+  if (exponent == 0) {
+    // Zero or subnormal: mantissa * 2^-24, exact in float32 (ldexp of a small integer).
+    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign != 0 ? -magnitude : magnitude;
+  }
+  if (exponent == 31) {  // Inf, or NaN with its payload kept in the top mantissa bits
+    return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+  }
+  return std::bit_cast<float>(sign | ((exponent - 15 + 127) << 23) | (mantissa << 13));
+}
+
+bool IsValidUtf8(std::span<const std::byte> s, size_t* bad) {
+  size_t k = 0;
+  const size_t n = s.size();
+  auto at = [&](size_t i) { return static_cast<unsigned>(s[i]); };
+  while (k < n) {
+    const unsigned c = at(k);
+    size_t len = 0;
+    unsigned lo = 0x80, hi = 0xbf;  // range of the second byte
+    if (c < 0x80) {
+      ++k;
+      continue;
+    } else if (c >= 0xc2 && c <= 0xdf) {
+      len = 2;
+    } else if (c == 0xe0) {
+      len = 3, lo = 0xa0;  // no overlong 3-byte forms
+    } else if (c >= 0xe1 && c <= 0xef) {
+      len = 3;
+      if (c == 0xed) hi = 0x9f;  // no surrogates U+D800..U+DFFF
+    } else if (c == 0xf0) {
+      len = 4, lo = 0x90;  // no overlong 4-byte forms
+    } else if (c >= 0xf1 && c <= 0xf3) {
+      len = 4;
+    } else if (c == 0xf4) {
+      len = 4, hi = 0x8f;  // nothing above U+10FFFF
+    } else {
+      if (bad) *bad = k;
+      return false;
+    }
+    if (k + len > n) {
+      if (bad) *bad = k;
+      return false;
+    }
+    if (at(k + 1) < lo || at(k + 1) > hi) {
+      if (bad) *bad = k;
+      return false;
+    }
+    for (size_t j = 2; j < len; ++j) {
+      if (at(k + j) < 0x80 || at(k + j) > 0xbf) {
+        if (bad) *bad = k;
+        return false;
+      }
+    }
+    k += len;
+  }
+  return true;
+}
+
+std::string FormatShape(std::span<const int64_t> shape) {
+  std::string s = "(";
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (k > 0) s += ", ";
+    s += std::to_string(shape[k]);
+  }
+  if (shape.size() == 1) s += ",";
+  s += ")";
+  return s;
+}
+
+std::optional<uint64_t> ShapeCount(std::span<const int64_t> shape) {
+  uint64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return std::nullopt;
+    const auto u = static_cast<uint64_t>(d);
+    if (u != 0 && count > std::numeric_limits<uint64_t>::max() / u) {
+      // Overflow unless a later dimension is 0: then the tensor is empty.
+      if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
+      return std::nullopt;
+    }
+    count *= u;
+  }
+  return count;
+}
+
+Status CheckTensorCap(std::span<const int64_t> shape, const MemoryCap& cap) {
+  const std::optional<uint64_t> count = ShapeCount(shape);
+  const bool overflow = !count || *count > std::numeric_limits<uint64_t>::max() / sizeof(float);
+  if (!overflow && *count * sizeof(float) <= cap.bytes) return {};
+  const std::string need =
+      overflow ? std::string("more than 16 EiB") : FormatBytes(*count * sizeof(float));
+  std::string m = "shape ";
+  m += FormatShape(shape);
+  m += " needs ";
+  m += need;
+  m += " as float32, over the memory cap of ";
+  m += FormatBytes(cap.bytes);
+  m += "; refusing it before allocating (raise the cap with --memory-cap-mib if it is real)";
+  return InvalidArgument(std::move(m));
+}
+
+}  // namespace pe

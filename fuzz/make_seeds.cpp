@@ -1,0 +1,163 @@
+// Writes the fuzzers' seed corpus: small valid files of every variant each reader accepts
+// (NPY versions, byte orders, memory orders and widths; safetensors of every float dtype with
+// metadata; GloVe, .vec and word2vec binary), each checked to read back before it is written.
+// Usage: pe_fuzz_seeds OUT_DIR  (creates OUT_DIR/npy, OUT_DIR/safetensors, OUT_DIR/word_vectors)
+#include <sys/stat.h>
+
+#include <bit>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/file_writers.h"
+#include "io/npy_reader.h"
+#include "io/safetensors_reader.h"
+#include "io/word_vectors_reader.h"
+
+namespace {
+
+void Put(std::string& out, uint64_t v, int bytes, bool big_endian = false) {
+  for (int k = 0; k < bytes; ++k) {
+    const int shift = 8 * (big_endian ? bytes - 1 - k : k);
+    out += static_cast<char>((v >> shift) & 0xff);
+  }
+}
+
+std::string Npy(int version, const std::string& dict, const std::string& data) {
+  std::string out("\x93NUMPY", 6);
+  out += static_cast<char>(version);
+  out += '\0';
+  const int len_bytes = version == 1 ? 2 : 4;
+  std::string header = dict;
+  const size_t unpadded = 8 + static_cast<size_t>(len_bytes) + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header += '\n';
+  Put(out, header.size(), len_bytes);
+  return out + header + data;
+}
+
+std::string Safetensors(const std::string& json, const std::string& data) {
+  std::string out;
+  Put(out, json.size(), 8);
+  return out + json + data;
+}
+
+int failures = 0;
+
+void Write(const std::string& dir, const std::string& name, const std::string& bytes,
+           const std::function<pe::Status(std::span<const std::byte>)>& check) {
+  const pe::Status s = check(std::as_bytes(std::span(bytes.data(), bytes.size())));
+  if (!s.ok()) {
+    std::fprintf(stderr, "seed %s/%s does not read: %s\n", dir.c_str(), name.c_str(),
+                 s.message().c_str());
+    ++failures;
+    return;
+  }
+  std::ofstream(dir + "/" + name, std::ios::binary) << bytes;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
+    return 2;
+  }
+  const std::string root = argv[1];
+  for (const char* sub : {"", "/npy", "/safetensors", "/word_vectors"}) {
+    ::mkdir((root + sub).c_str(), 0777);
+  }
+  using pe::Status;
+
+  // NPY
+  const std::string npy_dir = root + "/npy";
+  auto npy_ok = [](std::span<const std::byte> b) { return pe::ReadNpy(b).status(); };
+  {
+    const int64_t shape[] = {2, 3};
+    const float v[] = {0.5f, -1.0f, 2.0f, 1e-3f, 65504.0f, -0.0f};
+    std::ostringstream out;
+    out << pe::NpyHeader(shape);
+    pe::WriteFloatsLE(out, v, 6);
+    Write(npy_dir, "project_writer.npy", out.str(), npy_ok);
+  }
+  int n = 0;
+  for (int version : {1, 2, 3}) {
+    for (const char* order : {"<", ">"}) {
+      for (int width : {2, 4, 8}) {
+        for (bool fortran : {false, true}) {
+          const char* shapes[] = {"(3,)", "(2, 2)", "(1, 2, 2)"};
+          const std::string shape = shapes[n % 3];
+          const int count = n % 3 == 0 ? 3 : 4;
+          std::string data;
+          for (int k = 0; k < count; ++k) {
+            const double x = 0.25 * (k + 1) * (k % 2 ? -1 : 1);
+            if (width == 2) Put(data, 0x3400u + static_cast<unsigned>(k), 2, order[0] == '>');
+            if (width == 4)
+              Put(data, std::bit_cast<uint32_t>(static_cast<float>(x)), 4, order[0] == '>');
+            if (width == 8) Put(data, std::bit_cast<uint64_t>(x), 8, order[0] == '>');
+          }
+          const std::string dict =
+              std::string("{'descr': '") + order + "f" + std::to_string(width) +
+              "', 'fortran_order': " + (fortran ? "True" : "False") + ", 'shape': " + shape + ", }";
+          Write(npy_dir, "v" + std::to_string(version) + "_" + std::to_string(n) + ".npy",
+                Npy(version, dict, data), npy_ok);
+          ++n;
+        }
+      }
+    }
+  }
+
+  // safetensors
+  const std::string st_dir = root + "/safetensors";
+  auto st_ok = [](std::span<const std::byte> b) -> Status {
+    auto index = pe::ReadSafetensorsIndex(b);
+    if (!index.ok()) return index.status();
+    for (const auto& t : index.value().tensors) {
+      if (auto r = pe::ReadSafetensor(b, index.value(), t.name); !r.ok()) return r.status();
+    }
+    return {};
+  };
+  {
+    std::string data;
+    for (float f : {1.0f, -2.0f, 0.5f, 3.0f}) Put(data, std::bit_cast<uint32_t>(f), 4);
+    for (uint16_t h : {0x3c00, 0xc000}) Put(data, h, 2);
+    for (uint16_t b : {0x3f80, 0xc049}) Put(data, b, 2);
+    Put(data, std::bit_cast<uint64_t>(0.1), 8);
+    Write(st_dir, "four_dtypes.safetensors",
+          Safetensors(R"({"__metadata__":{"format":"pt"},)"
+                      R"("w":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]},)"
+                      R"("h":{"dtype":"F16","shape":[2],"data_offsets":[16,20]},)"
+                      R"("b":{"dtype":"BF16","shape":[1,2],"data_offsets":[20,24]},)"
+                      R"("d":{"dtype":"F64","shape":[],"data_offsets":[24,32]}})",
+                      data),
+          st_ok);
+    Write(st_dir, "empty.safetensors", Safetensors("{}", ""), st_ok);
+    Write(st_dir, "padded.safetensors",
+          Safetensors(R"({"x":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}    )",
+                      std::string("\0\0\x80\x3f", 4)),
+          st_ok);
+  }
+
+  // word vectors
+  const std::string wv_dir = root + "/word_vectors";
+  auto wv_ok = [](std::span<const std::byte> b) { return pe::ReadWordVectors(b).status(); };
+  Write(wv_dir, "glove.txt", "the 0.418 0.24968 -0.41242\n, 0.013441 0.23682 -0.16899\n", wv_ok);
+  Write(wv_dir, "fasttext.vec", "2 3\n</s> 0.1 0.2 0.3 \nkönig -1e-3 2.5 nan \n", wv_ok);
+  Write(wv_dir, "crlf.txt", "a 1 2\r\nb 3 4\r\n", wv_ok);
+  {
+    std::string bin = "2 2\n";
+    for (const char* w : {"in", "日本"}) {
+      bin += w;
+      bin += ' ';
+      for (float f : {0.5f, -1.5f}) Put(bin, std::bit_cast<uint32_t>(f), 4);
+      bin += '\n';
+    }
+    Write(wv_dir, "word2vec.bin", bin, wv_ok);
+  }
+  if (failures != 0) return 1;
+  std::printf("seed corpus written to %s\n", root.c_str());
+  return 0;
+}
