@@ -482,7 +482,8 @@ void ItemTooltip(const char* text) {
 
 void ErrorText(const std::string& message) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
-  ImGui::TextWrapped("%s", message.c_str());
+  WrappedText(message);  // never breaks inside a number, as ImGui's wrapping does at '.'
+
   ImGui::PopStyleColor();
 }
 

@@ -214,6 +214,22 @@ void NormsTable(const InputParts& parts, const std::vector<std::string>& names, 
   }
 }
 
+// |PE(p)| of the sinusoid: every sin/cos pair adds a^2 (a the output scale), so sqrt(d/2) |a| for
+// even d; an odd d's last column is a lone sin (paper, tf-text), adding between 0 and a^2, or
+// zero (t2t).
+std::string SinusoidNormText(const EncodingParams& pe, int64_t d) {
+  const double a = std::abs(pe.sinusoidal().output_scale);
+  const double pairs = static_cast<double>(d / 2);
+  if (d % 2 == 0) return Printf("|PE| of a sinusoid is sqrt(d/2) = %.3g", a * std::sqrt(pairs));
+  if (pe.sinusoidal().variant == PeVariant::kT2t) {
+    return Printf("|PE| of this sinusoid is sqrt((d-1)/2) = %.3g (its last column is 0)",
+                  a * std::sqrt(pairs));
+  }
+  return Printf("|PE| of this sinusoid lies between sqrt((d-1)/2) = %.3g and sqrt((d+1)/2) = %.3g "
+                "(its last column is a lone sin)",
+                a * std::sqrt(pairs), a * std::sqrt(pairs + 1));
+}
+
 void NormLine(const SentenceResult& s, const EncodingParams& pe, int t, bool scaled,
               EmbeddingInit init) {
   const int64_t offset = pe.offset;
@@ -227,12 +243,14 @@ void NormLine(const SentenceResult& s, const EncodingParams& pe, int t, bool sca
                 static_cast<long long>(s.ids[static_cast<size_t>(t)]),
                 static_cast<long long>(offset + t));
   }
-  ImGui::SameLine();
-  ImGui::TextWrapped(
-      "|E| = %.4f   |E\xc3\x97\xe2\x88\x9a" "d| = %.4f   |PE| = %.4f   |sum| = %.4f   "
-      "|E\xc3\x97\xe2\x88\x9a" "d|/|PE| = %s",
-      parts.Norm(Part::kEmbedding, t), parts.Norm(Part::kScaled, t),
-      parts.Norm(Part::kPositional, t), parts.Norm(Part::kSum, t), RatioText(parts, t).c_str());
+  // Wrapped at spaces only: ImGui's own wrapping breaks "0.457" after its '.'.
+  WrappedText(Printf("|E| = %.4f   |E\xc3\x97\xe2\x88\x9a"
+                     "d| = %.4f   |PE| = %.4f   |sum| = %.4f   "
+                     "|E\xc3\x97\xe2\x88\x9a"
+                     "d|/|PE| = %s",
+                     parts.Norm(Part::kEmbedding, t), parts.Norm(Part::kScaled, t),
+                     parts.Norm(Part::kPositional, t), parts.Norm(Part::kSum, t),
+                     RatioText(parts, t).c_str()));
   ItemTooltip(scaled
                   ? "With sqrt(d) scaling the token's meaning is several times larger than its "
                     "position code, so the position nudges the vector rather than drowning it."
@@ -245,12 +263,13 @@ void NormLine(const SentenceResult& s, const EncodingParams& pe, int t, bool sca
       pe.kind() == Scheme::kLearned
           ? Printf("|W_pos| is about %.3g (%s)", InitStd(pe.learned().init, d) * rd,
                    InitFormula(pe.learned().init, d).c_str())
-          : Printf("|PE| of a sinusoid is sqrt(d/2) = %.3g", rd / std::sqrt(2.0));
-  ImGui::TextDisabled(
-      "E is random and untrained: %s, so |E| is about %.3g and |E\xc3\x97\xe2\x88\x9a"
-      "d| about %.3g; %s.",
-      InitFormula(init, d).c_str(), InitStd(init, d) * rd, InitStd(init, d) * rd * rd,
-      pe_size.c_str());
+          : SinusoidNormText(pe, d);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  WrappedText(Printf("E is random and untrained: %s, so |E| is about %.3g and |E\xc3\x97\xe2\x88\x9a"
+                     "d| about %.3g; %s.",
+                     InitFormula(init, d).c_str(), InitStd(init, d) * rd,
+                     InitStd(init, d) * rd * rd, pe_size.c_str()));
+  ImGui::PopStyleColor();
 }
 
 void ShowParts(AppState& state, const SentenceResult& s, const std::vector<std::string>& names,
