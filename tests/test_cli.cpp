@@ -809,5 +809,23 @@ sys.exit(0 if e.dtype == np.float32 and np.array_equal(e, ref) else 1)
             0);
 }
 
+// Parameters given before the word `export` are the export's too (never silently dropped).
+TEST_F(Cli, ParametersBeforeExportApply) {
+  CliRun r = RunCli("--d-model 8 --max-len 12 export --view heatmap -o " + Path("before.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("before.npy")), a, why)) << why;
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{12, 8}));
+  // A scheme before `export` selects the scheme's views; a later flag of the same name wins.
+  r = RunCli("--scheme rope export --view frequencies --d-model 16 -o " + Path("f.csv"));
+  EXPECT_EQ(r.code, 0) << r.output;
+  r = RunCli("--d-model 8 export --d-model 6 --view heatmap -o " + Path("later.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray later;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("later.npy")), later, why)) << why;
+  EXPECT_EQ(later.shape, (std::vector<int64_t>{100, 6}));
+}
+
 }  // namespace
 }  // namespace pe

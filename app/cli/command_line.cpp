@@ -73,8 +73,10 @@ void AddParameterOptions(CLI::App& app, Flags& f) {
 
 // Turns the flags given into params, in the field table's order (the scheme first), refusing a
 // flag that does not apply to the chosen scheme; on error prints it and returns the exit code
-// (2 usage, 1 runtime).
-int BuildParams(const CLI::App& app, const Flags& f, ModelParams& p) {
+// (2 usage, 1 runtime). `before`: the top level when `app` is the export subcommand, where a
+// parameter given before the word `export` counts too (later ones win, as CLI11 parses them in
+// order).
+int BuildParams(const CLI::App& app, const CLI::App* before, const Flags& f, ModelParams& p) {
   auto fail = [](const std::string& message, int code = 2) {
     std::cerr << "pe-explorer: " << message << "\n";
     return code;
@@ -82,7 +84,10 @@ int BuildParams(const CLI::App& app, const Flags& f, ModelParams& p) {
   const auto fields = ParamFields();
   for (size_t k = 0; k < fields.size(); ++k) {
     const ParamField& field = fields[k];
-    const bool given = field.is_switch() ? f.switches[k] : app.count(std::string(field.flag)) > 0;
+    const std::string flag(field.flag);
+    const bool given = field.is_switch()
+                           ? f.switches[k]
+                           : app.count(flag) > 0 || (before != nullptr && before->count(flag) > 0);
     if (!given) continue;
     if (std::string why = field.WhyNotApplicable(p); !why.empty()) return fail(why);
     if (Status s = field.set(p, field.is_switch() ? "true" : f.values[k]); !s.ok()) {
@@ -254,7 +259,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     er.scale = sc.value();
     if (Status s = CheckText("--title", er.title); !s.ok()) return usage_error(s.message());
   }
-  if (int code = BuildParams(cl.mode == RunMode::kExport ? *exp : app, flags, cl.params);
+  if (int code = BuildParams(cl.mode == RunMode::kExport ? *exp : app,
+                             cl.mode == RunMode::kExport ? &app : nullptr, flags, cl.params);
       code != 0) {
     exit_code = code;
     return std::nullopt;
