@@ -151,7 +151,11 @@ std::vector<CommandFlag> ExportCommandFlags(ViewKind view, const ModelParams& pa
   ModelParams scheme_defaults;
   SetScheme(scheme_defaults, params.pe.kind());
   const auto dv = ParamValues(scheme_defaults);
-  const std::map<std::string, std::string> defaults_params(dv.begin(), dv.end());
+  std::map<std::string, std::string> defaults_params(dv.begin(), dv.end());
+  // The scheme's own parameters are its defaults once --scheme is given; the scheme is not.
+  for (const auto& [k, v] : ParamValues(ModelParams{})) {
+    if (k == "scheme") defaults_params[k] = v;
+  }
   std::vector<CommandFlag> out;
   bool token_given = false;
   for (CommandFlag& f : all.value()) {
