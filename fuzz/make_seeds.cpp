@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "io/figure_metadata_reader.h"
 #include "io/file_writers.h"
 #include "io/npy_reader.h"
 #include "io/safetensors_reader.h"
@@ -59,6 +60,23 @@ void Write(const std::string& dir, const std::string& name, const std::string& b
   std::ofstream(dir + "/" + name, std::ios::binary) << bytes;
 }
 
+// A PNG chunk: length, type, data, CRC-32 (ISO 3309, as PNG specifies it).
+std::string PngChunk(const std::string& type, const std::string& data) {
+  std::string out;
+  Put(out, data.size(), 4, true);
+  const std::string body = type + data;
+  uint32_t c = 0xffffffffu;
+  for (char ch : body) {
+    c ^= static_cast<unsigned char>(ch);
+    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+  }
+  return out + body + [&] {
+    std::string crc;
+    Put(crc, c ^ 0xffffffffu, 4, true);
+    return crc;
+  }();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,7 +85,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string root = argv[1];
-  for (const char* sub : {"", "/npy", "/safetensors", "/word_vectors"}) {
+  for (const char* sub : {"", "/npy", "/safetensors", "/word_vectors", "/figure_metadata"}) {
     ::mkdir((root + sub).c_str(), 0777);
   }
   using pe::Status;
@@ -159,5 +177,32 @@ int main(int argc, char** argv) {
   }
   if (failures != 0) return 1;
   std::printf("seed corpus written to %s\n", root.c_str());
+  // Figure metadata: the shapes the app writes, with a few keys each.
+  const std::string fig_dir = root + "/figure_metadata";
+  auto fig_ok = [](std::span<const std::byte> b) { return pe::ParseFigureMetadata(b).status(); };
+  {
+    std::string ihdr;
+    Put(ihdr, 1, 4, true);
+    Put(ihdr, 1, 4, true);
+    ihdr += std::string("\x08\x06\x00\x00\x00", 5);
+    const std::string png = std::string("\x89PNG\r\n\x1a\n", 8) + PngChunk("IHDR", ihdr) +
+                            PngChunk("tEXt", std::string("pe:view\0heatmap", 15)) +
+                            PngChunk("tEXt", std::string("pe:title\0a & b", 15)) +
+                            PngChunk("tEXt", std::string("pe:app_version\0" "0.1.0", 20)) +
+                            PngChunk("IEND", "");
+    Write(fig_dir, "figure.png", png, fig_ok);
+    Write(fig_dir, "figure.svg",
+          "<?xml version=\"1.0\"?>\n<svg width=\"1\" height=\"1\">\n<metadata>\n"
+          "<pe:figure xmlns:pe=\"urn:pe-explorer:figure\">\n"
+          "  <pe:param name=\"view\" value=\"curves\"/>\n"
+          "  <pe:param name=\"title\" value=\"&quot;x&quot; &amp; &lt;y&gt;\"/>\n"
+          "  <pe:param name=\"app_version\" value=\"0.1.0\"/>\n"
+          "</pe:figure>\n</metadata>\n</svg>\n",
+          fig_ok);
+    Write(fig_dir, "figure.pdf",
+          "%PDF-1.5\n1 0 obj\n<< /Keywords (positional encoding; score; pe-figure:view=score "
+          "title=a%20%28b%29 app_version=0.1.0) >>\nendobj\n%%EOF\n",
+          fig_ok);
+  }
   return 0;
 }

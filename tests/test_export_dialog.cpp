@@ -228,6 +228,60 @@ TEST_F(ExportDialog, ScoreExportDrawsThePannedAndZoomedWindow) {
       << "y " << panned.y0 << ".." << panned.y1;
 }
 
+TEST_F(ExportDialog, CopiedCommandWritesTheSameFileAsSave) {
+  // The score view panned and zoomed on screen, exported with Save as a 2x PNG with a title;
+  // "Copy command" puts a command line on the clipboard which, run through the real CLI, writes
+  // the same bytes.
+  state_.params.pe.scheme = RopeParams{};
+  state_.params.pe.max_len = 200;
+  state_.params.pe.d_model = 32;
+  state_.select_tab = ViewKind::kScore;
+  Frames(3);
+  ImGuiWindow* panel = nullptr;
+  for (ImGuiWindow* w : GImGui->Windows) {
+    const char* tail = std::strstr(w->Name, "/score_");
+    if (tail && !std::strchr(tail + 1, '/') && w->Active) panel = w;
+  }
+  ASSERT_NE(panel, nullptr);
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos = ImVec2(panel->Pos.x + panel->Size.x * 0.3f, panel->Pos.y + panel->Size.y * 0.55f);
+  Frame();
+  io.MouseWheel = 2.0f;
+  Frame();
+  io.MouseWheel = 0.0f;
+  Frames(2);
+  ASSERT_NE(state_.score.view, (ViewRange{0, 200, 0, 200})) << "the wheel did not zoom";
+  state_.export_dialog.view = ViewKind::kScore;
+  state_.export_dialog.size_preset = 1;  // 2x
+  state_.export_dialog.title = "Rope's score, zoomed";
+  Open(dir_, "window.png", 0);
+  // Copy command sits on Save's line, after Cancel.
+  ImVec2 save, copy;
+  ASSERT_TRUE(FindInFirstColumn("Save", &save));
+  ASSERT_TRUE(Find("Copy command", save, /*across=*/true, &copy)) << "no Copy command button";
+  Click(copy);
+  Frame();
+  const std::string command = state_.export_dialog.copied_command;
+  ASSERT_EQ(command.rfind("pe-explorer export --view score --scheme rope", 0), 0u) << command;
+  EXPECT_EQ(command, ImGui::GetClipboardText());
+  EXPECT_NE(command.find("--score-window "), std::string::npos) << command;
+  EXPECT_NE(command.find("--scale 2"), std::string::npos) << command;
+  ClickButton("Save");
+  const std::string saved = pe::testing::ReadFile(Path("window.png"));
+  ASSERT_FALSE(saved.empty()) << state_.toast.text << state_.export_dialog.error;
+  // Run it as a shell runs it, writing window.png's twin.
+  const std::string out = Path("window.png");
+  ASSERT_NE(command.find(" -o " + out), std::string::npos) << command;
+  const std::string cli = std::string(command).replace(0, std::string("pe-explorer").size(),
+                                                       PE_EXPLORER_EXE);
+  const std::string twin = Path("twin.png");
+  std::string script = cli.substr(0, cli.rfind(" -o ")) + " -o " + twin;
+  std::string quoted;
+  for (char c : script) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  ASSERT_EQ(std::system(("bash -c '" + quoted + "'").c_str()), 0) << script;
+  EXPECT_TRUE(pe::testing::ReadFile(twin) == saved) << script;
+}
+
 TEST_F(ExportDialog, SizePresetsOnlyForPng) {
   // The labels on the size row, found by sweeping across it.
   auto size_row_labels = [&](const char* first) {

@@ -5,9 +5,13 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <algorithm>
 #include <limits>
+#include <string_view>
 
+#include "io/figure_metadata_reader.h"
 #include "io/file_writers.h"
+#include "views/figure_command.h"
 #include "encoding/sinusoidal_presets.h"
 #include "model/param_fields.h"
 #include "text/tokenizer.h"
@@ -110,6 +114,79 @@ int BuildParams(const CLI::App& app, const CLI::App* before, const Flags& f, Mod
   return 0;
 }
 
+// `export ... --from FIGURE ...`: argv with --from replaced by the flags the figure's metadata
+// gives, placed before the ones given on the command line. A flag given there drops the
+// file's; a --scheme or --walkthrough-preset given drops the file's scheme parameters and
+// windows (they describe another table); a table output (.csv, .npy) drops the figure flags.
+// Nothing when there is no --from; an error names the file and what is wrong with it.
+template <size_t N>
+Result<std::optional<std::vector<std::string>>> MergeFromFigure(int argc,
+                                                                const char* const* argv,
+                                                                const char* const (&figure_flags)[N]) {
+  int export_at = -1;
+  for (int k = 1; k < argc; ++k) {
+    if (std::string_view(argv[k]) == "export") {
+      export_at = k;
+      break;
+    }
+  }
+  if (export_at < 0) return std::optional<std::vector<std::string>>();
+  std::string from, output;
+  bool has_from = false;
+  std::vector<std::string> given;  // the arguments after `export`, without --from
+  std::vector<std::string> given_flags;
+  for (int k = export_at + 1; k < argc; ++k) {
+    const std::string a = argv[k];
+    if (a == "--from" || a.rfind("--from=", 0) == 0) {
+      if (a == "--from") {
+        if (k + 1 >= argc) return InvalidArgument("--from needs a figure file (PNG, SVG or PDF)");
+        from = argv[++k];
+      } else {
+        from = a.substr(7);
+      }
+      if (has_from) return InvalidArgument("--from is given twice");
+      has_from = true;
+      continue;
+    }
+    if ((a == "-o" || a == "--output") && k + 1 < argc) output = argv[k + 1];
+    if (a.rfind("--output=", 0) == 0) output = a.substr(9);
+    if (a.rfind("--", 0) == 0) given_flags.push_back(a.substr(0, a.find('=')));
+    given.push_back(a);
+  }
+  if (!has_from) return std::optional<std::vector<std::string>>();
+  Result<FigureFileMetadata> metadata = ReadFigureMetadata(from);
+  if (!metadata.ok()) return Error{metadata.error().kind, "--from " + metadata.message()};
+  Result<std::vector<CommandFlag>> flags = FlagsFromMetadata(metadata.value().entries, PE_VERSION);
+  if (!flags.ok()) return InvalidArgument("--from \"" + from + "\" " + flags.message());
+  auto given_flag = [&](std::string_view f) {
+    return std::find(given_flags.begin(), given_flags.end(), f) != given_flags.end();
+  };
+  const bool new_table = given_flag("--scheme") || given_flag("--walkthrough-preset");
+  const std::string ext = output == "-" ? "csv" : FileExtension(output);
+  const bool table = ext == "csv" || ext == "npy";
+  std::vector<std::string> out(argv, argv + export_at + 1);
+  for (const CommandFlag& f : flags.value()) {
+    if (given_flag(f.flag)) continue;
+    if ((f.flag == "--highlight" && given_flag("--no-highlight")) ||
+        (f.flag == "--no-highlight" && given_flag("--highlight"))) {
+      continue;
+    }
+    if (table && std::find(std::begin(figure_flags), std::end(figure_flags), f.flag) !=
+                     std::end(figure_flags)) {
+      continue;
+    }
+    if (new_table) {
+      const ParamField* field = FindParamField(f.flag);
+      if (field != nullptr && field->schemes != kAllSchemes) continue;
+      if (f.flag.size() > 7 && f.flag.substr(f.flag.size() - 7) == "-window") continue;
+    }
+    out.push_back(f.flag);
+    if (!f.is_switch) out.push_back(f.value);
+  }
+  out.insert(out.end(), given.begin(), given.end());
+  return std::optional<std::vector<std::string>>(std::move(out));
+}
+
 }  // namespace
 
 std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, int& exit_code) {
@@ -189,12 +266,52 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
                   "PE(P) by R(K) to PE(P + K) (--rotation-offset K); a whole position of the "
                   "table (default: the first + 10, or the last)");
   // Flags that only change a drawn figure; a .csv/.npy table would silently ignore them.
-  const char* const kFigureFlags[] = {"--width",      "--height", "--scale",
-                                      "--title",      "--dim-range", "--token",
-                                      "--no-markers", "--batch-row"};
+  auto window_help = [](const char* what) {
+    return std::string("Exact window X0:X1:Y0:Y1 of the ") + what +
+           " (what a panned or zoomed panel shows; default: the whole table)";
+  };
+  exp->add_option("--heatmap-window", er.heatmap_window,
+                  window_help("heatmap and precision (dims x positions)"));
+  exp->add_option("--curves-window", er.curves_window,
+                  window_help("curves (positions x values)"));
+  exp->add_option("--sums-window", er.sums_window, window_help("sum view (dims x values)"));
+  exp->add_option("--score-window", er.score_window,
+                  window_help("score, similarity and compare views (keys x queries)"));
+  exp->add_flag("--highlight", er.highlight,
+                "Outline the token's row / position in the heatmap and curves (--token does)");
+  exp->add_flag("--no-highlight", er.no_highlight, "Do not outline the token (with --token)");
+  exp->add_option("--walkthrough-step", er.walkthrough_step,
+                  "Step S (0 to 7) that a walkthrough PNG or SVG shows (the PDF has every step)")
+      ->type_name("INT");
+  exp->add_option("--from", er.from,
+                  "Draw the figure described by this PNG, SVG or PDF's metadata (one this app "
+                  "exported): its view, parameters, window, size and title; other flags "
+                  "override what the file says, and -o may change the format")
+      ->type_name("FIGURE");
+  const char* const kFigureFlags[] = {
+      "--width",          "--height",        "--scale",        "--title",
+      "--dim-range",      "--token",         "--no-markers",   "--batch-row",
+      "--heatmap-window", "--curves-window", "--sums-window",  "--score-window",
+      "--highlight",      "--no-highlight",  "--walkthrough-step"};
   AddParameterOptions(*exp, flags);
   app.require_subcommand(0, 1);
 
+  // export --from FIGURE: the figure's metadata as flags, before the ones given (which win).
+  std::vector<std::string> merged;
+  if (Result<std::optional<std::vector<std::string>>> m = MergeFromFigure(argc, argv, kFigureFlags);
+      !m.ok()) {
+    std::cerr << "pe-explorer export: " << m.message() << "\n";
+    exit_code = m.error().kind == Error::Kind::kInvalidArgument ? 2 : 1;
+    return std::nullopt;
+  } else if (m.value()) {
+    merged = std::move(*m.value());
+  }
+  std::vector<const char*> merged_argv;
+  for (const std::string& a : merged) merged_argv.push_back(a.c_str());
+  if (!merged.empty()) {
+    argc = static_cast<int>(merged_argv.size());
+    argv = merged_argv.data();
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -24,6 +24,12 @@ struct ExportRequest {
   std::string rotation_position;  // "P": the rotation view's position (empty: first + 10)
   std::string batch_row;          // "B": the sum figure's row of a batch of --ids (empty: 0)
   bool no_markers = false;
+  // "X0:X1:Y0:Y1": a view's exact window (heatmap: dims x positions, curves: positions x
+  // values, sums: dims x values, score: keys x queries); empty: the whole table
+  std::string heatmap_window, curves_window, sums_window, score_window;
+  bool highlight = false, no_highlight = false;  // outline the token (default: with --token)
+  std::string walkthrough_step;  // "S": the walkthrough step a PNG or SVG shows
+  std::string from;              // the figure whose metadata gave the defaults (--from)
   bool list_presets = false;  // print the sinusoidal presets and exit
 };
 

@@ -36,6 +36,24 @@ Result<std::pair<double, double>> ParseRange(const std::string& flag, const std:
   return std::make_pair(a, b);
 }
 
+// "X0:X1:Y0:Y1", four finite numbers with X0 < X1 and Y0 < Y1.
+Result<ViewRange> ParseWindow(const std::string& flag, const std::string& text) {
+  double v[4] = {NAN, NAN, NAN, NAN};
+  const char* p = text.c_str();
+  const char* end = p + text.size();
+  bool ok = true;
+  for (int k = 0; k < 4 && ok; ++k) {
+    auto [next, ec] = std::from_chars(p, end, v[k]);
+    ok = ec == std::errc() && std::isfinite(v[k]) && (k == 3 ? next == end : next < end && *next == ':');
+    p = next + 1;
+  }
+  if (!ok || !(v[0] < v[1]) || !(v[2] < v[3])) {
+    return InvalidArgument(flag + " must be X0:X1:Y0:Y1, four finite numbers with X0 < X1 and "
+                           "Y0 < Y1, got \"" + text + "\"");
+  }
+  return ViewRange{v[0], v[1], v[2], v[3]};
+}
+
 }  // namespace
 
 int RunExport(const ModelParams& params, const ExportRequest& request) {
@@ -155,6 +173,35 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
                                   request.view));
     }
     sel.rotation_position = pos;
+  }
+  // Exact windows (what a panned panel shows; --from and copied commands give them).
+  const std::pair<const std::string*, ViewWindowKey> windows[] = {
+      {&request.heatmap_window, ViewWindowKey::kHeatmap},
+      {&request.curves_window, ViewWindowKey::kCurves},
+      {&request.sums_window, ViewWindowKey::kSums},
+      {&request.score_window, ViewWindowKey::kScore}};
+  for (const auto& [text, key] : windows) {
+    if (text->empty()) continue;
+    const std::string flag = "--" + std::string(WindowKeyName(key));
+    Result<ViewRange> w = ParseWindow(flag.substr(0, flag.size() - 7) + "-window", *text);
+    if (!w.ok()) return fail(w.error());
+    WindowOf(sel, key) = w.value();
+  }
+  if (request.highlight) sel.highlight = true;
+  if (request.no_highlight) sel.highlight = false;
+  if (!request.walkthrough_step.empty()) {
+    if (*view != ViewKind::kWalkthrough) {
+      return fail(InvalidArgument("--walkthrough-step applies to the walkthrough view, not to " +
+                                  request.view));
+    }
+    int64_t step = -1;
+    const std::string& text = request.walkthrough_step;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), step);
+    if (ec != std::errc() || ptr != text.data() + text.size() || step < 0 || step > 7) {
+      return fail(InvalidArgument("--walkthrough-step must be a step in [0, 7], got \"" + text +
+                                  "\""));
+    }
+    sel.walkthrough_step = static_cast<int>(step);
   }
   ExportRequestOptions options;
   options.size = {request.width, request.height, request.scale};

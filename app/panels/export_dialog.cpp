@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "jobs/export_runner.h"
+#include "views/figure_command.h"
 #include "views/figure_export.h"
 #include "io/file_writers.h"
 #include "panels/panels.h"
@@ -228,6 +229,17 @@ void DrawExportDialog(AppState& state, UiServices& services) {
     } else {
       ImGui::TextDisabled("The numbers behind the view, as `pe-explorer export` writes them.");
     }
+    // The command line that writes the same file: only what differs from the defaults.
+    std::string command;
+    if (IsFigure(d.format) && ValidateFigureSize(ChosenSize(d)).ok()) {
+      command = ExportCommandLine(d.view, state.params, ViewsOf(state), ChosenSize(d), d.title,
+                                  JoinPath(folder, d.name));
+      ImGui::Spacing();
+      ImGui::TextDisabled("Command:");
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped("%s", command.c_str());
+      ImGui::PopStyleColor();
+    }
     if (!d.error.empty()) ErrorText(d.error);
     ImGui::Spacing();
     if (ImGui::Button("Save", ImVec2(em * 6, 0))) {
@@ -249,6 +261,15 @@ void DrawExportDialog(AppState& state, UiServices& services) {
     }
     ImGui::SameLine();
     if (ImGui::Button("Cancel", ImVec2(em * 6, 0)) || escape) close = true;
+    if (!command.empty()) {
+      ImGui::SameLine();
+      if (ImGui::Button("Copy command")) {
+        ImGui::SetClipboardText(command.c_str());
+        d.copied_command = command;
+        state.toast = {"Copied the command", false, ImGui::GetTime() + 4.0};
+      }
+      ItemTooltip("Put the `pe-explorer export` command that writes this file on the clipboard.");
+    }
   }
   ImGui::PopTextWrapPos();
   if (close) ImGui::CloseCurrentPopup();

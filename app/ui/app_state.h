@@ -112,6 +112,7 @@ struct ExportDialogState {
   bool token_chosen = false;
   std::string confirm_path;  // non-empty: asking whether to replace this existing file
   bool saving = false;       // the dialog's export is running: stay open until it ends
+  std::string copied_command;  // what "Copy command" last put on the clipboard
 };
 
 // A short message in the corner: what was saved, or why not.

@@ -1,4 +1,5 @@
 #include "figure/figure_render.h"
+#include "io/figure_metadata_reader.h"
 
 #include "figure/text_wrap.h"
 
@@ -875,14 +876,24 @@ Status RenderFigurePages(std::span<const Figure> pages, FigureFormat format,
           cairo_pdf_surface_create_for_stream(AppendToString, &bytes, size.width, size.height);
       cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, figure.title.c_str());
       cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_SUBJECT, Describe(figure).c_str());
-      cairo_pdf_surface_set_metadata(
-          surface, CAIRO_PDF_METADATA_KEYWORDS,
-          ("positional encoding; " + MetadataValue(figure, "view")).c_str());
+      // The keywords end with the metadata again, machine-readable: "pe-figure:" and
+      // percent-encoded KEY=VALUE items separated by spaces (read back by ReadFigureMetadata).
+      std::string keywords = "positional encoding; " + MetadataValue(figure, "view") + "; pe-figure:";
+      for (size_t k = 0; k < figure.metadata.size(); ++k) {
+        if (k > 0) keywords += ' ';
+        keywords += PercentEncode(figure.metadata[k].first) + "=" +
+                    PercentEncode(figure.metadata[k].second);
+      }
+      cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_KEYWORDS, keywords.c_str());
       cairo_pdf_surface_set_metadata(
           surface, CAIRO_PDF_METADATA_CREATOR,
           ("PE Explorer " + MetadataValue(figure, "app_version")).c_str());
-      if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH")) {
-        const std::time_t t = static_cast<std::time_t>(std::strtoll(epoch, nullptr, 10));
+      {
+        // The same figure gives the same bytes: the dates are SOURCE_DATE_EPOCH's, else the
+        // epoch itself, never the clock (cairo would write the time of the export).
+        const char* epoch = std::getenv("SOURCE_DATE_EPOCH");
+        const std::time_t t =
+            epoch != nullptr ? static_cast<std::time_t>(std::strtoll(epoch, nullptr, 10)) : 0;
         std::tm tm{};
         gmtime_r(&t, &tm);
         char iso[32];

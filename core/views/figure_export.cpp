@@ -71,16 +71,88 @@ std::string RangeText(double a, double b) {
   return Num(a) + ":" + Num(b);
 }
 
-std::vector<std::pair<std::string, std::string>> Metadata(ViewKind view, const ModelParams& m,
-                                                          const ViewSelection& sel,
-                                                          const ViewRange& r) {
+std::string Exact(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string WindowText(const ViewRange& r) {
+  return Exact(r.x0) + ":" + Exact(r.x1) + ":" + Exact(r.y0) + ":" + Exact(r.y1);
+}
+
+std::vector<ViewWindowKey> ViewWindowKeys(ViewKind view) {
+  switch (view) {
+    case ViewKind::kHeatmap:
+    case ViewKind::kPrecision:
+      return {ViewWindowKey::kHeatmap};
+    case ViewKind::kCurves:
+      return {ViewWindowKey::kCurves};
+    case ViewKind::kSums:
+      return {ViewWindowKey::kSums};
+    case ViewKind::kScore:
+    case ViewKind::kSimilarity:
+    case ViewKind::kSimilarityOffset:
+      return {ViewWindowKey::kScore};
+    case ViewKind::kCompare:
+      return {ViewWindowKey::kHeatmap, ViewWindowKey::kScore};
+    default:
+      return {};
+  }
+}
+
+std::string_view WindowKeyName(ViewWindowKey k) {
+  switch (k) {
+    case ViewWindowKey::kHeatmap:
+      return "heatmap_window";
+    case ViewWindowKey::kCurves:
+      return "curves_window";
+    case ViewWindowKey::kSums:
+      return "sums_window";
+    case ViewWindowKey::kScore:
+      return "score_window";
+  }
+  return "";
+}
+
+ViewRange& WindowOf(ViewSelection& sel, ViewWindowKey k) {
+  switch (k) {
+    case ViewWindowKey::kHeatmap:
+      return sel.heatmap;
+    case ViewWindowKey::kCurves:
+      return sel.curves;
+    case ViewWindowKey::kSums:
+      return sel.sums;
+    case ViewWindowKey::kScore:
+      return sel.score;
+  }
+  return sel.heatmap;
+}
+
+std::vector<std::pair<std::string, std::string>> FigureMetadata(
+    ViewKind view, const ModelParams& m, const ViewSelection& sel, const FigureSize& size,
+    const std::string& title, const ViewRange* shown) {
   // The view, every parameter that applies to the scheme (the same keys a session file uses),
-  // then what the view shows.
+  // then what the view shows: enough to draw the same figure again (export --from).
   std::vector<std::pair<std::string, std::string>> out = {{"view", std::string(ViewName(view))}};
   for (auto& kv : ParamValues(m)) out.push_back(std::move(kv));
-  out.push_back({"x_range", RangeText(r.x0, r.x1)});
-  out.push_back({"y_range", RangeText(r.y0, r.y1)});
+  if (shown != nullptr) {
+    out.push_back({"x_range", RangeText(shown->x0, shown->x1)});
+    out.push_back({"y_range", RangeText(shown->y0, shown->y1)});
+  }
   out.push_back({"token", sel.selected_token < 0 ? "all" : std::to_string(sel.selected_token)});
+  // The windows the view reads, where they are not the whole table the window opens on.
+  ViewSelection defaults = DefaultViews(m);
+  for (ViewWindowKey k : ViewWindowKeys(view)) {
+    const ViewRange& w = WindowOf(const_cast<ViewSelection&>(sel), k);
+    if (!(w == WindowOf(defaults, k))) out.push_back({std::string(WindowKeyName(k)), WindowText(w)});
+  }
+  if (view == ViewKind::kHeatmap || view == ViewKind::kCurves) {
+    out.push_back({"highlight", sel.highlight ? "true" : "false"});
+  }
+  if (view == ViewKind::kCurves) out.push_back({"markers", sel.markers ? "true" : "false"});
   if (view == ViewKind::kSums && m.example.ids.size() > 1) {
     out.push_back({"batch_row", std::to_string(sel.batch_row)});
   }
@@ -94,9 +166,15 @@ std::vector<std::pair<std::string, std::string>> Metadata(ViewKind view, const M
     Result<int64_t> p = RotationPosition(sel, m.pe);
     if (p.ok()) out.push_back({"rotation_position", std::to_string(p.value())});
   }
+  out.push_back({"width", Exact(size.width)});
+  out.push_back({"height", Exact(size.height)});
+  out.push_back({"scale", Exact(size.scale)});
+  if (!title.empty()) out.push_back({"title", title});
   out.push_back({"app_version", PE_VERSION});
   return out;
 }
+
+namespace {
 
 std::string DefaultTitle(ViewKind view, const ModelParams& m, const Encoding& e) {
   std::ostringstream t;
@@ -166,7 +244,7 @@ Result<Figure> BuildViewFigure(ViewKind view, const ModelParams& params, const V
   } else if (f.value().title.empty()) {
     f.value().title = DefaultTitle(view, params, *encoding.value());
   }
-  f.value().metadata = Metadata(view, params, sel, f.value().view);
+  f.value().metadata = FigureMetadata(view, params, sel, size, title, &f.value().view);
   return f;
 }
 
@@ -197,7 +275,7 @@ Result<std::vector<Figure>> BuildViewPages(ViewKind view, const ModelParams& par
     } else if (f.title.empty()) {
       f.title = DefaultTitle(view, params, *encoding.value());
     }
-    f.metadata = Metadata(view, params, all_steps, f.view);
+    f.metadata = FigureMetadata(view, params, all_steps, size, title, &f.view);
   }
   return pages;
 }

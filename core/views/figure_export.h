@@ -57,6 +57,22 @@ Result<std::vector<Figure>> BuildViewPages(ViewKind view, const ModelParams& par
                                            const ViewSelection& sel, const FigureSize& size,
                                            const std::string& title = "");
 
+// The windows of a ViewSelection a view's figure depends on, and their metadata keys.
+enum class ViewWindowKey { kHeatmap, kCurves, kSums, kScore };
+std::vector<ViewWindowKey> ViewWindowKeys(ViewKind view);
+std::string_view WindowKeyName(ViewWindowKey k);  // "heatmap_window"
+ViewRange& WindowOf(ViewSelection& sel, ViewWindowKey k);
+// "x0:x1:y0:y1", each number exact (%.17g), as the metadata and --*-window flags write it.
+std::string WindowText(const ViewRange& r);
+
+// The metadata a figure of `view` carries (PNG text, SVG <metadata>, PDF information): the
+// view, every parameter that applies, what the view shows (`shown`: the figure's x and y
+// range; null: left out), the selection the view reads, the size, a title given (empty: none)
+// and app_version. `export --from` reads it back.
+std::vector<std::pair<std::string, std::string>> FigureMetadata(
+    ViewKind view, const ModelParams& m, const ViewSelection& sel, const FigureSize& size,
+    const std::string& title, const ViewRange* shown);
+
 // "pe-heatmap_paper_d128_L100.svg": a name that says what the file shows.
 std::string SuggestedFileName(ViewKind view, const ModelParams& params, const std::string& ext);
 

@@ -1,0 +1,237 @@
+// `export --from FIGURE` and the copied command, run as a user runs them: for every view of the
+// registry and every scheme it applies to, a figure exported in-process (as the window does)
+// with a non-default window, token, size and title is drawn again from its own metadata, and by
+// the command ExportCommandLine gives, byte for byte, as PNG, SVG and PDF. Bad files are
+// refused with a message naming the file, and nothing is written.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <algorithm>
+#include <fstream>
+#include <span>
+#include <sstream>
+
+#include "io/figure_metadata_reader.h"
+#include "model/param_fields.h"
+#include "test_support.h"
+#include "views/figure_command.h"
+#include "views/figure_export.h"
+#include "views/view_registry.h"
+
+namespace pe {
+namespace {
+
+using pe::testing::ReadFile;
+
+struct ShellRun {
+  int code = -1;
+  std::string output;
+};
+
+// `args` is shell text (already quoted), run by bash with the real binary.
+ShellRun Shell(const std::string& args) {
+  const std::string script = std::string(PE_EXPLORER_EXE) + " " + args + " 2>&1";
+  std::string quoted;
+  for (char c : script) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  ShellRun r;
+  FILE* p = ::popen(("bash -c '" + quoted + "'").c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+void WriteBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// Every window the view reads pulled in from the default by a fifth of its span at the start
+// and a tenth at the end: a panned and zoomed panel, numbers that %.10g would not keep.
+ViewSelection Zoomed(const ModelParams& p, ViewKind view) {
+  ViewSelection sel = DefaultViews(p);
+  for (ViewWindowKey k : ViewWindowKeys(view)) {
+    ViewRange& w = WindowOf(sel, k);
+    const double dx = w.x1 - w.x0, dy = w.y1 - w.y0;
+    w = {w.x0 + dx / 5.0, w.x1 - dx / 10.0 + 1.0 / 3.0, w.y0 + dy / 5.0, w.y1 - dy / 10.0};
+  }
+  sel.selected_token = 1;
+  sel.highlight = view == ViewKind::kCurves;  // the heatmap gets --token without highlight
+  sel.markers = false;
+  sel.rotation_position = p.pe.offset + 5;
+  if (view == ViewKind::kWalkthrough) sel.walkthrough_step = 2;
+  return sel;
+}
+
+ModelParams Small(Scheme s) {
+  ModelParams p;
+  SetScheme(p, s);
+  p.pe.d_model = 16;
+  p.pe.max_len = 24;
+  return p;
+}
+
+using FigureFrom = pe::testing::TempDirTest;
+
+TEST_F(FigureFrom, EveryViewAndSchemeRedrawsByteForByte) {
+  const FigureSize size{430, 290, 1.5};
+  int figures = 0;
+  for (const ViewEntry& v : Views()) {
+    for (Scheme s : kAllSchemeKinds) {
+      if (!(v.schemes & SchemeBit(s))) continue;
+      const ModelParams p = Small(s);
+      if (!ViewApplies(v.kind, p.pe)) continue;
+      const ViewSelection sel = Zoomed(p, v.kind);
+      const std::string what = std::string(v.name) + " / " + std::string(SchemeName(s));
+      // The custom title on one format in three, the default title on the others.
+      int k = 0;
+      for (const char* ext : {"png", "svg", "pdf"}) {
+        ExportRequestOptions options;
+        options.size = size;
+        if (k++ == 1) options.title = "It's \"quoted\" & <odd> (" + what + ")";
+        const std::string a = Path(std::string(v.name) + "_a." + ext);
+        const std::string b = Path(std::string(v.name) + "_b." + ext);
+        const std::string c = Path(std::string(v.name) + "_c." + ext);
+        ASSERT_TRUE(ExportView(v.kind, p, sel, a, options).ok()) << what << " " << ext;
+        const std::string original = ReadFile(a);
+        ASSERT_FALSE(original.empty()) << what;
+        ShellRun r = Shell("export --from " + ShellQuote(a) + " -o " + ShellQuote(b));
+        ASSERT_EQ(r.code, 0) << what << " " << ext << ": " << r.output;
+        EXPECT_TRUE(ReadFile(b) == original) << what << " " << ext << ": --from differs";
+        // The copied command writes the same bytes.
+        std::string line =
+            ExportCommandLine(v.kind, p, sel, size, options.title, c);
+        ASSERT_EQ(line.rfind("pe-explorer export ", 0), 0u) << line;
+        r = Shell(line.substr(std::string("pe-explorer ").size()));
+        ASSERT_EQ(r.code, 0) << what << " " << ext << ": " << line << "\n" << r.output;
+        EXPECT_TRUE(ReadFile(c) == original) << what << " " << ext << ": the command differs: "
+                                             << line;
+        ++figures;
+      }
+    }
+  }
+  EXPECT_GT(figures, 60);
+}
+
+TEST_F(FigureFrom, FlagsOverrideTheFileAndTheExtensionPicksTheFormat) {
+  ModelParams p = Small(Scheme::kRope);
+  ExportRequestOptions options;
+  options.size = {400, 260, 1};
+  ASSERT_TRUE(ExportView(ViewKind::kHeatmap, p, DefaultViews(p), Path("a.png"), options).ok());
+  // --d-model 64 over the file's 16: the same figure as exporting with 64 directly.
+  p.pe.d_model = 64;
+  ASSERT_TRUE(ExportView(ViewKind::kHeatmap, p, DefaultViews(p), Path("want.svg"), options).ok());
+  ShellRun r = Shell("export --from " + Path("a.png") + " --d-model 64 -o " + Path("got.svg"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(ReadFile(Path("got.svg")) == ReadFile(Path("want.svg")));
+  // Another scheme drops the file's rope parameters.
+  r = Shell("export --from " + Path("a.png") + " --scheme alibi --view bias -o " + Path("b.png"));
+  EXPECT_EQ(r.code, 0) << r.output;
+  // A table from a figure: the figure flags are left out.
+  r = Shell("export --from " + Path("a.png") + " -o " + Path("t.npy"));
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(Exists(Path("t.npy")));
+}
+
+TEST_F(FigureFrom, TheCommandHasOnlyWhatDiffersFromTheDefaults) {
+  ModelParams p;
+  const ViewSelection sel = DefaultViews(p);
+  EXPECT_EQ(ExportCommandLine(ViewKind::kHeatmap, p, sel, FigureSize{}, "", "pe.png"),
+            "pe-explorer export --view heatmap -o pe.png");
+  SetScheme(p, Scheme::kRope);
+  p.pe.d_model = 64;
+  EXPECT_EQ(ExportCommandLine(ViewKind::kScore, p, DefaultViews(p), FigureSize{800, 540, 2},
+                              "it's mine", "my figure.png"),
+            "pe-explorer export --view score --scheme rope --d-model 64 --width 800 --scale 2 "
+            "--title 'it'\"'\"'s mine' -o 'my figure.png'");
+}
+
+TEST_F(FigureFrom, BadFilesAreRefusedNamingTheFileAndNothingIsWritten) {
+  ModelParams p = Small(Scheme::kSinusoidal);
+  ExportRequestOptions options;
+  options.size = {300, 200, 1};
+  ASSERT_TRUE(ExportView(ViewKind::kCurves, p, DefaultViews(p), Path("ok.png"), options).ok());
+  ASSERT_TRUE(ExportView(ViewKind::kCurves, p, DefaultViews(p), Path("ok.svg"), options).ok());
+  ASSERT_TRUE(ExportView(ViewKind::kCurves, p, DefaultViews(p), Path("ok.pdf"), options).ok());
+  const std::string png = ReadFile(Path("ok.png"));
+  const std::string svg = ReadFile(Path("ok.svg"));
+  const std::string pdf = ReadFile(Path("ok.pdf"));
+  auto replaced = [](std::string s, const std::string& from, const std::string& to) {
+    const size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) s.replace(at, from.size(), to);
+    return s;
+  };
+  WriteBytes(Path("cut.png"), png.substr(0, png.size() / 2));
+  WriteBytes(Path("cut.svg"), svg.substr(0, svg.size() - 20));
+  WriteBytes(Path("cut.pdf"), pdf.substr(0, pdf.size() - 30));
+  WriteBytes(Path("text.png"), "hello, world\n");
+  WriteBytes(Path("empty.png"), "");
+  WriteBytes(Path("newer.svg"), replaced(svg, "name=\"app_version\" value=\"" PE_VERSION "\"",
+                                         "name=\"app_version\" value=\"999.0\""));
+  WriteBytes(Path("unknown.svg"), replaced(svg, "name=\"d_model\"", "name=\"d_mode1\""));
+  // A PNG with the app's text chunks renamed away (as an editor that drops them would).
+  std::string foreign = png;
+  for (size_t at = foreign.find("tEXtpe:"); at != std::string::npos;
+       at = foreign.find("tEXtpe:", at)) {
+    foreign[at + 4] = 'x';
+  }
+  WriteBytes(Path("foreign.png"), foreign);
+  ::mkdir(Path("folder.png").c_str(), 0755);
+  const std::pair<const char*, const char*> cases[] = {
+      {"cut.png", "cut short"},
+      {"cut.svg", "cut short"},
+      {"cut.pdf", "cut short"},
+      {"text.png", "not a PNG, SVG or PDF"},
+      {"empty.png", "is empty"},
+      {"newer.svg", "999.0, newer than this"},
+      {"unknown.svg", "unknown metadata key \"d_mode1\""},
+      {"foreign.png", "checksum"},
+      {"folder.png", "is a directory"},
+      {"missing.png", "No such file"},
+  };
+  for (const auto& [name, says] : cases) {
+    const std::string out = Path(std::string("out_") + name + ".png");
+    ShellRun r = Shell("export --from " + Path(name) + " -o " + out);
+    EXPECT_NE(r.code, 0) << name;
+    EXPECT_NE(r.output.find(Path(name)), std::string::npos) << name << ": " << r.output;
+    EXPECT_NE(r.output.find(says), std::string::npos) << name << ": " << r.output;
+    EXPECT_FALSE(Exists(out)) << name;
+  }
+}
+
+TEST(FigureMetadataReader, ReadsBackWhatEachFormatWrites) {
+  ModelParams p;
+  ViewSelection sel = DefaultViews(p);
+  sel.heatmap.x0 = 1.0 / 3.0;
+  const FigureSize size{333, 222, 2};
+  const auto want = FigureMetadata(ViewKind::kHeatmap, p, sel, size, "T (1) & \xc3\xa9", nullptr);
+  for (FigureFormat format : {FigureFormat::kPng, FigureFormat::kSvg, FigureFormat::kPdf}) {
+    Result<Figure> f = BuildViewFigure(ViewKind::kHeatmap, p, sel, size, format, "T (1) & \xc3\xa9");
+    ASSERT_TRUE(f.ok());
+    std::ostringstream out;
+    ASSERT_TRUE(RenderFigure(f.value(), format, size, out).ok());
+    const std::string bytes = out.str();
+    Result<FigureFileMetadata> m = ParseFigureMetadata(std::as_bytes(std::span(bytes)));
+    ASSERT_TRUE(m.ok()) << m.message();
+    // The figure's own list: the one above plus the range it shows.
+    EXPECT_EQ(m.value().entries, f.value().metadata);
+    for (const auto& kv : want) {
+      EXPECT_NE(std::find(m.value().entries.begin(), m.value().entries.end(), kv),
+                m.value().entries.end())
+          << kv.first;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pe
