@@ -59,8 +59,15 @@ class StateConsistency : public HeadlessUi {
       ASSERT_EQ(std::get<0>(*curves.key), pe) << "the curves were sampled from another table";
       ASSERT_EQ(std::get<1>(*curves.key), dims);
       for (size_t k = 0; k < std::min<size_t>(dims.size(), 64); ++k) {
-        for (size_t s = 0; s < curves.xs.size(); s += 97) {
-          ASSERT_EQ(curves.ys[k][s], e.ValueAt(dims[k], curves.xs[s])) << "column " << dims[k];
+        const CurveTrace& t = curves.traces[k];
+        for (size_t s = 0; s < t.xs.size(); s += 97) {
+          ASSERT_EQ(t.ys[s], e.ValueAt(dims[k], t.xs[s])) << "column " << dims[k];
+        }
+        for (size_t s = 0; s < t.lo.size(); s += 97) {
+          const WaveSpan span = WaveRangeOver(waves[static_cast<size_t>(dims[k])], t.edges[s],
+                                              t.edges[s + 1]);
+          ASSERT_EQ(t.lo[s], span.lo) << "column " << dims[k];
+          ASSERT_EQ(t.hi[s], span.hi) << "column " << dims[k];
         }
       }
     }

@@ -297,10 +297,12 @@ TEST_F(HeadlessUi, DraggingPansTheCurvesWithinTheTable) {
   EXPECT_NEAR(state_.curves.view.x1, 100.0 + shift, 1e-9);
   EXPECT_EQ(state_.curves.view.y0, -1.15);  // y is locked
   // Samples follow the view: fractional positions across it, values from the formula.
-  ASSERT_FALSE(c.xs.empty());
-  EXPECT_NEAR(c.xs.front(), shift, 1e-9);
+  ASSERT_FALSE(c.traces.empty());
+  const CurveTrace& t = c.traces[0];
+  ASSERT_FALSE(t.xs.empty());
+  EXPECT_NEAR(t.xs.front(), shift, 1e-9);
   const WaveColumn col = DescribeColumn(state_.params.pe, state_.params.curve_dims[0]);
-  EXPECT_DOUBLE_EQ(c.ys[0][7], std::sin(c.xs[7] * col.frequency));
+  EXPECT_DOUBLE_EQ(t.ys[7], std::sin(t.xs[7] * col.frequency));
 }
 
 TEST_F(HeadlessUi, EveryPanelRunsOverManyStates) {

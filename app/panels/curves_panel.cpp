@@ -61,9 +61,6 @@ void UpdateSamples(CurvesCache& cache, const Encoding& e, const std::vector<int6
   if (cache.key == key) return;
   cache.key = key;
   const int samples = CurveSamples(width_px);
-  cache.xs.resize(static_cast<size_t>(samples));
-  for (int k = 0; k < samples; ++k)
-    cache.xs[static_cast<size_t>(k)] = view.x0 + (view.x1 - view.x0) * k / (samples - 1);
   cache.marker_xs.clear();
   const double px_per_pos = width_px / (view.x1 - view.x0);
   if (px_per_pos >= 5.0) {
@@ -73,12 +70,25 @@ void UpdateSamples(CurvesCache& cache, const Encoding& e, const std::vector<int6
       cache.marker_xs.push_back(x);
     }
   }
-  cache.ys.assign(dims.size(), {});
+  cache.traces.assign(dims.size(), {});
   cache.marker_ys.assign(dims.size(), {});
   for (size_t k = 0; k < dims.size() && k < kMaxCurves; ++k) {
     const int64_t col = dims[k];
-    cache.ys[k].resize(cache.xs.size());
-    for (size_t s = 0; s < cache.xs.size(); ++s) cache.ys[k][s] = e.ValueAt(col, cache.xs[s]);
+    CurveTrace& t = cache.traces[k];
+    if (!e.waves().empty()) {
+      // The figure's rule: a band where the samples would alias (TraceWaveCurve).
+      t = TraceWaveCurve(e, col, view.x0, view.x1, std::max(width_px, 1));
+    } else {
+      // A table without waves: the polyline through every sample position, as before (its
+      // per-pixel min-max is not drawn).
+      t.xs.resize(static_cast<size_t>(samples));
+      t.ys.resize(static_cast<size_t>(samples));
+      for (int s = 0; s < samples; ++s) {
+        const double x = view.x0 + (view.x1 - view.x0) * s / (samples - 1);
+        t.xs[static_cast<size_t>(s)] = x;
+        t.ys[static_cast<size_t>(s)] = e.ValueAt(col, x);
+      }
+    }
     cache.marker_ys[k].resize(cache.marker_xs.size());
     for (size_t s = 0; s < cache.marker_xs.size(); ++s) {
       cache.marker_ys[k][s] = static_cast<float>(e.ValueAt(col, cache.marker_xs[s]));
@@ -244,9 +254,15 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
     plot.VLine(static_cast<double>(state.selection.hover_position), IM_COL32(255, 255, 255, 160));
   }
   const size_t shown = std::min(dims.size(), kMaxCurves);
-  for (size_t k = 0; k < shown && k < cache.ys.size(); ++k) {
+  for (size_t k = 0; k < shown && k < cache.traces.size(); ++k) {
     const ImU32 color = SeriesColor(static_cast<int>(k));
-    plot.Line(cache.xs.data(), cache.ys[k].data(), static_cast<int>(cache.xs.size()), color, 1.6f);
+    const CurveTrace& t = cache.traces[k];
+    if (t.band()) {
+      const ImU32 fill = (color & ~IM_COL32_A_MASK) | (static_cast<ImU32>(140) << IM_COL32_A_SHIFT);
+      plot.Band(t.edges.data(), t.lo.data(), t.hi.data(), static_cast<int>(t.lo.size()), fill);
+    } else {
+      plot.Line(t.xs.data(), t.ys.data(), static_cast<int>(t.xs.size()), color, 1.6f);
+    }
     if (state.curves.markers && !cache.marker_xs.empty()) {
       plot.Markers(cache.marker_xs.data(), cache.marker_ys[k].data(),
                    static_cast<int>(cache.marker_xs.size()), color, em * 0.18f);
@@ -328,6 +344,16 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
         ImGui::Unindent(em * 1.2f);
       }
       hovered |= ImGui::IsItemHovered();
+      if (k < cache.traces.size() && cache.traces[k].band()) {
+        ImGui::Indent(em * 1.2f);
+        // BandNote's words, wrapped at spaces; the number on a line of its own (ImGui's wrap
+        // would split it at its decimal point).
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("band: each pixel shows the wave's range over its");
+        ImGui::PopTextWrapPos();
+        ImGui::TextDisabled("%.4g positions", cache.traces[k].positions_per_pixel());
+        ImGui::Unindent(em * 1.2f);
+      }
       if (hovered) {
         ImGui::SetTooltip(
             "frequency \xcf\x89 = %.8g rad/position\nwavelength 2\xcf\x80/\xcf\x89 = %.8g "

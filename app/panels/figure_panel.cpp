@@ -289,6 +289,12 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   }
   for (double y : f.hlines) plot.HLine(y, IM_COL32(255, 255, 255, 50));
   for (const FigureSeries& s : f.series) {
+    if (!s.band_lo.empty() && s.band_edges.size() == s.band_lo.size() + 1 &&
+        s.band_hi.size() == s.band_lo.size()) {
+      const Rgba8 c = s.color;
+      plot.Band(s.band_edges.data(), s.band_lo.data(), s.band_hi.data(),
+                static_cast<int>(s.band_lo.size()), IM_COL32(c.r, c.g, c.b, 140));
+    }
     if (!s.xs.empty()) {
       plot.Line(s.xs.data(), s.ys.data(), static_cast<int>(s.xs.size()), ToImU32(s.color),
                 static_cast<float>(s.line_width));

@@ -309,6 +309,15 @@ void Plot::FilledRect(double x0, double y0, double x1, double y1, ImU32 color) {
                        ImVec2(std::max(a.x, b.x), std::max(a.y, b.y)), color);
 }
 
+void Plot::Band(const double* edges, const double* lo, const double* hi, int n, ImU32 color) {
+  for (int k = 0; k < n; ++k) {
+    const ImVec2 a = ToPixels(edges[k], hi[k]), b = ToPixels(edges[k + 1], lo[k]);
+    const float top = std::min(a.y, b.y), bottom = std::max(std::max(a.y, b.y), top + 1.0f);
+    draw_->AddRectFilled(ImVec2(std::min(a.x, b.x), top), ImVec2(std::max(a.x, b.x), bottom),
+                         color);
+  }
+}
+
 void ColorBar(const char* id, ColormapId colormap, float vmin, float vmax, const char* label,
               ImVec2 size) {
   ImGui::PushID(id);

@@ -61,6 +61,9 @@ class Plot {
   void HLine(double y, ImU32 color, float thickness = 1.0f);
   void Rect(double x0, double y0, double x1, double y1, ImU32 color, float thickness = 1.0f);
   void FilledRect(double x0, double y0, double x1, double y1, ImU32 color);
+  // A band of `n` steps: step k fills x in [edges[k], edges[k + 1]], y in [lo[k], hi[k]], at
+  // least one pixel tall (a step near a crest stays visible).
+  void Band(const double* edges, const double* lo, const double* hi, int n, ImU32 color);
   void End();
 
  private:

@@ -11,6 +11,7 @@
 #include "ui/app_state.h"
 #include "ui/derived.h"
 #include "views/heatmap_raster.h"
+#include "views/view_geometry.h"
 #include "jobs/figure_worker.h"
 #include "jobs/raster_worker.h"
 #include "ui/plot.h"
@@ -36,8 +37,7 @@ struct HeatmapCache {
 // parameters change.
 struct CurvesCache {
   std::optional<std::tuple<EncodingParams, std::vector<int64_t>, double, double, int>> key;
-  std::vector<double> xs;               // (samples) fractional positions
-  std::vector<std::vector<double>> ys;  // (dims, samples)
+  std::vector<CurveTrace> traces;  // (dims): a line or, for a wave too fast for it, a band
   std::vector<double> marker_xs;        // (markers) integer positions, when zoomed in
   std::vector<std::vector<double>> marker_ys;
   std::optional<std::tuple<std::string, EncodingParams>> match_key;  // dimension search

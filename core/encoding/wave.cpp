@@ -1,5 +1,6 @@
 #include "encoding/wave.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -28,6 +29,36 @@ double WaveValueAt(const WaveColumn& column, double position) {
 
 float WaveValue(const WaveColumn& column, int64_t position) {
   return static_cast<float>(WaveValueAt(column, static_cast<double>(position)));
+}
+
+WaveSpan WaveRangeOver(const WaveColumn& c, double p0, double p1) {
+  const double v0 = WaveValueAt(c, p0), v1 = WaveValueAt(c, p1);
+  WaveSpan span{std::min(v0, v1), std::max(v0, v1)};
+  if (c.wave != Wave::kSin && c.wave != Wave::kCos) return span;  // a line or zero: its ends
+  const double a = std::fabs(c.amplitude);
+  const double w = std::fabs(c.frequency);
+  const double t0 = std::min(p0 * c.frequency, p1 * c.frequency);
+  const double t1 = std::max(p0 * c.frequency, p1 * c.frequency);
+  constexpr double kTwoPi = 2.0 * std::numbers::pi;
+  if (w * (p1 - p0) >= kTwoPi) return {-a, a};
+  // Is an angle crest + 2 pi k inside [t0, t1]? The extremes of sin are at pi/2 (+1) and
+  // -pi/2 (-1), those of cos at 0 (+1) and pi (-1), each every 2 pi.
+  const auto inside = [&](double crest) {
+    const double k = std::ceil((t0 - crest) / kTwoPi);
+    return crest + kTwoPi * k <= t1;
+  };
+  const double up = c.wave == Wave::kSin ? 0.5 * std::numbers::pi : 0.0;
+  const double down = c.wave == Wave::kSin ? -0.5 * std::numbers::pi : std::numbers::pi;
+  // a * (+1) is the top for a >= 0, the bottom for a < 0 (and the other way for -1).
+  const bool at_up = inside(up), at_down = inside(down);
+  if (c.amplitude >= 0) {
+    if (at_up) span.hi = a;
+    if (at_down) span.lo = -a;
+  } else {
+    if (at_up) span.lo = -a;
+    if (at_down) span.hi = a;
+  }
+  return span;
 }
 
 double MeanOverPositions(const WaveColumn& c, int64_t first, int64_t n) {

@@ -33,6 +33,14 @@ double WaveValueAt(const WaveColumn& column, double position);
 // The column at an integer position, rounded once to float32.
 float WaveValue(const WaveColumn& column, int64_t position);
 
+// The exact range of the column's continuous value over the real positions [p0, p1] (p0 <= p1):
+// the whole [-|a|, |a|] when the interval spans a full period or more, else the extremes of
+// the two ends and of any crest or trough inside. A line for angles, {0, 0} for a zero column.
+struct WaveSpan {
+  double lo = 0.0, hi = 0.0;
+};
+WaveSpan WaveRangeOver(const WaveColumn& column, double p0, double p1);
+
 // Mean of the column over integer positions [first, first + n), in closed form (a
 // Dirichlet-kernel sum for sin and cos, the midpoint for angles): exact for n = 1, O(1) for any n.
 double MeanOverPositions(const WaveColumn& column, int64_t first, int64_t n);

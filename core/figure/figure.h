@@ -54,6 +54,9 @@ struct FigureSeries {
   std::vector<double> xs, ys;                // the line (ascending xs); empty: no line
   std::vector<double> marker_xs, marker_ys;  // dots; empty: none
   double marker_radius = 2.2;
+  // A filled band, drawn in `color` under the line: step k spans x in
+  // [band_edges[k], band_edges[k + 1]] and y in [band_lo[k], band_hi[k]]. Empty: none.
+  std::vector<double> band_edges, band_lo, band_hi;
 };
 
 struct FigureColorBar {

@@ -450,6 +450,28 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
   cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
   cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
   for (const FigureSeries& s : f.series) {
+    // The band: one polygon, the top edge left to right and the bottom back, as steps.
+    const size_t steps = std::min(s.band_lo.size(), s.band_hi.size());
+    if (steps > 0 && s.band_edges.size() == steps + 1) {
+      cairo_new_path(cr);
+      cairo_move_to(cr, m.X(s.band_edges[0]), m.Y(s.band_hi[0]));
+      for (size_t k = 0; k < steps; ++k) {
+        cairo_line_to(cr, m.X(s.band_edges[k]), m.Y(s.band_hi[k]));
+        cairo_line_to(cr, m.X(s.band_edges[k + 1]), m.Y(s.band_hi[k]));
+      }
+      for (size_t k = steps; k-- > 0;) {
+        cairo_line_to(cr, m.X(s.band_edges[k + 1]), m.Y(s.band_lo[k]));
+        cairo_line_to(cr, m.X(s.band_edges[k]), m.Y(s.band_lo[k]));
+      }
+      cairo_close_path(cr);
+      // Translucent, so bands that cover each other stay visible; the outline keeps a thin
+      // stretch (near a crest) from vanishing.
+      SetColor(cr, {s.color.r, s.color.g, s.color.b, 110});
+      cairo_fill_preserve(cr);
+      SetColor(cr, s.color);
+      cairo_set_line_width(cr, 1.0);
+      cairo_stroke(cr);
+    }
     SetColor(cr, s.color);
     if (s.xs.size() >= 2) {
       cairo_set_line_width(cr, s.line_width);

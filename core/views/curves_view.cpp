@@ -40,6 +40,45 @@ std::string ColumnLegend(const Encoding& e, int64_t col) {
   return label;
 }
 
+CurveTrace TraceWaveCurve(const Encoding& e, int64_t col, double x0, double x1, int width_px) {
+  CurveTrace t;
+  const WaveColumn& c = e.waves()[static_cast<size_t>(col)];
+  const int samples = CurveSamples(width_px);
+  const double step = (x1 - x0) / (samples - 1);
+  // The band's range is the bare wave's: only where the encoding's value is that wave.
+  const bool bare = e.ValueAt(col, x0) == WaveValueAt(c, x0) &&
+                    e.ValueAt(col, x1) == WaveValueAt(c, x1);
+  const bool wave = c.wave == Wave::kSin || c.wave == Wave::kCos;
+  if (wave && bare && std::fabs(c.frequency) * step > kLineMaxTurn && width_px >= 1) {
+    const int n = width_px;
+    t.edges.resize(static_cast<size_t>(n) + 1);
+    for (int k = 0; k <= n; ++k) t.edges[static_cast<size_t>(k)] = x0 + (x1 - x0) * k / n;
+    t.lo.resize(static_cast<size_t>(n));
+    t.hi.resize(static_cast<size_t>(n));
+    for (size_t k = 0; k < static_cast<size_t>(n); ++k) {
+      const WaveSpan span = WaveRangeOver(c, t.edges[k], t.edges[k + 1]);
+      t.lo[k] = span.lo;
+      t.hi[k] = span.hi;
+    }
+    return t;
+  }
+  t.xs.resize(static_cast<size_t>(samples));
+  t.ys.resize(static_cast<size_t>(samples));
+  for (int i = 0; i < samples; ++i) {
+    const double x = x0 + (x1 - x0) * i / (samples - 1);
+    t.xs[static_cast<size_t>(i)] = x;
+    t.ys[static_cast<size_t>(i)] = e.ValueAt(col, x);
+  }
+  return t;
+}
+
+std::string BandNote(double positions_per_pixel) {
+  char note[120];
+  std::snprintf(note, sizeof note, "each pixel shows the wave's range over its %.4g positions",
+                positions_per_pixel);
+  return note;
+}
+
 Result<Figure> CurvesFigure(const ViewContext& c) {
   const Encoding& e = *c.encoding;
   const ModelParams& m = c.params;
@@ -71,14 +110,24 @@ Result<Figure> CurvesFigure(const ViewContext& c) {
     s.color = SeriesRgba(static_cast<int>(k));
     s.line_width = 1.6;
     if (smooth) {
-      for (int i = 0; i < samples; ++i) {
-        const double x = v.x0 + (v.x1 - v.x0) * i / (samples - 1);
-        s.xs.push_back(x);
-        s.ys.push_back(e.ValueAt(col, x));
+      CurveTrace t = TraceWaveCurve(e, col, v.x0, v.x1, px.width);
+      if (t.band()) {
+        f.legend[k].label += " (";
+        f.legend[k].label += BandNote(t.positions_per_pixel());
+        f.legend[k].label += ")";
+        s.label = f.legend[k].label;
+        s.band_edges = std::move(t.edges);
+        s.band_lo = std::move(t.lo);
+        s.band_hi = std::move(t.hi);
+      } else {
+        s.xs = std::move(t.xs);
+        s.ys = std::move(t.ys);
       }
     } else {
       // The polyline through the rows in view (and one row beyond each side), at most
-      // `samples` vertices: more rows than that are decimated to every k-th row.
+      // `samples` vertices: more rows than that are decimated to every k-th row. (A learned or
+      // bias table has no continuous form; its min-max per pixel is not drawn yet: decimated
+      // rows can miss a spike between them.)
       const double lo = std::max(first, std::floor(v.x0) - 1);
       const double hi = std::min(last, std::ceil(v.x1) + 1);
       const double step = std::max(1.0, std::ceil((hi - lo + 1) / samples));

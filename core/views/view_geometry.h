@@ -5,12 +5,42 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "encoding/encoding.h"
 
 namespace pe {
 
 // Samples of a smooth curve across a plot `width_px` pixels wide: two per pixel (a sine between
 // samples is then a straight line to well under a pixel), 64 to 20001.
 inline int CurveSamples(int width_px) { return std::clamp(2 * width_px + 1, 64, 20001); }
+
+// One column's curve across the positions [x0, x1] of a plot `width_px` pixels wide. Point
+// samples of a wave that turns by more than kLineMaxTurn between two samples would draw a slower
+// wave that is not there (aliasing). Such a column is drawn as a band instead: pixel k covers the
+// positions [edges[k], edges[k + 1]] and the column takes every value in [lo[k], hi[k]] there
+// (WaveRangeOver, exact). Otherwise it is the line through (xs, ys), CurveSamples of them.
+struct CurveTrace {
+  std::vector<double> xs, ys;
+  std::vector<double> edges, lo, hi;
+  bool band() const { return !lo.empty(); }
+  // Positions per pixel of the band (0 for a line).
+  double positions_per_pixel() const {
+    return band() ? (edges.back() - edges.front()) / static_cast<double>(lo.size()) : 0.0;
+  }
+};
+// The line is faithful while the wave turns by at most pi/4 between samples (8 or more samples
+// a period; two per pixel, so pi/2 a pixel).
+inline constexpr double kLineMaxTurn = std::numbers::pi / 4;
+// Wave columns only (a table without waves() has no continuous form: the curves view draws the
+// polyline through its rows, decimated, as before). A column whose value is not the bare wave
+// (xPos's decay multiplies it) keeps the line.
+CurveTrace TraceWaveCurve(const Encoding& e, int64_t col, double x0, double x1, int width_px);
+// The legend's note for a band: "each pixel shows the wave's range over its N positions".
+std::string BandNote(double positions_per_pixel);
 
 // At most this many curves are drawn (a longer list is cut, and says so).
 inline constexpr size_t kMaxCurveSeries = 64;

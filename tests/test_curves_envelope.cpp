@@ -1,0 +1,167 @@
+// The curves view where a wave turns faster than its samples: the exact range of a*sin(w p) and
+// a*cos(w p) over an interval (WaveRangeOver) against a dense evaluation of the same formula
+// written here, and the curves figure: a band that spans [-1, 1] in every pixel for RoPE's fast
+// columns at max_len 1e9 (no slow wave made up by point sampling), the line and dots unchanged
+// at a small max_len.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "base/random.h"
+#include "encoding/wave.h"
+#include "views/figure_export.h"
+#include "views/view_geometry.h"
+#include "views/view_registry.h"
+
+namespace pe {
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+// The column's value written from its definition (wave.h): a sin(p w) or a cos(p w).
+double Formula(bool sine, double a, double w, double p) {
+  return sine ? a * std::sin(p * w) : a * std::cos(p * w);
+}
+
+// min and max over a dense grid of the interval plus its two ends: a lower bound on the true
+// range, within a*(w*h)^2/8 of it for grid spacing h.
+WaveSpan Dense(bool sine, double a, double w, double p0, double p1, int n) {
+  WaveSpan s{Formula(sine, a, w, p0), Formula(sine, a, w, p0)};
+  for (int k = 1; k <= n; ++k) {
+    const double v = Formula(sine, a, w, p0 + (p1 - p0) * k / n);
+    s.lo = std::min(s.lo, v);
+    s.hi = std::max(s.hi, v);
+  }
+  return s;
+}
+
+TEST(CurvesEnvelope, RangeMatchesDenseEvaluation) {
+  uint64_t counter = 0;
+  const auto uniform = [&counter] { return RandomUniform(20261122, counter++); };
+  int full = 0, one_crest = 0, none = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    WaveColumn c;
+    const bool sine = trial % 2 == 0;
+    c.wave = sine ? Wave::kSin : Wave::kCos;
+    c.frequency = std::pow(10.0, -4.0 + 4.0 * uniform());  // 1e-4 .. 1 rad a position
+    c.amplitude = trial % 7 == 0 ? -0.6 : 0.5 + uniform();
+    const double p0 = -50.0 + 1e5 * uniform();
+    // Intervals from a small part of a period to a few periods.
+    const double turn = 2 * kPi * std::pow(10.0, -2.0 + 2.6 * uniform());
+    const double p1 = p0 + turn / c.frequency;
+    const WaveSpan got = WaveRangeOver(c, p0, p1);
+    const int n = 20000;
+    const WaveSpan want = Dense(sine, c.amplitude, c.frequency, p0, p1, n);
+    const double h = (p1 - p0) / n;
+    const double slack = std::fabs(c.amplitude) * std::pow(c.frequency * h, 2) + 1e-9;
+    ASSERT_LE(got.lo, want.lo + 1e-9) << trial;  // the range holds every dense value
+    ASSERT_GE(got.hi, want.hi - 1e-9) << trial;
+    ASSERT_NEAR(got.lo, want.lo, slack) << trial;  // and is no wider
+    ASSERT_NEAR(got.hi, want.hi, slack) << trial;
+    const double a = std::fabs(c.amplitude);
+    if (got.hi == a && got.lo == -a) {
+      ++full;
+    } else if (got.hi == a || got.lo == -a) {
+      ++one_crest;
+    } else {
+      ++none;
+    }
+  }
+  // Every kind of interval was met: both extremes, exactly one, none inside.
+  EXPECT_GT(full, 100);
+  EXPECT_GT(one_crest, 100);
+  EXPECT_GT(none, 100);
+}
+
+TEST(CurvesEnvelope, ExactlyOneCrestInside) {
+  // sin(w p) with w = 0.1: crest at p = 5 pi, trough at p = 15 pi.
+  WaveColumn c;
+  c.wave = Wave::kSin;
+  c.frequency = 0.1;
+  const double crest = 5 * kPi;
+  WaveSpan s = WaveRangeOver(c, crest - 3.0, crest + 2.0);
+  EXPECT_EQ(s.hi, 1.0);
+  EXPECT_DOUBLE_EQ(s.lo, std::min(std::sin(0.1 * (crest - 3.0)), std::sin(0.1 * (crest + 2.0))));
+  // Just before the crest: no crest inside, the top is the right end.
+  s = WaveRangeOver(c, crest - 3.0, crest - 0.5);
+  EXPECT_DOUBLE_EQ(s.hi, std::sin(0.1 * (crest - 0.5)));
+  EXPECT_LT(s.hi, 1.0);
+  // cos(w p) with w = 0.1: trough at p = 10 pi, crests at 0 and 20 pi.
+  c.wave = Wave::kCos;
+  s = WaveRangeOver(c, 10 * kPi - 1.0, 10 * kPi + 4.0);
+  EXPECT_EQ(s.lo, -1.0);
+  EXPECT_DOUBLE_EQ(s.hi, std::max(std::cos(0.1 * (10 * kPi - 1.0)), std::cos(0.1 * (10 * kPi + 4.0))));
+  // A full period or more: the whole [-a, a], whatever the phase.
+  c.amplitude = 1.7;
+  s = WaveRangeOver(c, 3.3, 3.3 + 2 * kPi / 0.1);
+  EXPECT_EQ(s.lo, -1.7);
+  EXPECT_EQ(s.hi, 1.7);
+}
+
+ModelParams Rope(int64_t max_len) {
+  ModelParams m;
+  m.pe.d_model = 64;
+  m.pe.max_len = max_len;
+  m.pe.scheme = RopeParams{};
+  m.curve_dims = {4, 5, 6, 7};
+  return m;
+}
+
+TEST(CurvesEnvelope, RopeAtOneBillionPositionsSpansTheWholeRange) {
+  const ModelParams m = Rope(1000000000);
+  const Result<Figure> f =
+      BuildViewFigure(ViewKind::kCurves, m, DefaultViews(m), {}, FigureFormat::kPng);
+  ASSERT_TRUE(f.ok()) << f.message();
+  ASSERT_EQ(f.value().series.size(), 4u);
+  for (const FigureSeries& s : f.value().series) {
+    // d4..d7 have wavelengths of 11 to 17 positions: each pixel covers ~1e6 positions.
+    ASSERT_TRUE(s.xs.empty()) << s.label << ": point samples would alias";
+    ASSERT_GT(s.band_lo.size(), 100u) << s.label;
+    ASSERT_EQ(s.band_edges.size(), s.band_lo.size() + 1);
+    EXPECT_EQ(s.band_edges.front(), f.value().view.x0);
+    EXPECT_EQ(s.band_edges.back(), f.value().view.x1);
+    for (size_t k = 0; k < s.band_lo.size(); ++k) {
+      ASSERT_EQ(s.band_lo[k], -1.0) << s.label << " pixel " << k;
+      ASSERT_EQ(s.band_hi[k], 1.0) << s.label << " pixel " << k;
+    }
+    EXPECT_NE(s.label.find("each pixel shows the wave's range over its"), std::string::npos)
+        << s.label;
+  }
+}
+
+TEST(CurvesEnvelope, SmallMaxLenKeepsTheLineAndDots) {
+  const ModelParams m = Rope(64);
+  const Result<EncodingPtr> e = MakeEncoding(m.pe, m.cap);
+  ASSERT_TRUE(e.ok()) << e.message();
+  const Result<Figure> f =
+      BuildViewFigure(ViewKind::kCurves, m, DefaultViews(m), {}, FigureFormat::kPng);
+  ASSERT_TRUE(f.ok()) << f.message();
+  const Figure& fig = f.value();
+  ASSERT_EQ(fig.series.size(), 4u);
+  for (size_t k = 0; k < 4; ++k) {
+    const FigureSeries& s = fig.series[k];
+    EXPECT_TRUE(s.band_lo.empty()) << s.label;
+    EXPECT_EQ(s.label.find("each pixel"), std::string::npos) << s.label;
+    // The line: evenly spaced samples across the view, each the encoding's value.
+    ASSERT_GE(s.xs.size(), 64u);
+    EXPECT_EQ(s.xs.front(), fig.view.x0);
+    EXPECT_DOUBLE_EQ(s.xs.back(), fig.view.x1);
+    for (size_t i = 0; i < s.xs.size(); ++i) {
+      ASSERT_EQ(s.ys[i], e.value()->ValueAt(m.curve_dims[k], s.xs[i]));
+    }
+    // And the turn between samples is within the line's bound (pi / 4).
+    const double w = e.value()->waves()[static_cast<size_t>(m.curve_dims[k])].frequency;
+    EXPECT_LE(w * (s.xs[1] - s.xs[0]), kPi / 4);
+    // Dots at the integer positions in view.
+    ASSERT_FALSE(s.marker_xs.empty()) << s.label;
+    for (size_t i = 0; i < s.marker_xs.size(); ++i) {
+      EXPECT_EQ(s.marker_xs[i], std::round(s.marker_xs[i]));
+      EXPECT_FLOAT_EQ(s.marker_ys[i], e.value()->ValueAt(m.curve_dims[k], s.marker_xs[i]));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pe
