@@ -132,6 +132,17 @@ TEST(AttentionScore, RopeDependsOnTheDistanceOnly) {
             "score(m, n) = (R_m x)\xc2\xb7(R_n x) / \xe2\x88\x9a" "d");
 }
 
+// xPos's definition on screen names its decay, not only the rotation (torchscale's XPOS scales
+// the query by zeta^(m / scale_base) and the key by zeta^(-n / scale_base)).
+TEST(AttentionScore, XposDefinitionNamesTheDecay) {
+  ModelParams m = Params(Scheme::kRope, 8, 16);
+  SetScheme(m, Scheme::kXpos);
+  const std::string def = ScoreDefinition(MakeScorer(m).encoding(), m.content);
+  EXPECT_NE(def.find("\xce\xb6^(m/s) R_m x"), std::string::npos) << def;
+  EXPECT_NE(def.find("\xce\xb6^(\xe2\x88\x92n/s) R_n x"), std::string::npos) << def;
+  EXPECT_NE(def.find("s = scale_base"), std::string::npos) << def;
+}
+
 TEST(AttentionScore, OnesAndTokensContent) {
   ModelParams m = Params(Scheme::kSinusoidal, 16, 50);
   m.content.kind = ScoreContent::Kind::kOnes;

@@ -50,6 +50,14 @@ std::string ScoreDefinition(const Encoding& e, const ScoreContent& content) {
              "_n) / " + root;
     }
     case Family::kRotary:
+      if (e.scheme() == Scheme::kXpos) {
+        // torchscale's XPOS: the query's pair i scaled by zeta_i^(m / scale_base), the key's by
+        // zeta_i^(-n / scale_base), on top of the rotation.
+        const std::string zeta = "\xce\xb6";  // ζ
+        return "score(m, n) = (" + zeta + "^(m/s) R_m " + xq + ")" + dot + "(" + zeta +
+               "^(\xe2\x88\x92n/s) R_n " + xk + ") / " + root + ", " + zeta +
+               "_i per pair, s = scale_base";
+      }
       return "score(m, n) = (R_m " + xq + ")" + dot + "(R_n " + xk + ") / " + root;
     case Family::kBias:
       return "score(m, n) = " + xq + dot + xk + " / " + root + " + bias(m, n)";

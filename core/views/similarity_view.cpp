@@ -78,34 +78,34 @@ std::vector<std::string> SchemeNotes(const PositionSimilarity& s) {
   switch (p.kind()) {
     case Scheme::kSinusoidal: {
       const std::string a2 = AmplitudeSquared(p.sinusoidal().output_scale);
-      notes.push_back("PE(p): row p of the table, its paired sin and cos columns, give " + a2 +
+      notes.push_back("PE(p): row p of the table; its paired sin and cos columns give " + a2 +
                       kSigma + "_i cos((" + k + ") " + kOmega + "_i)");
       const bool odd = p.d_model % 2 != 0;
       if (s.toeplitz()) {
         notes.push_back("a function of k = " + k +
-                        " alone, constant along each diagonal, (a Toeplitz matrix)");
+                        " alone, constant along each diagonal (a Toeplitz matrix)");
         if (odd) notes.push_back("d odd: the t2t layout's last column, is zero and adds nothing");
       } else {
         notes.push_back("d odd: the last column sin(p " + std::string(kOmega) +
                         "_h), has no cos partner, and adds " + kMinus + Num(s.max_absolute(), 4) +
                         " cos((p + q) " + kOmega + "_h), h = " + std::to_string(p.d_model / 2) +
-                        ", so not exactly Toeplitz, (computed exactly)");
+                        ", so not exactly Toeplitz (computed exactly)");
       }
       break;
     }
     case Scheme::kRope: {
       const RopeFrequencies f = ComputeRopeFrequencies(p);
-      notes.push_back("PE(p) = R_p u, u = (1, 0) in each of, the " + std::to_string(f.d_rot / 2) +
-                      " pairs: the entries, of the cos and sin tables");
+      notes.push_back("PE(p) = R_p u, u = (1, 0) in each of the " + std::to_string(f.d_rot / 2) +
+                      " pairs: the entries of the cos and sin tables");
       notes.push_back("R_p u" + std::string(kDot) + "R_q u = " + AmplitudeSquared(f.attention_factor) +
                       kSigma + "_i cos((" + k + ") " + kTheta + "_i), a function of k = " + k +
-                      " alone, (a Toeplitz matrix)");
+                      " alone (a Toeplitz matrix)");
       break;
     }
     case Scheme::kLearned:
-      notes.push_back("PE(p): row p of the learned table, (untrained: seeded noise)");
+      notes.push_back("PE(p): row p of the learned table (untrained: seeded noise)");
       notes.push_back("no formula ties it to q " + std::string(kMinus) +
-                      " p, the values along a diagonal differ, (not a Toeplitz matrix)");
+                      " p, the values along a diagonal differ (not a Toeplitz matrix)");
       break;
     default:
       break;
@@ -200,7 +200,7 @@ Result<Figure> SimilarityFigure(const ViewContext& c) {
   } else {
     const std::string n = std::to_string(s.mean_samples());
     f.legend.push_back({"texel = mean of " + n + "\xc3\x97" + n +
-                            " cells, spread evenly in it, (the norm changes with p)",
+                            " cells, spread evenly in it (the norm changes with p)",
                         kNoColor});
   }
   return f;
@@ -463,13 +463,13 @@ Result<Figure> SimilarityOffsetFigure(const ViewContext& c) {
   }
   f.legend.push_back({"mean over p of sim(p, p + k), over the L " + std::string(kMinus) +
                           " |k| positions p, with p and p + k in the table" +
-                          (mean_exact ? std::string() : std::string(", (over sampled p)")),
+                          (mean_exact ? std::string() : std::string(" (over sampled p)")),
                       line_color});
   if (band) {
     f.legend.push_back({std::string("band: min to max over p") +
                             (band_exact ? std::string()
                                         : ", over at least " + std::to_string(fewest) +
-                                              " p per k, spread evenly, (may miss extremes)"),
+                                              " p per k, spread evenly (may miss extremes)"),
                         band_color});
   }
   f.legend.push_back({Definition(cosine, "p + k"), kNoColor});
@@ -478,7 +478,7 @@ Result<Figure> SimilarityOffsetFigure(const ViewContext& c) {
                         "(a function of k alone)",
                         kNoColor});
   } else if (s.closed_form()) {
-    f.legend.push_back({"a band from the unpaired column, (odd d): it moves sim with p, by up to \xc2\xb1" +
+    f.legend.push_back({"a band from the unpaired column (odd d): it moves sim with p, by up to \xc2\xb1" +
                             Num(s.max_absolute(), 4) + (cosine ? " in the dot" : ""),
                         kNoColor});
   } else {

@@ -30,7 +30,7 @@ std::string SumsTitle(const ModelParams& m, const Encoding& e, const SentenceRes
       << s.ids[static_cast<size_t>(token)] << ", position " << m.pe.offset + token
       << "), d_model = " << m.pe.d_model;
   }
-  if (s.batch > 1) t << ", batch row " << s.row << " of " << s.batch;
+  if (s.batch > 1) t << ", batch row " << s.row << " (rows 0 to " << s.batch - 1 << ")";
   return t.str();
 }
 
