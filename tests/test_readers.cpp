@@ -199,6 +199,17 @@ TEST(NpyReader, Float64RoundsToNearestEven) {
   EXPECT_EQ(r.value().tensor.nan_count, 0);
 }
 
+// An empty Fortran-order tensor whose other dimension is huge reads at once as empty (a loop over
+// that dimension once spun for seconds: found by the fuzzer).
+TEST(NpyReader, EmptyFortranTensorWithAHugeDimensionReadsAtOnce) {
+  for (const char* shape : {"(0, 4611686018427387904)", "(4611686018427387904, 0)",
+                            "(3, 0, 4611686018427387904)"}) {
+    auto r = ReadNpy(Span(Npy(1, Dict(">f8", true, shape), "")));
+    ASSERT_TRUE(r.ok()) << shape << ": " << r.message();
+    EXPECT_TRUE(r.value().tensor.data.empty()) << shape;
+  }
+}
+
 TEST(NpyReader, FortranOrderIsTransposedToCOrder) {
   // 2-D (2, 3): the file holds columns one after another.
   {

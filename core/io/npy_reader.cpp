@@ -339,8 +339,11 @@ Result<NpyFloatArray> ReadNpy(ByteSource& source, const MemoryCap& cap) {
   const auto d0 = static_cast<uint64_t>(h.shape[0]);
   const uint64_t d1 = h.shape.size() > 1 ? static_cast<uint64_t>(h.shape[1]) : 1;
   const uint64_t d2 = h.shape.size() > 2 ? static_cast<uint64_t>(h.shape[2]) : 1;
-  const bool fortran = h.fortran_order && h.shape.size() > 1;
+  // An empty tensor has nothing to convert: a Fortran loop over its other dimensions (one of
+  // them may be 2^31 or more) would only spin.
+  const bool fortran = h.fortran_order && h.shape.size() > 1 && count > 0;
   auto run = [&](auto convert) {
+    if (count == 0) return;
     const auto item = static_cast<uint64_t>(ItemBytes(h.type));
     if (!fortran) {
       for (uint64_t k = 0; k < count; ++k) dst[k] = convert(src + k * item);
