@@ -45,6 +45,8 @@ const PanelEntry kPanels[] = {
     PE_FIGURE_PANEL(ViewKind::kSimilarityOffset, "similarity-offset", "Similarity against k = q - p"),
     PE_FIGURE_PANEL(ViewKind::kSpectrum, "spectrum", "Spectrum: frequency and wavelength per pair"),
     PE_FIGURE_PANEL(ViewKind::kPrecision, "precision", "Precision in bfloat16 / float16"),
+    PE_FIGURE_PANEL(ViewKind::kCheck, "check", "Check a loaded table"),
+    PE_FIGURE_PANEL(ViewKind::kProjection, "projection", "Projection (PCA) of the tokens"),
 #undef PE_FIGURE_PANEL
 };
 

@@ -157,6 +157,8 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
                8 * 2 * sizeof(int64_t) * w + 2 * 4 * 8 * sizeof(float) * w;
       break;
     }
+    case ViewKind::kCheck:
+    case ViewKind::kProjection:
     case ViewKind::kWalkthrough: {
       // Until their own estimates: an image at screen resolution and a few curves.
       const auto w = std::min<uint64_t>(width_px, 4096), h = std::min<uint64_t>(height_px, 4096);

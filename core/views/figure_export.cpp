@@ -220,6 +220,8 @@ std::string DefaultTitle(ViewKind view, const ModelParams& m, const Encoding& e)
     case ViewKind::kSpectrum:
     case ViewKind::kPrecision:
     case ViewKind::kWalkthrough:
+    case ViewKind::kCheck:
+    case ViewKind::kProjection:
       t << GetView(view).title << " (" << e.Title() << ")";
       break;
   }

@@ -104,6 +104,18 @@ Status WriteWalkthroughView(std::ostream& out, TableFormat format, const ViewCon
                             const Progress& progress);
 Result<std::vector<Figure>> WalkthroughPages(const ViewContext& c);
 
+// (check_view.cpp)
+Result<Figure> CheckFigure(const ViewContext& c);
+Status CheckCheckTable(const ViewContext& c);
+Status WriteCheckView(std::ostream& out, TableFormat format, const ViewContext& c,
+                      const Progress& progress);
+
+// (projection_view.cpp)
+Result<Figure> ProjectionFigure(const ViewContext& c);
+Status CheckProjectionTable(const ViewContext& c);
+Status WriteProjectionView(std::ostream& out, TableFormat format, const ViewContext& c,
+                           const Progress& progress);
+
 // The score views' content in words: "x: one N(0, 1) vector (seed 0), as query and key" and
 // the like (score_views.cpp).
 std::string ScoreContentText(const ModelParams& m);

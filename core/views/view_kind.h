@@ -26,10 +26,12 @@ enum class ViewKind {
   kSpectrum,
   kPrecision,
   kWalkthrough,
+  kCheck,
+  kProjection,
 };
 // "heatmap", "curves", "sum", "rotation", "frequencies", "bias", "buckets", "slopes", "score",
 // "decay", "roformer-decay", "attention", "compare", "similarity", "similarity-offset",
-// "spectrum", "precision", "walkthrough"
+// "spectrum", "precision", "walkthrough", "check", "projection"
 std::string_view ViewName(ViewKind view);
 std::optional<ViewKind> ParseView(std::string_view name);
 

@@ -65,6 +65,10 @@ const ViewEntry kViews[] = {
     {ViewKind::kWalkthrough, "walkthrough", "Walkthrough: from text to model input", kAdded,
      "a scheme that adds a vector to the token embeddings (sinusoidal or learned)",
      &WalkthroughFigure, &CheckWalkthroughTable, &WriteWalkthroughView, &WalkthroughPages},
+    {ViewKind::kCheck, "check", "Check a loaded table against the exact reference", 0, "",
+     &CheckFigure, &CheckCheckTable, &WriteCheckView},
+    {ViewKind::kProjection, "projection", "Projection: the tokens' vectors in 2-D (PCA)", 0, "",
+     &ProjectionFigure, &CheckProjectionTable, &WriteProjectionView},
 };
 
 }  // namespace
