@@ -661,29 +661,70 @@ class SubwordTokenizer::Encoder {
       WordPieceSegment(text, base, out);
       return;
     }
-    for (auto [b, e] : SplitPreTokens(text, t_.pattern_)) {
+    const bool gpt2 = t_.pattern_ == SplitPattern::kGpt2;
+    for (size_t b = 0; b < text.size();) {
+      const size_t e = gpt2 ? NextGpt2(text, b) : NextLlama3(text, b);
       BpeWord(text.substr(b, e - b), base + static_cast<int64_t>(b), out);
+      b = e;
     }
   }
 
  private:
-  struct Cached {
-    uint32_t first, count;  // into pieces_
+  // The word cache: open addressing with linear probing over a power-of-two table; the words'
+  // bytes live in keys_, their pieces in pieces_. Cleared when full, so memory stays bounded.
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t key = 0, key_len = 0;  // into keys_
+    uint32_t first = 0, count = 0;  // into pieces_; count 0: empty
   };
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  static constexpr size_t kMaxCachedWords = 1 << 18;
+  static constexpr size_t kMaxCachedWords = 1 << 17;
   static constexpr size_t kMaxCachedWordBytes = 256;
+
+  static uint64_t HashBytes(std::string_view s) {
+    uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a, then a final mix for the low bits
+    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 32);
+  }
+
+  // The table starts small (a sentence needs few slots) and doubles at half load.
+  void Grow() {
+    std::vector<Slot> old(std::max<size_t>(1024, slots_.size() * 2));
+    old.swap(slots_);
+    const size_t mask = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.count == 0) continue;
+      size_t i = s.hash & mask;
+      while (slots_[i].count != 0) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+  }
+
+  Slot* Find(std::string_view word, uint64_t hash) {
+    if (slots_.empty() || (cached_ + 1) * 2 > slots_.size()) Grow();
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.count == 0) return &s;
+      if (s.hash == hash && s.key_len == word.size() &&
+          std::memcmp(keys_.data() + s.key, word.data(), word.size()) == 0) {
+        return &s;
+      }
+    }
+  }
 
   void BpeWord(std::string_view word, int64_t begin, std::vector<SubwordPiece>& out) {
     const bool cacheable = word.size() <= kMaxCachedWordBytes;
+    Slot* slot = nullptr;
+    uint64_t hash = 0;
     if (cacheable) {
-      if (auto it = cache_.find(word); it != cache_.end()) {
+      hash = HashBytes(word);
+      slot = Find(word, hash);
+      if (slot->count != 0) {
         int64_t at = begin;
-        for (uint32_t k = 0; k < it->second.count; ++k) {
-          const auto [id, len] = pieces_[it->second.first + k];
+        for (uint32_t k = 0; k < slot->count; ++k) {
+          const auto [id, len] = pieces_[slot->first + k];
           out.push_back({id, at, at + len});
           at += len;
         }
@@ -692,17 +733,23 @@ class SubwordTokenizer::Encoder {
     }
     Merge(word);
     if (cacheable) {
-      if (cache_.size() >= kMaxCachedWords) {
-        cache_.clear();
+      if (cached_ >= kMaxCachedWords) {
+        std::fill(slots_.begin(), slots_.end(), Slot{});
+        keys_.clear();
         pieces_.clear();
+        cached_ = 0;
+        slot = Find(word, hash);
       }
-      const auto first = static_cast<uint32_t>(pieces_.size());
-      uint32_t count = 0;
+      slot->hash = hash;
+      slot->key = static_cast<uint32_t>(keys_.size());
+      slot->key_len = static_cast<uint32_t>(word.size());
+      keys_.append(word);
+      slot->first = static_cast<uint32_t>(pieces_.size());
       for (int32_t k = 0; k >= 0; k = next_[static_cast<size_t>(k)]) {
         pieces_.emplace_back(id_[static_cast<size_t>(k)], len_[static_cast<size_t>(k)]);
-        ++count;
+        ++slot->count;
       }
-      cache_.emplace(std::string(word), Cached{first, count});
+      ++cached_;
     }
     int64_t at = begin;
     for (int32_t k = 0; k >= 0; k = next_[static_cast<size_t>(k)]) {
@@ -885,7 +932,9 @@ class SubwordTokenizer::Encoder {
   }
 
   const SubwordTokenizer& t_;
-  std::unordered_map<std::string, Cached, Hash, std::equal_to<>> cache_;
+  std::vector<Slot> slots_;  // (2 * kMaxCachedWords)
+  std::string keys_;
+  size_t cached_ = 0;
   std::vector<std::pair<int32_t, int32_t>> pieces_;  // (id, bytes) of cached words
   std::vector<int32_t> id_, len_, prev_, next_;
   std::vector<Pending> heap_;
