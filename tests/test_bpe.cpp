@@ -12,6 +12,10 @@
 #include <random>
 #include <sstream>
 
+#include "model/embedding.h"
+#include "model/input_layer.h"
+#include "model/model_params.h"
+#include "model/param_fields.h"
 #include "test_support.h"
 #include "text/subword_tokenizer.h"
 #include "text/unicode_props.h"
@@ -459,6 +463,46 @@ TEST(BytePairEncoding, FullGpt2VocabularyWhenGiven) {
   const auto ranks = ReadRanks(merges);
   std::string text = ReadAll(std::string(PE_TEST_DATA) + "/../../README.md").substr(0, 20000);
   EXPECT_EQ(Ids(*t.value(), text), NaiveBpe(text, SplitPattern::kGpt2, ranks, *t.value()));
+}
+
+}  // namespace
+}  // namespace pe
+
+namespace pe {
+namespace {
+
+// The model input with a tokenizer file: the field loads it, the sentence gets its ids and V.
+TEST(SubwordSentence, TheTokenizerFileSetsIdsAndVocabularySize) {
+  ModelParams m;
+  const ParamField* f = FindParamField("--tokenizer-file");
+  ASSERT_NE(f, nullptr);
+  ASSERT_TRUE(f->set(m, kData).ok());
+  EXPECT_EQ(f->get(m), kData);
+  m.example.text = "Hello world";
+  Result<SentenceResult> s = ComputeSentence(m.example, m.pe, m.input, m.cap);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(s.value().ids, (std::vector<int64_t>{15496, 995}));
+  EXPECT_EQ(s.value().vocab_size, 50257);
+  ASSERT_EQ(s.value().tokens.size(), 2u);
+  EXPECT_EQ(s.value().tokens[1].text, "\xe2\x90\xa3world");
+  EXPECT_EQ(s.value().tokens[1].raw, "\xc4\xa0world");
+  EXPECT_EQ(s.value().tokens[1].begin, 5);
+  EXPECT_EQ(ExampleTokenCount(m.example), 2);
+  // The embedding row is the one of id 995, whatever else the text holds.
+  EXPECT_EQ(s.value().parts.embedding.at(1, 3), EmbeddingValue(m.example.init, m.example.seed,
+                                                               m.pe.d_model, 995, 3));
+  // --vocab-size below an id is refused, naming it; a fixed word list cannot be combined.
+  TextExample small = m.example;
+  small.vocab_size = 1000;
+  EXPECT_NE(ComputeSentence(small, m.pe, m.input).message().find("--vocab-size 1000"),
+            std::string::npos);
+  TextExample both = m.example;
+  both.vocabulary = {"Hello"};
+  EXPECT_NE(ExampleIds(both).message().find("--vocab and --tokenizer-file"), std::string::npos);
+  const Status bad = f->set(m, "/nonexistent/tokenizer.json");
+  EXPECT_NE(bad.message().find("--tokenizer-file: cannot read"), std::string::npos);
+  ASSERT_TRUE(f->set(m, "").ok());
+  EXPECT_FALSE(m.example.subword);
 }
 
 }  // namespace
