@@ -101,6 +101,22 @@ TEST(BytePairEncoding, GoldenIdsOfTheReferenceEncoder) {
   EXPECT_EQ(t->size(), 50257);
 }
 
+// Llama 3: the split pattern, ignore_merges and special tokens, against llama3-tokenizer-js.
+TEST(BytePairEncoding, Llama3GoldenIds) {
+  const std::string dir = std::string(PE_TEST_DATA) + "/llama3_small";
+  Result<std::shared_ptr<const SubwordTokenizer>> t =
+      LoadSubwordTokenizer(dir + "/tokenizer.json", MemoryCap{});
+  ASSERT_TRUE(t.ok()) << t.message();
+  EXPECT_EQ(t.value()->pattern(), SplitPattern::kLlama3);
+  EXPECT_EQ(Ids(*t.value(), "Hello world"), (std::vector<int64_t>{9906, 1917}));
+  const Json goldens = Json::parse(ReadAll(dir + "/golden.json"));
+  ASSERT_GE(goldens.size(), 14u);
+  for (const Json& g : goldens) {
+    EXPECT_EQ(Ids(*t.value(), g["text"].get<std::string>()), g["ids"].get<std::vector<int64_t>>())
+        << g["text"].get<std::string>();
+  }
+}
+
 TEST(BytePairEncoding, TokenizerJsonBothMergeFormsGiveTheSameIds) {
   for (bool pairs : {false, true}) {
     Result<SubwordTokenizer> t = SubwordTokenizer::FromTokenizerJson(SmallGpt2Json(pairs), "t.json");
