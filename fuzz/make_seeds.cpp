@@ -13,6 +13,9 @@
 #include <vector>
 
 #include "io/figure_metadata_reader.h"
+#include "text/subword_tokenizer.h"
+#include "text/unicode_props.h"
+#include <nlohmann/json.hpp>
 #include "io/file_writers.h"
 #include "io/npy_reader.h"
 #include "io/safetensors_reader.h"
@@ -85,7 +88,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string root = argv[1];
-  for (const char* sub : {"", "/npy", "/safetensors", "/word_vectors", "/figure_metadata"}) {
+  for (const char* sub : {"", "/npy", "/safetensors", "/word_vectors", "/figure_metadata",
+                          "/tokenizer_json"}) {
     ::mkdir((root + sub).c_str(), 0777);
   }
   using pe::Status;
@@ -203,6 +207,44 @@ int main(int argc, char** argv) {
           "%PDF-1.5\n1 0 obj\n<< /Keywords (positional encoding; score; pe-figure:view=score "
           "title=a%20%28b%29 app_version=0.1.0) >>\nendobj\n%%EOF\n",
           fig_ok);
+  }
+  // tokenizer.json: a byte-level BPE (all 256 byte tokens, two merges, an added token) and a
+  // WordPiece with BERT's normalizer.
+  const std::string tok_dir = root + "/tokenizer_json";
+  auto tok_ok = [](std::span<const std::byte> b) {
+    return pe::SubwordTokenizer::FromTokenizerJson(
+               std::string_view(reinterpret_cast<const char*>(b.data()), b.size()), "seed")
+        .status();
+  };
+  {
+    std::string vocab;
+    for (int b = 0; b < 256; ++b) {
+      std::string s;
+      pe::AppendUtf8(s, pe::ByteToUnicode(static_cast<unsigned char>(b)));
+      if (s == "\"" || s == "\\") s = "\\" + s;
+      vocab += "\"" + s + "\": " + std::to_string(b) + ", ";
+    }
+    vocab += "\"he\": 256, \"hel\": 257, \"\xc4\xa0w\": 258, \"<|endoftext|>\": 259";
+    Write(tok_dir, "bpe.json",
+          "{\"added_tokens\": [{\"id\": 259, \"content\": \"<|endoftext|>\", \"special\": true}],"
+          " \"normalizer\": null, \"pre_tokenizer\": {\"type\": \"ByteLevel\", "
+          "\"add_prefix_space\": false, \"use_regex\": true}, \"model\": {\"type\": \"BPE\", "
+          "\"vocab\": {" + vocab + "}, \"merges\": [\"h e\", [\"he\", \"l\"], \"\xc4\xa0 w\"]}}",
+          tok_ok);
+    Write(tok_dir, "bpe_llama3.json",
+          "{\"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", "
+          "\"pattern\": {\"Regex\": " + nlohmann::json(std::string(pe::SplitPatternRegex(
+              pe::SplitPattern::kLlama3))).dump() + "}}, {\"type\": \"ByteLevel\", \"use_regex\": "
+          "false}]}, \"model\": {\"type\": \"BPE\", \"ignore_merges\": true, \"vocab\": {" +
+              vocab + "}, \"merges\": [\"h e\"]}}",
+          tok_ok);
+    Write(tok_dir, "wordpiece.json",
+          "{\"normalizer\": {\"type\": \"BertNormalizer\", \"lowercase\": true, "
+          "\"strip_accents\": null}, \"pre_tokenizer\": {\"type\": \"BertPreTokenizer\"}, "
+          "\"model\": {\"type\": \"WordPiece\", \"unk_token\": \"[UNK]\", "
+          "\"max_input_chars_per_word\": 100, \"vocab\": {\"[UNK]\": 0, \"hello\": 1, "
+          "\"world\": 2, \"##s\": 3, \",\": 4, \"na\": 5, \"##ive\": 6}}}",
+          tok_ok);
   }
   return 0;
 }

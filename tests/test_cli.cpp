@@ -827,5 +827,25 @@ TEST_F(Cli, ParametersBeforeExportApply) {
   EXPECT_EQ(later.shape, (std::vector<int64_t>{100, 6}));
 }
 
+// --tokenizer-file: the sum view's CSV holds the tokenizer's ids (GPT-2's, from the reduced
+// vocabulary of tests/data/gpt2_small, whose golden ids came from an independent encoder).
+TEST_F(Cli, TokenizerFileGivesTheTokenizersIds) {
+  const std::string dir = std::string(PE_TEST_DATA) + "/gpt2_small";
+  CliRun r = RunCli("export --view sum --text 'Hello world' --d-model 8 --tokenizer-file " + dir +
+                    " -o " + Path("sum.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::istringstream csv(ReadFile(Path("sum.csv")));
+  std::string line;
+  std::vector<std::string> rows;
+  while (std::getline(csv, line)) {
+    if (line.find(",embedding,") != std::string::npos) rows.push_back(line.substr(0, line.find(",embedding,")));
+  }
+  EXPECT_EQ(rows, (std::vector<std::string>{"\"Hello\",0,15496", "\"\xe2\x90\xa3world\",1,995"}));
+  r = RunCli("export --view sum --tokenizer-file " + Path("none") + " -o " + Path("x.csv"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.output.find("--tokenizer-file"), std::string::npos) << r.output;
+  EXPECT_FALSE(Exists(Path("x.csv")));
+}
+
 }  // namespace
 }  // namespace pe

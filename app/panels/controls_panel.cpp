@@ -336,7 +336,10 @@ void DrawTokenEmbeddingControls(AppState& state) {
                   "or the text's vocabulary. The rows E[id] do not depend on V.")) {
     EditField(state, "vocab size", "--vocab-size", std::to_string(i64));
   }
-  WrappedText(p.example.ids.empty()
+  WrappedText(p.example.ids.empty() && p.example.subword
+                  ? "The embeddings are random and untrained (drawn from the seed); the text's "
+                    "ids are the tokenizer file's."
+              : p.example.ids.empty()
                   ? "The embeddings are random and untrained (drawn from the seed); the text's "
                     "ids follow the order of first appearance in the text."
                   : "The embeddings are random and untrained (drawn from the seed); the ids are "

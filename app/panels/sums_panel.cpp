@@ -68,8 +68,16 @@ void TokenChips(AppState& state, const SentenceResult& s) {
     }
     chip(static_cast<int>(t), label,
          state.selection.hover_position == offset + static_cast<int64_t>(t));
-    if (ImGui::IsItemHovered())
+    if (ImGui::IsItemHovered()) {
       state.selection.next_hover_position = offset + static_cast<int64_t>(t);
+      if (!s.tokens[t].raw.empty() && s.tokens[t].raw != s.tokens[t].text) {
+        // The vocabulary's own string: byte-level BPE writes a space as U+0120 (G-dot).
+        ImGui::SetTooltip("vocabulary entry \"%s\" (id %lld), bytes %lld to %lld of the text",
+                          s.tokens[t].raw.c_str(), static_cast<long long>(s.ids[t]),
+                          static_cast<long long>(s.tokens[t].begin),
+                          static_cast<long long>(s.tokens[t].end));
+      }
+    }
   }
 }
 
@@ -235,7 +243,8 @@ void NormLine(const SentenceResult& s, const EncodingParams& pe, int t, bool sca
   const int64_t offset = pe.offset;
   const InputParts& parts = s.parts;
   const int64_t d = parts.embedding.cols;
-  if (s.vocabulary.size() == 0 && s.vocab_size > 0) {  // typed ids: the label is the id
+  if (s.vocabulary.size() == 0 && s.vocab_size > 0 &&
+      s.tokens[static_cast<size_t>(t)].raw.empty()) {  // typed ids: the label is the id
     ImGui::Text("id %lld (position %lld):", static_cast<long long>(s.ids[static_cast<size_t>(t)]),
                 static_cast<long long>(offset + t));
   } else {
@@ -516,16 +525,34 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) 
         "the text in order of first appearance (the first new word is id 0). To give ids "
         "directly, type them in the controls (ids).");
     ImGui::SameLine();
-    int tok = static_cast<int>(ex.tokenizer);
-    const char* toks[] = {"word tokens", "char tokens"};
-    ImGui::SetNextItemWidth(em * 8);
-    if (ImGui::Combo("##tokenizer", &tok, toks, 2)) {
-      Edit(state,
-           [tok](AppState& st) { st.params.example.tokenizer = static_cast<TokenizerKind>(tok); });
+    if (ex.subword) {
+      // A tokenizer file (--tokenizer-file) replaces the word and character tokenizers.
+      ImGui::AlignTextToFramePadding();
+      ImGui::TextUnformatted("subword tokens");
+      ItemTooltip((ex.tokenizer_file + ": " + ex.subword->Describe() +
+                   ". Ids and V are the tokenizer's. Hover a token for its vocabulary entry.")
+                      .c_str());
+      ImGui::SameLine();
+      if (ImGui::SmallButton("word tokens##drop_tokenizer_file")) {
+        Edit(state, [](AppState& st) {
+          st.params.example.tokenizer_file.clear();
+          st.params.example.subword.reset();
+        });
+      }
+      ItemTooltip("Drop the tokenizer file and go back to the word tokenizer.");
+    } else {
+      int tok = static_cast<int>(ex.tokenizer);
+      const char* toks[] = {"word tokens", "char tokens"};
+      ImGui::SetNextItemWidth(em * 8);
+      if (ImGui::Combo("##tokenizer", &tok, toks, 2)) {
+        Edit(state,
+             [tok](AppState& st) { st.params.example.tokenizer = static_cast<TokenizerKind>(tok); });
+      }
+      ItemTooltip(
+          "Word level splits on spaces and punctuation; character level makes every "
+          "character (spaces too) a token. A real subword tokenizer: start with "
+          "--tokenizer-file (a tokenizer.json or a GPT-2 folder).");
     }
-    ItemTooltip(
-        "Word level splits on spaces and punctuation; character level makes every "
-        "character (spaces too) a token.");
   }
 
   if (!derived.sentence.ok()) {

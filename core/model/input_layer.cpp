@@ -265,9 +265,62 @@ int64_t ExampleBatch(const TextExample& example) {
   return example.ids.empty() ? 1 : static_cast<int64_t>(example.ids.size());
 }
 
+namespace {
+
+// The text through the subword tokenizer: readable tokens (raw: the vocabulary's string) and
+// their ids.
+Result<std::vector<Token>> SubwordTokens(const TextExample& example, std::vector<int64_t>* ids) {
+  const SubwordTokenizer& t = *example.subword;
+  Result<std::vector<SubwordPiece>> pieces = t.Encode(example.text);
+  if (!pieces.ok()) return InvalidArgument("--tokenizer-file: " + pieces.message());
+  std::vector<Token> tokens;
+  tokens.reserve(pieces.value().size());
+  for (const SubwordPiece& p : pieces.value()) {
+    tokens.push_back({t.DisplayToken(p.id), p.begin, p.end, t.token(p.id)});
+    if (ids) ids->push_back(p.id);
+  }
+  return tokens;
+}
+
+// The text's tokens by whichever tokenizer the example names.
+std::vector<Token> TextTokens(const TextExample& example) {
+  if (!example.subword) return Tokenize(example.text, example.tokenizer);
+  Result<std::vector<Token>> tokens = SubwordTokens(example, nullptr);
+  return tokens.ok() ? std::move(tokens).value() : std::vector<Token>{};
+}
+
+// The ids of the text under a subword tokenizer, and V: the tokenizer's size, or vocab_size
+// when given (every id must then be below it).
+Result<std::vector<int64_t>> SubwordIds(const TextExample& example, std::vector<Token>* tokens,
+                                        int64_t* vocab_size) {
+  if (!example.vocabulary.empty()) {
+    return InvalidArgument("--vocab and --tokenizer-file cannot be combined: the tokenizer file "
+                           "has its own vocabulary");
+  }
+  std::vector<int64_t> ids;
+  Result<std::vector<Token>> t = SubwordTokens(example, &ids);
+  if (!t.ok()) return t.error();
+  const int64_t size = example.subword->size();
+  if (example.vocab_size > 0) {
+    for (size_t k = 0; k < ids.size(); ++k) {
+      if (ids[k] >= example.vocab_size) {
+        return InvalidArgument("--vocab-size " + std::to_string(example.vocab_size) +
+                               " is too small for the text: token " + std::to_string(k) +
+                               " has id " + std::to_string(ids[k]) + " (the tokenizer has " +
+                               std::to_string(size) + " entries)");
+      }
+    }
+  }
+  if (vocab_size) *vocab_size = example.vocab_size > 0 ? example.vocab_size : size;
+  if (tokens) *tokens = std::move(t).value();
+  return ids;
+}
+
+}  // namespace
+
 int64_t ExampleTokenCount(const TextExample& example) {
   if (!example.ids.empty()) return static_cast<int64_t>(example.ids.front().size());
-  return static_cast<int64_t>(Tokenize(example.text, example.tokenizer).size());
+  return static_cast<int64_t>(TextTokens(example).size());
 }
 
 namespace {
@@ -277,10 +330,10 @@ size_t RowIndex(const TextExample& example, int64_t row) {
 }  // namespace
 
 std::vector<Token> ExampleTokens(const TextExample& example, int64_t row) {
-  if (example.ids.empty()) return Tokenize(example.text, example.tokenizer);
+  if (example.ids.empty()) return TextTokens(example);
   std::vector<Token> tokens;
   for (int64_t id : example.ids[RowIndex(example, row)]) {
-    tokens.push_back({"id " + std::to_string(id), 0, 0});
+    tokens.push_back({"id " + std::to_string(id), 0, 0, {}});
   }
   return tokens;
 }
@@ -320,6 +373,7 @@ Result<std::vector<int64_t>> ExampleIds(const TextExample& example, int64_t row,
     if (vocab_size) *vocab_size = v.value();
     return example.ids[RowIndex(example, row)];
   }
+  if (example.subword) return SubwordIds(example, nullptr, vocab_size);
   const std::vector<Token> tokens = Tokenize(example.text, example.tokenizer);
   Result<Vocabulary> vocab = TextVocabulary(example, tokens);
   if (!vocab.ok()) return vocab.error();
@@ -351,7 +405,11 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const Encodin
                            std::to_string(r.batch) + (r.batch == 1 ? " row" : " rows"));
   }
   r.row = row;
-  if (example.ids.empty()) {
+  if (example.ids.empty() && example.subword) {
+    Result<std::vector<int64_t>> ids = SubwordIds(example, &r.tokens, &r.vocab_size);
+    if (!ids.ok()) return ids.error();
+    r.ids = std::move(ids).value();
+  } else if (example.ids.empty()) {
     r.tokens = Tokenize(example.text, example.tokenizer);
     Result<Vocabulary> v = TextVocabulary(example, r.tokens);
     if (!v.ok()) return v.error();

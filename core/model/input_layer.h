@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 #include "base/matrix.h"
 #include "encoding/encoding.h"
 #include "base/status.h"
+#include "text/subword_tokenizer.h"
 #include "text/tokenizer.h"
 
 namespace pe {
@@ -96,6 +98,11 @@ struct TextExample {
   // [0, V); 0: V is max id + 1 for typed ids, the size of the text's vocabulary for text.
   std::vector<std::vector<int64_t>> ids;
   int64_t vocab_size = 0;
+  // A real subword tokenizer (--tokenizer-file: a tokenizer.json or a GPT-2 folder) replaces
+  // `tokenizer` when set: the ids are that tokenizer's and V its size. `subword` is what
+  // LoadSubwordTokenizer read from `tokenizer_file` (shared: examples are copied freely).
+  std::string tokenizer_file;
+  std::shared_ptr<const SubwordTokenizer> subword;
   bool operator==(const TextExample&) const = default;
 };
 

@@ -14,6 +14,7 @@
 #include "figure/colormap.h"
 #include "model/embedding.h"
 #include "model/token_ids.h"
+#include "text/subword_tokenizer.h"
 #include "text/tokenizer.h"
 
 namespace pe {
@@ -448,6 +449,29 @@ const ParamField kFields[] = {
      GET(std::string(TokenizerName(m.example.tokenizer))), SET({
        return SetChoice("--tokenizer", text, &ParseTokenizer, "word or char", m.example.tokenizer);
      })},
+    {"tokenizer_file", "--tokenizer-file", "FILE",
+     "A real subword tokenizer for the text, replacing --tokenizer: a Hugging Face "
+     "tokenizer.json (byte-level BPE as GPT-2 and Llama 3, or WordPiece as BERT), or a folder "
+     "with GPT-2's vocab.json + merges.txt or encoder.json + vocab.bpe. The ids are the "
+     "tokenizer's and V its size (empty: none)",
+     kAllSchemes, nullptr, GET(m.example.tokenizer_file), SET({
+       if (text.empty()) {
+         m.example.tokenizer_file.clear();
+         m.example.subword.reset();
+         return {};
+       }
+       if (Status s = CheckText("--tokenizer-file", text); !s.ok()) return s;
+       Result<std::shared_ptr<const SubwordTokenizer>> t = LoadSubwordTokenizer(text, m.cap);
+       if (!t.ok()) {
+         return t.error().kind == Error::Kind::kRuntime
+                    ? RuntimeError("--tokenizer-file: " + t.message())
+                    : InvalidArgument("--tokenizer-file: " + t.message());
+       }
+       m.example.tokenizer_file = text;
+       m.example.subword = std::move(t).value();
+       return {};
+     }),
+     [](const ModelParams& m) { return !m.example.tokenizer_file.empty(); }},
     // Typed ids replace the text (no tokenizer); before --vocab-size, which checks them.
     {"ids", "--ids", "LIST",
      "Token ids instead of text: \"2,5,0,9\" (a sequence) or \"23,37,3;97,61,19\" (a batch, "

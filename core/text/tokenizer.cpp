@@ -44,7 +44,7 @@ std::vector<Token> Tokenize(std::string_view text, TokenizerKind kind) {
   auto at = [&](int64_t i) { return static_cast<unsigned char>(text[static_cast<size_t>(i)]); };
   auto emit = [&](int64_t b, int64_t e) {
     tokens.push_back(
-        {std::string(text.substr(static_cast<size_t>(b), static_cast<size_t>(e - b))), b, e});
+        {std::string(text.substr(static_cast<size_t>(b), static_cast<size_t>(e - b))), b, e, {}});
   };
   int64_t i = 0;
   while (i < n) {

@@ -23,6 +23,9 @@ struct Token {
   std::string text;
   int64_t begin = 0;  // byte offsets into the source text
   int64_t end = 0;
+  // A subword tokenizer's own string for the token ("Ġworld", shown as "␣world"), when
+  // `text` is a readable form of it; empty for the word and character tokenizers.
+  std::string raw;
   bool operator==(const Token&) const = default;
 };
 

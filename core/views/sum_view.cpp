@@ -44,8 +44,11 @@ void AddNotes(const ModelParams& m, const Encoding& e, const SentenceResult& s, 
                 InitFormula(m.example.init, m.pe.d_model).c_str(),
                 static_cast<unsigned long long>(m.example.seed));
   f.legend.push_back({buf, none});
-  f.legend.push_back({m.example.ids.empty() ? "ids: order of first appearance in the text"
-                                            : "ids typed, V = " + std::to_string(s.vocab_size),
+  f.legend.push_back({!m.example.ids.empty()
+                          ? "ids typed, V = " + std::to_string(s.vocab_size)
+                      : m.example.subword
+                          ? "ids: " + m.example.subword->Describe()
+                          : std::string("ids: order of first appearance in the text"),
                       none});
   if (token < 0) return;
   const InputParts& p = s.parts;

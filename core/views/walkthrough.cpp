@@ -237,6 +237,13 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
                    " entries, ids 0 to " + std::to_string(ex.vocab_size - 1) +
                    " (no words: the ids are given)";
       unk_text = "no text, so no <unk>: every id must lie in [0, V)";
+    } else if (ex.subword) {
+      w.vocab_size = s.vocab_size;
+      vocab_text = "the tokenizer file's vocabulary (" + ex.subword->Describe() + "): ids 0 to " +
+                   std::to_string(s.vocab_size - 1);
+      unk_text = ex.subword->model() == SubwordTokenizer::Model::kByteLevelBpe
+                     ? "no <unk>: byte-level BPE can spell any text from its 256 byte tokens"
+                     : "a word WordPiece cannot build from its pieces becomes [UNK]";
     } else {
       w.vocab_size = s.vocabulary.size();
       std::vector<std::string> entries;
@@ -311,12 +318,16 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
   {
     WalkPage& p = page(WalkStep::kTokens);
     p.title += ": the text cut into pieces";
-    p.explanation = ex.tokenizer == TokenizerKind::kChar
+    p.explanation = ex.subword
+                        ? "The tokenizer file cuts the text into the subword pieces its model "
+                          "was trained with (" + ex.subword->Describe() + ")."
+                    : ex.tokenizer == TokenizerKind::kChar
                         ? "The character tokenizer makes every character, spaces included, a token."
                         : "The word tokenizer makes every run of letters or digits a token and "
                           "every other non-space character a token of its own.";
-    p.formula =
-        "tokens = tokenize(text)   (" + std::string(TokenizerName(ex.tokenizer)) + " level)";
+    p.formula = ex.subword ? std::string("tokens = tokenizer.encode(text)   (subword)")
+                           : "tokens = tokenize(text)   (" +
+                                 std::string(TokenizerName(ex.tokenizer)) + " level)";
     p.code =
         "No tokenizer in the seeds' code: seed 003 says its ids would come from a BPE or "
         "WordPiece tokenizer; the blog splits \"I love NLP.\" into words.";

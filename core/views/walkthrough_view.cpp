@@ -49,7 +49,7 @@ Status WriteWalkthroughView(std::ostream& out, TableFormat format, const ViewCon
   Result<Walkthrough> w = Build(c);
   if (!w.ok()) return w.error();
   SentenceResult s;
-  for (const std::string& label : w.value().token_labels) s.tokens.push_back({label, 0, 0});
+  for (const std::string& label : w.value().token_labels) s.tokens.push_back({label, 0, 0, {}});
   s.ids = w.value().ids;
   s.parts = w.value().parts;
   return WriteSumTable(out, format, s, c.params.pe, progress);

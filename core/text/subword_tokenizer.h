@@ -1,0 +1,129 @@
+// Real subword tokenizers, read from a model's files, so a sentence gets the ids that model
+// gives it: byte-level BPE (GPT-2, the Llama 3 family) and WordPiece (BERT).
+//
+// Read from a Hugging Face tokenizer.json (model "BPE" with the ByteLevel pre-tokenizer, alone
+// or after a Split with the GPT-2 or Llama 3 pattern; model "WordPiece" with BertNormalizer and
+// BertPreTokenizer), or from GPT-2's own pair of files in a folder: vocab.json + merges.txt, or
+// encoder.json + vocab.bpe (the names openai/gpt-2 uses). Added tokens (special tokens such as
+// <|endoftext|>) are matched in the text before anything else, as the Hugging Face library does.
+// What is not here: post-processing (BERT's [CLS]/[SEP] and Llama 3's <|begin_of_text|> are not
+// inserted; type them), BPE dropout, byte fallback (SentencePiece models), other normalizers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "base/matrix.h"
+#include "base/status.h"
+
+namespace pe {
+
+// The split before BPE, written by hand over code points (text/unicode_props.h):
+// kGpt2:   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+//          (openai/gpt-2 src/encoder.py; the ByteLevel pre-tokenizer's use_regex in HF
+//          tokenizers, pre_tokenizers/byte_level.rs)
+// kLlama3: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
+//          ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+   (Llama 3's tokenizer.json Split)
+enum class SplitPattern { kGpt2, kLlama3 };
+std::string_view SplitPatternName(SplitPattern p);  // "GPT-2", "Llama 3"
+// The regex text of a pattern, as tokenizer.json writes it.
+std::string_view SplitPatternRegex(SplitPattern p);
+
+// The pieces [begin, end) (byte offsets) the pattern cuts valid UTF-8 `text` into; they cover
+// the text in order, none empty. Leftmost-first alternation, as the regex engines do.
+std::vector<std::pair<size_t, size_t>> SplitPreTokens(std::string_view text, SplitPattern p);
+
+// GPT-2's reversible byte -> printable code point map (openai/gpt-2 encoder.py bytes_to_unicode):
+// the printable Latin-1 bytes map to themselves, the other 68 to U+0100.. in byte order, so ' '
+// is 'Ġ' (U+0120) and '\n' is 'Ċ' (U+010A).
+char32_t ByteToUnicode(unsigned char b);
+
+struct SubwordPiece {
+  int32_t id = 0;
+  int64_t begin = 0;  // byte offsets into the encoded text
+  int64_t end = 0;
+  bool operator==(const SubwordPiece&) const = default;
+};
+
+class SubwordTokenizer {
+ public:
+  enum class Model { kByteLevelBpe, kWordPiece };
+
+  // `json`: the text of a tokenizer.json; `name` (its path) starts every message. Errors name
+  // what is wrong and where: the JSON's line and column, the key ("model.merges[12]"), the token.
+  static Result<SubwordTokenizer> FromTokenizerJson(std::string_view json, const std::string& name);
+  // GPT-2's pair: a JSON object token -> id, and merges "a b" one a line (a first line
+  // "#version: ..." is skipped). Errors name the file and its line or byte offset.
+  static Result<SubwordTokenizer> FromGpt2Files(std::string_view vocab_json,
+                                                const std::string& vocab_name,
+                                                std::string_view merges,
+                                                const std::string& merges_name);
+
+  Model model() const { return model_; }
+  SplitPattern pattern() const { return pattern_; }
+  // V: the largest id + 1 (the rows an embedding table for this tokenizer has).
+  int64_t size() const { return static_cast<int64_t>(tokens_.size()); }
+  int64_t merge_count() const { return static_cast<int64_t>(merge_count_); }
+  // The vocabulary's string for `id` ("Ġworld", "##ing"); empty for an id no token has.
+  const std::string& token(int64_t id) const { return tokens_[static_cast<size_t>(id)]; }
+  // The id of a vocabulary string, or -1.
+  int64_t Id(std::string_view token) const;
+  // What `id` stands for, readable: byte-level tokens as the text they encode with a space
+  // shown as U+2423 (␣) and a newline as U+21B5 (↵), bytes that are not whole UTF-8 as <0xE6>;
+  // WordPiece tokens as they are ("##ing").
+  std::string DisplayToken(int64_t id) const;
+  // "byte-level BPE, GPT-2 split, 50257 tokens, 50000 merges".
+  std::string Describe() const;
+
+  // The ids of `text`, with the bytes of `text` each covers. An error when `text` is not valid
+  // UTF-8 (naming the byte). Words already encoded in this call are looked up, not merged again.
+  Result<std::vector<SubwordPiece>> Encode(std::string_view text) const;
+
+ private:
+  struct Merge {
+    int32_t rank;
+    int32_t id;  // the merged token
+  };
+  struct AddedToken {
+    std::string content;
+    int32_t id;
+  };
+  class Encoder;
+
+  Status SetTokenIds(const std::vector<std::pair<std::string, int64_t>>& entries,
+                     const std::string& where);
+  Status AddMerge(std::string_view a, std::string_view b, const std::string& where);
+  Status FinishByteLevel(const std::string& name);
+  Status AddAddedToken(const std::string& content, int64_t id, const std::string& where);
+
+  Model model_ = Model::kByteLevelBpe;
+  SplitPattern pattern_ = SplitPattern::kGpt2;
+  bool add_prefix_space_ = false;
+  bool ignore_merges_ = false;  // a word that is a token as a whole is not merged (Llama 3)
+  std::vector<std::string> tokens_;  // (V) id -> string
+  std::unordered_map<std::string, int32_t> ids_;
+  std::unordered_map<uint64_t, Merge> merges_;  // (left id << 32 | right id) -> merge
+  size_t merge_count_ = 0;
+  int32_t byte_ids_[256] = {};  // byte-level BPE: the token of each single byte
+  std::vector<AddedToken> added_;  // longest first
+  // WordPiece
+  std::string continuing_prefix_ = "##";
+  int32_t unk_id_ = -1;
+  int64_t max_input_chars_per_word_ = 100;
+  bool clean_text_ = false, handle_chinese_chars_ = false, strip_accents_ = false,
+       lowercase_ = false;
+};
+
+// A tokenizer from `path`: a tokenizer.json, or a folder holding vocab.json + merges.txt or
+// encoder.json + vocab.bpe (or a tokenizer.json). Only regular files are read; each must fit
+// under `cap` with room for its parsed form (about 24 times the file's size for JSON). Errors
+// name the path and, for a folder, the files looked for.
+Result<std::shared_ptr<const SubwordTokenizer>> LoadSubwordTokenizer(const std::string& path,
+                                                                     const MemoryCap& cap);
+
+}  // namespace pe
