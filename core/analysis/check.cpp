@@ -25,6 +25,7 @@ std::string Num(double v, int digits = 3) {
 
 // The shortest text that reads back to the same double.
 std::string Exact(double v) {
+  if (v == std::round(v) && std::abs(v) < 1e15) return std::to_string(static_cast<int64_t>(v));
   for (int prec = 1; prec <= 17; ++prec) {
     char s[48];
     std::snprintf(s, sizeof s, "%.*g", prec, v);
@@ -254,6 +255,24 @@ void SinusoidalDrafts(const Matrix& t, int64_t assumed_d, PeVariant variant, Wav
       wt.push_back(r.weight);
     }
   }
+  // The noise of a row's angle is about the spread of the amplitudes over the amplitude; a
+  // line's intercept over L rows is known to about twice that over sqrt(L).
+  double phase_sigma = 1e-7;
+  {
+    const double a_mid = Median(amps);
+    std::vector<double> dev;
+    for (int64_t i = 0; i < pairs && std::isfinite(a_mid) && a_mid > 0; ++i) {
+      const auto k = static_cast<size_t>(i);
+      if (sin_col[k] < 0 || cos_col[k] < 0) continue;
+      for (int64_t r = 0; r < t.rows; ++r) {
+        dev.push_back(std::abs(std::hypot(t.at(r, sin_col[k]), t.at(r, cos_col[k])) - a_mid));
+      }
+    }
+    if (!dev.empty()) {
+      phase_sigma = std::max(phase_sigma, 1.5 * Median(dev) / a_mid * 2 /
+                                              std::sqrt(static_cast<double>(t.rows)));
+    }
+  }
   const std::string hypothesis =
       "sinusoidal " + std::string(VariantName(variant)) + " " + std::string(WaveOrderName(order));
   Draft d;
@@ -316,21 +335,34 @@ void SinusoidalDrafts(const Matrix& t, int64_t assumed_d, PeVariant variant, Wav
     sd.min_timescale = min_ts < b ? min_ts : 1.0;
     sd.output_scale = amplitude;
     draft.unsnapped = b_unsnapped + min_unsnapped + scale_unsnapped;
-    // The first position: the slowest well-read pair's phase over its frequency (from the
-    // fitted base, more exact than the pair's own slope), rounded to a whole position.
-    int64_t offset = 0;
-    double best_w = INFINITY;
+    // The first position: the slowest pair's phase over its frequency (from the fitted base,
+    // more exact than the pair's own slope) gives it roughly; each faster pair then gives it
+    // more finely, its whole turns taken from the estimate so far, while the estimate's error
+    // stays below a quarter turn of that pair.
+    std::vector<std::pair<double, size_t>> by_speed;
     for (int64_t i = 0; i < pairs; ++i) {
       const auto k = static_cast<size_t>(i);
       if (sin_col[k] < 0 || cos_col[k] < 0 || !std::isfinite(readings[k].phase)) continue;
-      const double w = sd.min_timescale *
-                       std::pow(b / sd.min_timescale, -exponent[k]);
-      if (w < best_w && w > 0) {
-        best_w = w;
-        const double o = readings[k].phase / w;
-        offset = std::isfinite(o) && std::abs(o) < 1e12 ? static_cast<int64_t>(std::llround(o)) : 0;
-      }
+      const double w = sd.min_timescale * std::pow(b / sd.min_timescale, -exponent[k]);
+      if (w > 0 && std::isfinite(w)) by_speed.push_back({w, k});
     }
+    std::sort(by_speed.begin(), by_speed.end());
+    double position = 0, sigma = INFINITY;
+    for (const auto& [w, k] : by_speed) {
+      const double phase = readings[k].phase;
+      if (!std::isfinite(sigma)) {
+        position = phase / w;
+      } else if (sigma * w < kPi / 4) {
+        const double turns = std::round((position * w - phase) / (2 * kPi));
+        position = (phase + 2 * kPi * turns) / w;
+      } else {
+        break;
+      }
+      sigma = phase_sigma / w;
+    }
+    const int64_t offset = std::isfinite(position) && std::abs(position) < 1e12
+                               ? static_cast<int64_t>(std::llround(position))
+                               : 0;
     draft.params.offset = offset;
     ApplyFixed(c, draft.params);
     out.push_back(std::move(draft));
@@ -692,6 +724,10 @@ Result<std::vector<CheckCandidate>> Identify(const Matrix& t, int64_t assumed_d,
     if (a.verdict != CheckVerdict::kNoMatch && a.unsnapped != b.unsnapped) {
       return a.unsnapped < b.unsnapped;
     }
+    // Among near misses an unround reading has to be clearly nearer to rank first.
+    if (a.verdict == CheckVerdict::kNoMatch) {
+      return a.score * (1 + 0.25 * a.unsnapped) < b.score * (1 + 0.25 * b.unsnapped);
+    }
     return a.score < b.score;
   });
   // One candidate per layout: the runner-up is another reading of the table, not the same one
@@ -786,6 +822,7 @@ ErrorStats CompareTables(const Matrix& table, const Matrix& reference, const Tol
   s.cols = std::min(table.cols, reference.cols);
   if (s.rows == 0 || s.cols == 0) return s;
   const int64_t quarter = std::max<int64_t>(1, s.rows / 4);
+  s.worst_table = table.at(0, 0), s.worst_reference = reference.at(0, 0);
   double sum = 0, sum_signed = 0, sum_sq = 0;
   for (int64_t r = 0; r < s.rows; ++r) {
     for (int64_t j = 0; j < s.cols; ++j) {
