@@ -149,6 +149,24 @@ def main():
     # A fixed parameter that contradicts the table: no match.
     expect("fixed offset", exe, save("t2t_plain", exact.astype(np.float32)), 1, "no match",
            extra=["--offset", "3"])
+    # A safetensors file (header written here as the format's spec says) with two tensors: the
+    # table in float16 matches within float16 rounding; no tensor named is refused (exit 2).
+    half = sinusoidal_reference.reference_table("fairseq", 32, 64).astype(np.float16)
+    other = np.zeros((3, 3), np.float32)
+    header = {"pe.weight": {"dtype": "F16", "shape": list(half.shape),
+                            "data_offsets": [0, half.nbytes]},
+              "other": {"dtype": "F32", "shape": [3, 3],
+                        "data_offsets": [half.nbytes, half.nbytes + other.nbytes]}}
+    blob = json.dumps(header).encode()
+    blob += b" " * (-len(blob) % 8)
+    st = os.path.join(tmp, "model.safetensors")
+    with open(st, "wb") as f:
+        f.write(len(blob).to_bytes(8, "little") + blob + half.tobytes() + other.tobytes())
+    report = expect("safetensors float16", exe, st + ":pe.weight", 0, "match",
+                    {"--variant": "t2t", "--offset": "2", "--base": "10000"})
+    if report and "--output-scale" in report["candidates"][0]["flags"]:
+        FAILURES.append(f"float16 table: a scale was read: {report['candidates'][0]['flags']}")
+    expect("safetensors without a tensor name", exe, st, 2)
     expect("missing file", exe, os.path.join(tmp, "absent.npy"), 2)
     expect("1-D array", exe, save("flat", np.zeros(10, np.float32)), 2)
 

@@ -312,15 +312,17 @@ void SinusoidalDrafts(const Matrix& t, int64_t assumed_d, PeVariant variant, Wav
     const double sd = std::sqrt(static_cast<double>(assumed_d));
     const double known[] = {1.0, 1.0 / sd, sd};
     bool snapped = false;
+    // The amplitude is read to about the file's rounding (2^-11 for float16).
+    const double rel = std::max(1e-5, std::ldexp(4.0, -c.bits));
     for (double k : known) {
-      if (std::abs(amplitude - k) <= 1e-5 * k) {
+      if (std::abs(amplitude - k) <= rel * k) {
         amplitude = k;
         snapped = true;
         break;
       }
     }
     if (!snapped) {
-      if (std::optional<double> v = SnapDecimal(amplitude, 1e-6)) {
+      if (std::optional<double> v = SnapDecimal(amplitude, rel / 10)) {
         amplitude = *v;
       } else {
         amplitude = static_cast<double>(static_cast<float>(amplitude));
