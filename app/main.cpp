@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/command_line.h"
+#include "cli/check_command.h"
 #include "cli/export_command.h"
 #include "model/walkthrough_presets.h"
 #include "window/window.h"
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
     std::optional<pe::CommandLine> cl = pe::ParseCommandLine(argc, argv, exit_code);
     if (!cl) return exit_code;
     if (cl->mode == pe::RunMode::kExport) return pe::RunExport(cl->params, cl->export_request);
+    if (cl->mode == pe::RunMode::kCheck) return pe::RunCheck(cl->params, cl->check_request);
     pe::AppState state;
     state.params = cl->params;
     state.params.example.truncate = true;  // the window shows what a model would see

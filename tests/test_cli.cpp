@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 
 #include "analysis/attention_score.h"
@@ -17,6 +18,7 @@
 #include "encoding/alibi.h"
 #include "encoding/positional_encoding.h"
 #include "encoding/t5_buckets.h"
+#include "io/file_writers.h"
 #include "model/embedding.h"
 #include "test_support.h"
 
@@ -845,6 +847,69 @@ TEST_F(Cli, TokenizerFileGivesTheTokenizersIds) {
   EXPECT_NE(r.code, 0);
   EXPECT_NE(r.output.find("--tokenizer-file"), std::string::npos) << r.output;
   EXPECT_FALSE(Exists(Path("x.csv")));
+}
+
+// `check` through the real binary: a table the export wrote (the project's NPY writer) is
+// identified with exit 0, the same table with noise gets 1 and a useful note, bad input 2 with
+// a message naming the file.
+TEST_F(Cli, CheckExitCodes) {
+  const std::string table = Path("fairseq.npy");
+  CliRun r = RunCli("export --view heatmap --preset fairseq --d-model 32 --max-len 50 -o " + table);
+  ASSERT_EQ(r.code, 0) << r.output;
+  r = RunCli("check " + table);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("t2t layout"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("offset 2 (fairseq)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("worst cell"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("second:"), std::string::npos) << r.output;
+  // Fixed parameters restrict the search: the right ones still match, a wrong one does not.
+  r = RunCli("check " + table + " --variant t2t --offset 2");
+  EXPECT_EQ(r.code, 0) << r.output;
+  r = RunCli("check " + table + " --scheme rope");
+  EXPECT_EQ(r.code, 1) << r.output;
+  r = RunCli("check " + table + " --json");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"verdict\": \"match\""), std::string::npos) << r.output;
+
+  // Noise of 1e-3 on every value.
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(table), a, why)) << why;
+  std::vector<float> noisy(a.data.begin(), a.data.end());
+  for (size_t k = 0; k < noisy.size(); ++k) {
+    noisy[k] += 1e-3f * static_cast<float>(std::sin(12.9898 * static_cast<double>(k)));
+  }
+  const std::string noisy_path = Path("noisy.npy");
+  {
+    std::ofstream out(noisy_path, std::ios::binary);
+    const int64_t shape[] = {a.shape[0], a.shape[1]};
+    out << NpyHeader(shape);
+    WriteFloatsLE(out, noisy.data(), static_cast<int64_t>(noisy.size()));
+  }
+  r = RunCli("check " + noisy_path);
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("no match"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("note:"), std::string::npos) << r.output;
+  // ... and a tolerance that covers it.
+  r = RunCli("check " + noisy_path + " --tolerance 0.002");
+  EXPECT_EQ(r.code, 0) << r.output;
+
+  r = RunCli("check " + Path("absent.npy"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("absent.npy"), std::string::npos) << r.output;
+  {
+    std::ofstream out(Path("short.npy"), std::ios::binary);
+    const std::string bytes = ReadFile(table);
+    out << bytes.substr(0, bytes.size() / 2);
+  }
+  r = RunCli("check " + Path("short.npy"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("short.npy"), std::string::npos) << r.output;
+  r = RunCli("check " + table + " --tolerance -1");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--tolerance"), std::string::npos) << r.output;
+  r = RunCli("check " + table + " --d-model 32");
+  EXPECT_EQ(r.code, 2) << r.output;
 }
 
 }  // namespace

@@ -294,6 +294,24 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       "--heatmap-window", "--curves-window", "--sums-window",  "--score-window",
       "--highlight",      "--no-highlight",  "--walkthrough-step"};
   AddParameterOptions(*exp, flags);
+
+  CLI::App* chk = app.add_subcommand(
+      "check",
+      "Compare a positional table you computed (NPY, or a tensor of a .safetensors file) with "
+      "the exact tables and name the scheme it holds: the sinusoidal layout, base, min "
+      "timescale, first position and scale, or RoPE's pairing, part and scaling. Parameter "
+      "flags fix what they name and restrict the search. Exit 0: a match within float32 "
+      "rounding (or --tolerance), or a table computed in float32; 1: no match; 2: bad input");
+  CheckRequest& cr = cl.check_request;
+  chk->add_option("table", cr.table, "The table, FILE or FILE:TENSOR, shape (L, d)")
+      ->required()
+      ->type_name("FILE[:TENSOR]");
+  chk->add_flag("--json", cr.json, "Print the report as JSON");
+  chk->add_option("--tolerance", cr.tolerance,
+                  "Largest |error| per cell that still matches (default: float32 rounding, 1 ulp "
+                  "of the reference or 2^-24 times the amplitude)")
+      ->type_name("NUMBER");
+  AddParameterOptions(*chk, flags);
   app.require_subcommand(0, 1);
 
   // export --from FIGURE: the figure's metadata as flags, before the ones given (which win).
@@ -333,7 +351,38 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     exit_code = 2;
     return std::nullopt;
   };
-  cl.mode = exp->parsed() ? RunMode::kExport : RunMode::kWindow;
+  cl.mode = exp->parsed() ? RunMode::kExport : chk->parsed() ? RunMode::kCheck : RunMode::kWindow;
+  if (cl.mode == RunMode::kCheck) {
+    for (const char* flag : kWindowFlags) {
+      if (app.count(flag) > 0) {
+        return usage_error(std::string(flag) + " is a window option; `check` never opens a window");
+      }
+    }
+    for (const char* flag : {"--d-model", "--max-len"}) {
+      if (chk->count(flag) > 0 || app.count(flag) > 0) {
+        return usage_error(std::string(flag) +
+                           " does not apply to check: the table's shape (L, d) gives it");
+      }
+    }
+    if (!cr.tolerance.empty()) {
+      Result<double> t = ParseNumber("--tolerance", cr.tolerance, "a finite number >= 0",
+                                     [](double v) { return v >= 0; });
+      if (!t.ok()) return usage_error(t.message());
+    }
+    for (const ParamField& f : ParamFields()) {
+      const std::string flag(f.flag);
+      if (chk->count(flag) == 0 && app.count(flag) == 0) continue;
+      if (f.flag == "--preset") {
+        // A preset fixes every sinusoidal parameter and the first position.
+        for (const char* key :
+             {"scheme", "variant", "order", "base", "min_timescale", "output_scale", "offset"}) {
+          cr.fixed_keys.emplace_back(key);
+        }
+      } else if (!f.key.empty()) {
+        cr.fixed_keys.emplace_back(f.key);
+      }
+    }
+  }
   if (cl.mode == RunMode::kExport && cl.export_request.list_presets) {
     for (const SinusoidalPreset& p : SinusoidalPresets()) {
       std::cout << p.name << "\n  " << p.note << "\n  source: " << p.source << "\n";
@@ -376,8 +425,9 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     er.scale = sc.value();
     if (Status s = CheckText("--title", er.title); !s.ok()) return usage_error(s.message());
   }
-  if (int code = BuildParams(cl.mode == RunMode::kExport ? *exp : app,
-                             cl.mode == RunMode::kExport ? &app : nullptr, flags, cl.params);
+  CLI::App& flags_app = cl.mode == RunMode::kExport ? *exp : cl.mode == RunMode::kCheck ? *chk : app;
+  if (int code = BuildParams(flags_app, cl.mode == RunMode::kWindow ? nullptr : &app, flags,
+                             cl.params);
       code != 0) {
     exit_code = code;
     return std::nullopt;

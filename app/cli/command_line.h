@@ -6,12 +6,13 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/model_params.h"
 
 namespace pe {
 
-enum class RunMode { kWindow, kExport };
+enum class RunMode { kWindow, kExport, kCheck };
 
 struct ExportRequest {
   std::string view = "heatmap";                 // a --view name of the registry
@@ -44,10 +45,20 @@ struct WindowRequest {
   std::string tab;  // the scheme view to open on (a --view name), empty: the first
 };
 
+// `pe-explorer check TABLE[:TENSOR]`: the table to identify, and what the flags fixed.
+struct CheckRequest {
+  std::string table;      // FILE[:TENSOR]
+  bool json = false;      // the report as JSON
+  std::string tolerance;  // absolute tolerance per cell as typed; empty: float32 rounding
+  // Keys of the parameter fields given (ParamField::key), which identification keeps.
+  std::vector<std::string> fixed_keys;
+};
+
 struct CommandLine {
   RunMode mode = RunMode::kWindow;
   ModelParams params;
   ExportRequest export_request;
+  CheckRequest check_request;
   WindowRequest window;
 };
 

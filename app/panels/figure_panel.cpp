@@ -3,6 +3,7 @@
 // registry entry at the panel's size and drawn here with the plot layer. The view window is the
 // figure's own; double-click fits it again.
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -159,6 +160,36 @@ void QueryControl(AppState& state, const Encoding& e) {
   ItemTooltip("The query whose softmax over every key is drawn (Ctrl+click to type).");
 }
 
+// The check view's table: a path typed here ("FILE" or "FILE:TENSOR"), loaded by the button or
+// Enter through the parameter table as --check-table sets it; Clear unloads it.
+void CheckControls(AppState& state) {
+  const float em = ImGui::GetFontSize();
+  const char* label = "table";
+  const ImGuiID id = ImGui::GetID(label);
+  FieldEdit& f = state.fields[id];
+  if (!f.active && f.text.empty()) f.text = state.params.check_table;
+  ImGui::SetNextItemWidth(std::max(em * 10, ImGui::GetContentRegionAvail().x - em * 12));
+  if (!f.error.empty()) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.55f, 0.12f, 0.1f, 1.0f));
+  const bool enter = ImGui::InputTextWithHint(label, "table.npy or model.safetensors:TENSOR", &f.text,
+                                              ImGuiInputTextFlags_EnterReturnsTrue);
+  if (!f.error.empty()) ImGui::PopStyleColor();
+  ItemTooltip(
+      "A table you computed, (L, d): an NPY file, or FILE.safetensors:TENSOR (any float dtype). "
+      "It is compared with the exact table of the current parameters, d and L taken from the "
+      "file. `pe-explorer check FILE` names the scheme it holds.");
+  const bool active = ImGui::IsItemActive();
+  if (active && !f.active) f.error.clear();
+  f.active = active;
+  ImGui::SameLine();
+  if (ImGui::Button("Load") || enter) EditField(state, label, "--check-table", f.text);
+  ImGui::SameLine();
+  if (ImGui::Button("Clear")) {
+    f.text.clear();
+    EditField(state, label, "--check-table", "");
+  }
+  if (!f.error.empty()) ErrorText(f.error);
+}
+
 }  // namespace
 
 void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, FigurePanelCache& cache,
@@ -178,6 +209,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   }
   if (view == ViewKind::kAttention) QueryControl(state, *derived.encoding);
   if (view == ViewKind::kPrecision) PrecisionControls(state);
+  if (view == ViewKind::kCheck) CheckControls(state);
   if (view == ViewKind::kSimilarity || view == ViewKind::kSimilarityOffset) {
     SimilarityControls(state);
   }
@@ -198,7 +230,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   // The precision view shows the heatmap's window (computed at screen resolution, so a table
   // of 2^31 positions pans and zooms): panning or zooming here moves the heatmap too, and an
   // export from the window shows the same window.
-  const bool shares_heatmap_view = view == ViewKind::kPrecision;
+  const bool shares_heatmap_view = view == ViewKind::kPrecision || view == ViewKind::kCheck;
   if (shares_heatmap_view) {
     const Encoding& e = *derived.encoding;
     const auto first = static_cast<double>(e.first_position());
@@ -242,89 +274,109 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   const Figure& f = *cache.figure;
   drawn.figures.push_back({view, &f});
   drawn.figure_params.push_back({view, cache.built->params});
-  PlotSpec spec;
-  spec.x_label = f.x.label.c_str();
-  spec.y_label = f.y.label.c_str();
-  spec.limits = follows_view || shares_heatmap_view ? whole : f.view;
-  // The figure was fitted to the exported figure's plot area, which reserves room for the
-  // legend; here the legend has its own column, so the plot is wider: widen the view to the
-  // plot's shape (last frame's, and from this frame on when it changed).
-  if (f.equal_aspect && cache.area.x > 0 && cache.area.y > 0) {
-    spec.limits = WidenToAspect(f.view, cache.area.x / cache.area.y);
+  // Text only (the check view before a table is loaded): its lines.
+  if (!f.plot) {
+    for (const FigureText& t : f.text) WrappedText(t.text);
+    return;
   }
-  spec.x_integer = f.x.integer;
-  spec.x_ticks = f.x.ticks;
-  spec.y_ticks = f.y.ticks;
-  spec.x_cells = f.x.cells;
-  spec.y_cells = f.y.cells;
-  spec.y_down = f.y.reversed;
-  // A figure with a colour bar (the score and bias heatmaps) gets one beside its plot.
-  const float bar_w = f.colorbar ? em * 4.2f : 0.0f;
-  ImGui::BeginGroup();
-  Plot plot("figure_plot", follows_view ? state.score.view : cache.view, spec,
-            ImVec2(avail.x - legend_w - bar_w - em * 0.5f, avail.y));
-  if (f.equal_aspect) {
-    const ImVec2 area(plot.area_max().x - plot.area_min().x,
-                      plot.area_max().y - plot.area_min().y);
-    if (area.x != cache.area.x || area.y != cache.area.y) {
-      cache.area = area;
-      cache.view = WidenToAspect(f.view, static_cast<double>(area.x) / area.y);
+  // One plot, or the figure's panels side by side (the first one pans, zooms and holds the
+  // image; the others show their own fixed view).
+  auto draw_plot = [&](const Figure& fig, PlotRange& range, float width, bool main) {
+    PlotSpec spec;
+    spec.x_label = fig.x.label.c_str();
+    spec.y_label = fig.y.label.c_str();
+    spec.limits = main && (follows_view || shares_heatmap_view) ? whole : fig.view;
+    // The figure was fitted to the exported figure's plot area, which reserves room for the
+    // legend; here the legend has its own column, so the plot is wider: widen the view to the
+    // plot's shape (last frame's, and from this frame on when it changed).
+    if (fig.equal_aspect && cache.area.x > 0 && cache.area.y > 0) {
+      spec.limits = WidenToAspect(fig.view, cache.area.x / cache.area.y);
     }
-  }
-  if (f.image && services.textures) {
-    // Each figure panel has its own texture slot, after the heatmap's (slot 0).
-    if (!cache.image_uploaded) {
-      cache.texture = services.textures->Upload(1 + static_cast<int>(view), f.image->width,
-                                                f.image->height, f.image->rgba.data());
-      cache.image_uploaded = true;
+    spec.x_integer = fig.x.integer;
+    spec.x_ticks = fig.x.ticks;
+    spec.y_ticks = fig.y.ticks;
+    spec.x_cells = fig.x.cells;
+    spec.y_cells = fig.y.cells;
+    spec.y_down = fig.y.reversed;
+    // A figure with a colour bar (the score and bias heatmaps) gets one beside its plot.
+    const float bar_w = fig.colorbar ? em * 4.2f : 0.0f;
+    ImGui::BeginGroup();
+    Plot plot("figure_plot", range, spec, ImVec2(width - bar_w - em * 0.5f, avail.y));
+    if (fig.equal_aspect && main) {
+      const ImVec2 area(plot.area_max().x - plot.area_min().x,
+                        plot.area_max().y - plot.area_min().y);
+      if (area.x != cache.area.x || area.y != cache.area.y) {
+        cache.area = area;
+        cache.view = WidenToAspect(fig.view, static_cast<double>(area.x) / area.y);
+      }
     }
-    plot.Image(cache.texture, f.image->x0, f.image->y0, f.image->x1, f.image->y1);
-  }
-  for (const FigureRect& r : f.rects) {
-    if (r.filled) {
-      plot.FilledRect(r.x0, r.y0, r.x1, r.y1, ToImU32(r.color));
-    } else {
-      plot.Rect(r.x0, r.y0, r.x1, r.y1, ToImU32(r.color), static_cast<float>(r.line_width));
+    if (fig.image && services.textures && main) {
+      // Each figure panel has its own texture slot, after the heatmap's (slot 0).
+      if (!cache.image_uploaded) {
+        cache.texture = services.textures->Upload(1 + static_cast<int>(view), fig.image->width,
+                                                  fig.image->height, fig.image->rgba.data());
+        cache.image_uploaded = true;
+      }
+      plot.Image(cache.texture, fig.image->x0, fig.image->y0, fig.image->x1, fig.image->y1);
     }
-  }
-  for (double y : f.hlines) plot.HLine(y, IM_COL32(255, 255, 255, 50));
-  for (const FigureSeries& s : f.series) {
-    if (!s.band_lo.empty() && s.band_edges.size() == s.band_lo.size() + 1 &&
-        s.band_hi.size() == s.band_lo.size()) {
-      const Rgba8 c = s.color;
-      plot.Band(s.band_edges.data(), s.band_lo.data(), s.band_hi.data(),
-                static_cast<int>(s.band_lo.size()), IM_COL32(c.r, c.g, c.b, 140));
+    for (const FigureRect& r : fig.rects) {
+      if (r.filled) {
+        plot.FilledRect(r.x0, r.y0, r.x1, r.y1, ToImU32(r.color));
+      } else {
+        plot.Rect(r.x0, r.y0, r.x1, r.y1, ToImU32(r.color), static_cast<float>(r.line_width));
+      }
     }
-    if (!s.xs.empty()) {
-      plot.Line(s.xs.data(), s.ys.data(), static_cast<int>(s.xs.size()), ToImU32(s.color),
-                static_cast<float>(s.line_width));
+    for (double y : fig.hlines) plot.HLine(y, IM_COL32(255, 255, 255, 50));
+    for (const FigureSeries& s : fig.series) {
+      if (!s.band_lo.empty() && s.band_edges.size() == s.band_lo.size() + 1 &&
+          s.band_hi.size() == s.band_lo.size()) {
+        const Rgba8 c = s.color;
+        plot.Band(s.band_edges.data(), s.band_lo.data(), s.band_hi.data(),
+                  static_cast<int>(s.band_lo.size()), IM_COL32(c.r, c.g, c.b, 140));
+      }
+      if (!s.xs.empty()) {
+        plot.Line(s.xs.data(), s.ys.data(), static_cast<int>(s.xs.size()), ToImU32(s.color),
+                  static_cast<float>(s.line_width));
+      }
+      if (!s.marker_xs.empty()) {
+        plot.Markers(s.marker_xs.data(), s.marker_ys.data(), static_cast<int>(s.marker_xs.size()),
+                     ToImU32(s.color), static_cast<float>(s.marker_radius) * em / 13.0f);
+      }
     }
-    if (!s.marker_xs.empty()) {
-      plot.Markers(s.marker_xs.data(), s.marker_ys.data(), static_cast<int>(s.marker_xs.size()),
-                   ToImU32(s.color), static_cast<float>(s.marker_radius) * em / 13.0f);
+    for (const FigureRect& r : fig.overlays) {
+      if (r.x0 == r.x1 || r.y0 == r.y1) {
+        const double xs[] = {r.x0, r.x1}, ys[] = {r.y0, r.y1};
+        plot.Line(xs, ys, 2, ToImU32(r.color), static_cast<float>(r.line_width));
+      } else {
+        plot.Rect(r.x0, r.y0, r.x1, r.y1, ToImU32(r.color), static_cast<float>(r.line_width));
+      }
     }
-  }
-  for (const FigureRect& r : f.overlays) {
-    if (r.x0 == r.x1 || r.y0 == r.y1) {
-      const double xs[] = {r.x0, r.x1}, ys[] = {r.y0, r.y1};
-      plot.Line(xs, ys, 2, ToImU32(r.color), static_cast<float>(r.line_width));
-    } else {
-      plot.Rect(r.x0, r.y0, r.x1, r.y1, ToImU32(r.color), static_cast<float>(r.line_width));
+    plot.End();
+    ImGui::EndGroup();
+    if (main && shares_heatmap_view && !(cache.view == fig.view)) {
+      Edit(state, [v = cache.view](AppState& st) {
+        st.heatmap.view = v;
+        st.heatmap.fitted = true;
+      });
     }
-  }
-  plot.End();
-  ImGui::EndGroup();
-  if (shares_heatmap_view && !(cache.view == f.view)) {
-    Edit(state, [v = cache.view](AppState& st) {
-      st.heatmap.view = v;
-      st.heatmap.fitted = true;
-    });
-  }
-  if (f.colorbar) {
-    ImGui::SameLine();
-    ColorBar("figure_colorbar", f.colorbar->colormap, static_cast<float>(f.colorbar->vmin),
-             static_cast<float>(f.colorbar->vmax), f.colorbar->label.c_str(),
-             ImVec2(bar_w - em * 0.5f, avail.y - em * 2.5f));
+    if (fig.colorbar) {
+      ImGui::SameLine();
+      ColorBar("figure_colorbar", fig.colorbar->colormap, static_cast<float>(fig.colorbar->vmin),
+               static_cast<float>(fig.colorbar->vmax), fig.colorbar->label.c_str(),
+               ImVec2(bar_w - em * 0.5f, avail.y - em * 2.5f));
+    }
+  };
+  if (f.panels.empty()) {
+    draw_plot(f, follows_view ? state.score.view : cache.view, avail.x - legend_w, true);
+  } else {
+    const float each = (avail.x - legend_w) / static_cast<float>(f.panels.size());
+    for (size_t k = 0; k < f.panels.size(); ++k) {
+      ImGui::PushID(static_cast<int>(k));
+      if (k > 0) ImGui::SameLine();
+      PlotRange fixed = f.panels[k].view;
+      draw_plot(f.panels[k], k == 0 ? cache.view : fixed, each, k == 0);
+      ImGui::PopID();
+    }
   }
   ImGui::SameLine();
   if (ImGui::BeginChild("figure_legend", ImVec2(legend_w, avail.y), true)) {

@@ -50,6 +50,9 @@ struct ModelParams {
   // The seed example the walkthrough follows (model/walkthrough_presets.h); empty: the current
   // example. Typed tables and the JAX pitfall are read from the preset by this name.
   std::string walkthrough_preset;
+  // The check view's table: "FILE" or "FILE:TENSOR" (io/tensor_file.h), shape (L, d); empty:
+  // none loaded. Read when the view is drawn, so the file is never copied into the params.
+  std::string check_table;
   MemoryCap cap;
   bool operator==(const ModelParams&) const = default;
 };

@@ -12,6 +12,7 @@
 #include "encoding/sinusoidal_presets.h"
 #include "model/walkthrough_presets.h"
 #include "figure/colormap.h"
+#include "io/tensor_file.h"
 #include "model/embedding.h"
 #include "model/token_ids.h"
 #include "text/subword_tokenizer.h"
@@ -637,6 +638,20 @@ const ParamField kFields[] = {
        m.cap.bytes = static_cast<uint64_t>(v.value()) << 20;
        return {};
      })},
+    // The check view's loaded table; the file is read when the view is drawn.
+    {"check_table", "--check-table", "FILE",
+     "Check view: a table you computed, FILE.npy or FILE.safetensors:TENSOR, shape (L, d), "
+     "compared with the exact table of these parameters (d and L taken from the file)",
+     kSin | kLearned | kRope, nullptr, GET(m.check_table), SET({
+       if (Status s = CheckText("--check-table", text); !s.ok()) return s;
+       if (!text.empty()) {
+         Result<TensorSpec> spec = ParseTensorSpec(text);
+         if (!spec.ok()) return InvalidArgument("--check-table: " + spec.message());
+       }
+       m.check_table = text;
+       return {};
+     }),
+     [](const ModelParams& m) { return !m.check_table.empty(); }},
 };
 
 #undef GET

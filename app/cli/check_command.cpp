@@ -1,0 +1,168 @@
+#include "cli/check_command.h"
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "encoding/encoding.h"
+#include "io/tensor_file.h"
+#include "model/param_fields.h"
+
+namespace pe {
+namespace {
+
+std::string Num(double v, int digits = 3) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+// A float32 value with every digit it needs to read back.
+std::string Full(float v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
+  return buf;
+}
+
+std::string Named(const CheckCandidate& c) {
+  return c.preset.empty() ? c.description : c.description + " (" + c.preset + ")";
+}
+
+std::string VerdictText(const CheckCandidate& c) {
+  switch (c.verdict) {
+    case CheckVerdict::kMatch:
+      return "matches " + Named(c) +
+             (c.stats.max_abs == 0 ? std::string(" exactly") : " to " + Num(c.stats.max_abs));
+    case CheckVerdict::kFloat32:
+      return "matches " + Named(c) + " as computed in float32 (max |error| " +
+             Num(c.stats.max_abs) + ", growing with the position)";
+    case CheckVerdict::kNoMatch: break;
+  }
+  return "no match; nearest: " + Named(c) + ", max |error| " + Num(c.stats.max_abs);
+}
+
+}  // namespace
+
+void PrintCheckReport(std::ostream& out, const CheckReport& r, const std::string& table,
+                      const std::string& dtype) {
+  out << "table: " << table << ", (" << r.rows << ", " << r.cols << ") " << dtype << "\n";
+  if (r.ranked.empty()) {
+    out << "no match\n";
+  } else {
+    const CheckCandidate& b = r.ranked.front();
+    out << (r.verdict == CheckVerdict::kNoMatch ? "no match" : "match") << ": "
+        << VerdictText(b) << "\n";
+    out << "  flags: " << b.flags << "\n";
+    const ErrorStats& s = b.stats;
+    out << "  max |error| " << Num(s.max_abs) << ", mean |error| " << Num(s.mean_abs)
+        << ", largest " << s.max_ulps << " ulps, " << s.over_tolerance << " of "
+        << s.rows * s.cols << " cells beyond the tolerance\n";
+    out << "  worst cell: row " << s.worst_row << " (position " << b.params.offset + s.worst_row
+        << "), column " << s.worst_col << ": table " << Full(s.worst_table) << ", reference "
+        << Full(s.worst_reference) << "\n";
+    out << "    reference formula: " << b.worst_formula << "\n";
+    out << "  error in float32 ulps:\n";
+    const int64_t cells = s.rows * s.cols;
+    for (int k = 0; k < kUlpBuckets; ++k) {
+      const int64_t n = s.ulp_histogram[static_cast<size_t>(k)];
+      if (n == 0) continue;
+      const double share = cells > 0 ? static_cast<double>(n) / static_cast<double>(cells) : 0;
+      char line[160];
+      std::snprintf(line, sizeof line, "    %12s  %10lld  %5.1f%%  ", UlpBucketLabel(k).c_str(),
+                    static_cast<long long>(n), 100 * share);
+      out << line << std::string(static_cast<size_t>(std::lround(share * 40)), '#') << "\n";
+    }
+    const char* const ordinal[] = {"second", "third", "fourth", "fifth"};
+    for (size_t k = 1; k < r.ranked.size() && k <= 4; ++k) {
+      const CheckCandidate& c = r.ranked[k];
+      out << ordinal[k - 1] << ": " << Named(c) << ", max |error| " << Num(c.stats.max_abs);
+      if (c.verdict != CheckVerdict::kNoMatch) {
+        out << " (" << CheckVerdictName(c.verdict) << " too";
+        if (c.unsnapped > 0) out << ", with parameters that are not round numbers";
+        out << ")";
+      }
+      out << "\n";
+    }
+  }
+  for (const std::string& n : r.notes) out << "note: " << n << "\n";
+  out << "tolerance: " << r.tolerance_text << "\n";
+}
+
+void PrintCheckReportJson(std::ostream& out, const CheckReport& r, const std::string& table,
+                          const std::string& dtype) {
+  nlohmann::json j;
+  j["file"] = table;
+  j["dtype"] = dtype;
+  j["shape"] = {r.rows, r.cols};
+  j["verdict"] = std::string(CheckVerdictName(r.verdict));
+  j["tolerance"] = r.tolerance_text;
+  j["candidates"] = nlohmann::json::array();
+  for (const CheckCandidate& c : r.ranked) {
+    nlohmann::json cj;
+    cj["description"] = c.description;
+    cj["layout"] = c.layout;
+    cj["preset"] = c.preset;
+    cj["flags"] = c.flags;
+    cj["verdict"] = std::string(CheckVerdictName(c.verdict));
+    cj["max_abs"] = c.stats.max_abs;
+    cj["mean_abs"] = c.stats.mean_abs;
+    cj["max_ulps"] = c.stats.max_ulps;
+    cj["score"] = c.score;
+    cj["unround_parameters"] = c.unsnapped;
+    cj["cells_beyond_tolerance"] = c.stats.over_tolerance;
+    cj["worst"] = {{"row", c.stats.worst_row},
+                   {"column", c.stats.worst_col},
+                   {"position", c.params.offset + c.stats.worst_row},
+                   {"table", c.stats.worst_table},
+                   {"reference", c.stats.worst_reference},
+                   {"formula", c.worst_formula}};
+    nlohmann::json hist = nlohmann::json::array();
+    for (int k = 0; k < kUlpBuckets; ++k) {
+      const int64_t n = c.stats.ulp_histogram[static_cast<size_t>(k)];
+      if (n != 0) hist.push_back({{"ulps", UlpBucketLabel(k)}, {"cells", n}});
+    }
+    cj["ulp_histogram"] = hist;
+    j["candidates"].push_back(cj);
+  }
+  j["notes"] = r.notes;
+  out << j.dump(2) << "\n";
+}
+
+int RunCheck(const ModelParams& params, const CheckRequest& request) {
+  auto fail = [&](const std::string& message, int code) {
+    std::cerr << "pe-explorer check: " << message << "\n";
+    return code;
+  };
+  Result<TensorSpec> spec = ParseTensorSpec(request.table);
+  if (!spec.ok()) return fail(spec.message(), 2);
+  Result<LoadedTensor> loaded = ReadTensorFile(spec.value(), params.cap);
+  if (!loaded.ok()) return fail(loaded.message(), 2);
+  const std::string name = TensorSpecText(spec.value());
+  LoadedTensor& t = loaded.value();
+  Result<Matrix> table = TableFromTensor(t.values.shape, std::move(t.values.data));
+  if (!table.ok()) return fail("\"" + name + "\": " + table.message(), 2);
+  CheckConstraints c;
+  c.fixed = params.pe;
+  c.keys = request.fixed_keys;
+  c.bits = DtypeSignificandBits(t.dtype);
+  if (!request.tolerance.empty()) {
+    Result<double> tol = ParseNumber("--tolerance", request.tolerance, "a finite number >= 0",
+                                     [](double v) { return v >= 0; });
+    if (!tol.ok()) return fail(tol.message(), 2);
+    c.tolerance = tol.value();
+  }
+  Result<CheckReport> report = CheckTable(table.value(), c, params.cap);
+  if (!report.ok()) {
+    return fail("\"" + name + "\": " + report.message(),
+                report.error().kind == Error::Kind::kInvalidArgument ? 2 : 1);
+  }
+  if (request.json) {
+    PrintCheckReportJson(std::cout, report.value(), name, t.dtype);
+  } else {
+    PrintCheckReport(std::cout, report.value(), name, t.dtype);
+  }
+  std::cout.flush();
+  return report.value().verdict == CheckVerdict::kNoMatch ? 1 : 0;
+}
+
+}  // namespace pe
