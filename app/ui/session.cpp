@@ -121,7 +121,8 @@ KeyValues UiSettings(const AppState& state) {
   std::string labels;
   for (const std::string& l : mv.labels) {
     if (!labels.empty()) labels += ',';
-    labels += PercentEncode(l);  // no ',' survives encoding
+    // Percent-encoded with ',' too, so the commas between labels are the only ones.
+    for (char c : PercentEncode(l)) labels += c == ',' ? std::string("%2C") : std::string(1, c);
   }
   ui.emplace_back("manual.labels", labels);
   ui.emplace_back("manual.embedding", Join(mv.embedding));
