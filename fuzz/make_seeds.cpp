@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "io/figure_metadata_reader.h"
+#include "io/session_file.h"
 #include "io/file_writers.h"
 #include "io/npy_reader.h"
 #include "io/safetensors_reader.h"
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string root = argv[1];
-  for (const char* sub : {"", "/npy", "/safetensors", "/word_vectors", "/figure_metadata"}) {
+  for (const char* sub : {"", "/npy", "/safetensors", "/word_vectors", "/figure_metadata", "/session"}) {
     ::mkdir((root + sub).c_str(), 0777);
   }
   using pe::Status;
@@ -204,5 +205,27 @@ int main(int argc, char** argv) {
           "title=a%20%28b%29 app_version=0.1.0) >>\nendobj\n%%EOF\n",
           fig_ok);
   }
-  return 0;
+  // Session files (.pexs): one the writer makes, the smallest one, and one by hand.
+  const std::string session_dir = root + "/session";
+  auto session_ok = [](std::span<const std::byte> b) {
+    return pe::ParseSessionText(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()))
+        .status();
+  };
+  {
+    pe::SessionDocument doc;
+    doc.app_version = "0.1.0";
+    doc.params = {{"scheme", "rope"}, {"d_model", "64"}, {"text", "I love \"NLP\" \u00e9"}};
+    doc.files = {{"embeddings", "/data/wte.npy", 0xaf63dc4c8601ec8cull}};
+    doc.views = {{"heatmap_window", "0:64:0:100"}, {"token", "all"}};
+    doc.ui = {{"panel.controls", "true"}, {"window_size", "1280x800"}};
+    Write(session_dir, "written.pexs", pe::WriteSessionText(doc), session_ok);
+    Write(session_dir, "minimal.pexs", "{\"format\": \"pe-explorer-session\", \"version\": 1}",
+          session_ok);
+    Write(session_dir, "by_hand.pexs",
+          "{\n  \"format\": \"pe-explorer-session\",\n  \"version\": 1,\n  \"params\": "
+          "{\"scheme\": \"alibi\", \"heads\": \"12\"},\n  \"files\": {},\n  \"views\": "
+          "{\"score_window\": \"0:0:0:0\"},\n  \"ui\": {\"tab\": \"bias\"}\n}\n",
+          session_ok);
+  }
+  return failures == 0 ? 0 : 1;
 }
