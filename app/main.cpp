@@ -3,11 +3,13 @@
 #include <chrono>
 #include <exception>
 #include <iostream>
+#include <optional>
 
 #include "cli/command_line.h"
 #include "cli/check_command.h"
 #include "cli/export_command.h"
 #include "model/walkthrough_presets.h"
+#include "ui/session.h"
 #include "window/window.h"
 
 int main(int argc, char** argv) {
@@ -18,6 +20,7 @@ int main(int argc, char** argv) {
     if (!cl) return exit_code;
     if (cl->mode == pe::RunMode::kExport) return pe::RunExport(cl->params, cl->export_request);
     if (cl->mode == pe::RunMode::kCheck) return pe::RunCheck(cl->params, cl->check_request);
+    pe::WindowRequest& window = cl->window;
     pe::AppState state;
     state.params = cl->params;
     state.params.example.truncate = true;  // the window shows what a model would see
@@ -26,9 +29,36 @@ int main(int argc, char** argv) {
       state.selection.selected_token = p->focus_token;
       state.sums.manual = p->typed != nullptr;
     }
-    if (!cl->window.tab.empty()) state.select_tab = pe::ParseView(cl->window.tab);
-    cl->window.started = started;
-    return pe::RunWindow(state, cl->window);
+    // Screenshots and frame statistics show the built-in example (or the file given) and keep
+    // nothing; a window of its own restores the last session unless flags or --fresh say what
+    // to show, and autosaves it.
+    const bool offscreen = !window.screenshot.empty() || window.frame_stats > 0;
+    std::optional<pe::SessionKeeper> keeper;
+    if (!offscreen) keeper.emplace(pe::DefaultConfigDir());
+    pe::SessionKeeper* sessions = keeper ? &*keeper : nullptr;
+    std::vector<std::string> warnings;
+    if (!window.open.empty()) {
+      if (pe::Status s = pe::OpenSessionPath(state, window.open, sessions); !s.ok()) {
+        std::cerr << "pe-explorer: " << s.message() << "\n";
+      }
+    } else if (keeper && !window.fresh && !window.params_given) {
+      if (pe::Status s = keeper->RestoreLast(state, warnings); !s.ok()) {
+        std::cerr << "pe-explorer: " << s.message() << "\n";
+        state.session.notice = s.message();
+        state.session.notice_error = true;
+      } else if (!warnings.empty()) {
+        for (const std::string& w : warnings) std::cerr << "pe-explorer: " << w << "\n";
+        state.session.notice = "Restored the last session; " + warnings.front();
+        state.session.notice_error = true;
+      }
+    }
+    if (!window.size_given && state.session.window_width > 0 && state.session.window_height > 0) {
+      window.width = state.session.window_width;
+      window.height = state.session.window_height;
+    }
+    if (!window.tab.empty()) state.select_tab = pe::ParseView(window.tab);
+    window.started = started;
+    return pe::RunWindow(state, window, {}, sessions);
   } catch (const std::exception& e) {
     std::cerr << "pe-explorer: unexpected error: " << e.what() << "\n";
     return 1;

@@ -16,6 +16,7 @@
 #include "text/subword_tokenizer.h"
 #include "text/unicode_props.h"
 #include <nlohmann/json.hpp>
+#include "io/session_file.h"
 #include "io/file_writers.h"
 #include "io/npy_reader.h"
 #include "io/safetensors_reader.h"
@@ -89,7 +90,7 @@ int main(int argc, char** argv) {
   }
   const std::string root = argv[1];
   for (const char* sub : {"", "/npy", "/safetensors", "/word_vectors", "/figure_metadata",
-                          "/tokenizer_json"}) {
+                          "/tokenizer_json", "/session"}) {
     ::mkdir((root + sub).c_str(), 0777);
   }
   using pe::Status;
@@ -246,5 +247,27 @@ int main(int argc, char** argv) {
           "\"world\": 2, \"##s\": 3, \",\": 4, \"na\": 5, \"##ive\": 6}}}",
           tok_ok);
   }
-  return 0;
+  // Session files (.pexs): one the writer makes, the smallest one, and one by hand.
+  const std::string session_dir = root + "/session";
+  auto session_ok = [](std::span<const std::byte> b) {
+    return pe::ParseSessionText(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()))
+        .status();
+  };
+  {
+    pe::SessionDocument doc;
+    doc.app_version = "0.1.0";
+    doc.params = {{"scheme", "rope"}, {"d_model", "64"}, {"text", "I love \"NLP\" \u00e9"}};
+    doc.files = {{"embeddings", "/data/wte.npy", 0xaf63dc4c8601ec8cull}};
+    doc.views = {{"heatmap_window", "0:64:0:100"}, {"token", "all"}};
+    doc.ui = {{"panel.controls", "true"}, {"window_size", "1280x800"}};
+    Write(session_dir, "written.pexs", pe::WriteSessionText(doc), session_ok);
+    Write(session_dir, "minimal.pexs", "{\"format\": \"pe-explorer-session\", \"version\": 1}",
+          session_ok);
+    Write(session_dir, "by_hand.pexs",
+          "{\n  \"format\": \"pe-explorer-session\",\n  \"version\": 1,\n  \"params\": "
+          "{\"scheme\": \"alibi\", \"heads\": \"12\"},\n  \"files\": {},\n  \"views\": "
+          "{\"score_window\": \"0:0:0:0\"},\n  \"ui\": {\"tab\": \"bias\"}\n}\n",
+          session_ok);
+  }
+  return failures == 0 ? 0 : 1;
 }

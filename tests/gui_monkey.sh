@@ -8,6 +8,9 @@ exe=$1
 seconds=${2:-20}
 RANDOM=${3:-1}
 work=$(mktemp -d)
+# The app restores and autosaves its last session in its config folder: one of its own here,
+# never the user's.
+export PE_EXPLORER_CONFIG_DIR="$work/config"
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 W=1280

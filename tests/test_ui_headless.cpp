@@ -450,16 +450,16 @@ TEST_F(HeadlessUi, ExportFromTheWindowWritesWhatTheCliWrites) {
   Frames(2);
   ImGuiIO& io = ImGui::GetIO();
   for (const char* ext : {"svg", "png"}) {
-    // Focus the heatmap with a click, then Ctrl+S opens the dialog for it.
+    // Focus the heatmap with a click, then Ctrl+E opens the dialog for it.
     Click(CellPixel(50, 64));
     io.KeyCtrl = true;
-    io.KeysDown['S'] = true;
+    io.KeysDown['E'] = true;
     Frame();
-    io.KeysDown['S'] = false;
+    io.KeysDown['E'] = false;
     io.KeyCtrl = false;
     Frames(2);
     ImGuiWindow* dialog = WindowNamed("Export##dialog");
-    ASSERT_NE(dialog, nullptr) << "Ctrl+S did not open the export dialog";
+    ASSERT_NE(dialog, nullptr) << "Ctrl+E did not open the export dialog";
     EXPECT_EQ(state_.export_dialog.view, ViewKind::kHeatmap);
     EXPECT_EQ(state_.export_dialog.name, "pe-heatmap_paper_d128_L100.svg")
         << "a name that says what the file shows, in the last chosen format (SVG at first)";

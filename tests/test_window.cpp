@@ -3,6 +3,8 @@
 // PNGs stay in the build tree (tests/tmp) as artefacts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -69,7 +71,11 @@ TEST(Window, HeatmapPixelsHaveTheColormapColourOfTheirCells) {
         heat.plot_min.x + (dim + 0.5 - v.x0) / (v.x1 - v.x0) * (heat.plot_max.x - heat.plot_min.x);
     const double y =
         heat.plot_min.y + (pos + 0.5 - v.y0) / (v.y1 - v.y0) * (heat.plot_max.y - heat.plot_min.y);
-    const unsigned char* px = img.at(static_cast<int>(x), static_cast<int>(y));
+    // The plot's frame is drawn over the data area's outermost pixels: a cell at the edge is
+    // read just inside it (still inside the cell, which is more than 2 px tall and wide here).
+    const double in_x = std::clamp(x, heat.plot_min.x + 2.0, heat.plot_max.x - 2.0);
+    const double in_y = std::clamp(y, heat.plot_min.y + 2.0, heat.plot_max.y - 2.0);
+    const unsigned char* px = img.at(static_cast<int>(in_x), static_cast<int>(in_y));
     const Rgba8 want = MapValue(ColormapId::kRdBu, WaveValue(DescribeColumn(p, dim), pos), -1, 1);
     if (pos == 0) continue;  // row 0 carries the selected token's outline
     EXPECT_LE(std::abs(px[0] - want.r) + std::abs(px[1] - want.g) + std::abs(px[2] - want.b), 3)

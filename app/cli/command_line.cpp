@@ -216,8 +216,14 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   app.add_option("--tab", cl.window.tab,
                  "Open the window on this view's tab below the heatmap and curves (a --view name "
                  "that applies to the scheme, e.g. score)");
+  app.add_option("file", cl.window.open,
+                 "A session (.pexs) or a figure this app exported (.png, .svg, .pdf) to open: "
+                 "the figure's view, parameters and window")
+      ->type_name("FILE");
+  app.add_flag("--fresh", cl.window.fresh,
+               "Start on the built-in example instead of restoring the last session");
   const char* const kWindowFlags[] = {"--screenshot", "--frames", "--frame-stats", "--animate",
-                                      "--size", "--tab"};
+                                      "--size", "--tab", "--fresh"};
 
   CLI::App* exp = app.add_subcommand(
       "export",
@@ -431,6 +437,16 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       code != 0) {
     exit_code = code;
     return std::nullopt;
+  }
+  if (cl.mode == RunMode::kWindow) {
+    cl.window.size_given = app.count("--size") > 0;
+    const auto fields = ParamFields();
+    for (size_t k = 0; k < fields.size(); ++k) {
+      const bool given = fields[k].is_switch() ? flags.switches[k]
+                                               : app.count(std::string(fields[k].flag)) > 0;
+      cl.window.params_given = cl.window.params_given || given;
+    }
+    cl.window.params_given = cl.window.params_given || !flags.vocab_file.empty();
   }
   if (cl.mode == RunMode::kWindow && !cl.window.tab.empty()) {
     std::optional<ViewKind> tab = ParseView(cl.window.tab);

@@ -43,6 +43,13 @@ struct WindowRequest {
   int width = 1280;
   int height = 800;
   std::string tab;  // the scheme view to open on (a --view name), empty: the first
+  // Sessions: a .pexs or exported figure to open; --fresh (do not restore the last session);
+  // whether parameter flags or --size were given (then the command line, not the last
+  // session, says what the window shows).
+  std::string open;
+  bool fresh = false;
+  bool params_given = false;
+  bool size_given = false;
 };
 
 // `pe-explorer check TABLE[:TENSOR]`: the table to identify, and what the flags fixed.

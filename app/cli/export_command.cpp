@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 #include "views/figure_export.h"
 #include "views/view_registry.h"
@@ -56,11 +57,9 @@ Result<ViewRange> ParseWindow(const std::string& flag, const std::string& text) 
 
 }  // namespace
 
-int RunExport(const ModelParams& params, const ExportRequest& request) {
-  auto fail = [](const Error& e) {
-    std::cerr << "pe-explorer export: " << e.message << "\n";
-    return e.kind == Error::Kind::kInvalidArgument ? 2 : 1;
-  };
+Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportRequest& request,
+                                      std::optional<ModelParams>* table_params) {
+  auto fail = [](const Error& e) -> Result<ViewSelection> { return e; };
   std::optional<ViewKind> view = ParseView(request.view);
   if (!view) {
     std::string names;
@@ -74,9 +73,6 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
   const int64_t cols = encoding.value()->cols();
   ViewSelection sel = DefaultViews(params, *encoding.value());
   sel.markers = !request.no_markers;
-  // A table export with --positions holds only those rows (a copy: params may carry a large
-  // vocabulary, so only when needed).
-  std::optional<ModelParams> table_params;
   const EncodingParams& p = params.pe;
   const std::string ext = request.output == "-" ? "csv" : FileExtension(request.output);
   const bool table = ext == "csv" || ext == "npy";
@@ -97,9 +93,11 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
             "--positions for a table must be whole positions A:B (rows A to B-1), got \"" +
             request.positions + "\""));
       }
-      table_params = params;
-      table_params->pe.offset = static_cast<int64_t>(a);
-      table_params->pe.max_len = static_cast<int64_t>(b - a);
+      if (table_params != nullptr) {
+        *table_params = params;
+        (*table_params)->pe.offset = static_cast<int64_t>(a);
+        (*table_params)->pe.max_len = static_cast<int64_t>(b - a);
+      }
     }
     sel.heatmap.y0 = sel.curves.x0 = a;
     sel.heatmap.y1 = sel.curves.x1 = b;
@@ -203,6 +201,21 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
     }
     sel.walkthrough_step = static_cast<int>(step);
   }
+  return sel;
+}
+
+int RunExport(const ModelParams& params, const ExportRequest& request) {
+  auto fail = [](const Error& e) {
+    std::cerr << "pe-explorer export: " << e.message << "\n";
+    return e.kind == Error::Kind::kInvalidArgument ? 2 : 1;
+  };
+  // A table export with --positions holds only those rows (a copy: params may carry a large
+  // vocabulary, so only when needed).
+  std::optional<ModelParams> table_params;
+  Result<ViewSelection> selection = ExportSelection(params, request, &table_params);
+  if (!selection.ok()) return fail(selection.error());
+  const std::optional<ViewKind> view = ParseView(request.view);
+  const ViewSelection& sel = selection.value();
   ExportRequestOptions options;
   options.size = {request.width, request.height, request.scale};
   if (Status s = ValidateFigureSize(options.size); !s.ok()) return fail(s.error());
@@ -225,6 +238,53 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
   if (shown_percent >= 0) std::fputc('\n', stderr);
   if (!s.ok()) return fail(s.error());
   return 0;
+}
+
+}  // namespace pe
+
+namespace pe {
+
+Result<FigureSession> SessionFromFigure(const std::string& path) {
+  const std::string ext = FileExtension(path);
+  if (ext != "png" && ext != "svg" && ext != "pdf") {
+    return InvalidArgument("\"" + path + "\" is not a figure (.png, .svg or .pdf)");
+  }
+  // The command line export --from reads; the parser's messages go to std::cerr, so they are
+  // caught there for the caller (the window shows them).
+  const std::string output = "figure." + ext;
+  const char* const argv[] = {"pe-explorer", "export", "--from", path.c_str(), "-o", output.c_str()};
+  std::ostringstream messages;
+  std::streambuf* const old = std::cerr.rdbuf(messages.rdbuf());
+  int exit_code = 0;
+  std::optional<CommandLine> cl;
+  try {
+    cl = ParseCommandLine(6, argv, exit_code);
+  } catch (...) {
+    std::cerr.rdbuf(old);
+    throw;
+  }
+  std::cerr.rdbuf(old);
+  if (!cl) {
+    std::string text = messages.str();
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    for (const char* prefix : {"pe-explorer export: --from ", "pe-explorer export: ", "pe-explorer: "}) {
+      if (text.rfind(prefix, 0) == 0) {
+        text = text.substr(std::string_view(prefix).size());
+        break;
+      }
+    }
+    if (text.empty()) text = "\"" + path + "\" cannot be read as a figure";
+    return Error{exit_code == 1 ? Error::Kind::kRuntime : Error::Kind::kInvalidArgument, text};
+  }
+  Result<ViewSelection> views = ExportSelection(cl->params, cl->export_request, nullptr);
+  if (!views.ok()) return InvalidArgument("\"" + path + "\": " + views.message());
+  FigureSession out;
+  out.view = *ParseView(cl->export_request.view);
+  out.params = std::move(cl->params);
+  out.views = views.value();
+  out.size = {cl->export_request.width, cl->export_request.height, cl->export_request.scale};
+  out.title = cl->export_request.title;
+  return out;
 }
 
 }  // namespace pe

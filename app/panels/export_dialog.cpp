@@ -1,4 +1,4 @@
-// The export dialog (Export... on a panel, or Ctrl+S on the focused one): the folder, shown as
+// The export dialog (Export... on a panel, or Ctrl+E on the focused one): the folder, shown as
 // an absolute path; a file name that says what it is; the format by extension (figures PNG/SVG/
 // PDF, numbers CSV/NPY); size presets for PNG, layout units for SVG and PDF; a title. Save asks
 // before replacing a file, then waits for the export (on the ExportRunner) with progress: a
@@ -317,5 +317,11 @@ void DrawExportStatus(AppState& state, UiServices& services) {
   ImGui::End();
   ImGui::PopStyleVar(2);
 }
+
+}  // namespace pe
+
+namespace pe {
+
+FigureSize ExportDialogSize(const ExportDialogState& d) { return ChosenSize(d); }
 
 }  // namespace pe

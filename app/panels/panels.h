@@ -69,10 +69,20 @@ std::string Printf(const char* format, Args... args) {
   return buf;
 }
 
-// Export: the dialog (Export... buttons, Ctrl+S) and the progress / result corner.
+// Export: the dialog (Export... buttons, Ctrl+E) and the progress / result corner.
 void OpenExportDialog(AppState& state, ViewKind view);
 void DrawExportDialog(AppState& state, UiServices& services);
 void DrawExportStatus(AppState& state, UiServices& services);
+// The figure size the export dialog's choices give (presets, or the custom size).
+FigureSize ExportDialogSize(const ExportDialogState& d);
+
+// Sessions (session_menu.cpp): the File menu (new, open, save, save as, recent) and the Edit
+// menu (undo, redo), their keys (Ctrl+S, Ctrl+Shift+S, Ctrl+O, Ctrl+Z, Ctrl+Shift+Z, Ctrl+Y),
+// and the dialogs that ask for a session's path.
+void DrawFileMenu(AppState& state, UiServices& services);
+void DrawEditMenu(AppState& state);
+void DrawSessionShortcuts(AppState& state);
+void DrawSessionDialogs(AppState& state, UiServices& services);
 
 // Shared by panels: a tooltip on the last item, and a panel's error state.
 void ItemTooltip(const char* text);

@@ -130,6 +130,35 @@ struct FieldEdit {
   std::string error;    // why the last value typed here was refused
 };
 
+// Sessions (ui/session.h): the file Save writes to, what the File menu asked for (handled at
+// the start of the next frame, with the pending edits), and what the window looked like last
+// frame for the next save.
+struct SessionUiState {
+  std::string path;  // the .pexs file open; empty: none yet (Save asks for a name)
+  std::vector<std::string> open_requests;  // sessions or figures to open (menu, drop, command line)
+  bool new_requested = false;              // "New session (defaults)"
+  bool save_requested = false;             // Ctrl+S / File > Save
+  std::string save_as_request;             // a path to save the session to
+  bool open_dialog = false, save_as_dialog = false;  // open the path dialog next frame
+  std::string dialog_path;                 // the path typed into it
+  std::optional<ViewKind> shown_tab;       // the scheme view's tab on show last frame
+  int window_width = 0, window_height = 0;  // the window's size (0: not known, headless)
+  std::string notice;        // a message for the toast (shown from the next frame)
+  bool notice_error = false;
+};
+
+// Undo / redo of parameter changes: the parameters (and selected token) before each change.
+// A change is committed as one step when no widget is held, so a slider drag is one step.
+struct UndoStep {
+  ModelParams params;
+  int selected_token = 0;
+};
+struct UndoHistory {
+  static constexpr size_t kMaxSteps = 100;
+  std::vector<UndoStep> undo, redo;
+  std::optional<UndoStep> committed;  // the state after the last step; empty before the first frame
+};
+
 struct AppState;
 // An edit made while a frame is drawn. It is applied at the start of the next frame, before
 // anything is derived, so every panel of a frame draws from the same state.
@@ -148,10 +177,12 @@ struct AppState {
   ManualVectors manual;
   // (cols, rows, first position, scheme, value range as bits) the views were fitted to
   std::array<int64_t, 6> fitted_extents = {-1, -1, -1, -1, -1, -1};
-  ViewKind focused_view = ViewKind::kHeatmap;            // the panel Ctrl+S exports
+  ViewKind focused_view = ViewKind::kHeatmap;            // the panel Ctrl+E exports
   std::optional<ViewKind> select_tab;  // a scheme view to bring to front next frame, then cleared
   ExportDialogState export_dialog;
   Toast toast;
+  SessionUiState session;
+  UndoHistory history;
   // Transient: edits waiting for the next frame, and numeric fields being typed into.
   std::vector<StateEdit> pending_edits;
   std::unordered_map<unsigned, FieldEdit> fields;  // by ImGui id

@@ -12,6 +12,7 @@
 #include "views/figure_export.h"
 #include "views/view_registry.h"
 #include "panels/panels.h"
+#include "ui/session.h"
 
 namespace pe {
 namespace {
@@ -21,13 +22,7 @@ void RefitOnNewExtents(AppState& state, const Derived& derived) {
   if (!derived.encoding) return;
   const Encoding& e = *derived.encoding;
   // A new shape, scheme or value range (RoPE's angle table, another ALiBi head) refits.
-  const ValueRange range = e.Range();
-  const std::array<int64_t, 6> extents = {e.cols(),
-                                          e.rows(),
-                                          e.first_position(),
-                                          static_cast<int64_t>(e.scheme()),
-                                          std::bit_cast<int64_t>(range.lo),
-                                          std::bit_cast<int64_t>(range.hi)};
+  const std::array<int64_t, 6> extents = FitExtents(e);
   if (extents != state.fitted_extents) {
     state.fitted_extents = extents;
     state.heatmap.fitted = false;
@@ -69,7 +64,7 @@ void RecoverToWindow(ImGuiWindow* panel) {
 }
 
 // A bordered region with a title line; panels that show a view get an Export... button and
-// remember being focused (for Ctrl+S). An exception thrown while drawing stays inside the
+// remember being focused (for Ctrl+E). An exception thrown while drawing stays inside the
 // panel: it shows the message and the rest of the window goes on.
 void Panel(AppState& state, const char* id, const char* title, std::optional<ViewKind> view,
            ImVec2 size, ImGuiWindowFlags flags, const auto& draw) {
@@ -91,7 +86,7 @@ void Panel(AppState& state, const char* id, const char* title, std::optional<Vie
       ImGui::SameLine(
           std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - button_w));
       if (ImGui::SmallButton("Export...")) OpenExportDialog(state, *view);
-      ItemTooltip("Save this view as a figure (PNG, SVG, PDF) or its numbers (CSV, NPY). Ctrl+S.");
+      ItemTooltip("Save this view as a figure (PNG, SVG, PDF) or its numbers (CSV, NPY). Ctrl+E.");
       if (ImGui::IsWindowFocused(ImGuiFocusedFlags_ChildWindows)) state.focused_view = *view;
     }
     ImGui::Separator();
@@ -142,10 +137,29 @@ void ClampSelections(AppState& state, const Derived& derived) {
 
 }  // namespace
 
+std::array<int64_t, 6> FitExtents(const Encoding& e) {
+  const ValueRange range = e.Range();
+  return {e.cols(),
+          e.rows(),
+          e.first_position(),
+          static_cast<int64_t>(e.scheme()),
+          std::bit_cast<int64_t>(range.lo),
+          std::bit_cast<int64_t>(range.hi)};
+}
+
 void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
   // State in, pictures out: apply last frame's edits, then derive, then draw. Panels read only
   // `state` as it is now and `derived` made from it; their edits wait for the next frame.
+  // Sessions opened, new or saved from the File menu come first: they replace the state the
+  // edits apply to. A widget held (a slider being dragged) keeps its changes one undo step.
+  HandleSessionRequests(state, services.sessions);
   ApplyPendingEdits(state);
+  RecordUndo(state, ImGui::IsAnyItemActive());
+  if (!state.session.notice.empty()) {
+    state.toast = {state.session.notice, state.session.notice_error,
+                   ImGui::GetTime() + (state.session.notice_error ? 12.0 : 6.0)};
+    state.session.notice.clear();
+  }
   const Derived& derived = caches.derived.Update(state);
   ClampSelections(state, derived);
   caches.drawn.Clear();
@@ -160,13 +174,21 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
   ImGui::SetNextWindowSize(vp->WorkSize);
   const ImGuiWindowFlags host_flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                       ImGuiWindowFlags_NoSavedSettings |
-                                      ImGuiWindowFlags_NoBringToFrontOnFocus;
+                                      ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                      ImGuiWindowFlags_MenuBar;
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(4, 4));
   const bool open = ImGui::Begin("PE Explorer", nullptr, host_flags);
   ImGui::PopStyleVar();
   if (open) {
     ImGuiWindow* host = ImGui::GetCurrentWindow();
     try {
+      // The menu bar: each menu is a function of its own, appended here.
+      if (ImGui::BeginMenuBar()) {
+        DrawFileMenu(state, services);
+        DrawEditMenu(state);
+        ImGui::EndMenuBar();
+      }
+      DrawSessionShortcuts(state);
       const float em = ImGui::GetFontSize();
       const float gap = ImGui::GetStyle().ItemSpacing.x;
       const float status_h = ImGui::GetFrameHeightWithSpacing();
@@ -230,6 +252,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
               const ImGuiTabItemFlags tab_flags =
                   state.select_tab == p->view ? ImGuiTabItemFlags_SetSelected : 0;
               if (ImGui::BeginTabItem(ViewName(p->view).data(), nullptr, tab_flags)) {
+                state.session.shown_tab = p->view;
                 const ImVec2 avail_tab = ImGui::GetContentRegionAvail();
                 const ImGuiWindowFlags flags =
                     p->view == ViewKind::kSums ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
@@ -248,7 +271,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
       DrawStatusLine(state, derived);
       if (services.exports) {
         const ImGuiIO& io = ImGui::GetIO();
-        if (io.KeyCtrl && ImGui::IsKeyPressed('S', false) &&
+        if (io.KeyCtrl && ImGui::IsKeyPressed('E', false) &&
             !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) {
           OpenExportDialog(state, state.focused_view);
         }
@@ -260,7 +283,9 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
     }
   }
   ImGui::End();
+  DrawSessionDialogs(state, services);
   DrawExportStatus(state, services);
+  if (services.sessions != nullptr) services.sessions->Tick(state, ImGui::GetTime());
 }
 
 ViewSelection ViewsOf(const AppState& state) {

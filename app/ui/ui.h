@@ -121,18 +121,24 @@ struct UiCaches {
 // What the frame may use from outside: where images go and who computes rasters.
 class ExportRunner;
 class SaveFilePicker;
+class SessionKeeper;
 struct UiServices {
   TextureStore* textures = nullptr;
   RasterWorker* rasters = nullptr;
   ExportRunner* exports = nullptr;   // null: export is not offered
   SaveFilePicker* picker = nullptr;  // null: no native save dialog
   FigureWorker* figures = nullptr;   // null: figure panels build their figures in the frame
+  SessionKeeper* sessions = nullptr;  // null: no last session, recent list or autosave
 };
 
 // Applies the edits queued in the last frame (state.pending_edits), updates the derived data and
 // draws every visible panel. Edits made while drawing show in the next frame: a loop that waits
 // for events must not wait while state.pending_edits is not empty. Never throws.
 void DrawUi(AppState& state, UiCaches& caches, UiServices& services);
+
+// What the views were fitted to (cols, rows, first position, scheme, value range as bits): a
+// change of these refits every view to the new table.
+std::array<int64_t, 6> FitExtents(const Encoding& e);
 
 // The views of a running window, as an export of it draws them.
 ViewSelection ViewsOf(const AppState& state);

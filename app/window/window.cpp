@@ -23,6 +23,7 @@
 #include "ui/fonts.h"
 #include "window/gl_texture_store.h"
 #include "jobs/raster_worker.h"
+#include "ui/session.h"
 #include "ui/ui.h"
 
 namespace pe {
@@ -85,10 +86,19 @@ double PeakRssMiB() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
+// Files dropped on the window: sessions and exported figures open as a session (by extension).
+void OnDrop(GLFWwindow* window, int count, const char** paths) {
+  auto* state = static_cast<AppState*>(glfwGetWindowUserPointer(window));
+  for (int k = 0; state != nullptr && k < count; ++k) {
+    if (IsSessionOrFigurePath(paths[k])) state->session.open_requests.emplace_back(paths[k]);
+  }
+}
+
 }  // namespace
 
 int RunWindow(AppState& state, const WindowRequest& request,
-              const std::function<void(const UiCaches&)>& after_last_frame) {
+              const std::function<void(const UiCaches&)>& after_last_frame,
+              SessionKeeper* sessions) {
   glfwSetErrorCallback(OnGlfwError);
   if (!glfwInit()) {
     const char* display = std::getenv("DISPLAY");
@@ -114,6 +124,8 @@ int RunWindow(AppState& state, const WindowRequest& request,
   }
   glfwMakeContextCurrent(window);
   glfwSwapInterval(offscreen ? 0 : 1);
+  glfwSetWindowUserPointer(window, &state);
+  glfwSetDropCallback(window, OnDrop);
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
@@ -135,7 +147,7 @@ int RunWindow(AppState& state, const WindowRequest& request,
   FigureWorker figures(/*synchronous=*/!request.screenshot.empty());
   ExportRunner exports(/*synchronous=*/false);
   SaveFilePicker picker;
-  UiServices services{&*textures, &rasters, &exports, &picker, &figures};
+  UiServices services{&*textures, &rasters, &exports, &picker, &figures, sessions};
   std::vector<double> frame_ms;
   int frame = 0;
   const int frames_wanted = request.frame_stats > 0 ? request.frame_stats : request.frames;
@@ -144,6 +156,7 @@ int RunWindow(AppState& state, const WindowRequest& request,
   while (!glfwWindowShouldClose(window)) {
     const auto t0 = std::chrono::steady_clock::now();
     glfwPollEvents();
+    glfwGetWindowSize(window, &state.session.window_width, &state.session.window_height);
     if (request.animate && frame > 0) AnimateViews(state, frame);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -179,6 +192,11 @@ int RunWindow(AppState& state, const WindowRequest& request,
     glfwSwapBuffers(window);
   }
 
+  if (sessions != nullptr) {
+    if (Status s = sessions->SaveNow(state); !s.ok()) {
+      std::cerr << "pe-explorer: the session was not saved: " << s.message() << "\n";
+    }
+  }
   if (request.frame_stats > 0) {
     std::vector<double> sorted(frame_ms.begin() + std::min<size_t>(frame_ms.size() - 1, 2),
                                frame_ms.end());  // the first frames build fonts and caches

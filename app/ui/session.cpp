@@ -1,0 +1,535 @@
+#include "ui/session.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "cli/export_command.h"
+#include "io/figure_metadata_reader.h"
+#include "io/file_writers.h"
+#include "ui/ui.h"
+#include "views/view_registry.h"
+
+namespace pe {
+namespace {
+
+constexpr const char* kFigureFormats[] = {"png", "svg", "pdf", "csv", "npy"};  // export dialog order
+
+std::string Bool(bool b) { return b ? "true" : "false"; }
+
+std::string FloatText(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));  // reads back as the same float
+  return buf;
+}
+
+std::string Join(const std::vector<float>& values) {
+  std::string s;
+  for (float v : values) {
+    if (!s.empty()) s += ',';
+    s += FloatText(v);
+  }
+  return s;
+}
+
+bool ParseFloats(const std::string& text, std::vector<float>& out) {
+  out.clear();
+  if (text.empty()) return true;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p <= end) {
+    float v = 0;
+    auto [next, ec] = std::from_chars(p, end, v);
+    if (ec != std::errc() || !std::isfinite(v)) return false;
+    out.push_back(v);
+    if (next == end) return true;
+    if (*next != ',') return false;
+    p = next + 1;
+  }
+  return false;
+}
+
+bool ParseInt(const std::string& text, int64_t lo, int64_t hi, int64_t& out) {
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && p == text.data() + text.size() && out >= lo && out <= hi;
+}
+
+// Percent-decoding of the PDF keywords' encoding (PercentEncode), for the typed rows' labels.
+bool PercentDecode(const std::string& text, std::string& out) {
+  out.clear();
+  for (size_t k = 0; k < text.size(); ++k) {
+    if (text[k] != '%') {
+      out += text[k];
+      continue;
+    }
+    unsigned v = 0;
+    if (k + 2 >= text.size()) return false;
+    auto [p, ec] = std::from_chars(text.data() + k + 1, text.data() + k + 3, v, 16);
+    if (ec != std::errc() || p != text.data() + k + 3) return false;
+    out += static_cast<char>(v);
+    k += 2;
+  }
+  return true;
+}
+
+struct PanelKey {
+  const char* key;
+  bool PanelVisibility::*flag;
+};
+constexpr PanelKey kPanels[] = {
+    {"panel.controls", &PanelVisibility::controls},
+    {"panel.heatmap", &PanelVisibility::heatmap},
+    {"panel.curves", &PanelVisibility::curves},
+    {"panel.sums", &PanelVisibility::sums},
+    {"panel.rotation", &PanelVisibility::rotation},
+    {"panel.frequencies", &PanelVisibility::frequencies},
+    {"panel.scheme_views", &PanelVisibility::scheme_views},
+};
+
+KeyValues UiSettings(const AppState& state) {
+  KeyValues ui;
+  for (const PanelKey& p : kPanels) ui.emplace_back(p.key, Bool(state.show.*p.flag));
+  if (state.session.shown_tab) ui.emplace_back("tab", std::string(ViewName(*state.session.shown_tab)));
+  ui.emplace_back("focused_view", std::string(ViewName(state.focused_view)));
+  if (state.session.window_width > 0 && state.session.window_height > 0) {
+    ui.emplace_back("window_size", std::to_string(state.session.window_width) + "x" +
+                                       std::to_string(state.session.window_height));
+  }
+  ui.emplace_back("sums.manual", Bool(state.sums.manual));
+  ui.emplace_back("curves.search", state.curves.search);
+  const ExportDialogState& d = state.export_dialog;
+  ui.emplace_back("export.view", std::string(ViewName(d.view)));
+  ui.emplace_back("export.folder", d.folder);
+  ui.emplace_back("export.format", kFigureFormats[std::clamp(d.format, 0, 4)]);
+  ui.emplace_back("export.size_preset", std::to_string(d.size_preset));
+  ui.emplace_back("export.width", FloatText(d.width));
+  ui.emplace_back("export.height", FloatText(d.height));
+  ui.emplace_back("export.scale", FloatText(d.scale));
+  ui.emplace_back("export.title", d.title);
+  const ManualVectors& mv = state.manual;
+  ui.emplace_back("manual.tokens", std::to_string(mv.tokens));
+  ui.emplace_back("manual.dims", std::to_string(mv.dims));
+  ui.emplace_back("manual.scale", Bool(mv.scale));
+  std::string labels;
+  for (const std::string& l : mv.labels) {
+    if (!labels.empty()) labels += ',';
+    // Percent-encoded with ',' too, so the commas between labels are the only ones.
+    for (char c : PercentEncode(l)) labels += c == ',' ? std::string("%2C") : std::string(1, c);
+  }
+  ui.emplace_back("manual.labels", labels);
+  ui.emplace_back("manual.embedding", Join(mv.embedding));
+  ui.emplace_back("manual.positional", Join(mv.positional));
+  return ui;
+}
+
+void ApplyUiSettings(const KeyValues& ui, AppState& state, std::vector<std::string>& warnings) {
+  auto bad = [&](const std::string& key, const std::string& text) {
+    warnings.push_back("ui." + key + " = \"" + text + "\" is not a value this version uses; kept " +
+                       "the default");
+  };
+  ManualVectors manual = state.manual;
+  for (const auto& [key, text] : ui) {
+    bool done = false;
+    for (const PanelKey& p : kPanels) {
+      if (key != p.key) continue;
+      done = true;
+      if (text == "true" || text == "false") {
+        state.show.*p.flag = text == "true";
+      } else {
+        bad(key, text);
+      }
+    }
+    if (done) continue;
+    int64_t n = 0;
+    if (key == "tab" || key == "focused_view" || key == "export.view") {
+      std::optional<ViewKind> v = ParseView(text);
+      if (!v) {
+        bad(key, text);
+      } else if (key == "tab") {
+        if (ViewApplies(*v, state.params.pe)) state.select_tab = *v;
+        state.session.shown_tab = *v;
+      } else if (key == "focused_view") {
+        state.focused_view = *v;
+      } else {
+        state.export_dialog.view = *v;
+      }
+    } else if (key == "window_size") {
+      const size_t x = text.find('x');
+      int64_t w = 0, h = 0;
+      if (x != std::string::npos && ParseInt(text.substr(0, x), 320, 8192, w) &&
+          ParseInt(text.substr(x + 1), 240, 8192, h)) {
+        state.session.window_width = static_cast<int>(w);
+        state.session.window_height = static_cast<int>(h);
+      } else {
+        bad(key, text);
+      }
+    } else if (key == "sums.manual") {
+      if (text == "true" || text == "false") state.sums.manual = text == "true";
+      else bad(key, text);
+    } else if (key == "curves.search") {
+      state.curves.search = text;
+    } else if (key == "export.folder") {
+      state.export_dialog.folder = text;
+    } else if (key == "export.title") {
+      state.export_dialog.title = text;
+    } else if (key == "export.format") {
+      const auto* it = std::find(std::begin(kFigureFormats), std::end(kFigureFormats), text);
+      if (it == std::end(kFigureFormats)) bad(key, text);
+      else state.export_dialog.format = static_cast<int>(it - std::begin(kFigureFormats));
+    } else if (key == "export.size_preset") {
+      if (ParseInt(text, 0, 2, n)) state.export_dialog.size_preset = static_cast<int>(n);
+      else bad(key, text);
+    } else if (key == "export.width" || key == "export.height" || key == "export.scale") {
+      std::vector<float> v;
+      if (!ParseFloats(text, v) || v.size() != 1) {
+        bad(key, text);
+      } else {
+        (key == "export.width" ? state.export_dialog.width
+         : key == "export.height" ? state.export_dialog.height
+                                  : state.export_dialog.scale) = v[0];
+      }
+    } else if (key == "manual.tokens" || key == "manual.dims") {
+      const bool tokens = key == "manual.tokens";
+      if (ParseInt(text, 1, tokens ? ManualVectors::kMaxTokens : ManualVectors::kMaxDims, n)) {
+        (tokens ? manual.tokens : manual.dims) = static_cast<int>(n);
+      } else {
+        bad(key, text);
+      }
+    } else if (key == "manual.scale") {
+      if (text == "true" || text == "false") manual.scale = text == "true";
+      else bad(key, text);
+    } else if (key == "manual.labels") {
+      std::vector<std::string> labels;
+      size_t at = 0;
+      bool ok = true;
+      while (ok && at <= text.size() && !text.empty()) {
+        size_t comma = text.find(',', at);
+        if (comma == std::string::npos) comma = text.size();
+        std::string label;
+        ok = PercentDecode(text.substr(at, comma - at), label);
+        labels.push_back(label);
+        at = comma + 1;
+      }
+      if (ok) manual.labels = labels;
+      else bad(key, text);
+    } else if (key == "manual.embedding" || key == "manual.positional") {
+      std::vector<float> v;
+      if (ParseFloats(text, v)) (key == "manual.embedding" ? manual.embedding : manual.positional) = v;
+      else bad(key, text);
+    } else {
+      warnings.push_back("ui." + key + " is not a setting this version knows; ignored");
+    }
+  }
+  // The typed rows hold tokens x dims values and a label a row, or the defaults stay.
+  const size_t cells = static_cast<size_t>(manual.tokens) * static_cast<size_t>(manual.dims);
+  if (manual.embedding.size() == cells && manual.positional.size() == cells &&
+      manual.labels.size() == static_cast<size_t>(manual.tokens)) {
+    state.manual = manual;
+  } else if (!(manual == state.manual)) {
+    warnings.push_back("ui.manual.*: the typed vectors do not hold tokens x dims values; kept the "
+                       "default");
+  }
+}
+
+void Notice(AppState& state, const std::string& text, bool error) {
+  state.session.notice = text;
+  state.session.notice_error = error;
+}
+
+// "Opened X" plus the first warning (and how many more), for the toast.
+std::string WithWarnings(std::string text, const std::vector<std::string>& warnings) {
+  if (warnings.empty()) return text;
+  text += "; " + warnings.front();
+  if (warnings.size() > 1) text += " (and " + std::to_string(warnings.size() - 1) + " more)";
+  return text;
+}
+
+Status WriteText(const std::string& path, const std::string& text) {
+  return WriteFileAtomically(path, [&](std::ostream& out) -> Status {
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    return {};
+  });
+}
+
+Status MakeDirs(const std::string& dir) {
+  std::string at;
+  size_t k = 0;
+  while (k <= dir.size()) {
+    size_t slash = dir.find('/', k);
+    if (slash == std::string::npos) slash = dir.size();
+    at = dir.substr(0, slash);
+    if (!at.empty() && ::mkdir(at.c_str(), 0700) != 0 && errno != EEXIST) {
+      return RuntimeError("cannot create the folder \"" + at + "\": " + std::strerror(errno));
+    }
+    k = slash + 1;
+  }
+  return {};
+}
+
+bool Exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+std::string DefaultConfigDir() {
+  if (const char* d = std::getenv("PE_EXPLORER_CONFIG_DIR"); d != nullptr && *d != '\0') return d;
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x != nullptr && *x == '/') {
+    return std::string(x) + "/pe-explorer";
+  }
+  if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') {
+    return std::string(h) + "/.config/pe-explorer";
+  }
+  return "";
+}
+
+ModelParams WindowDefaultParams() {
+  ModelParams p;
+  p.example.truncate = true;
+  return p;
+}
+
+SessionContent SessionOf(const AppState& state) {
+  return {state.params, ViewsOf(state), UiSettings(state)};
+}
+
+void RestoreSession(AppState& state, const SessionContent& content,
+                    std::vector<std::string>& warnings) {
+  state.params = content.params;
+  const ViewSelection& v = content.views;
+  Result<EncodingPtr> e = MakeEncoding(state.params.pe, state.params.cap);
+  const bool ok = e.ok();
+  // The views as saved; the frame refits them only when the table's extents change later.
+  if (ok) state.fitted_extents = FitExtents(*e.value());
+  state.heatmap = {v.heatmap, ok};
+  state.curves.view = v.curves;
+  state.curves.fitted = ok;
+  state.curves.markers = v.markers;
+  state.sums.view = v.sums;
+  state.sums.fitted = ok;
+  state.score.view = v.score;
+  state.score.fitted = ok && v.score.x1 > v.score.x0;
+  state.selection.selected_token = v.selected_token;
+  state.selection.batch_row = v.batch_row;
+  state.export_dialog.token_chosen = v.highlight;
+  state.rotation.position = v.rotation_position;
+  state.walkthrough.step = std::max(0, v.walkthrough_step);
+  ApplyUiSettings(content.ui, state, warnings);
+}
+
+Status OpenFigureSession(AppState& state, const std::string& path) {
+  Result<FigureSession> f = SessionFromFigure(path);
+  if (!f.ok()) return f.error();
+  std::vector<std::string> ignored;
+  RestoreSession(state, {f.value().params, f.value().views, {}}, ignored);
+  const FigureSession& fig = f.value();
+  ExportDialogState& d = state.export_dialog;
+  d.view = fig.view;
+  d.title = fig.title;
+  const std::string ext = FileExtension(path);
+  for (int k = 0; k < 3; ++k) {
+    if (ext == kFigureFormats[k]) d.format = k;
+  }
+  const bool png = d.format == 0;
+  if (fig.size.width == 960 && fig.size.height == 540 && fig.size.scale == 1) {
+    d.size_preset = 0;
+  } else if (fig.size.width == 960 && fig.size.height == 540 && fig.size.scale == 2 && png) {
+    d.size_preset = 1;
+  } else {
+    d.size_preset = 2;
+    d.width = static_cast<float>(fig.size.width);
+    d.height = static_cast<float>(fig.size.height);
+    d.scale = static_cast<float>(fig.size.scale);
+  }
+  state.focused_view = fig.view;
+  if (ViewApplies(fig.view, state.params.pe)) state.select_tab = fig.view;
+  return {};
+}
+
+SessionKeeper::SessionKeeper(std::string config_dir) : dir_(std::move(config_dir)) {
+  if (dir_.empty()) return;
+  std::ifstream in(RecentPath());
+  std::string line;
+  while (recent_.size() < kMaxRecent && std::getline(in, line)) {
+    if (!line.empty() && std::find(recent_.begin(), recent_.end(), line) == recent_.end()) {
+      recent_.push_back(line);
+    }
+  }
+}
+
+std::string SessionKeeper::LastSessionPath() const { return dir_ + "/last.pexs"; }
+std::string SessionKeeper::RecentPath() const { return dir_ + "/recent.txt"; }
+
+void SessionKeeper::AddRecent(const std::string& path) {
+  if (dir_.empty() || path.find('\n') != std::string::npos) return;
+  std::string absolute = path;
+  if (!path.empty() && path[0] != '/') {
+    if (char* cwd = ::realpath(".", nullptr)) {
+      absolute = std::string(cwd) + "/" + path;
+      std::free(cwd);
+    }
+  }
+  std::erase(recent_, absolute);
+  recent_.insert(recent_.begin(), absolute);
+  if (recent_.size() > kMaxRecent) recent_.resize(kMaxRecent);
+  std::string text;
+  for (const std::string& r : recent_) text += r + "\n";
+  if (MakeDirs(dir_).ok()) (void)WriteText(RecentPath(), text);
+}
+
+Status SessionKeeper::RestoreLast(AppState& state, std::vector<std::string>& warnings) {
+  if (dir_.empty() || !Exists(LastSessionPath())) return {};
+  const std::string path = LastSessionPath();
+  Result<LoadedSession> s = LoadSessionFile(path, WindowDefaultParams());
+  if (!s.ok()) {
+    // Kept aside, never overwritten: last.pexs.broken, .broken.1, ...
+    std::string aside = path + ".broken";
+    for (int k = 1; Exists(aside) && k < 1000; ++k) aside = path + ".broken." + std::to_string(k);
+    const bool moved = ::rename(path.c_str(), aside.c_str()) == 0;
+    return Error{s.error().kind, "the last session could not be restored: " + s.message() +
+                                     (moved ? "; it was kept as \"" + aside + "\"" : "") +
+                                     "; starting on the built-in example"};
+  }
+  RestoreSession(state, s.value().content, warnings);
+  for (std::string& w : s.value().warnings) warnings.push_back(std::move(w));
+  return {};
+}
+
+Status SessionKeeper::SaveNow(const AppState& state) {
+  if (dir_.empty()) return {};
+  const std::string text = WriteSessionText(MakeSessionDocument(SessionOf(state), &hashes_));
+  if (text == saved_text_) return {};
+  if (Status s = MakeDirs(dir_); !s.ok()) return s;
+  if (Status s = WriteText(LastSessionPath(), text); !s.ok()) return s;
+  saved_text_ = text;
+  return {};
+}
+
+void SessionKeeper::Tick(AppState& state, double now) {
+  if (dir_.empty() || now - last_check_ < kAutosaveSeconds) return;
+  last_check_ = now;
+  Status s = SaveNow(state);
+  if (!s.ok() && !reported_error_) {
+    Notice(state, "Autosave failed: " + s.message(), true);
+    reported_error_ = true;
+  }
+}
+
+bool IsSessionOrFigurePath(const std::string& path) {
+  const std::string ext = FileExtension(path);
+  return ext == "pexs" || ext == "png" || ext == "svg" || ext == "pdf";
+}
+
+Status OpenSessionPath(AppState& state, const std::string& path, SessionKeeper* keeper) {
+  const std::string ext = FileExtension(path);
+  std::vector<std::string> warnings;
+  if (ext == "png" || ext == "svg" || ext == "pdf") {
+    AppState opened = state;
+    if (Status s = OpenFigureSession(opened, path); !s.ok()) {
+      Notice(state, "Cannot open the figure: " + s.message(), true);
+      return s;
+    }
+    state = std::move(opened);
+    state.session.path.clear();  // Save asks for a .pexs name
+    Notice(state, "Opened the figure " + path + " as a session", false);
+  } else {
+    Result<LoadedSession> s = LoadSessionFile(path, WindowDefaultParams());
+    if (!s.ok()) {
+      Notice(state, "Cannot open the session: " + s.message(), true);
+      return s.error();
+    }
+    RestoreSession(state, s.value().content, warnings);
+    for (std::string& w : s.value().warnings) warnings.push_back(std::move(w));
+    state.session.path = path;
+    Notice(state, WithWarnings("Opened " + path, warnings), !warnings.empty());
+  }
+  state.pending_edits.clear();  // edits meant for the state before
+  if (keeper != nullptr) keeper->AddRecent(path);
+  return {};
+}
+
+Status SaveSessionAs(AppState& state, const std::string& path, SessionKeeper* keeper) {
+  const Status s = SaveSessionFile(path, MakeSessionDocument(SessionOf(state)));
+  if (!s.ok()) {
+    Notice(state, "Cannot save the session: " + s.message(), true);
+    return s;
+  }
+  state.session.path = path;
+  Notice(state, "Saved the session to " + path, false);
+  if (keeper != nullptr) keeper->AddRecent(path);
+  return {};
+}
+
+void HandleSessionRequests(AppState& state, SessionKeeper* keeper) {
+  SessionUiState& s = state.session;
+  if (s.new_requested) {
+    s.new_requested = false;
+    AppState fresh;
+    fresh.params = WindowDefaultParams();
+    fresh.history = std::move(state.history);  // "New" is a step to undo, not the end of history
+    fresh.session.window_width = s.window_width;
+    fresh.session.window_height = s.window_height;
+    state = std::move(fresh);
+    Notice(state, "New session on the built-in example", false);
+  }
+  std::vector<std::string> requests = std::move(s.open_requests);
+  s.open_requests.clear();
+  for (const std::string& path : requests) (void)OpenSessionPath(state, path, keeper);
+  if (!s.save_as_request.empty()) {
+    const std::string path = std::move(s.save_as_request);
+    s.save_as_request.clear();
+    (void)SaveSessionAs(state, path, keeper);
+  }
+  if (s.save_requested) {
+    s.save_requested = false;
+    if (s.path.empty()) {
+      s.save_as_dialog = true;
+    } else {
+      (void)SaveSessionAs(state, s.path, keeper);
+    }
+  }
+}
+
+void RecordUndo(AppState& state, bool holding) {
+  UndoHistory& h = state.history;
+  if (!h.committed) {
+    h.committed = UndoStep{state.params, state.selection.selected_token};
+    return;
+  }
+  if (holding || state.params == h.committed->params) return;
+  h.undo.push_back(std::move(*h.committed));
+  if (h.undo.size() > UndoHistory::kMaxSteps) h.undo.erase(h.undo.begin());
+  h.redo.clear();
+  h.committed = UndoStep{state.params, state.selection.selected_token};
+}
+
+namespace {
+void Step(AppState& s, std::vector<UndoStep>& from, std::vector<UndoStep>& to) {
+  if (from.empty()) return;
+  to.push_back(UndoStep{s.params, s.selection.selected_token});
+  UndoStep step = std::move(from.back());
+  from.pop_back();
+  s.params = step.params;
+  s.selection.selected_token = step.selected_token;
+  s.history.committed = std::move(step);
+}
+}  // namespace
+
+void Undo(AppState& state) {
+  Edit(state, [](AppState& s) { Step(s, s.history.undo, s.history.redo); });
+}
+
+void Redo(AppState& state) {
+  Edit(state, [](AppState& s) { Step(s, s.history.redo, s.history.undo); });
+}
+
+}  // namespace pe

@@ -1,0 +1,84 @@
+// Sessions in the window: the AppState <-> session file mapping, opening sessions and figures,
+// the last session kept in the config folder (restored at start, autosaved), the recent list,
+// and undo / redo of parameter changes. No GL or GLFW; the file format is core's (io/session.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "io/session.h"
+#include "ui/app_state.h"
+
+namespace pe {
+
+// The config folder: $PE_EXPLORER_CONFIG_DIR when set (tests point it at a temporary folder),
+// else $XDG_CONFIG_HOME/pe-explorer, else $HOME/.config/pe-explorer; empty when none is known.
+std::string DefaultConfigDir();
+
+// The parameters the window starts from: the built-in example, showing what a model would see
+// (a text longer than max_len is truncated, not refused).
+ModelParams WindowDefaultParams();
+
+// What `state` shows, as a session: parameters, views, and the window's settings under the
+// "ui" keys (panel.NAME, tab, focused_view, window_size, sums.manual, curves.search, export.*,
+// manual.*).
+SessionContent SessionOf(const AppState& state);
+// Puts a session into `state` (parameters, views fitted as saved, selection, ui settings); a
+// ui value this version cannot use is left at its default and named in `warnings`.
+void RestoreSession(AppState& state, const SessionContent& content,
+                    std::vector<std::string>& warnings);
+// A figure's view as a session: its parameters, windows and selection, its tab brought to the
+// front and its size and title in the export dialog, so exporting it again gives the same file.
+Status OpenFigureSession(AppState& state, const std::string& path);
+
+// The last session, the recent list and autosave, in one config folder. An empty folder keeps
+// nothing (headless tests, screenshots).
+class SessionKeeper {
+ public:
+  static constexpr size_t kMaxRecent = 8;
+  static constexpr double kAutosaveSeconds = 2.0;
+
+  explicit SessionKeeper(std::string config_dir);
+  const std::string& dir() const { return dir_; }
+  std::string LastSessionPath() const;  // DIR/last.pexs
+  std::string RecentPath() const;       // DIR/recent.txt, one path a line, newest first
+  const std::vector<std::string>& recent() const { return recent_; }
+  // Moves `path` to the front of the recent list and writes it (atomically).
+  void AddRecent(const std::string& path);
+
+  // The last session into `state`, when there is one. A file that cannot be read is moved
+  // aside to last.pexs.broken (never overwritten) and the message returned as the error.
+  Status RestoreLast(AppState& state, std::vector<std::string>& warnings);
+  // Writes the last session when it changed since the last write, at most every
+  // kAutosaveSeconds (`now` in seconds); errors go to the toast once.
+  void Tick(AppState& state, double now);
+  // Writes the last session now (at exit).
+  Status SaveNow(const AppState& state);
+
+ private:
+  std::string dir_;
+  std::vector<std::string> recent_;
+  std::string saved_text_;  // what last.pexs holds (as this run last wrote or read it)
+  double last_check_ = -1e300;
+  bool reported_error_ = false;
+  FileHashCache hashes_;
+};
+
+// Opens a session (.pexs) or an exported figure (.png, .svg, .pdf) into `state`, by extension;
+// adds it to `keeper`'s recent list when there is one. The message (or a warning) goes to the
+// toast; a file that cannot be read leaves `state` as it was.
+Status OpenSessionPath(AppState& state, const std::string& path, SessionKeeper* keeper);
+// Writes the session of `state` to `path` and makes it the file Save writes to.
+Status SaveSessionAs(AppState& state, const std::string& path, SessionKeeper* keeper);
+// The requests the File menu, drops and keys queued (open, new, save), at the start of a frame.
+void HandleSessionRequests(AppState& state, SessionKeeper* keeper);
+// True for the files a drop or the command line opens as a session: .pexs, .png, .svg, .pdf.
+bool IsSessionOrFigurePath(const std::string& path);
+
+// Undo / redo: RecordUndo after the edits of a frame are applied (`holding`: a widget is held,
+// so a drag goes on and is not yet a step); Undo and Redo queue the step as an edit.
+void RecordUndo(AppState& state, bool holding);
+void Undo(AppState& state);
+void Redo(AppState& state);
+
+}  // namespace pe
