@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
       state.sums.manual = p->typed != nullptr;
     }
     if (!cl->window.tab.empty()) state.select_tab = pe::ParseView(cl->window.tab);
+    state.ui.scale = cl->window.ui_scale;
+    state.ui.theme = cl->window.light_theme ? pe::UiTheme::kLight : pe::UiTheme::kDark;
     cl->window.started = started;
     return pe::RunWindow(state, cl->window);
   } catch (const std::exception& e) {

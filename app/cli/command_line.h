@@ -42,6 +42,8 @@ struct WindowRequest {
   int width = 1280;
   int height = 800;
   std::string tab;  // the scheme view to open on (a --view name), empty: the first
+  float ui_scale = 1.0f;     // --ui-scale, kMinUiScale to kMaxUiScale (ui/ui_scale_range.h)
+  bool light_theme = false;  // --theme light
 };
 
 struct CommandLine {

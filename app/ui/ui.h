@@ -31,6 +31,7 @@ struct HeatmapCache {
   bool raster_uploaded = false;
   std::vector<unsigned char> rgba;
   ImVec2 plot_min, plot_max;  // the data area on screen last frame
+  int64_t menu_position = -1, menu_column = -1;  // the cell the copy menu was opened on
 };
 
 // Sampled curves for the visible position range, rebuilt when the range, width, dims or
@@ -105,6 +106,7 @@ struct DrawnRecord {
   int walkthrough_step = -1;                 // and its step on show
   std::vector<std::pair<ViewKind, ModelParams>> figure_params;  // the parameters each was made of
   std::vector<ViewKind> figures_computing;  // figure panels waiting for their new parameters' figure
+  int shortcut_rows = 0;  // rows of the shortcut overlay, when it is open
   void Clear() { *this = DrawnRecord(); }
 };
 
@@ -133,6 +135,10 @@ struct UiServices {
 // draws every visible panel. Edits made while drawing show in the next frame: a loop that waits
 // for events must not wait while state.pending_edits is not empty. Never throws.
 void DrawUi(AppState& state, UiCaches& caches, UiServices& services);
+
+// The text the panels show (the sentence, typed row names): the font atlas holds its
+// characters (ApplyLook).
+std::string ShownText(const AppState& state);
 
 // The views of a running window, as an export of it draws them.
 ViewSelection ViewsOf(const AppState& state);
