@@ -10,9 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "figure/colormap.h"
+#include "figure/figure_render.h"
 #include "headless_ui.h"
 #include "io/tsv.h"
 #include "panels/panels.h"
@@ -378,6 +380,25 @@ TEST_F(Classroom, MissingCharactersAreNamedByTheirCodePoint) {
   EXPECT_EQ(CodePointName(0x0F00), "U+0F00");
   EXPECT_EQ(CodePointName(0x1F600), "U+1F600");
   EXPECT_TRUE(MissingCodePoints("The cat sits on the mat").empty());
+}
+
+TEST(ClassroomFigureFonts, ExportedFiguresDrawCjkWithNotoAndTheRestWithDejaVu) {
+  // cairo draws a string in one face; the figure renderer splits "日本 café" into runs, the CJK
+  // run in Noto Sans CJK. The PDF names every font it embeds.
+  Figure f;
+  f.title = "\xe6\x97\xa5\xe6\x9c\xac caf\xc3\xa9";
+  auto fonts_of = [&](const Figure& fig) {
+    std::ostringstream out;
+    EXPECT_TRUE(RenderFigure(fig, FigureFormat::kPdf, FigureSize{}, out).ok());
+    return out.str();
+  };
+  const std::string pdf = fonts_of(f);
+  EXPECT_NE(pdf.find("DejaVuSans"), std::string::npos);
+  if (FileExists("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")) {
+    EXPECT_NE(pdf.find("NotoSansCJK"), std::string::npos) << "the ideographs come from Noto";
+  }
+  f.title = "caf\xc3\xa9";
+  EXPECT_EQ(fonts_of(f).find("NotoSansCJK"), std::string::npos) << "Latin text needs no CJK font";
 }
 
 // ---- copying as TSV

@@ -41,7 +41,12 @@ ImFont* AddFonts(ImFontAtlas& atlas, float size, bool cjk, const ImWchar* cjk_ra
     merge.OversampleH = 1;  // thousands of ideographs: one sample each keeps the atlas in bounds
     merge.OversampleV = 1;
     merge.FontNo = 0;
-    atlas.AddFontFromFileTTF(kNotoSansCjk, size, &merge, cjk_ranges);
+    // stb_truetype scales a font so that ascent - descent is `size`: DejaVu's span is 1.164 em
+    // ((1901 + 483) / 2048, its hhea), Noto Sans CJK's 1.448 em ((1160 + 288) / 1000), so at
+    // equal sizes ideographs would come out a fifth smaller than the Latin beside them. This
+    // gives both the same em; the merged glyphs sit on DejaVu's baseline.
+    constexpr float kCjkToDejaVuEm = (1160.0f + 288.0f) / 1000.0f / ((1901.0f + 483.0f) / 2048.0f);
+    atlas.AddFontFromFileTTF(kNotoSansCjk, size * kCjkToDejaVuEm, &merge, cjk_ranges);
   }
   // Kept by ImFont::BuildLookupTable when the font has it (DejaVu does).
   font->FallbackChar = kWhiteSquare;
