@@ -367,6 +367,18 @@ TEST_F(ClassroomAtlas, CjkGlyphsComeFromTheShownTextOnly) {
   EXPECT_LE(info.atlas_height, 1024);
 }
 
+TEST_F(ClassroomAtlas, TheLargestScaleStillBuildsDejaVuWithinTheAtlasLimit) {
+  UiSettings largest;
+  largest.scale = kMaxUiScale;
+  largest.presentation = true;
+  const float scale = EffectiveUiScale(largest, 1.0f);
+  EXPECT_FLOAT_EQ(scale, kMaxUiScale * kPresentationScale);
+  const UiFontInfo info = LoadUiFonts(scale, u"\u65e5\u672c");
+  EXPECT_TRUE(info.dejavu) << "not ImGui's fallback font";
+  EXPECT_LE(info.atlas_width, kMaxFontAtlasSide);
+  EXPECT_LE(info.atlas_height, kMaxFontAtlasSide);
+}
+
 TEST_F(Classroom, MissingCharactersAreNamedByTheirCodePoint) {
   Look(1.0f, 1280, 800);
   Frame();

@@ -193,7 +193,10 @@ void Plot::End() {
     draw_->AddLine(ImVec2(min_.x, m.y), ImVec2(max_.x, m.y), CurrentPlotColors().crosshair);
   }
   draw_->PopClipRect();
-  draw_->AddRect(min_, max_, CurrentPlotColors().frame);
+  // The frame just outside the data area, so it never covers the last row or column of cells
+  // (AddRect strokes half a pixel inside the rectangle it is given).
+  draw_->AddRect(ImVec2(min_.x - 1, min_.y - 1), ImVec2(max_.x + 1, max_.y + 1),
+                 CurrentPlotColors().frame);
   // The plot takes its whole size, labels included, so what follows goes below it.
   ImGui::SetCursorScreenPos(origin_);
   ImGui::Dummy(size_);
