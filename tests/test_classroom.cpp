@@ -379,6 +379,23 @@ TEST_F(ClassroomAtlas, TheLargestScaleStillBuildsDejaVuWithinTheAtlasLimit) {
   EXPECT_LE(info.atlas_height, kMaxFontAtlasSide);
 }
 
+TEST_F(ClassroomAtlas, TheAtlasIsRebuiltOnlyWhenScaleOrCharactersChange) {
+  const bool noto = FileExists("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc");
+  std::optional<AppliedLook> look;
+  UiSettings ui;
+  EXPECT_TRUE(ApplyLook(ui, 1.0f, "The cat", look)) << "the first look builds the atlas";
+  EXPECT_FALSE(ApplyLook(ui, 1.0f, "The cat", look));
+  EXPECT_FALSE(ApplyLook(ui, 1.0f, "cat The", look)) << "same characters: no rebuild";
+  ui.theme = UiTheme::kLight;
+  EXPECT_FALSE(ApplyLook(ui, 1.0f, "cat The", look)) << "a theme is colours only";
+  EXPECT_GT(ImGui::GetStyle().Colors[ImGuiCol_WindowBg].x, 0.5f);
+  EXPECT_TRUE(ApplyLook(ui, 1.0f, "The \xe7\x8c\xab", look)) << "a new character (cat, U+732B)";
+  EXPECT_EQ(ImGui::GetIO().Fonts->Fonts[0]->FindGlyphNoFallback(0x732B) != nullptr, noto);
+  ui.scale = 2.0f;
+  EXPECT_TRUE(ApplyLook(ui, 1.0f, "The \xe7\x8c\xab", look));
+  EXPECT_FLOAT_EQ(ImGui::GetIO().Fonts->Fonts[0]->FontSize, 30.0f);
+}
+
 TEST_F(Classroom, MissingCharactersAreNamedByTheirCodePoint) {
   Look(1.0f, 1280, 800);
   Frame();

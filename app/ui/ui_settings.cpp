@@ -119,11 +119,21 @@ double ContrastRatio(ImU32 a, ImU32 b) {
 
 bool ApplyLook(const UiSettings& settings, float content_scale, std::string_view shown_text,
                std::optional<AppliedLook>& applied) {
+  const float scale = EffectiveUiScale(settings, content_scale);
+  if (applied && applied->scale == scale && applied->theme == settings.theme &&
+      applied->text == shown_text) {
+    return false;
+  }
   AppliedLook want;
-  want.scale = EffectiveUiScale(settings, content_scale);
+  want.scale = scale;
   want.theme = settings.theme;
   want.glyphs = CodePoints(shown_text);
-  if (applied == want) return false;
+  want.text = std::string(shown_text);
+  if (applied && applied->scale == want.scale && applied->theme == want.theme &&
+      applied->glyphs == want.glyphs) {
+    applied->text = std::move(want.text);  // other text, same characters: nothing to rebuild
+    return false;
+  }
   const bool fonts = !applied || applied->scale != want.scale || applied->glyphs != want.glyphs;
   if (!applied || applied->scale != want.scale || applied->theme != want.theme) {
     ImGui::GetStyle() = MakeStyle(want.theme, want.scale);

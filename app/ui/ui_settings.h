@@ -65,6 +65,7 @@ struct AppliedLook {
   float scale = 0;
   UiTheme theme = UiTheme::kDark;
   std::u16string glyphs;  // the code points of the shown text the atlas was built for
+  std::string text;       // that text, so an unchanged text is not decoded every frame
   bool operator==(const AppliedLook&) const = default;
 };
 
