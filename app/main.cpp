@@ -57,6 +57,8 @@ int main(int argc, char** argv) {
       window.height = state.session.window_height;
     }
     if (!window.tab.empty()) state.select_tab = pe::ParseView(window.tab);
+    state.ui.scale = window.ui_scale;
+    state.ui.theme = window.light_theme ? pe::UiTheme::kLight : pe::UiTheme::kDark;
     window.started = started;
     return pe::RunWindow(state, window, {}, sessions);
   } catch (const std::exception& e) {

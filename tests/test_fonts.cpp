@@ -62,7 +62,8 @@ TEST_F(UiFonts, DejaVuCoversPolishCyrillicGreekAndSymbols) {
 
 TEST_F(UiFonts, CjkIsMergedWhenNotoSansCjkIsInstalled) {
   const bool have_noto = FileExists("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc");
-  const UiFontInfo info = LoadUiFonts(1.0f);
+  // The shown text's characters: Noto gives the ones DejaVu lacks.
+  const UiFontInfo info = LoadUiFonts(1.0f, u"\u4e2d\u3042\u65e5 a");
   EXPECT_EQ(info.cjk, have_noto) << "CJK is merged exactly when fonts-noto-cjk is installed";
   const ImFont* font = ImGui::GetIO().Fonts->Fonts[0];
   // 中 (Chinese), あ (hiragana), 日 (kanji): glyphs with CJK, the white square without.

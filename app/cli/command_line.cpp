@@ -15,6 +15,7 @@
 #include "encoding/sinusoidal_presets.h"
 #include "model/param_fields.h"
 #include "text/tokenizer.h"
+#include "ui/ui_scale_range.h"
 #include "views/view_registry.h"
 #include "views/view_tables.h"
 
@@ -222,8 +223,16 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       ->type_name("FILE");
   app.add_flag("--fresh", cl.window.fresh,
                "Start on the built-in example instead of restoring the last session");
+  std::string ui_scale = "1", theme = "dark";
+  app.add_option("--ui-scale", ui_scale,
+                 "Size of text and controls in the window, 0.5 to 3 (Ctrl +, Ctrl -, Ctrl 0 in "
+                 "the window)")
+      ->capture_default_str();
+  app.add_option("--theme", theme, "Window colours: dark, or light for projectors")
+      ->capture_default_str();
   const char* const kWindowFlags[] = {"--screenshot", "--frames", "--frame-stats", "--animate",
-                                      "--size", "--tab", "--fresh"};
+                                      "--size",       "--tab",    "--fresh",       "--ui-scale",
+                                      "--theme"};
 
   CLI::App* exp = app.add_subcommand(
       "export",
@@ -469,6 +478,15 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     }
     cl.window.width = static_cast<int>(w.value());
     cl.window.height = static_cast<int>(h.value());
+    Result<double> ui_scale_value = ParseNumber(
+        "--ui-scale", ui_scale, "a number from 0.5 to 3 (1 = normal size)",
+        [](double v) { return v >= kMinUiScale && v <= kMaxUiScale; });
+    if (!ui_scale_value.ok()) return usage_error(ui_scale_value.message());
+    cl.window.ui_scale = static_cast<float>(ui_scale_value.value());
+    if (theme != "dark" && theme != "light") {
+      return usage_error("--theme must be dark or light, got \"" + theme + "\"");
+    }
+    cl.window.light_theme = theme == "light";
     Result<int64_t> n = ParseInteger("--frames", frames, 1, 100000);
     if (!n.ok()) return usage_error(n.message());
     cl.window.frames = static_cast<int>(n.value());

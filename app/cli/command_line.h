@@ -50,6 +50,8 @@ struct WindowRequest {
   bool fresh = false;
   bool params_given = false;
   bool size_given = false;
+  float ui_scale = 1.0f;     // --ui-scale, kMinUiScale to kMaxUiScale (ui/ui_scale_range.h)
+  bool light_theme = false;  // --theme light
 };
 
 // `pe-explorer check TABLE[:TENSOR]`: the table to identify, and what the flags fixed.

@@ -4,6 +4,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <iterator>
 #include <charconv>
 #include <cmath>
 #include <optional>
@@ -542,13 +543,15 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   ImGui::Spacing();
   ImGui::TextDisabled("Heatmap");
   int cmap = static_cast<int>(p.colormap);
-  const char* cmaps[] = {"RdBu (diverging, 0 = white)", "viridis"};
-  if (ImGui::Combo("colormap", &cmap, cmaps, 2)) {
+  const char* cmaps[] = {"RdBu (diverging, 0 = white)", "viridis", "cividis (colour-blind safe)"};
+  static_assert(std::size(cmaps) == kColormapCount, "one label per colormap");
+  if (ImGui::Combo("colormap", &cmap, cmaps, kColormapCount)) {
     Edit(state, [cmap](AppState& st) { st.params.colormap = static_cast<ColormapId>(cmap); });
   }
   ItemTooltip(
       "Colours of the heatmap: a diverging map centred on 0 shows sign; viridis is "
-      "perceptually uniform and prints well in grey.");
+      "perceptually uniform and prints well in grey; cividis (Nunez et al. 2018) looks the "
+      "same to readers with red-green colour blindness.");
 
   ImGui::Spacing();
   // The input layer's settings matter only where the positional vector is added to the tokens.

@@ -232,7 +232,10 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
   ItemTooltip("Dots at the integer positions: the only points a model ever sees.");
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float side_w = std::min(em * 15.0f, avail.x * 0.42f);
+  // The plot keeps its minimum width (8 em): at large UI scales in a narrow panel the legend
+  // gives way rather than running past the panel's edge.
+  const float side_w =
+      std::max(em * 3.0f, std::min({em * 15.0f, avail.x * 0.42f, avail.x - em * 8.5f}));
   PlotSpec spec;
   spec.x_label = "position";
   const std::string y_label = e.TableName() + " value";
@@ -244,14 +247,14 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
   Plot plot("curves_plot", state.curves.view, spec, ImVec2(avail.x - side_w - em * 0.5f, avail.y));
   const int width_px = static_cast<int>(plot.area_max().x - plot.area_min().x);
   UpdateSamples(cache, e, dims, state.curves.view, width_px);
-  plot.HLine(0.0, IM_COL32(255, 255, 255, 50));
+  plot.HLine(0.0, CurrentPlotColors().zero_line);
   // Linked views: the selected token's position and the position hovered elsewhere.
   if (state.selection.selected_token >= 0) {
     plot.VLine(static_cast<double>(e.first_position() + state.selection.selected_token),
                ToImU32(SelectionHighlightColor(state.params.colormap)), 1.5f);
   }
   if (!plot.hovered() && state.selection.hover_position >= 0) {
-    plot.VLine(static_cast<double>(state.selection.hover_position), IM_COL32(255, 255, 255, 160));
+    plot.VLine(static_cast<double>(state.selection.hover_position), CurrentPlotColors().hover_line);
   }
   const size_t shown = std::min(dims.size(), kMaxCurves);
   for (size_t k = 0; k < shown && k < cache.traces.size(); ++k) {
@@ -293,7 +296,7 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
     plot.draw_list()->AddText(ImGui::GetFont(), em,
                               ImVec2((plot.area_min().x + plot.area_max().x - ts.x) / 2,
                                      (plot.area_min().y + plot.area_max().y - ts.y) / 2),
-                              IM_COL32(200, 200, 200, 255), hint, nullptr, wrap);
+                              CurrentPlotColors().dim, hint, nullptr, wrap);
   }
   cache.plot_min = plot.area_min();
   cache.plot_max = plot.area_max();

@@ -326,7 +326,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
         plot.Rect(r.x0, r.y0, r.x1, r.y1, ToImU32(r.color), static_cast<float>(r.line_width));
       }
     }
-    for (double y : fig.hlines) plot.HLine(y, IM_COL32(255, 255, 255, 50));
+    for (double y : fig.hlines) plot.HLine(y, CurrentPlotColors().zero_line);
     for (const FigureSeries& s : fig.series) {
       if (!s.band_lo.empty() && s.band_edges.size() == s.band_lo.size() + 1 &&
           s.band_hi.size() == s.band_lo.size()) {

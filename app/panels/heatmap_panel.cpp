@@ -9,6 +9,7 @@
 
 #include "views/heatmap_raster.h"
 #include "panels/panels.h"
+#include "ui/clipboard.h"
 #include "ui/plot.h"
 
 namespace pe {
@@ -68,6 +69,20 @@ void CellTooltip(const AppState& state, const Derived& derived, const HeatmapCac
 
 }  // namespace
 
+CopySource HeatmapCopySource(const Encoding& e) {
+  CopySource s;
+  s.rows = e.rows();
+  s.cols = e.cols();
+  s.corner = "position \\ " + e.ColumnNoun();
+  s.col_name = [](int64_t c) { return std::to_string(c); };
+  const int64_t first = e.first_position();
+  s.row_name = [first](int64_t r) { return std::to_string(first + r); };
+  s.value = [&e, first](int64_t r, int64_t c) {
+    return static_cast<float>(e.ValueAt(c, static_cast<double>(first + r)));
+  };
+  return s;
+}
+
 void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cache,
                       UiServices& services, DrawnRecord& drawn) {
   if (!derived.pe_status.ok()) {
@@ -93,6 +108,7 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float bar_w = em * 4.2f;
   const float note_h = ImGui::GetTextLineHeightWithSpacing();
+  const ImGuiID copy_menu = ImGui::GetID("heatmap_copy");
   Plot plot("heatmap_plot", state.heatmap.view, spec, ImVec2(avail.x - bar_w, avail.y - note_h));
 
   // Ask for the raster of what is visible now; draw the newest one we have meanwhile.
@@ -152,7 +168,7 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
             continue;
           }
           const bool dark = std::fabs(value - cell_mid) > 0.55 * cell_half_span ||
-                            state.params.colormap == ColormapId::kViridis;
+                            state.params.colormap != ColormapId::kRdBu;
           plot.draw_list()->AddText(ImVec2(centre.x - ts.x / 2, centre.y - ts.y / 2),
                                     dark ? IM_COL32(255, 255, 255, 230) : IM_COL32(20, 20, 20, 230),
                                     buf);
@@ -182,7 +198,7 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
   }
   if (!plot.hovered() && state.selection.hover_position >= 0) {
     plot.HLine(static_cast<double>(state.selection.hover_position) + 0.5,
-               IM_COL32(255, 255, 255, 160), 1.0f);
+               CurrentPlotColors().hover_line, 1.0f);
   }
 
   if (plot.hovered()) {
@@ -192,9 +208,16 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
       state.selection.next_hover_position = pos;
       state.selection.next_hover_dim = dim;
       CellTooltip(state, derived, cache, pos, dim, plot);
+      if (ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
+        cache.menu_position = pos;
+        cache.menu_column = dim;
+        OpenCopyMenu(copy_menu);
+      }
     }
   }
   const double rows_per_px = 1.0 / plot.pixels_per_y(), cols_per_px = 1.0 / plot.pixels_per_x();
+  DrawCopyMenu(state, copy_menu, HeatmapCopySource(e),
+               cache.menu_position - e.first_position(), cache.menu_column);
   cache.plot_min = plot.area_min();
   cache.plot_max = plot.area_max();
   plot.End();

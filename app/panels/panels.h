@@ -84,6 +84,12 @@ void DrawEditMenu(AppState& state);
 void DrawSessionShortcuts(AppState& state);
 void DrawSessionDialogs(AppState& state, UiServices& services);
 
+// The heatmap's table for its copy menu (ui/clipboard.h): rows are positions from the first,
+// columns the table's columns; values as ValueAt gives them, rounded to float32. `e` must
+// outlive the result.
+struct CopySource;
+CopySource HeatmapCopySource(const Encoding& e);
+
 // Shared by panels: a tooltip on the last item, and a panel's error state.
 void ItemTooltip(const char* text);
 void ErrorText(const std::string& message);

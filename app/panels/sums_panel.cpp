@@ -11,6 +11,8 @@
 
 #include "views/figure_export.h"
 #include "panels/panels.h"
+#include "ui/clipboard.h"
+#include "ui/fonts.h"
 #include "views/view_geometry.h"
 #include "ui/plot.h"
 
@@ -26,6 +28,10 @@ const char* kPartLabels[] = {"embedding E[id]",
                              "scaled E \xc3\x97 \xe2\x88\x9a"
                              "d",
                              "positional PE[p]", "sum (model input)"};
+
+// The columns of the numbers table (one token) and of the norms table (every token).
+const char* const kPartNames[] = {"embedding", "scaled", "positional", "sum"};
+const char* const kNormNames[] = {"|E|", "|E\xc3\x97\xe2\x88\x9a" "d|", "|PE|", "|sum|"};
 
 void TokenChips(AppState& state, const SentenceResult& s) {
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
@@ -70,13 +76,30 @@ void TokenChips(AppState& state, const SentenceResult& s) {
          state.selection.hover_position == offset + static_cast<int64_t>(t));
     if (ImGui::IsItemHovered()) {
       state.selection.next_hover_position = offset + static_cast<int64_t>(t);
+      std::string tip;
       if (!s.tokens[t].raw.empty() && s.tokens[t].raw != s.tokens[t].text) {
         // The vocabulary's own string: byte-level BPE writes a space as U+0120 (G-dot).
-        ImGui::SetTooltip("vocabulary entry \"%s\" (id %lld), bytes %lld to %lld of the text",
-                          s.tokens[t].raw.c_str(), static_cast<long long>(s.ids[t]),
-                          static_cast<long long>(s.tokens[t].begin),
-                          static_cast<long long>(s.tokens[t].end));
+        char raw[320];
+        std::snprintf(raw, sizeof raw, "vocabulary entry \"%s\" (id %lld), bytes %lld to %lld of the text",
+                      s.tokens[t].raw.c_str(), static_cast<long long>(s.ids[t]),
+                      static_cast<long long>(s.tokens[t].begin),
+                      static_cast<long long>(s.tokens[t].end));
+        tip = raw;
       }
+      // A character no installed font has draws as a box: name it.
+      const std::u32string missing = MissingCodePoints(s.tokens[t].text);
+      if (!missing.empty()) {
+        std::string names;
+        for (char32_t c : missing) {
+          if (!names.empty()) names += ", ";
+          names += CodePointName(c);
+        }
+        if (!tip.empty()) tip += '\n';
+        tip += names;
+        tip += missing.size() == 1 ? ": no installed font has this character"
+                                   : ": no installed font has these characters";
+      }
+      if (!tip.empty()) ImGui::SetTooltip("%s", tip.c_str());
     }
   }
 }
@@ -101,7 +124,7 @@ void PartBars(AppState& state, const std::vector<const float*>& series,
     state.sums.fitted = true;
   }
   Plot plot("bars", state.sums.view, spec, size);
-  plot.HLine(0.0, IM_COL32(255, 255, 255, 90));
+  plot.HLine(0.0, CurrentPlotColors().zero_line);
   const PlotRange& v = state.sums.view;
   const int64_t j0 = std::max<int64_t>(0, static_cast<int64_t>(std::floor(v.x0)));
   const int64_t j1 = std::min<int64_t>(d - 1, static_cast<int64_t>(std::ceil(v.x1)));
@@ -161,12 +184,45 @@ void NumberColumn(const char* name, const char* widest) {
                           std::max(ImGui::CalcTextSize(widest).x, ImGui::CalcTextSize(name).x));
 }
 
-void NumbersTable(const InputParts& parts, int t, ImVec2 size) {
+// The cell a copy menu was opened on, kept in the panel window's ImGui storage (per window,
+// so no state of ours outlives the panel).
+void RememberCell(ImGuiID menu, int64_t row, int64_t col) {
+  ImGuiStorage* storage = ImGui::GetStateStorage();
+  storage->SetInt(menu + 1, static_cast<int>(row));
+  storage->SetInt(menu + 2, static_cast<int>(col));
+  OpenCopyMenu(menu);
+}
+
+// Right-click on the value just drawn opens the copy menu on its cell.
+void CopyOnRightClick(ImGuiID menu, int64_t row, int64_t col) {
+  if (ImGui::IsItemHovered() && ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
+    RememberCell(menu, row, col);
+  }
+}
+
+void CopyMenu(AppState& state, ImGuiID menu, const CopySource& source) {
+  ImGuiStorage* storage = ImGui::GetStateStorage();
+  DrawCopyMenu(state, menu, source, storage->GetInt(menu + 1, -1), storage->GetInt(menu + 2, -1));
+}
+
+CopySource PartsCopySource(const InputParts& parts, int t) {
+  CopySource s;
+  s.rows = parts.embedding.cols;
+  s.cols = 4;
+  s.corner = "dim";
+  s.col_name = [](int64_t c) { return std::string(kPartNames[c]); };
+  s.row_name = [](int64_t r) { return std::to_string(r); };
+  s.value = [&parts, t](int64_t r, int64_t c) { return parts.part(kAllParts[c]).at(t, r); };
+  return s;
+}
+
+void NumbersTable(AppState& state, const InputParts& parts, int t, ImVec2 size) {
   const ImGuiTableFlags flags = kNumberTableFlags;
+  const ImGuiID menu = ImGui::GetID("numbers_copy");
   if (ImGui::BeginTable("numbers", 5, flags, size)) {
     ImGui::TableSetupScrollFreeze(0, 1);
     NumberColumn("dim", "65535");
-    for (const char* name : {"embedding", "scaled", "positional", "sum"}) {
+    for (const char* name : kPartNames) {
       NumberColumn(name, "-1.234567e-05");  // %.7g at its widest
     }
     ImGui::TableHeadersRow();
@@ -177,18 +233,36 @@ void NumbersTable(const InputParts& parts, int t, ImVec2 size) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::Text("%d", j);
-        for (Part p : kAllParts) {
+        CopyOnRightClick(menu, j, 0);
+        for (int k = 0; k < 4; ++k) {
           ImGui::TableNextColumn();
-          ImGui::Text("%.7g", static_cast<double>(parts.part(p).at(t, j)));  // all a float32 has
+          ImGui::Text("%.7g", static_cast<double>(parts.part(kAllParts[k]).at(t, j)));  // all a float32 has
+          CopyOnRightClick(menu, j, k);
         }
       }
     }
     ImGui::EndTable();
   }
+  CopyMenu(state, menu, PartsCopySource(parts, t));
 }
 
-void NormsTable(const InputParts& parts, const std::vector<std::string>& names, ImVec2 size) {
+CopySource NormsCopySource(const InputParts& parts, const std::vector<std::string>& names) {
+  CopySource s;
+  s.rows = parts.tokens();
+  s.cols = 4;
+  s.corner = "token";
+  s.col_name = [](int64_t c) { return std::string(kNormNames[c]); };
+  s.row_name = [&names](int64_t r) { return names[static_cast<size_t>(r)]; };
+  s.value = [&parts](int64_t r, int64_t c) {
+    return static_cast<float>(parts.Norm(kAllParts[c], r));
+  };
+  return s;
+}
+
+void NormsTable(AppState& state, const InputParts& parts, const std::vector<std::string>& names,
+                ImVec2 size) {
   const ImGuiTableFlags flags = kNumberTableFlags;
+  const ImGuiID menu = ImGui::GetID("norms_copy");
   if (ImGui::BeginTable("norms", 6, flags, size)) {
     ImGui::TableSetupScrollFreeze(0, 1);
     float token_w = ImGui::CalcTextSize("token").x;
@@ -198,9 +272,7 @@ void NormsTable(const InputParts& parts, const std::vector<std::string>& names, 
     ImGui::TableSetupColumn("token", ImGuiTableColumnFlags_WidthFixed,
                             std::min(token_w, ImGui::GetFontSize() * 12));
     // |E row|, |sqrt(d) E row| and |PE row| side by side: the scaling's role under each init.
-    for (const char* name : {"|E|", "|E\xc3\x97\xe2\x88\x9a" "d|", "|PE|", "|sum|"}) {
-      NumberColumn(name, "00000.0000");
-    }
+    for (const char* name : kNormNames) NumberColumn(name, "00000.0000");
     NumberColumn("|scaled|/|PE|", "undefined (|PE| = 0)");
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;  // only the visible rows: a long text has thousands of tokens
@@ -210,9 +282,11 @@ void NormsTable(const InputParts& parts, const std::vector<std::string>& names, 
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(names[static_cast<size_t>(t)].c_str());
-        for (Part p : kAllParts) {
+        CopyOnRightClick(menu, t, 0);
+        for (int k = 0; k < 4; ++k) {
           ImGui::TableNextColumn();
-          ImGui::Text("%.4f", parts.Norm(p, t));
+          ImGui::Text("%.4f", parts.Norm(kAllParts[k], t));
+          CopyOnRightClick(menu, t, k);
         }
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(RatioText(parts, t).c_str());
@@ -220,6 +294,7 @@ void NormsTable(const InputParts& parts, const std::vector<std::string>& names, 
     }
     ImGui::EndTable();
   }
+  CopyMenu(state, menu, NormsCopySource(parts, names));
 }
 
 // |PE(p)| of the sinusoid: every sin/cos pair adds a^2 (a the output scale), so sqrt(d/2) |a| for
@@ -330,9 +405,9 @@ void ShowParts(AppState& state, const SentenceResult& s, const std::vector<std::
   ImGui::EndGroup();
   ImGui::SameLine();
   if (sel >= 0) {
-    NumbersTable(parts, sel, ImVec2(table_w, h));
+    NumbersTable(state, parts, sel, ImVec2(table_w, h));
   } else {
-    NormsTable(parts, names, ImVec2(table_w, h));
+    NormsTable(state, parts, names, ImVec2(table_w, h));
   }
 }
 
@@ -595,7 +670,10 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) 
   }
   const float rows = std::ceil(chips_w / std::max(em, ImGui::GetContentRegionAvail().x));
   if (rows > 3) {
-    ImGui::BeginChild("chips", ImVec2(0, row_h * 3 + ImGui::GetStyle().WindowPadding.y), false);
+    // Three rows, or less in a short panel (large UI scale, small window).
+    const float chips_h = std::min(row_h * 3 + ImGui::GetStyle().WindowPadding.y,
+                                   std::max(row_h, ImGui::GetContentRegionAvail().y * 0.4f));
+    ImGui::BeginChild("chips", ImVec2(0, chips_h), false);
     TokenChips(state, s);
     ImGui::EndChild();
   } else {

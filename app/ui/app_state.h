@@ -14,6 +14,7 @@
 #include "model/input_layer.h"
 #include "model/model_params.h"
 #include "ui/plot.h"
+#include "ui/ui_settings.h"
 #include "encoding/positional_encoding.h"
 #include "views/view_kind.h"
 
@@ -186,6 +187,7 @@ struct AppState {
   // Transient: edits waiting for the next frame, and numeric fields being typed into.
   std::vector<StateEdit> pending_edits;
   std::unordered_map<unsigned, FieldEdit> fields;  // by ImGui id
+  UiSettings ui;  // scale, theme, presentation mode, shortcut overlay (ui_settings.h)
 };
 
 // Queues `edit` for the start of the next frame.

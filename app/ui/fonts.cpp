@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <cstdio>
+#include <string>
 
 namespace pe {
 namespace {
@@ -19,29 +20,6 @@ constexpr ImWchar kWhiteSquare = 0x25A1;
 // character beyond U+FFFF (emoji) shows the white square rather than DejaVu's diamond with a '?'.
 constexpr ImWchar kAllOfTheBmp[] = {0x0020, 0xFFFC, 0};
 
-// The CJK characters merged from Noto Sans CJK: ImGui's tables of the 2,500 most common
-// simplified Chinese characters and of the 2,999 kanji of Japanese (about 4,600 together), with
-// CJK punctuation, kana, Hangul compatibility jamo and full-width forms. Measured here (2 cores):
-// these add about 0.2-0.4 s to start-up; every ideograph and Hangul syllable (39,000 glyphs, a
-// 4096 x 2048 atlas) would add a second and 90 MiB, the 11,172 Hangul syllables alone 0.3 s.
-// Rarer ideographs and Hangul syllables show as the white square. Characters DejaVu has keep
-// DejaVu's glyph. ImGui reads the ranges when the atlas is built: they live as long as the
-// program (built once, never changed).
-const ImWchar* CjkRanges() {
-  static const ImVector<ImWchar> ranges = [] {
-    ImFontAtlas atlas;  // only for ImGui's range tables
-    ImFontGlyphRangesBuilder builder;
-    builder.AddRanges(atlas.GetGlyphRangesChineseSimplifiedCommon());
-    builder.AddRanges(atlas.GetGlyphRangesJapanese());
-    static constexpr ImWchar kMore[] = {0x3000, 0x303F, 0x3131, 0x318F, 0xFF00, 0xFFEF, 0};
-    builder.AddRanges(kMore);
-    ImVector<ImWchar> out;
-    builder.BuildRanges(&out);
-    return out;
-  }();
-  return ranges.Data;
-}
-
 bool FileExists(const char* path) {
   if (FILE* f = std::fopen(path, "rb")) {
     std::fclose(f);
@@ -52,7 +30,7 @@ bool FileExists(const char* path) {
 
 // Adds DejaVu (and CJK when asked) to a cleared atlas; returns the font, or null when DejaVu
 // cannot be read.
-ImFont* AddFonts(ImFontAtlas& atlas, float size, bool cjk) {
+ImFont* AddFonts(ImFontAtlas& atlas, float size, bool cjk, const ImWchar* cjk_ranges) {
   ImFontConfig base;
   base.OversampleH = 2;  // not ImGui's 3: a third less atlas for DejaVu's 5,000 glyphs
   ImFont* font = atlas.AddFontFromFileTTF(kDejaVuSans, size, &base, kAllOfTheBmp);
@@ -63,7 +41,12 @@ ImFont* AddFonts(ImFontAtlas& atlas, float size, bool cjk) {
     merge.OversampleH = 1;  // thousands of ideographs: one sample each keeps the atlas in bounds
     merge.OversampleV = 1;
     merge.FontNo = 0;
-    atlas.AddFontFromFileTTF(kNotoSansCjk, size, &merge, CjkRanges());
+    // stb_truetype scales a font so that ascent - descent is `size`: DejaVu's span is 1.164 em
+    // ((1901 + 483) / 2048, its hhea), Noto Sans CJK's 1.448 em ((1160 + 288) / 1000), so at
+    // equal sizes ideographs would come out a fifth smaller than the Latin beside them. This
+    // gives both the same em; the merged glyphs sit on DejaVu's baseline.
+    constexpr float kCjkToDejaVuEm = (1160.0f + 288.0f) / 1000.0f / ((1901.0f + 483.0f) / 2048.0f);
+    atlas.AddFontFromFileTTF(kNotoSansCjk, size * kCjkToDejaVuEm, &merge, cjk_ranges);
   }
   // Kept by ImFont::BuildLookupTable when the font has it (DejaVu does).
   font->FallbackChar = kWhiteSquare;
@@ -72,19 +55,39 @@ ImFont* AddFonts(ImFontAtlas& atlas, float size, bool cjk) {
 
 }  // namespace
 
-UiFontInfo LoadUiFonts(float scale) {
+ImVector<ImWchar> GlyphRangesOf(std::u16string_view chars) {
+  ImFontGlyphRangesBuilder builder;
+  for (char16_t c : chars) {
+    if (c >= 0x20) builder.AddChar(static_cast<ImWchar>(c));
+  }
+  ImVector<ImWchar> out;
+  builder.BuildRanges(&out);
+  return out;
+}
+
+UiFontInfo LoadUiFonts(float scale, std::u16string_view shown_chars) {
   ImGuiIO& io = ImGui::GetIO();
   UiFontInfo info;
   info.size = 15.0f * scale;
+  // Noto gives the shown text's characters only: a sentence's few ideographs cost a few hundred
+  // texels, where ImGui's tables of common Chinese and Japanese (4,600 glyphs) cost 0.2-0.4 s
+  // of start-up and most of the atlas. Only the blocks DejaVu has nothing of (Hangul Jamo, CJK
+  // radicals up to the half-width forms) are asked of it, so Latin text never loads its 19 MB
+  // file. ImGui reads the ranges when the atlas is built, below, while `cjk_ranges` lives.
+  std::u16string cjk_chars;
+  for (char16_t c : shown_chars) {
+    if ((c >= 0x1100 && c <= 0x11FF) || (c >= 0x2E80 && c <= 0xFFEF)) cjk_chars.push_back(c);
+  }
+  const ImVector<ImWchar> cjk_ranges = GlyphRangesOf(cjk_chars);
   if (FileExists(kDejaVuSans)) {
-    info.cjk = FileExists(kNotoSansCjk);
+    info.cjk = FileExists(kNotoSansCjk) && cjk_ranges.Size > 1;
     io.Fonts->TexDesiredWidth = kMaxFontAtlasSide;
-    ImFont* font = AddFonts(*io.Fonts, info.size, info.cjk);
+    ImFont* font = AddFonts(*io.Fonts, info.size, info.cjk, cjk_ranges.Data);
     if (font && info.cjk && (!io.Fonts->Build() || io.Fonts->TexHeight > kMaxFontAtlasSide)) {
       // Too many glyphs at this scale: drop CJK rather than fail on the GPU.
       io.Fonts->Clear();
       info.cjk = false;
-      font = AddFonts(*io.Fonts, info.size, false);
+      font = AddFonts(*io.Fonts, info.size, false, nullptr);
     }
     io.Fonts->TexDesiredWidth = 0;
     if (font && (io.Fonts->IsBuilt() || io.Fonts->Build())) {
@@ -104,6 +107,41 @@ UiFontInfo LoadUiFonts(float scale) {
   info.atlas_width = io.Fonts->TexWidth;
   info.atlas_height = io.Fonts->TexHeight;
   return info;
+}
+
+std::u32string MissingCodePoints(std::string_view text) {
+  std::u32string out;
+  const ImFont* font = ImGui::GetFont();
+  if (!font) return out;
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const auto* end = p + text.size();
+  while (p < end) {
+    // UTF-8 decoded here (not by ImGui, whose 16-bit ImWchar folds U+10000 and up into U+FFFD).
+    char32_t c = *p;
+    int n = 1;
+    if (c >= 0xF0 && end - p >= 4) {
+      c = ((c & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu);
+      n = 4;
+    } else if (c >= 0xE0 && end - p >= 3) {
+      c = ((c & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
+      n = 3;
+    } else if (c >= 0xC0 && end - p >= 2) {
+      c = ((c & 0x1Fu) << 6) | (p[1] & 0x3Fu);
+      n = 2;
+    }
+    p += n;
+    if (c < 0x20) continue;
+    const bool missing = c > 0xFFFF || c == 0xFFFD ||
+                         font->FindGlyphNoFallback(static_cast<ImWchar>(c)) == nullptr;
+    if (missing && out.find(c) == std::u32string::npos) out.push_back(c);
+  }
+  return out;
+}
+
+std::string CodePointName(char32_t c) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "U+%04X", static_cast<unsigned>(c));
+  return buf;
 }
 
 }  // namespace pe

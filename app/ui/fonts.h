@@ -1,7 +1,13 @@
 // Fonts for the UI: DejaVu Sans (fonts-dejavu-core) with every character it has, Noto Sans CJK
-// (fonts-noto-cjk) merged in for Chinese, Japanese and Korean when it is installed, and a white
-// square for any character no font has. ImGui's built-in font when DejaVu is missing.
+// (fonts-noto-cjk, optional) merged in for the characters of the shown text that DejaVu lacks
+// (Chinese, Japanese, Korean), and a white square for any character no font has. ImGui's
+// built-in font when DejaVu is missing.
 #pragma once
+
+#include <imgui.h>
+
+#include <string>
+#include <string_view>
 
 namespace pe {
 
@@ -17,15 +23,28 @@ struct UiFontInfo {
   int atlas_width = 0, atlas_height = 0;  // of the built atlas, in texels
 };
 
-// Adds the UI font to the current ImGui context's atlas and builds the atlas (at most
-// kMaxFontAtlasSide per side: without CJK when CJK would not fit). Characters missing from every
-// font draw as U+25A1 WHITE SQUARE. Characters beyond U+FFFF (emoji) arrive as U+FFFD in this
-// ImGui build (16-bit ImWchar), which is left out so they draw as the square too.
-UiFontInfo LoadUiFonts(float scale);
+// The glyph ranges (ImGui's zero-terminated pairs) of exactly the code points in `chars`, as
+// ImFontGlyphRangesBuilder makes them; code points below U+0020 are left out.
+ImVector<ImWchar> GlyphRangesOf(std::u16string_view chars);
+
+// Adds the UI font to the current ImGui context's cleared atlas and builds the atlas (at most
+// kMaxFontAtlasSide per side: without CJK when CJK would not fit). Noto Sans CJK contributes
+// only the characters of `shown_chars` (the code points of the text on screen; DejaVu's own
+// glyphs win), so the atlas stays small; call again when the text changes. Characters missing
+// from every font draw as U+25A1 WHITE SQUARE. Characters beyond U+FFFF (emoji) arrive as
+// U+FFFD in this ImGui build (16-bit ImWchar), which is left out so they draw as the square too.
+UiFontInfo LoadUiFonts(float scale, std::u16string_view shown_chars = {});
 
 // As LoadUiFonts; returns the pixel size used.
 inline float LoadUiFont(float scale) {
   return LoadUiFonts(scale).size;
 }
+
+// The code points of UTF-8 `text` that the current font draws as the fallback square (no font
+// has them), in order of first appearance, read from the UTF-8 itself so a character beyond
+// U+FFFF keeps its own number. For "U+XXXX" hints on hover.
+std::u32string MissingCodePoints(std::string_view text);
+// "U+4E2D" (at least four hex digits).
+std::string CodePointName(char32_t c);
 
 }  // namespace pe

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/ticks.h"
+#include "ui/ui_settings.h"
 
 namespace pe {
 
@@ -43,11 +44,6 @@ std::vector<Tick> GivenTicks(std::span<const Tick> ticks, double cell_centre) {
   return out;
 }
 
-constexpr ImU32 kFrame = IM_COL32(110, 110, 120, 255);
-constexpr ImU32 kGrid = IM_COL32(255, 255, 255, 22);
-constexpr ImU32 kText = IM_COL32(220, 220, 225, 255);
-constexpr ImU32 kDim = IM_COL32(160, 160, 170, 255);
-
 }  // namespace
 
 ImU32 SeriesColor(int index) {
@@ -81,9 +77,9 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
   const double yc = spec.y_cells ? 0.5 : 0.0;
   const int y_target = std::max(2, static_cast<int>((bottom - top) / (em * 2.5f)));
   float ytick_w = ImGui::CalcTextSize("-0.000").x;
-  const std::vector<Tick> yticks = !spec.y_ticks.empty()
-                                      ? GivenTicks(spec.y_ticks, yc)
-                                      : NiceTicks(view_.y0 - yc, view_.y1 - yc, y_target, spec.y_cells);
+  const std::vector<Tick> yticks =
+      !spec.y_ticks.empty() ? GivenTicks(spec.y_ticks, yc)
+                            : NiceTicks(view_.y0 - yc, view_.y1 - yc, y_target, spec.y_cells);
   for (const Tick& t : yticks) {
     ytick_w = std::max(ytick_w, ImGui::CalcTextSize(t.label.c_str()).x);
   }
@@ -138,12 +134,15 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
   // Title and axis labels.
   if (spec.title) {
     const float tw = ImGui::CalcTextSize(spec.title).x;
-    draw_->AddText(ImVec2((min_.x + max_.x - tw) / 2, origin.y), kText, spec.title);
+    draw_->AddText(ImVec2((min_.x + max_.x - tw) / 2, origin.y), CurrentPlotColors().text,
+                   spec.title);
   }
-  if (spec.y_label) draw_->AddText(ImVec2(origin.x, origin.y + title_h), kDim, spec.y_label);
+  if (spec.y_label)
+    draw_->AddText(ImVec2(origin.x, origin.y + title_h), CurrentPlotColors().dim, spec.y_label);
   if (spec.x_label) {
     const float tw = ImGui::CalcTextSize(spec.x_label).x;
-    draw_->AddText(ImVec2((min_.x + max_.x - tw) / 2, max_.y + xtick_h), kDim, spec.x_label);
+    draw_->AddText(ImVec2((min_.x + max_.x - tw) / 2, max_.y + xtick_h), CurrentPlotColors().dim,
+                   spec.x_label);
   }
 
   // Ticks, labels and grid. Target counts come from the room a label needs.
@@ -158,12 +157,12 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
   for (const Tick& t : xticks) {
     const float px = ToPixels(t.value + xc, 0).x;
     if (px < min_.x - 0.5f || px > max_.x + 0.5f) continue;
-    draw_->AddLine(ImVec2(px, min_.y), ImVec2(px, max_.y), kGrid);
-    draw_->AddLine(ImVec2(px, max_.y), ImVec2(px, max_.y + em * 0.3f), kFrame);
+    draw_->AddLine(ImVec2(px, min_.y), ImVec2(px, max_.y), CurrentPlotColors().grid);
+    draw_->AddLine(ImVec2(px, max_.y), ImVec2(px, max_.y + em * 0.3f), CurrentPlotColors().frame);
     const float tw = ImGui::CalcTextSize(t.label.c_str()).x;
     const float lx = std::clamp(px - tw / 2, origin.x, origin.x + size.x - tw);
     if (lx < last_right + em * 0.5f) continue;  // never overlap the previous label
-    draw_->AddText(ImVec2(lx, max_.y + em * 0.25f), kDim, t.label.c_str());
+    draw_->AddText(ImVec2(lx, max_.y + em * 0.25f), CurrentPlotColors().dim, t.label.c_str());
     last_right = lx + tw;
   }
   const std::vector<Tick> yticks_now =
@@ -172,11 +171,11 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
   for (const Tick& t : yticks_now) {
     const float py = ToPixels(0, t.value + yc).y;
     if (py < min_.y - 0.5f || py > max_.y + 0.5f) continue;
-    draw_->AddLine(ImVec2(min_.x, py), ImVec2(max_.x, py), kGrid);
-    draw_->AddLine(ImVec2(min_.x - em * 0.3f, py), ImVec2(min_.x, py), kFrame);
+    draw_->AddLine(ImVec2(min_.x, py), ImVec2(max_.x, py), CurrentPlotColors().grid);
+    draw_->AddLine(ImVec2(min_.x - em * 0.3f, py), ImVec2(min_.x, py), CurrentPlotColors().frame);
     const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
     const float ly = std::clamp(py - ts.y / 2, min_.y - ts.y / 2, max_.y - ts.y / 2);
-    draw_->AddText(ImVec2(min_.x - em * 0.4f - ts.x, ly), kDim, t.label.c_str());
+    draw_->AddText(ImVec2(min_.x - em * 0.4f - ts.x, ly), CurrentPlotColors().dim, t.label.c_str());
   }
   draw_->PushClipRect(min_, max_, true);
 }
@@ -190,11 +189,14 @@ void Plot::End() {
   ended_ = true;
   if (hovered_ && spec_.crosshair) {
     const ImVec2 m = ImGui::GetIO().MousePos;
-    draw_->AddLine(ImVec2(m.x, min_.y), ImVec2(m.x, max_.y), IM_COL32(255, 255, 255, 70));
-    draw_->AddLine(ImVec2(min_.x, m.y), ImVec2(max_.x, m.y), IM_COL32(255, 255, 255, 70));
+    draw_->AddLine(ImVec2(m.x, min_.y), ImVec2(m.x, max_.y), CurrentPlotColors().crosshair);
+    draw_->AddLine(ImVec2(min_.x, m.y), ImVec2(max_.x, m.y), CurrentPlotColors().crosshair);
   }
   draw_->PopClipRect();
-  draw_->AddRect(min_, max_, kFrame);
+  // The frame just outside the data area, so it never covers the last row or column of cells
+  // (AddRect strokes half a pixel inside the rectangle it is given).
+  draw_->AddRect(ImVec2(min_.x - 1, min_.y - 1), ImVec2(max_.x + 1, max_.y + 1),
+                 CurrentPlotColors().frame);
   // The plot takes its whole size, labels included, so what follows goes below it.
   ImGui::SetCursorScreenPos(origin_);
   ImGui::Dummy(size_);
@@ -338,12 +340,13 @@ void ColorBar(const char* id, ColormapId colormap, float vmin, float vmax, const
     const ImU32 ca = IM_COL32(a.r, a.g, a.b, 255), cb = IM_COL32(b.r, b.g, b.b, 255);
     draw->AddRectFilledMultiColor(ImVec2(top.x, y0), ImVec2(bottom.x, y1), ca, ca, cb, cb);
   }
-  draw->AddRect(top, bottom, kFrame);
-  if (label) draw->AddText(ImVec2(origin.x, origin.y), kDim, label);
+  draw->AddRect(top, bottom, CurrentPlotColors().frame);
+  if (label) draw->AddText(ImVec2(origin.x, origin.y), CurrentPlotColors().dim, label);
   for (const Tick& t : NiceTicks(vmin, vmax, std::max(2, static_cast<int>(h / (em * 2.2f))))) {
     const float y = bottom.y - static_cast<float>((t.value - vmin) / (vmax - vmin)) * h;
-    draw->AddLine(ImVec2(bottom.x, y), ImVec2(bottom.x + em * 0.3f, y), kFrame);
-    draw->AddText(ImVec2(bottom.x + em * 0.4f, y - em * 0.5f), kDim, t.label.c_str());
+    draw->AddLine(ImVec2(bottom.x, y), ImVec2(bottom.x + em * 0.3f, y), CurrentPlotColors().frame);
+    draw->AddText(ImVec2(bottom.x + em * 0.4f, y - em * 0.5f), CurrentPlotColors().dim,
+                  t.label.c_str());
   }
   ImGui::Dummy(size);
   ImGui::PopID();

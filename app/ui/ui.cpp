@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
+#include <cstdio>
 #include <exception>
 #include <optional>
 
@@ -13,6 +15,7 @@
 #include "views/view_registry.h"
 #include "panels/panels.h"
 #include "ui/session.h"
+#include "ui/shortcuts.h"
 
 namespace pe {
 namespace {
@@ -135,6 +138,56 @@ void ClampSelections(AppState& state, const Derived& derived) {
   }
 }
 
+// The View menu: UI scale, theme, presentation mode, the shortcut list. The keys shown beside
+// the items are the shortcut table's.
+void DrawViewMenu(AppState& state) {
+  if (!ImGui::BeginMenuBar()) return;
+  if (ImGui::BeginMenu("View")) {
+    if (ImGui::BeginMenu("UI scale")) {
+      const float now = state.ui.scale;
+      if (ImGui::MenuItem("Larger", ShortcutFor(ShortcutAction::kScaleUp).keys, false,
+                          now < kMaxUiScale)) {
+        ApplyShortcut(state, ShortcutAction::kScaleUp, 0);
+      }
+      if (ImGui::MenuItem("Smaller", ShortcutFor(ShortcutAction::kScaleDown).keys, false,
+                          now > kMinUiScale)) {
+        ApplyShortcut(state, ShortcutAction::kScaleDown, 0);
+      }
+      if (ImGui::MenuItem("Normal (1x)", ShortcutFor(ShortcutAction::kScaleReset).keys)) {
+        ApplyShortcut(state, ShortcutAction::kScaleReset, 0);
+      }
+      ImGui::Separator();
+      for (float s : {0.75f, 1.0f, 1.25f, 1.5f, 2.0f, 2.5f, 3.0f}) {
+        char label[16];
+        std::snprintf(label, sizeof label, "%gx", static_cast<double>(s));
+        if (ImGui::MenuItem(label, nullptr, std::fabs(now - s) < 1e-3f)) {
+          Edit(state, [s](AppState& st) { st.ui.scale = s; });
+        }
+      }
+      ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Theme")) {
+      for (UiTheme t : {UiTheme::kDark, UiTheme::kLight}) {
+        const char* label = t == UiTheme::kDark ? "Dark" : "Light (projectors)";
+        if (ImGui::MenuItem(label, nullptr, state.ui.theme == t)) {
+          Edit(state, [t](AppState& st) { st.ui.theme = t; });
+        }
+      }
+      ImGui::EndMenu();
+    }
+    if (ImGui::MenuItem("Presentation", ShortcutFor(ShortcutAction::kPresentation).keys,
+                        state.ui.presentation)) {
+      ApplyShortcut(state, ShortcutAction::kPresentation, 0);
+    }
+    if (ImGui::MenuItem("Keyboard shortcuts", ShortcutFor(ShortcutAction::kShortcuts).keys,
+                        state.ui.shortcuts_open)) {
+      ApplyShortcut(state, ShortcutAction::kShortcuts, 0);
+    }
+    ImGui::EndMenu();
+  }
+  ImGui::EndMenuBar();
+}
+
 }  // namespace
 
 std::array<int64_t, 6> FitExtents(const Encoding& e) {
@@ -145,6 +198,13 @@ std::array<int64_t, 6> FitExtents(const Encoding& e) {
           static_cast<int64_t>(e.scheme()),
           std::bit_cast<int64_t>(range.lo),
           std::bit_cast<int64_t>(range.hi)};
+std::string ShownText(const AppState& state) {
+  std::string text = state.params.example.text;
+  for (const std::string& label : state.manual.labels) {
+    text += ' ';
+    text += label;
+  }
+  return text;
 }
 
 void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
@@ -188,17 +248,22 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
         DrawEditMenu(state);
         ImGui::EndMenuBar();
       }
+      DrawViewMenu(state);
       DrawSessionShortcuts(state);
       const float em = ImGui::GetFontSize();
       const float gap = ImGui::GetStyle().ItemSpacing.x;
       const float status_h = ImGui::GetFrameHeightWithSpacing();
       const ImVec2 avail = ImGui::GetContentRegionAvail();
-      const float controls_w = state.show.controls ? em * 19 : 0.0f;
-      const float right_w = avail.x - controls_w - (state.show.controls ? gap : 0.0f);
+      const bool presenting = state.ui.presentation;
+      // The controls take 19 em, but never more than 45% of a small or highly scaled window.
+      const float controls_w =
+          state.show.controls && !presenting ? std::min(em * 19, avail.x * 0.45f) : 0.0f;
+      const float right_w =
+          avail.x - controls_w - (state.show.controls && !presenting ? gap : 0.0f);
       const float body_h = avail.y - status_h;
       const ImGuiWindowFlags plot_flags =
           ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar;
-      if (state.show.controls) {
+      if (state.show.controls && !presenting) {
         Panel(state, "controls", "Controls", std::nullopt, ImVec2(controls_w, body_h), 0,
               [&] { DrawControlsPanel(state, derived); });
         ImGui::SameLine();
@@ -218,7 +283,25 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
       for (const PanelEntry& p : ViewPanels()) {
         if (shown(p.view)) (p.bottom_row ? bottom : top).push_back(&p);
       }
+      const int panel_count = static_cast<int>(top.size() + bottom.size());
+      if (std::optional<ShortcutAction> key = PressedShortcut(state.ui)) {
+        if (*key != ShortcutAction::kExport || services.exports) {
+          ApplyShortcut(state, *key, panel_count);
+        }
+      }
       ImGui::BeginGroup();
+      if (presenting && panel_count > 0) {
+        // One view fills the window; the arrow keys and Page Up / Down step through the views.
+        const int k = std::clamp(state.ui.presentation_panel, 0, panel_count - 1);
+        const PanelEntry& p = *(k < static_cast<int>(top.size()) ? top[static_cast<size_t>(k)]
+                                                                   : bottom[static_cast<size_t>(k) - top.size()]);
+        const ImGuiWindowFlags flags =
+            p.view == ViewKind::kSums ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
+        Panel(state, p.id, p.title, p.view, ImVec2(right_w, body_h), flags,
+              [&] { p.draw(state, derived, caches, services); });
+        top.clear();
+        bottom.clear();
+      }
       const float row_gap = ImGui::GetStyle().ItemSpacing.y;
       const float top_h = top.empty() ? 0.0f : bottom.empty() ? body_h : body_h * 0.56f;
       const float bottom_h = bottom.empty() ? 0.0f : body_h - (top.empty() ? 0.0f : top_h + row_gap);
@@ -268,15 +351,16 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
         ImGui::EndChild();
       }
       ImGui::EndGroup();
-      DrawStatusLine(state, derived);
-      if (services.exports) {
-        const ImGuiIO& io = ImGui::GetIO();
-        if (io.KeyCtrl && ImGui::IsKeyPressed('E', false) &&
-            !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) {
-          OpenExportDialog(state, state.focused_view);
-        }
-        DrawExportDialog(state, services);
+      if (presenting) {
+        ImGui::TextDisabled("Presentation: view %d of %d. %s: next, %s: previous, %s: leave.",
+                            std::clamp(state.ui.presentation_panel, 0, panel_count - 1) + 1,
+                            panel_count, ShortcutFor(ShortcutAction::kNextPanel).keys,
+                            ShortcutFor(ShortcutAction::kPreviousPanel).keys,
+                            ShortcutFor(ShortcutAction::kLeave).keys);
+      } else {
+        DrawStatusLine(state, derived);
       }
+      if (services.exports) DrawExportDialog(state, services);
     } catch (const std::exception& e) {
       RecoverToWindow(host);
       ErrorText(std::string("Internal error while drawing: ") + e.what());
@@ -284,6 +368,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
   }
   ImGui::End();
   DrawSessionDialogs(state, services);
+  caches.drawn.shortcut_rows = DrawShortcutOverlay(state);
   DrawExportStatus(state, services);
   if (services.sessions != nullptr) services.sessions->Tick(state, ImGui::GetTime());
 }

@@ -31,6 +31,7 @@ struct HeatmapCache {
   bool raster_uploaded = false;
   std::vector<unsigned char> rgba;
   ImVec2 plot_min, plot_max;  // the data area on screen last frame
+  int64_t menu_position = -1, menu_column = -1;  // the cell the copy menu was opened on
 };
 
 // Sampled curves for the visible position range, rebuilt when the range, width, dims or
@@ -105,6 +106,7 @@ struct DrawnRecord {
   int walkthrough_step = -1;                 // and its step on show
   std::vector<std::pair<ViewKind, ModelParams>> figure_params;  // the parameters each was made of
   std::vector<ViewKind> figures_computing;  // figure panels waiting for their new parameters' figure
+  int shortcut_rows = 0;  // rows of the shortcut overlay, when it is open
   void Clear() { *this = DrawnRecord(); }
 };
 
@@ -139,6 +141,9 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services);
 // What the views were fitted to (cols, rows, first position, scheme, value range as bits): a
 // change of these refits every view to the new table.
 std::array<int64_t, 6> FitExtents(const Encoding& e);
+// The text the panels show (the sentence, typed row names): the font atlas holds its
+// characters (ApplyLook).
+std::string ShownText(const AppState& state);
 
 // The views of a running window, as an export of it draws them.
 ViewSelection ViewsOf(const AppState& state);

@@ -24,10 +24,20 @@
 #include "window/gl_texture_store.h"
 #include "jobs/raster_worker.h"
 #include "ui/session.h"
+#include "ui/shortcuts.h"
 #include "ui/ui.h"
+#include "ui/ui_settings.h"
 
 namespace pe {
 namespace {
+
+// The shortcut table names keys by GLFW's codes without including GLFW.
+static_assert(native_key::kS == GLFW_KEY_S && native_key::k0 == GLFW_KEY_0 &&
+              native_key::kMinus == GLFW_KEY_MINUS && native_key::kEqual == GLFW_KEY_EQUAL &&
+              native_key::kKeypad0 == GLFW_KEY_KP_0 &&
+              native_key::kKeypadSubtract == GLFW_KEY_KP_SUBTRACT &&
+              native_key::kKeypadAdd == GLFW_KEY_KP_ADD && native_key::kF1 == GLFW_KEY_F1 &&
+              native_key::kF11 == GLFW_KEY_F11);
 
 std::string g_glfw_error;  // written only by the GLFW error callback, read right after init
 
@@ -131,11 +141,13 @@ int RunWindow(AppState& state, const WindowRequest& request,
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;
+  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;  // Tab, arrows, Space: every control
   float xscale = 1.0f, yscale = 1.0f;
   glfwGetWindowContentScale(window, &xscale, &yscale);
-  LoadUiFont(std::max(1.0f, xscale));
-  ImGui::StyleColorsDark();
-  ImGui::GetStyle().ScaleAllSizes(std::max(1.0f, xscale));
+  // Fonts at the UI scale's pixel size and a style scaled from a fresh copy; rebuilt between
+  // frames when the scale, theme or shown text change (then the font texture is uploaded again).
+  std::optional<AppliedLook> look;
+  ApplyLook(state.ui, xscale, ShownText(state), look);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330");
 
@@ -158,6 +170,10 @@ int RunWindow(AppState& state, const WindowRequest& request,
     glfwPollEvents();
     glfwGetWindowSize(window, &state.session.window_width, &state.session.window_height);
     if (request.animate && frame > 0) AnimateViews(state, frame);
+    if (ApplyLook(state.ui, xscale, ShownText(state), look) && frame > 0) {
+      ImGui_ImplOpenGL3_DestroyFontsTexture();
+      ImGui_ImplOpenGL3_CreateFontsTexture();
+    }
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
@@ -166,7 +182,8 @@ int RunWindow(AppState& state, const WindowRequest& request,
     int fb_w = 0, fb_h = 0;
     glfwGetFramebufferSize(window, &fb_w, &fb_h);
     glViewport(0, 0, fb_w, fb_h);
-    glClearColor(0.08f, 0.08f, 0.09f, 1.0f);
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    glClearColor(bg.x, bg.y, bg.z, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     const auto t1 = std::chrono::steady_clock::now();

@@ -11,9 +11,10 @@
 
 namespace pe {
 
-enum class ColormapId { kRdBu, kViridis };
+enum class ColormapId { kRdBu, kViridis, kCividis };
+inline constexpr int kColormapCount = 3;
 
-std::string_view ColormapName(ColormapId id);  // "rdbu", "viridis"
+std::string_view ColormapName(ColormapId id);  // "rdbu", "viridis", "cividis"
 std::optional<ColormapId> ParseColormap(std::string_view name);
 
 struct Rgba8 {
@@ -26,6 +27,7 @@ using ColorLut = std::array<Rgba8, kLutSize>;
 
 // kRdBu: ColorBrewer's 11-class RdBu (low = red, middle = near white, high = blue), as matplotlib.
 // kViridis: matplotlib's viridis, from 9 key colours.
+// kCividis: cividis (Nunez et al. 2018; matplotlib's table), from 86 key colours.
 const ColorLut& GetColormap(ColormapId id);
 
 // The key colours the LUT interpolates linearly, evenly spaced from vmin to vmax.

@@ -88,10 +88,67 @@ void Font(cairo_t* cr, double size, bool bold = false) {
   cairo_set_font_size(cr, size);
 }
 
+// Chinese, Japanese and Korean: Hangul Jamo and the blocks from CJK Radicals to the half-width
+// forms, which DejaVu Sans has none of (the window's font atlas uses the same split).
+bool IsCjk(char32_t c) {
+  return (c >= 0x1100 && c <= 0x11FF) || (c >= 0x2E80 && c <= 0xFFEF);
+}
+
+// Calls draw(run, cjk) for each run of `s` that is all CJK or all other characters, with the
+// font switched to Noto Sans CJK (fonts-noto-cjk, through fontconfig) for CJK runs: cairo's toy
+// text API draws each string in one face, so a token such as "日本" would otherwise come out as
+// DejaVu's empty boxes. The current face (family, weight) is restored afterwards.
+template <typename Draw>
+void ForEachFontRun(cairo_t* cr, const std::string& s, const Draw& draw) {
+  size_t start = 0;
+  bool run_cjk = false;
+  auto flush = [&](size_t end) {
+    if (end <= start) return;
+    const std::string run = s.substr(start, end - start);
+    if (!run_cjk) {
+      draw(run);
+      return;
+    }
+    cairo_font_face_t* face = cairo_font_face_reference(cairo_get_font_face(cr));
+    cairo_select_font_face(cr, "Noto Sans CJK JP", CAIRO_FONT_SLANT_NORMAL,
+                           cairo_toy_font_face_get_weight(face));
+    draw(run);
+    cairo_set_font_face(cr, face);
+    cairo_font_face_destroy(face);
+  };
+  size_t k = 0;
+  while (k < s.size()) {
+    const auto b = static_cast<unsigned char>(s[k]);
+    const size_t n = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+    char32_t c = b;
+    if (n == 3 && k + 2 < s.size()) {
+      c = ((b & 0x0Fu) << 12) | ((static_cast<unsigned char>(s[k + 1]) & 0x3Fu) << 6) |
+          (static_cast<unsigned char>(s[k + 2]) & 0x3Fu);
+    }
+    const bool cjk = n == 3 && IsCjk(c);
+    if (cjk != run_cjk) {
+      flush(k);
+      start = k;
+      run_cjk = cjk;
+    }
+    k += n;
+  }
+  flush(s.size());
+}
+
 double TextWidth(cairo_t* cr, const std::string& s) {
-  cairo_text_extents_t e;
-  cairo_text_extents(cr, s.c_str(), &e);
-  return e.x_advance;
+  double width = 0;
+  ForEachFontRun(cr, s, [&](const std::string& run) {
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, run.c_str(), &e);
+    width += e.x_advance;
+  });
+  return width;
+}
+
+// Shows `s` at the current point, run by run (ForEachFontRun).
+void ShowText(cairo_t* cr, const std::string& s) {
+  ForEachFontRun(cr, s, [&](const std::string& run) { cairo_show_text(cr, run.c_str()); });
 }
 
 // Text with its anchor at (x, y): ax 0 left .. 1 right; ay 0 top .. 1 bottom (of the font box).
@@ -105,7 +162,7 @@ void Text(cairo_t* cr, const std::string& s, double x, double y, double ax, doub
   cairo_translate(cr, x, y);
   cairo_rotate(cr, angle);
   cairo_move_to(cr, -ax * w, -ay * h + fe.ascent);
-  cairo_show_text(cr, s.c_str());
+  ShowText(cr, s);
   cairo_restore(cr);
 }
 

@@ -627,9 +627,12 @@ const ParamField kFields[] = {
      kAllSchemes, nullptr, GET(std::string(CompareOfName(m.compare_of))), SET({
        return SetChoice("--compare-of", text, &ParseCompareOf, "score or table", m.compare_of);
      })},
-    {"colormap", "--colormap", "NAME", "Heatmap colours: rdbu or viridis", kAllSchemes, nullptr,
+    {"colormap", "--colormap", "NAME",
+     "Heatmap colours: rdbu, viridis or cividis (reads the same with red-green colour "
+     "blindness)",
+     kAllSchemes, nullptr,
      GET(std::string(ColormapName(m.colormap))), SET({
-       return SetChoice("--colormap", text, &ParseColormap, "rdbu or viridis", m.colormap);
+       return SetChoice("--colormap", text, &ParseColormap, "rdbu, viridis or cividis", m.colormap);
      })},
     {"", "--memory-cap-mib", "INT", "Largest table a request may allocate, in MiB", kAllSchemes,
      nullptr, GET(std::to_string(m.cap.bytes >> 20)), SET({
