@@ -112,6 +112,7 @@ int BuildParams(const CLI::App& app, const CLI::App* before, const Flags& f, Mod
     if (Status s = field.set(p, f.values[k]); !s.ok()) return fail(s.message());
   }
   if (Status s = ValidateEncodingParams(p.pe); !s.ok()) return fail(s.message());
+  if (Status s = CheckLoadedTables(p); !s.ok()) return fail(s.message());
   if (!f.vocab_file.empty()) {
     Result<std::vector<std::string>> words = ReadVocabularyFile(f.vocab_file, p.cap);
     if (!words.ok()) {

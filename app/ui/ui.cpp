@@ -160,13 +160,21 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
   ImGui::SetNextWindowSize(vp->WorkSize);
   const ImGuiWindowFlags host_flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                       ImGuiWindowFlags_NoSavedSettings |
-                                      ImGuiWindowFlags_NoBringToFrontOnFocus;
+                                      ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                      ImGuiWindowFlags_MenuBar;
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(4, 4));
   const bool open = ImGui::Begin("PE Explorer", nullptr, host_flags);
   ImGui::PopStyleVar();
   if (open) {
     ImGuiWindow* host = ImGui::GetCurrentWindow();
     try {
+      if (ImGui::BeginMenuBar()) {
+        if (ImGui::BeginMenu("File")) {
+          DrawFileMenuItems(state);
+          ImGui::EndMenu();
+        }
+        ImGui::EndMenuBar();
+      }
       const float em = ImGui::GetFontSize();
       const float gap = ImGui::GetStyle().ItemSpacing.x;
       const float status_h = ImGui::GetFrameHeightWithSpacing();
@@ -254,6 +262,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
         }
         DrawExportDialog(state, services);
       }
+      DrawOpenTableDialog(state, services);
     } catch (const std::exception& e) {
       RecoverToWindow(host);
       ErrorText(std::string("Internal error while drawing: ") + e.what());

@@ -121,12 +121,14 @@ struct UiCaches {
 // What the frame may use from outside: where images go and who computes rasters.
 class ExportRunner;
 class SaveFilePicker;
+class TableLoadJob;
 struct UiServices {
   TextureStore* textures = nullptr;
   RasterWorker* rasters = nullptr;
   ExportRunner* exports = nullptr;   // null: export is not offered
   SaveFilePicker* picker = nullptr;  // null: no native save dialog
   FigureWorker* figures = nullptr;   // null: figure panels build their figures in the frame
+  TableLoadJob* tables = nullptr;    // null: File > Open loads nothing (says so)
 };
 
 // Applies the edits queued in the last frame (state.pending_edits), updates the derived data and

@@ -23,6 +23,7 @@
 #include "ui/fonts.h"
 #include "window/gl_texture_store.h"
 #include "jobs/raster_worker.h"
+#include "jobs/table_load_job.h"
 #include "ui/ui.h"
 
 namespace pe {
@@ -79,6 +80,15 @@ void AnimateViews(AppState& state, int frame) {
   c.x1 = c.x0 + span;
 }
 
+// Files dropped on the window, queued for the next frame by kind (the window's user pointer is
+// the AppState): a small dispatcher by extension; every file that no other kind claims is
+// offered to File > Open as a table.
+void OnDrop(GLFWwindow* window, int count, const char** paths) {
+  auto* state = static_cast<AppState*>(glfwGetWindowUserPointer(window));
+  if (state == nullptr) return;
+  for (int k = 0; k < count; ++k) state->dropped_files.emplace_back(paths[k]);
+}
+
 double PeakRssMiB() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -125,6 +135,8 @@ int RunWindow(AppState& state, const WindowRequest& request,
   ImGui::StyleColorsDark();
   ImGui::GetStyle().ScaleAllSizes(std::max(1.0f, xscale));
   ImGui_ImplGlfw_InitForOpenGL(window, true);
+  glfwSetWindowUserPointer(window, &state);
+  glfwSetDropCallback(window, OnDrop);
   ImGui_ImplOpenGL3_Init("#version 330");
 
   UiCaches caches;
@@ -135,7 +147,8 @@ int RunWindow(AppState& state, const WindowRequest& request,
   FigureWorker figures(/*synchronous=*/!request.screenshot.empty());
   ExportRunner exports(/*synchronous=*/false);
   SaveFilePicker picker;
-  UiServices services{&*textures, &rasters, &exports, &picker, &figures};
+  TableLoadJob tables(/*synchronous=*/!request.screenshot.empty());
+  UiServices services{&*textures, &rasters, &exports, &picker, &figures, &tables};
   std::vector<double> frame_ms;
   int frame = 0;
   const int frames_wanted = request.frame_stats > 0 ? request.frame_stats : request.frames;

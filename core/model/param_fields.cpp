@@ -821,6 +821,25 @@ std::vector<std::pair<std::string, std::string>> ParamValues(const ModelParams& 
   return out;
 }
 
+Status CheckLoadedTables(const ModelParams& m) {
+  const TableRef& e = m.example.embeddings;
+  if (m.pe.kind() == Scheme::kLearned && e.loaded() && m.pe.learned().table.loaded() &&
+      e.table->cols() != m.pe.learned().table.table->cols()) {
+    const TableRef& p = m.pe.learned().table;
+    return InvalidArgument("--embeddings " + Quoted(e.spec) + " has " +
+                           std::to_string(e.table->cols()) + " columns but --positions-table " +
+                           Quoted(p.spec) + " has " + std::to_string(p.table->cols()) +
+                           "; both set d_model, so their widths must agree");
+  }
+  if (Status s = FollowsTable(m, "--d-model", m.pe.d_model); !s.ok()) return s;
+  if (Status s = FollowsTable(m, "--max-len", m.pe.max_len); !s.ok()) return s;
+  if (m.pe.kind() == Scheme::kT5) {
+    if (Status s = FollowsTable(m, "--heads", m.pe.t5().heads); !s.ok()) return s;
+    if (Status s = FollowsTable(m, "--t5-buckets", m.pe.t5().buckets); !s.ok()) return s;
+  }
+  return {};
+}
+
 std::string_view CompareOfName(CompareOf c) { return c == CompareOf::kTable ? "table" : "score"; }
 
 std::optional<CompareOf> ParseCompareOf(std::string_view name) {
