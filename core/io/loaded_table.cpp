@@ -104,6 +104,13 @@ void LoadedTable::Read(int64_t row0, int64_t n, int64_t col0, int64_t ncols, flo
     }
     return;
   }
+  if (storage_ == Storage::kMappedF4 && !big_endian_ && std::endian::native == std::endian::little) {
+    for (int64_t r = 0; r < n; ++r) {  // the file's float32 bits as they are
+      std::memcpy(out + r * ncols, mapped_ + 4 * static_cast<size_t>((row0 + r) * cols_ + col0),
+                  4 * static_cast<size_t>(ncols));
+    }
+    return;
+  }
   for (int64_t r = 0; r < n; ++r) {
     const auto first = static_cast<size_t>((row0 + r) * cols_ + col0);
     float* dst = out + r * ncols;
