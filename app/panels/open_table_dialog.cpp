@@ -171,7 +171,8 @@ void DrawOpenTableDialog(AppState& state, UiServices& services) {
     o.open_requested = false;
   }
   const float em = ImGui::GetFontSize();
-  ImGui::SetNextWindowSize(ImVec2(em * 40, 0), ImGuiCond_Appearing);
+  // Tall enough for eight tensors and the choices below them (the list scrolls beyond that).
+  ImGui::SetNextWindowSize(ImVec2(em * 40, em * 25), ImGuiCond_Appearing);
   if (!ImGui::BeginPopupModal(kDialog, nullptr, ImGuiWindowFlags_NoSavedSettings)) return;
   const bool busy = job != nullptr && job->busy();
   ImGui::TextUnformatted("File: NPY, safetensors (FILE or FILE:TENSOR), or word vectors");
