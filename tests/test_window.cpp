@@ -3,6 +3,7 @@
 // PNGs stay in the build tree (tests/tmp) as artefacts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -67,8 +68,11 @@ TEST(Window, HeatmapPixelsHaveTheColormapColourOfTheirCells) {
                           std::pair{7, 3}}) {
     const double x =
         heat.plot_min.x + (dim + 0.5 - v.x0) / (v.x1 - v.x0) * (heat.plot_max.x - heat.plot_min.x);
-    const double y =
-        heat.plot_min.y + (pos + 0.5 - v.y0) / (v.y1 - v.y0) * (heat.plot_max.y - heat.plot_min.y);
+    // The plot's frame line covers its last pixels: a cell on the bottom row is sampled above it
+    // (rows are more than 3 px tall here), wherever the layout puts the plot.
+    const double y = std::min(
+        heat.plot_min.y + (pos + 0.5 - v.y0) / (v.y1 - v.y0) * (heat.plot_max.y - heat.plot_min.y),
+        static_cast<double>(heat.plot_max.y) - 2.5);
     const unsigned char* px = img.at(static_cast<int>(x), static_cast<int>(y));
     const Rgba8 want = MapValue(ColormapId::kRdBu, WaveValue(DescribeColumn(p, dim), pos), -1, 1);
     if (pos == 0) continue;  // row 0 carries the selected token's outline
