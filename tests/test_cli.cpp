@@ -912,5 +912,97 @@ TEST_F(Cli, CheckExitCodes) {
   EXPECT_EQ(r.code, 2) << r.output;
 }
 
+// Tables from files through the real binary: numpy writes the files (PE_NUMPY_PYTHON), the
+// exports must give their values back bit for bit (float32) or as numpy rounds (float64).
+const char* NumpyPython() {
+  const char* py = std::getenv("PE_NUMPY_PYTHON");
+  return py != nullptr && *py != 0 ? py : "/usr/bin/python3";
+}
+
+bool HaveNumpy() {
+  return std::system((std::string(NumpyPython()) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0;
+}
+
+TEST_F(Cli, PositionsTableFromNumpyExportsItsValues) {
+  if (!HaveNumpy()) GTEST_SKIP() << "numpy is not installed (apt-get install python3-numpy)";
+  const std::string script =
+      "import numpy as np\n"
+      "r = np.random.default_rng(5)\n"
+      "np.save('" + Path("wpe.npy") + "', r.standard_normal((40, 24)).astype(np.float32))\n"
+      "np.save('" + Path("wpe64.npy") + "', r.standard_normal((40, 24)))\n"
+      "np.save('" + Path("ids.npy") + "', np.arange(12, dtype=np.float32).reshape(3, 4))\n";
+  std::ofstream(Path("make.py")) << script;
+  ASSERT_EQ(std::system((std::string(NumpyPython()) + " " + Path("make.py")).c_str()), 0);
+  CliRun r = RunCli("export --view heatmap --scheme learned --positions-table " + Path("wpe.npy") +
+                    " --max-len 40 -o " + Path("out.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray in, out;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("wpe.npy")), in, why)) << why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("out.npy")), out, why)) << why;
+  EXPECT_EQ(out.shape, (std::vector<int64_t>{40, 24}));
+  EXPECT_EQ(std::memcmp(in.data.data(), out.data.data(), in.data.size() * 4), 0);
+  // float64: numpy's own astype(float32) rounding is the reference.
+  r = RunCli("export --view heatmap --scheme learned --positions-table " + Path("wpe64.npy") +
+             " --max-len 40 -o " + Path("out64.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ofstream(Path("cmp.py")) << "import numpy as np, sys\n"
+                                   "a = np.load('" + Path("wpe64.npy") + "').astype(np.float32)\n"
+                                   "b = np.load('" + Path("out64.npy") + "')\n"
+                                   "sys.exit(0 if a.tobytes() == b.tobytes() else 1)\n";
+  EXPECT_EQ(std::system((std::string(NumpyPython()) + " " + Path("cmp.py")).c_str()), 0);
+  // The figure's metadata names the file and its hash; --from redraws it.
+  r = RunCli("export --view heatmap --scheme learned --positions-table " + Path("wpe.npy") +
+             " -o " + Path("fig.png"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string png = ReadFile(Path("fig.png"));
+  EXPECT_NE(png.find("positions_table=" + Path("wpe.npy")), std::string::npos);
+  EXPECT_NE(png.find("positions_table_hash="), std::string::npos);
+  r = RunCli("export --from " + Path("fig.png") + " -o " + Path("again.png"));
+  EXPECT_EQ(r.code, 0) << r.output;
+  // The file changes: the figure no longer reads back.
+  std::ofstream(Path("make2.py")) << "import numpy as np\nnp.save('" + Path("wpe.npy") +
+                                         "', np.ones((40, 24), np.float32))\n";
+  ASSERT_EQ(std::system((std::string(NumpyPython()) + " " + Path("make2.py")).c_str()), 0);
+  r = RunCli("export --from " + Path("fig.png") + " -o " + Path("changed.png"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.output.find("not the one the figure was made from"), std::string::npos) << r.output;
+  EXPECT_FALSE(Exists(Path("changed.png")));
+}
+
+TEST_F(Cli, EmbeddingsFromGloveAndConflictsAreRefusedNamingTheFile) {
+  std::ofstream(Path("g.txt")) << "the 1 2 3\ncat 4 5 6\nmat 7 8 9\n";
+  CliRun r = RunCli("export --view sum --embeddings " + Path("g.txt") +
+                    " --text 'The cat sat on the mat' -o " + Path("s.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto rows = ParseCsv(ReadFile(Path("s.csv")));
+  ASSERT_GT(rows.size(), 1u);
+  // The embedding rows: "The" -> the, "cat" -> cat, "sat" -> the zero row (id V = 3).
+  int checked = 0;
+  for (const auto& row : rows) {
+    if (row.size() < 7 || row[3] != "embedding") continue;
+    const std::string values = row[2] + ":" + row[4] + "," + row[5] + "," + row[6];
+    if (row[1] == "0") EXPECT_EQ(values, "0:1,2,3");
+    if (row[1] == "1") EXPECT_EQ(values, "1:4,5,6");
+    if (row[1] == "2") EXPECT_EQ(values, "3:0,0,0");  // "sat": the zero row, id V = 3
+    checked += row[1] == "0" || row[1] == "1" || row[1] == "2" ? 1 : 0;
+  }
+  EXPECT_EQ(checked, 3) << ReadFile(Path("s.csv")).substr(0, 400);
+  r = RunCli("export --view heatmap --embeddings " + Path("g.txt") + " --d-model 8 -o " +
+             Path("x.png"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--d-model 8 conflicts with --embeddings"), std::string::npos) << r.output;
+  EXPECT_FALSE(Exists(Path("x.png")));
+  r = RunCli("export --view heatmap --embeddings " + Path("missing.txt") + " -o " + Path("x.png"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.output.find(Path("missing.txt")), std::string::npos) << r.output;
+  std::ofstream(Path("bad.txt")) << "a 1 2\nb 3\n";
+  r = RunCli("export --view heatmap --embeddings " + Path("bad.txt") + " -o " + Path("x.png"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.output.find(Path("bad.txt")), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("line 2"), std::string::npos) << r.output;
+  EXPECT_FALSE(Exists(Path("x.png")));
+}
+
 }  // namespace
 }  // namespace pe

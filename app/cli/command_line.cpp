@@ -99,7 +99,21 @@ int BuildParams(const CLI::App& app, const CLI::App* before, const Flags& f, Mod
       return fail(s.message());
     }
   }
+  // A loaded table (--embeddings, --positions-table) fixes d_model, max_len's limit and T5's
+  // heads and buckets; those flags were applied before it, so they are checked again now.
+  for (size_t k = 0; k < fields.size(); ++k) {
+    const ParamField& field = fields[k];
+    if (field.flag != "--d-model" && field.flag != "--max-len" && field.flag != "--heads" &&
+        field.flag != "--t5-buckets") {
+      continue;
+    }
+    const std::string flag(field.flag);
+    if (app.count(flag) == 0 && (before == nullptr || before->count(flag) == 0)) continue;
+    if (!field.WhyNotApplicable(p).empty()) continue;
+    if (Status s = field.set(p, f.values[k]); !s.ok()) return fail(s.message());
+  }
   if (Status s = ValidateEncodingParams(p.pe); !s.ok()) return fail(s.message());
+  if (Status s = CheckLoadedTables(p); !s.ok()) return fail(s.message());
   if (!f.vocab_file.empty()) {
     Result<std::vector<std::string>> words = ReadVocabularyFile(f.vocab_file, p.cap);
     if (!words.ok()) {

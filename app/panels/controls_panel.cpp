@@ -15,6 +15,7 @@
 #include "encoding/rope_encoding.h"
 #include "encoding/sinusoidal_presets.h"
 #include "figure/text_wrap.h"
+#include "io/loaded_table.h"
 #include "model/param_fields.h"
 #include "model/token_ids.h"
 #include "panels/panels.h"
@@ -201,6 +202,12 @@ void EditPe(AppState& state, const char* label, const auto& mutate) {
     RefuseField(state, label, s.message());
     return;
   }
+  ModelParams with = state.params;  // a loaded table fixes d_model (and T5's shape)
+  with.pe = next;
+  if (Status s = CheckLoadedTables(with); !s.ok()) {
+    RefuseField(state, label, s.message());
+    return;
+  }
   Edit(state, [next](AppState& st) { st.params.pe = next; });
 }
 
@@ -337,14 +344,21 @@ void DrawTokenEmbeddingControls(AppState& state) {
                   "or the text's vocabulary. The rows E[id] do not depend on V.")) {
     EditField(state, "vocab size", "--vocab-size", std::to_string(i64));
   }
-  WrappedText(p.example.ids.empty() && p.example.subword
-                  ? "The embeddings are random and untrained (drawn from the seed); the text's "
-                    "ids are the tokenizer file's."
-              : p.example.ids.empty()
-                  ? "The embeddings are random and untrained (drawn from the seed); the text's "
-                    "ids follow the order of first appearance in the text."
-                  : "The embeddings are random and untrained (drawn from the seed); the ids are "
-                    "the ones typed above, not the text's.");
+  if (p.example.embeddings.loaded()) {
+    WrappedText(p.example.embeddings.table->has_words() && p.example.ids.empty()
+                    ? "The embeddings are the loaded word vectors: each word of the text takes "
+                      "the file's row for it."
+                    : "The embeddings are the loaded table's rows: the ids index them.");
+  } else {
+    WrappedText(p.example.ids.empty() && p.example.subword
+                    ? "The embeddings are random and untrained (drawn from the seed); the text's "
+                      "ids are the tokenizer file's."
+                : p.example.ids.empty()
+                    ? "The embeddings are random and untrained (drawn from the seed); the text's "
+                      "ids follow the order of first appearance in the text."
+                    : "The embeddings are random and untrained (drawn from the seed); the ids are "
+                      "the ones typed above, not the text's.");
+  }
 }
 
 void DrawRopeControls(AppState& state) {
@@ -520,6 +534,7 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
                   "offset, offset+1, ... (negative only for the sinusoid: relative offsets).")) {
     EditPe(state, "offset", [&](EncodingParams& q) { q.offset = i64; });
   }
+  DrawLoadedTablesInfo(state, derived);
   switch (p.pe.kind()) {
     case Scheme::kSinusoidal:
       DrawSinusoidalControls(state);

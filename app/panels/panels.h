@@ -106,4 +106,11 @@ bool NumberField(AppState& state, const char* label, double current, double* typ
                  const char* tip);
 void RefuseField(AppState& state, const char* label, const std::string& reason);
 
+// File > Open: the menu items, the dialog (path, the tensors of a safetensors file, what the
+// table is for, loading with progress and Cancel), files dropped on the window, and the loaded
+// tables' summary in the controls panel. (open_table_dialog.cpp)
+void DrawFileMenuItems(AppState& state);
+void DrawOpenTableDialog(AppState& state, UiServices& services);
+void DrawLoadedTablesInfo(AppState& state, const Derived& derived);
+
 }  // namespace pe

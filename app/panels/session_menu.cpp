@@ -53,6 +53,7 @@ void DrawFileMenu(AppState& state, UiServices& services) {
     }
     ImGui::EndMenu();
   }
+  DrawFileMenuItems(state);
   ImGui::Separator();
   if (ImGui::MenuItem("Save", "Ctrl+S")) s.save_requested = true;
   ItemTooltip(s.path.empty() ? "Save the session: parameters, views, panels (asks for a name)."
@@ -133,6 +134,13 @@ void DrawSessionDialogs(AppState& state, UiServices& /*services*/) {
     if (go) {
       std::string path = s.dialog_path;
       if (saving && FileExtension(path).empty() && !path.empty()) path += ".pexs";
+      // A path that is neither a session nor a figure is a table: File > Open table takes it.
+      if (!saving && !path.empty() && !IsSessionOrFigurePath(path)) {
+        state.dropped_files.push_back(path);
+        ImGui::CloseCurrentPopup();
+        ImGui::EndPopup();
+        continue;
+      }
       error = SessionPathError(path, saving);
       if (error.empty()) {
         if (saving) {

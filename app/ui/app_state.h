@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "figure/colormap.h"
+#include "io/tensor_file.h"
 #include "model/input_layer.h"
 #include "model/model_params.h"
 #include "ui/plot.h"
@@ -160,6 +161,21 @@ struct UndoHistory {
   std::optional<UndoStep> committed;  // the state after the last step; empty before the first frame
 };
 
+// File > Open (and a file dropped on the window): a table file for the model and what it is
+// used for (jobs/table_load_job.h TableTarget: 0 embeddings, 1 learned position table, 2 T5
+// bias). The tensor list is read when a path is submitted, never per frame.
+struct OpenTableState {
+  bool open_requested = false;  // open the dialog next frame
+  std::string path;             // as typed: FILE, or FILE:TENSOR
+  std::string listed_path;      // the file `listing` and `note` describe
+  std::vector<TensorListing> listing;
+  std::string note;   // what the file is (or why it cannot be listed)
+  int picked = -1;    // the tensor chosen in `listing`
+  int target = 0;
+  std::string error;  // why the last load was refused
+  bool loaded = false;  // a load was applied: the dialog closes
+};
+
 struct AppState;
 // An edit made while a frame is drawn. It is applied at the start of the next frame, before
 // anything is derived, so every panel of a frame draws from the same state.
@@ -188,6 +204,10 @@ struct AppState {
   std::vector<StateEdit> pending_edits;
   std::unordered_map<unsigned, FieldEdit> fields;  // by ImGui id
   UiSettings ui;  // scale, theme, presentation mode, shortcut overlay (ui_settings.h)
+  OpenTableState open_table;
+  // Files dropped on the window since the last frame (window.cpp's drop callback queues them;
+  // the frame hands each to what opens its kind).
+  std::vector<std::string> dropped_files;
 };
 
 // Queues `edit` for the start of the next frame.

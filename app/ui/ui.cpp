@@ -361,6 +361,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
         DrawStatusLine(state, derived);
       }
       if (services.exports) DrawExportDialog(state, services);
+      DrawOpenTableDialog(state, services);
     } catch (const std::exception& e) {
       RecoverToWindow(host);
       ErrorText(std::string("Internal error while drawing: ") + e.what());

@@ -124,6 +124,7 @@ struct UiCaches {
 class ExportRunner;
 class SaveFilePicker;
 class SessionKeeper;
+class TableLoadJob;
 struct UiServices {
   TextureStore* textures = nullptr;
   RasterWorker* rasters = nullptr;
@@ -131,6 +132,7 @@ struct UiServices {
   SaveFilePicker* picker = nullptr;  // null: no native save dialog
   FigureWorker* figures = nullptr;   // null: figure panels build their figures in the frame
   SessionKeeper* sessions = nullptr;  // null: no last session, recent list or autosave
+  TableLoadJob* tables = nullptr;    // null: File > Open loads nothing (says so)
 };
 
 // Applies the edits queued in the last frame (state.pending_edits), updates the derived data and

@@ -25,6 +25,7 @@
 #include "jobs/raster_worker.h"
 #include "ui/session.h"
 #include "ui/shortcuts.h"
+#include "jobs/table_load_job.h"
 #include "ui/ui.h"
 #include "ui/ui_settings.h"
 
@@ -90,18 +91,26 @@ void AnimateViews(AppState& state, int frame) {
   c.x1 = c.x0 + span;
 }
 
+// Files dropped on the window, queued for the next frame by kind (the window's user pointer is
+// the AppState): a small dispatcher by extension. Sessions and exported figures open as a
+// session; every other file is offered to File > Open table.
+void OnDrop(GLFWwindow* window, int count, const char** paths) {
+  auto* state = static_cast<AppState*>(glfwGetWindowUserPointer(window));
+  for (int k = 0; state != nullptr && k < count; ++k) {
+    if (IsSessionOrFigurePath(paths[k])) {
+      state->session.open_requests.emplace_back(paths[k]);
+    } else {
+      state->dropped_files.emplace_back(paths[k]);
+    }
+  }
+}
+
 double PeakRssMiB() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-// Files dropped on the window: sessions and exported figures open as a session (by extension).
-void OnDrop(GLFWwindow* window, int count, const char** paths) {
-  auto* state = static_cast<AppState*>(glfwGetWindowUserPointer(window));
-  for (int k = 0; state != nullptr && k < count; ++k) {
-    if (IsSessionOrFigurePath(paths[k])) state->session.open_requests.emplace_back(paths[k]);
-  }
 }
 
 }  // namespace
@@ -134,8 +143,6 @@ int RunWindow(AppState& state, const WindowRequest& request,
   }
   glfwMakeContextCurrent(window);
   glfwSwapInterval(offscreen ? 0 : 1);
-  glfwSetWindowUserPointer(window, &state);
-  glfwSetDropCallback(window, OnDrop);
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
@@ -149,6 +156,8 @@ int RunWindow(AppState& state, const WindowRequest& request,
   std::optional<AppliedLook> look;
   ApplyLook(state.ui, xscale, ShownText(state), look);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
+  glfwSetWindowUserPointer(window, &state);
+  glfwSetDropCallback(window, OnDrop);
   ImGui_ImplOpenGL3_Init("#version 330");
 
   UiCaches caches;
@@ -159,7 +168,8 @@ int RunWindow(AppState& state, const WindowRequest& request,
   FigureWorker figures(/*synchronous=*/!request.screenshot.empty());
   ExportRunner exports(/*synchronous=*/false);
   SaveFilePicker picker;
-  UiServices services{&*textures, &rasters, &exports, &picker, &figures, sessions};
+  TableLoadJob tables(/*synchronous=*/!request.screenshot.empty());
+  UiServices services{&*textures, &rasters, &exports, &picker, &figures, sessions, &tables};
   std::vector<double> frame_ms;
   int frame = 0;
   const int frames_wanted = request.frame_stats > 0 ? request.frame_stats : request.frames;

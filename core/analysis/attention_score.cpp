@@ -1,5 +1,7 @@
 #include "analysis/attention_score.h"
 
+#include "io/loaded_table.h"
+
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -104,7 +106,19 @@ Result<AttentionScorer> AttentionScorer::Make(const ModelParams& params, Encodin
       // family can use them).
       // With typed ids, the first row of the batch.
       const TextExample& ex = params.example;
-      Result<std::vector<int64_t>> example_ids = ExampleIds(ex);
+      const LoadedTable* loaded = ex.embeddings.table.get();
+      Result<std::vector<int64_t>> example_ids = std::vector<int64_t>();
+      if (loaded != nullptr && loaded->has_words() && ex.ids.empty()) {
+        // A word-vector table: each word's row; a word it lacks has none (-1: a zero row, or
+        // the file's <unk> row), as ComputeSentence.
+        const int64_t unk = loaded->FindWord(kUnknownToken);
+        for (const Token& t : Tokenize(ex.text, ex.tokenizer)) {
+          const int64_t id = loaded->FindWord(t.text);
+          example_ids.value().push_back(id >= 0 ? id : unk);
+        }
+      } else {
+        example_ids = ExampleIds(ex);
+      }
       if (!example_ids.ok()) return example_ids.error();
       const std::vector<int64_t>& ids = example_ids.value();
       const auto count = static_cast<int64_t>(ids.size());
@@ -120,6 +134,29 @@ Result<AttentionScorer> AttentionScorer::Make(const ModelParams& params, Encodin
       xk.resize(static_cast<size_t>(d));
       const int64_t a = ids[static_cast<size_t>(params.content.token_a)];
       const int64_t b = ids[static_cast<size_t>(params.content.token_b)];
+      if (loaded != nullptr) {
+        if (loaded->cols() != d) {
+          return InvalidArgument("d_model is " + std::to_string(d) + " but the embedding table " +
+                                 Quoted(ex.embeddings.spec) + " has " +
+                                 std::to_string(loaded->cols()) + " columns");
+        }
+        for (int64_t id : {a, b}) {
+          if (id >= loaded->rows()) {
+            return InvalidArgument("--content tokens: token id " + std::to_string(id) +
+                                   " is outside the embedding table " +
+                                   Quoted(ex.embeddings.spec) + " (ids 0 to " +
+                                   std::to_string(loaded->rows() - 1) + ")");
+          }
+        }
+        std::vector<float> row(static_cast<size_t>(d));
+        const auto s32 = static_cast<float>(scale);
+        for (auto [id, out] : {std::pair{a, &xq}, std::pair{b, &xk}}) {
+          std::fill(row.begin(), row.end(), 0.0f);
+          if (id >= 0) loaded->Read(id, 1, 0, d, row.data());
+          for (int64_t j = 0; j < d; ++j) (*out)[static_cast<size_t>(j)] = row[static_cast<size_t>(j)] * s32;
+        }
+        break;
+      }
       for (int64_t j = 0; j < d; ++j) {
         // As the sum view's scaled part: float32 E[id] times sqrt(d) rounded to float32.
         const auto s32 = static_cast<float>(scale);

@@ -63,7 +63,7 @@ Status ValidateEncodingParams(const EncodingParams& p) {
     case Scheme::kSinusoidal:
       return ValidateSinusoidalParams(p.sinusoidal());
     case Scheme::kLearned:
-      return {};
+      return CheckLearnedTable(p);
     case Scheme::kRope:
       return ValidateRopeParams(p);
     case Scheme::kAlibi:

@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "base/initializers.h"
+#include "base/table_ref.h"
 
 namespace pe {
 
@@ -43,6 +44,9 @@ using LearnedInit = EmbeddingInit;
 struct LearnedParams {
   LearnedInit init = LearnedInit::kNormal002;
   uint64_t seed = 0;
+  // A trained table loaded from a file (--positions-table, (rows >= offset + max_len, d_model));
+  // empty: the seeded table above.
+  TableRef table;
   bool operator==(const LearnedParams&) const = default;
 };
 
@@ -96,6 +100,9 @@ struct T5Params {
   int64_t max_distance = 128;
   T5Direction direction = T5Direction::kBidirectional;
   uint64_t seed = 0;
+  // A trained relative_attention_bias loaded from a file (--positions-table, (buckets, heads));
+  // empty: the seeded biases.
+  TableRef bias;
   bool operator==(const T5Params&) const = default;
 };
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "base/random.h"
+#include "io/loaded_table.h"
 
 namespace pe {
 
@@ -28,9 +29,19 @@ class LearnedEncoding final : public Encoding {
  public:
   LearnedEncoding(const EncodingParams& params, std::shared_ptr<const Matrix> table)
       : Encoding(params), table_(std::move(table)) {
+    // The colour range from the finite values: NaN and Inf are loaded as they are (a loaded
+    // table may hold them) and flagged in the title instead of widening the range to infinity.
     float m = 0.0f;
-    for (float v : table_->data) m = std::max(m, std::abs(v));
+    for (float v : table_->data) {
+      if (std::isfinite(v)) m = std::max(m, std::abs(v));
+      else ++non_finite_;
+    }
     max_abs_ = m > 0.0f ? m : 1.0f;
+  }
+  const LoadedTable* loaded() const { return params_.learned().table.table.get(); }
+  std::string NonFiniteNote() const {
+    if (non_finite_ == 0) return {};
+    return ", " + std::to_string(non_finite_) + " NaN/Inf values shown";
   }
 
   Family family() const override { return Family::kAdded; }
@@ -38,6 +49,14 @@ class LearnedEncoding final : public Encoding {
   ValueRange Range() const override { return {-max_abs_, max_abs_}; }
   std::string Summary() const override {
     const LearnedParams& l = params_.learned();
+    if (const LoadedTable* t = loaded()) {
+      std::string out = "learned, loaded " + t->spec_text() + " (" + t->dtype() + ", " +
+                        std::to_string(t->rows()) + " x " + std::to_string(t->cols()) +
+                        "), d=" + std::to_string(params_.d_model) +
+                        ", L=" + std::to_string(params_.max_len);
+      if (params_.offset != 0) out += ", from position " + std::to_string(params_.offset);
+      return out + NonFiniteNote();
+    }
     char buf[160];
     std::snprintf(buf, sizeof buf, "learned, %s init, seed %llu, d=%lld, L=%lld",
                   std::string(LearnedInitName(l.init)).c_str(),
@@ -50,6 +69,9 @@ class LearnedEncoding final : public Encoding {
   }
   std::string Title() const override {
     const LearnedParams& l = params_.learned();
+    if (const LoadedTable* t = loaded()) {
+      return "Learned position embeddings (" + t->spec_text() + NonFiniteNote() + ")";
+    }
     return "Learned position embeddings (" + std::string(LearnedInitName(l.init)) + ", seed " +
            std::to_string(l.seed) + ")";
   }
@@ -75,6 +97,13 @@ class LearnedEncoding final : public Encoding {
   std::string DescribeCell(int64_t position, int64_t col) const override {
     const LearnedParams& l = params_.learned();
     char buf[160];
+    if (const LoadedTable* t = loaded()) {
+      std::snprintf(buf, sizeof buf, "W_pos[%lld, %lld] = %.7g (row %lld of %s)",
+                    static_cast<long long>(position), static_cast<long long>(col),
+                    static_cast<double>(table_->at(position - params_.offset, col)),
+                    static_cast<long long>(position), t->spec_text().c_str());
+      return buf;
+    }
     std::snprintf(buf, sizeof buf, "W_pos[%lld, %lld] ~ %s, seed %llu = %.4f",
                   static_cast<long long>(position), static_cast<long long>(col),
                   InitFormula(l.init, params_.d_model).c_str(),
@@ -86,11 +115,41 @@ class LearnedEncoding final : public Encoding {
  private:
   std::shared_ptr<const Matrix> table_;  // (max_len, d_model)
   float max_abs_ = 1.0f;
+  int64_t non_finite_ = 0;
 };
 
 }  // namespace
 
+Status CheckLearnedTable(const EncodingParams& params) {
+  const TableRef& ref = params.learned().table;
+  if (!ref.loaded()) return {};
+  const LoadedTable& t = *ref.table;
+  if (t.cols() != params.d_model) {
+    return InvalidArgument("d_model is " + std::to_string(params.d_model) +
+                           " but the position table " + Quoted(ref.spec) + " has " +
+                           std::to_string(t.cols()) + " columns; d_model follows the table");
+  }
+  if (params.offset + params.max_len > t.rows()) {
+    return InvalidArgument("--max-len " + std::to_string(params.max_len) +
+                           (params.offset != 0 ? " from --offset " + std::to_string(params.offset)
+                                               : std::string()) +
+                           " needs " + std::to_string(params.offset + params.max_len) +
+                           " rows but the position table " + Quoted(ref.spec) + " has " +
+                           std::to_string(t.rows()) + "; max_len + offset must be at most " +
+                           std::to_string(t.rows()));
+  }
+  return {};
+}
+
 Result<EncodingPtr> MakeLearnedEncoding(const EncodingParams& params, const MemoryCap& cap) {
+  if (const TableRef& ref = params.learned().table; ref.loaded()) {
+    // The table's rows offset .. offset + max_len - 1: position p is row p of the file.
+    if (Status s = CheckLearnedTable(params); !s.ok()) return s.error();
+    Result<Matrix> rows = ref.table->ReadRows(params.offset, params.max_len, cap);
+    if (!rows.ok()) return rows.error();
+    return EncodingPtr(std::make_shared<LearnedEncoding>(
+        params, std::make_shared<const Matrix>(std::move(rows).value())));
+  }
   Result<Matrix> table =
       MakeMatrix("the learned position table", params.max_len, params.d_model, cap);
   if (!table.ok()) return table.error();

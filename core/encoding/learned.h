@@ -28,7 +28,12 @@ double LearnedInitStd(LearnedInit init, int64_t d_model);
 uint64_t LearnedStream(uint64_t seed);
 float LearnedValue(const EncodingParams& params, int64_t position, int64_t col);
 
-// The learned Encoding (valid params); its table must fit under `cap`.
+// With a loaded table (LearnedParams::table): ok when its columns are d_model and it has the
+// rows offset .. offset + max_len - 1; else an error naming the file, the flag and the limit.
+Status CheckLearnedTable(const EncodingParams& params);
+
+// The learned Encoding (valid params); its table must fit under `cap`. A loaded table's rows
+// offset .. offset + max_len - 1 are the table shown (position p is the file's row p).
 Result<EncodingPtr> MakeLearnedEncoding(const EncodingParams& params, const MemoryCap& cap);
 
 }  // namespace pe

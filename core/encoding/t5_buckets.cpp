@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "base/random.h"
+#include "io/loaded_table.h"
 
 namespace pe {
 
@@ -93,6 +94,17 @@ Status ValidateT5Params(const EncodingParams& params) {
         "with at least one exact distance), got " +
         std::to_string(t.buckets));
   }
+  if (const TableRef& ref = t.bias; ref.loaded()) {
+    // HF's relative_attention_bias is nn.Embedding(num_buckets, n_heads): (buckets, heads).
+    if (ref.table->rows() != t.buckets || ref.table->cols() != t.heads) {
+      return InvalidArgument("the T5 bias table " + Quoted(ref.spec) + " has shape (" +
+                             std::to_string(ref.table->rows()) + ", " +
+                             std::to_string(ref.table->cols()) + ") but --t5-buckets is " +
+                             std::to_string(t.buckets) + " and --heads " +
+                             std::to_string(t.heads) +
+                             "; the table is (buckets, heads) and both follow it");
+    }
+  }
   // The log bins divide by log(max_distance / max_exact): it must be > 0.
   const int64_t max_exact = T5MaxExact(bidirectional, t.buckets);
   if (t.max_distance <= max_exact || t.max_distance > kMaxPosition) {
@@ -171,9 +183,15 @@ class T5Encoding final : public Encoding {
   explicit T5Encoding(const EncodingParams& params) : Encoding(params) {
     const T5Params& t = params.t5();
     bias_.resize(static_cast<size_t>(t.buckets));
-    for (int64_t b = 0; b < t.buckets; ++b) bias_[static_cast<size_t>(b)] = T5BucketBias(t, t.head, b);
+    for (int64_t b = 0; b < t.buckets; ++b) {
+      bias_[static_cast<size_t>(b)] =
+          t.bias.loaded() ? t.bias.table->At(b, t.head) : T5BucketBias(t, t.head, b);
+    }
     float m = 0;
-    for (float v : bias_) m = std::max(m, std::abs(v));
+    for (float v : bias_) {
+      if (std::isfinite(v)) m = std::max(m, std::abs(v));
+      else ++non_finite_;
+    }
     max_abs_ = m > 0 ? m : 1.0f;
     after_ = Runs::Build(T5BucketRuns(t, +1, kMaxPosition + 1), bias_);
     before_ = Runs::Build(T5BucketRuns(t, -1, kMaxPosition + 1), bias_);
@@ -194,11 +212,21 @@ class T5Encoding final : public Encoding {
                         static_cast<long long>(t.heads), static_cast<long long>(t.head),
                         static_cast<unsigned long long>(t.seed),
                         static_cast<long long>(params_.max_len));
+    if (t.bias.loaded()) s += ", biases from " + t.bias.table->spec_text();
     if (params_.offset != 0) s += Fmt(", from position %lld", static_cast<long long>(params_.offset));
     return s;
   }
   std::string Title() const override {
     const T5Params& t = params_.t5();
+    if (t.bias.loaded()) {
+      std::string s = Fmt("T5 relative bias, head %lld of %lld (%s, %lld buckets, max distance %lld, ",
+                          static_cast<long long>(t.head), static_cast<long long>(t.heads),
+                          std::string(T5DirectionName(t.direction)).c_str(),
+                          static_cast<long long>(t.buckets), static_cast<long long>(t.max_distance));
+      s += t.bias.table->spec_text();
+      if (non_finite_ != 0) s += ", " + std::to_string(non_finite_) + " NaN/Inf biases";
+      return s + ")";
+    }
     return Fmt("T5 relative bias, head %lld of %lld (%s, %lld buckets, max distance %lld, seed %llu)",
                static_cast<long long>(t.head), static_cast<long long>(t.heads),
                std::string(T5DirectionName(t.direction)).c_str(),
@@ -294,6 +322,7 @@ class T5Encoding final : public Encoding {
 
   std::vector<float> bias_;  // (buckets) of the chosen head
   float max_abs_ = 1.0f;
+  int64_t non_finite_ = 0;  // NaN / Inf biases of a loaded table (flagged in the title)
   double bias0_ = 0;  // the bias at r = 0
   Runs after_, before_;  // keys after the query (r = d > 0), before it (r = -d)
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "io/loaded_table.h"
 #include "model/embedding.h"
 #include "model/token_ids.h"
 #include "base/random.h"
@@ -405,10 +406,30 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const Encodin
                            std::to_string(r.batch) + (r.batch == 1 ? " row" : " rows"));
   }
   r.row = row;
+  const LoadedTable* loaded = example.embeddings.table.get();
+  if (loaded != nullptr && loaded->cols() != pe.d_model) {
+    return InvalidArgument("d_model is " + std::to_string(pe.d_model) + " but the embedding table " +
+                           Quoted(example.embeddings.spec) + " has " +
+                           std::to_string(loaded->cols()) +
+                           " columns; d_model follows the loaded table");
+  }
   if (example.ids.empty() && example.subword) {
     Result<std::vector<int64_t>> ids = SubwordIds(example, &r.tokens, &r.vocab_size);
     if (!ids.ok()) return ids.error();
     r.ids = std::move(ids).value();
+  } else if (example.ids.empty() && loaded != nullptr && loaded->has_words()) {
+    // The file's words name the rows: each word of the text is looked up.
+    r.tokens = Tokenize(example.text, example.tokenizer);
+    const int64_t unk = loaded->FindWord(kUnknownToken);
+    r.vocab_size = unk >= 0 ? loaded->rows() : loaded->rows() + 1;
+    for (size_t t = 0; t < r.tokens.size(); ++t) {
+      int64_t id = loaded->FindWord(r.tokens[t].text);
+      if (id < 0) {
+        id = unk >= 0 ? unk : loaded->rows();
+        r.unknown_tokens.push_back(static_cast<int64_t>(t));
+      }
+      r.ids.push_back(id);
+    }
   } else if (example.ids.empty()) {
     r.tokens = Tokenize(example.text, example.tokenizer);
     Result<Vocabulary> v = TextVocabulary(example, r.tokens);
@@ -424,10 +445,23 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const Encodin
     r.ids = std::move(ids).value();
     r.tokens = ExampleTokens(example, row);
   }
+  if (loaded != nullptr && !loaded->has_words()) {
+    // Ids index the file's rows.
+    for (size_t t = 0; t < r.ids.size(); ++t) {
+      if (r.ids[t] >= loaded->rows()) {
+        return InvalidArgument("token id " + std::to_string(r.ids[t]) + " (token " +
+                               std::to_string(t) + ") is outside the embedding table " +
+                               Quoted(example.embeddings.spec) + ", whose ids are 0 to " +
+                               std::to_string(loaded->rows() - 1));
+      }
+    }
+    r.vocab_size = loaded->rows();
+  }
   if (example.truncate && static_cast<int64_t>(r.ids.size()) > pe.max_len) {
     r.dropped_tokens = static_cast<int64_t>(r.ids.size()) - pe.max_len;
     r.ids.resize(static_cast<size_t>(pe.max_len));
     r.tokens.resize(static_cast<size_t>(pe.max_len));
+    std::erase_if(r.unknown_tokens, [&](int64_t t) { return t >= pe.max_len; });
   }
   const auto seq = static_cast<int64_t>(r.ids.size());
   if (Status s = CheckSequenceFits(seq, encoding); !s.ok()) return s.error();
@@ -442,9 +476,13 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const Encodin
   embedding.cols = pe.d_model;
   embedding.data.resize(static_cast<size_t>(seq * pe.d_model));
   for (int64_t t = 0; t < seq; ++t) {
+    const int64_t id = r.ids[static_cast<size_t>(t)];
+    if (loaded != nullptr) {
+      if (id < loaded->rows()) loaded->Read(id, 1, 0, pe.d_model, embedding.row(t));
+      continue;  // id V: the zero row of a word the file lacks
+    }
     for (int64_t j = 0; j < pe.d_model; ++j) {
-      embedding.at(t, j) = EmbeddingValue(example.init, example.seed, pe.d_model,
-                                          r.ids[static_cast<size_t>(t)], j);
+      embedding.at(t, j) = EmbeddingValue(example.init, example.seed, pe.d_model, id, j);
     }
   }
   Result<InputParts> parts =

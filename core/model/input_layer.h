@@ -103,6 +103,12 @@ struct TextExample {
   // LoadSubwordTokenizer read from `tokenizer_file` (shared: examples are copied freely).
   std::string tokenizer_file;
   std::shared_ptr<const SubwordTokenizer> subword;
+  // A token-embedding table loaded from a file (--embeddings, (V, d_model)); empty: the seeded
+  // table of `init` and `seed`. Typed ids and the text's ids index its rows; a word-vector
+  // file's words name its rows instead, and the text's words are looked up (LoadedTable::
+  // FindWord); a word it lacks takes the file's "<unk>" row when it has one, else a zero row
+  // (id V, one past the file's rows), and is listed in SentenceResult::unknown_tokens.
+  TableRef embeddings;
   bool operator==(const TextExample&) const = default;
 };
 
@@ -115,6 +121,9 @@ struct SentenceResult {
   int64_t batch = 1;          // rows of typed ids (1 for text)
   InputParts parts;
   int64_t dropped_tokens = 0;  // tokens cut off after max_len (TextExample::truncate)
+  // Tokens (indices into `tokens`) a loaded word-vector table has no row for: their embedding
+  // is the "<unk>" row or zeros (TextExample::embeddings).
+  std::vector<int64_t> unknown_tokens;
 };
 
 // Batch rows of the example: the rows of typed ids, or 1 for text.

@@ -13,6 +13,7 @@
 #include "model/walkthrough_presets.h"
 #include "figure/colormap.h"
 #include "io/tensor_file.h"
+#include "io/loaded_table.h"
 #include "model/embedding.h"
 #include "model/token_ids.h"
 #include "text/subword_tokenizer.h"
@@ -98,6 +99,75 @@ std::string NeedsScaling(const ModelParams& m, std::initializer_list<RopeScaling
          std::string(RopeScalingName(s));
 }
 
+// A value a loaded table fixes (model/model_params.h: d_model follows the embedding or position
+// table's columns, T5's buckets and heads its bias table's shape): refused when it differs.
+Status FollowsTable(const ModelParams& m, const char* flag, int64_t value) {
+  auto conflict = [&](const TableRef& ref, const char* table_flag, const char* what,
+                      int64_t has) {
+    return InvalidArgument(std::string(flag) + " " + std::to_string(value) + " conflicts with " +
+                           table_flag + " " + Quoted(ref.spec) + ", whose table has " +
+                           std::to_string(has) + " " + what + "; it follows the table (give " +
+                           std::to_string(has) + " or leave " + flag + " out)");
+  };
+  const std::string_view f = flag;
+  if (f == "--d-model") {
+    const TableRef& e = m.example.embeddings;
+    if (e.loaded() && e.table->cols() != value) return conflict(e, "--embeddings", "columns", e.table->cols());
+    if (m.pe.kind() == Scheme::kLearned) {
+      const TableRef& t = m.pe.learned().table;
+      if (t.loaded() && t.table->cols() != value) {
+        return conflict(t, "--positions-table", "columns", t.table->cols());
+      }
+    }
+  }
+  if (m.pe.kind() == Scheme::kT5 && m.pe.t5().bias.loaded()) {
+    const TableRef& b = m.pe.t5().bias;
+    if (f == "--heads" && b.table->cols() != value) return conflict(b, "--positions-table", "columns (heads)", b.table->cols());
+    if (f == "--t5-buckets" && b.table->rows() != value) return conflict(b, "--positions-table", "rows (buckets)", b.table->rows());
+  }
+  if (f == "--max-len" && m.pe.kind() == Scheme::kLearned && m.pe.learned().table.loaded()) {
+    const TableRef& t = m.pe.learned().table;
+    if (m.pe.offset + value > t.table->rows()) {
+      return InvalidArgument("--max-len " + std::to_string(value) + " is more than the " +
+                             std::to_string(t.table->rows() - m.pe.offset) +
+                             " rows the position table " + Quoted(t.spec) + " has from position " +
+                             std::to_string(m.pe.offset) + " (max_len is at most its rows)");
+    }
+  }
+  return {};
+}
+
+// Loads `text` (FILE[:TENSOR]) for `use` through the shared cache, under the cap.
+Result<TableRef> LoadRef(const char* flag, const std::string& text, TableUse use,
+                         const MemoryCap& cap) {
+  if (Status s = CheckText(flag, text); !s.ok()) return s.error();
+  Result<TensorSpec> spec = ParseTensorSpec(text);
+  if (!spec.ok()) return InvalidArgument(std::string(flag) + ": " + spec.message());
+  Result<LoadedTablePtr> t = SharedTableCache().Get(spec.value(), use, cap);
+  if (!t.ok()) return Error{t.error().kind, std::string(flag) + ": " + t.message()};
+  return TableRef{text, t.value()->hash(), t.value()};
+}
+
+// --embeddings-hash / --positions-table-hash: the loaded table must hash to `text`.
+Status CheckHash(const char* flag, const char* table_flag, const TableRef& ref,
+                 const std::string& text) {
+  if (!ref.loaded()) {
+    return InvalidArgument(std::string(flag) + " checks the table " + table_flag +
+                           " loads; give " + table_flag + " first");
+  }
+  const std::string now = HashText(ref.hash);
+  if (text.size() != 16 || text.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return InvalidArgument(std::string(flag) + " must be 16 lowercase hex digits, got \"" + text +
+                           "\"");
+  }
+  if (text != now) {
+    return InvalidArgument(std::string(flag) + ": " + Quoted(ref.spec) + " now hashes to " + now +
+                           ", not " + text +
+                           ": the file is not the one the figure was made from");
+  }
+  return {};
+}
+
 #define GET(...) [](const ModelParams& m) -> std::string { return __VA_ARGS__; }
 #define SET(...) [](ModelParams& m, const std::string& text) -> Status { __VA_ARGS__ }
 
@@ -125,6 +195,7 @@ const ParamField kFields[] = {
      kAllSchemes, nullptr, GET(std::to_string(m.pe.d_model)), SET({
        Result<int64_t> v = ParseInteger("--d-model", text, 1, kMaxDModel);
        if (!v.ok()) return v.error();
+       if (Status s = FollowsTable(m, "--d-model", v.value()); !s.ok()) return s;
        m.pe.d_model = v.value();
        return {};
      })},
@@ -132,6 +203,7 @@ const ParamField kFields[] = {
      GET(std::to_string(m.pe.max_len)), SET({
        Result<int64_t> v = ParseInteger("--max-len", text, 1, kMaxPosition + 1);
        if (!v.ok()) return v.error();
+       if (Status s = FollowsTable(m, "--max-len", v.value()); !s.ok()) return s;
        m.pe.max_len = v.value();
        return {};
      })},
@@ -345,6 +417,7 @@ const ParamField kFields[] = {
      kAlibi | kT5, nullptr, GET(std::to_string(HeadsOf(m))), SET({
        Result<int64_t> v = ParseInteger("--heads", text, 1, 4096);
        if (!v.ok()) return v.error();
+       if (Status s = FollowsTable(m, "--heads", v.value()); !s.ok()) return s;
        HeadsOf(m) = v.value();
        return {};
      })},
@@ -374,6 +447,7 @@ const ParamField kFields[] = {
      nullptr, GET(std::to_string(m.pe.t5().buckets)), SET({
        Result<int64_t> v = ParseInteger("--t5-buckets", text, 2, 1 << 20);
        if (!v.ok()) return v.error();
+       if (Status s = FollowsTable(m, "--t5-buckets", v.value()); !s.ok()) return s;
        m.pe.t5().buckets = v.value();
        return {};
      })},
@@ -655,6 +729,96 @@ const ParamField kFields[] = {
        return {};
      }),
      [](const ModelParams& m) { return !m.check_table.empty(); }},
+    // ---- tables loaded from files (io/loaded_table.h), after the memory cap, which bounds them.
+    // Each is recorded with its content hash, so a figure names the exact data it shows and
+    // reading its metadata back refuses a file that changed.
+    {"embeddings", "--embeddings", "FILE",
+     "Token embedding table E (V, d) from FILE[:TENSOR]: an NPY or safetensors tensor (rows = "
+     "token ids), or a word-vector file (GloVe text, .vec, word2vec binary; rows = its words, "
+     "a word it lacks takes its <unk> row or a zero row). d_model follows the table's columns",
+     kAllSchemes, nullptr, GET(m.example.embeddings.spec), SET({
+       if (text.empty()) {
+         m.example.embeddings = {};
+         return {};
+       }
+       Result<TableRef> ref = LoadRef("--embeddings", text, TableUse::kEmbeddings, m.cap);
+       if (!ref.ok()) return ref.error();
+       const int64_t cols = ref.value().table->cols();
+       if (cols > kMaxDModel) {
+         return InvalidArgument("--embeddings: " + Quoted(text) + " has " + std::to_string(cols) +
+                                " columns; d_model must be at most " + std::to_string(kMaxDModel));
+       }
+       m.example.embeddings = std::move(ref).value();
+       m.pe.d_model = cols;
+       return {};
+     }),
+     [](const ModelParams& m) { return m.example.embeddings.loaded(); }},
+    {"embeddings_hash", "--embeddings-hash", "HEX",
+     "The content hash --embeddings must have (figure metadata records it; loaded_table.h: "
+     "FNV-1a 64 over 8-byte words)",
+     kAllSchemes, nullptr, GET(HashText(m.example.embeddings.hash)), SET({
+       return CheckHash("--embeddings-hash", "--embeddings", m.example.embeddings, text);
+     }),
+     [](const ModelParams& m) { return m.example.embeddings.loaded(); }},
+    {"positions_table", "--positions-table", "FILE",
+     "A trained position table from FILE[:TENSOR] (NPY or safetensors): with the learned scheme "
+     "the table (rows >= max_len + offset, d), e.g. GPT-2's wpe; with t5 the "
+     "relative_attention_bias (buckets, heads). d_model, or T5's buckets and heads, follow it",
+     kLearned | kT5, nullptr,
+     GET(m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias.spec : m.pe.learned().table.spec), SET({
+       const bool t5 = m.pe.kind() == Scheme::kT5;
+       if (text.empty()) {
+         if (t5) m.pe.t5().bias = {};
+         else m.pe.learned().table = {};
+         return {};
+       }
+       Result<TableRef> ref = LoadRef("--positions-table", text, TableUse::kPositions, m.cap);
+       if (!ref.ok()) return ref.error();
+       const LoadedTable& t = *ref.value().table;
+       if (t5) {
+         if (t.cols() > 4096 || t.rows() < 2 || t.rows() > (int64_t{1} << 20)) {
+           return InvalidArgument("--positions-table: " + Quoted(text) + " has shape (" +
+                                  std::to_string(t.rows()) + ", " + std::to_string(t.cols()) +
+                                  "); a T5 relative_attention_bias is (buckets, heads) with 2 to "
+                                  "1048576 buckets and 1 to 4096 heads");
+         }
+         T5Params& p = m.pe.t5();
+         p.buckets = t.rows();
+         p.heads = t.cols();
+         p.head = std::min(p.head, p.heads - 1);
+         p.bias = std::move(ref).value();
+         return {};
+       }
+       if (t.cols() > kMaxDModel) {
+         return InvalidArgument("--positions-table: " + Quoted(text) + " has " +
+                                std::to_string(t.cols()) + " columns; d_model must be at most " +
+                                std::to_string(kMaxDModel));
+       }
+       if (m.pe.offset >= t.rows()) {
+         return InvalidArgument("--positions-table: " + Quoted(text) + " has " +
+                                std::to_string(t.rows()) + " rows, none from --offset " +
+                                std::to_string(m.pe.offset));
+       }
+       m.pe.d_model = t.cols();
+       // max_len is limited to the table's rows from the offset.
+       m.pe.max_len = std::min(m.pe.max_len, t.rows() - m.pe.offset);
+       m.pe.learned().table = std::move(ref).value();
+       return {};
+     }),
+     [](const ModelParams& m) {
+       return m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias.loaded() : m.pe.learned().table.loaded();
+     }},
+    {"positions_table_hash", "--positions-table-hash", "HEX",
+     "The content hash --positions-table must have (figure metadata records it)",
+     kLearned | kT5, nullptr,
+     GET(HashText(m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias.hash : m.pe.learned().table.hash)),
+     SET({
+       return CheckHash("--positions-table-hash", "--positions-table",
+                        m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias : m.pe.learned().table, text);
+     }),
+     [](const ModelParams& m) {
+       return m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias.loaded() : m.pe.learned().table.loaded();
+     }},
 };
 
 #undef GET
@@ -697,6 +861,25 @@ std::vector<std::pair<std::string, std::string>> ParamValues(const ModelParams& 
     out.emplace_back(std::string(f.key), f.get(m));
   }
   return out;
+}
+
+Status CheckLoadedTables(const ModelParams& m) {
+  const TableRef& e = m.example.embeddings;
+  if (m.pe.kind() == Scheme::kLearned && e.loaded() && m.pe.learned().table.loaded() &&
+      e.table->cols() != m.pe.learned().table.table->cols()) {
+    const TableRef& p = m.pe.learned().table;
+    return InvalidArgument("--embeddings " + Quoted(e.spec) + " has " +
+                           std::to_string(e.table->cols()) + " columns but --positions-table " +
+                           Quoted(p.spec) + " has " + std::to_string(p.table->cols()) +
+                           "; both set d_model, so their widths must agree");
+  }
+  if (Status s = FollowsTable(m, "--d-model", m.pe.d_model); !s.ok()) return s;
+  if (Status s = FollowsTable(m, "--max-len", m.pe.max_len); !s.ok()) return s;
+  if (m.pe.kind() == Scheme::kT5) {
+    if (Status s = FollowsTable(m, "--heads", m.pe.t5().heads); !s.ok()) return s;
+    if (Status s = FollowsTable(m, "--t5-buckets", m.pe.t5().buckets); !s.ok()) return s;
+  }
+  return {};
 }
 
 std::string_view CompareOfName(CompareOf c) { return c == CompareOf::kTable ? "table" : "score"; }

@@ -87,4 +87,9 @@ Result<uint64_t> ParseUnsigned(const std::string& what, const std::string& text,
 Result<double> ParseNumber(const std::string& what, const std::string& text,
                            const std::string& range, bool (*in_range)(double));
 
+// Ok when the loaded tables agree with `m`: d_model is the embedding table's and the learned
+// position table's columns, T5's buckets and heads its bias table's shape, max_len within the
+// position table's rows. Else an error naming the flag, the file and what the table has.
+Status CheckLoadedTables(const ModelParams& m);
+
 }  // namespace pe

@@ -1,5 +1,6 @@
 // The sum view: a token's embedding, scaled, plus its positional vector: the model input.
 // Only for schemes that add a vector to the embeddings.
+#include "io/loaded_table.h"
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -40,16 +41,38 @@ void AddNotes(const ModelParams& m, const Encoding& e, const SentenceResult& s, 
               Figure& f) {
   const Rgba8 none{255, 255, 255, 0};
   char buf[160];
-  std::snprintf(buf, sizeof buf, "E: random, untrained: %s, seed %llu",
-                InitFormula(m.example.init, m.pe.d_model).c_str(),
-                static_cast<unsigned long long>(m.example.seed));
-  f.legend.push_back({buf, none});
-  f.legend.push_back({!m.example.ids.empty()
+  if (const TableRef& ref = m.example.embeddings; ref.loaded()) {
+    // A loaded table: its file and hash, and how the ids index it.
+    f.legend.push_back({"E: " + ref.spec, none});
+    f.legend.push_back({"E hash " + HashText(ref.hash), none});
+    if (ref.table->has_words() && m.example.ids.empty()) {
+      f.legend.push_back({"ids: the file's row of each word", none});
+      if (!s.unknown_tokens.empty()) {
+        std::string missing = std::to_string(s.unknown_tokens.size()) + " word" +
+                              (s.unknown_tokens.size() == 1 ? "" : "s") + " not in the file: ";
+        missing += ref.table->FindWord(kUnknownToken) >= 0 ? "<unk> row" : "zero row";
+        f.legend.push_back({missing, none});
+      }
+    } else {
+      f.legend.push_back({!m.example.ids.empty()
                           ? "ids typed, V = " + std::to_string(s.vocab_size)
                       : m.example.subword
                           ? "ids: " + m.example.subword->Describe()
                           : std::string("ids: order of first appearance in the text"),
                       none});
+    }
+  } else {
+    std::snprintf(buf, sizeof buf, "E: random, untrained: %s, seed %llu",
+                  InitFormula(m.example.init, m.pe.d_model).c_str(),
+                  static_cast<unsigned long long>(m.example.seed));
+    f.legend.push_back({buf, none});
+    f.legend.push_back({!m.example.ids.empty()
+                          ? "ids typed, V = " + std::to_string(s.vocab_size)
+                      : m.example.subword
+                          ? "ids: " + m.example.subword->Describe()
+                          : std::string("ids: order of first appearance in the text"),
+                      none});
+  }
   if (token < 0) return;
   const InputParts& p = s.parts;
   const char* pos = e.scheme() == Scheme::kLearned ? "W_pos" : "PE";

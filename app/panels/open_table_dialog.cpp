@@ -1,0 +1,336 @@
+// File > Open: a model's real tables in the window. The dialog takes a path (there is no native
+// open dialog we use), lists the tensors of a safetensors file (ListTensorFile reads the header
+// only, once per path submitted), asks what the table is for (token embeddings, the learned
+// position table, T5's relative bias) and loads it on the table-load job with a progress bar and
+// Cancel. The loaded table then enters the parameters through its field (--embeddings or
+// --positions-table), which finds it in the shared cache. Files dropped on the window arrive
+// here too. The controls panel shows what is loaded (DrawLoadedTablesInfo).
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+
+#include "io/loaded_table.h"
+#include "jobs/table_load_job.h"
+#include "model/param_fields.h"
+#include "panels/panels.h"
+
+namespace pe {
+namespace {
+
+constexpr const char* kDialog = "Open a table";
+
+const char* TargetFlag(TableTarget t) {
+  return t == TableTarget::kEmbeddings ? "--embeddings" : "--positions-table";
+}
+
+const char* TargetWords(TableTarget t) {
+  switch (t) {
+    case TableTarget::kEmbeddings:
+      return "token embeddings";
+    case TableTarget::kPositions:
+      return "learned position table";
+    case TableTarget::kT5Bias:
+      return "T5 relative bias";
+  }
+  return "";
+}
+
+// Reads the tensor list of the file the path names (its header only).
+void ListPath(OpenTableState& o) {
+  o.listing.clear();
+  o.note.clear();
+  o.picked = -1;
+  o.error.clear();
+  Result<TensorSpec> spec = ParseTensorSpec(o.path);
+  if (!spec.ok()) {
+    o.note = spec.message();
+    o.listed_path = o.path;
+    return;
+  }
+  o.listed_path = o.path;
+  Result<std::vector<TensorListing>> list = ListTensorFile(spec.value().path);
+  if (!list.ok()) {
+    o.note = "Not an NPY or safetensors file (" + list.message() +
+             "). It can be read as word vectors (GloVe text, .vec, word2vec binary): token "
+             "embeddings only.";
+    o.target = static_cast<int>(TableTarget::kEmbeddings);
+    return;
+  }
+  o.listing = std::move(list).value();
+  for (size_t k = 0; k < o.listing.size(); ++k) {
+    if (o.listing[k].name == spec.value().tensor ||
+        (spec.value().tensor.empty() && o.listing.size() == 1)) {
+      o.picked = static_cast<int>(k);
+    }
+  }
+  o.note = o.listing.size() == 1 && o.listing[0].name.empty()
+               ? "An NPY array."
+               : "A safetensors file with " + std::to_string(o.listing.size()) +
+                     " tensors: pick one (2-D tensors of a float dtype can be used).";
+}
+
+// The spec the dialog would load: the path's file and the picked tensor.
+std::string SpecToLoad(const OpenTableState& o) {
+  Result<TensorSpec> spec = ParseTensorSpec(o.path);
+  if (!spec.ok()) return o.path;
+  TensorSpec s = spec.value();
+  if (o.picked >= 0 && o.picked < static_cast<int>(o.listing.size())) {
+    s.tensor = o.listing[static_cast<size_t>(o.picked)].name;
+  }
+  return TensorSpecText(s);
+}
+
+// What the picked table will do, from its shape.
+std::string UseSentence(const OpenTableState& o, const ModelParams& m) {
+  const auto target = static_cast<TableTarget>(o.target);
+  std::string shape;
+  int64_t rows = -1, cols = -1;
+  if (o.picked >= 0 && o.picked < static_cast<int>(o.listing.size())) {
+    const TensorListing& t = o.listing[static_cast<size_t>(o.picked)];
+    if (t.shape.size() == 2) rows = t.shape[0], cols = t.shape[1];
+  }
+  auto n = [](int64_t v) { return std::to_string(v); };
+  switch (target) {
+    case TableTarget::kEmbeddings:
+      return rows > 0 ? "E (" + n(rows) + ", " + n(cols) + "): row = token id (typed ids or the "
+                            "text's ids), d_model becomes " + n(cols) + "."
+                      : "E (V, d): rows are token ids (or the file's words), d_model becomes d.";
+    case TableTarget::kPositions:
+      return rows > 0 ? "W_pos (" + n(rows) + ", " + n(cols) + ") for the learned scheme: row = "
+                            "position, d_model becomes " + n(cols) + ", max_len at most " +
+                            n(rows) + (m.pe.kind() != Scheme::kLearned ? " (switches to learned)." : ".")
+                      : "W_pos (positions, d) for the learned scheme.";
+    case TableTarget::kT5Bias:
+      return rows > 0 ? "relative_attention_bias (" + n(rows) + ", " + n(cols) + "): " + n(rows) +
+                            " buckets, " + n(cols) + " heads" +
+                            (m.pe.kind() != Scheme::kT5 ? " (switches to t5)." : ".")
+                      : "relative_attention_bias (buckets, heads) for the t5 scheme.";
+  }
+  return {};
+}
+
+// Puts a loaded table into the parameters through its field (a cache hit), switching to the
+// scheme a position table belongs to.
+void ApplyLoaded(AppState& st, const TableLoadRequest& request) {
+  ModelParams next = st.params;
+  if (request.target == TableTarget::kPositions) SetScheme(next, Scheme::kLearned);
+  if (request.target == TableTarget::kT5Bias) SetScheme(next, Scheme::kT5);
+  const ParamField* field = FindParamField(TargetFlag(request.target));
+  Status s = field->set(next, request.spec);
+  if (s.ok()) s = ValidateEncodingParams(next.pe);
+  if (!s.ok()) {
+    st.open_table.error = s.message();
+    st.open_table.open_requested = true;
+    return;
+  }
+  st.params = std::move(next);
+  st.open_table.error.clear();
+  st.open_table.loaded = true;
+  st.toast = {std::string("Loaded ") + request.spec + " as the " + TargetWords(request.target),
+              false, ImGui::GetTime() + 6.0};
+}
+
+}  // namespace
+
+void DrawFileMenuItems(AppState& state) {
+  if (ImGui::MenuItem("Open table...", "Ctrl+T")) state.open_table.open_requested = true;
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("Load a model's table from a file: token embeddings (NPY, safetensors, "
+                      "GloVe / word2vec / fastText), a learned position table, or T5's bias. "
+                      "Dropping a file on the window opens this too.");
+  }
+}
+
+void DrawOpenTableDialog(AppState& state, UiServices& services) {
+  OpenTableState& o = state.open_table;
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.KeyCtrl && ImGui::IsKeyPressed('T', false) &&
+      !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) {
+    o.open_requested = true;
+  }
+  // A dropped file opens the dialog on it (the last one wins when several come at once).
+  if (!state.dropped_files.empty()) {
+    o.path = state.dropped_files.back();
+    state.dropped_files.clear();
+    ListPath(o);
+    o.open_requested = true;
+  }
+  TableLoadJob* job = services.tables;
+  if (job != nullptr) {
+    if (std::optional<TableLoadOutcome> out = job->Take()) {
+      if (out->table.ok()) {
+        Edit(state, [request = out->request](AppState& st) { ApplyLoaded(st, request); });
+      } else {
+        o.error = out->table.message();
+      }
+    }
+  }
+  if (o.open_requested) {
+    ImGui::OpenPopup(kDialog);
+    o.open_requested = false;
+  }
+  const float em = ImGui::GetFontSize();
+  // Tall enough for eight tensors and the choices below them (the list scrolls beyond that).
+  ImGui::SetNextWindowSize(ImVec2(em * 40, em * 25), ImGuiCond_Appearing);
+  if (!ImGui::BeginPopupModal(kDialog, nullptr, ImGuiWindowFlags_NoSavedSettings)) return;
+  const bool busy = job != nullptr && job->busy();
+  ImGui::TextUnformatted("File: NPY, safetensors (FILE or FILE:TENSOR), or word vectors");
+  ImGui::SetNextItemWidth(-em * 7);
+  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+  const bool entered = ImGui::InputTextWithHint("##path", "/path/to/model.safetensors", &o.path,
+                                                ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if ((ImGui::Button("List") || entered) && !o.path.empty()) ListPath(o);
+  ItemTooltip("Read the file's header: its tensors, their dtypes and shapes.");
+  if (!o.note.empty() && o.listed_path == o.path) WrappedText(o.note);
+  if (!o.listing.empty() && o.listed_path == o.path && !o.listing[0].name.empty()) {
+    const float rows_h = std::min<float>(static_cast<float>(o.listing.size()), 8.0f);
+    if (ImGui::BeginTable("tensors", 3,
+                          ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                              ImGuiTableFlags_ScrollY,
+                          ImVec2(0, (rows_h + 1.5f) * ImGui::GetTextLineHeightWithSpacing()))) {
+      ImGui::TableSetupScrollFreeze(0, 1);
+      ImGui::TableSetupColumn("tensor", ImGuiTableColumnFlags_WidthStretch);
+      ImGui::TableSetupColumn("dtype", ImGuiTableColumnFlags_WidthFixed, em * 4);
+      ImGui::TableSetupColumn("shape", ImGuiTableColumnFlags_WidthFixed, em * 8);
+      ImGui::TableHeadersRow();
+      ImGuiListClipper clipper;
+      clipper.Begin(static_cast<int>(o.listing.size()));
+      while (clipper.Step()) {
+        for (int k = clipper.DisplayStart; k < clipper.DisplayEnd; ++k) {
+          const TensorListing& t = o.listing[static_cast<size_t>(k)];
+          ImGui::PushID(k);
+          ImGui::TableNextRow();
+          ImGui::TableNextColumn();
+          const bool usable = t.readable && t.shape.size() == 2;
+          if (!usable) ImGui::BeginDisabled();
+          if (ImGui::Selectable(t.name.c_str(), o.picked == k,
+                                ImGuiSelectableFlags_SpanAllColumns)) {
+            o.picked = k;
+          }
+          if (!usable) ImGui::EndDisabled();
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(t.dtype.c_str());
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(FormatShape(t.shape).c_str());
+          ImGui::PopID();
+        }
+      }
+      ImGui::EndTable();
+    }
+  }
+  ImGui::Separator();
+  ImGui::TextUnformatted("Use it as");
+  ImGui::RadioButton("token embeddings (--embeddings)", &o.target,
+                     static_cast<int>(TableTarget::kEmbeddings));
+  ImGui::RadioButton("learned position table (--positions-table, learned)", &o.target,
+                     static_cast<int>(TableTarget::kPositions));
+  ImGui::RadioButton("T5 relative bias (--positions-table, t5)", &o.target,
+                     static_cast<int>(TableTarget::kT5Bias));
+  ImGui::TextDisabled("%s", UseSentence(o, state.params).c_str());
+  if (!o.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+    WrappedText(o.error);
+    ImGui::PopStyleColor();
+  }
+  if (busy) {
+    ImGui::ProgressBar(static_cast<float>(job->progress()), ImVec2(-em * 6, 0));
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) job->Cancel();
+  } else {
+    const bool can = job != nullptr && !o.path.empty();
+    if (!can) ImGui::BeginDisabled();
+    if (ImGui::Button("Load")) {
+      o.error.clear();
+      job->Start({SpecToLoad(o), static_cast<TableTarget>(o.target), state.params.cap});
+    }
+    if (!can) ImGui::EndDisabled();
+    if (job == nullptr) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("(loading is not available here)");
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Close") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+      ImGui::CloseCurrentPopup();
+    }
+  }
+  // A successful load closes the dialog on the frame its edit is applied.
+  if (o.loaded) {
+    o.loaded = false;
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
+}
+
+void DrawLoadedTablesInfo(AppState& state, const Derived& derived) {
+  const ModelParams& p = state.params;
+  struct Shown {
+    const TableRef* ref;
+    const char* what;
+    const char* flag;
+  };
+  std::vector<Shown> shown;
+  if (p.example.embeddings.loaded()) shown.push_back({&p.example.embeddings, "Embeddings", "--embeddings"});
+  if (p.pe.kind() == Scheme::kLearned && p.pe.learned().table.loaded()) {
+    shown.push_back({&p.pe.learned().table, "Position table", "--positions-table"});
+  }
+  if (p.pe.kind() == Scheme::kT5 && p.pe.t5().bias.loaded()) {
+    shown.push_back({&p.pe.t5().bias, "T5 bias", "--positions-table"});
+  }
+  for (size_t k = 0; k < shown.size(); ++k) {
+    const LoadedTable& t = *shown[k].ref->table;
+    ImGui::PushID(static_cast<int>(k));
+    ImGui::Separator();
+    ImGui::TextDisabled("%s from a file", shown[k].what);
+    WrappedText(t.spec_text() + "  (" + std::to_string(t.rows()) + " x " +
+                std::to_string(t.cols()) + ", " + t.dtype() + ", " + t.format() + ")");
+    ImGui::TextDisabled("hash %s", HashText(t.hash()).c_str());
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("FNV-1a 64 of the bytes the table was read from; figure metadata records "
+                        "it, so a figure names the exact data it shows.");
+    }
+    if (std::string_view(shown[k].what) == "T5 bias") {
+      WrappedText(Printf("buckets %lld and heads %lld follow the table.",
+                         static_cast<long long>(t.rows()), static_cast<long long>(t.cols())));
+    } else {
+      WrappedText(Printf("d_model follows its %lld columns.", static_cast<long long>(t.cols())));
+    }
+    if (std::string_view(shown[k].what) == "Position table") {
+      WrappedText(Printf("max_len + offset is at most its %lld rows.",
+                         static_cast<long long>(t.rows())));
+    }
+    if (t.has_non_finite()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
+      WrappedText(Printf("Holds %lld NaN and %lld Inf values (loaded as they are; the colour "
+                         "range ignores them).",
+                         static_cast<long long>(t.nan_count()),
+                         static_cast<long long>(t.inf_count())));
+      ImGui::PopStyleColor();
+    }
+    if (shown[k].ref == &p.example.embeddings && t.has_words() && derived.sentence.ok()) {
+      const SentenceResult& s = derived.sentence.value();
+      std::string missing;
+      for (int64_t i : s.unknown_tokens) {
+        if (!missing.empty()) missing += ", ";
+        missing += s.tokens[static_cast<size_t>(i)].text;
+      }
+      if (!missing.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
+        WrappedText("Not in the file (<unk>: " +
+                    std::string(t.FindWord(kUnknownToken) >= 0 ? "its <unk> row" : "a zero row") +
+                    "): " + missing);
+        ImGui::PopStyleColor();
+      }
+    }
+    if (ImGui::SmallButton("Unload")) {
+      const std::string flag = shown[k].flag;
+      Edit(state, [flag](AppState& st) { (void)FindParamField(flag)->set(st.params, ""); });
+    }
+    ItemTooltip("Back to the seeded table.");
+    ImGui::PopID();
+  }
+  if (!shown.empty()) ImGui::Separator();
+}
+
+}  // namespace pe
