@@ -104,7 +104,8 @@ Result<AttentionScorer> AttentionScorer::Make(const ModelParams& params, Encodin
       // family can use them).
       // With typed ids, the first row of the batch.
       const TextExample& ex = params.example;
-      Result<std::vector<int64_t>> example_ids = ExampleIds(ex);
+      int64_t vocab_size = 0;
+      Result<std::vector<int64_t>> example_ids = ExampleIds(ex, 0, &vocab_size);
       if (!example_ids.ok()) return example_ids.error();
       const std::vector<int64_t>& ids = example_ids.value();
       const auto count = static_cast<int64_t>(ids.size());
@@ -118,13 +119,15 @@ Result<AttentionScorer> AttentionScorer::Make(const ModelParams& params, Encodin
       }
       const double scale = params.input.scale ? std::sqrt(static_cast<double>(d)) : 1.0;
       xk.resize(static_cast<size_t>(d));
-      const int64_t a = ids[static_cast<size_t>(params.content.token_a)];
-      const int64_t b = ids[static_cast<size_t>(params.content.token_b)];
+      const int64_t pair[2] = {ids[static_cast<size_t>(params.content.token_a)],
+                               ids[static_cast<size_t>(params.content.token_b)]};
+      Result<Matrix> rows = ExampleEmbeddingRows(ex, vocab_size, d, pair);  // (2, d)
+      if (!rows.ok()) return rows.error();
       for (int64_t j = 0; j < d; ++j) {
         // As the sum view's scaled part: float32 E[id] times sqrt(d) rounded to float32.
         const auto s32 = static_cast<float>(scale);
-        xq[static_cast<size_t>(j)] = EmbeddingValue(ex.init, ex.seed, d, a, j) * s32;
-        xk[static_cast<size_t>(j)] = EmbeddingValue(ex.init, ex.seed, d, b, j) * s32;
+        xq[static_cast<size_t>(j)] = rows.value().at(0, j) * s32;
+        xk[static_cast<size_t>(j)] = rows.value().at(1, j) * s32;
       }
       break;
     }

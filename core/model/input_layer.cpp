@@ -378,23 +378,24 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const Encodin
       !s.ok()) {
     return s.error();
   }
-  // Only the rows the sentence uses; EmbeddingValue makes each independently of V.
-  Matrix embedding;  // (T, d)
-  embedding.rows = seq;
-  embedding.cols = pe.d_model;
-  embedding.data.resize(static_cast<size_t>(seq * pe.d_model));
-  for (int64_t t = 0; t < seq; ++t) {
-    for (int64_t j = 0; j < pe.d_model; ++j) {
-      embedding.at(t, j) = EmbeddingValue(example.init, example.seed, pe.d_model,
-                                          r.ids[static_cast<size_t>(t)], j);
-    }
-  }
+  // Only the rows the sentence uses (the counter-based initialisers make each independently of
+  // V; torch:SEED runs PyTorch's stream of V * d values).
+  Result<Matrix> embedding =
+      ExampleEmbeddingRows(example, r.vocab_size, pe.d_model, r.ids, cap);  // (T, d)
+  if (!embedding.ok()) return embedding.error();
   Result<InputParts> parts =
-      CombineInputParts(std::move(embedding), PositionalRows(encoding, seq), params,
+      CombineInputParts(std::move(embedding).value(), PositionalRows(encoding, seq), params,
                         static_cast<uint64_t>(row * seq * pe.d_model));
   if (!parts.ok()) return parts.error();
   r.parts = std::move(parts).value();
   return r;
+}
+
+Result<Matrix> ExampleEmbeddingRows(const TextExample& example, int64_t vocab_size, int64_t d,
+                                    std::span<const int64_t> rows, const MemoryCap& cap) {
+  const uint64_t seed =
+      example.init == EmbeddingInit::kTorch ? example.torch_seed : example.seed;
+  return EmbeddingRows(example.init, seed, vocab_size, d, rows, cap);
 }
 
 Result<std::vector<SentenceResult>> ComputeBatch(const TextExample& example,
