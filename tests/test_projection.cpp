@@ -197,7 +197,9 @@ TEST(Pca, LargestLoadingIsPositiveOnManyRandomSets) {
       for (size_t j = 1; j < static_cast<size_t>(d); ++j) {
         if (std::abs(pca.axes[k][j]) > std::abs(pca.axes[k][largest])) largest = j;
       }
-      if (pca.ratio[k] > 0) EXPECT_GT(pca.axes[k][largest], 0.0) << "set " << set << " axis " << k;
+      if (pca.ratio[k] > 0) {
+        EXPECT_GT(pca.axes[k][largest], 0.0) << "set " << set << " axis " << k;
+      }
     }
   }
 }
