@@ -290,8 +290,8 @@ TEST(TokenIds, FieldsApplyWholeOrNotAtAll) {
   EXPECT_EQ(vocab.set(m, "16777217").message(),
             "--vocab-size must be an integer in [0, 16777216], got \"16777217\"");
   EXPECT_EQ(FindParamField("--init")->set(m, "xavier").message(),
-            "--init must be normal-1, normal-scaled, normal-0.02 or truncated-normal, got "
-            "\"xavier\"");
+            "--init must be normal-1, normal-scaled, normal-0.02, truncated-normal or "
+            "torch:SEED (SEED an integer in [0, 18446744073709551615]), got \"xavier\"");
 }
 
 TEST(TokenIds, InitSetsBothTablesAndLearnedInitThePositionTableAlone) {

@@ -331,12 +331,37 @@ void DrawTokenEmbeddingControls(AppState& state) {
   ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 8,
                                    ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("init").x -
                                        ImGui::GetStyle().ItemInnerSpacing.x));
-  FieldCombo(state, "init", "--init", kInitLabels, kInitNames,
-             "Initialiser of the embedding table (the learned position table follows it): "
-             "N(0, 1) is torch nn.Embedding's default; N(0, 1/d) fairseq's Embedding and "
-             "tensor2tensor; N(0, 0.02^2) GPT-2 and BERT (initializer_range); Haiku's hk.Embed "
-             "draws N(0, 1) cut to [-2, 2] (std 0.88). With N(0, 1), sqrt(d) scaling makes a "
-             "row dwarf PE; with N(0, 1/d) it brings the row to PE's size.");
+  // The four counter-based initialisers and PyTorch's own stream, whose seed is edited below.
+  const char* labels[] = {kInitLabels[0], kInitLabels[1], kInitLabels[2], kInitLabels[3],
+                          "N(0, 1) PyTorch's numbers"};
+  const bool torch = p.example.init == EmbeddingInit::kTorch;
+  int index = 4;
+  for (int k = 0; k < 4 && !torch; ++k) {
+    if (EmbeddingInitName(p.example.init) == kInitNames[k]) index = k;
+  }
+  if (ImGui::Combo("init", &index, labels, 5)) {
+    EditField(state, "init", "--init",
+              index == 4 ? InitChoiceName({EmbeddingInit::kTorch, p.example.torch_seed})
+                         : std::string(kInitNames[index]));
+  }
+  ItemTooltip(
+      "Initialiser of the embedding table (the learned position table follows the first "
+      "four): N(0, 1) is torch nn.Embedding's default; N(0, 1/d) fairseq's Embedding and "
+      "tensor2tensor; N(0, 0.02^2) GPT-2 and BERT (initializer_range); Haiku's hk.Embed "
+      "draws N(0, 1) cut to [-2, 2] (std 0.88). With N(0, 1), sqrt(d) scaling makes a "
+      "row dwarf PE; with N(0, 1/d) it brings the row to PE's size.\nPyTorch's numbers: "
+      "torch.manual_seed(seed); nn.Embedding(V, d).weight, the same values a tutorial prints "
+      "(--init torch:SEED); they depend on V (vocab size).");
+  if (torch) {
+    uint64_t u64 = 0;
+    if (NumberField(state, "torch seed", p.example.torch_seed, &u64,
+                    "The seed of torch.manual_seed(seed) before nn.Embedding(V, d): row k of "
+                    "the table is row k of that weight. Only the low 32 bits reach PyTorch's "
+                    "Mersenne Twister.")) {
+      EditField(state, "torch seed", "--init",
+                InitChoiceName({EmbeddingInit::kTorch, u64}));
+    }
+  }
   IdsField(state);
   int64_t i64 = 0;
   if (NumberField(state, "vocab size", p.example.vocab_size, &i64,

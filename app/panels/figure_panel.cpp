@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "figure/label_placement.h"
 #include "panels/panels.h"
 #include "ui/plot.h"
 #include "views/view_registry.h"
@@ -192,6 +193,59 @@ void CheckControls(AppState& state) {
 
 }  // namespace
 
+namespace {
+
+// A figure's point labels beside their points, placed as the exported figure places them
+// (label_placement.h), and the hovered point's description in a tooltip.
+void DrawPointLabels(Plot& plot, const Figure& f, float em) {
+  std::vector<LabelRequest> points, labels;
+  double radius = 0;
+  for (const FigureSeries& s : f.series) {
+    radius = std::max(radius, s.marker_radius * em / 13.0);
+    for (size_t k = 0; k < s.marker_xs.size(); ++k) {
+      const ImVec2 at = plot.ToPixels(s.marker_xs[k], s.marker_ys[k]);
+      points.push_back({at.x, at.y, 0, 0});
+    }
+  }
+  const float text_h = ImGui::GetTextLineHeight();
+  for (const FigureLabel& l : f.labels) {
+    const ImVec2 at = plot.ToPixels(l.x, l.y);
+    labels.push_back({at.x, at.y, ImGui::CalcTextSize(l.text.c_str()).x, text_h});
+  }
+  const ImVec2 lo = plot.area_min(), hi = plot.area_max();
+  const std::vector<PlacedLabel> placed =
+      PlaceLabels(labels, points, radius, em * 0.15, {lo.x, lo.y, hi.x, hi.y});
+  const ImVec2 mouse = ImGui::GetMousePos();
+  const FigureLabel* hovered = nullptr;
+  float best = em * 0.6f;  // within this many pixels of a point
+  for (size_t k = 0; k < f.labels.size(); ++k) {
+    const FigureLabel& l = f.labels[k];
+    if (placed[k].shown && !l.text.empty()) {
+      // A backing in the window's colour, so arrows under a label do not cross its letters.
+      const ImVec2 at(static_cast<float>(placed[k].x), static_cast<float>(placed[k].y));
+      ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+      bg.w = 0.85f;
+      plot.draw_list()->AddRectFilled(
+          ImVec2(at.x - 1, at.y), ImVec2(at.x + static_cast<float>(labels[k].w) + 1, at.y + text_h),
+          ImGui::ColorConvertFloat4ToU32(bg));
+      plot.draw_list()->AddText(ImVec2(static_cast<float>(placed[k].x),
+                                       static_cast<float>(placed[k].y)),
+                                ToImU32(l.color), l.text.c_str());
+    }
+    const float dx = static_cast<float>(labels[k].x) - mouse.x;
+    const float dy = static_cast<float>(labels[k].y) - mouse.y;
+    const float dist = std::sqrt(dx * dx + dy * dy);
+    if (plot.hovered() && dist < best) {
+      best = dist;
+      hovered = &l;
+    }
+  }
+  if (hovered) ImGui::SetTooltip("%s", hovered->hover.empty() ? hovered->text.c_str()
+                                                              : hovered->hover.c_str());
+}
+
+}  // namespace
+
 void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, FigurePanelCache& cache,
                      UiServices& services, DrawnRecord& drawn) {
   if (!derived.pe_status.ok()) {
@@ -351,6 +405,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
         plot.Rect(r.x0, r.y0, r.x1, r.y1, ToImU32(r.color), static_cast<float>(r.line_width));
       }
     }
+    if (!fig.labels.empty()) DrawPointLabels(plot, fig, em);
     plot.End();
     ImGui::EndGroup();
     if (main && shares_heatmap_view && !(cache.view == fig.view)) {

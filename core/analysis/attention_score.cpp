@@ -107,6 +107,7 @@ Result<AttentionScorer> AttentionScorer::Make(const ModelParams& params, Encodin
       // With typed ids, the first row of the batch.
       const TextExample& ex = params.example;
       const LoadedTable* loaded = ex.embeddings.table.get();
+      int64_t vocab_size = 0;
       Result<std::vector<int64_t>> example_ids = std::vector<int64_t>();
       if (loaded != nullptr && loaded->has_words() && ex.ids.empty()) {
         // A word-vector table: each word's row; a word it lacks has none (-1: a zero row, or
@@ -117,7 +118,7 @@ Result<AttentionScorer> AttentionScorer::Make(const ModelParams& params, Encodin
           example_ids.value().push_back(id >= 0 ? id : unk);
         }
       } else {
-        example_ids = ExampleIds(ex);
+        example_ids = ExampleIds(ex, 0, &vocab_size);
       }
       if (!example_ids.ok()) return example_ids.error();
       const std::vector<int64_t>& ids = example_ids.value();
@@ -132,36 +133,15 @@ Result<AttentionScorer> AttentionScorer::Make(const ModelParams& params, Encodin
       }
       const double scale = params.input.scale ? std::sqrt(static_cast<double>(d)) : 1.0;
       xk.resize(static_cast<size_t>(d));
-      const int64_t a = ids[static_cast<size_t>(params.content.token_a)];
-      const int64_t b = ids[static_cast<size_t>(params.content.token_b)];
-      if (loaded != nullptr) {
-        if (loaded->cols() != d) {
-          return InvalidArgument("d_model is " + std::to_string(d) + " but the embedding table " +
-                                 Quoted(ex.embeddings.spec) + " has " +
-                                 std::to_string(loaded->cols()) + " columns");
-        }
-        for (int64_t id : {a, b}) {
-          if (id >= loaded->rows()) {
-            return InvalidArgument("--content tokens: token id " + std::to_string(id) +
-                                   " is outside the embedding table " +
-                                   Quoted(ex.embeddings.spec) + " (ids 0 to " +
-                                   std::to_string(loaded->rows() - 1) + ")");
-          }
-        }
-        std::vector<float> row(static_cast<size_t>(d));
-        const auto s32 = static_cast<float>(scale);
-        for (auto [id, out] : {std::pair{a, &xq}, std::pair{b, &xk}}) {
-          std::fill(row.begin(), row.end(), 0.0f);
-          if (id >= 0) loaded->Read(id, 1, 0, d, row.data());
-          for (int64_t j = 0; j < d; ++j) (*out)[static_cast<size_t>(j)] = row[static_cast<size_t>(j)] * s32;
-        }
-        break;
-      }
+      const int64_t pair[2] = {ids[static_cast<size_t>(params.content.token_a)],
+                               ids[static_cast<size_t>(params.content.token_b)]};
+      Result<Matrix> rows = ExampleEmbeddingRows(ex, vocab_size, d, pair);  // (2, d)
+      if (!rows.ok()) return rows.error();
       for (int64_t j = 0; j < d; ++j) {
         // As the sum view's scaled part: float32 E[id] times sqrt(d) rounded to float32.
         const auto s32 = static_cast<float>(scale);
-        xq[static_cast<size_t>(j)] = EmbeddingValue(ex.init, ex.seed, d, a, j) * s32;
-        xk[static_cast<size_t>(j)] = EmbeddingValue(ex.init, ex.seed, d, b, j) * s32;
+        xq[static_cast<size_t>(j)] = rows.value().at(0, j) * s32;
+        xk[static_cast<size_t>(j)] = rows.value().at(1, j) * s32;
       }
       break;
     }

@@ -1,5 +1,6 @@
 #include "base/initializers.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <numbers>
@@ -25,6 +26,7 @@ constexpr InitName kNames[] = {{EmbeddingInit::kNormal1, "normal-1"},
 }  // namespace
 
 std::string_view EmbeddingInitName(EmbeddingInit init) {
+  if (init == EmbeddingInit::kTorch) return "torch";
   for (const InitName& n : kNames) {
     if (n.init == init) return n.name;
   }
@@ -38,6 +40,33 @@ std::optional<EmbeddingInit> ParseEmbeddingInit(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<InitChoice> ParseInitChoice(std::string_view text) {
+  constexpr std::string_view kTorchPrefix = "torch:";
+  if (text.starts_with(kTorchPrefix)) {
+    const std::string_view digits = text.substr(kTorchPrefix.size());
+    uint64_t seed = 0;
+    const char* end = digits.data() + digits.size();
+    const auto [ptr, ec] = std::from_chars(digits.data(), end, seed);
+    // Decimal digits only: no sign, no spaces, nothing after, no overflow.
+    if (digits.empty() || digits.front() < '0' || digits.front() > '9' || ec != std::errc() ||
+        ptr != end) {
+      return std::nullopt;
+    }
+    return InitChoice{EmbeddingInit::kTorch, seed};
+  }
+  if (std::optional<EmbeddingInit> init = ParseEmbeddingInit(text)) return InitChoice{*init, 0};
+  return std::nullopt;
+}
+
+std::string InitChoiceName(const InitChoice& choice) {
+  if (choice.init == EmbeddingInit::kTorch) {
+    std::string s = "torch:";
+    s += std::to_string(choice.torch_seed);
+    return s;
+  }
+  return std::string(EmbeddingInitName(choice.init));
+}
+
 double InitScale(EmbeddingInit init, int64_t d_model) {
   switch (init) {
     case EmbeddingInit::kNormal002:
@@ -46,6 +75,7 @@ double InitScale(EmbeddingInit init, int64_t d_model) {
       return 1.0 / std::sqrt(static_cast<double>(d_model));
     case EmbeddingInit::kNormal1:
     case EmbeddingInit::kTruncatedNormal:
+    case EmbeddingInit::kTorch:
       break;
   }
   return 1.0;
@@ -73,6 +103,8 @@ std::string InitFormula(EmbeddingInit init, int64_t d_model) {
     case EmbeddingInit::kNormalScaled:
       std::snprintf(buf, sizeof buf, "N(0, 1/d) = N(0, %.4g\xc2\xb2)", InitScale(init, d_model));
       return buf;
+    case EmbeddingInit::kTorch:
+      return "N(0, 1) as PyTorch draws it";
     case EmbeddingInit::kTruncatedNormal:
       break;
   }

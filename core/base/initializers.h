@@ -13,6 +13,10 @@
 //                     .87962566103423978, scipy's truncnorm.std(-2, 2)), so the values'
 //                     standard deviation is that number, not 1:
 //                       var = 1 - 2 b phi(b) / (2 Phi(b) - 1) with b = 2, std = 0.8796256610.
+//   torch:SEED        N(0, 1) exactly as PyTorch draws it: torch.manual_seed(SEED);
+//                     nn.Embedding(V, d).weight (base/torch_random.h). Not counter-based: the
+//                     table is one stream of V * d values, so it depends on V; InitValue does
+//                     not make it (model/embedding.h EmbeddingRows does).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +27,8 @@
 namespace pe {
 
 // Declared in this order so a learned table's older values (normal-0.02, normal-1) keep theirs.
-enum class EmbeddingInit { kNormal002, kNormal1, kNormalScaled, kTruncatedNormal };
+// kTorch is last and not in kAllEmbeddingInits, which lists the counter-based initialisers.
+enum class EmbeddingInit { kNormal002, kNormal1, kNormalScaled, kTruncatedNormal, kTorch };
 inline constexpr EmbeddingInit kAllEmbeddingInits[] = {
     EmbeddingInit::kNormal1, EmbeddingInit::kNormalScaled, EmbeddingInit::kNormal002,
     EmbeddingInit::kTruncatedNormal};
@@ -31,9 +36,25 @@ inline constexpr EmbeddingInit kAllEmbeddingInits[] = {
 inline constexpr const char* kEmbeddingInitChoices =
     "normal-1, normal-scaled, normal-0.02 or truncated-normal";
 
-// "normal-1", "normal-scaled", "normal-0.02", "truncated-normal", and back.
+// "normal-1", "normal-scaled", "normal-0.02", "truncated-normal", and back ("torch" for
+// kTorch, which ParseEmbeddingInit does not take: it needs its seed, see ParseInitChoice).
 std::string_view EmbeddingInitName(EmbeddingInit init);
 std::optional<EmbeddingInit> ParseEmbeddingInit(std::string_view name);
+
+// The --init value: one of the four names, or "torch:SEED" with SEED a decimal integer in
+// [0, 2^64 - 1] as torch.manual_seed takes it (at::mt19937 keeps its low 32 bits, so SEED and
+// SEED + 2^32 give one table, as in PyTorch).
+struct InitChoice {
+  EmbeddingInit init = EmbeddingInit::kNormal1;
+  uint64_t torch_seed = 0;  // used by kTorch only
+  bool operator==(const InitChoice&) const = default;
+};
+inline constexpr const char* kInitChoices =
+    "normal-1, normal-scaled, normal-0.02, truncated-normal or torch:SEED (SEED an integer in "
+    "[0, 18446744073709551615])";
+std::optional<InitChoice> ParseInitChoice(std::string_view text);
+// "normal-1" ... or "torch:7"; ParseInitChoice reads it back.
+std::string InitChoiceName(const InitChoice& choice);
 
 // The standard deviation the initialiser multiplies N(0, 1) (or the truncated N(0, 1)) by:
 // 1, d^-0.5, 0.02, 1 (d = d_model >= 1).
@@ -46,7 +67,8 @@ double TruncatedNormalStd();
 // "N(0, 1)", "N(0, 1/d) = N(0, 0.125²)", "N(0, 0.02²)", "N(0, 1) truncated to [-2, 2]".
 std::string InitFormula(EmbeddingInit init, int64_t d_model);
 
-// Value k of the table of `stream` (a seed), in double:
+// Value k of the table of `stream` (a seed), in double (kTorch is not counter-based: it gives
+// the normal-1 value here; the tables use EmbeddingRows):
 //   normal kinds:  InitScale * RandomNormal(stream, k)
 //   truncated:     the first of z_0 = RandomNormal(stream, k), z_a = RandomNormal(
 //                  RandomBits(stream ^ kTruncatedTag, a), k) for a = 1, 2, ... with |z_a| <= 2.

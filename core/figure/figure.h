@@ -59,6 +59,16 @@ struct FigureSeries {
   std::vector<double> band_edges, band_lo, band_hi;
 };
 
+// A text beside a point (a token's name in a scatter plot). The renderers place it next to the
+// point where it covers no other label and no point (label_placement.h), or leave it out when
+// there is no room; the window shows `hover` (or `text`) when the pointer is on the point.
+struct FigureLabel {
+  double x = 0, y = 0;
+  std::string text;
+  Rgba8 color;
+  std::string hover;
+};
+
 struct FigureColorBar {
   ColormapId colormap = ColormapId::kRdBu;
   double vmin = -1, vmax = 1;
@@ -89,6 +99,7 @@ struct Figure {
   std::vector<double> hlines;        // thin reference lines (y = 0)
   std::vector<FigureSeries> series;
   std::vector<FigureRect> overlays;        // outlines on top (a selected row)
+  std::vector<FigureLabel> labels;         // texts beside points, on top of everything
   std::optional<FigureColorBar> colorbar;  // right of the plot
   std::vector<FigureLegendItem> legend;    // right of the plot, never over the data
   // One unit of x takes the same length as one unit of y (circles are round). The builder fits

@@ -1,4 +1,5 @@
 #include "figure/figure_render.h"
+#include "figure/label_placement.h"
 #include "io/figure_metadata_reader.h"
 
 #include "figure/text_wrap.h"
@@ -430,6 +431,37 @@ LegendLayout LayOutLegend(cairo_t* cr, const Figure& f, const FigureSize& size, 
 
 void DrawPanels(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format);
 
+// The figure's point labels beside their points (label_placement.h), in the tick font.
+template <typename Mapper>
+void DrawPointLabels(cairo_t* cr, const Figure& f, const Mapper& m, const Box& b) {
+  if (f.labels.empty()) return;
+  Font(cr, kTickPt);
+  cairo_font_extents_t fe;
+  cairo_font_extents(cr, &fe);
+  std::vector<LabelRequest> points, labels;
+  double radius = 0;
+  for (const FigureSeries& s : f.series) {
+    radius = std::max(radius, s.marker_radius);
+    for (size_t k = 0; k < s.marker_xs.size(); ++k) {
+      points.push_back({m.X(s.marker_xs[k]), m.Y(s.marker_ys[k]), 0, 0});
+    }
+  }
+  for (const FigureLabel& l : f.labels) {
+    labels.push_back({m.X(l.x), m.Y(l.y), TextWidth(cr, l.text), fe.ascent + fe.descent});
+  }
+  const std::vector<PlacedLabel> placed =
+      PlaceLabels(labels, points, radius, 2.0, {b.x, b.y, b.x + b.w, b.y + b.h});
+  for (size_t k = 0; k < placed.size(); ++k) {
+    if (!placed[k].shown || f.labels[k].text.empty()) continue;
+    // A light backing, so arrows or lines passing under a label do not cross its letters.
+    SetColor(cr, {255, 255, 255, 215});
+    cairo_rectangle(cr, placed[k].x - 1, placed[k].y, labels[k].w + 2, labels[k].h);
+    cairo_fill(cr);
+    SetColor(cr, f.labels[k].color);
+    Text(cr, f.labels[k].text, placed[k].x, placed[k].y, 0, 0);
+  }
+}
+
 void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format,
           double title_pt = kTitlePt, size_t title_lines = 1) {
   if (!f.panels.empty()) {
@@ -549,6 +581,7 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
                     std::fabs(m.X(r.x1) - m.X(r.x0)), std::fabs(m.Y(r.y1) - m.Y(r.y0)));
     cairo_stroke(cr);
   }
+  DrawPointLabels(cr, f, m, b);
   cairo_restore(cr);
 
   // Frame, ticks and tick labels; labels that would overlap their neighbour are skipped.

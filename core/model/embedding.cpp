@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/random.h"
+#include "base/torch_random.h"
 
 namespace pe {
 
@@ -33,10 +34,55 @@ Result<Matrix> InitEmbedding(EmbeddingInit init, int64_t vocab_size, int64_t d_m
   Result<Matrix> table = MakeMatrix("the embedding table", vocab_size, d_model, cap);
   if (!table.ok()) return table;
   Matrix& m = table.value();
+  if (init == EmbeddingInit::kTorch) {
+    if (vocab_size > kMaxTorchTableValues / d_model) {
+      return InvalidArgument("--init torch: nn.Embedding(" + std::to_string(vocab_size) + ", " +
+                             std::to_string(d_model) + ") has more than " +
+                             std::to_string(kMaxTorchTableValues) + " values");
+    }
+    m.data = TorchRandn(seed, vocab_size * d_model);
+    return table;
+  }
   for (int64_t r = 0; r < m.rows; ++r) {
     for (int64_t c = 0; c < m.cols; ++c) m.at(r, c) = EmbeddingValue(init, seed, d_model, r, c);
   }
   return table;
+}
+
+Result<Matrix> EmbeddingRows(EmbeddingInit init, uint64_t seed, int64_t vocab_size,
+                             int64_t d_model, std::span<const int64_t> rows,
+                             const MemoryCap& cap) {
+  if (d_model < 1) {
+    return InvalidArgument("d_model must be at least 1, got " + std::to_string(d_model));
+  }
+  if (Status s = CheckIds(vocab_size, rows); !s.ok()) return s.error();
+  Result<Matrix> out =
+      MakeMatrix("the embedding rows", static_cast<int64_t>(rows.size()), d_model, cap);
+  if (!out.ok()) return out;
+  Matrix& m = out.value();
+  if (init != EmbeddingInit::kTorch) {
+    for (int64_t r = 0; r < m.rows; ++r) {
+      for (int64_t c = 0; c < d_model; ++c) {
+        m.at(r, c) = EmbeddingValue(init, seed, d_model, rows[static_cast<size_t>(r)], c);
+      }
+    }
+    return out;
+  }
+  if (vocab_size > kMaxTorchTableValues / d_model) {
+    return InvalidArgument(
+        "--init torch: nn.Embedding(V, d) with V = " + std::to_string(vocab_size) +
+        " (--vocab-size) and d = " + std::to_string(d_model) + " has " +
+        std::to_string(vocab_size * d_model) + " values; PyTorch's stream is reproduced up to " +
+        std::to_string(kMaxTorchTableValues) + " (V * d <= 2^28): lower --vocab-size or d_model");
+  }
+  std::vector<int64_t> indices(static_cast<size_t>(m.rows * d_model));  // flat (row, col)
+  for (int64_t r = 0; r < m.rows; ++r) {
+    for (int64_t c = 0; c < d_model; ++c) {
+      indices[static_cast<size_t>(r * d_model + c)] = rows[static_cast<size_t>(r)] * d_model + c;
+    }
+  }
+  m.data = TorchNormalAt(seed, vocab_size * d_model, indices);
+  return out;
 }
 
 Status CheckIds(int64_t vocab_size, std::span<const int64_t> ids) {

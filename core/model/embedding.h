@@ -13,6 +13,10 @@
 namespace pe {
 
 inline constexpr int64_t kMaxVocab = int64_t{1} << 24;
+// The largest table torch:SEED makes, V * d values: its stream is run up to the furthest row used
+// (all of it for the last rows), about a second at this size. GPT-2's 50257 x 768 and Llama's
+// 32000 x 4096 fit.
+inline constexpr int64_t kMaxTorchTableValues = int64_t{1} << 28;
 
 // Entry (row, col) of the seeded N(0, 1) table: RandomNormal(seed, row * d_model + col),
 // rounded to float32. The table is the same whatever its vocabulary size.
@@ -28,6 +32,15 @@ Result<Matrix> InitEmbeddingNormal(int64_t vocab_size, int64_t d_model, uint64_t
 // The same with any initialiser.
 Result<Matrix> InitEmbedding(EmbeddingInit init, int64_t vocab_size, int64_t d_model,
                              uint64_t seed, const MemoryCap& cap = {});
+
+// Rows `rows` (each in [0, vocab_size)) of the (vocab_size, d_model) table `init` makes:
+// (rows.size(), d_model). The counter-based initialisers give EmbeddingValue(init, seed, ...)
+// whatever V; kTorch (seed = the torch seed) gives rows of torch.manual_seed(seed);
+// nn.Embedding(V, d).weight, which depend on V (base/torch_random.h), and refuses
+// V * d > kMaxTorchTableValues with a message naming --init and --vocab-size.
+Result<Matrix> EmbeddingRows(EmbeddingInit init, uint64_t seed, int64_t vocab_size,
+                             int64_t d_model, std::span<const int64_t> rows,
+                             const MemoryCap& cap = {});
 
 // Ok when every id is in [0, vocab_size); else an error naming the first id outside.
 Status CheckIds(int64_t vocab_size, std::span<const int64_t> ids);

@@ -470,27 +470,46 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const Encodin
       !s.ok()) {
     return s.error();
   }
-  // Only the rows the sentence uses; EmbeddingValue makes each independently of V.
-  Matrix embedding;  // (T, d)
-  embedding.rows = seq;
-  embedding.cols = pe.d_model;
-  embedding.data.resize(static_cast<size_t>(seq * pe.d_model));
-  for (int64_t t = 0; t < seq; ++t) {
-    const int64_t id = r.ids[static_cast<size_t>(t)];
-    if (loaded != nullptr) {
-      if (id < loaded->rows()) loaded->Read(id, 1, 0, pe.d_model, embedding.row(t));
-      continue;  // id V: the zero row of a word the file lacks
-    }
-    for (int64_t j = 0; j < pe.d_model; ++j) {
-      embedding.at(t, j) = EmbeddingValue(example.init, example.seed, pe.d_model, id, j);
-    }
-  }
+  // Only the rows the sentence uses (the counter-based initialisers make each independently of
+  // V; torch:SEED runs PyTorch's stream of V * d values).
+  Result<Matrix> embedding =
+      ExampleEmbeddingRows(example, r.vocab_size, pe.d_model, r.ids, cap);  // (T, d)
+  if (!embedding.ok()) return embedding.error();
   Result<InputParts> parts =
-      CombineInputParts(std::move(embedding), PositionalRows(encoding, seq), params,
+      CombineInputParts(std::move(embedding).value(), PositionalRows(encoding, seq), params,
                         static_cast<uint64_t>(row * seq * pe.d_model));
   if (!parts.ok()) return parts.error();
   r.parts = std::move(parts).value();
   return r;
+}
+
+Result<Matrix> ExampleEmbeddingRows(const TextExample& example, int64_t vocab_size, int64_t d,
+                                    std::span<const int64_t> rows, const MemoryCap& cap) {
+  if (const LoadedTable* loaded = example.embeddings.table.get(); loaded != nullptr) {
+    // The loaded table's rows; a word the file lacks (id -1, or V = its row count) is a zero row.
+    if (loaded->cols() != d) {
+      return InvalidArgument("d_model is " + std::to_string(d) + " but the embedding table " +
+                             Quoted(example.embeddings.spec) + " has " +
+                             std::to_string(loaded->cols()) + " columns; d_model follows the loaded table");
+    }
+    Result<Matrix> out = MakeMatrix("the embedding rows", static_cast<int64_t>(rows.size()), d, cap);
+    if (!out.ok()) return out.error();
+    for (size_t t = 0; t < rows.size(); ++t) {
+      const int64_t id = rows[t];
+      if (id > loaded->rows()) {
+        return InvalidArgument("token id " + std::to_string(id) + " is outside the embedding table " +
+                               Quoted(example.embeddings.spec) + " (ids 0 to " +
+                               std::to_string(loaded->rows() - 1) + ")");
+      }
+      if (id >= 0 && id < loaded->rows()) {
+        loaded->Read(id, 1, 0, d, out.value().row(static_cast<int64_t>(t)));
+      }
+    }
+    return out;
+  }
+  const uint64_t seed =
+      example.init == EmbeddingInit::kTorch ? example.torch_seed : example.seed;
+  return EmbeddingRows(example.init, seed, vocab_size, d, rows, cap);
 }
 
 Result<std::vector<SentenceResult>> ComputeBatch(const TextExample& example,

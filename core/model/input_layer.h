@@ -89,6 +89,9 @@ struct TextExample {
   uint64_t seed = 0;                    // embedding table seed
   // The embedding table's initialiser (base/initializers.h); N(0, 1) as torch.nn.Embedding.
   EmbeddingInit init = EmbeddingInit::kNormal1;
+  // The seed of init = kTorch (--init torch:SEED): torch.manual_seed(torch_seed), then
+  // nn.Embedding(V, d). `seed` does not enter that table.
+  uint64_t torch_seed = 0;
   std::vector<std::string> vocabulary;  // fixed vocabulary; empty: built from the text
   // More tokens than max_len: keep the first max_len, as a model truncates its input (true), or
   // refuse with a message (false, the default: a script should hear about it).
@@ -150,6 +153,10 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const Encodin
 Result<SentenceResult> ComputeSentence(const TextExample& example, const EncodingParams& pe,
                                        const InputLayerParams& params, const MemoryCap& cap = {},
                                        int64_t row = 0);
+// Rows `rows` of the example's (vocab_size, d) embedding table (EmbeddingRows with the
+// example's initialiser and seed: torch_seed for kTorch, else seed): (rows.size(), d).
+Result<Matrix> ExampleEmbeddingRows(const TextExample& example, int64_t vocab_size, int64_t d,
+                                    std::span<const int64_t> rows, const MemoryCap& cap = {});
 // Every batch row (one for text); the parts of all rows must fit under `cap` together.
 Result<std::vector<SentenceResult>> ComputeBatch(const TextExample& example, const Encoding& pe,
                                                  const InputLayerParams& params,

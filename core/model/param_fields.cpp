@@ -268,16 +268,23 @@ const ParamField kFields[] = {
      "Initialiser of the embedding tables (the token embeddings; with the learned scheme the "
      "position table too): normal-1 = N(0,1) (torch nn.Embedding), normal-scaled = "
      "N(0, 1/d_model) (fairseq Embedding, tensor2tensor), normal-0.02 = N(0, 0.02^2) (GPT-2, "
-     "BERT initializer_range) or truncated-normal = N(0,1) cut to [-2, 2], std 0.88 (Haiku "
-     "hk.Embed)",
-     kAllSchemes, nullptr, GET(std::string(EmbeddingInitName(m.example.init))), SET({
-       EmbeddingInit init{};
-       if (Status s = SetChoice("--init", text, &ParseEmbeddingInit, kEmbeddingInitChoices, init);
+     "BERT initializer_range), truncated-normal = N(0,1) cut to [-2, 2], std 0.88 (Haiku "
+     "hk.Embed) or torch:SEED = PyTorch's own numbers, torch.manual_seed(SEED); "
+     "nn.Embedding(V, d_model).weight with V from --vocab-size (token table only; V * d_model "
+     "<= 2^28)",
+     kAllSchemes, nullptr,
+     GET(InitChoiceName({m.example.init, m.example.torch_seed})), SET({
+       InitChoice choice{};
+       if (Status s = SetChoice("--init", text, &ParseInitChoice, kInitChoices, choice);
            !s.ok()) {
          return s;
        }
-       m.example.init = init;
-       if (m.pe.kind() == Scheme::kLearned) m.pe.learned().init = init;
+       m.example.init = choice.init;
+       m.example.torch_seed = choice.torch_seed;
+       // PyTorch's stream belongs to the token table; the position table keeps its own.
+       if (m.pe.kind() == Scheme::kLearned && choice.init != EmbeddingInit::kTorch) {
+         m.pe.learned().init = choice.init;
+       }
        return {};
      })},
     {"learned_init", "--learned-init", "NAME",

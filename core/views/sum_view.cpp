@@ -62,9 +62,15 @@ void AddNotes(const ModelParams& m, const Encoding& e, const SentenceResult& s, 
                       none});
     }
   } else {
-    std::snprintf(buf, sizeof buf, "E: random, untrained: %s, seed %llu",
-                  InitFormula(m.example.init, m.pe.d_model).c_str(),
-                  static_cast<unsigned long long>(m.example.seed));
+    if (m.example.init == EmbeddingInit::kTorch) {
+      std::snprintf(buf, sizeof buf, "E: torch.manual_seed(%llu); nn.Embedding(%lld, %lld)",
+                    static_cast<unsigned long long>(m.example.torch_seed),
+                    static_cast<long long>(s.vocab_size), static_cast<long long>(m.pe.d_model));
+    } else {
+      std::snprintf(buf, sizeof buf, "E: random, untrained: %s, seed %llu",
+                    InitFormula(m.example.init, m.pe.d_model).c_str(),
+                    static_cast<unsigned long long>(m.example.seed));
+    }
     f.legend.push_back({buf, none});
     f.legend.push_back({!m.example.ids.empty()
                           ? "ids typed, V = " + std::to_string(s.vocab_size)

@@ -68,7 +68,8 @@ const ViewEntry kViews[] = {
     {ViewKind::kCheck, "check", "Check a loaded table against the exact reference",
      kVectorSchemes, kVectorSchemesNeed,
      &CheckFigure, &CheckCheckTable, &WriteCheckView},
-    {ViewKind::kProjection, "projection", "Projection: the tokens' vectors in 2-D (PCA)", 0, "",
+    {ViewKind::kProjection, "projection", "Projection: the tokens' vectors in 2-D (PCA)", kAdded,
+     "a scheme that adds a vector to the token embeddings (sinusoidal or learned)",
      &ProjectionFigure, &CheckProjectionTable, &WriteProjectionView},
 };
 
