@@ -36,7 +36,8 @@ uint64_t WriteGlove(const std::string& path, uint64_t bytes, int d) {
   buf.reserve(1 << 22);
   uint64_t x = 88172645463325252ull, written = 0;
   for (int64_t row = 0; written < bytes; ++row) {
-    const std::string word = "w" + std::to_string(row);
+    std::string word(1, 'w');
+    word += std::to_string(row);
     buf.insert(buf.end(), word.begin(), word.end());
     for (int k = 0; k < d; ++k) {
       x ^= x << 13, x ^= x >> 7, x ^= x << 17;

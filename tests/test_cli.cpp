@@ -983,9 +983,15 @@ TEST_F(Cli, EmbeddingsFromGloveAndConflictsAreRefusedNamingTheFile) {
   for (const auto& row : rows) {
     if (row.size() < 7 || row[3] != "embedding") continue;
     const std::string values = row[2] + ":" + row[4] + "," + row[5] + "," + row[6];
-    if (row[1] == "0") EXPECT_EQ(values, "0:1,2,3");
-    if (row[1] == "1") EXPECT_EQ(values, "1:4,5,6");
-    if (row[1] == "2") EXPECT_EQ(values, "3:0,0,0");  // "sat": the zero row, id V = 3
+    if (row[1] == "0") {
+      EXPECT_EQ(values, "0:1,2,3");
+    }
+    if (row[1] == "1") {
+      EXPECT_EQ(values, "1:4,5,6");
+    }
+    if (row[1] == "2") {
+      EXPECT_EQ(values, "3:0,0,0");  // "sat": the zero row, id V = 3
+    }
     checked += row[1] == "0" || row[1] == "1" || row[1] == "2" ? 1 : 0;
   }
   EXPECT_EQ(checked, 3) << ReadFile(Path("s.csv")).substr(0, 400);

@@ -373,7 +373,9 @@ TEST_F(LoadedTables, ParallelWordVectorParseEqualsTheSerialReader) {
   std::string glove;
   uint64_t x = 12345;
   for (int r = 0; r < 3000; ++r) {
-    glove += "w" + std::to_string(r) + (r % 7 == 0 ? "\xc3\xa9" : "");
+    glove += 'w';
+    glove += std::to_string(r);
+    glove += r % 7 == 0 ? "\xc3\xa9" : "";
     for (int k = 0; k < 9; ++k) {
       x = x * 6364136223846793005ull + 1442695040888963407ull;
       const double v = static_cast<double>(static_cast<int64_t>(x >> 20) % 2000001 - 1000000) / 123457.0;
@@ -420,7 +422,11 @@ TEST_F(LoadedTables, BadWordVectorFilesGiveTheSerialReadersMessageNamingTheFile)
 
 TEST_F(LoadedTables, CancellingStopsTheLoad) {
   std::string glove;
-  for (int r = 0; r < 20000; ++r) glove += "w" + std::to_string(r) + " 1 2 3 4\n";
+  for (int r = 0; r < 20000; ++r) {
+    glove += 'w';
+    glove += std::to_string(r);
+    glove += " 1 2 3 4\n";
+  }
   WriteBytes(Path("g.txt"), glove);
   Result<LoadedTablePtr> r = LoadTable({Path("g.txt"), ""}, TableUse::kEmbeddings, {},
                                        [](double) { return false; });

@@ -44,7 +44,8 @@ ModelParams Sample(Scheme scheme) {
       m.pe.sinusoidal() = {PeVariant::kT2t, WaveOrder::kCosFirst, 5000.5, 2.0, 0.125};
       break;
     case Scheme::kLearned:
-      m.pe.learned() = {LearnedInit::kNormal1, 42};
+      m.pe.learned().init = LearnedInit::kNormal1;
+      m.pe.learned().seed = 42;
       break;
     case Scheme::kRope: {
       RopeParams& r = m.pe.rope();

@@ -44,7 +44,7 @@ TEST(SessionHash, Fnv1a64MatchesTheReferenceVectors) {
   EXPECT_EQ(h(""), 0xcbf29ce484222325ull);
   EXPECT_EQ(h("a"), 0xaf63dc4c8601ec8cull);
   EXPECT_EQ(h("foobar"), 0x85944171f73967e8ull);
-  EXPECT_EQ(HashText(0xaf63dc4c8601ec8cull), "af63dc4c8601ec8c");
+  EXPECT_EQ(SessionHashText(0xaf63dc4c8601ec8cull), "af63dc4c8601ec8c");
 }
 
 // ---- random states through the field table

@@ -185,7 +185,7 @@ TEST(EmbeddingInit, TheTableDoesNotDependOnTheVocabularySize) {
 TEST(EmbeddingInit, TheLearnedTableUsesTheSameInitialisersOnItsOwnStream) {
   for (EmbeddingInit init : kAllEmbeddingInits) {
     EncodingParams p;
-    p.scheme = LearnedParams{init, 11};
+    p.scheme = LearnedParams{init, 11, {}};
     p.d_model = 16;
     p.max_len = 40;
     for (int64_t pos = 0; pos < 40; ++pos) {

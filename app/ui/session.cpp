@@ -94,7 +94,7 @@ constexpr PanelKey kPanels[] = {
     {"panel.scheme_views", &PanelVisibility::scheme_views},
 };
 
-KeyValues UiSettings(const AppState& state) {
+KeyValues UiKeyValues(const AppState& state) {
   KeyValues ui;
   for (const PanelKey& p : kPanels) ui.emplace_back(p.key, Bool(state.show.*p.flag));
   if (state.session.shown_tab) ui.emplace_back("tab", std::string(ViewName(*state.session.shown_tab)));
@@ -299,7 +299,7 @@ ModelParams WindowDefaultParams() {
 }
 
 SessionContent SessionOf(const AppState& state) {
-  return {state.params, ViewsOf(state), UiSettings(state)};
+  return {state.params, ViewsOf(state), UiKeyValues(state)};
 }
 
 void RestoreSession(AppState& state, const SessionContent& content,

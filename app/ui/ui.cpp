@@ -198,6 +198,8 @@ std::array<int64_t, 6> FitExtents(const Encoding& e) {
           static_cast<int64_t>(e.scheme()),
           std::bit_cast<int64_t>(range.lo),
           std::bit_cast<int64_t>(range.hi)};
+}
+
 std::string ShownText(const AppState& state) {
   std::string text = state.params.example.text;
   for (const std::string& label : state.manual.labels) {

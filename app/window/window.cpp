@@ -111,8 +111,6 @@ double PeakRssMiB() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-}
-
 }  // namespace
 
 int RunWindow(AppState& state, const WindowRequest& request,

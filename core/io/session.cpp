@@ -207,7 +207,7 @@ Result<LoadedSession> SessionFromDocument(const SessionDocument& doc, const Mode
     } else if (now.value() != file.fnv1a64) {
       out.warnings.push_back(file.key + ": \"" + file.path +
                              "\" changed since the session was saved (FNV-1a 64 was " +
-                             HashText(file.fnv1a64) + ", now " + HashText(now.value()) +
+                             SessionHashText(file.fnv1a64) + ", now " + SessionHashText(now.value()) +
                              "); the views show the file as it is now");
     }
   }

@@ -164,7 +164,7 @@ Result<uint64_t> Fnv1a64File(const std::string& path) {
   return h;
 }
 
-std::string HashText(uint64_t h) {
+std::string SessionHashText(uint64_t h) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;
@@ -183,7 +183,7 @@ std::string WriteSessionText(const SessionDocument& doc) {
   root["params"] = strings(doc.params);
   Json files = Json::object();
   for (const SessionFile& f : doc.files) {
-    files[f.key] = Json{{"path", f.path}, {"fnv1a64", HashText(f.fnv1a64)}};
+    files[f.key] = Json{{"path", f.path}, {"fnv1a64", SessionHashText(f.fnv1a64)}};
   }
   root["files"] = std::move(files);
   root["views"] = strings(doc.views);

@@ -58,7 +58,7 @@ uint64_t Fnv1a64(std::span<const std::byte> bytes);
 // The same over a file's bytes, read in blocks; errors name the path.
 Result<uint64_t> Fnv1a64File(const std::string& path);
 // 16 lower-case hex digits, as the file writes it.
-std::string HashText(uint64_t h);
+std::string SessionHashText(uint64_t h);
 
 // The document as JSON text (two-space indent, keys in the document's order, ending in a newline).
 std::string WriteSessionText(const SessionDocument& doc);
