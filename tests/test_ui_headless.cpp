@@ -671,5 +671,40 @@ TEST_F(ScorePanel, FiguresComeFromTheWorkerAndAreNeverShownForOlderParameters) {
   EXPECT_TRUE(causal_note);
 }
 
+// The compare panel's zoomed window is what its export draws (as the score view's is), and its
+// notes start folded so the three plots get the panel.
+TEST_F(ScorePanel, TheCompareExportDrawsThePanelsZoomedWindow) {
+  state_.params.pe.scheme = RopeParams{};
+  Frames(2);
+  ASSERT_TRUE(ChooseTab("compare"));
+  Frames(2);
+  ASSERT_TRUE(caches_.compare.figure.has_value()) << caches_.compare.error;
+  EXPECT_TRUE(state_.compare.fitted);
+  EXPECT_EQ(state_.compare.view, (ViewRange{0, 100, 0, 100}));
+  EXPECT_FALSE(state_.compare.notes_open);
+  // The default B differs from A: the title names the base it compares with.
+  EXPECT_NE(caches_.compare.figure->panels[1].title.find("rope_theta=500000"), std::string::npos)
+      << caches_.compare.figure->panels[1].title;
+  const PlotRange zoomed{20, 40, 60, 80};
+  state_.compare.view = zoomed;
+  Frames(2);
+  EXPECT_EQ(caches_.compare.figure->view, zoomed);
+  const ViewSelection sel = ViewsOf(state_, ViewKind::kCompare);
+  EXPECT_EQ(sel.score, zoomed);
+  Result<Figure> exported = BuildViewFigure(ViewKind::kCompare, state_.params, sel,
+                                            FigureSize{960, 540, 1}, FigureFormat::kPng);
+  ASSERT_TRUE(exported.ok()) << exported.message();
+  EXPECT_EQ(exported.value().view, zoomed);
+  // Other views keep their own windows.
+  EXPECT_EQ(ViewsOf(state_, ViewKind::kScore).score, ViewsOf(state_).score);
+  // Tables: the compare window replaces the heatmap's in the export.
+  state_.params.compare_of = CompareOf::kTable;
+  Frames(2);
+  state_.compare.view = {8, 24, 10, 30};
+  Frames(2);
+  EXPECT_EQ(ViewsOf(state_, ViewKind::kCompare).heatmap, (ViewRange{8, 24, 10, 30}));
+  EXPECT_EQ(caches_.compare.figure->view, (ViewRange{8, 24, 10, 30}));
+}
+
 }  // namespace
 }  // namespace pe

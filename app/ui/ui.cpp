@@ -278,4 +278,12 @@ ViewSelection ViewsOf(const AppState& state) {
   return v;
 }
 
+ViewSelection ViewsOf(const AppState& state, ViewKind view) {
+  ViewSelection v = ViewsOf(state);
+  if (view == ViewKind::kCompare && state.compare.fitted) {
+    (state.params.compare_of == CompareOf::kScore ? v.score : v.heatmap) = state.compare.view;
+  }
+  return v;
+}
+
 }  // namespace pe

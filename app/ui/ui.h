@@ -69,9 +69,6 @@ struct ComparePanelCache {
   std::optional<ComparePair> pair;
   std::string pair_error;
   std::string error;
-  PlotRange view;
-  ViewRange whole;  // the window of both tables the view was fitted to
-  bool fitted = false;
   std::array<ImTextureID, 3> textures = {nullptr, nullptr, nullptr};
   bool images_uploaded = false;
   bool hovering = false;
@@ -136,5 +133,8 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services);
 
 // The views of a running window, as an export of it draws them.
 ViewSelection ViewsOf(const AppState& state);
+// The same for an export of `view`: the compare view's own window replaces the score or heatmap
+// window it reads.
+ViewSelection ViewsOf(const AppState& state, ViewKind view);
 
 }  // namespace pe
