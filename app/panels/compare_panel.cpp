@@ -39,14 +39,15 @@ void CompareControls(AppState& state) {
   const char* label = "versus";
   const ImGuiID id = ImGui::GetID(label);
   FieldEdit& f = state.fields[id];
-  if (!f.active) f.text = state.params.versus;
+  if (!f.active && f.error.empty()) f.text = state.params.versus;  // a refused text stays
   ImGui::SetNextItemWidth(std::max(em * 10, ImGui::GetContentRegionAvail().x - em * 16));
-  if (!f.error.empty()) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.55f, 0.12f, 0.1f, 1.0f));
+  const bool refused = !f.error.empty();
+  if (refused) PushRefusedFrame();
   // Empty, B is the scheme's counterpart (DefaultVersus): the hint says which.
   const std::string hint = "empty: " + DefaultVersus(state.params) +
                            "   (key=value,... e.g. scheme=rope,rope_theta=500000)";
   ImGui::InputTextWithHint(label, hint.c_str(), &f.text);
-  if (!f.error.empty()) ImGui::PopStyleColor();
+  if (refused) PopRefusedFrame();
   ItemTooltip(
       "B is A with these overrides, key=value separated by commas, the keys of figure metadata: "
       "scheme=rope, d_model=512, base=100, variant=t2t, rope_scaling=yarn,scaling_factor=8 ... "
@@ -54,10 +55,12 @@ void CompareControls(AppState& state) {
       "order. Enter applies. Empty: the scheme's counterpart (another base; learned against "
       "sinusoidal; ALiBi's gentlest head; T5's other direction; xPos against RoPE).");
   const bool active = ImGui::IsItemActive();
-  if (active && !f.active) f.error.clear();
   f.active = active;
-  if (ImGui::IsItemDeactivatedAfterEdit() && f.text != state.params.versus) {
-    EditField(state, label, "--versus", f.text);
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    f.error.clear();
+    if (f.text != state.params.versus) EditField(state, label, "--versus", f.text);
+  } else if (ImGui::IsItemDeactivated()) {
+    f.error.clear();  // left without an edit: the state's text is back
   }
   ImGui::SameLine();
   const char* labels[] = {"scores", "tables"};

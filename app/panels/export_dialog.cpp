@@ -212,6 +212,7 @@ void DrawExportDialog(AppState& state, UiServices& services) {
       }
     }
     ImGui::SetNextItemWidth(em * 14);
+    FitComboWidth("format", kFormatLabels);
     if (ImGui::Combo("format", &d.format, kFormatLabels, 5))
       d.name = ReplaceExtension(d.name, kExportFormats[d.format]);
     if (IsFigure(d.format)) {

@@ -83,6 +83,7 @@ void ScoreControls(AppState& state, ViewKind view) {
   const char* contents[] = {"random x", "ones", "two tokens"};
   int kind = static_cast<int>(c.kind);
   ImGui::SetNextItemWidth(em * 7);
+  FitComboWidth("content", contents);
   if (ImGui::Combo("content", &kind, contents, 3)) {
     const char* texts[] = {"random", "ones", nullptr};
     EditField(state, "content", "--content",
@@ -124,6 +125,7 @@ void PrecisionControls(AppState& state) {
   const char* values[] = {"bf16", "fp16"};
   int dtype = state.params.dtype == LowPrecision::kBf16 ? 0 : 1;
   ImGui::SetNextItemWidth(em * 9);
+  FitComboWidth("format", names);
   if (ImGui::Combo("format", &dtype, names, 2)) {
     EditField(state, "format", "--dtype", values[dtype]);
   }
@@ -138,6 +140,7 @@ void SimilarityControls(AppState& state) {
   const char* measures[] = {"dot", "cosine"};
   int measure = state.params.measure == SimilarityMeasure::kCosine ? 1 : 0;
   ImGui::SetNextItemWidth(em * 7);
+  FitComboWidth("measure", measures);
   if (ImGui::Combo("measure", &measure, measures, 2)) {
     EditField(state, "measure", "--measure", measures[measure]);
   }

@@ -86,7 +86,7 @@ void Panel(AppState& state, const char* id, const char* title, std::optional<Vie
                               ImVec2(title_max, at.y + title_size.y), title_max, title_max, title,
                               nullptr, &title_size);
     ImGui::Dummy(ImVec2(std::max(0.0f, std::min(title_size.x, title_max - at.x)), title_size.y));
-    if (ImGui::IsItemHovered() && title_size.x > title_max - at.x) ImGui::SetTooltip("%s", title);
+    if (ImGui::IsItemHovered() && title_size.x > title_max - at.x) WrappedTooltip(title);
     if (view) {
       ImGui::SameLine(
           std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - button_w));
