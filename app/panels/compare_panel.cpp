@@ -254,15 +254,18 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
     return;
   }
   for (const FigureLegendItem& item : f.legend) {
-    if (item.color.a > 0) {
-      const ImVec2 at = ImGui::GetCursorScreenPos();
-      ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + em * 0.25f),
-                                                ImVec2(at.x + em * 0.8f, at.y + em * 0.85f),
-                                                ToImU32(item.color));
-      ImGui::Dummy(ImVec2(em, em));
-      ImGui::SameLine();
+    if (item.color.a == 0) {
+      WrappedText(item.label);
+      continue;
     }
+    // A swatch: its label's wrapped lines all start after it.
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + em * 0.25f),
+                                              ImVec2(at.x + em * 0.8f, at.y + em * 0.85f),
+                                              ToImU32(item.color));
+    ImGui::Indent(em);
     WrappedText(item.label);
+    ImGui::Unindent(em);
   }
   ImGui::EndChild();
 }

@@ -331,16 +331,21 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   }
   ImGui::SameLine();
   if (ImGui::BeginChild("figure_legend", ImVec2(legend_w, avail.y), true)) {
+    // A swatch's label and its wrapped lines start after the swatch; a note (no swatch) uses
+    // the whole width, every line from the left edge.
     for (const FigureLegendItem& item : f.legend) {
-      const ImVec2 at = ImGui::GetCursorScreenPos();
-      if (item.color.a > 0) {
-        ImGui::GetWindowDrawList()->AddLine(ImVec2(at.x, at.y + em * 0.6f),
-                                            ImVec2(at.x + em * 1.2f, at.y + em * 0.6f),
-                                            ToImU32(item.color), 3.0f);
+      if (&item != &f.legend.front()) ImGui::Dummy(ImVec2(0, em * 0.15f));  // items apart
+      if (item.color.a == 0) {
+        WrappedText(item.label);  // breaks at spaces: numbers stay whole
+        continue;
       }
-      ImGui::Dummy(ImVec2(em * 1.4f, em));
-      ImGui::SameLine();
-      WrappedText(item.label);  // breaks at spaces: numbers stay whole
+      const ImVec2 at = ImGui::GetCursorScreenPos();
+      ImGui::GetWindowDrawList()->AddLine(ImVec2(at.x, at.y + em * 0.6f),
+                                          ImVec2(at.x + em * 1.2f, at.y + em * 0.6f),
+                                          ToImU32(item.color), 3.0f);
+      ImGui::Indent(em * 1.4f);
+      WrappedText(item.label);
+      ImGui::Unindent(em * 1.4f);
     }
   }
   ImGui::EndChild();
