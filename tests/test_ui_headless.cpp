@@ -14,6 +14,7 @@
 #include "ui/derived.h"
 #include "jobs/export_runner.h"
 #include "headless_ui.h"
+#include "model/walkthrough_presets.h"
 #include "test_support.h"
 #include "ui/ui.h"
 
@@ -160,6 +161,29 @@ TEST_F(HeadlessUi, TypingTokenIdsReplacesTheTextAndBadIdsAreRefusedInPlace) {
   EXPECT_TRUE(state_.params.example.ids.empty());
   EXPECT_EQ(caches_.derived.get().sentence.value().tokens[0].text, "The");
   Frames(3);
+  // After a preset of typed ids, an emptied field goes back to the sentence's tokens too.
+  for (const char* preset : {"embedding-ids", "embedding-batch"}) {
+    ASSERT_TRUE(ApplyWalkthroughPreset(preset, state_.params).ok());
+    Frames(2);
+    ASSERT_FALSE(state_.params.example.ids.empty());
+    Click(at);
+    io.KeyCtrl = true;
+    io.KeysDown['A'] = true;
+    Frame();
+    io.KeysDown['A'] = false;
+    io.KeyCtrl = false;
+    io.KeysDown[8] = true;
+    Frame();
+    io.KeysDown[8] = false;
+    io.KeysDown[13] = true;
+    Frame();
+    io.KeysDown[13] = false;
+    Frames(2);
+    EXPECT_TRUE(state_.params.example.ids.empty()) << preset;
+    ASSERT_TRUE(caches_.derived.get().sentence.ok()) << preset;
+    ASSERT_FALSE(caches_.derived.get().sentence.value().tokens.empty()) << preset;
+    EXPECT_EQ(caches_.derived.get().sentence.value().tokens[0].text, "The") << preset;
+  }
 }
 
 TEST_F(HeadlessUi, TypingASentenceAndClickingATokenLinksTheViews) {

@@ -58,7 +58,6 @@ const WalkthroughPreset kPresets[] = {
      "seed 000 (PyTorch notes): nn.Embedding(10, 128) looking up the ids [2, 5, 0, 9]", 0, false,
      nullptr,
      [](ModelParams& m) {
-       m.example.text = "";
        m.example.ids = {{2, 5, 0, 9}};
        m.example.vocab_size = 10;
        m.pe.d_model = 128;
@@ -68,7 +67,6 @@ const WalkthroughPreset kPresets[] = {
      "of five ids, out[i, j] = W[x[i, j]], shape (2, 5, 4)",
      0, false, nullptr,
      [](ModelParams& m) {
-       m.example.text = "";
        m.example.ids = {{23, 37, 3, 45, 82}, {97, 61, 19, 73, 53}};
        m.example.vocab_size = 100;
        m.pe.d_model = 4;
