@@ -32,6 +32,7 @@
 #include "model/param_fields.h"
 #include "views/figure_export.h"
 #include "views/heatmap_raster.h"
+#include "views/value_image.h"
 #include "views/view_builders.h"
 
 namespace pe {
@@ -125,29 +126,11 @@ Figure Panel(const std::string& title, const FigureAxis& x, const FigureAxis& y,
 FigureImage Image(const std::vector<float>& values, int width, int height, double x0, double x1,
                   double y0, double y1, ColormapId colormap, double lo, double hi,
                   bool& any_nan) {
-  FigureImage im;
-  im.width = width;
-  im.height = height;
-  im.rgba.resize(static_cast<size_t>(width) * height * 4);
-  MapToRgba(colormap, values.data(), static_cast<int64_t>(values.size()), static_cast<float>(lo),
-            static_cast<float>(hi), im.rgba.data());
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (!std::isnan(values[i])) continue;
-    any_nan = true;
-    uint8_t* p = im.rgba.data() + 4 * i;
-    p[0] = kMaskedGrey.r, p[1] = kMaskedGrey.g, p[2] = kMaskedGrey.b, p[3] = kMaskedGrey.a;
-  }
-  im.x0 = x0, im.x1 = x1, im.y0 = y0, im.y1 = y1;
-  return im;
+  return ValueImage(values, width, height,
+                    {colormap, lo, hi, FlatValues::kNaN, kMaskedGrey, x0, x1, y0, y1}, &any_nan);
 }
 
-double MaxAbs(const std::vector<float>& v) {
-  double hi = 0.0;
-  for (float x : v) {
-    if (!std::isnan(x)) hi = std::max(hi, static_cast<double>(std::abs(x)));
-  }
-  return hi;
-}
+double MaxAbs(const std::vector<float>& v) { return MaxAbsIgnoringNaN(v); }
 
 // The diverging difference panel's range and colour bar; `equal` when A - B is 0 everywhere.
 FigureColorBar DifferenceBar(const std::vector<float>& d, bool& equal) {
