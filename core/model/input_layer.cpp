@@ -378,15 +378,34 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const Encodin
       !s.ok()) {
     return s.error();
   }
-  // Only the rows the sentence uses; EmbeddingValue makes each independently of V.
+  // Only the rows the sentence uses; EmbeddingValue makes each independently of V. Typed rows
+  // (example.embedding_rows) are E itself: row k is E[k].
+  const std::vector<std::vector<float>>& typed = example.embedding_rows;
+  if (!typed.empty()) {
+    const auto width = static_cast<int64_t>(typed.front().size());
+    if (width != pe.d_model) {
+      return InvalidArgument("--embedding-rows: the rows have " + std::to_string(width) +
+                             " values but d_model is " + std::to_string(pe.d_model) +
+                             "; each row is one embedding E[k] of d_model values");
+    }
+    for (size_t t = 0; t < r.ids.size(); ++t) {
+      if (r.ids[t] >= static_cast<int64_t>(typed.size())) {
+        return InvalidArgument("--embedding-rows: token " + std::to_string(t) + " has id " +
+                               std::to_string(r.ids[t]) + " but only E[0] to E[" +
+                               std::to_string(typed.size() - 1) + "] are typed");
+      }
+    }
+  }
   Matrix embedding;  // (T, d)
   embedding.rows = seq;
   embedding.cols = pe.d_model;
   embedding.data.resize(static_cast<size_t>(seq * pe.d_model));
   for (int64_t t = 0; t < seq; ++t) {
+    const int64_t id = r.ids[static_cast<size_t>(t)];
     for (int64_t j = 0; j < pe.d_model; ++j) {
-      embedding.at(t, j) = EmbeddingValue(example.init, example.seed, pe.d_model,
-                                          r.ids[static_cast<size_t>(t)], j);
+      embedding.at(t, j) =
+          typed.empty() ? EmbeddingValue(example.init, example.seed, pe.d_model, id, j)
+                        : typed[static_cast<size_t>(id)][static_cast<size_t>(j)];
     }
   }
   Result<InputParts> parts =

@@ -96,6 +96,9 @@ struct TextExample {
   // [0, V); 0: V is max id + 1 for typed ids, the size of the text's vocabulary for text.
   std::vector<std::vector<int64_t>> ids;
   int64_t vocab_size = 0;
+  // Embedding rows typed by hand (a tutorial's printed table, --embedding-rows): E[k] = row k,
+  // each d_model wide, and every id must be below their count. Empty: E from init and seed.
+  std::vector<std::vector<float>> embedding_rows;
   bool operator==(const TextExample&) const = default;
 };
 

@@ -42,6 +42,12 @@ const WalkthroughPreset kPresets[] = {
      0, false, &kILoveNlp,
      [](ModelParams& m) {
        m.example.text = "I love NLP";
+       // Its ids 0, 1, 2 (first appearance) take the blog's rows E[1], E[2], E[3].
+       for (size_t r = 0; r < kILoveNlp.labels.size(); ++r) {
+         m.example.embedding_rows.emplace_back(
+             kILoveNlp.embedding.begin() + static_cast<std::ptrdiff_t>(r * 3),
+             kILoveNlp.embedding.begin() + static_cast<std::ptrdiff_t>(r * 3 + 3));
+       }
        m.pe.d_model = 3;
        m.pe.max_len = 3;
        m.input.scale = false;

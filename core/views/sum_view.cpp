@@ -40,9 +40,14 @@ void AddNotes(const ModelParams& m, const Encoding& e, const SentenceResult& s, 
               Figure& f) {
   const Rgba8 none{255, 255, 255, 0};
   char buf[160];
-  std::snprintf(buf, sizeof buf, "E: random, untrained: %s, seed %llu",
-                InitFormula(m.example.init, m.pe.d_model).c_str(),
-                static_cast<unsigned long long>(m.example.seed));
+  if (!m.example.embedding_rows.empty()) {
+    std::snprintf(buf, sizeof buf, "E: typed rows E[0] to E[%zu] (--embedding-rows)",
+                  m.example.embedding_rows.size() - 1);
+  } else {
+    std::snprintf(buf, sizeof buf, "E: random, untrained: %s, seed %llu",
+                  InitFormula(m.example.init, m.pe.d_model).c_str(),
+                  static_cast<unsigned long long>(m.example.seed));
+  }
   f.legend.push_back({buf, none});
   f.legend.push_back({m.example.ids.empty() ? "ids: order of first appearance in the text"
                                             : "ids typed, V = " + std::to_string(s.vocab_size),
