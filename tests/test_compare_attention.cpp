@@ -395,6 +395,55 @@ TEST(CompareFigure, ThreePanelsTitledWithWhatDiffersSharedAndDivergingRanges) {
   EXPECT_EQ((Rgba8{px[0], px[1], px[2], px[3]}), c);
 }
 
+// An empty --versus compares with the scheme's counterpart, never B = A: B is exactly the
+// parameters the default overrides name, and the two differ somewhere in both tables.
+TEST(CompareVersus, AnEmptyVersusComparesWithTheSchemesCounterpart) {
+  struct Expect {
+    Scheme scheme;
+    const char* versus;
+  };
+  const Expect expected[] = {{Scheme::kSinusoidal, "base=100"},
+                             {Scheme::kLearned, "scheme=sinusoidal"},
+                             {Scheme::kRope, "rope_theta=500000"},
+                             {Scheme::kAlibi, "head=7"},
+                             {Scheme::kT5, "t5_direction=causal"},
+                             {Scheme::kXpos, "scheme=rope"}};
+  for (const Expect& e : expected) {
+    ModelParams a = Small(e.scheme);
+    ASSERT_TRUE(a.versus.empty());
+    EXPECT_EQ(DefaultVersus(a), e.versus) << SchemeName(e.scheme);
+    Result<EncodingPtr> ea = MakeEncoding(a.pe, a.cap);
+    ASSERT_TRUE(ea.ok()) << ea.message();
+    Result<ComparePair> pair = MakeComparePair(a, *ea.value());
+    ASSERT_TRUE(pair.ok()) << SchemeName(e.scheme) << ": " << pair.message();
+    EXPECT_EQ(pair.value().versus, e.versus);
+    Result<ModelParams> applied = ApplyVersus(a, e.versus);
+    ASSERT_TRUE(applied.ok());
+    EXPECT_TRUE(pair.value().b == applied.value()) << SchemeName(e.scheme);
+    EXPECT_FALSE(pair.value().b.pe == a.pe) << SchemeName(e.scheme);
+    EXPECT_EQ(pair.value().b_label.find("(the same as A)"), std::string::npos)
+        << pair.value().b_label;
+    for (CompareOf of : {CompareOf::kScore, CompareOf::kTable}) {
+      a.compare_of = of;
+      const NpyArray cmp = Npy(Table(ViewKind::kCompare, a, TableFormat::kNpy));
+      ASSERT_EQ(cmp.shape.size(), 3u);
+      const size_t part = cmp.data.size() / 3;
+      double most = 0;
+      for (size_t i = 2 * part; i < cmp.data.size(); ++i) {
+        if (!std::isnan(cmp.data[i])) most = std::max(most, std::abs(double(cmp.data[i])));
+      }
+      EXPECT_GT(most, 1e-3) << SchemeName(e.scheme) << " " << CompareOfName(of);
+    }
+  }
+  // Already at the counterpart's value, the default goes the other way.
+  ModelParams rope = Small(Scheme::kRope);
+  rope.pe.rope().theta = 500000;
+  EXPECT_EQ(DefaultVersus(rope), "rope_theta=10000");
+  ModelParams sin = Small(Scheme::kSinusoidal);
+  sin.pe.sinusoidal().base = 100;
+  EXPECT_EQ(DefaultVersus(sin), "base=10000");
+}
+
 TEST(CompareFigure, AppliesToEverySchemeAndFitsTheBudget) {
   for (Scheme s : kAllSchemeKinds) {
     ModelParams a = Small(s);

@@ -163,5 +163,91 @@ TEST(CurvesEnvelope, SmallMaxLenKeepsTheLineAndDots) {
   }
 }
 
+// Tables without waves (learned, ALiBi): with more rows in view than pixels, each pixel's band is
+// the exact range of the polyline through the rows, against a naive scan of the whole column
+// written here: every row inside the pixel and the straight line between rows at its two edges.
+TEST(CurvesEnvelope, TableBandsHoldEveryRowsMinAndMax) {
+  ModelParams learned;
+  SetScheme(learned, Scheme::kLearned);
+  learned.pe.d_model = 8;
+  learned.pe.max_len = 20000;
+  learned.pe.offset = 3;
+  learned.curve_dims = {0, 5};
+  ModelParams alibi;
+  SetScheme(alibi, Scheme::kAlibi);
+  alibi.pe.max_len = 100000;
+  alibi.pe.alibi().mode = AlibiMode::kSymmetric;
+  alibi.curve_dims = {50000};
+  for (const ModelParams& m : {learned, alibi}) {
+    const Result<EncodingPtr> made = MakeEncoding(m.pe, m.cap);
+    ASSERT_TRUE(made.ok()) << made.message();
+    const Encoding& e = *made.value();
+    const Result<Figure> f =
+        BuildViewFigure(ViewKind::kCurves, m, DefaultViews(m), {}, FigureFormat::kPng);
+    ASSERT_TRUE(f.ok()) << f.message();
+    const int64_t first = e.first_position();
+    for (size_t k = 0; k < m.curve_dims.size(); ++k) {
+      const FigureSeries& s = f.value().series[k];
+      const int64_t col = m.curve_dims[k];
+      ASSERT_FALSE(s.band_lo.empty()) << SchemeName(m.pe.kind()) << " " << s.label;
+      EXPECT_NE(s.label.find("each pixel shows the range of its"), std::string::npos) << s.label;
+      std::vector<float> column(static_cast<size_t>(e.rows()));
+      e.FillBlock(0, e.rows(), col, 1, column.data());
+      // The polyline between rows, from the column's float32 rows.
+      auto line = [&](double x) {
+        const double r = std::clamp(x - static_cast<double>(first), 0.0,
+                                    static_cast<double>(e.rows() - 1));
+        const auto r0 = static_cast<int64_t>(std::floor(r));
+        const int64_t r1 = std::min(r0 + 1, e.rows() - 1);
+        const double a = column[static_cast<size_t>(r0)], b = column[static_cast<size_t>(r1)];
+        return a + (b - a) * (r - static_cast<double>(r0));
+      };
+      ASSERT_EQ(s.band_edges.size(), s.band_lo.size() + 1);
+      EXPECT_GE(s.band_edges.front(), static_cast<double>(first));
+      EXPECT_LE(s.band_edges.back(), static_cast<double>(e.last_position()));
+      int64_t rows_seen = 0;
+      for (size_t px = 0; px < s.band_lo.size(); ++px) {
+        const double a = s.band_edges[px], b = s.band_edges[px + 1];
+        double lo = std::min(line(a), line(b)), hi = std::max(line(a), line(b));
+        for (auto p = static_cast<int64_t>(std::ceil(a)); p <= static_cast<int64_t>(std::floor(b));
+             ++p) {
+          const double v = column[static_cast<size_t>(p - first)];
+          lo = std::min(lo, v), hi = std::max(hi, v);
+          ++rows_seen;
+        }
+        ASSERT_NEAR(s.band_lo[px], lo, 1e-6 * (1 + std::abs(lo))) << px;
+        ASSERT_NEAR(s.band_hi[px], hi, 1e-6 * (1 + std::abs(hi))) << px;
+      }
+      EXPECT_GE(rows_seen, e.rows());  // every row is in a pixel (edge rows in two)
+      // The band's extremes are the column's.
+      EXPECT_NEAR(*std::min_element(s.band_lo.begin(), s.band_lo.end()),
+                  *std::min_element(column.begin(), column.end()), 1e-6);
+      EXPECT_NEAR(*std::max_element(s.band_hi.begin(), s.band_hi.end()),
+                  *std::max_element(column.begin(), column.end()), 1e-6);
+    }
+  }
+  // Zoomed in to fewer rows than pixels: the line through every row in view, no band.
+  ModelParams m = learned;
+  ViewSelection sel = DefaultViews(m);
+  sel.curves.x0 = 1000, sel.curves.x1 = 1100;
+  const Result<Figure> near = BuildViewFigure(ViewKind::kCurves, m, sel, {}, FigureFormat::kPng);
+  ASSERT_TRUE(near.ok());
+  EXPECT_TRUE(near.value().series[0].band_lo.empty());
+  EXPECT_EQ(near.value().series[0].xs.size(), 103u);  // rows 999 to 1101
+  // Past kMaxExactBandRows rows in view the line goes through every k-th row, and says so.
+  ModelParams huge = alibi;
+  huge.pe.max_len = 2 * kMaxExactBandRows;
+  huge.curve_dims = {7};
+  const Result<Figure> far = BuildViewFigure(ViewKind::kCurves, huge, DefaultViews(huge), {},
+                                             FigureFormat::kPng);
+  ASSERT_TRUE(far.ok()) << far.message();
+  EXPECT_TRUE(far.value().series[0].band_lo.empty());
+  bool note = false;
+  for (const FigureLegendItem& it : far.value().legend) {
+    note = note || it.label.find("every k-th row") != std::string::npos;
+  }
+  EXPECT_TRUE(note);
+}
+
 }  // namespace
 }  // namespace pe

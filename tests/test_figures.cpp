@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include "views/figure_export.h"
+#include "views/value_image.h"
 #include "ui/ui.h"
 #include "figure/figure_render.h"
 #include "image_support.h"
@@ -68,6 +70,50 @@ class Figures : public pe::testing::TempDirTest {
     return f.ok() ? f.value() : Figure();
   }
 };
+
+// The shared values-to-image step of the score, similarity, precision and compare views: each
+// value is its colormap entry on [lo, hi] (ColormapIndex's rounding), and only the values of
+// the flat kind take the flat colour.
+TEST(ValueImage, EachValueIsItsColourAndOnlyTheFlatKindIsFlat) {
+  const float nan = std::nanf(""), inf = INFINITY;
+  const std::vector<float> v = {-2.0f, -1.0f, 0.0f, 0.5f, 1.0f, 2.0f, nan, inf, -inf};
+  const Rgba8 grey{150, 150, 150, 255}, black{0, 0, 0, 255};
+  bool any = false;
+  const FigureImage im = ValueImage(v, 3, 3,
+                                    {ColormapId::kRdBu, -1, 1, FlatValues::kNaN, grey, 0, 3, 10, 13},
+                                    &any);
+  EXPECT_TRUE(any);
+  ASSERT_EQ(im.rgba.size(), 36u);
+  EXPECT_EQ(im.x1, 3.0);
+  EXPECT_EQ(im.y0, 10.0);
+  const ColorLut& lut = GetColormap(ColormapId::kRdBu);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (std::isinf(v[i])) continue;  // not a value these views colour with the map
+    const Rgba8 got{im.rgba[4 * i], im.rgba[4 * i + 1], im.rgba[4 * i + 2], im.rgba[4 * i + 3]};
+    // Independent: index round((v + 1) / 2 * 255) clamped to [0, 255].
+    const double t = std::clamp(std::round((v[i] + 1.0) / 2.0 * 255.0), 0.0, 255.0);
+    const Rgba8 want = std::isnan(v[i]) ? grey : lut[static_cast<size_t>(t)];
+    EXPECT_EQ(got, want) << i;
+  }
+  bool none = false;
+  const std::vector<float> finite = {0.25f, -0.25f};
+  (void)ValueImage(finite, 2, 1, {ColormapId::kRdBu, -1, 1, FlatValues::kNaN, grey}, &none);
+  EXPECT_FALSE(none);
+  const FigureImage over =
+      ValueImage(v, 3, 3, {ColormapId::kViridis, -1, 1, FlatValues::kInfinite, black});
+  for (size_t i = 0; i < v.size(); ++i) {
+    const Rgba8 got{over.rgba[4 * i], over.rgba[4 * i + 1], over.rgba[4 * i + 2],
+                    over.rgba[4 * i + 3]};
+    if (std::isinf(v[i])) {
+      EXPECT_EQ(got, black) << i;
+    } else {
+      EXPECT_EQ(got, MapValue(ColormapId::kViridis, v[i], -1, 1)) << i;
+    }
+  }
+  EXPECT_EQ(MaxAbsIgnoringNaN(v), INFINITY);
+  EXPECT_EQ(MaxAbsIgnoringNaN({-3.0f, nan, 2.0f}), 3.0);
+  EXPECT_EQ(MaxAbsIgnoringNaN({nan}), 0.0);
+}
 
 TEST_F(Figures, HeatmapPngPixelsHaveTheirCellsColours) {
   ModelParams m;

@@ -6,6 +6,8 @@
 
 #include "encoding/encoding.h"
 #include "model/param_fields.h"
+#include "model/input_layer.h"
+#include "model/walkthrough_presets.h"
 
 namespace pe {
 namespace {
@@ -113,6 +115,53 @@ TEST(ParamFields, MetadataReadBackGivesTheSameParameters) {
     if (scaling == RopeScaling::kLinear || scaling == RopeScaling::kNtk) r.original_max_len = 8192;
     EXPECT_EQ(FromValues(ParamValues(m)).pe, m.pe) << RopeScalingName(scaling);
   }
+}
+
+// The blog's typed embedding rows are a parameter: the i-love-nlp preset sets them, the sum is
+// computed from them (not from seeded rows), figure metadata records them and reads them back,
+// and bad rows are refused naming --embedding-rows.
+TEST(ParamFields, TypedEmbeddingRowsAreAParameterTheBlogPresetSets) {
+  ModelParams m;
+  ASSERT_TRUE(ApplyWalkthroughPreset("i-love-nlp", m).ok());
+  // The blog's E[1], E[2], E[3] (seed 001), as it prints them.
+  const std::vector<std::vector<float>> blog = {
+      {0.1f, 0.3f, 0.4f}, {0.2f, 0.6f, 0.5f}, {0.7f, 0.9f, 0.8f}};
+  EXPECT_EQ(m.example.embedding_rows, blog);
+  Result<SentenceResult> s = ComputeSentence(m.example, m.pe, m.input, m.cap);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(s.value().parts.embedding.rows, 3);
+  for (int64_t t = 0; t < 3; ++t) {
+    for (int64_t j = 0; j < 3; ++j) {
+      EXPECT_EQ(s.value().parts.embedding.at(t, j), blog[static_cast<size_t>(t)][static_cast<size_t>(j)]);
+    }
+  }
+  // Recorded and read back.
+  std::string recorded;
+  for (const auto& [k, v] : ParamValues(m)) {
+    if (k == "embedding_rows") recorded = v;
+  }
+  EXPECT_EQ(recorded, "0.1,0.3,0.4;0.2,0.6,0.5;0.7,0.9,0.8");
+  EXPECT_EQ(FromValues(ParamValues(m)).example.embedding_rows, blog);
+  // Not recorded when there are none.
+  for (const auto& [k, v] : ParamValues(ModelParams())) EXPECT_NE(k, "embedding_rows");
+  // Refused: a bad number, rows of two widths, rows not d_model wide, an id without a row.
+  const ParamField* f = FindParamField("--embedding-rows");
+  ASSERT_NE(f, nullptr);
+  ModelParams bad;
+  Status st = f->set(bad, "0.1,x");
+  EXPECT_NE(st.message().find("--embedding-rows: \"x\" in row 0"), std::string::npos) << st.message();
+  st = f->set(bad, "1,2;3");
+  EXPECT_NE(st.message().find("row 1 has 1 values but row 0 has 2"), std::string::npos) << st.message();
+  ASSERT_TRUE(f->set(bad, "1,2;3,4").ok());
+  s = ComputeSentence(bad.example, bad.pe, bad.input, bad.cap);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("2 values but d_model is 128"), std::string::npos) << s.message();
+  ModelParams narrow = m;
+  narrow.example.embedding_rows.pop_back();  // "NLP" is id 2
+  s = ComputeSentence(narrow.example, narrow.pe, narrow.input, narrow.cap);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("token 2 has id 2 but only E[0] to E[1] are typed"), std::string::npos)
+      << s.message();
 }
 
 TEST(ParamFields, OnlyTheFieldsOfTheSchemeAreRecorded) {

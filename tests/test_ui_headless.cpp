@@ -14,6 +14,7 @@
 #include "ui/derived.h"
 #include "jobs/export_runner.h"
 #include "headless_ui.h"
+#include "model/walkthrough_presets.h"
 #include "test_support.h"
 #include "ui/ui.h"
 
@@ -68,6 +69,28 @@ TEST_F(HeadlessUi, TypingDModelRebuildsTheTable) {
   EXPECT_TRUE(caches_.derived.get().pe_status.ok());
   EXPECT_EQ(state_.fields[Id(controls, "d_model")].error, "d_model must be in [1, 65536], got 0");
   EXPECT_EQ(textures_.image(0).w, 64);
+  // The refused text stays in the field, as typed, with its reason, frames later.
+  Frames(3);
+  EXPECT_EQ(state_.fields[Id(controls, "d_model")].text, "0");
+  EXPECT_EQ(state_.fields[Id(controls, "d_model")].error, "d_model must be in [1, 65536], got 0");
+  EXPECT_EQ(state_.params.pe.d_model, 64);
+  // Clicked into and left without an edit: the state's value is back, the reason gone.
+  Click(at);
+  Click(ImVec2(controls->Pos.x + controls->Size.x * 0.5f, controls->Pos.y + controls->Size.y - 4));
+  Frames(2);
+  EXPECT_EQ(state_.fields[Id(controls, "d_model")].text, "64");
+  EXPECT_TRUE(state_.fields[Id(controls, "d_model")].error.empty());
+  // Refused again, then Escape while typing: the state's value is back too.
+  Click(at);
+  SelectAllAndType("0");
+  EXPECT_EQ(state_.fields[Id(controls, "d_model")].text, "0");
+  Click(at);
+  ImGui::GetIO().KeysDown[27] = true;
+  Frame();
+  ImGui::GetIO().KeysDown[27] = false;
+  Frames(2);
+  EXPECT_EQ(state_.fields[Id(controls, "d_model")].text, "64");
+  EXPECT_TRUE(state_.fields[Id(controls, "d_model")].error.empty());
   // Typing there again clears the message; text that is not a decimal number is refused too.
   Click(at);
   SelectAllAndType("6.5");
@@ -138,6 +161,29 @@ TEST_F(HeadlessUi, TypingTokenIdsReplacesTheTextAndBadIdsAreRefusedInPlace) {
   EXPECT_TRUE(state_.params.example.ids.empty());
   EXPECT_EQ(caches_.derived.get().sentence.value().tokens[0].text, "The");
   Frames(3);
+  // After a preset of typed ids, an emptied field goes back to the sentence's tokens too.
+  for (const char* preset : {"embedding-ids", "embedding-batch"}) {
+    ASSERT_TRUE(ApplyWalkthroughPreset(preset, state_.params).ok());
+    Frames(2);
+    ASSERT_FALSE(state_.params.example.ids.empty());
+    Click(at);
+    io.KeyCtrl = true;
+    io.KeysDown['A'] = true;
+    Frame();
+    io.KeysDown['A'] = false;
+    io.KeyCtrl = false;
+    io.KeysDown[8] = true;
+    Frame();
+    io.KeysDown[8] = false;
+    io.KeysDown[13] = true;
+    Frame();
+    io.KeysDown[13] = false;
+    Frames(2);
+    EXPECT_TRUE(state_.params.example.ids.empty()) << preset;
+    ASSERT_TRUE(caches_.derived.get().sentence.ok()) << preset;
+    ASSERT_FALSE(caches_.derived.get().sentence.value().tokens.empty()) << preset;
+    EXPECT_EQ(caches_.derived.get().sentence.value().tokens[0].text, "The") << preset;
+  }
 }
 
 TEST_F(HeadlessUi, TypingASentenceAndClickingATokenLinksTheViews) {
@@ -669,6 +715,89 @@ TEST_F(ScorePanel, FiguresComeFromTheWorkerAndAreNeverShownForOlderParameters) {
     causal_note = causal_note || it.label.find("masked, causal") != std::string::npos;
   }
   EXPECT_TRUE(causal_note);
+}
+
+// The compare panel's zoomed window is what its export draws (as the score view's is), and its
+// notes start folded so the three plots get the panel.
+TEST_F(ScorePanel, TheCompareExportDrawsThePanelsZoomedWindow) {
+  state_.params.pe.scheme = RopeParams{};
+  Frames(2);
+  ASSERT_TRUE(ChooseTab("compare"));
+  Frames(2);
+  ASSERT_TRUE(caches_.compare.figure.has_value()) << caches_.compare.error;
+  EXPECT_TRUE(state_.compare.fitted);
+  EXPECT_EQ(state_.compare.view, (ViewRange{0, 100, 0, 100}));
+  EXPECT_FALSE(state_.compare.notes_open);
+  // The default B differs from A: the title names the base it compares with.
+  EXPECT_NE(caches_.compare.figure->panels[1].title.find("rope_theta=500000"), std::string::npos)
+      << caches_.compare.figure->panels[1].title;
+  const PlotRange zoomed{20, 40, 60, 80};
+  state_.compare.view = zoomed;
+  Frames(2);
+  EXPECT_EQ(caches_.compare.figure->view, zoomed);
+  const ViewSelection sel = ViewsOf(state_, ViewKind::kCompare);
+  EXPECT_EQ(sel.score, zoomed);
+  Result<Figure> exported = BuildViewFigure(ViewKind::kCompare, state_.params, sel,
+                                            FigureSize{960, 540, 1}, FigureFormat::kPng);
+  ASSERT_TRUE(exported.ok()) << exported.message();
+  EXPECT_EQ(exported.value().view, zoomed);
+  // Other views keep their own windows.
+  EXPECT_EQ(ViewsOf(state_, ViewKind::kScore).score, ViewsOf(state_).score);
+  // Tables: the compare window replaces the heatmap's in the export.
+  state_.params.compare_of = CompareOf::kTable;
+  Frames(2);
+  state_.compare.view = {8, 24, 10, 30};
+  Frames(2);
+  EXPECT_EQ(ViewsOf(state_, ViewKind::kCompare).heatmap, (ViewRange{8, 24, 10, 30}));
+  EXPECT_EQ(caches_.compare.figure->view, (ViewRange{8, 24, 10, 30}));
+}
+
+// Combos are as wide as their longest entry (within the panel), and a long tooltip wraps within
+// the display instead of running off it.
+TEST_F(HeadlessUi, CombosFitTheirEntriesAndTooltipsWrapOnScreen) {
+  Frames(2);
+  ImGuiWindow* controls = Child("controls");
+  ASSERT_NE(controls, nullptr);
+  const ImGuiID scheme = Id(controls, "scheme");
+  ImVec2 at;
+  ASSERT_TRUE(Find(controls, scheme, ImVec2(controls->Pos.x + 25, controls->Pos.y), false, &at));
+  // The hovered extent of the combo's frame, from its left edge to its right.
+  float left = at.x, right = at.x;
+  ImGuiIO& io = ImGui::GetIO();
+  for (float x = at.x; x > controls->Pos.x; x -= 1.0f) {
+    io.MousePos = ImVec2(x, at.y);
+    Frame();
+    if (GImGui->HoveredId != scheme) break;
+    left = x;
+  }
+  for (float x = at.x; x < controls->Pos.x + controls->Size.x; x += 1.0f) {
+    io.MousePos = ImVec2(x, at.y);
+    Frame();
+    if (GImGui->HoveredId != scheme) break;
+    right = x;
+  }
+  const ImGuiStyle& style = ImGui::GetStyle();
+  float longest = 0;
+  for (const char* item : {"sinusoidal (added)", "learned table (added)", "RoPE (rotates q, k)",
+                           "xPos (rotates + decays)"}) {
+    longest = std::max(longest, ImGui::CalcTextSize(item).x);
+  }
+  const float fit = longest + style.FramePadding.x * 2 + ImGui::GetFrameHeight();
+  const float room = controls->WorkRect.GetWidth() - ImGui::CalcTextSize("scheme").x -
+                     style.ItemInnerSpacing.x;
+  EXPECT_GE(right - left + 2.0f, std::min(fit, room)) << "fit " << fit << ", room " << room;
+  EXPECT_LE(right - left, room + 1.0f);
+  // Hovered, its long tooltip is wrapped: narrower than the display and than 30 em + padding.
+  io.MousePos = at;
+  Frames(2);
+  ImGuiWindow* tip = nullptr;
+  for (ImGuiWindow* w : GImGui->Windows) {
+    if (std::strncmp(w->Name, "##Tooltip", 9) == 0 && w->Active) tip = w;
+  }
+  ASSERT_NE(tip, nullptr);
+  EXPECT_LE(tip->Size.x, ImGui::GetFontSize() * 30 + style.WindowPadding.x * 2 + 2);
+  EXPECT_GE(tip->Pos.x, 0.0f);
+  EXPECT_LE(tip->Pos.x + tip->Size.x, io.DisplaySize.x);
 }
 
 }  // namespace

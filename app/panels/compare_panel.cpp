@@ -2,7 +2,9 @@
 // as three plots that share one view window (zoom or pan one, all follow) and one hovered cell
 // (outlined in all three, with the three numbers beside the pointer and under the plots). Above
 // them, the --versus text that makes B and what is compared (score or table); a refused text
-// keeps its reason under the field.
+// keeps its reason under the field. Below, the readout and the notes under a fold (closed at
+// first, so the plots get the panel). The window lives in AppState::compare, so an export of
+// the view draws what the plots show.
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -37,21 +39,28 @@ void CompareControls(AppState& state) {
   const char* label = "versus";
   const ImGuiID id = ImGui::GetID(label);
   FieldEdit& f = state.fields[id];
-  if (!f.active) f.text = state.params.versus;
+  if (!f.active && f.error.empty()) f.text = state.params.versus;  // a refused text stays
   ImGui::SetNextItemWidth(std::max(em * 10, ImGui::GetContentRegionAvail().x - em * 16));
-  if (!f.error.empty()) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.55f, 0.12f, 0.1f, 1.0f));
-  ImGui::InputTextWithHint(label, "key=value,... e.g. scheme=rope,rope_theta=500000", &f.text);
-  if (!f.error.empty()) ImGui::PopStyleColor();
+  const bool refused = !f.error.empty();
+  if (refused) PushRefusedFrame();
+  // Empty, B is the scheme's counterpart (DefaultVersus): the hint says which.
+  const std::string hint = "empty: " + DefaultVersus(state.params) +
+                           "   (key=value,... e.g. scheme=rope,rope_theta=500000)";
+  ImGui::InputTextWithHint(label, hint.c_str(), &f.text);
+  if (refused) PopRefusedFrame();
   ItemTooltip(
       "B is A with these overrides, key=value separated by commas, the keys of figure metadata: "
       "scheme=rope, d_model=512, base=100, variant=t2t, rope_scaling=yarn,scaling_factor=8 ... "
       "The scheme is applied first (with its defaults), then the rest in the parameter table's "
-      "order. Enter applies.");
+      "order. Enter applies. Empty: the scheme's counterpart (another base; learned against "
+      "sinusoidal; ALiBi's gentlest head; T5's other direction; xPos against RoPE).");
   const bool active = ImGui::IsItemActive();
-  if (active && !f.active) f.error.clear();
   f.active = active;
-  if (ImGui::IsItemDeactivatedAfterEdit() && f.text != state.params.versus) {
-    EditField(state, label, "--versus", f.text);
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    f.error.clear();
+    if (f.text != state.params.versus) EditField(state, label, "--versus", f.text);
+  } else if (ImGui::IsItemDeactivated()) {
+    f.error.clear();  // left without an edit: the state's text is back
   }
   ImGui::SameLine();
   const char* labels[] = {"scores", "tables"};
@@ -113,15 +122,23 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
   ViewSelection sel = ViewsOf(state);
   sel.score = sel.heatmap = ViewRange{0, 0, 0, 0};
   const ViewRange whole = CompareWindow(state.params, *derived.encoding, *cache.pair, sel);
-  if (!cache.fitted || cache.whole != whole) {
-    cache.view = whole;
-    cache.whole = whole;
-    cache.fitted = true;
+  CompareViewState& window = state.compare;
+  if (!window.fitted || window.whole != whole) {
+    window.view = whole;
+    window.whole = whole;
+    window.fitted = true;
   }
-  (score ? sel.score : sel.heatmap) = cache.view;
+  (score ? sel.score : sel.heatmap) = window.view;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  // The readout line and the legend below the plots: six lines, the legend scrolls when longer.
-  const float readout_h = ImGui::GetTextLineHeightWithSpacing() * 6.0f + em * 0.6f;
+  // Below the plots: the readout (up to two lines) and the notes' fold; open, the notes take at
+  // most a third of the panel and scroll when longer.
+  const float line_h = ImGui::GetTextLineHeightWithSpacing();
+  const float fold_h = ImGui::GetFrameHeightWithSpacing();
+  const float notes_h =
+      window.notes_open && cache.figure
+          ? std::min(avail.y / 3, line_h * static_cast<float>(cache.figure->legend.size() + 1))
+          : 0.0f;
+  const float readout_h = line_h * 2.0f + fold_h + notes_h + em * 0.3f;
   const float bar_w = em * 4.2f;
   const float plots_h = std::max(em * 8, avail.y - readout_h);
   FigureSize size;
@@ -179,7 +196,7 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
     spec.y_cells = p.y.cells;
     spec.x_integer = p.x.integer;
     spec.y_down = p.y.reversed;
-    Plot plot("compare_plot", cache.view, spec, ImVec2(plot_w, plots_h));
+    Plot plot("compare_plot", window.view, spec, ImVec2(plot_w, plots_h));
     if (p.image && cache.textures[k]) {
       plot.Image(cache.textures[k], p.image->x0, p.image->y0, p.image->x1, p.image->y1);
     }
@@ -227,20 +244,28 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
     ImGui::EndTooltip();
   }
   WrappedText(readout);
+  // The notes (score definition, content, each configuration's summary) under a fold.
+  ImGui::SetNextItemOpen(window.notes_open);
+  window.notes_open = ImGui::CollapsingHeader(
+      ("Notes (" + std::to_string(f.legend.size()) + ")###notes").c_str());
+  if (!window.notes_open) return;
   if (!ImGui::BeginChild("compare_legend", ImVec2(0, 0), false)) {
     ImGui::EndChild();
     return;
   }
   for (const FigureLegendItem& item : f.legend) {
-    if (item.color.a > 0) {
-      const ImVec2 at = ImGui::GetCursorScreenPos();
-      ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + em * 0.25f),
-                                                ImVec2(at.x + em * 0.8f, at.y + em * 0.85f),
-                                                ToImU32(item.color));
-      ImGui::Dummy(ImVec2(em, em));
-      ImGui::SameLine();
+    if (item.color.a == 0) {
+      WrappedText(item.label);
+      continue;
     }
+    // A swatch: its label's wrapped lines all start after it.
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + em * 0.25f),
+                                              ImVec2(at.x + em * 0.8f, at.y + em * 0.85f),
+                                              ToImU32(item.color));
+    ImGui::Indent(em);
     WrappedText(item.label);
+    ImGui::Unindent(em);
   }
   ImGui::EndChild();
 }

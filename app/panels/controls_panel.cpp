@@ -227,6 +227,11 @@ void DrawSinusoidalControls(AppState& state) {
       break;
     }
   }
+  std::vector<std::string> preset_labels;
+  for (const SinusoidalPreset& preset : presets) preset_labels.emplace_back(preset.label);
+  std::vector<const char*> preset_items{"choose..."};
+  for (const std::string& l : preset_labels) preset_items.push_back(l.c_str());
+  FitComboWidth("preset", preset_items);
   if (ImGui::BeginCombo("preset", preview.c_str())) {
     for (const SinusoidalPreset& preset : presets) {
       if (ImGui::Selectable(std::string(preset.label).c_str())) {
@@ -235,8 +240,7 @@ void DrawSinusoidalControls(AppState& state) {
         });
       }
       if (ImGui::IsItemHovered()) {
-        ImGui::SetTooltip("%s\n%s", std::string(preset.note).c_str(),
-                          std::string(preset.source).c_str());
+        WrappedTooltip((std::string(preset.note) + "\n" + std::string(preset.source)).c_str());
       }
     }
     ImGui::EndCombo();
@@ -297,13 +301,14 @@ void IdsField(AppState& state) {
   FieldEdit& f = state.fields[id];
   // Not being typed into: show the state, unless the last text was refused (kept to be fixed).
   if (!f.active && f.error.empty()) f.text = FormatIds(state.params.example.ids);
-  if (!f.error.empty()) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.55f, 0.12f, 0.1f, 1.0f));
+  const bool refused = !f.error.empty();
+  if (refused) PushRefusedFrame();
   // As wide as the panel allows: a batch is a long line.
   ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 8,
                                    ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("ids").x -
                                        ImGui::GetStyle().ItemInnerSpacing.x));
   ImGui::InputTextWithHint(label, "2,5,0,9 or 1,2;3,4", &f.text);
-  if (!f.error.empty()) ImGui::PopStyleColor();
+  if (refused) PopRefusedFrame();
   ItemTooltip(
       "Token ids instead of the text, as a model receives them: 2,5,0,9 is one sequence, "
       "23,37,3;97,61,19 a batch (rows separated by ';', all of one length).\nEach id picks "
@@ -507,6 +512,7 @@ void FieldCombo(AppState& state, const char* label, const char* flag,
   for (size_t k = 0; k < names.size(); ++k) {
     if (current == names[k]) index = static_cast<int>(k);
   }
+  FitComboWidth(label, labels);
   if (ImGui::Combo(label, &index, labels.data(), static_cast<int>(labels.size()))) {
     EditField(state, label, flag, names[static_cast<size_t>(index)]);
   }
@@ -519,8 +525,33 @@ std::string NumberText(double v) {
   return ec == std::errc() ? std::string(buf, end) : std::string("nan");
 }
 
+float TooltipWrapWidth() {
+  const float em = ImGui::GetFontSize();
+  return std::max(em * 8, std::min(em * 30, ImGui::GetIO().DisplaySize.x - em * 2));
+}
+
+void WrappedTooltip(const char* text) {
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + TooltipWrapWidth());
+  ImGui::TextUnformatted(text);
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
 void ItemTooltip(const char* text) {
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+  if (ImGui::IsItemHovered()) WrappedTooltip(text);
+}
+
+void FitComboWidth(const char* label, std::span<const char* const> items) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  float longest = 0;
+  for (const char* item : items) longest = std::max(longest, ImGui::CalcTextSize(item).x);
+  const float fit = longest + style.FramePadding.x * 2 + ImGui::GetFrameHeight();
+  const float label_w = ImGui::CalcTextSize(label, nullptr, true).x;
+  const float room = ImGui::GetContentRegionAvail().x -
+                     (label_w > 0 ? label_w + style.ItemInnerSpacing.x : 0.0f);
+  const float width = std::min(std::max(ImGui::CalcItemWidth(), fit), room);
+  ImGui::SetNextItemWidth(std::max(width, ImGui::GetFontSize() * 4));
 }
 
 void ErrorText(const std::string& message) {
@@ -583,8 +614,9 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   ImGui::Spacing();
   ImGui::TextDisabled("Heatmap");
   int cmap = static_cast<int>(p.colormap);
-  const char* cmaps[] = {"RdBu (diverging, 0 = white)", "viridis", "cividis (colour-blind safe)"};
+  const char* cmaps[] = {"RdBu (diverging)", "viridis", "cividis (colour-blind safe)"};
   static_assert(std::size(cmaps) == kColormapCount, "one label per colormap");
+  FitComboWidth("colormap", cmaps);
   if (ImGui::Combo("colormap", &cmap, cmaps, kColormapCount)) {
     Edit(state, [cmap](AppState& st) { st.params.colormap = static_cast<ColormapId>(cmap); });
   }

@@ -60,7 +60,6 @@ void UpdateSamples(CurvesCache& cache, const Encoding& e, const std::vector<int6
   auto key = std::make_tuple(p, dims, view.x0, view.x1, width_px);
   if (cache.key == key) return;
   cache.key = key;
-  const int samples = CurveSamples(width_px);
   cache.marker_xs.clear();
   const double px_per_pos = width_px / (view.x1 - view.x0);
   if (px_per_pos >= 5.0) {
@@ -79,15 +78,9 @@ void UpdateSamples(CurvesCache& cache, const Encoding& e, const std::vector<int6
       // The figure's rule: a band where the samples would alias (TraceWaveCurve).
       t = TraceWaveCurve(e, col, view.x0, view.x1, std::max(width_px, 1));
     } else {
-      // A table without waves: the polyline through every sample position, as before (its
-      // per-pixel min-max is not drawn).
-      t.xs.resize(static_cast<size_t>(samples));
-      t.ys.resize(static_cast<size_t>(samples));
-      for (int s = 0; s < samples; ++s) {
-        const double x = view.x0 + (view.x1 - view.x0) * s / (samples - 1);
-        t.xs[static_cast<size_t>(s)] = x;
-        t.ys[static_cast<size_t>(s)] = e.ValueAt(col, x);
-      }
+      // A table without waves: the polyline through its rows, or each pixel's exact min-max
+      // over them (TraceTableCurve, as the figure).
+      t = TraceTableCurve(e, col, view.x0, view.x1, std::max(width_px, 1));
     }
     cache.marker_ys[k].resize(cache.marker_xs.size());
     for (size_t s = 0; s < cache.marker_xs.size(); ++s) {

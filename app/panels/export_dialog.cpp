@@ -93,7 +93,7 @@ bool TakeOutcome(AppState& state, UiServices& services) {
 // so the dialog closes.
 bool StartExport(AppState& state, UiServices& services, const std::string& path) {
   ExportDialogState& d = state.export_dialog;
-  ExportJob job{d.view, state.params, ViewsOf(state), path, ChosenSize(d), d.title};
+  ExportJob job{d.view, state.params, ViewsOf(state, d.view), path, ChosenSize(d), d.title};
   if (!services.exports->Start(std::move(job))) {
     d.error = "an export is still running; wait for it or cancel it";
     return false;
@@ -212,6 +212,7 @@ void DrawExportDialog(AppState& state, UiServices& services) {
       }
     }
     ImGui::SetNextItemWidth(em * 14);
+    FitComboWidth("format", kFormatLabels);
     if (ImGui::Combo("format", &d.format, kFormatLabels, 5))
       d.name = ReplaceExtension(d.name, kExportFormats[d.format]);
     if (IsFigure(d.format)) {
@@ -232,7 +233,7 @@ void DrawExportDialog(AppState& state, UiServices& services) {
     // The command line that writes the same file: only what differs from the defaults.
     std::string command;
     if (IsFigure(d.format) && ValidateFigureSize(ChosenSize(d)).ok()) {
-      command = ExportCommandLine(d.view, state.params, ViewsOf(state), ChosenSize(d), d.title,
+      command = ExportCommandLine(d.view, state.params, ViewsOf(state, d.view), ChosenSize(d), d.title,
                                   JoinPath(folder, d.name));
       ImGui::Spacing();
       ImGui::TextDisabled("Command:");

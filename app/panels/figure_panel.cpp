@@ -85,6 +85,7 @@ void ScoreControls(AppState& state, ViewKind view) {
   const char* contents[] = {"random x", "ones", "two tokens"};
   int kind = static_cast<int>(c.kind);
   ImGui::SetNextItemWidth(em * 7);
+  FitComboWidth("content", contents);
   if (ImGui::Combo("content", &kind, contents, 3)) {
     const char* texts[] = {"random", "ones", nullptr};
     EditField(state, "content", "--content",
@@ -126,6 +127,7 @@ void PrecisionControls(AppState& state) {
   const char* values[] = {"bf16", "fp16"};
   int dtype = state.params.dtype == LowPrecision::kBf16 ? 0 : 1;
   ImGui::SetNextItemWidth(em * 9);
+  FitComboWidth("format", names);
   if (ImGui::Combo("format", &dtype, names, 2)) {
     EditField(state, "format", "--dtype", values[dtype]);
   }
@@ -140,6 +142,7 @@ void SimilarityControls(AppState& state) {
   const char* measures[] = {"dot", "cosine"};
   int measure = state.params.measure == SimilarityMeasure::kCosine ? 1 : 0;
   ImGui::SetNextItemWidth(em * 7);
+  FitComboWidth("measure", measures);
   if (ImGui::Combo("measure", &measure, measures, 2)) {
     EditField(state, "measure", "--measure", measures[measure]);
   }
@@ -435,16 +438,21 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, Fig
   }
   ImGui::SameLine();
   if (ImGui::BeginChild("figure_legend", ImVec2(legend_w, avail.y), true)) {
+    // A swatch's label and its wrapped lines start after the swatch; a note (no swatch) uses
+    // the whole width, every line from the left edge.
     for (const FigureLegendItem& item : f.legend) {
-      const ImVec2 at = ImGui::GetCursorScreenPos();
-      if (item.color.a > 0) {
-        ImGui::GetWindowDrawList()->AddLine(ImVec2(at.x, at.y + em * 0.6f),
-                                            ImVec2(at.x + em * 1.2f, at.y + em * 0.6f),
-                                            ToImU32(item.color), 3.0f);
+      if (&item != &f.legend.front()) ImGui::Dummy(ImVec2(0, em * 0.15f));  // items apart
+      if (item.color.a == 0) {
+        WrappedText(item.label);  // breaks at spaces: numbers stay whole
+        continue;
       }
-      ImGui::Dummy(ImVec2(em * 1.4f, em));
-      ImGui::SameLine();
-      WrappedText(item.label);  // breaks at spaces: numbers stay whole
+      const ImVec2 at = ImGui::GetCursorScreenPos();
+      ImGui::GetWindowDrawList()->AddLine(ImVec2(at.x, at.y + em * 0.6f),
+                                          ImVec2(at.x + em * 1.2f, at.y + em * 0.6f),
+                                          ToImU32(item.color), 3.0f);
+      ImGui::Indent(em * 1.4f);
+      WrappedText(item.label);
+      ImGui::Unindent(em * 1.4f);
     }
   }
   ImGui::EndChild();

@@ -1,9 +1,11 @@
 // Numeric fields that apply what was typed on Enter or when the field loses focus, never a
 // half-typed value, and parse decimal text only (no octal "064", no hex "0x10"). Escape puts
-// back the value the field had. A value the caller refuses keeps its reason under the field.
+// back the value the field had. A value refused (here or by the caller) stays in the field as
+// typed, in a red frame, with its reason under it; nothing of it is applied.
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -63,20 +65,30 @@ template <typename T>
 bool NumberFieldImpl(AppState& state, const char* label, T current, T* typed, const char* tip) {
   const ImGuiID id = ImGui::GetID(label);
   FieldEdit& f = state.fields[id];
-  if (!f.active) f.text = FormatNumber(current);  // not being typed into: show the state
+  // Not being typed into: show the state, unless the last text was refused (it stays, red, with
+  // its reason, until it is fixed, Escape puts the state's value back, or the parameters change).
+  if (!f.active && f.error.empty()) f.text = FormatNumber(current);
   const ImGuiInputTextFlags flags = ImGuiInputTextFlags_AutoSelectAll |
                                     (std::is_same_v<T, double> ? ImGuiInputTextFlags_CharsScientific
                                                                : ImGuiInputTextFlags_CharsDecimal);
-  if (!f.error.empty()) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.55f, 0.12f, 0.1f, 1.0f));
+  const bool refused = !f.error.empty();
+  if (refused) PushRefusedFrame();
   ImGui::InputText(label, &f.text, flags);
-  if (!f.error.empty()) ImGui::PopStyleColor();
+  if (refused) PopRefusedFrame();
   ItemTooltip(tip);
   const bool active = ImGui::IsItemActive();
-  const bool finished = ImGui::IsItemDeactivatedAfterEdit();
-  if (active && !f.active) f.error.clear();
+  bool finished = ImGui::IsItemDeactivatedAfterEdit();
+  // Left without an edit, or with Escape: the refused text goes, the state's value is back.
+  const bool escaped = ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape));
+  if (ImGui::IsItemDeactivated() && (escaped || !finished)) {
+    f.error.clear();
+    f.text = FormatNumber(current);
+    finished = false;
+  }
   f.active = active;
   bool changed = false;
   if (finished) {
+    f.error.clear();
     T value{};
     if (!ParseNumber(f.text, &value)) {
       f.error = std::string(label) + " must be " + KindName(T{}) + ", got \"" + f.text + "\"";
@@ -102,6 +114,17 @@ bool NumberField(AppState& state, const char* label, uint64_t current, uint64_t*
 bool NumberField(AppState& state, const char* label, double current, double* typed,
                  const char* tip) {
   return NumberFieldImpl(state, label, current, typed, tip);
+}
+
+void PushRefusedFrame() {
+  ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.55f, 0.12f, 0.1f, 1.0f));
+  ImGui::PushStyleColor(ImGuiCol_Border, ImVec4(1.0f, 0.3f, 0.25f, 1.0f));
+  ImGui::PushStyleVar(ImGuiStyleVar_FrameBorderSize, std::max(1.0f, ImGui::GetFontSize() / 12));
+}
+
+void PopRefusedFrame() {
+  ImGui::PopStyleVar();
+  ImGui::PopStyleColor(2);
 }
 
 void RefuseField(AppState& state, const char* label, const std::string& reason) {

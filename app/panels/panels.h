@@ -93,6 +93,16 @@ CopySource HeatmapCopySource(const Encoding& e);
 // Shared by panels: a tooltip on the last item, and a panel's error state.
 void ItemTooltip(const char* text);
 void ErrorText(const std::string& message);
+// The red frame of a field whose typed text was refused (push before the field, pop after).
+void PushRefusedFrame();
+void PopRefusedFrame();
+// A tooltip of `text` now, wrapped at TooltipWrapWidth() so a long one stays on screen.
+void WrappedTooltip(const char* text);
+// 30 em, or the display's width less 2 em when that is narrower.
+float TooltipWrapWidth();
+// Sets the next combo's width to fit its longest entry (text, frame padding and arrow), at
+// least the width it would have had, at most what the panel leaves beside `label`.
+void FitComboWidth(const char* label, std::span<const char* const> items);
 
 // A numeric field showing `current`. Returns true with the typed value in `*typed` when the
 // user finished typing (Enter or focus loss) a different, well-formed decimal value; Escape

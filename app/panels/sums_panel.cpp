@@ -619,6 +619,7 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) 
       int tok = static_cast<int>(ex.tokenizer);
       const char* toks[] = {"word tokens", "char tokens"};
       ImGui::SetNextItemWidth(em * 8);
+      FitComboWidth("##tokenizer", toks);
       if (ImGui::Combo("##tokenizer", &tok, toks, 2)) {
         Edit(state,
              [tok](AppState& st) { st.params.example.tokenizer = static_cast<TokenizerKind>(tok); });

@@ -98,6 +98,16 @@ struct ScoreViewState {
   bool fitted = false;
 };
 
+// The compare view's window (score: keys by queries; table: columns by positions), shared by
+// its three plots and what an export of it draws; fitted to both tables when they change. Its
+// notes sit under a fold, closed at first, so the plots get the panel.
+struct CompareViewState {
+  PlotRange view{0, 0, 0, 0};
+  ViewRange whole{0, 0, 0, 0};  // the window of both tables `view` was fitted to
+  bool fitted = false;
+  bool notes_open = false;
+};
+
 // The export dialog: what is exported, where, and how large.
 struct ExportDialogState {
   bool open_requested = false;  // open the dialog next frame
@@ -191,6 +201,7 @@ struct AppState {
   RotationViewState rotation;
   WalkthroughViewState walkthrough;
   ScoreViewState score;
+  CompareViewState compare;
   ManualVectors manual;
   // (cols, rows, first position, scheme, value range as bits) the views were fitted to
   std::array<int64_t, 6> fitted_extents = {-1, -1, -1, -1, -1, -1};

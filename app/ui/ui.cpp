@@ -84,7 +84,7 @@ void Panel(AppState& state, const char* id, const char* title, std::optional<Vie
                               ImVec2(title_max, at.y + title_size.y), title_max, title_max, title,
                               nullptr, &title_size);
     ImGui::Dummy(ImVec2(std::max(0.0f, std::min(title_size.x, title_max - at.x)), title_size.y));
-    if (ImGui::IsItemHovered() && title_size.x > title_max - at.x) ImGui::SetTooltip("%s", title);
+    if (ImGui::IsItemHovered() && title_size.x > title_max - at.x) WrappedTooltip(title);
     if (view) {
       ImGui::SameLine(
           std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - button_w));
@@ -388,6 +388,14 @@ ViewSelection ViewsOf(const AppState& state) {
   v.rotation_position = state.rotation.position;
   v.walkthrough_step = state.walkthrough.step;
   if (state.score.fitted) v.score = state.score.view;
+  return v;
+}
+
+ViewSelection ViewsOf(const AppState& state, ViewKind view) {
+  ViewSelection v = ViewsOf(state);
+  if (view == ViewKind::kCompare && state.compare.fitted) {
+    (state.params.compare_of == CompareOf::kScore ? v.score : v.heatmap) = state.compare.view;
+  }
   return v;
 }
 

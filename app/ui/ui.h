@@ -70,9 +70,6 @@ struct ComparePanelCache {
   std::optional<ComparePair> pair;
   std::string pair_error;
   std::string error;
-  PlotRange view;
-  ViewRange whole;  // the window of both tables the view was fitted to
-  bool fitted = false;
   std::array<ImTextureID, 3> textures = {nullptr, nullptr, nullptr};
   bool images_uploaded = false;
   bool hovering = false;
@@ -149,5 +146,8 @@ std::string ShownText(const AppState& state);
 
 // The views of a running window, as an export of it draws them.
 ViewSelection ViewsOf(const AppState& state);
+// The same for an export of `view`: the compare view's own window replaces the score or heatmap
+// window it reads.
+ViewSelection ViewsOf(const AppState& state, ViewKind view);
 
 }  // namespace pe

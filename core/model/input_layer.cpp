@@ -507,6 +507,28 @@ Result<Matrix> ExampleEmbeddingRows(const TextExample& example, int64_t vocab_si
     }
     return out;
   }
+  if (const std::vector<std::vector<float>>& typed = example.embedding_rows; !typed.empty()) {
+    // Typed rows (--embedding-rows) are E itself: row k is E[k].
+    const auto width = static_cast<int64_t>(typed.front().size());
+    if (width != d) {
+      return InvalidArgument("--embedding-rows: the rows have " + std::to_string(width) +
+                             " values but d_model is " + std::to_string(d) +
+                             "; each row is one embedding E[k] of d_model values");
+    }
+    Result<Matrix> out = MakeMatrix("the embedding rows", static_cast<int64_t>(rows.size()), d, cap);
+    if (!out.ok()) return out.error();
+    for (size_t t = 0; t < rows.size(); ++t) {
+      const int64_t id = rows[t];
+      if (id < 0 || id >= static_cast<int64_t>(typed.size())) {
+        return InvalidArgument("--embedding-rows: token " + std::to_string(t) + " has id " +
+                               std::to_string(id) + " but only E[0] to E[" +
+                               std::to_string(typed.size() - 1) + "] are typed");
+      }
+      std::copy(typed[static_cast<size_t>(id)].begin(), typed[static_cast<size_t>(id)].end(),
+                out.value().row(static_cast<int64_t>(t)));
+    }
+    return out;
+  }
   const uint64_t seed =
       example.init == EmbeddingInit::kTorch ? example.torch_seed : example.seed;
   return EmbeddingRows(example.init, seed, vocab_size, d, rows, cap);

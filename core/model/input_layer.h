@@ -112,6 +112,9 @@ struct TextExample {
   // FindWord); a word it lacks takes the file's "<unk>" row when it has one, else a zero row
   // (id V, one past the file's rows), and is listed in SentenceResult::unknown_tokens.
   TableRef embeddings;
+  // Embedding rows typed by hand (a tutorial's printed table, --embedding-rows): E[k] = row k,
+  // each d_model wide, and every id must be below their count. Empty: E from init and seed.
+  std::vector<std::vector<float>> embedding_rows;
   bool operator==(const TextExample&) const = default;
 };
 

@@ -36,6 +36,71 @@ std::string Num(double v) {
 
 std::string Flag(const char* flag) { return flag; }
 
+// --embedding-rows text: rows separated by ';', values by ','; each float32's shortest text.
+std::string FormatRows(const std::vector<std::vector<float>>& rows) {
+  std::string out;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (r > 0) out += ';';
+    for (size_t j = 0; j < rows[r].size(); ++j) {
+      if (j > 0) out += ',';
+      char buf[32];
+      const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, rows[r][j]);
+      out.append(buf, ec == std::errc() ? end : buf);
+    }
+  }
+  return out;
+}
+
+// At most this many typed values (a tutorial's table is a handful).
+constexpr size_t kMaxTypedValues = size_t{1} << 20;
+
+Result<std::vector<std::vector<float>>> ParseRows(const std::string& text) {
+  const char* flag = "--embedding-rows";
+  std::vector<std::vector<float>> rows;
+  if (text.find_first_not_of(" \t") == std::string::npos) return rows;  // empty: seeded E
+  size_t count = 0;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t semi = text.find(';', start);
+    if (semi == std::string::npos) semi = text.size();
+    const std::string row_text = text.substr(start, semi - start);
+    std::vector<float> row;
+    size_t at = 0;
+    while (at <= row_text.size()) {
+      size_t comma = row_text.find(',', at);
+      if (comma == std::string::npos) comma = row_text.size();
+      std::string item = row_text.substr(at, comma - at);
+      item.erase(0, item.find_first_not_of(" \t"));
+      item.erase(item.find_last_not_of(" \t") + 1);
+      float v = 0;
+      const char* first = item.data() + (item.size() > 0 && item[0] == '+' ? 1 : 0);
+      const auto [ptr, ec] = std::from_chars(first, item.data() + item.size(), v);
+      if (item.empty() || ec != std::errc() || ptr != item.data() + item.size() ||
+          !std::isfinite(v)) {
+        return InvalidArgument(std::string(flag) + ": \"" + item + "\" in row " +
+                               std::to_string(rows.size()) +
+                               " is not a finite decimal number (rows are separated by ';', "
+                               "values by ',': \"0.1,0.3;0.2,0.6\")");
+      }
+      row.push_back(v);
+      if (++count > kMaxTypedValues) {
+        return InvalidArgument(std::string(flag) + ": more than " +
+                               std::to_string(kMaxTypedValues) + " values");
+      }
+      at = comma + 1;
+    }
+    if (!rows.empty() && row.size() != rows.front().size()) {
+      return InvalidArgument(std::string(flag) + ": row " + std::to_string(rows.size()) +
+                             " has " + std::to_string(row.size()) + " values but row 0 has " +
+                             std::to_string(rows.front().size()) +
+                             "; every row is one embedding of d_model values");
+    }
+    rows.push_back(std::move(row));
+    start = semi + 1;
+  }
+  return rows;
+}
+
 // One choice among names, with the message listing them.
 template <typename E>
 Status SetChoice(const char* flag, const std::string& text, std::optional<E> (*parse)(std::string_view),
@@ -595,6 +660,16 @@ const ParamField kFields[] = {
        if (m.pe.kind() == Scheme::kT5) m.pe.t5().seed = v.value();
        return {};
      })},
+    {"embedding_rows", "--embedding-rows", "LIST",
+     "Embedding rows typed by hand instead of the seeded ones: E[0];E[1];... each d_model "
+     "values, e.g. \"0.1,0.3,0.4;0.2,0.6,0.5\"; every id must be below the row count",
+     kSin | kLearned, nullptr, GET(FormatRows(m.example.embedding_rows)), SET({
+       Result<std::vector<std::vector<float>>> rows = ParseRows(text);
+       if (!rows.ok()) return rows.error();
+       m.example.embedding_rows = std::move(rows).value();
+       return {};
+     }),
+     [](const ModelParams& m) { return !m.example.embedding_rows.empty(); }},
     {"scaling", "--no-scale", "", "Do not multiply embeddings by sqrt(d_model)", kSin | kLearned,
      nullptr, GET(m.input.scale ? "sqrt(d_model)" : "off"), SET({
        m.input.scale = !(text == "true" || text == "off");

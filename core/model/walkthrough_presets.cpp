@@ -42,6 +42,12 @@ const WalkthroughPreset kPresets[] = {
      0, false, &kILoveNlp,
      [](ModelParams& m) {
        m.example.text = "I love NLP";
+       // Its ids 0, 1, 2 (first appearance) take the blog's rows E[1], E[2], E[3].
+       for (size_t r = 0; r < kILoveNlp.labels.size(); ++r) {
+         m.example.embedding_rows.emplace_back(
+             kILoveNlp.embedding.begin() + static_cast<std::ptrdiff_t>(r * 3),
+             kILoveNlp.embedding.begin() + static_cast<std::ptrdiff_t>(r * 3 + 3));
+       }
        m.pe.d_model = 3;
        m.pe.max_len = 3;
        m.input.scale = false;
@@ -58,7 +64,6 @@ const WalkthroughPreset kPresets[] = {
      "seed 000 (PyTorch notes): nn.Embedding(10, 128) looking up the ids [2, 5, 0, 9]", 0, false,
      nullptr,
      [](ModelParams& m) {
-       m.example.text = "";
        m.example.ids = {{2, 5, 0, 9}};
        m.example.vocab_size = 10;
        m.pe.d_model = 128;
@@ -68,7 +73,6 @@ const WalkthroughPreset kPresets[] = {
      "of five ids, out[i, j] = W[x[i, j]], shape (2, 5, 4)",
      0, false, nullptr,
      [](ModelParams& m) {
-       m.example.text = "";
        m.example.ids = {{23, 37, 3, 45, 82}, {97, 61, 19, 73, 53}};
        m.example.vocab_size = 100;
        m.pe.d_model = 4;

@@ -38,7 +38,8 @@ std::span<const WalkthroughPreset> WalkthroughPresets();
 // Null for an unknown name (and for "").
 const WalkthroughPreset* FindWalkthroughPreset(std::string_view name);
 // Sets `m` to the preset's example: the default parameters (memory cap kept), then the preset's
-// own. "none" clears the preset name only. An unknown name is an error listing the names.
+// own. A preset of typed ids keeps the default sentence, so emptying the ids goes back to its
+// tokens. "none" clears the preset name only. An unknown name is an error listing the names.
 Status ApplyWalkthroughPreset(const std::string& name, ModelParams& m);
 
 }  // namespace pe

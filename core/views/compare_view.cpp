@@ -1,5 +1,7 @@
 // The compare view: two configurations side by side and their difference. A is the current
-// parameters, B the same with the overrides of --versus (compare_view.h).
+// parameters, B the same with the overrides of --versus (compare_view.h); an empty --versus
+// compares with the scheme's counterpart (DefaultVersus: another base, learned against
+// sinusoidal, ALiBi's gentlest slope, T5's other direction, xPos against RoPE).
 //   --compare-of score: the attention score score(m, n) of each (analysis/attention_score.h, the
 //            score view's numbers), keys (x) by queries (y) over the visible window at screen
 //            resolution (ComputeScoreRaster, the score view's raster). Table (3, L, L) float32 =
@@ -30,6 +32,7 @@
 #include "model/param_fields.h"
 #include "views/figure_export.h"
 #include "views/heatmap_raster.h"
+#include "views/value_image.h"
 #include "views/view_builders.h"
 
 namespace pe {
@@ -123,29 +126,11 @@ Figure Panel(const std::string& title, const FigureAxis& x, const FigureAxis& y,
 FigureImage Image(const std::vector<float>& values, int width, int height, double x0, double x1,
                   double y0, double y1, ColormapId colormap, double lo, double hi,
                   bool& any_nan) {
-  FigureImage im;
-  im.width = width;
-  im.height = height;
-  im.rgba.resize(static_cast<size_t>(width) * height * 4);
-  MapToRgba(colormap, values.data(), static_cast<int64_t>(values.size()), static_cast<float>(lo),
-            static_cast<float>(hi), im.rgba.data());
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (!std::isnan(values[i])) continue;
-    any_nan = true;
-    uint8_t* p = im.rgba.data() + 4 * i;
-    p[0] = kMaskedGrey.r, p[1] = kMaskedGrey.g, p[2] = kMaskedGrey.b, p[3] = kMaskedGrey.a;
-  }
-  im.x0 = x0, im.x1 = x1, im.y0 = y0, im.y1 = y1;
-  return im;
+  return ValueImage(values, width, height,
+                    {colormap, lo, hi, FlatValues::kNaN, kMaskedGrey, x0, x1, y0, y1}, &any_nan);
 }
 
-double MaxAbs(const std::vector<float>& v) {
-  double hi = 0.0;
-  for (float x : v) {
-    if (!std::isnan(x)) hi = std::max(hi, static_cast<double>(std::abs(x)));
-  }
-  return hi;
-}
+double MaxAbs(const std::vector<float>& v) { return MaxAbsIgnoringNaN(v); }
 
 // The diverging difference panel's range and colour bar; `equal` when A - B is 0 everywhere.
 FigureColorBar DifferenceBar(const std::vector<float>& d, bool& equal) {
@@ -155,9 +140,9 @@ FigureColorBar DifferenceBar(const std::vector<float>& d, bool& equal) {
   return FigureColorBar{ColormapId::kRdBu, -hi, hi, std::string("A ") + kMinus + " B"};
 }
 
-Result<AttentionScorer> ScorerB(const ModelParams& a, const ComparePair& p) {
+Result<AttentionScorer> ScorerB(const ModelParams&, const ComparePair& p) {
   Result<AttentionScorer> s = AttentionScorer::Make(p.b, p.b_encoding);
-  if (!s.ok()) return InvalidArgument("B (--versus \"" + a.versus + "\"): " + s.message());
+  if (!s.ok()) return InvalidArgument("B (--versus \"" + p.versus + "\"): " + s.message());
   return s;
 }
 
@@ -358,17 +343,42 @@ void WriteCsvLine(std::ostream& out, int part, int64_t pos, const float* v, int6
 
 }  // namespace
 
+std::string DefaultVersus(const ModelParams& a) {
+  switch (a.pe.kind()) {
+    case Scheme::kSinusoidal:
+      return a.pe.sinusoidal().base == 100.0 ? "base=10000" : "base=100";
+    case Scheme::kLearned:
+      return "scheme=sinusoidal";
+    case Scheme::kRope:
+      return a.pe.rope().theta == 500000.0 ? "rope_theta=10000" : "rope_theta=500000";
+    case Scheme::kAlibi: {
+      // The steepest slope against the gentlest (head 0 against the last head).
+      const AlibiParams& al = a.pe.alibi();
+      if (al.heads > 1) return "head=" + std::to_string(al.head == al.heads - 1 ? 0 : al.heads - 1);
+      return al.mode == AlibiMode::kCausal ? "alibi_mode=symmetric" : "alibi_mode=causal";
+    }
+    case Scheme::kT5:
+      return a.pe.t5().direction == T5Direction::kBidirectional ? "t5_direction=causal"
+                                                                : "t5_direction=bidirectional";
+    case Scheme::kXpos:
+      return "scheme=rope";
+  }
+  return "";
+}
+
 Result<ComparePair> MakeComparePair(const ModelParams& a, const Encoding& ea) {
-  Result<ModelParams> b = ApplyVersus(a, a.versus);
-  if (!b.ok()) return b.error();
   ComparePair p;
+  p.versus = a.versus.empty() ? DefaultVersus(a) : a.versus;
+  const std::string given = a.versus.empty() ? " (the default B of an empty --versus)" : "";
+  Result<ModelParams> b = ApplyVersus(a, p.versus);
+  if (!b.ok()) return InvalidArgument(b.message() + given);
   p.b = std::move(b).value();
   Result<EncodingPtr> eb = MakeEncoding(p.b.pe, p.b.cap);
   if (!eb.ok()) {
-    return InvalidArgument("B (--versus \"" + a.versus + "\"): " + eb.message());
+    return InvalidArgument("B (--versus \"" + p.versus + "\"" + given + "): " + eb.message());
   }
   p.b_encoding = std::move(eb).value();
-  Labels(a, p.b, a.versus, p.a_label, p.b_label);
+  Labels(a, p.b, p.versus, p.a_label, p.b_label);
   p.no_difference = NoDifference(a, ea, *p.b_encoding);
   return p;
 }

@@ -22,9 +22,21 @@ struct ComparePair {
   // Why there is no A - B (the tables' shapes or positions differ), naming both; empty when
   // there is one.
   std::string no_difference;
+  // The overrides B was made with: `a.versus`, or DefaultVersus(a) when that is empty.
+  std::string versus;
 };
 
-// B from `a.versus`: an error names --versus and the key, value or parameter refused.
+// The B of an empty --versus: the scheme's own instructive counterpart, so the view never opens
+// on B = A. sinusoidal: base=100 (base=10000 when the base is already 100); learned:
+// scheme=sinusoidal (the fixed table it replaced); rope: rope_theta=500000, Llama 3's base
+// (10000 when already 500000); alibi: the last head (the gentlest slope; head 0 when already the last, the other alibi_mode
+// with one head); t5: the other
+// t5_direction (bidirectional <-> causal); xpos: scheme=rope (xPos without its decay).
+std::string DefaultVersus(const ModelParams& a);
+
+
+// B from `a.versus` (DefaultVersus(a) when empty): an error names --versus and the key, value
+// or parameter refused.
 Result<ComparePair> MakeComparePair(const ModelParams& a, const Encoding& a_encoding);
 
 // The plot window of the compare figure: --compare-of score, keys (x) by queries (y) from

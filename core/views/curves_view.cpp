@@ -72,6 +72,76 @@ CurveTrace TraceWaveCurve(const Encoding& e, int64_t col, double x0, double x1, 
   return t;
 }
 
+namespace {
+
+// The rows [first, last] of the table inside [x0, x1].
+std::pair<int64_t, int64_t> RowsInView(const Encoding& e, double x0, double x1) {
+  const auto first = static_cast<double>(e.first_position());
+  const auto last = static_cast<double>(e.last_position());
+  const double a = std::max(first, std::ceil(x0)), b = std::min(last, std::floor(x1));
+  if (!(b >= a)) return {0, -1};
+  return {static_cast<int64_t>(a), static_cast<int64_t>(b)};
+}
+
+}  // namespace
+
+bool TableCurveIsSampled(const Encoding& e, double x0, double x1, int width_px) {
+  const auto [a, b] = RowsInView(e, x0, x1);
+  return b - a + 1 > std::max(width_px, 1) && b - a + 1 > kMaxExactBandRows;
+}
+
+CurveTrace TraceTableCurve(const Encoding& e, int64_t col, double x0, double x1, int width_px) {
+  CurveTrace t;
+  const auto first = static_cast<double>(e.first_position());
+  const auto last = static_cast<double>(e.last_position());
+  const auto [row_a, row_b] = RowsInView(e, x0, x1);
+  const int64_t in_view = row_b - row_a + 1;
+  if (width_px >= 1 && in_view > width_px && in_view <= kMaxExactBandRows) {
+    // The band covers the table's part of the window, in pixels as wide as the plot's.
+    const double b0 = std::max(x0, first), b1 = std::min(x1, last);
+    const int n = std::max(
+        1, static_cast<int>(std::lround(width_px * (b1 - b0) / (x1 - x0))));
+    t.edges.resize(static_cast<size_t>(n) + 1);
+    for (int k = 0; k <= n; ++k) t.edges[static_cast<size_t>(k)] = b0 + (b1 - b0) * k / n;
+    t.lo.resize(static_cast<size_t>(n));
+    t.hi.resize(static_cast<size_t>(n));
+    for (size_t k = 0; k < static_cast<size_t>(n); ++k) {
+      const double va = e.ValueAt(col, t.edges[k]), vb = e.ValueAt(col, t.edges[k + 1]);
+      t.lo[k] = std::min(va, vb);
+      t.hi[k] = std::max(va, vb);
+    }
+    const double scale = n / (b1 - b0);
+    for (int64_t p = row_a; p <= row_b; ++p) {
+      const double v = e.ValueAt(col, static_cast<double>(p));
+      const auto k = static_cast<size_t>(std::clamp<double>(
+          std::floor((static_cast<double>(p) - b0) * scale), 0.0, n - 1.0));
+      t.lo[k] = std::min(t.lo[k], v);
+      t.hi[k] = std::max(t.hi[k], v);
+    }
+    return t;
+  }
+  // The polyline through the rows in view and one beyond each side; past kMaxExactBandRows
+  // rows, through every k-th row, at most two a pixel.
+  const double lo = std::max(first, std::floor(x0) - 1);
+  const double hi = std::min(last, std::ceil(x1) + 1);
+  const int samples = CurveSamples(std::max(width_px, 1));
+  const double step = in_view > kMaxExactBandRows
+                          ? std::max(1.0, std::ceil((hi - lo + 1) / samples))
+                          : 1.0;
+  for (double x = lo; x <= hi; x += step) {
+    t.xs.push_back(x);
+    t.ys.push_back(e.ValueAt(col, x));
+  }
+  return t;
+}
+
+std::string TableBandNote(double positions_per_pixel) {
+  char note[120];
+  std::snprintf(note, sizeof note, "each pixel shows the range of its %.4g rows",
+                positions_per_pixel);
+  return note;
+}
+
 std::string BandNote(double positions_per_pixel) {
   char note[120];
   std::snprintf(note, sizeof note, "each pixel shows the wave's range over its %.4g positions",
@@ -98,7 +168,6 @@ Result<Figure> CurvesFigure(const ViewContext& c) {
   }
   const PixelSize px = PlotAreaPixels(f, c.size, c.format);
   const ViewRange& v = sel.curves;
-  const int samples = CurveSamples(px.width);
   const double px_per_pos = px.width / (v.x1 - v.x0);
   const auto first = static_cast<double>(e.first_position());
   const auto last = static_cast<double>(e.last_position());
@@ -109,32 +178,22 @@ Result<Figure> CurvesFigure(const ViewContext& c) {
     s.label = f.legend[k].label;
     s.color = SeriesRgba(static_cast<int>(k));
     s.line_width = 1.6;
-    if (smooth) {
-      CurveTrace t = TraceWaveCurve(e, col, v.x0, v.x1, px.width);
-      if (t.band()) {
-        f.legend[k].label += " (";
-        f.legend[k].label += BandNote(t.positions_per_pixel());
-        f.legend[k].label += ")";
-        s.label = f.legend[k].label;
-        s.band_edges = std::move(t.edges);
-        s.band_lo = std::move(t.lo);
-        s.band_hi = std::move(t.hi);
-      } else {
-        s.xs = std::move(t.xs);
-        s.ys = std::move(t.ys);
-      }
+    // A wave column's exact band (TraceWaveCurve) or a table's per-pixel min-max over its
+    // rows (TraceTableCurve); a line where it is faithful.
+    CurveTrace t = smooth ? TraceWaveCurve(e, col, v.x0, v.x1, px.width)
+                          : TraceTableCurve(e, col, v.x0, v.x1, px.width);
+    if (t.band()) {
+      f.legend[k].label += " (";
+      f.legend[k].label += smooth ? BandNote(t.positions_per_pixel())
+                                  : TableBandNote(t.positions_per_pixel());
+      f.legend[k].label += ")";
+      s.label = f.legend[k].label;
+      s.band_edges = std::move(t.edges);
+      s.band_lo = std::move(t.lo);
+      s.band_hi = std::move(t.hi);
     } else {
-      // The polyline through the rows in view (and one row beyond each side), at most
-      // `samples` vertices: more rows than that are decimated to every k-th row. (A learned or
-      // bias table has no continuous form; its min-max per pixel is not drawn yet: decimated
-      // rows can miss a spike between them.)
-      const double lo = std::max(first, std::floor(v.x0) - 1);
-      const double hi = std::min(last, std::ceil(v.x1) + 1);
-      const double step = std::max(1.0, std::ceil((hi - lo + 1) / samples));
-      for (double x = lo; x <= hi; x += step) {
-        s.xs.push_back(x);
-        s.ys.push_back(e.ValueAt(col, x));
-      }
+      s.xs = std::move(t.xs);
+      s.ys = std::move(t.ys);
     }
     if (sel.markers && px_per_pos >= 5.0) {
       for (double x = std::max(std::ceil(v.x0), first); x <= std::min(std::floor(v.x1), last);
@@ -144,6 +203,12 @@ Result<Figure> CurvesFigure(const ViewContext& c) {
       }
     }
     f.series.push_back(std::move(s));
+  }
+  if (!smooth && TableCurveIsSampled(e, v.x0, v.x1, px.width)) {
+    f.legend.push_back({"more than " + std::to_string(kMaxExactBandRows) +
+                            " rows in view: the line passes through every k-th row; zoom in "
+                            "for each pixel's exact range",
+                        Rgba8{255, 255, 255, 0}});
   }
   if (sel.highlight && sel.selected_token >= 0) {
     const double x = first + sel.selected_token;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "model/param_fields.h"
+#include "views/compare_view.h"
 #include "text/tokenizer.h"
 
 namespace pe {
@@ -125,7 +126,9 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
       bytes += 3 * kFigureBytesPerTexel * w * h;
       if (params.compare_of == CompareOf::kScore) {
         uint64_t d_b = d;
-        if (Result<ModelParams> b = ApplyVersus(params, params.versus); b.ok()) {
+        if (Result<ModelParams> b = ApplyVersus(
+                params, params.versus.empty() ? DefaultVersus(params) : params.versus);
+            b.ok()) {
           d_b = static_cast<uint64_t>(b.value().pe.d_model);
         }
         bytes += 8 * (w + h) * (d + d_b);

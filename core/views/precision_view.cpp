@@ -21,6 +21,7 @@
 #include "io/file_writers.h"
 #include "views/figure_export.h"
 #include "views/heatmap_raster.h"
+#include "views/value_image.h"
 #include "views/view_builders.h"
 
 namespace pe {
@@ -206,22 +207,12 @@ Result<Figure> PrecisionFigure(const ViewContext& c) {
   const double hi = r.max_abs > 0 ? r.max_abs : 1.0;
   f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi, "error"};
   if (r.width > 0 && r.height > 0) {
-    FigureImage im;
-    im.width = r.width;
-    im.height = r.height;
-    im.rgba.resize(static_cast<size_t>(r.width) * r.height * 4);
-    MapToRgba(ColormapId::kRdBu, r.values.data(), static_cast<int64_t>(r.values.size()),
-              static_cast<float>(-hi), static_cast<float>(hi), im.rgba.data());
-    for (size_t i = 0; i < r.values.size(); ++i) {
-      if (!std::isinf(r.values[i])) continue;
-      uint8_t* p = im.rgba.data() + 4 * i;
-      p[0] = kOverflowBlack.r, p[1] = kOverflowBlack.g, p[2] = kOverflowBlack.b, p[3] = 255;
-    }
-    im.x0 = static_cast<double>(r.col_edges.front());
-    im.x1 = static_cast<double>(r.col_edges.back());
-    im.y0 = static_cast<double>(r.row_edges.front());
-    im.y1 = static_cast<double>(r.row_edges.back());
-    f.image = std::move(im);
+    f.image = ValueImage(r.values, r.width, r.height,
+                         {ColormapId::kRdBu, -hi, hi, FlatValues::kInfinite, kOverflowBlack,
+                          static_cast<double>(r.col_edges.front()),
+                          static_cast<double>(r.col_edges.back()),
+                          static_cast<double>(r.row_edges.front()),
+                          static_cast<double>(r.row_edges.back())});
   }
   const int bits = SignificandBits(dtype);
   f.legend.push_back({"error = " + fmt + "(v) \xe2\x88\x92 v, v = the float32 value, " + fmt +

@@ -20,6 +20,7 @@
 #include "model/param_fields.h"
 #include "text/tokenizer.h"
 #include "views/figure_export.h"
+#include "views/value_image.h"
 #include "views/view_builders.h"
 #include "views/view_geometry.h"
 
@@ -120,31 +121,18 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
   const ScoreRaster r = ComputeScoreRaster(s, req);
   // A diverging map centred on 0 with a symmetric range, whatever --colormap says (the table
   // heatmap's maps include a sequential one).
-  double hi = 0.0;
-  for (float v : r.values) {
-    if (!std::isnan(v)) hi = std::max(hi, static_cast<double>(std::abs(v)));
-  }
+  double hi = MaxAbsIgnoringNaN(r.values);
   if (!(hi > 0.0)) hi = 1.0;
   f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi, "score(m, n)"};
   bool any_masked = false;
   if (!r.empty()) {
-    FigureImage im;
-    im.width = r.width;
-    im.height = r.height;
-    im.rgba.resize(static_cast<size_t>(r.width) * r.height * 4);
-    MapToRgba(ColormapId::kRdBu, r.values.data(), static_cast<int64_t>(r.values.size()),
-              static_cast<float>(-hi), static_cast<float>(hi), im.rgba.data());
-    for (size_t i = 0; i < r.values.size(); ++i) {
-      if (!std::isnan(r.values[i])) continue;
-      any_masked = true;
-      uint8_t* p = im.rgba.data() + 4 * i;
-      p[0] = kMaskedGrey.r, p[1] = kMaskedGrey.g, p[2] = kMaskedGrey.b, p[3] = kMaskedGrey.a;
-    }
-    im.x0 = static_cast<double>(r.key_edges.front());
-    im.x1 = static_cast<double>(r.key_edges.back());
-    im.y0 = static_cast<double>(r.query_edges.front());
-    im.y1 = static_cast<double>(r.query_edges.back());
-    f.image = std::move(im);
+    f.image = ValueImage(r.values, r.width, r.height,
+                         {ColormapId::kRdBu, -hi, hi, FlatValues::kNaN, kMaskedGrey,
+                          static_cast<double>(r.key_edges.front()),
+                          static_cast<double>(r.key_edges.back()),
+                          static_cast<double>(r.query_edges.front()),
+                          static_cast<double>(r.query_edges.back())},
+                         &any_masked);
   }
   f.legend.push_back({definition, kNoColor});
   f.legend.push_back({ScoreContentText(m), kNoColor});

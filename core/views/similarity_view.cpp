@@ -20,6 +20,7 @@
 #include "encoding/rope.h"
 #include "io/file_writers.h"
 #include "views/figure_export.h"
+#include "views/value_image.h"
 #include "views/view_builders.h"
 #include "views/view_geometry.h"
 
@@ -160,33 +161,19 @@ Result<Figure> SimilarityFigure(const ViewContext& c) {
   // Diverging, centred on 0: the cosine's natural [-1, 1]; the dot's largest |value| on screen.
   double hi = 1.0;
   if (!cosine) {
-    hi = 0.0;
-    for (float v : r.values) {
-      if (!std::isnan(v)) hi = std::max(hi, static_cast<double>(std::abs(v)));
-    }
+    hi = MaxAbsIgnoringNaN(r.values);
     if (!(hi > 0.0)) hi = 1.0;
   }
   f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi, cosine ? "cosine" : "dot"};
   bool any_undefined = false;
   if (!r.empty()) {
-    FigureImage im;
-    im.width = r.width;
-    im.height = r.height;
-    im.rgba.resize(static_cast<size_t>(r.width) * r.height * 4);
-    MapToRgba(ColormapId::kRdBu, r.values.data(), static_cast<int64_t>(r.values.size()),
-              static_cast<float>(-hi), static_cast<float>(hi), im.rgba.data());
-    for (size_t i = 0; i < r.values.size(); ++i) {
-      if (!std::isnan(r.values[i])) continue;
-      any_undefined = true;
-      uint8_t* p = im.rgba.data() + 4 * i;
-      p[0] = kUndefinedGrey.r, p[1] = kUndefinedGrey.g, p[2] = kUndefinedGrey.b;
-      p[3] = kUndefinedGrey.a;
-    }
-    im.x0 = static_cast<double>(r.q_edges.front());
-    im.x1 = static_cast<double>(r.q_edges.back());
-    im.y0 = static_cast<double>(r.p_edges.front());
-    im.y1 = static_cast<double>(r.p_edges.back());
-    f.image = std::move(im);
+    f.image = ValueImage(r.values, r.width, r.height,
+                         {ColormapId::kRdBu, -hi, hi, FlatValues::kNaN, kUndefinedGrey,
+                          static_cast<double>(r.q_edges.front()),
+                          static_cast<double>(r.q_edges.back()),
+                          static_cast<double>(r.p_edges.front()),
+                          static_cast<double>(r.p_edges.back())},
+                         &any_undefined);
   }
   f.legend.push_back({Definition(cosine), kNoColor});
   for (const std::string& note : SchemeNotes(s)) f.legend.push_back({note, kNoColor});

@@ -62,7 +62,10 @@ void AddNotes(const ModelParams& m, const Encoding& e, const SentenceResult& s, 
                       none});
     }
   } else {
-    if (m.example.init == EmbeddingInit::kTorch) {
+    if (!m.example.embedding_rows.empty()) {
+      std::snprintf(buf, sizeof buf, "E: typed rows E[0] to E[%zu] (--embedding-rows)",
+                    m.example.embedding_rows.size() - 1);
+    } else if (m.example.init == EmbeddingInit::kTorch) {
       std::snprintf(buf, sizeof buf, "E: torch.manual_seed(%llu); nn.Embedding(%lld, %lld)",
                     static_cast<unsigned long long>(m.example.torch_seed),
                     static_cast<long long>(s.vocab_size), static_cast<long long>(m.pe.d_model));

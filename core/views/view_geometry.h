@@ -35,12 +35,24 @@ struct CurveTrace {
 // The line is faithful while the wave turns by at most pi/4 between samples (8 or more samples
 // a period; two per pixel, so pi/2 a pixel).
 inline constexpr double kLineMaxTurn = std::numbers::pi / 4;
-// Wave columns only (a table without waves() has no continuous form: the curves view draws the
-// polyline through its rows, decimated, as before). A column whose value is not the bare wave
+// Wave columns only (a table without waves() has no continuous form: TraceTableCurve). A column whose value is not the bare wave
 // (xPos's decay multiplies it) keeps the line.
 CurveTrace TraceWaveCurve(const Encoding& e, int64_t col, double x0, double x1, int width_px);
 // The legend's note for a band: "each pixel shows the wave's range over its N positions".
 std::string BandNote(double positions_per_pixel);
+
+// A table without waves (learned, bias tables): its curve is the polyline through its rows
+// (ValueAt). While the rows in view are no more than the pixels, that polyline through every row
+// in view (and one beyond each side). With more, a band over the table's part of [x0, x1]: pixel
+// k covers [edges[k], edges[k + 1]] and [lo[k], hi[k]] is the polyline's exact range there, the
+// min and max of every row inside and of its values at the two edges, so no spike between
+// sampled rows is lost. Every row in view is read once; above kMaxExactBandRows rows in view the
+// polyline through every k-th row is drawn instead (TableCurveIsSampled says when).
+CurveTrace TraceTableCurve(const Encoding& e, int64_t col, double x0, double x1, int width_px);
+inline constexpr int64_t kMaxExactBandRows = int64_t{1} << 23;
+bool TableCurveIsSampled(const Encoding& e, double x0, double x1, int width_px);
+// The legend's note for a table's band: "each pixel shows the range of its N rows".
+std::string TableBandNote(double positions_per_pixel);
 
 // At most this many curves are drawn (a longer list is cut, and says so).
 inline constexpr size_t kMaxCurveSeries = 64;
