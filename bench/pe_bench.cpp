@@ -20,6 +20,8 @@
 #include "model/input_layer.h"
 #include "encoding/encoding.h"
 #include "encoding/positional_encoding.h"
+#include "analysis/attention_score.h"
+#include "analysis/similarity.h"
 
 namespace pe {
 namespace {
@@ -308,6 +310,55 @@ void BM_HeatmapRasterLearned(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(ComputeRaster(req));
 }
 
+// The similarity view's frame at max_len 1e9, d 8192 (dot), 800 x 500 texels zoomed out.
+void BM_SimilarityRaster(benchmark::State& state) {
+  EncodingParams p;
+  p.d_model = state.range(1);
+  p.max_len = state.range(0);
+  const PositionSimilarity sim =
+      PositionSimilarity::Make(MakeEncoding(p).value(), SimilarityMeasure::kDot).value();
+  const double end = static_cast<double>(p.max_len);
+  for (auto _ : state) benchmark::DoNotOptimize(ComputeSimilarityRaster(sim, {0, end, 0, end, 800, 500}));
+}
+
+// The attention-score view's frame (sinusoidal added to a content vector) at the same size.
+void BM_ScoreRaster(benchmark::State& state) {
+  EncodingParams p;
+  p.d_model = state.range(1);
+  p.max_len = state.range(0);
+  const EncodingPtr e = MakeEncoding(p).value();
+  const AttentionScorer scorer =
+      AttentionScorer::Make(e, std::vector<double>(static_cast<size_t>(p.d_model), 0.01),
+                            std::vector<double>(static_cast<size_t>(p.d_model), 0.02), false)
+          .value();
+  const double end = static_cast<double>(p.max_len);
+  for (auto _ : state) benchmark::DoNotOptimize(ComputeScoreRaster(scorer, {0, end, 0, end, 800, 500}));
+}
+
+// The same texels as BM_HeatmapRaster/1e9 two ways side by side: the per-texel closed forms
+// (MeanOverTexelsNaive, one thread) and the texel-row recurrence (MeanOverTexels).
+template <bool kFast>
+void BM_HeatmapTexels(benchmark::State& state) {
+  EncodingParams p;
+  p.d_model = state.range(1);
+  p.max_len = state.range(0);
+  const EncodingPtr e = MakeEncoding(p).value();
+  const std::vector<int64_t> rows = RasterEdges(0, p.max_len, 500), cols = RasterEdges(0, p.d_model, 800);
+  std::vector<float> out(500 * 800);
+  for (auto _ : state) {
+    if (kFast) {
+      MeanOverTexels(e->waves(), rows, cols, out.data());
+    } else {
+      MeanOverTexelsNaive(e->waves(), rows, cols, out.data());
+    }
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_HeatmapTexels<false>)->Name("BM_HeatmapTexelsNaive")->Args({1'000'000'000, 8192})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_HeatmapTexels<true>)->Name("BM_HeatmapTexelsFast")->Args({1'000'000'000, 8192})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+BENCHMARK(BM_SimilarityRaster)->Args({1'000'000'000, 8192})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ScoreRaster)->Args({1'000'000'000, 8192})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_HeatmapRasterRope)
     ->Args({1'000'000'000, 8192})
     ->Unit(benchmark::kMillisecond)
