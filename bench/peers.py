@@ -124,6 +124,73 @@ def input_layer_rows(build, repeat, batch=8, seq=512, d=1024, vocab=1000):
     return floor, rows
 
 
+def new_scheme_rows(repeat, n=4096, d=512, heads=12):
+    """Peers for the similarity, ALiBi and T5 views, written in numpy after their reference
+    implementations (our own code; float32 like the models, errors against float64)."""
+    rows = []
+    # Similarity: PE . PE^T, (n, n), from the tutorial table.
+    pe32 = numpy_seed(n, d)
+    out = np.empty((n, n), dtype=np.float32)
+    floor = best_of(lambda: out.fill(0.75), repeat)
+    rows.append((f"similarity {n} x {n}", "numpy fill of the same bytes", floor, floor, None))
+    sim_ms = best_of(lambda: pe32 @ pe32.T, max(1, repeat // 2))
+    w = 10000.0 ** (-2.0 * (np.arange(d) // 2) / d)
+    ang = np.arange(n, dtype=np.float64)[:, None] * w
+    pe64 = np.where(np.arange(d) % 2 == 0, np.sin(ang), np.cos(ang))
+    err = float(np.abs((pe32 @ pe32.T).astype(np.float64) - pe64 @ pe64.T).max())
+    rows.append((f"similarity {n} x {n}", "numpy pe @ pe.T (float32)", sim_ms, floor, err))
+    del out, pe64, ang
+
+    # ALiBi as BLOOM builds it (HF transformers, models/bloom/modeling_bloom.py,
+    # build_alibi_tensor): slopes 2^(-8/h k) for the closest power of two of the heads, the
+    # interleaved extra heads, times the key's position (cumsum of the mask - 1), (heads, 1, n).
+    def bloom_alibi(dtype):
+        closest = 2 ** int(np.floor(np.log2(heads)))
+        base = dtype(2.0 ** (-(2.0 ** -(np.log2(closest) - 3))))
+        slopes = base ** np.arange(1, 1 + closest, dtype=dtype)
+        if closest != heads:
+            extra = dtype(2.0 ** (-(2.0 ** -(np.log2(2 * closest) - 3))))
+            k = min(closest, heads - closest)
+            slopes = np.concatenate([slopes, extra ** np.arange(1, 1 + 2 * k, 2, dtype=dtype)])
+        mask = np.ones((1, n), dtype=np.int64)
+        positions = ((np.cumsum(mask, axis=-1) - 1) * mask)[:, None, :].astype(dtype)
+        return (slopes[:, None] * positions).reshape(heads, 1, n)
+
+    a_out = np.empty((heads, 1, n), dtype=np.float32)
+    a_floor = best_of(lambda: a_out.fill(0.75), repeat)
+    a_ms = best_of(lambda: bloom_alibi(np.float32), repeat)
+    a_err = float(np.abs(bloom_alibi(np.float32).astype(np.float64) - bloom_alibi(np.float64)).max())
+    rows.append((f"alibi {heads} x {n}", "numpy fill of the same bytes", a_floor, a_floor, None))
+    rows.append((f"alibi {heads} x {n}", "numpy, BLOOM's build_alibi_tensor", a_ms, a_floor, a_err))
+
+    # T5 buckets as HF computes them (models/t5/modeling_t5.py, T5Attention.
+    # _relative_position_bucket; bidirectional, 32 buckets, max distance 128), (n, n) int64.
+    def t5_buckets(ftype, num_buckets=32, max_distance=128):
+        rel = np.arange(n, dtype=np.int64)[None, :] - np.arange(n, dtype=np.int64)[:, None]
+        num_buckets //= 2
+        buckets = (rel > 0).astype(np.int64) * num_buckets
+        rel = np.abs(rel)
+        max_exact = num_buckets // 2
+        is_small = rel < max_exact
+        with np.errstate(divide="ignore", invalid="ignore"):  # log 0 where is_small picks rel
+            large = max_exact + (np.log(rel.astype(ftype) / ftype(max_exact)) /
+                                 ftype(np.log(max_distance / max_exact)) *
+                                 ftype(num_buckets - max_exact)).astype(np.int64)
+            large = np.minimum(large, num_buckets - 1)
+        return buckets + np.where(is_small, rel, large)
+
+    b_out = np.empty((n, n), dtype=np.int64)
+    b_floor = best_of(lambda: b_out.fill(3), repeat)
+    b_ms = best_of(lambda: t5_buckets(np.float32), max(1, repeat // 2))
+    b_err = float(np.abs(t5_buckets(np.float32) - t5_buckets(np.float64)).max())
+    rows.append((f"t5 buckets {n} x {n}", "numpy fill of the same bytes (int64)", b_floor, b_floor, None))
+    rows.append((f"t5 buckets {n} x {n}", "numpy, HF _relative_position_bucket", b_ms, b_floor, b_err))
+    if torch is None:
+        for what in ("similarity pe @ pe.T", "BLOOM build_alibi_tensor", "T5 _relative_position_bucket"):
+            rows.append(("torch", f"PyTorch {what}: not installed", None, None, None))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build", help="build directory with pe-explorer and pe_bench")
@@ -190,6 +257,14 @@ def main():
     print("\nAccuracy at positions 1,000,000 .. 1,000,511 (d = 512), max error vs float64:")
     for what, err in far:
         print(f"  {what:<32} {err:.2e}")
+
+    print("\nNew schemes' peers (time, ratio to a fill of the same bytes, max error vs float64):")
+    for label, what, ms, floor_ms, err in new_scheme_rows(args.repeat):
+        if ms is None:
+            print(f"  {what}")
+            continue
+        err_s = f"{err:.2e}" if err is not None else ""
+        print(f"  {label:<22} {what:<40} {ms:9.2f} {ms / floor_ms:9.2f} {err_s:>10}")
 
     floor, il_rows = input_layer_rows(args.build, 4 * args.repeat)
     print("\nInput layer, batch 8 x 512 tokens x d 1024 (float32 output of 16 MiB):")

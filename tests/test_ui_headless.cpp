@@ -802,3 +802,48 @@ TEST_F(HeadlessUi, CombosFitTheirEntriesAndTooltipsWrapOnScreen) {
 
 }  // namespace
 }  // namespace pe
+
+namespace pe {
+namespace {
+
+// The worker counts, for each raster taken, the frames (Request calls) since it was asked for,
+// and a background raster finishing after a newer one was computed in place does not replace it.
+TEST(RasterWorkerFrames, CountsFramesUntilThePictureAndKeepsTheNewest) {
+  EncodingParams big;
+  big.d_model = 8192;
+  big.max_len = 1'000'000'000;
+  const EncodingPtr e = MakeEncoding(big).value();
+  const RasterRequest slow{e, 0, 8192, 0, 1e9, 800, 500};  // work far above kInPlaceWork
+  ASSERT_GT(EstimateRasterWork(slow), RasterWorker::kInPlaceWork);
+  {
+    RasterWorker worker(/*synchronous=*/false);
+    worker.Request(slow);  // first request: new parameters, still too big: background
+    worker.Request(slow);  // the same view again: a frame passes, nothing new asked
+    worker.WaitIdle();
+    worker.Request(slow);
+    const std::optional<Raster> r = worker.Take();
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->request, slow);
+    EXPECT_EQ(worker.FramesUntilPicture(), std::vector<int64_t>({2}));
+    // A small view is computed in place and shown in the frame that asks for it.
+    const RasterRequest small{e, 0, 8, 0, 1e9, 8, 4};
+    ASSERT_LE(EstimateRasterWork(small), RasterWorker::kInPlaceWork);
+    worker.Request(small);
+    ASSERT_TRUE(worker.Take().has_value());
+    EXPECT_EQ(worker.FramesUntilPicture(), std::vector<int64_t>({2, 0}));
+  }
+  {
+    // A slow view, then a small one in place while it computes: the small one is what is shown.
+    RasterWorker worker(/*synchronous=*/false);
+    worker.Request(slow);
+    const RasterRequest small{e, 0, 8, 0, 1e9, 8, 4};
+    worker.Request(small);
+    worker.WaitIdle();
+    const std::optional<Raster> r = worker.Take();
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->request, small);
+  }
+}
+
+}  // namespace
+}  // namespace pe

@@ -18,6 +18,7 @@ RasterWorker::~RasterWorker() {
 void RasterWorker::Request(const RasterRequest& request) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    ++calls_;
     if (last_requested_ && *last_requested_ == request) return;
     const bool new_params = !last_requested_ || !last_requested_->encoding || !request.encoding ||
                             last_requested_->encoding->params() != request.encoding->params();
@@ -25,6 +26,7 @@ void RasterWorker::Request(const RasterRequest& request) {
     const int64_t limit = new_params ? kInPlaceWorkNewParams : kInPlaceWork;
     if (!synchronous_ && EstimateRasterWork(request) > limit) {
       pending_ = request;
+      pending_call_ = calls_;
       wake_.notify_one();
       return;
     }
@@ -33,13 +35,20 @@ void RasterWorker::Request(const RasterRequest& request) {
   std::lock_guard<std::mutex> lock(mutex_);
   pending_.reset();  // an older background request would only overwrite this newer raster
   done_ = std::move(r);
+  done_call_ = delivered_call_ = calls_;
 }
 
 std::optional<Raster> RasterWorker::Take() {
   std::lock_guard<std::mutex> lock(mutex_);
   std::optional<Raster> r = std::move(done_);
   done_.reset();
+  if (r) frames_until_picture_.push_back(calls_ - done_call_);
   return r;
+}
+
+std::vector<int64_t> RasterWorker::FramesUntilPicture() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return frames_until_picture_;
 }
 
 void RasterWorker::WaitIdle() {
@@ -53,12 +62,19 @@ void RasterWorker::Loop() {
     wake_.wait(lock, [this] { return stop_ || pending_; });
     if (stop_) return;
     RasterRequest request = *pending_;
+    const int64_t call = pending_call_;
     pending_.reset();
     busy_ = true;
     lock.unlock();
     Raster r = ComputeRaster(request);
     lock.lock();
-    if (last_requested_ == request) done_ = std::move(r);  // else superseded while computing
+    // Superseded while computing, it is still the exact picture of a recent view (drawn at its
+    // own coordinates), better than none while the view keeps moving; but never over a newer
+    // raster already there.
+    if (call > delivered_call_) {
+      done_ = std::move(r);
+      done_call_ = delivered_call_ = call;
+    }
     busy_ = false;
     if (!pending_) idle_.notify_all();
   }

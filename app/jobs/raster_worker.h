@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "views/heatmap_raster.h"
 
@@ -31,14 +32,21 @@ class RasterWorker {
   std::optional<Raster> Take();
   // Blocks until every request so far is finished.
   void WaitIdle();
+  // For --frame-stats: for each raster taken, how many Request calls (frames, as the heatmap
+  // asks once a frame) passed between its request and its Take; 0 when computed in place.
+  std::vector<int64_t> FramesUntilPicture() const;
 
  private:
   void Loop();
   const bool synchronous_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable wake_, idle_;
   std::optional<RasterRequest> last_requested_, pending_;
   std::optional<Raster> done_;
+  // Request calls so far; the call that asked for pending_ and for done_; the newest request
+  // whose raster reached done_ (an older one finishing late must not replace it).
+  int64_t calls_ = 0, pending_call_ = 0, done_call_ = 0, delivered_call_ = -1;
+  std::vector<int64_t> frames_until_picture_;
   bool busy_ = false, stop_ = false;
   std::thread thread_;
 };

@@ -234,6 +234,15 @@ int RunWindow(AppState& state, const WindowRequest& request,
         "  peak RSS %.1f MiB\n",
         frame_ms.size(), request.animate ? " (animated)" : "", first_frame_ms, pct(0.5), pct(0.99),
         sorted.back(), PeakRssMiB());
+    // How far the heatmap's exact picture trails the view: frames from asking for a raster to
+    // drawing it (0: the same frame).
+    std::vector<int64_t> lag = rasters.FramesUntilPicture();
+    if (!lag.empty()) {
+      std::sort(lag.begin(), lag.end());
+      std::printf("frames until the exact picture: p50 %lld  max %lld  (%zu pictures)\n",
+                  static_cast<long long>(lag[lag.size() / 2]), static_cast<long long>(lag.back()),
+                  lag.size());
+    }
   }
   textures.reset();  // GL objects go before the context
   ImGui_ImplOpenGL3_Shutdown();

@@ -95,6 +95,17 @@ class Encoding {
     return false;
   }
 
+  // Texel means for the heatmap raster: out[y * width + x] (float32) = the mean of the cells at
+  // absolute positions [row_edges[y], row_edges[y + 1]) and columns [col_edges[x],
+  // col_edges[x + 1]), width = col_edges.size() - 1, in about the time of one closed form per
+  // texel row and column (wave tables: MeanOverTexels in wave.h). False, writing nothing, when
+  // the table has no such path (the default); callers average MeanOverRows then.
+  virtual bool MeanOverTexels(std::span<const int64_t> row_edges,
+                              std::span<const int64_t> col_edges, float* out) const {
+    (void)row_edges, (void)col_edges, (void)out;
+    return false;
+  }
+
   // "sin(12 / 10000^(8/128)) = 0.3174": one cell's formula with its numbers.
   virtual std::string DescribeCell(int64_t position, int64_t col) const = 0;
 

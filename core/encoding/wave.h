@@ -45,6 +45,34 @@ WaveSpan WaveRangeOver(const WaveColumn& column, double p0, double p1);
 // Dirichlet-kernel sum for sin and cos, the midpoint for angles): exact for n = 1, O(1) for any n.
 double MeanOverPositions(const WaveColumn& column, int64_t first, int64_t n);
 
+// e^{i m w} = (cos, sin) of m w for an integer-valued m (|m| < 2^53), with the product m w
+// carried as the exact sum of two doubles (an FMA gives the rounding error of m * w), so the
+// angle is right to ~1e-16 relative: one rounding of m w is off by up to 6e-8 rad at m ~ 1e9.
+struct UnitComplex {
+  double re = 1.0, im = 0.0;
+};
+UnitComplex ExpOfMultiple(double m, double w);
+
+// Means over texels of a wave table: out[y * (col_edges.size() - 1) + x] = the mean of the cells
+// at positions [row_edges[y], row_edges[y + 1]) and columns [col_edges[x], col_edges[x + 1])
+// (indices into `columns`), rounded once to float32; both edge lists strictly increasing.
+//
+// The fast path of the heatmap raster. For every column, the mean over a span [a, a + n) is
+// amplitude * Re(e^{i a w} D_n) with the Dirichlet factor D_n = e^{i (n-1) w / 2}
+// sin(n w / 2) / (n sin(w / 2)) (times -i for sin columns). From texel row to texel row a advances
+// by n, so e^{i a w} follows the recurrence z <- z e^{i n w}, re-anchored exactly
+// (ExpOfMultiple) every kTexelAnchorRows rows; errors stay near 1e-14. Span lengths may take a
+// few values (RasterEdges gives two); returns false, writing nothing, when they take more than
+// kTexelSpanLengths values (use MeanOverTexelsNaive then). Large rasters run on all cores.
+bool MeanOverTexels(std::span<const WaveColumn> columns, std::span<const int64_t> row_edges,
+                    std::span<const int64_t> col_edges, float* out);
+inline constexpr int kTexelAnchorRows = 64;
+inline constexpr int kTexelSpanLengths = 4;
+
+// The reference: each texel from MeanOverPositions of its columns, summed in double.
+void MeanOverTexelsNaive(std::span<const WaveColumn> columns, std::span<const int64_t> row_edges,
+                         std::span<const int64_t> col_edges, float* out);
+
 // Writes rows [row0, row0 + rows) of the table whose row r holds position first_position + r,
 // for the given `columns` (a contiguous run of the table's columns, in order), into `out`, a
 // (rows, columns.size()) row-major buffer.

@@ -29,6 +29,10 @@ class WaveTableEncoding : public Encoding {
                                  rows);
     }
   }
+  bool MeanOverTexels(std::span<const int64_t> row_edges, std::span<const int64_t> col_edges,
+                      float* out) const override {
+    return pe::MeanOverTexels(columns_, row_edges, col_edges, out);
+  }
 
  protected:
   WaveTableEncoding(EncodingParams params, std::vector<WaveColumn> columns)

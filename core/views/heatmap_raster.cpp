@@ -12,11 +12,6 @@ bool Raster::one_cell_per_texel() const {
 
 namespace {
 
-
-}  // namespace
-
-namespace {
-
 // Whether the encoding computes block means directly (MeanOverBlock).
 bool HasBlockMeans(const Encoding& e) {
   double unused = 0;
@@ -94,6 +89,13 @@ Raster ComputeRaster(const RasterRequest& req) {
         r.values[static_cast<size_t>(y) * r.width + x] = static_cast<float>(mean);
       }
     }
+    return r;
+  }
+  // Many rows to a texel row (a zoomed-out wave table): the texels' own closed form, whose cost
+  // per texel row and column is a few multiplications (MeanOverTexels). Rows of single cells
+  // keep the path below, which gives the cells bit for bit.
+  if (r.row_edges.back() - r.row_edges.front() > r.height &&
+      e.MeanOverTexels(r.row_edges, r.col_edges, r.values.data())) {
     return r;
   }
   // Rows of pixels are independent: large rasters use every core (the OpenMP pool).
