@@ -5,8 +5,8 @@
 #include <iostream>
 #include <optional>
 
-#include "cli/command_line.h"
 #include "cli/check_command.h"
+#include "cli/command_line.h"
 #include "cli/export_command.h"
 #include "model/walkthrough_presets.h"
 #include "ui/session.h"
@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
     state.params = cl->params;
     state.params.example.truncate = true;  // the window shows what a model would see
     // A walkthrough preset follows its own token, as its button in the window does.
-    if (const pe::WalkthroughPreset* p = pe::FindWalkthroughPreset(state.params.walkthrough_preset)) {
+    if (const pe::WalkthroughPreset* p =
+            pe::FindWalkthroughPreset(state.params.walkthrough_preset)) {
       state.selection.selected_token = p->focus_token;
       state.sums.manual = p->typed != nullptr;
     }

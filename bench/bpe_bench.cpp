@@ -17,8 +17,9 @@ namespace {
 
 std::string EnglishText(size_t bytes) {
   std::string base;
-  for (const char* path : {"/usr/share/common-licenses/GPL-3", "/usr/share/common-licenses/Apache-2.0",
-                           "/usr/share/common-licenses/MPL-2.0", PE_REPO_README}) {
+  for (const char* path :
+       {"/usr/share/common-licenses/GPL-3", "/usr/share/common-licenses/Apache-2.0",
+        "/usr/share/common-licenses/MPL-2.0", PE_REPO_README}) {
     std::ifstream in(path, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();

@@ -15,13 +15,13 @@
 #include <cstring>
 #include <vector>
 
-#include "model/embedding.h"
-#include "views/heatmap_raster.h"
-#include "model/input_layer.h"
-#include "encoding/encoding.h"
-#include "encoding/positional_encoding.h"
 #include "analysis/attention_score.h"
 #include "analysis/similarity.h"
+#include "encoding/encoding.h"
+#include "encoding/positional_encoding.h"
+#include "model/embedding.h"
+#include "model/input_layer.h"
+#include "views/heatmap_raster.h"
 
 namespace pe {
 namespace {
@@ -226,8 +226,13 @@ void BM_HeatmapRaster(benchmark::State& state) {
   EncodingParams p;
   p.d_model = state.range(1);
   p.max_len = state.range(0);
-  RasterRequest req{MakeEncoding(p).value(),   0,  static_cast<double>(p.d_model), 0, static_cast<double>(p.max_len),
-                    800, 500};
+  RasterRequest req{MakeEncoding(p).value(),
+                    0,
+                    static_cast<double>(p.d_model),
+                    0,
+                    static_cast<double>(p.max_len),
+                    800,
+                    500};
   for (auto _ : state) benchmark::DoNotOptimize(ComputeRaster(req));
 }
 
@@ -255,12 +260,12 @@ BENCHMARK(BM_SinusoidalPE<PeVariant::kTfText>)
     ->Args({32768, 4096})
     ->Unit(benchmark::kMillisecond)
     ->UseManualTime();
-#define PE_TABLE_BENCHMARK(kind, name)   \
-  BENCHMARK(BM_EncodingTable<kind>)        \
-      ->Name(name)                         \
-      ->Args({8192, 1024})                 \
-      ->Args({32768, 4096})                \
-      ->Unit(benchmark::kMillisecond)      \
+#define PE_TABLE_BENCHMARK(kind, name) \
+  BENCHMARK(BM_EncodingTable<kind>)    \
+      ->Name(name)                     \
+      ->Args({8192, 1024})             \
+      ->Args({32768, 4096})            \
+      ->Unit(benchmark::kMillisecond)  \
       ->UseManualTime()
 PE_TABLE_BENCHMARK(Table::kLearned, "BM_Table_learned");
 PE_TABLE_BENCHMARK(Table::kRopeCosHalf, "BM_Table_rope_cos_half");
@@ -293,8 +298,13 @@ void BM_HeatmapRasterRope(benchmark::State& state) {
   r.factor = 8;
   r.original_max_len = 4096;
   p.scheme = r;
-  RasterRequest req{MakeEncoding(p).value(), 0, static_cast<double>(p.d_model), 0,
-                    static_cast<double>(p.max_len), 800, 500};
+  RasterRequest req{MakeEncoding(p).value(),
+                    0,
+                    static_cast<double>(p.d_model),
+                    0,
+                    static_cast<double>(p.max_len),
+                    800,
+                    500};
   for (auto _ : state) benchmark::DoNotOptimize(ComputeRaster(req));
 }
 
@@ -305,8 +315,13 @@ void BM_HeatmapRasterLearned(benchmark::State& state) {
   p.scheme = LearnedParams{};
   MemoryCap cap;
   cap.bytes = uint64_t{1} << 32;
-  RasterRequest req{MakeEncoding(p, cap).value(), 0, static_cast<double>(p.d_model), 0,
-                    static_cast<double>(p.max_len), 800, 500};
+  RasterRequest req{MakeEncoding(p, cap).value(),
+                    0,
+                    static_cast<double>(p.d_model),
+                    0,
+                    static_cast<double>(p.max_len),
+                    800,
+                    500};
   for (auto _ : state) benchmark::DoNotOptimize(ComputeRaster(req));
 }
 
@@ -318,7 +333,8 @@ void BM_SimilarityRaster(benchmark::State& state) {
   const PositionSimilarity sim =
       PositionSimilarity::Make(MakeEncoding(p).value(), SimilarityMeasure::kDot).value();
   const double end = static_cast<double>(p.max_len);
-  for (auto _ : state) benchmark::DoNotOptimize(ComputeSimilarityRaster(sim, {0, end, 0, end, 800, 500}));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(ComputeSimilarityRaster(sim, {0, end, 0, end, 800, 500}));
 }
 
 // The attention-score view's frame (sinusoidal added to a content vector) at the same size.
@@ -332,7 +348,8 @@ void BM_ScoreRaster(benchmark::State& state) {
                             std::vector<double>(static_cast<size_t>(p.d_model), 0.02), false)
           .value();
   const double end = static_cast<double>(p.max_len);
-  for (auto _ : state) benchmark::DoNotOptimize(ComputeScoreRaster(scorer, {0, end, 0, end, 800, 500}));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(ComputeScoreRaster(scorer, {0, end, 0, end, 800, 500}));
 }
 
 // The same texels as BM_HeatmapRaster/1e9 two ways side by side: the per-texel closed forms
@@ -343,7 +360,8 @@ void BM_HeatmapTexels(benchmark::State& state) {
   p.d_model = state.range(1);
   p.max_len = state.range(0);
   const EncodingPtr e = MakeEncoding(p).value();
-  const std::vector<int64_t> rows = RasterEdges(0, p.max_len, 500), cols = RasterEdges(0, p.d_model, 800);
+  const std::vector<int64_t> rows = RasterEdges(0, p.max_len, 500),
+                             cols = RasterEdges(0, p.d_model, 800);
   std::vector<float> out(500 * 800);
   for (auto _ : state) {
     if (kFast) {
@@ -354,11 +372,25 @@ void BM_HeatmapTexels(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
 }
-BENCHMARK(BM_HeatmapTexels<false>)->Name("BM_HeatmapTexelsNaive")->Args({1'000'000'000, 8192})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_HeatmapTexels<true>)->Name("BM_HeatmapTexelsFast")->Args({1'000'000'000, 8192})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_HeatmapTexels<false>)
+    ->Name("BM_HeatmapTexelsNaive")
+    ->Args({1'000'000'000, 8192})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_HeatmapTexels<true>)
+    ->Name("BM_HeatmapTexelsFast")
+    ->Args({1'000'000'000, 8192})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
-BENCHMARK(BM_SimilarityRaster)->Args({1'000'000'000, 8192})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_ScoreRaster)->Args({1'000'000'000, 8192})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SimilarityRaster)
+    ->Args({1'000'000'000, 8192})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_ScoreRaster)
+    ->Args({1'000'000'000, 8192})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_HeatmapRasterRope)
     ->Args({1'000'000'000, 8192})
     ->Unit(benchmark::kMillisecond)

@@ -62,8 +62,8 @@ uint64_t WriteGlove(const std::string& path, uint64_t bytes, int d) {
 }
 
 void WriteNpy(const std::string& path, int64_t rows, int64_t cols) {
-  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" +
-                     std::to_string(rows) + ", " + std::to_string(cols) + "), }";
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(rows) +
+                     ", " + std::to_string(cols) + "), }";
   while ((10 + dict.size() + 1) % 64 != 0) dict += ' ';
   dict += '\n';
   std::ofstream out(path, std::ios::binary);
@@ -71,7 +71,8 @@ void WriteNpy(const std::string& path, int64_t rows, int64_t cols) {
       << static_cast<char>(dict.size() >> 8) << dict;
   std::vector<float> row(static_cast<size_t>(cols));
   for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) row[static_cast<size_t>(c)] = static_cast<float>((r * 31 + c) % 1000) * 1e-3f - 0.5f;
+    for (int64_t c = 0; c < cols; ++c)
+      row[static_cast<size_t>(c)] = static_cast<float>((r * 31 + c) % 1000) * 1e-3f - 0.5f;
     out.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(cols * 4));
   }
 }
@@ -106,18 +107,19 @@ void BenchNpy(const std::string& path, int64_t rows, int64_t cols) {
   RasterRequest req{e.value(), 0, static_cast<double>(cols), 0, 100, 960, 540};
   const Raster r = ComputeRaster(req);
   const double heat_s = Seconds(t0);
-  std::printf("npy %8.1f MiB (%lld x %lld f4): header open %.3f ms, load (hash + NaN count) "
-              "%.0f ms = %.2f GB/s, first heatmap %.2f ms (%dx%d)\n",
-              mib, static_cast<long long>(rows), static_cast<long long>(cols), open_s * 1e3,
-              load_s * 1e3, static_cast<double>(rows * cols * 4) / load_s / 1e9, heat_s * 1e3,
-              r.width, r.height);
+  std::printf(
+      "npy %8.1f MiB (%lld x %lld f4): header open %.3f ms, load (hash + NaN count) "
+      "%.0f ms = %.2f GB/s, first heatmap %.2f ms (%dx%d)\n",
+      mib, static_cast<long long>(rows), static_cast<long long>(cols), open_s * 1e3, load_s * 1e3,
+      static_cast<double>(rows * cols * 4) / load_s / 1e9, heat_s * 1e3, r.width, r.height);
   std::remove(path.c_str());
 }
 
 int Main(int argc, char** argv) {
   uint64_t glove_mib = 1024, npy_mib = 2048;
   for (int k = 1; k + 1 < argc; k += 2) {
-    if (std::strcmp(argv[k], "--glove-mib") == 0) glove_mib = std::strtoull(argv[k + 1], nullptr, 10);
+    if (std::strcmp(argv[k], "--glove-mib") == 0)
+      glove_mib = std::strtoull(argv[k + 1], nullptr, 10);
     if (std::strcmp(argv[k], "--npy-mib") == 0) npy_mib = std::strtoull(argv[k + 1], nullptr, 10);
   }
   const std::string glove = "/tmp/pe_bench_glove.txt";
@@ -183,4 +185,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace pe
 
-int main(int argc, char** argv) { return pe::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return pe::Main(argc, argv);
+}

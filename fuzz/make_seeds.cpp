@@ -8,19 +8,19 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "io/figure_metadata_reader.h"
-#include "text/subword_tokenizer.h"
-#include "text/unicode_props.h"
-#include <nlohmann/json.hpp>
-#include "io/session_file.h"
 #include "io/file_writers.h"
 #include "io/npy_reader.h"
 #include "io/safetensors_reader.h"
+#include "io/session_file.h"
 #include "io/word_vectors_reader.h"
+#include "text/subword_tokenizer.h"
+#include "text/unicode_props.h"
 
 namespace {
 
@@ -193,7 +193,9 @@ int main(int argc, char** argv) {
     const std::string png = std::string("\x89PNG\r\n\x1a\n", 8) + PngChunk("IHDR", ihdr) +
                             PngChunk("tEXt", std::string("pe:view\0heatmap", 15)) +
                             PngChunk("tEXt", std::string("pe:title\0a & b", 15)) +
-                            PngChunk("tEXt", std::string("pe:app_version\0" "0.1.0", 20)) +
+                            PngChunk("tEXt", std::string("pe:app_version\0"
+                                                         "0.1.0",
+                                                         20)) +
                             PngChunk("IEND", "");
     Write(fig_dir, "figure.png", png, fig_ok);
     Write(fig_dir, "figure.svg",
@@ -230,13 +232,15 @@ int main(int argc, char** argv) {
           "{\"added_tokens\": [{\"id\": 259, \"content\": \"<|endoftext|>\", \"special\": true}],"
           " \"normalizer\": null, \"pre_tokenizer\": {\"type\": \"ByteLevel\", "
           "\"add_prefix_space\": false, \"use_regex\": true}, \"model\": {\"type\": \"BPE\", "
-          "\"vocab\": {" + vocab + "}, \"merges\": [\"h e\", [\"he\", \"l\"], \"\xc4\xa0 w\"]}}",
+          "\"vocab\": {" +
+              vocab + "}, \"merges\": [\"h e\", [\"he\", \"l\"], \"\xc4\xa0 w\"]}}",
           tok_ok);
     Write(tok_dir, "bpe_llama3.json",
           "{\"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", "
-          "\"pattern\": {\"Regex\": " + nlohmann::json(std::string(pe::SplitPatternRegex(
-              pe::SplitPattern::kLlama3))).dump() + "}}, {\"type\": \"ByteLevel\", \"use_regex\": "
-          "false}]}, \"model\": {\"type\": \"BPE\", \"ignore_merges\": true, \"vocab\": {" +
+          "\"pattern\": {\"Regex\": " +
+              nlohmann::json(std::string(pe::SplitPatternRegex(pe::SplitPattern::kLlama3))).dump() +
+              "}}, {\"type\": \"ByteLevel\", \"use_regex\": "
+              "false}]}, \"model\": {\"type\": \"BPE\", \"ignore_merges\": true, \"vocab\": {" +
               vocab + "}, \"merges\": [\"h e\"]}}",
           tok_ok);
     Write(tok_dir, "wordpiece.json",

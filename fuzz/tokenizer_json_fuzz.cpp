@@ -16,9 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const SubwordTokenizer& t = r.value();
   PE_FUZZ_CHECK(t.size() >= 1);
-  for (std::string_view text : {std::string_view("Hello world, it's 2024!\n\n  na\xc3\xafve"),
-                                std::string_view("\xe6\x97\xa5\xe6\x9c\xac <|endoftext|> [CLS]"),
-                                json.substr(0, 256)}) {
+  for (std::string_view text :
+       {std::string_view("Hello world, it's 2024!\n\n  na\xc3\xafve"),
+        std::string_view("\xe6\x97\xa5\xe6\x9c\xac <|endoftext|> [CLS]"), json.substr(0, 256)}) {
     auto pieces = t.Encode(text);
     if (!pieces.ok()) continue;  // the JSON's own bytes need not be UTF-8 text
     int64_t at = 0;

@@ -11,10 +11,10 @@
 #include <cstring>
 #include <string>
 
-#include "ui/app_state.h"
-#include "ui/derived.h"
 #include "jobs/export_runner.h"
 #include "test_support.h"
+#include "ui/app_state.h"
+#include "ui/derived.h"
 #include "ui/ui.h"
 
 namespace pe {

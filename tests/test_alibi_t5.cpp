@@ -54,10 +54,9 @@ EncodingPtr Make(const EncodingParams& p) {
 // ---- ALiBi slopes ----------------------------------------------------------------------------
 
 TEST(AlibiSlopes, GoldenExponents) {
-  EXPECT_EQ(AlibiSlopeExponents(8, 8.0),
-            (std::vector<double>{-1, -2, -3, -4, -5, -6, -7, -8}));
-  EXPECT_EQ(AlibiSlopeExponents(12, 8.0), (std::vector<double>{-1, -2, -3, -4, -5, -6, -7, -8,
-                                                               -0.5, -1.5, -2.5, -3.5}));
+  EXPECT_EQ(AlibiSlopeExponents(8, 8.0), (std::vector<double>{-1, -2, -3, -4, -5, -6, -7, -8}));
+  EXPECT_EQ(AlibiSlopeExponents(12, 8.0),
+            (std::vector<double>{-1, -2, -3, -4, -5, -6, -7, -8, -0.5, -1.5, -2.5, -3.5}));
   EXPECT_EQ(AlibiSlopeExponents(6, 8.0), (std::vector<double>{-2, -4, -6, -8, -1, -3}));
   EXPECT_EQ(AlibiSlopeExponents(1, 8.0), (std::vector<double>{-8}));
   // max_bias scales both parts (MPT): 12 heads with max_bias 4 halve every exponent.
@@ -73,10 +72,12 @@ std::vector<float> BloomSlopes(int64_t n) {
   const double c = std::exp2(std::floor(std::log2(static_cast<double>(n))));
   const auto base = static_cast<float>(std::exp2(-std::exp2(-(std::log2(c) - 3))));
   std::vector<float> out;
-  for (int p = 1; p <= static_cast<int>(c); ++p) out.push_back(std::pow(base, static_cast<float>(p)));
+  for (int p = 1; p <= static_cast<int>(c); ++p)
+    out.push_back(std::pow(base, static_cast<float>(p)));
   if (c != static_cast<double>(n)) {
     const auto extra = static_cast<float>(std::exp2(-std::exp2(-(std::log2(2 * c) - 3))));
-    const int64_t remaining = std::min<int64_t>(static_cast<int64_t>(c), n - static_cast<int64_t>(c));
+    const int64_t remaining =
+        std::min<int64_t>(static_cast<int64_t>(c), n - static_cast<int64_t>(c));
     for (int64_t k = 0; k < remaining; ++k) {
       out.push_back(std::pow(extra, static_cast<float>(2 * k + 1)));
     }
@@ -93,7 +94,8 @@ TEST(AlibiSlopes, MatchBloomForPowersOfTwoAndOthers) {
     // relative error 2^-24 at most, which the tolerance allows.
     const auto c = static_cast<size_t>(std::exp2(std::floor(std::log2(static_cast<double>(n)))));
     for (size_t h = 0; h < ours.size(); ++h) {
-      const double power = h < c ? static_cast<double>(h + 1) : static_cast<double>(2 * (h - c) + 1);
+      const double power =
+          h < c ? static_cast<double>(h + 1) : static_cast<double>(2 * (h - c) + 1);
       EXPECT_NEAR(ours[h], bloom[h], (power + 1) * 0x1p-24 * bloom[h]) << n << " heads, head " << h;
     }
   }
@@ -177,9 +179,9 @@ TEST(AlibiBias, RowSoftmaxIsShiftInvariant) {
 // ---- T5 buckets ------------------------------------------------------------------------------
 
 TEST(T5Buckets, GoldenBidirectional) {
-  const std::pair<int64_t, int64_t> golden[] = {
-      {-200, 15}, {-91, 15}, {-90, 14}, {-64, 14}, {-8, 8}, {-1, 1}, {0, 0},
-      {1, 17},    {7, 23},   {8, 24},   {12, 25},  {91, 31}};
+  const std::pair<int64_t, int64_t> golden[] = {{-200, 15}, {-91, 15}, {-90, 14}, {-64, 14},
+                                                {-8, 8},    {-1, 1},   {0, 0},    {1, 17},
+                                                {7, 23},    {8, 24},   {12, 25},  {91, 31}};
   for (auto [r, b] : golden) EXPECT_EQ(T5Bucket(r, true, 32, 128), b) << "r = " << r;
   std::set<int64_t> used;
   for (int64_t r = -300; r <= 300; ++r) used.insert(T5Bucket(r, true, 32, 128));
@@ -215,7 +217,8 @@ int64_t HfBucket(int64_t relative_position, bool bidirectional, int64_t num_buck
   float t = static_cast<float>(relative_position);
   t = t / static_cast<float>(max_exact);
   t = std::log(t);
-  const double py_log = std::log(static_cast<double>(max_distance) / static_cast<double>(max_exact));
+  const double py_log =
+      std::log(static_cast<double>(max_distance) / static_cast<double>(max_exact));
   t = t / static_cast<float>(py_log);
   t = t * static_cast<float>(num_buckets - max_exact);
   int64_t large = max_exact + static_cast<int64_t>(t);
@@ -344,10 +347,10 @@ TEST(BiasMeans, ClosedFormsEqualTheSums) {
 // small table; a zoomed-in raster (texel = cell) matches the cells.
 TEST(BiasMeans, RasterOfEveryPosition) {
   const int64_t all = kMaxPosition + 1;
-  for (const EncodingParams& p : {Alibi(8, 0, AlibiMode::kCausal, all),
-                                  Alibi(8, 3, AlibiMode::kSymmetric, all),
-                                  T5(T5Direction::kBidirectional, 32, 128, all),
-                                  T5(T5Direction::kCausal, 32, 128, 1000000)}) {
+  for (const EncodingParams& p :
+       {Alibi(8, 0, AlibiMode::kCausal, all), Alibi(8, 3, AlibiMode::kSymmetric, all),
+        T5(T5Direction::kBidirectional, 32, 128, all),
+        T5(T5Direction::kCausal, 32, 128, 1000000)}) {
     EncodingPtr e = Make(p);
     const auto n = static_cast<double>(p.max_len);
     EXPECT_LE(EstimateRasterWork({e, 0, n, 0, n, 800, 600}), 800 * 600);

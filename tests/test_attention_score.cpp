@@ -110,7 +110,8 @@ TEST(AttentionScore, SinusoidalIsTheSumOfContentAndPositionDotted) {
   // Not a function of m - n alone (only PE_m . PE_n is): x . PE_m and x . PE_n are not.
   EXPECT_GT(std::abs(s.Score(10, 0) - s.Score(110, 100)), 1e-3);
   EXPECT_EQ(ScoreDefinition(s.encoding(), m.content),
-            "score(m, n) = (x + PE_m)\xc2\xb7(x + PE_n) / \xe2\x88\x9a" "d");
+            "score(m, n) = (x + PE_m)\xc2\xb7(x + PE_n) / \xe2\x88\x9a"
+            "d");
 }
 
 TEST(AttentionScore, RopeDependsOnTheDistanceOnly) {
@@ -129,7 +130,8 @@ TEST(AttentionScore, RopeDependsOnTheDistanceOnly) {
   const double xx = std::inner_product(x.begin(), x.end(), x.begin(), 0.0) / 8.0;
   EXPECT_NEAR(s.Score(1234, 1234), xx, 1e-10 * xx);
   EXPECT_EQ(ScoreDefinition(s.encoding(), m.content),
-            "score(m, n) = (R_m x)\xc2\xb7(R_n x) / \xe2\x88\x9a" "d");
+            "score(m, n) = (R_m x)\xc2\xb7(R_n x) / \xe2\x88\x9a"
+            "d");
 }
 
 // xPos's definition on screen names its decay, not only the rotation (torchscale's XPOS scales
@@ -210,9 +212,9 @@ double NaiveMean(const AttentionScorer& s, int64_t m0, int64_t m1, int64_t n0, i
 void ExpectRasterIsBlockMeans(const AttentionScorer& s, const ScoreRaster& r, double tol) {
   for (int y = 0; y < r.height; ++y) {
     for (int x = 0; x < r.width; ++x) {
-      const double want =
-          NaiveMean(s, r.query_edges[static_cast<size_t>(y)], r.query_edges[static_cast<size_t>(y) + 1],
-                    r.key_edges[static_cast<size_t>(x)], r.key_edges[static_cast<size_t>(x) + 1]);
+      const double want = NaiveMean(
+          s, r.query_edges[static_cast<size_t>(y)], r.query_edges[static_cast<size_t>(y) + 1],
+          r.key_edges[static_cast<size_t>(x)], r.key_edges[static_cast<size_t>(x) + 1]);
       const float got = r.values[static_cast<size_t>(y * r.width + x)];
       if (std::isnan(want)) {
         EXPECT_TRUE(std::isnan(got)) << y << " " << x;
@@ -256,7 +258,8 @@ TEST(AttentionScore, BiasSchemesThroughTheInterface) {
   const double xx = std::inner_product(x.begin(), x.end(), x.begin(), 0.0) / std::sqrt(8.0);
   EXPECT_NEAR(s.Score(10, 4), xx - 1.5, 1e-12);
   EXPECT_EQ(ScoreDefinition(*e, ScoreContent{}),
-            "score(m, n) = x\xc2\xb7x / \xe2\x88\x9a" "d + bias(m, n)");
+            "score(m, n) = x\xc2\xb7x / \xe2\x88\x9a"
+            "d + bias(m, n)");
   // 5 x 5 cells per texel: the grid covers them all, so the bias mean is exact.
   const ScoreRaster r = ComputeScoreRaster(s, {0, 40, 0, 40, 8, 8});
   EXPECT_TRUE(r.exact);
@@ -410,14 +413,16 @@ NaiveRow NaiveSoftmax(const AttentionScorer& s, int64_t m) {
   long double hi = -INFINITY;
   for (int64_t i = 0; i < L; ++i) {
     score[static_cast<size_t>(i)] = s.Score(m, first + i);
-    if (!std::isnan(score[static_cast<size_t>(i)])) hi = std::max<long double>(hi, score[static_cast<size_t>(i)]);
+    if (!std::isnan(score[static_cast<size_t>(i)]))
+      hi = std::max<long double>(hi, score[static_cast<size_t>(i)]);
   }
   NaiveRow r;
   r.w.assign(static_cast<size_t>(L), 0.0L);
   long double z = 0;
   for (int64_t i = 0; i < L; ++i) {
     if (std::isnan(score[static_cast<size_t>(i)])) continue;
-    r.w[static_cast<size_t>(i)] = std::exp(static_cast<long double>(score[static_cast<size_t>(i)]) - hi);
+    r.w[static_cast<size_t>(i)] =
+        std::exp(static_cast<long double>(score[static_cast<size_t>(i)]) - hi);
     z += r.w[static_cast<size_t>(i)];
   }
   for (long double& v : r.w) {
@@ -438,56 +443,55 @@ TEST(AttentionRow, EverySchemeMatchesANaiveLongDoubleSoftmaxAndSumsToOne) {
   };
   for (Scheme scheme : kAllSchemeKinds) {
     for (int variant : {0, 1}) {
-     for (Head h : {Head{8, 0, 8.0}, Head{8, 7, 8.0}, Head{1, 0, 40.0}}) {
-      if (scheme != Scheme::kAlibi && h.head != 0) continue;
-      if (scheme != Scheme::kAlibi && h.heads == 1) continue;
-      for (bool causal : {false, true}) {
-        ModelParams m = RowParams(scheme, 16, 300, 5, variant);
-        m.causal_mask = causal;
-        if (scheme == Scheme::kAlibi) {
-          m.pe.alibi().heads = h.heads;
-          m.pe.alibi().head = h.head;
-          m.pe.alibi().max_bias = h.max_bias;
-        }
-        const AttentionScorer s = MakeScorer(m);
-        for (int64_t q : {int64_t{5}, int64_t{150}, int64_t{304}}) {
-          SCOPED_TRACE(std::string(SchemeName(scheme)) + " variant " + std::to_string(variant) +
-                       " head " + std::to_string(h.head) + "/" + std::to_string(h.heads) +
-                       (causal ? " causal" : "") + " query " + std::to_string(q));
-          Result<AttentionRow> row = AttentionRow::Make(s, q);
-          ASSERT_TRUE(row.ok()) << row.message();
-          EXPECT_EQ(row.value().closed_form(),
-                    scheme == Scheme::kAlibi || scheme == Scheme::kT5);
-          const NaiveRow naive = NaiveSoftmax(s, q);
-          long double sum = 0;
-          for (int64_t i = 0; i < 300; ++i) {
-            const double w = row.value().Weight(5 + i);
-            sum += w;
-            EXPECT_NEAR(w, static_cast<double>(naive.w[static_cast<size_t>(i)]),
-                        1e-12 + 1e-10 * w)
-                << "key " << 5 + i;
+      for (Head h : {Head{8, 0, 8.0}, Head{8, 7, 8.0}, Head{1, 0, 40.0}}) {
+        if (scheme != Scheme::kAlibi && h.head != 0) continue;
+        if (scheme != Scheme::kAlibi && h.heads == 1) continue;
+        for (bool causal : {false, true}) {
+          ModelParams m = RowParams(scheme, 16, 300, 5, variant);
+          m.causal_mask = causal;
+          if (scheme == Scheme::kAlibi) {
+            m.pe.alibi().heads = h.heads;
+            m.pe.alibi().head = h.head;
+            m.pe.alibi().max_bias = h.max_bias;
           }
-          EXPECT_NEAR(static_cast<double>(sum), 1.0, 1e-12);
-          EXPECT_NEAR(row.value().entropy(), static_cast<double>(naive.entropy), 1e-9);
-          // The top keys are the naive row's largest weights.
-          const std::vector<int64_t> top = row.value().TopKeys(5);
-          ASSERT_EQ(top.size(),
-                    std::min<size_t>(5, static_cast<size_t>(row.value().unmasked_keys())));
-          std::vector<long double> sorted = naive.w;
-          std::sort(sorted.begin(), sorted.end(), std::greater<>());
-          for (size_t k = 0; k < top.size(); ++k) {
-            EXPECT_NEAR(static_cast<double>(naive.w[static_cast<size_t>(top[k] - 5)]),
-                        static_cast<double>(sorted[k]), 1e-12)
-                << "top key " << k;
-          }
-          // The causal mask asked for (or causal ALiBi) leaves every later key at 0.
-          if (s.causal()) {
-            for (int64_t n = q + 1; n < 305; ++n) EXPECT_EQ(row.value().Weight(n), 0.0) << n;
-            EXPECT_EQ(row.value().unmasked_keys(), q - 5 + 1);
+          const AttentionScorer s = MakeScorer(m);
+          for (int64_t q : {int64_t{5}, int64_t{150}, int64_t{304}}) {
+            SCOPED_TRACE(std::string(SchemeName(scheme)) + " variant " + std::to_string(variant) +
+                         " head " + std::to_string(h.head) + "/" + std::to_string(h.heads) +
+                         (causal ? " causal" : "") + " query " + std::to_string(q));
+            Result<AttentionRow> row = AttentionRow::Make(s, q);
+            ASSERT_TRUE(row.ok()) << row.message();
+            EXPECT_EQ(row.value().closed_form(), scheme == Scheme::kAlibi || scheme == Scheme::kT5);
+            const NaiveRow naive = NaiveSoftmax(s, q);
+            long double sum = 0;
+            for (int64_t i = 0; i < 300; ++i) {
+              const double w = row.value().Weight(5 + i);
+              sum += w;
+              EXPECT_NEAR(w, static_cast<double>(naive.w[static_cast<size_t>(i)]),
+                          1e-12 + 1e-10 * w)
+                  << "key " << 5 + i;
+            }
+            EXPECT_NEAR(static_cast<double>(sum), 1.0, 1e-12);
+            EXPECT_NEAR(row.value().entropy(), static_cast<double>(naive.entropy), 1e-9);
+            // The top keys are the naive row's largest weights.
+            const std::vector<int64_t> top = row.value().TopKeys(5);
+            ASSERT_EQ(top.size(),
+                      std::min<size_t>(5, static_cast<size_t>(row.value().unmasked_keys())));
+            std::vector<long double> sorted = naive.w;
+            std::sort(sorted.begin(), sorted.end(), std::greater<>());
+            for (size_t k = 0; k < top.size(); ++k) {
+              EXPECT_NEAR(static_cast<double>(naive.w[static_cast<size_t>(top[k] - 5)]),
+                          static_cast<double>(sorted[k]), 1e-12)
+                  << "top key " << k;
+            }
+            // The causal mask asked for (or causal ALiBi) leaves every later key at 0.
+            if (s.causal()) {
+              for (int64_t n = q + 1; n < 305; ++n) EXPECT_EQ(row.value().Weight(n), 0.0) << n;
+              EXPECT_EQ(row.value().unmasked_keys(), q - 5 + 1);
+            }
           }
         }
       }
-     }
     }
   }
 }
@@ -536,8 +540,7 @@ TEST(AttentionRow, ClosedFormsHoldAtABillionKeys) {
   // Entropy of the two-sided geometric law: log Z + s E|k|, E|k| = 2 r / ((1 - r)(1 + r)) =
   // 1 / sinh(s).
   EXPECT_NEAR(row.value().entropy(), std::log(1 / w0) + 0.5 / std::sinh(0.5), 1e-12);
-  EXPECT_EQ(row.value().TopKeys(3),
-            (std::vector<int64_t>{500'000'000, 499'999'999, 500'000'001}));
+  EXPECT_EQ(row.value().TopKeys(3), (std::vector<int64_t>{500'000'000, 499'999'999, 500'000'001}));
   // A nearly flat head (slope 2^-40: s L = 9e-4) spreads over all 1e9 keys: the entropy is
   // log L less the variance term s^2 Var(|k|) / 2 (about 3e-8 here).
   ModelParams flat = m;

@@ -66,9 +66,12 @@ std::shared_ptr<const SubwordTokenizer> SmallGpt2() {
 std::string SmallGpt2Json(bool pair_merges) {
   Json j;
   j["version"] = "1.0";
-  j["added_tokens"] = Json::array({{{"id", 50256}, {"content", "<|endoftext|>"}, {"special", true}}});
+  j["added_tokens"] =
+      Json::array({{{"id", 50256}, {"content", "<|endoftext|>"}, {"special", true}}});
   j["normalizer"] = nullptr;
-  j["pre_tokenizer"] = {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true},
+  j["pre_tokenizer"] = {{"type", "ByteLevel"},
+                        {"add_prefix_space", false},
+                        {"trim_offsets", true},
                         {"use_regex", true}};
   Json merges = Json::array();
   std::istringstream lines(ReadAll(kData + "/merges.txt"));
@@ -83,9 +86,13 @@ std::string SmallGpt2Json(bool pair_merges) {
       merges.push_back(line);
     }
   }
-  j["model"] = {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr},
-                {"continuing_subword_prefix", ""}, {"end_of_word_suffix", ""},
-                {"fuse_unk", false}, {"vocab", Json::parse(ReadAll(kData + "/vocab.json"))},
+  j["model"] = {{"type", "BPE"},
+                {"dropout", nullptr},
+                {"unk_token", nullptr},
+                {"continuing_subword_prefix", ""},
+                {"end_of_word_suffix", ""},
+                {"fuse_unk", false},
+                {"vocab", Json::parse(ReadAll(kData + "/vocab.json"))},
                 {"merges", merges}};
   return j.dump();
 }
@@ -119,7 +126,8 @@ TEST(BytePairEncoding, Llama3GoldenIds) {
 
 TEST(BytePairEncoding, TokenizerJsonBothMergeFormsGiveTheSameIds) {
   for (bool pairs : {false, true}) {
-    Result<SubwordTokenizer> t = SubwordTokenizer::FromTokenizerJson(SmallGpt2Json(pairs), "t.json");
+    Result<SubwordTokenizer> t =
+        SubwordTokenizer::FromTokenizerJson(SmallGpt2Json(pairs), "t.json");
     ASSERT_TRUE(t.ok()) << t.message();
     for (const Golden& g : Goldens()) EXPECT_EQ(Ids(t.value(), g.text), g.ids) << g.text;
   }
@@ -158,8 +166,8 @@ TEST(BytePairEncoding, PiecesCoverTheTextAndDecodeToIt) {
         }
         i += static_cast<size_t>(u.length);
       }
-      EXPECT_EQ(bytes, g.text.substr(static_cast<size_t>(p.begin),
-                                     static_cast<size_t>(p.end - p.begin)));
+      EXPECT_EQ(bytes,
+                g.text.substr(static_cast<size_t>(p.begin), static_cast<size_t>(p.end - p.begin)));
       at = p.end;
     }
     EXPECT_EQ(at, static_cast<int64_t>(g.text.size()));
@@ -180,10 +188,10 @@ TEST(BytePairEncoding, ByteMapOfEncoderPy) {
 TEST(BytePairEncoding, ReadableTokensAndSpecialTokens) {
   auto t = SmallGpt2();
   ASSERT_TRUE(t);
-  EXPECT_EQ(t->token(995), "\xc4\xa0world");              // Ġworld
-  EXPECT_EQ(t->DisplayToken(995), "\xe2\x90\xa3world");    // ␣world
+  EXPECT_EQ(t->token(995), "\xc4\xa0world");             // Ġworld
+  EXPECT_EQ(t->DisplayToken(995), "\xe2\x90\xa3world");  // ␣world
   EXPECT_EQ(t->DisplayToken(15496), "Hello");
-  EXPECT_EQ(t->DisplayToken(198), "\xe2\x86\xb5");         // Ċ: a newline, ↵
+  EXPECT_EQ(t->DisplayToken(198), "\xe2\x86\xb5");  // Ċ: a newline, ↵
   EXPECT_EQ(t->DisplayToken(50256), "<|endoftext|>");
   EXPECT_EQ(Ids(*t, "Hello world<|endoftext|>Hello"),
             (std::vector<int64_t>{15496, 995, 50256, 15496}));
@@ -315,20 +323,23 @@ TEST(BytePairEncoding, IgnoreMergesTakesAWholeWordToken) {
   vocab["ab"] = 257;
   for (bool ignore : {false, true}) {
     Json j;
-    j["model"] = {{"type", "BPE"}, {"vocab", vocab}, {"merges", Json::array({"a b"})},
+    j["model"] = {{"type", "BPE"},
+                  {"vocab", vocab},
+                  {"merges", Json::array({"a b"})},
                   {"ignore_merges", ignore}};
     j["pre_tokenizer"] = {
         {"type", "Sequence"},
         {"pretokenizers",
-         Json::array({{{"type", "Split"},
-                       {"pattern", {{"Regex", std::string(SplitPatternRegex(SplitPattern::kLlama3))}}},
-                       {"behavior", "Isolated"}},
-                      {{"type", "ByteLevel"}, {"use_regex", false}}})}};
+         Json::array(
+             {{{"type", "Split"},
+               {"pattern", {{"Regex", std::string(SplitPatternRegex(SplitPattern::kLlama3))}}},
+               {"behavior", "Isolated"}},
+              {{"type", "ByteLevel"}, {"use_regex", false}}})}};
     Result<SubwordTokenizer> t = SubwordTokenizer::FromTokenizerJson(j.dump(), "l3.json");
     ASSERT_TRUE(t.ok()) << t.message();
     EXPECT_EQ(t.value().pattern(), SplitPattern::kLlama3);
-    EXPECT_EQ(Ids(t.value(), "abc"), ignore ? (std::vector<int64_t>{256})
-                                            : (std::vector<int64_t>{257, 'c'}));
+    EXPECT_EQ(Ids(t.value(), "abc"),
+              ignore ? (std::vector<int64_t>{256}) : (std::vector<int64_t>{257, 'c'}));
   }
 }
 
@@ -360,7 +371,8 @@ TEST(SubwordTokenizerErrors, NameTheFileAndThePlace) {
   bad = json;
   bad.replace(bad.find("\"vocab\":{") + 9, 0, "\"Hello\":1,");
   EXPECT_NE(LoadError(bad).find("\"Hello\" appears twice"), std::string::npos) << LoadError(bad);
-  EXPECT_NE(LoadError("{\"model\": \"\xff\"}").find("not valid UTF-8 at byte 11"), std::string::npos);
+  EXPECT_NE(LoadError("{\"model\": \"\xff\"}").find("not valid UTF-8 at byte 11"),
+            std::string::npos);
   EXPECT_NE(LoadError(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},
                           "pre_tokenizer": {"type": "ByteLevel"}})")
                 .find("the byte 0x00"),
@@ -386,8 +398,8 @@ TEST_F(TokenizerFiles, AFolderWithoutTheFilesIsNamed) {
 // ---- WordPiece
 
 // Greedy longest-match-first, as BERT's WordpieceTokenizer defines it, over one lowercased word.
-std::vector<int64_t> GreedyWordPiece(const std::string& word, const std::map<std::string, int64_t>& v,
-                                     int64_t unk) {
+std::vector<int64_t> GreedyWordPiece(const std::string& word,
+                                     const std::map<std::string, int64_t>& v, int64_t unk) {
   std::vector<int64_t> out;
   size_t start = 0;
   while (start < word.size()) {
@@ -409,10 +421,10 @@ std::vector<int64_t> GreedyWordPiece(const std::string& word, const std::map<std
 }
 
 TEST(WordPiece, GreedyLongestMatchFirstWithBertNormalizer) {
-  const std::vector<std::string> words = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world",
-                                          "un", "##aff", "##able", "##a", "##ff", "aff", ",", "!",
-                                          "cafe", "naive", "\xe6\x97\xa5", "\xe6\x9c\xac", "h",
-                                          "##e", "##l", "##o", "play", "##ing", "##s"};
+  const std::vector<std::string> words = {
+      "[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world", "un",    "##aff",        "##able",
+      "##a",   "##ff",  "aff",   ",",     "!",     "cafe",  "naive", "\xe6\x97\xa5", "\xe6\x9c\xac",
+      "h",     "##e",   "##l",   "##o",   "play",  "##ing", "##s"};
   std::map<std::string, int64_t> v;
   Json vocab = Json::object();
   for (size_t k = 0; k < words.size(); ++k) {
@@ -420,10 +432,15 @@ TEST(WordPiece, GreedyLongestMatchFirstWithBertNormalizer) {
     vocab[words[k]] = k;
   }
   Json j;
-  j["model"] = {{"type", "WordPiece"}, {"unk_token", "[UNK]"}, {"continuing_subword_prefix", "##"},
-                {"max_input_chars_per_word", 12}, {"vocab", vocab}};
-  j["normalizer"] = {{"type", "BertNormalizer"}, {"clean_text", true},
-                     {"handle_chinese_chars", true}, {"strip_accents", nullptr},
+  j["model"] = {{"type", "WordPiece"},
+                {"unk_token", "[UNK]"},
+                {"continuing_subword_prefix", "##"},
+                {"max_input_chars_per_word", 12},
+                {"vocab", vocab}};
+  j["normalizer"] = {{"type", "BertNormalizer"},
+                     {"clean_text", true},
+                     {"handle_chinese_chars", true},
+                     {"strip_accents", nullptr},
                      {"lowercase", true}};
   j["pre_tokenizer"] = {{"type", "BertPreTokenizer"}};
   j["added_tokens"] = Json::array({{{"id", 2}, {"content", "[CLS]"}}});
@@ -440,9 +457,12 @@ TEST(WordPiece, GreedyLongestMatchFirstWithBertNormalizer) {
   EXPECT_EQ(Ids(t.value(), "Hello, World!"), expect({"hello", ",", "world", "!"}));
   EXPECT_EQ(Ids(t.value(), "unaffable playings"), expect({"unaffable", "playings"}));
   EXPECT_EQ(Ids(t.value(), "unaffable"), (std::vector<int64_t>{6, 7, 8}));
-  EXPECT_EQ(Ids(t.value(), "Caf\xc3\xa9 NA\xc3\x8f" "VE"), expect({"cafe", "naive"}));
+  EXPECT_EQ(Ids(t.value(),
+                "Caf\xc3\xa9 NA\xc3\x8f"
+                "VE"),
+            expect({"cafe", "naive"}));
   EXPECT_EQ(Ids(t.value(), "\xe6\x97\xa5\xe6\x9c\xac"), expect({"\xe6\x97\xa5", "\xe6\x9c\xac"}));
-  EXPECT_EQ(Ids(t.value(), "hellox"), (std::vector<int64_t>{unk}));  // no piece for "x"
+  EXPECT_EQ(Ids(t.value(), "hellox"), (std::vector<int64_t>{unk}));           // no piece for "x"
   EXPECT_EQ(Ids(t.value(), "hellohellohello"), (std::vector<int64_t>{unk}));  // 15 chars > 12
   EXPECT_EQ(Ids(t.value(), "[CLS] hello"), (std::vector<int64_t>{2, 4}));
   EXPECT_EQ(t.value().DisplayToken(7), "##aff");
@@ -458,7 +478,8 @@ TEST(WordPiece, GreedyLongestMatchFirstWithBertNormalizer) {
 
 TEST(WordPiece, CasedModelsKeepAccentsAndCase) {
   Json j;
-  j["model"] = {{"type", "WordPiece"}, {"vocab", {{"[UNK]", 0}, {"Caf", 1}, {"##\xc3\xa9", 2}, {"cafe", 3}}}};
+  j["model"] = {{"type", "WordPiece"},
+                {"vocab", {{"[UNK]", 0}, {"Caf", 1}, {"##\xc3\xa9", 2}, {"cafe", 3}}}};
   j["normalizer"] = {{"type", "BertNormalizer"}, {"lowercase", false}, {"strip_accents", nullptr}};
   Result<SubwordTokenizer> t = SubwordTokenizer::FromTokenizerJson(j.dump(), "cased.json");
   ASSERT_TRUE(t.ok()) << t.message();
@@ -505,8 +526,8 @@ TEST(SubwordSentence, TheTokenizerFileSetsIdsAndVocabularySize) {
   EXPECT_EQ(s.value().tokens[1].begin, 5);
   EXPECT_EQ(ExampleTokenCount(m.example), 2);
   // The embedding row is the one of id 995, whatever else the text holds.
-  EXPECT_EQ(s.value().parts.embedding.at(1, 3), EmbeddingValue(m.example.init, m.example.seed,
-                                                               m.pe.d_model, 995, 3));
+  EXPECT_EQ(s.value().parts.embedding.at(1, 3),
+            EmbeddingValue(m.example.init, m.example.seed, m.pe.d_model, 995, 3));
   // --vocab-size below an id is refused, naming it; a fixed word list cannot be combined.
   TextExample small = m.example;
   small.vocab_size = 1000;

@@ -68,7 +68,8 @@ Matrix MarianTable(int64_t rows, int64_t d, double base, int64_t first) {
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t j = 0; j < d; ++j) {
       const int64_t i = j < sines ? j : j - sines;
-      const double angle = static_cast<double>(first + r) / std::pow(base, 2.0 * double(i) / double(d));
+      const double angle =
+          static_cast<double>(first + r) / std::pow(base, 2.0 * double(i) / double(d));
       m.at(r, j) = static_cast<float>(j < sines ? std::sin(angle) : std::cos(angle));
     }
   }
@@ -171,8 +172,8 @@ TEST(CheckIdentify, SinusoidalAtRandomParameters) {
     const int64_t d = 6 + static_cast<int64_t>(rng() % 60);
     const int64_t first = static_cast<int64_t>(rng() % 40);
     // A base of two significant digits between 200 and 99000.
-    const double base = std::round(std::exp(std::log(200.0) + (rng() % 1000) / 1000.0 *
-                                                                  std::log(99000.0 / 200.0)));
+    const double base =
+        std::round(std::exp(std::log(200.0) + (rng() % 1000) / 1000.0 * std::log(99000.0 / 200.0)));
     const double b2 = std::round(base / std::pow(10.0, std::floor(std::log10(base)) - 1)) *
                       std::pow(10.0, std::floor(std::log10(base)) - 1);
     const double scale = trial % 5 == 4 ? 1.0 / std::sqrt(double(d)) : scales[trial % 3];
@@ -369,7 +370,8 @@ TEST(CheckIdentify, ShapeMistakesAreNamed) {
 
   const Matrix full = T2tTable(50, 16, 10000, 1, 0, 1);
   Matrix missing = Empty(50, 15);  // the last cos column dropped
-  for (int64_t row = 0; row < 50; ++row) std::copy(full.row(row), full.row(row) + 15, missing.row(row));
+  for (int64_t row = 0; row < 50; ++row)
+    std::copy(full.row(row), full.row(row) + 15, missing.row(row));
   r = Check(missing);
   EXPECT_EQ(r.verdict, CheckVerdict::kNoMatch);
   EXPECT_NE(Notes(r).find("missing"), std::string::npos) << Notes(r);

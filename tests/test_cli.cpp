@@ -176,8 +176,10 @@ TEST_F(Cli, SumOfTypedIdsForASequenceAndABatch) {
   std::string why;
   ASSERT_TRUE(ParseNpy(ReadFile(Path("seq.npy")), a, why)) << why;
   EXPECT_EQ(a.shape, (std::vector<int64_t>{4, 4, 8}));
-  r = RunCli("export --view sum --ids '23,37,3,45,82;97,61,19,73,53' --vocab-size 100 "
-             "--d-model 4 --seed 3 -o " + Path("batch.npy"));
+  r = RunCli(
+      "export --view sum --ids '23,37,3,45,82;97,61,19,73,53' --vocab-size 100 "
+      "--d-model 4 --seed 3 -o " +
+      Path("batch.npy"));
   ASSERT_EQ(r.code, 0) << r.output;
   a = NpyArray{};
   ASSERT_TRUE(ParseNpy(ReadFile(Path("batch.npy")), a, why)) << why;
@@ -220,14 +222,16 @@ TEST_F(Cli, SumOfTypedIdsForASequenceAndABatch) {
 }
 
 TEST_F(Cli, RopeViewsExportTablesAndFigures) {
-  CliRun r = RunCli("export --scheme rope --view rotation --rotation-position 37 -o " +
-                    Path("rot.csv"));
+  CliRun r =
+      RunCli("export --scheme rope --view rotation --rotation-position 37 -o " + Path("rot.csv"));
   ASSERT_EQ(r.code, 0) << r.output;
   const auto rows = ParseCsv(ReadFile(Path("rot.csv")));
   ASSERT_EQ(rows.size(), 65u);  // the header and every pair of the 128-dim head
   EXPECT_EQ(rows[0][7], "r_b");
-  r = RunCli("export --scheme rope --rope-scaling llama3 --rope-theta 500000 --view frequencies "
-             "-o " + Path("freq.npy"));
+  r = RunCli(
+      "export --scheme rope --rope-scaling llama3 --rope-theta 500000 --view frequencies "
+      "-o " +
+      Path("freq.npy"));
   ASSERT_EQ(r.code, 0) << r.output;
   NpyArray a;
   std::string why;
@@ -305,8 +309,10 @@ TEST_F(Cli, ScoreViewsExportTheCoreNumbers) {
 }
 
 TEST_F(Cli, SimilarityViewsExportTheCoreNumbers) {
-  CliRun r = RunCli("export --view similarity --measure cosine --d-model 9 --max-len 40 --offset 7 "
-                    "-o " + Path("s.npy"));
+  CliRun r = RunCli(
+      "export --view similarity --measure cosine --d-model 9 --max-len 40 --offset 7 "
+      "-o " +
+      Path("s.npy"));
   ASSERT_EQ(r.code, 0) << r.output;
   NpyArray a;
   std::string why;
@@ -341,8 +347,10 @@ TEST_F(Cli, SimilarityViewsExportTheCoreNumbers) {
 TEST_F(Cli, AttentionViewExportsTheSoftmaxRow) {
   // Symmetric ALiBi, slope 1/2, query 32 of 64: far from both ends the weights are the
   // two-sided geometric law, tanh(1/4) e^{-|k|/2} at distance k (NPY (L,) float32).
-  CliRun r = RunCli("export --view attention --scheme alibi --alibi-mode symmetric --max-len 64 "
-                    "--query 32 -o " + Path("a.npy"));
+  CliRun r = RunCli(
+      "export --view attention --scheme alibi --alibi-mode symmetric --max-len 64 "
+      "--query 32 -o " +
+      Path("a.npy"));
   ASSERT_EQ(r.code, 0) << r.output;
   NpyArray a;
   std::string why;
@@ -431,7 +439,9 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
        "--rotation-position applies to the rotation view, not to heatmap"},
       {"--scheme rope --view sum", 2, "the sum view needs a scheme that adds"},
       {"--variant sinusoid", 2, "--variant must be one of paper, t2t, tf-text, got \"sinusoid\""},
-      {"--view spiral", 2, "--view must be one of heatmap, curves, sum, rotation, frequencies, bias, buckets, slopes, score, decay, roformer-decay, "},
+      {"--view spiral", 2,
+       "--view must be one of heatmap, curves, sum, rotation, frequencies, bias, buckets, slopes, "
+       "score, decay, roformer-decay, "},
       {"--bogus 3", 2, "--bogus"},
       {"--view curves --dims 4,200", 2, "dims: dimension 200 is outside [0, 127]"},
       {"--view curves --dims x", 2, "is not a dimension index"},
@@ -657,14 +667,15 @@ TEST_F(Cli, AlibiBiasAndSlopes) {
   for (int h = 0; h < 12; ++h) {
     for (int i = 0; i < 20; ++i) {
       for (int j = 0; j < 20; ++j) {
-        const float want = j <= i ? static_cast<float>(-slopes[static_cast<size_t>(h)] * (i - j))
-                                  : 0.0f;
+        const float want =
+            j <= i ? static_cast<float>(-slopes[static_cast<size_t>(h)] * (i - j)) : 0.0f;
         ASSERT_EQ(a.data[static_cast<size_t>((h * 20 + i) * 20 + j)], want) << h << i << j;
       }
     }
   }
-  r = RunCli("export --scheme alibi --heads 2 --alibi-mode symmetric --view bias --max-len 3 "
-             "-o -");
+  r = RunCli(
+      "export --scheme alibi --heads 2 --alibi-mode symmetric --view bias --max-len 3 "
+      "-o -");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_EQ(r.output,
             "head,query,k0,k1,k2\n"
@@ -692,8 +703,7 @@ TEST_F(Cli, AlibiBiasAndSlopes) {
   EXPECT_NE(r.output.find("bias table"), std::string::npos) << r.output;
   r = RunCli("export --scheme t5 --view slopes -o " + Path("x.npy"));
   EXPECT_NE(r.code, 0);
-  EXPECT_NE(r.output.find("the slopes view needs the alibi scheme"), std::string::npos)
-      << r.output;
+  EXPECT_NE(r.output.find("the slopes view needs the alibi scheme"), std::string::npos) << r.output;
   EXPECT_FALSE(Exists(Path("x.npy")));
 }
 
@@ -717,8 +727,7 @@ TEST_F(Cli, T5BucketsAndBias) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_EQ(r.output, "query,k0,k1,k2\n0,0,0,0\n1,1,0,0\n2,2,1,0\n");
   // bias: (heads, L, L) float32, the seeded bias of each head's bucket.
-  r = RunCli("export --scheme t5 --heads 3 --seed 5 --view bias --max-len 40 -o " +
-             Path("t.npy"));
+  r = RunCli("export --scheme t5 --heads 3 --seed 5 --view bias --max-len 40 -o " + Path("t.npy"));
   ASSERT_EQ(r.code, 0) << r.output;
   NpyArray t;
   ASSERT_TRUE(ParseNpy(ReadFile(Path("t.npy")), t, why)) << why;
@@ -754,8 +763,8 @@ TEST_F(Cli, T5BucketsAndBias) {
 // here with the test's own float16 rounding, the CSV's position columns, the --dtype refusal.
 // numpy's float16 cast (its own round-to-nearest-even code) checks a million N(0, 1) values.
 TEST_F(Cli, PrecisionTablesRoundTrip) {
-  CliRun r = RunCli("export --view precision --dtype fp16 --d-model 8 --max-len 2100 -o " +
-                    Path("p.npy"));
+  CliRun r =
+      RunCli("export --view precision --dtype fp16 --d-model 8 --max-len 2100 -o " + Path("p.npy"));
   ASSERT_EQ(r.code, 0) << r.output;
   r = RunCli("export --view heatmap --d-model 8 --max-len 2100 -o " + Path("t.npy"));
   ASSERT_EQ(r.code, 0) << r.output;
@@ -774,8 +783,7 @@ TEST_F(Cli, PrecisionTablesRoundTrip) {
     const double q = std::nearbyint(v / ulp) * ulp;  // the default rounding: to nearest even
     ASSERT_EQ(err.data[k], static_cast<float>(q - v)) << k << " " << v;
   }
-  r = RunCli("export --view precision --dtype fp16 --d-model 8 --max-len 2100 -o " +
-             Path("p.csv"));
+  r = RunCli("export --view precision --dtype fp16 --d-model 8 --max-len 2100 -o " + Path("p.csv"));
   ASSERT_EQ(r.code, 0) << r.output;
   auto rows = ParseCsv(ReadFile(Path("p.csv")));
   ASSERT_EQ(rows.size(), 2101u);
@@ -794,9 +802,15 @@ TEST_F(Cli, PrecisionTablesRoundTrip) {
     GTEST_SKIP() << "numpy is not installed (apt-get install python3-numpy)";
   }
   ASSERT_EQ(RunCli("export --scheme learned --init normal-1 --view heatmap --d-model 512 "
-                   "--max-len 2048 -o " + Path("l.npy")).code, 0);
+                   "--max-len 2048 -o " +
+                   Path("l.npy"))
+                .code,
+            0);
   ASSERT_EQ(RunCli("export --scheme learned --init normal-1 --view precision --dtype fp16 "
-                   "--d-model 512 --max-len 2048 -o " + Path("le.npy")).code, 0);
+                   "--d-model 512 --max-len 2048 -o " +
+                   Path("le.npy"))
+                .code,
+            0);
   const std::string script = R"PY(
 import sys, numpy as np
 t, e = np.load(sys.argv[1]), np.load(sys.argv[2])
@@ -807,9 +821,9 @@ sys.exit(0 if e.dtype == np.float32 and np.array_equal(e, ref) else 1)
   FILE* f = std::fopen(py.c_str(), "w");
   std::fputs(script.c_str(), f);
   std::fclose(f);
-  EXPECT_EQ(std::system(("/usr/bin/python3 " + py + " " + Path("l.npy") + " " + Path("le.npy"))
-                            .c_str()),
-            0);
+  EXPECT_EQ(
+      std::system(("/usr/bin/python3 " + py + " " + Path("l.npy") + " " + Path("le.npy")).c_str()),
+      0);
 }
 
 // Parameters given before the word `export` are the export's too (never silently dropped).
@@ -841,7 +855,8 @@ TEST_F(Cli, TokenizerFileGivesTheTokenizersIds) {
   std::string line;
   std::vector<std::string> rows;
   while (std::getline(csv, line)) {
-    if (line.find(",embedding,") != std::string::npos) rows.push_back(line.substr(0, line.find(",embedding,")));
+    if (line.find(",embedding,") != std::string::npos)
+      rows.push_back(line.substr(0, line.find(",embedding,")));
   }
   EXPECT_EQ(rows, (std::vector<std::string>{"\"Hello\",0,15496", "\"\xe2\x90\xa3world\",1,995"}));
   r = RunCli("export --view sum --tokenizer-file " + Path("none") + " -o " + Path("x.csv"));
@@ -921,7 +936,8 @@ const char* NumpyPython() {
 }
 
 bool HaveNumpy() {
-  return std::system((std::string(NumpyPython()) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0;
+  return std::system((std::string(NumpyPython()) + " -c 'import numpy' >/dev/null 2>&1").c_str()) ==
+         0;
 }
 
 TEST_F(Cli, PositionsTableFromNumpyExportsItsValues) {
@@ -929,9 +945,14 @@ TEST_F(Cli, PositionsTableFromNumpyExportsItsValues) {
   const std::string script =
       "import numpy as np\n"
       "r = np.random.default_rng(5)\n"
-      "np.save('" + Path("wpe.npy") + "', r.standard_normal((40, 24)).astype(np.float32))\n"
-      "np.save('" + Path("wpe64.npy") + "', r.standard_normal((40, 24)))\n"
-      "np.save('" + Path("ids.npy") + "', np.arange(12, dtype=np.float32).reshape(3, 4))\n";
+      "np.save('" +
+      Path("wpe.npy") +
+      "', r.standard_normal((40, 24)).astype(np.float32))\n"
+      "np.save('" +
+      Path("wpe64.npy") +
+      "', r.standard_normal((40, 24)))\n"
+      "np.save('" +
+      Path("ids.npy") + "', np.arange(12, dtype=np.float32).reshape(3, 4))\n";
   std::ofstream(Path("make.py")) << script;
   ASSERT_EQ(std::system((std::string(NumpyPython()) + " " + Path("make.py")).c_str()), 0);
   CliRun r = RunCli("export --view heatmap --scheme learned --positions-table " + Path("wpe.npy") +
@@ -948,9 +969,13 @@ TEST_F(Cli, PositionsTableFromNumpyExportsItsValues) {
              " --max-len 40 -o " + Path("out64.npy"));
   ASSERT_EQ(r.code, 0) << r.output;
   std::ofstream(Path("cmp.py")) << "import numpy as np, sys\n"
-                                   "a = np.load('" + Path("wpe64.npy") + "').astype(np.float32)\n"
-                                   "b = np.load('" + Path("out64.npy") + "')\n"
-                                   "sys.exit(0 if a.tobytes() == b.tobytes() else 1)\n";
+                                   "a = np.load('" +
+                                       Path("wpe64.npy") +
+                                       "').astype(np.float32)\n"
+                                       "b = np.load('" +
+                                       Path("out64.npy") +
+                                       "')\n"
+                                       "sys.exit(0 if a.tobytes() == b.tobytes() else 1)\n";
   EXPECT_EQ(std::system((std::string(NumpyPython()) + " " + Path("cmp.py")).c_str()), 0);
   // The figure's metadata names the file and its hash; --from redraws it.
   r = RunCli("export --view heatmap --scheme learned --positions-table " + Path("wpe.npy") +
@@ -998,7 +1023,8 @@ TEST_F(Cli, EmbeddingsFromGloveAndConflictsAreRefusedNamingTheFile) {
   r = RunCli("export --view heatmap --embeddings " + Path("g.txt") + " --d-model 8 -o " +
              Path("x.png"));
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.output.find("--d-model 8 conflicts with --embeddings"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--d-model 8 conflicts with --embeddings"), std::string::npos)
+      << r.output;
   EXPECT_FALSE(Exists(Path("x.png")));
   r = RunCli("export --view heatmap --embeddings " + Path("missing.txt") + " -o " + Path("x.png"));
   EXPECT_NE(r.code, 0);

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "figure/colormap.h"
 #include "base/ticks.h"
+#include "figure/colormap.h"
 
 namespace pe {
 namespace {

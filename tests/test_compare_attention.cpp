@@ -31,7 +31,8 @@ ModelParams Small(Scheme scheme, int64_t d = 16, int64_t L = 24) {
 }
 
 // The table of `view` for `m`, as the CLI writes it (.npy or .csv).
-std::string Table(ViewKind view, const ModelParams& m, TableFormat format, Status* status = nullptr) {
+std::string Table(ViewKind view, const ModelParams& m, TableFormat format,
+                  Status* status = nullptr) {
   Result<EncodingPtr> e = MakeEncoding(m.pe, m.cap);
   EXPECT_TRUE(e.ok()) << e.message();
   const ViewSelection sel = DefaultViews(m, *e.value());
@@ -54,7 +55,9 @@ NpyArray Npy(const std::string& bytes) {
   return a;
 }
 
-bool SameFloat(float a, float b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+bool SameFloat(float a, float b) {
+  return (std::isnan(a) && std::isnan(b)) || a == b;
+}
 
 // Pairs (A, B) written out by hand, so the check does not go through ApplyVersus.
 struct Case {
@@ -162,7 +165,8 @@ TEST(CompareScore, CsvHoldsThePartsInOrderWithTheScoreViewsValues) {
   // Part A's lines are the score view's lines after the part name.
   for (int64_t m = 0; m < L; ++m) {
     const auto& line = rows[static_cast<size_t>(1 + m)];
-    ASSERT_EQ(std::vector<std::string>(line.begin() + 1, line.end()), score[static_cast<size_t>(1 + m)]);
+    ASSERT_EQ(std::vector<std::string>(line.begin() + 1, line.end()),
+              score[static_cast<size_t>(1 + m)]);
   }
 }
 
@@ -185,7 +189,8 @@ TEST(CompareTable, TheEncodingsTablesAndTheirDifference) {
   // Row 0 of the sinusoid is sin 0 = 0, cos 0 = 1 whatever the base: no difference there.
   for (size_t j = 0; j < 12; ++j) EXPECT_EQ(cmp.data[2 * n + j], 0.0f);
   // The paper's column 2 at position 5: sin(5 / 10000^(2/12)) - sin(5 / 100^(2/12)).
-  const double want = std::sin(5 / std::pow(10000.0, 2.0 / 12)) - std::sin(5 / std::pow(100.0, 2.0 / 12));
+  const double want =
+      std::sin(5 / std::pow(10000.0, 2.0 / 12)) - std::sin(5 / std::pow(100.0, 2.0 / 12));
   EXPECT_NEAR(cmp.data[2 * n + 5 * 12 + 2], want, 1e-6);
   const auto csv = testing::ParseCsv(Table(ViewKind::kCompare, a, TableFormat::kCsv));
   ASSERT_EQ(csv[0][0], "part");
@@ -211,7 +216,8 @@ TEST(CompareTable, NoDifferenceWhenTheCellsDifferNamingBoth) {
   EXPECT_NE(s.message().find("16 columns"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("64 columns"), std::string::npos) << s.message();
   // The figure shows both and says why there is no difference.
-  Result<Figure> f = BuildViewFigure(ViewKind::kCompare, a, DefaultViews(a), FigureSize{}, FigureFormat::kPng);
+  Result<Figure> f =
+      BuildViewFigure(ViewKind::kCompare, a, DefaultViews(a), FigureSize{}, FigureFormat::kPng);
   ASSERT_TRUE(f.ok()) << f.message();
   ASSERT_EQ(f.value().panels.size(), 2u);
   bool said = false;
@@ -232,7 +238,8 @@ TEST(CompareVersus, OverridesApplyInTheTablesOrderSchemeFirst) {
     EXPECT_EQ(b.value().pe.max_len, 50);
     EXPECT_EQ(b.value().example.seed, 7u);
   }
-  Result<ModelParams> b = ApplyVersus(a, "d_model=512,variant=t2t,dims=1,2,3,content=tokens:0,2,causal_mask=true");
+  Result<ModelParams> b =
+      ApplyVersus(a, "d_model=512,variant=t2t,dims=1,2,3,content=tokens:0,2,causal_mask=true");
   ASSERT_TRUE(b.ok()) << b.message();
   EXPECT_EQ(b.value().pe.d_model, 512);
   EXPECT_EQ(b.value().pe.sinusoidal().variant, PeVariant::kT2t);
@@ -263,7 +270,8 @@ TEST(CompareVersus, BadTextsAreRefusedNamingKeyValueAndWhatIsAllowed) {
       {"d-model=8", {"did you mean d_model"}},
       {"rope_theta=500000", {"rope_theta=500000", "does not apply", "rope or xpos", "sinusoidal"}},
       {"scheme=rope,base=5", {"base=5", "does not apply", "not to rope"}},
-      {"scheme=rope,rope_theta=abc", {"rope_theta=abc", "--rope-theta", "greater than 1", "\"abc\""}},
+      {"scheme=rope,rope_theta=abc",
+       {"rope_theta=abc", "--rope-theta", "greater than 1", "\"abc\""}},
       {"d_model=0", {"d_model=0", "[1, 65536]"}},
       {"scheme=nope", {"scheme=nope", "sinusoidal, learned, rope"}},
       {"variant=x", {"variant=x", "paper, t2t, tf-text"}},
@@ -295,7 +303,8 @@ TEST(CompareVersus, BadTextsAreRefusedNamingKeyValueAndWhatIsAllowed) {
   ASSERT_TRUE(e.ok());
   Result<ComparePair> pair = MakeComparePair(yarn, *e.value());
   ASSERT_FALSE(pair.ok());
-  EXPECT_NE(pair.message().find("B (--versus \"rope_scaling=yarn,beta_fast=0.5\")"), std::string::npos)
+  EXPECT_NE(pair.message().find("B (--versus \"rope_scaling=yarn,beta_fast=0.5\")"),
+            std::string::npos)
       << pair.message();
 }
 
@@ -303,7 +312,8 @@ TEST(CompareMetadata, VersusAndCompareOfAreRecordedAndReadBack) {
   ModelParams a = Small(Scheme::kRope);
   a.versus = "scheme=sinusoidal,variant=t2t,dims=1,2";
   a.compare_of = CompareOf::kTable;
-  Result<Figure> f = BuildViewFigure(ViewKind::kCompare, a, DefaultViews(a), FigureSize{}, FigureFormat::kSvg);
+  Result<Figure> f =
+      BuildViewFigure(ViewKind::kCompare, a, DefaultViews(a), FigureSize{}, FigureFormat::kSvg);
   ASSERT_TRUE(f.ok()) << f.message();
   // Applied to fresh parameters in the table's order, as a session loader reads a figure.
   ModelParams back;
@@ -323,7 +333,8 @@ TEST(CompareMetadata, VersusAndCompareOfAreRecordedAndReadBack) {
   // And in the file itself.
   std::ostringstream svg;
   ASSERT_TRUE(RenderFigure(f.value(), FigureFormat::kSvg, FigureSize{}, svg).ok());
-  EXPECT_NE(svg.str().find("<pe:param name=\"versus\" value=\"scheme=sinusoidal,variant=t2t,dims=1,2\"/>"),
+  EXPECT_NE(svg.str().find(
+                "<pe:param name=\"versus\" value=\"scheme=sinusoidal,variant=t2t,dims=1,2\"/>"),
             std::string::npos);
   EXPECT_NE(svg.str().find("<pe:param name=\"compare_of\" value=\"table\"/>"), std::string::npos);
 }
@@ -332,7 +343,8 @@ TEST(CompareFigure, ThreePanelsTitledWithWhatDiffersSharedAndDivergingRanges) {
   ModelParams a = Small(Scheme::kRope, 16, 40);
   a.versus = "rope_theta=500000";
   const FigureSize size{960, 540, 1};
-  Result<Figure> built = BuildViewFigure(ViewKind::kCompare, a, DefaultViews(a), size, FigureFormat::kPng);
+  Result<Figure> built =
+      BuildViewFigure(ViewKind::kCompare, a, DefaultViews(a), size, FigureFormat::kPng);
   ASSERT_TRUE(built.ok()) << built.message();
   const Figure& f = built.value();
   ASSERT_EQ(f.panels.size(), 3u);
@@ -389,8 +401,9 @@ TEST(CompareFigure, ThreePanelsTitledWithWhatDiffersSharedAndDivergingRanges) {
   // The difference panel's texels are A's minus B's (one cell each: the scores themselves).
   const FigureImage& d = *f.panels[2].image;
   const float dm = static_cast<float>(f.panels[2].colorbar->vmax);
-  const Rgba8 c = MapValue(ColormapId::kRdBu,
-                           static_cast<float>(sa.Score(30, 7)) - static_cast<float>(sb.Score(30, 7)), -dm, dm);
+  const Rgba8 c =
+      MapValue(ColormapId::kRdBu,
+               static_cast<float>(sa.Score(30, 7)) - static_cast<float>(sb.Score(30, 7)), -dm, dm);
   const unsigned char* px = &d.rgba[(30 * 40 + 7) * 4];
   EXPECT_EQ((Rgba8{px[0], px[1], px[2], px[3]}), c);
 }
@@ -402,12 +415,10 @@ TEST(CompareVersus, AnEmptyVersusComparesWithTheSchemesCounterpart) {
     Scheme scheme;
     const char* versus;
   };
-  const Expect expected[] = {{Scheme::kSinusoidal, "base=100"},
-                             {Scheme::kLearned, "scheme=sinusoidal"},
-                             {Scheme::kRope, "rope_theta=500000"},
-                             {Scheme::kAlibi, "head=7"},
-                             {Scheme::kT5, "t5_direction=causal"},
-                             {Scheme::kXpos, "scheme=rope"}};
+  const Expect expected[] = {
+      {Scheme::kSinusoidal, "base=100"},    {Scheme::kLearned, "scheme=sinusoidal"},
+      {Scheme::kRope, "rope_theta=500000"}, {Scheme::kAlibi, "head=7"},
+      {Scheme::kT5, "t5_direction=causal"}, {Scheme::kXpos, "scheme=rope"}};
   for (const Expect& e : expected) {
     ModelParams a = Small(e.scheme);
     ASSERT_TRUE(a.versus.empty());
@@ -452,15 +463,18 @@ TEST(CompareFigure, AppliesToEverySchemeAndFitsTheBudget) {
     for (CompareOf of : {CompareOf::kScore, CompareOf::kTable}) {
       a.compare_of = of;
       const FigureSize size{960, 540, 2};
-      EXPECT_TRUE(CheckFigureMemory(ViewKind::kCompare, a, DefaultViews(a), size, FigureFormat::kPng).ok());
-      Result<Figure> f = BuildViewFigure(ViewKind::kCompare, a, DefaultViews(a), size, FigureFormat::kPng);
+      EXPECT_TRUE(
+          CheckFigureMemory(ViewKind::kCompare, a, DefaultViews(a), size, FigureFormat::kPng).ok());
+      Result<Figure> f =
+          BuildViewFigure(ViewKind::kCompare, a, DefaultViews(a), size, FigureFormat::kPng);
       ASSERT_TRUE(f.ok()) << SchemeName(s) << ": " << f.message();
       ASSERT_EQ(f.value().panels.size(), 3u);
       EXPECT_NE(f.value().panels[1].title.find("(the same as A)"), std::string::npos)
           << f.value().panels[1].title;
       // Equal configurations differ by nothing.
       bool zero = false;
-      for (const FigureLegendItem& it : f.value().legend) zero |= it.label.find("is 0 everywhere") != std::string::npos;
+      for (const FigureLegendItem& it : f.value().legend)
+        zero |= it.label.find("is 0 everywhere") != std::string::npos;
       EXPECT_TRUE(zero) << SchemeName(s);
     }
   }
@@ -476,7 +490,8 @@ TEST(CompareFigure, HugeTablesAreComputedForTheWindowOnly) {
   ModelParams a = Small(Scheme::kRope, 64, int64_t{1} << 30);
   a.versus = "rope_theta=500000";
   ViewSelection sel = DefaultViews(a);
-  Result<Figure> f = BuildViewFigure(ViewKind::kCompare, a, sel, FigureSize{960, 540, 1}, FigureFormat::kPng);
+  Result<Figure> f =
+      BuildViewFigure(ViewKind::kCompare, a, sel, FigureSize{960, 540, 1}, FigureFormat::kPng);
   ASSERT_TRUE(f.ok()) << f.message();
   ASSERT_EQ(f.value().panels.size(), 3u);
   EXPECT_LE(f.value().panels[0].image->width, 400);

@@ -92,7 +92,8 @@ TEST(CurvesEnvelope, ExactlyOneCrestInside) {
   c.wave = Wave::kCos;
   s = WaveRangeOver(c, 10 * kPi - 1.0, 10 * kPi + 4.0);
   EXPECT_EQ(s.lo, -1.0);
-  EXPECT_DOUBLE_EQ(s.hi, std::max(std::cos(0.1 * (10 * kPi - 1.0)), std::cos(0.1 * (10 * kPi + 4.0))));
+  EXPECT_DOUBLE_EQ(s.hi,
+                   std::max(std::cos(0.1 * (10 * kPi - 1.0)), std::cos(0.1 * (10 * kPi + 4.0))));
   // A full period or more: the whole [-a, a], whatever the phase.
   c.amplitude = 1.7;
   s = WaveRangeOver(c, 3.3, 3.3 + 2 * kPi / 0.1);
@@ -195,8 +196,8 @@ TEST(CurvesEnvelope, TableBandsHoldEveryRowsMinAndMax) {
       e.FillBlock(0, e.rows(), col, 1, column.data());
       // The polyline between rows, from the column's float32 rows.
       auto line = [&](double x) {
-        const double r = std::clamp(x - static_cast<double>(first), 0.0,
-                                    static_cast<double>(e.rows() - 1));
+        const double r =
+            std::clamp(x - static_cast<double>(first), 0.0, static_cast<double>(e.rows() - 1));
         const auto r0 = static_cast<int64_t>(std::floor(r));
         const int64_t r1 = std::min(r0 + 1, e.rows() - 1);
         const double a = column[static_cast<size_t>(r0)], b = column[static_cast<size_t>(r1)];
@@ -238,8 +239,8 @@ TEST(CurvesEnvelope, TableBandsHoldEveryRowsMinAndMax) {
   ModelParams huge = alibi;
   huge.pe.max_len = 2 * kMaxExactBandRows;
   huge.curve_dims = {7};
-  const Result<Figure> far = BuildViewFigure(ViewKind::kCurves, huge, DefaultViews(huge), {},
-                                             FigureFormat::kPng);
+  const Result<Figure> far =
+      BuildViewFigure(ViewKind::kCurves, huge, DefaultViews(huge), {}, FigureFormat::kPng);
   ASSERT_TRUE(far.ok()) << far.message();
   EXPECT_TRUE(far.value().series[0].band_lo.empty());
   bool note = false;

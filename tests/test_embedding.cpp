@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "model/embedding.h"
 #include "base/random.h"
+#include "model/embedding.h"
 
 namespace pe {
 namespace {

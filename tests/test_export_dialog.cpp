@@ -11,10 +11,10 @@
 #include <cstring>
 #include <set>
 
-#include "ui/app_state.h"
 #include "jobs/export_runner.h"
 #include "jobs/raster_worker.h"
 #include "test_support.h"
+#include "ui/app_state.h"
 #include "ui/texture_store.h"
 #include "ui/ui.h"
 
@@ -272,8 +272,8 @@ TEST_F(ExportDialog, CopiedCommandWritesTheSameFileAsSave) {
   // Run it as a shell runs it, writing window.png's twin.
   const std::string out = Path("window.png");
   ASSERT_NE(command.find(" -o " + out), std::string::npos) << command;
-  const std::string cli = std::string(command).replace(0, std::string("pe-explorer").size(),
-                                                       PE_EXPLORER_EXE);
+  const std::string cli =
+      std::string(command).replace(0, std::string("pe-explorer").size(), PE_EXPLORER_EXE);
   const std::string twin = Path("twin.png");
   std::string script = cli.substr(0, cli.rfind(" -o ")) + " -o " + twin;
   std::string quoted;

@@ -21,8 +21,8 @@
 #include <thread>
 #include <vector>
 
-#include "views/figure_export.h"
 #include "test_support.h"
+#include "views/figure_export.h"
 
 namespace pe {
 namespace {

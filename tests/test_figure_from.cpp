@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <span>
 #include <sstream>
@@ -108,13 +108,12 @@ TEST_F(FigureFrom, EveryViewAndSchemeRedrawsByteForByte) {
         ASSERT_EQ(r.code, 0) << what << " " << ext << ": " << r.output;
         EXPECT_TRUE(ReadFile(b) == original) << what << " " << ext << ": --from differs";
         // The copied command writes the same bytes.
-        std::string line =
-            ExportCommandLine(v.kind, p, sel, size, options.title, c);
+        std::string line = ExportCommandLine(v.kind, p, sel, size, options.title, c);
         ASSERT_EQ(line.rfind("pe-explorer export ", 0), 0u) << line;
         r = Shell(line.substr(std::string("pe-explorer ").size()));
         ASSERT_EQ(r.code, 0) << what << " " << ext << ": " << line << "\n" << r.output;
-        EXPECT_TRUE(ReadFile(c) == original) << what << " " << ext << ": the command differs: "
-                                             << line;
+        EXPECT_TRUE(ReadFile(c) == original)
+            << what << " " << ext << ": the command differs: " << line;
         ++figures;
       }
     }
@@ -216,7 +215,8 @@ TEST(FigureMetadataReader, ReadsBackWhatEachFormatWrites) {
   const FigureSize size{333, 222, 2};
   const auto want = FigureMetadata(ViewKind::kHeatmap, p, sel, size, "T (1) & \xc3\xa9", nullptr);
   for (FigureFormat format : {FigureFormat::kPng, FigureFormat::kSvg, FigureFormat::kPdf}) {
-    Result<Figure> f = BuildViewFigure(ViewKind::kHeatmap, p, sel, size, format, "T (1) & \xc3\xa9");
+    Result<Figure> f =
+        BuildViewFigure(ViewKind::kHeatmap, p, sel, size, format, "T (1) & \xc3\xa9");
     ASSERT_TRUE(f.ok());
     std::ostringstream out;
     ASSERT_TRUE(RenderFigure(f.value(), format, size, out).ok());

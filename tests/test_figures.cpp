@@ -11,12 +11,12 @@
 #include <map>
 #include <sstream>
 
-#include "views/figure_export.h"
-#include "views/value_image.h"
-#include "ui/ui.h"
 #include "figure/figure_render.h"
 #include "image_support.h"
 #include "test_support.h"
+#include "ui/ui.h"
+#include "views/figure_export.h"
+#include "views/value_image.h"
 
 namespace pe {
 namespace {
@@ -79,9 +79,8 @@ TEST(ValueImage, EachValueIsItsColourAndOnlyTheFlatKindIsFlat) {
   const std::vector<float> v = {-2.0f, -1.0f, 0.0f, 0.5f, 1.0f, 2.0f, nan, inf, -inf};
   const Rgba8 grey{150, 150, 150, 255}, black{0, 0, 0, 255};
   bool any = false;
-  const FigureImage im = ValueImage(v, 3, 3,
-                                    {ColormapId::kRdBu, -1, 1, FlatValues::kNaN, grey, 0, 3, 10, 13},
-                                    &any);
+  const FigureImage im =
+      ValueImage(v, 3, 3, {ColormapId::kRdBu, -1, 1, FlatValues::kNaN, grey, 0, 3, 10, 13}, &any);
   EXPECT_TRUE(any);
   ASSERT_EQ(im.rgba.size(), 36u);
   EXPECT_EQ(im.x1, 3.0);
@@ -130,7 +129,8 @@ TEST_F(Figures, HeatmapPngPixelsHaveTheirCellsColours) {
        {std::pair{12, 8}, std::pair{0, 0}, std::pair{99, 127}, std::pair{37, 64}}) {
     const double x = (box.x + (dim + 0.5) / 128.0 * box.w) * size.scale;
     const double y = (box.y + (pos + 0.5) / 100.0 * box.h) * size.scale;
-    const Rgba8 want = MapValue(ColormapId::kRdBu, WaveValue(DescribeColumn(m.pe, dim), pos), -1, 1);
+    const Rgba8 want =
+        MapValue(ColormapId::kRdBu, WaveValue(DescribeColumn(m.pe, dim), pos), -1, 1);
     const unsigned char* px = img.at(static_cast<int>(x), static_cast<int>(y));
     EXPECT_LE(std::abs(px[0] - want.r) + std::abs(px[1] - want.g) + std::abs(px[2] - want.b), 3)
         << "cell " << pos << "," << dim;
@@ -252,9 +252,10 @@ TEST_F(Figures, LegendWrapsLongWordsAndKeepsEveryCharacter) {
   f.view = {0, 1, 0, 1};
   const std::string long_word = "T5Attention._relative_position_bucket_and_then_some_more";
   f.legend.push_back({"after " + long_word, SeriesRgba(0)});
-  f.legend.push_back({"top keys: 1564 (0.00102), 1565 (0.00102), 1566 (0.00102), 1567 (0.00102), "
-                      "1568 (0.00102)",
-                      SeriesRgba(1)});
+  f.legend.push_back(
+      {"top keys: 1564 (0.00102), 1565 (0.00102), 1566 (0.00102), 1567 (0.00102), "
+       "1568 (0.00102)",
+       SeriesRgba(1)});
   for (double width : {500.0, 700.0, 960.0}) {
     const FigureSize size{width, 540, 1};
     const LegendLayout layout = FigureLegendLayout(f, size);

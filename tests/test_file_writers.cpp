@@ -332,8 +332,10 @@ TEST(DimList, ParsesListsAndRanges) {
   EXPECT_FALSE(ParseDimList("").ok());
   EncodingParams p;
   p.d_model = 8;
-  EXPECT_EQ(ValidateDims(*MakeEncoding(p).value(), {1, 8}).message(), "dims: dimension 8 is outside [0, 7] for d_model 8");
-  EXPECT_EQ(ValidateDims(*MakeEncoding(p).value(), {1, 1}).message(), "dims: dimension 1 is listed twice");
+  EXPECT_EQ(ValidateDims(*MakeEncoding(p).value(), {1, 8}).message(),
+            "dims: dimension 8 is outside [0, 7] for d_model 8");
+  EXPECT_EQ(ValidateDims(*MakeEncoding(p).value(), {1, 1}).message(),
+            "dims: dimension 1 is listed twice");
 }
 
 }  // namespace

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <random>
 
-#include "views/heatmap_raster.h"
 #include "encoding/positional_encoding.h"
 #include "encoding/rope_encoding.h"
+#include "views/heatmap_raster.h"
 
 namespace pe {
 namespace {
@@ -120,8 +120,8 @@ TEST(HeatmapRaster, FastTexelMeansMatchLongDoubleAtABillion) {
     for (const auto& win : windows) {
       const std::vector<int64_t> rows = RasterEdges(win.r0, win.r1, win.rows_px);
       // Tables with fewer columns (RoPE's d / 2 angles) take the same window scaled.
-      const std::vector<int64_t> cols = RasterEdges(win.c0 * e->cols() / 8192,
-                                                    win.c1 * e->cols() / 8192, win.cols_px);
+      const std::vector<int64_t> cols =
+          RasterEdges(win.c0 * e->cols() / 8192, win.c1 * e->cols() / 8192, win.cols_px);
       const size_t width = cols.size() - 1;
       std::vector<float> fast((rows.size() - 1) * width);
       ASSERT_TRUE(MeanOverTexels(e->waves(), rows, cols, fast.data()));

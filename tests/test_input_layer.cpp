@@ -4,9 +4,9 @@
 
 #include <cmath>
 
+#include "base/random.h"
 #include "model/embedding.h"
 #include "model/input_layer.h"
-#include "base/random.h"
 
 namespace pe {
 namespace {

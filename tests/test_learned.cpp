@@ -32,7 +32,9 @@ uint64_t Mix64(uint64_t z) {
   return z;
 }
 
-uint64_t StreamBits(uint64_t seed, uint64_t k) { return Mix64(seed + (k + 1) * 0x9E3779B97F4A7C15ull); }
+uint64_t StreamBits(uint64_t seed, uint64_t k) {
+  return Mix64(seed + (k + 1) * 0x9E3779B97F4A7C15ull);
+}
 
 // The top 53 bits as a double in (0, 1]: ((bits >> 11) + 1) / 2^53.
 double StreamUniform(uint64_t seed, uint64_t k) {
@@ -49,8 +51,8 @@ double StreamNormal(uint64_t seed, uint64_t k) {
 // "position", and cell (p, c) of a width-d table is std * normal number p * d + c.
 float ExpectedLearned(uint64_t seed, double std_dev, int64_t d, int64_t position, int64_t col) {
   const uint64_t stream = StreamBits(seed ^ 0x706f736974696f6eull, 0);
-  const uint64_t k = static_cast<uint64_t>(position) * static_cast<uint64_t>(d) +
-                     static_cast<uint64_t>(col);
+  const uint64_t k =
+      static_cast<uint64_t>(position) * static_cast<uint64_t>(d) + static_cast<uint64_t>(col);
   return static_cast<float>(std_dev * StreamNormal(stream, k));
 }
 
@@ -133,8 +135,8 @@ TEST(LearnedTable, RowsMatchTheDocumentedGenerator) {
     for (int64_t r : {int64_t{0}, c.max_len / 2, c.max_len - 1}) {
       for (int64_t col = 0; col < c.d; ++col) {
         const float want = ExpectedLearned(c.seed, s, c.d, c.offset + r, col);
-        EXPECT_FLOAT_EQ(t.at(r, col), want) << "seed " << c.seed << " position " << c.offset + r
-                                            << " col " << col;
+        EXPECT_FLOAT_EQ(t.at(r, col), want)
+            << "seed " << c.seed << " position " << c.offset + r << " col " << col;
         EXPECT_FLOAT_EQ(LearnedValue(p, c.offset + r, col), want);
       }
     }
@@ -191,7 +193,8 @@ TEST(LearnedTable, DiffersFromTheTokenEmbeddingOfTheSameSeed) {
     const Matrix pos = Table(Learned(d, rows, LearnedInit::kNormal1, seed));
     std::vector<float> tok(static_cast<size_t>(d * rows));
     for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < d; ++c) tok[static_cast<size_t>(r * d + c)] = EmbeddingValue(seed, d, r, c);
+      for (int64_t c = 0; c < d; ++c)
+        tok[static_cast<size_t>(r * d + c)] = EmbeddingValue(seed, d, r, c);
     }
     ExpectUnrelated(pos.data, tok, "seed " + std::to_string(seed));
   }

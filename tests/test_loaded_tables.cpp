@@ -122,10 +122,12 @@ TEST(TableHash, WordsThenTailBytesThenLength) {
   uint64_t want = 0xcbf29ce484222325ull;
   for (size_t k = 0; k + 8 <= s.size(); k += 8) {
     uint64_t w = 0;
-    for (int b = 7; b >= 0; --b) w = (w << 8) | static_cast<unsigned char>(s[k + static_cast<size_t>(b)]);
+    for (int b = 7; b >= 0; --b)
+      w = (w << 8) | static_cast<unsigned char>(s[k + static_cast<size_t>(b)]);
     want = (want ^ w) * 0x100000001b3ull;
   }
-  for (size_t k = 16; k < s.size(); ++k) want = (want ^ static_cast<unsigned char>(s[k])) * 0x100000001b3ull;
+  for (size_t k = 16; k < s.size(); ++k)
+    want = (want ^ static_cast<unsigned char>(s[k])) * 0x100000001b3ull;
   const auto bytes = std::as_bytes(std::span(s.data(), s.size()));
   EXPECT_EQ(HashBytes(bytes), want);
   EXPECT_EQ(FinishHash(HashBytes(bytes), s.size()), (want ^ s.size()) * 0x100000001b3ull);
@@ -135,7 +137,8 @@ TEST(TableHash, WordsThenTailBytesThenLength) {
 
 TEST_F(LoadedTables, Float32NpyHeatmapExportIsBitForBit) {
   std::vector<float> v;
-  for (int k = 0; k < 6 * 5; ++k) v.push_back(std::ldexp(static_cast<float>(k * 7919 % 1013) - 500.0f, -7) + 1e-7f * k);
+  for (int k = 0; k < 6 * 5; ++k)
+    v.push_back(std::ldexp(static_cast<float>(k * 7919 % 1013) - 500.0f, -7) + 1e-7f * k);
   v[3] = std::numeric_limits<float>::denorm_min();
   v[4] = -0.0f;
   WriteBytes(Path("wpe.npy"), Npy("<f4", 6, 5, Raw(v)));
@@ -209,12 +212,14 @@ TEST_F(LoadedTables, SafetensorsListsAndPicksByName) {
 }
 
 TEST_F(LoadedTables, ShapesAndFilesAreCheckedWithMessagesNamingTheFile) {
-  WriteBytes(Path("one_d.safetensors"), Safetensors({{"v", "F32", 1, 4, Raw(std::vector<float>(4))}}));
+  WriteBytes(Path("one_d.safetensors"),
+             Safetensors({{"v", "F32", 1, 4, Raw(std::vector<float>(4))}}));
   // A 1-D array (written by hand: shape (4,)).
   std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }";
   while ((10 + dict.size() + 1) % 64 != 0) dict += ' ';
-  WriteBytes(Path("v.npy"), std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(dict.size() + 1) +
-                                std::string(1, '\0') + dict + "\n" + Raw(std::vector<float>(4)));
+  WriteBytes(Path("v.npy"), std::string("\x93NUMPY\x01\x00", 8) +
+                                static_cast<char>(dict.size() + 1) + std::string(1, '\0') + dict +
+                                "\n" + Raw(std::vector<float>(4)));
   Result<LoadedTablePtr> r = LoadTable({Path("v.npy"), ""}, TableUse::kPositions);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find(Path("v.npy")), std::string::npos) << r.message();
@@ -359,7 +364,8 @@ TEST_F(LoadedTables, TensorEmbeddingsTakeTypedIdsAndRefuseIdsPastTheTable) {
   m.input.scale = false;
   Result<SentenceResult> r = ComputeSentence(m.example, m.pe, m.input, m.cap);
   ASSERT_TRUE(r.ok()) << r.message();
-  EXPECT_EQ(r.value().parts.embedding.data, (std::vector<float>{3.0f, 3.5f, 0.0f, 0.5f, 2.0f, 2.5f}));
+  EXPECT_EQ(r.value().parts.embedding.data,
+            (std::vector<float>{3.0f, 3.5f, 0.0f, 0.5f, 2.0f, 2.5f}));
   ASSERT_TRUE(FindParamField("--ids")->set(m, "1,4").ok());
   r = ComputeSentence(m.example, m.pe, m.input, m.cap);
   ASSERT_FALSE(r.ok());
@@ -378,7 +384,8 @@ TEST_F(LoadedTables, ParallelWordVectorParseEqualsTheSerialReader) {
     glove += r % 7 == 0 ? "\xc3\xa9" : "";
     for (int k = 0; k < 9; ++k) {
       x = x * 6364136223846793005ull + 1442695040888963407ull;
-      const double v = static_cast<double>(static_cast<int64_t>(x >> 20) % 2000001 - 1000000) / 123457.0;
+      const double v =
+          static_cast<double>(static_cast<int64_t>(x >> 20) % 2000001 - 1000000) / 123457.0;
       char buf[40];
       std::snprintf(buf, sizeof buf, k % 3 == 0 ? " %.9g" : " %.6e", v);
       glove += buf;
@@ -391,7 +398,8 @@ TEST_F(LoadedTables, ParallelWordVectorParseEqualsTheSerialReader) {
     Result<WordVectors> serial = ReadWordVectorsFile(Path(name));
     ASSERT_TRUE(serial.ok()) << serial.message();
     for (int threads : {1, 2, 3, 8}) {
-      Result<LoadedTablePtr> t = LoadTable({Path(name), ""}, TableUse::kEmbeddings, {}, {}, threads);
+      Result<LoadedTablePtr> t =
+          LoadTable({Path(name), ""}, TableUse::kEmbeddings, {}, {}, threads);
       ASSERT_TRUE(t.ok()) << t.message();
       const LoadedTable& lt = *t.value();
       EXPECT_EQ(lt.format(), WordVectorFormatName(serial.value().format));
@@ -428,8 +436,8 @@ TEST_F(LoadedTables, CancellingStopsTheLoad) {
     glove += " 1 2 3 4\n";
   }
   WriteBytes(Path("g.txt"), glove);
-  Result<LoadedTablePtr> r = LoadTable({Path("g.txt"), ""}, TableUse::kEmbeddings, {},
-                                       [](double) { return false; });
+  Result<LoadedTablePtr> r =
+      LoadTable({Path("g.txt"), ""}, TableUse::kEmbeddings, {}, [](double) { return false; });
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("cancelled"), std::string::npos) << r.message();
   WriteBytes(Path("t.npy"), Npy("<f4", 2, 2, Raw(std::vector<float>(4))));
@@ -448,7 +456,9 @@ TEST_F(LoadedTables, CacheHitsUntilTheFileChanges) {
   EXPECT_EQ(cache.size(), 1u);
   // Same size, new values and a new modification time: read again, another hash.
   WriteBytes(Path("t.npy"), Npy("<f4", 2, 2, Raw(std::vector<float>{1, 2, 3, 5})));
-  struct utimbuf times {1000000000, 1000000000};
+  struct utimbuf times {
+    1000000000, 1000000000
+  };
   ::utime(Path("t.npy").c_str(), &times);
   Result<LoadedTablePtr> c = cache.Get({Path("t.npy"), ""}, TableUse::kPositions);
   ASSERT_TRUE(c.ok());

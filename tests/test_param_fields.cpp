@@ -5,8 +5,8 @@
 #include <string>
 
 #include "encoding/encoding.h"
-#include "model/param_fields.h"
 #include "model/input_layer.h"
+#include "model/param_fields.h"
 #include "model/walkthrough_presets.h"
 
 namespace pe {
@@ -101,8 +101,8 @@ TEST(ParamFields, MetadataReadBackGivesTheSameParameters) {
     EXPECT_EQ(back.colormap, m.colormap);
   }
   // Each scaling's own parameters survive too (they are recorded only when they apply).
-  for (RopeScaling scaling : {RopeScaling::kLinear, RopeScaling::kNtk, RopeScaling::kDynamicNtk,
-                              RopeScaling::kLlama3}) {
+  for (RopeScaling scaling :
+       {RopeScaling::kLinear, RopeScaling::kNtk, RopeScaling::kDynamicNtk, RopeScaling::kLlama3}) {
     ModelParams m = Sample(Scheme::kRope);
     RopeParams& r = m.pe.rope();
     r.scaling = scaling;
@@ -132,7 +132,8 @@ TEST(ParamFields, TypedEmbeddingRowsAreAParameterTheBlogPresetSets) {
   ASSERT_EQ(s.value().parts.embedding.rows, 3);
   for (int64_t t = 0; t < 3; ++t) {
     for (int64_t j = 0; j < 3; ++j) {
-      EXPECT_EQ(s.value().parts.embedding.at(t, j), blog[static_cast<size_t>(t)][static_cast<size_t>(j)]);
+      EXPECT_EQ(s.value().parts.embedding.at(t, j),
+                blog[static_cast<size_t>(t)][static_cast<size_t>(j)]);
     }
   }
   // Recorded and read back.
@@ -149,9 +150,11 @@ TEST(ParamFields, TypedEmbeddingRowsAreAParameterTheBlogPresetSets) {
   ASSERT_NE(f, nullptr);
   ModelParams bad;
   Status st = f->set(bad, "0.1,x");
-  EXPECT_NE(st.message().find("--embedding-rows: \"x\" in row 0"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("--embedding-rows: \"x\" in row 0"), std::string::npos)
+      << st.message();
   st = f->set(bad, "1,2;3");
-  EXPECT_NE(st.message().find("row 1 has 1 values but row 0 has 2"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("row 1 has 1 values but row 0 has 2"), std::string::npos)
+      << st.message();
   ASSERT_TRUE(f->set(bad, "1,2;3,4").ok());
   s = ComputeSentence(bad.example, bad.pe, bad.input, bad.cap);
   ASSERT_FALSE(s.ok());

@@ -17,7 +17,7 @@ constexpr double kNearTol = 6e-8;    // promised accuracy below position 1e7
 constexpr double kFarTol = 1e-6;     // promised accuracy up to 2^31
 
 EncodingParams Params(int64_t d, int64_t len, PeVariant v = PeVariant::kPaper, int64_t offset = 0,
-                double base = 10000.0) {
+                      double base = 10000.0) {
   EncodingParams p;
   p.d_model = d;
   p.max_len = len;

@@ -74,15 +74,17 @@ std::vector<std::vector<double>> PowerIteration(const Matrix& pts, std::vector<d
   const int64_t n = pts.rows, d = pts.cols;
   std::vector<double> mean(static_cast<size_t>(d));
   for (int64_t r = 0; r < n; ++r) {
-    for (int64_t j = 0; j < d; ++j) mean[static_cast<size_t>(j)] += pts.at(r, j) / static_cast<double>(n);
+    for (int64_t j = 0; j < d; ++j)
+      mean[static_cast<size_t>(j)] += pts.at(r, j) / static_cast<double>(n);
   }
-  std::vector<std::vector<double>> cov(static_cast<size_t>(d), std::vector<double>(static_cast<size_t>(d)));
+  std::vector<std::vector<double>> cov(static_cast<size_t>(d),
+                                       std::vector<double>(static_cast<size_t>(d)));
   for (int64_t r = 0; r < n; ++r) {
     for (int64_t i = 0; i < d; ++i) {
       for (int64_t j = 0; j < d; ++j) {
         cov[static_cast<size_t>(i)][static_cast<size_t>(j)] +=
-            (pts.at(r, i) - mean[static_cast<size_t>(i)]) * (pts.at(r, j) - mean[static_cast<size_t>(j)]) /
-            static_cast<double>(n - 1);
+            (pts.at(r, i) - mean[static_cast<size_t>(i)]) *
+            (pts.at(r, j) - mean[static_cast<size_t>(j)]) / static_cast<double>(n - 1);
       }
     }
   }
@@ -93,7 +95,9 @@ std::vector<std::vector<double>> PowerIteration(const Matrix& pts, std::vector<d
     for (int it = 0; it < 5000; ++it) {
       std::vector<double> y(static_cast<size_t>(d));
       for (int64_t i = 0; i < d; ++i) {
-        for (int64_t j = 0; j < d; ++j) y[static_cast<size_t>(i)] += cov[static_cast<size_t>(i)][static_cast<size_t>(j)] * x[static_cast<size_t>(j)];
+        for (int64_t j = 0; j < d; ++j)
+          y[static_cast<size_t>(i)] +=
+              cov[static_cast<size_t>(i)][static_cast<size_t>(j)] * x[static_cast<size_t>(j)];
       }
       double norm = 0;
       for (double t : y) norm += t * t;
@@ -104,7 +108,8 @@ std::vector<std::vector<double>> PowerIteration(const Matrix& pts, std::vector<d
     values->push_back(lambda);
     for (int64_t i = 0; i < d; ++i) {
       for (int64_t j = 0; j < d; ++j) {
-        cov[static_cast<size_t>(i)][static_cast<size_t>(j)] -= lambda * x[static_cast<size_t>(i)] * x[static_cast<size_t>(j)];
+        cov[static_cast<size_t>(i)][static_cast<size_t>(j)] -=
+            lambda * x[static_cast<size_t>(i)] * x[static_cast<size_t>(j)];
       }
     }
     vecs.push_back(x);
@@ -127,7 +132,9 @@ TEST(Pca, AgreesWithNaivePowerIteration) {
   for (int k = 0; k < 2; ++k) {
     EXPECT_NEAR(pca.variance[static_cast<size_t>(k)], values[static_cast<size_t>(k)], 1e-8);
     double dot = 0;
-    for (int j = 0; j < d; ++j) dot += pca.axes[static_cast<size_t>(k)][static_cast<size_t>(j)] * vecs[static_cast<size_t>(k)][static_cast<size_t>(j)];
+    for (int j = 0; j < d; ++j)
+      dot += pca.axes[static_cast<size_t>(k)][static_cast<size_t>(j)] *
+             vecs[static_cast<size_t>(k)][static_cast<size_t>(j)];
     EXPECT_NEAR(std::abs(dot), 1.0, 1e-8) << "axis " << k;
   }
   EXPECT_LT(pca.ratio[0] + pca.ratio[1], 1.0);
@@ -261,7 +268,8 @@ TEST(ProjectionView, FigureAndTablesAreThePcaOfBothParts) {
   const FigureSeries& in = f.value().series.back();
   ASSERT_EQ(emb.marker_xs.size(), static_cast<size_t>(t_count));
   for (int64_t t = 0; t < t_count; ++t) {
-    EXPECT_NEAR(emb.marker_xs[static_cast<size_t>(t)], ProjectPca2(pca, parts.scaled.row(t))[0], kTol);
+    EXPECT_NEAR(emb.marker_xs[static_cast<size_t>(t)], ProjectPca2(pca, parts.scaled.row(t))[0],
+                kTol);
     EXPECT_NEAR(in.marker_ys[static_cast<size_t>(t)], ProjectPca2(pca, parts.sum.row(t))[1], kTol);
   }
   // Repeated "the": one embedding point, two inputs apart (position differs).
@@ -294,15 +302,15 @@ TEST(ProjectionView, FigureAndTablesAreThePcaOfBothParts) {
   std::ostringstream npy;
   ASSERT_TRUE(GetView(ViewKind::kProjection).write_table(npy, TableFormat::kNpy, c, {}).ok());
   const std::string bytes = npy.str();
-  Result<NpyFloatArray> arr =
-      ReadNpy(std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()));
+  Result<NpyFloatArray> arr = ReadNpy(
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()));
   ASSERT_TRUE(arr.ok()) << arr.message();
   EXPECT_EQ(arr.value().header.shape, (std::vector<int64_t>{2, t_count, 2}));
   const std::vector<float>& v = arr.value().tensor.data;
   for (int64_t t = 0; t < t_count; ++t) {
     EXPECT_NEAR(v[static_cast<size_t>(2 * t)], ProjectPca2(pca, parts.scaled.row(t))[0], kFloatTol);
-    EXPECT_NEAR(v[static_cast<size_t>(2 * (t_count + t) + 1)], ProjectPca2(pca, parts.sum.row(t))[1],
-                kFloatTol);
+    EXPECT_NEAR(v[static_cast<size_t>(2 * (t_count + t) + 1)],
+                ProjectPca2(pca, parts.sum.row(t))[1], kFloatTol);
   }
 }
 

@@ -202,8 +202,8 @@ TEST(NpyReader, Float64RoundsToNearestEven) {
 // An empty Fortran-order tensor whose other dimension is huge reads at once as empty (a loop over
 // that dimension once spun for seconds: found by the fuzzer).
 TEST(NpyReader, EmptyFortranTensorWithAHugeDimensionReadsAtOnce) {
-  for (const char* shape : {"(0, 4611686018427387904)", "(4611686018427387904, 0)",
-                            "(3, 0, 4611686018427387904)"}) {
+  for (const char* shape :
+       {"(0, 4611686018427387904)", "(4611686018427387904, 0)", "(3, 0, 4611686018427387904)"}) {
     auto r = ReadNpy(Span(Npy(1, Dict(">f8", true, shape), "")));
     ASSERT_TRUE(r.ok()) << shape << ": " << r.message();
     EXPECT_TRUE(r.value().tensor.data.empty()) << shape;

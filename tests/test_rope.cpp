@@ -57,8 +57,8 @@ TEST(RopeFrequencies, UnscaledIsThetaToTheMinus2iOverD) {
   EXPECT_EQ(f.attention_factor, 1.0);
   ASSERT_EQ(f.pairs.size(), 64u);
   for (const RopePair& p : f.pairs) {
-    ExpectRelNear(std::pow(10000.0, -2.0 * static_cast<double>(p.index) / 128.0), p.original,
-                  1e-15, "pair " + std::to_string(p.index));
+    ExpectRelNear(std::pow(10000.0, -2.0 * static_cast<double>(p.index) / 128.0), p.original, 1e-15,
+                  "pair " + std::to_string(p.index));
     EXPECT_EQ(p.scaled, p.original);
     EXPECT_EQ(p.treatment, PairTreatment::kKept);
     EXPECT_EQ(p.ramp, 1.0);
@@ -94,8 +94,8 @@ TEST(RopeFrequencies, NtkBaseAtD128) {
     EXPECT_NEAR(f.base, base, 0.01) << "factor " << factor;
     EXPECT_EQ(f.attention_factor, 1.0);
     for (const RopePair& p : f.pairs) {
-      ExpectRelNear(std::pow(f.base, -2.0 * static_cast<double>(p.index) / 128.0), p.scaled,
-                    1e-13, "pair " + std::to_string(p.index));
+      ExpectRelNear(std::pow(f.base, -2.0 * static_cast<double>(p.index) / 128.0), p.scaled, 1e-13,
+                    "pair " + std::to_string(p.index));
     }
   }
 }

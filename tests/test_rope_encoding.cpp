@@ -69,8 +69,8 @@ std::vector<ScalingCase> ScalingCases() {
   return cases;
 }
 
-EncodingParams Params(const RopeParams& rope, RopePairing pairing, RopePart part,
-                      int64_t d = 64, int64_t max_len = 4096, int64_t offset = 0) {
+EncodingParams Params(const RopeParams& rope, RopePairing pairing, RopePart part, int64_t d = 64,
+                      int64_t max_len = 4096, int64_t offset = 0) {
   EncodingParams p;
   p.d_model = d;
   p.max_len = max_len;
@@ -105,8 +105,8 @@ std::vector<double> RandomVector(uint64_t seed, int64_t n) {
 // x rotated to position row of the cos / sin tables, in the half layout: HF
 // modeling_llama.py apply_rotary_pos_emb, x * cos + rotate_half(x) * sin, where
 // rotate_half(x) = cat(-x[h:], x[:h]).
-std::vector<double> RotateHalf(const std::vector<double>& x, const Matrix& cos,
-                               const Matrix& sin, int64_t row) {
+std::vector<double> RotateHalf(const std::vector<double>& x, const Matrix& cos, const Matrix& sin,
+                               int64_t row) {
   const auto d = static_cast<int64_t>(x.size());
   const int64_t h = d / 2;
   std::vector<double> out(x.size());
@@ -139,7 +139,9 @@ double Dot(const std::vector<double>& a, const std::vector<double>& b) {
   return s;
 }
 
-double Norm(const std::vector<double>& a) { return std::sqrt(Dot(a, a)); }
+double Norm(const std::vector<double>& a) {
+  return std::sqrt(Dot(a, a));
+}
 
 std::vector<double> Permuted(const std::vector<double>& x, const std::vector<int64_t>& perm) {
   std::vector<double> out(x.size());
@@ -207,8 +209,7 @@ TEST(RopeEncoding, ScoresDependOnlyOnTheRelativePosition) {
         for (int64_t n = std::max<int64_t>(0, -diff); n + diff < hc.rows && n < hc.rows;
              n += 1 + static_cast<int64_t>(rng() % 397)) {
           const int64_t m = n + diff;
-          const double half =
-              Dot(RotateHalf(qh, hc, hs, m), RotateHalf(kh, hc, hs, n));
+          const double half = Dot(RotateHalf(qh, hc, hs, m), RotateHalf(kh, hc, hs, n));
           const double inter =
               Dot(RotateInterleaved(q, ic, is, m), RotateInterleaved(k, ic, is, n));
           EXPECT_LE(std::abs(inter - half), 1e-12 * scale)
@@ -270,9 +271,11 @@ TEST(RopeEncoding, FillBlockIsTheRoundedPerCellValueAndMeansAgree) {
         ASSERT_EQ(static_cast<int64_t>(waves.size()), e->cols());
         for (int trial = 0; trial < 6; ++trial) {
           const int64_t rows = 1 + static_cast<int64_t>(rng() % 1500);
-          const int64_t row0 = static_cast<int64_t>(rng() % static_cast<uint64_t>(e->rows() - rows + 1));
+          const int64_t row0 =
+              static_cast<int64_t>(rng() % static_cast<uint64_t>(e->rows() - rows + 1));
           const int64_t cols = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(e->cols()));
-          const int64_t col0 = static_cast<int64_t>(rng() % static_cast<uint64_t>(e->cols() - cols + 1));
+          const int64_t col0 =
+              static_cast<int64_t>(rng() % static_cast<uint64_t>(e->cols() - cols + 1));
           std::vector<float> block(static_cast<size_t>(rows * cols));
           e->FillBlock(row0, rows, col0, cols, block.data());
           std::vector<double> sum(static_cast<size_t>(cols), 0.0);
@@ -305,8 +308,8 @@ TEST(RopeEncoding, FillBlockIsTheRoundedPerCellValueAndMeansAgree) {
             // angles reach ~5000 rad: their float32 cells carry 1e-6 of that
             const double tol = 1e-6 * std::max(1.0, std::abs(cell_mean));
             EXPECT_NEAR(mean[static_cast<size_t>(j)], cell_mean, tol)
-                << sc.name << " " << RopePartName(part) << " rows [" << row0 << ", "
-                << row0 + rows << ") col " << col0 + j;
+                << sc.name << " " << RopePartName(part) << " rows [" << row0 << ", " << row0 + rows
+                << ") col " << col0 + j;
           }
         }
       }

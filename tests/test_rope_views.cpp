@@ -13,8 +13,8 @@
 #include <sstream>
 
 #include "base/random.h"
-#include "model/param_fields.h"
 #include "encoding/rope.h"
+#include "model/param_fields.h"
 #include "test_support.h"
 #include "views/figure_budget.h"
 #include "views/figure_export.h"
@@ -61,9 +61,9 @@ NpyArray Npy(ViewKind view, const ModelParams& m, const ViewSelection& sel = {})
   return a;
 }
 
-const RopeScaling kScalings[] = {RopeScaling::kNone, RopeScaling::kLinear, RopeScaling::kNtk,
-                                 RopeScaling::kDynamicNtk, RopeScaling::kYarn,
-                                 RopeScaling::kLlama3};
+const RopeScaling kScalings[] = {RopeScaling::kNone, RopeScaling::kLinear,
+                                 RopeScaling::kNtk,  RopeScaling::kDynamicNtk,
+                                 RopeScaling::kYarn, RopeScaling::kLlama3};
 
 TEST(RotationView, TableIsTheQueryTurnedByPTimesTheta) {
   for (RopePairing pairing : {RopePairing::kHalf, RopePairing::kInterleaved}) {
@@ -270,8 +270,7 @@ TEST(RopeViews, FiguresBuildAndRenderForEveryScalingAndPairing) {
           const Status s = RenderFigure(f.value(), format, {}, out);
           EXPECT_TRUE(s.ok()) << what << ": " << s.message();
           EXPECT_GT(out.str().size(), 1000u) << what;
-          EXPECT_LT(EstimateFigureBytes(view, m, DefaultViews(m), {}, format), 64u << 20)
-              << what;
+          EXPECT_LT(EstimateFigureBytes(view, m, DefaultViews(m), {}, format), 64u << 20) << what;
         }
       }
     }
@@ -465,9 +464,9 @@ TEST(SinusoidRotation, CsvHeaderAndPairsWithoutPartner) {
     const ModelParams m = SinusoidModel(9, v, WaveOrder::kSinFirst, 10000.0);
     const auto rows = ParseCsv(Table(ViewKind::kRotation, m, {}, TableFormat::kCsv));
     ASSERT_EQ(rows.size(), 5u) << VariantName(v);
-    EXPECT_EQ(rows[0], (std::vector<std::string>{"pair", "dim_a", "dim_b", "frequency", "angle",
-                                                 "pe_a", "pe_b", "r_a", "r_b", "pe_k_a",
-                                                 "pe_k_b"}));
+    EXPECT_EQ(rows[0],
+              (std::vector<std::string>{"pair", "dim_a", "dim_b", "frequency", "angle", "pe_a",
+                                        "pe_b", "r_a", "r_b", "pe_k_a", "pe_k_b"}));
     EXPECT_EQ(rows[4][0], "3");
   }
 }
@@ -501,17 +500,16 @@ TEST(SinusoidRotation, LegendShowsTheMatrixAndTheNumbers) {
         return std::string(buf);
       };
       const double s01 = sin_first ? s : -s;
-      const std::string matrix =
-          "R = [" + g(c) + " " + g(s01) + "; " + g(-s01) + " " + g(c) + "]";
+      const std::string matrix = "R = [" + g(c) + " " + g(s01) + "; " + g(-s01) + " " + g(c) + "]";
       const double a0 = static_cast<double>(40) * w, a1 = static_cast<double>(47) * w;
       const float pa = static_cast<float>(sin_first ? std::sin(a0) : std::cos(a0));
       const float pb = static_cast<float>(sin_first ? std::cos(a0) : std::sin(a0));
       const float qa = static_cast<float>(sin_first ? std::sin(a1) : std::cos(a1));
       const float qb = static_cast<float>(sin_first ? std::cos(a1) : std::sin(a1));
-      const std::string numbers = "(" + g(pa) + " " + g(pb) + ") \xe2\x86\x92 (" + g(qa) + " " +
-                                  g(qb) + ")";
-      const std::string head = "pair " + std::to_string(i) + " dims (" + std::to_string(i) +
-                               ", " + std::to_string(i + 64) + "): \xcf\x89=" + g(w) +
+      const std::string numbers =
+          "(" + g(pa) + " " + g(pb) + ") \xe2\x86\x92 (" + g(qa) + " " + g(qb) + ")";
+      const std::string head = "pair " + std::to_string(i) + " dims (" + std::to_string(i) + ", " +
+                               std::to_string(i + 64) + "): \xcf\x89=" + g(w) +
                                ", K\xcf\x89=" + g(7 * w) + " rad";
       EXPECT_NE(legend.find(head + " = "), std::string::npos) << head << "\n" << legend;
       EXPECT_NE(legend.find(matrix), std::string::npos) << matrix << "\n" << legend;

@@ -40,7 +40,9 @@ std::string Source(const std::string& rel) {
 
 // ---- FNV-1a 64: the test vectors of Fowler, Noll and Vo's reference page (isthe.com/chongo).
 TEST(SessionHash, Fnv1a64MatchesTheReferenceVectors) {
-  auto h = [](const std::string& s) { return Fnv1a64(std::as_bytes(std::span(s.data(), s.size()))); };
+  auto h = [](const std::string& s) {
+    return Fnv1a64(std::as_bytes(std::span(s.data(), s.size())));
+  };
   EXPECT_EQ(h(""), 0xcbf29ce484222325ull);
   EXPECT_EQ(h("a"), 0xaf63dc4c8601ec8cull);
   EXPECT_EQ(h("foobar"), 0x85944171f73967e8ull);
@@ -51,17 +53,96 @@ TEST(SessionHash, Fnv1a64MatchesTheReferenceVectors) {
 // Texts tried for every field; a field keeps the ones its own parser accepts, so fields added
 // to the table later are drawn too.
 const std::vector<std::string>& Candidates() {
-  static const std::vector<std::string> c = {
-      "0", "1", "2", "3", "5", "7", "16", "24", "32", "64", "100", "1000", "-1", "-5", "0.25",
-      "0.5", "1.5", "2", "4", "8", "2.5", "10000", "500000", "1e-3", "sinusoidal", "learned",
-      "rope", "alibi", "t5", "xpos", "paper", "t2t", "tf-text", "sin-first", "cos-first",
-      "normal-1", "normal-scaled", "normal-0.02", "truncated-normal", "half", "interleaved",
-      "none", "linear", "ntk", "dynamic-ntk", "yarn", "llama3", "cos", "sin", "angle", "bf16",
-      "fp16", "causal", "symmetric", "bidirectional", "absolute", "centred", "query", "key",
-      "word", "char", "dot", "cosine", "random", "ones", "tokens:0,1", "tokens:2,1", "score",
-      "table", "rdbu", "viridis", "train", "eval", "off", "sqrt(d_model)", "true", "false",
-      "rope,alibi", "t5", "d_model=32", "scheme=alibi", "4,5,6,7", "0-3", "1,3,5",
-      "The cat sits on the mat", "I love NLP.", "2,5,0,9", "23,37,3;97,61,19", "12", "40"};
+  static const std::vector<std::string> c = {"0",
+                                             "1",
+                                             "2",
+                                             "3",
+                                             "5",
+                                             "7",
+                                             "16",
+                                             "24",
+                                             "32",
+                                             "64",
+                                             "100",
+                                             "1000",
+                                             "-1",
+                                             "-5",
+                                             "0.25",
+                                             "0.5",
+                                             "1.5",
+                                             "2",
+                                             "4",
+                                             "8",
+                                             "2.5",
+                                             "10000",
+                                             "500000",
+                                             "1e-3",
+                                             "sinusoidal",
+                                             "learned",
+                                             "rope",
+                                             "alibi",
+                                             "t5",
+                                             "xpos",
+                                             "paper",
+                                             "t2t",
+                                             "tf-text",
+                                             "sin-first",
+                                             "cos-first",
+                                             "normal-1",
+                                             "normal-scaled",
+                                             "normal-0.02",
+                                             "truncated-normal",
+                                             "half",
+                                             "interleaved",
+                                             "none",
+                                             "linear",
+                                             "ntk",
+                                             "dynamic-ntk",
+                                             "yarn",
+                                             "llama3",
+                                             "cos",
+                                             "sin",
+                                             "angle",
+                                             "bf16",
+                                             "fp16",
+                                             "causal",
+                                             "symmetric",
+                                             "bidirectional",
+                                             "absolute",
+                                             "centred",
+                                             "query",
+                                             "key",
+                                             "word",
+                                             "char",
+                                             "dot",
+                                             "cosine",
+                                             "random",
+                                             "ones",
+                                             "tokens:0,1",
+                                             "tokens:2,1",
+                                             "score",
+                                             "table",
+                                             "rdbu",
+                                             "viridis",
+                                             "train",
+                                             "eval",
+                                             "off",
+                                             "sqrt(d_model)",
+                                             "true",
+                                             "false",
+                                             "rope,alibi",
+                                             "t5",
+                                             "d_model=32",
+                                             "scheme=alibi",
+                                             "4,5,6,7",
+                                             "0-3",
+                                             "1,3,5",
+                                             "The cat sits on the mat",
+                                             "I love NLP.",
+                                             "2,5,0,9",
+                                             "23,37,3;97,61,19",
+                                             "12",
+                                             "40"};
   return c;
 }
 
@@ -88,7 +169,8 @@ ModelParams RandomParams(std::mt19937_64& rng) {
 ViewSelection RandomViews(std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(-1e6, 1e6);
   ViewSelection v;
-  for (ViewRange* r : {&v.heatmap, &v.curves, &v.sums, &v.score}) *r = {u(rng), u(rng), u(rng), u(rng)};
+  for (ViewRange* r : {&v.heatmap, &v.curves, &v.sums, &v.score})
+    *r = {u(rng), u(rng), u(rng), u(rng)};
   v.selected_token = static_cast<int>(rng() % 9) - 1;
   v.batch_row = static_cast<int64_t>(rng() % 4);
   v.highlight = rng() % 2 == 0;
@@ -102,7 +184,8 @@ TEST(SessionFormat, RandomStatesRoundTripExactly) {
   std::mt19937_64 rng(20261122);
   int changed_fields = 0;
   for (int trial = 0; trial < 150; ++trial) {
-    SessionContent c{RandomParams(rng), RandomViews(rng), {{"panel.curves", "false"}, {"x", "é\"\\"}}};
+    SessionContent c{
+        RandomParams(rng), RandomViews(rng), {{"panel.curves", "false"}, {"x", "é\"\\"}}};
     changed_fields += static_cast<int>(ParamValues(c.params).size());
     const SessionDocument doc = MakeSessionDocument(c);
     const std::string text = WriteSessionText(doc);
@@ -141,7 +224,9 @@ std::string LoadError(const std::string& text) {
   return s.ok() ? std::string() : s.message();
 }
 
-std::string Valid() { return WriteSessionText(MakeSessionDocument({ModelParams{}, DefaultViews(ModelParams{}), {}})); }
+std::string Valid() {
+  return WriteSessionText(MakeSessionDocument({ModelParams{}, DefaultViews(ModelParams{}), {}}));
+}
 
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
   const size_t at = s.find(from);
@@ -157,7 +242,8 @@ TEST(SessionFormat, NewerAndBrokenFilesAreRefusedSayingWhereAndWhy) {
        "newer PE Explorer (0.1.0): session format version 2, and this version reads up to 1"},
       {Replace(Valid(), "\"version\": 1", "\"version\": \"1\""), "\"version\": \"1\""},
       {Replace(Valid(), "\"version\": 1", "\"version\": 0"), "expected a whole number from 1 to 1"},
-      {"{\n  \"format\": \"pe-explorer-session\",\n  \"version\": 1,\n  \"params\": {\"d_model\" 64}\n}",
+      {"{\n  \"format\": \"pe-explorer-session\",\n  \"version\": 1,\n  \"params\": {\"d_model\" "
+       "64}\n}",
        "line 4, column 25"},
       {"", "line 1, column 1"},
       {"[1, 2]", "a session file is a JSON object"},
@@ -174,7 +260,8 @@ TEST(SessionFormat, NewerAndBrokenFilesAreRefusedSayingWhereAndWhy) {
        "sinusoidal"},
       {Replace(Valid(), "\"heatmap_window\": \"0:128:0:100\"", "\"heatmap_window\": \"1:2:3\""),
        "views.heatmap_window must be x0:x1:y0:y1"},
-      {Replace(Valid(), "\"views\": {", "\"views\": {\"zoom\": \"1\","), "views.zoom is not a view key"},
+      {Replace(Valid(), "\"views\": {", "\"views\": {\"zoom\": \"1\","),
+       "views.zoom is not a view key"},
       {Replace(Valid(), "\"ui\": {", "\"extra\": 1, \"ui\": {"), "unknown key \"extra\""},
       {Replace(Valid(), "\"files\": {}", "\"files\": {\"text\": {\"path\": \"a\"}}"),
        "files.text needs both"},
@@ -247,7 +334,8 @@ TEST(SessionFormat, MigrationsRunFromTheFilesVersionToTheCurrentOne) {
   EXPECT_EQ(d.version, 2);
   EXPECT_TRUE(std::any_of(d.params.begin(), d.params.end(),
                           [](const auto& kv) { return kv.first == "max_timescale"; }));
-  EXPECT_FALSE(std::any_of(d.params.begin(), d.params.end(), [](const auto& kv) { return kv.first == "base"; }));
+  EXPECT_FALSE(std::any_of(d.params.begin(), d.params.end(),
+                           [](const auto& kv) { return kv.first == "base"; }));
   // A version with no entry is refused, naming it.
   SessionDocument old = doc.value();
   old.version = 0;
@@ -304,12 +392,14 @@ TEST_F(SessionFiles, TheLastSessionIsRestoredAndABrokenOneKeptAside) {
   EXPECT_FALSE(b.show.curves);
   EXPECT_EQ(b.session.window_width, 1000);
   // A broken last session: a clear message, the file moved aside, the state untouched.
-  const std::string broken = "{\n  \"format\": \"pe-explorer-session\",\n  \"version\": 1,\n  oops\n}\n";
+  const std::string broken =
+      "{\n  \"format\": \"pe-explorer-session\",\n  \"version\": 1,\n  oops\n}\n";
   WriteBytes(Path("config/last.pexs"), broken);
   AppState c;
   Status s = SessionKeeper(Path("config")).RestoreLast(c, warnings);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("last.pexs\" is not valid JSON at line 4, column 3"), std::string::npos)
+  EXPECT_NE(s.message().find("last.pexs\" is not valid JSON at line 4, column 3"),
+            std::string::npos)
       << s.message();
   EXPECT_NE(s.message().find("kept as"), std::string::npos);
   EXPECT_FALSE(Exists(Path("config/last.pexs")));
@@ -362,7 +452,10 @@ TEST(SessionConfig, TheConfigFolderFollowsTheEnvironment) {
   const std::string keep_xdg = xdg ? xdg : "";
   ::setenv("XDG_CONFIG_HOME", "/tmp/xdg", 1);
   EXPECT_EQ(DefaultConfigDir(), "/tmp/xdg/pe-explorer");
-  if (keep_xdg.empty()) ::unsetenv("XDG_CONFIG_HOME"); else ::setenv("XDG_CONFIG_HOME", keep_xdg.c_str(), 1);
+  if (keep_xdg.empty())
+    ::unsetenv("XDG_CONFIG_HOME");
+  else
+    ::setenv("XDG_CONFIG_HOME", keep_xdg.c_str(), 1);
   if (!keep.empty()) ::setenv("PE_EXPLORER_CONFIG_DIR", keep.c_str(), 1);
 }
 
@@ -407,14 +500,15 @@ TEST(SessionUi, TheWindowsSettingsRoundTrip) {
   EXPECT_EQ(b.export_dialog.title, "T, with a comma");
   EXPECT_TRUE(b.manual == a.manual);
   // Settings this version cannot use are warnings; the rest of the session opens.
-  RestoreSession(b, {a.params, ViewsOf(a), {{"panel.heatmap", "maybe"}, {"future", "1"}}}, warnings);
+  RestoreSession(b, {a.params, ViewsOf(a), {{"panel.heatmap", "maybe"}, {"future", "1"}}},
+                 warnings);
   EXPECT_EQ(warnings.size(), 2u);
 }
 
 // ---- undo / redo
 TEST(SessionUndo, ADragIsOneStepAndRedoIsClearedByANewChange) {
   AppState s;
-  RecordUndo(s, false);  // the first frame: nothing to undo
+  RecordUndo(s, false);                 // the first frame: nothing to undo
   for (int64_t d : {10, 11, 12, 13}) {  // a slider held over four frames
     s.params.pe.d_model = d;
     RecordUndo(s, true);
@@ -435,7 +529,7 @@ TEST(SessionUndo, ADragIsOneStepAndRedoIsClearedByANewChange) {
   Undo(s);
   apply();
   EXPECT_EQ(s.params.pe.d_model, 128);  // the whole drag at once
-  Undo(s);  // nothing more to undo
+  Undo(s);                              // nothing more to undo
   apply();
   EXPECT_EQ(s.params, ModelParams{});
   Redo(s);
@@ -547,14 +641,15 @@ TEST_F(FigureSessions, FigureToSessionToFigureIsByteIdenticalForEveryViewAndForm
         ASSERT_TRUE(ExportView(v.kind, p, sel, a, options).ok()) << what << " " << ext;
         // Opened in the window, saved as a session file, opened again, exported.
         AppState opened;
-        ASSERT_TRUE(OpenSessionPath(opened, a, nullptr).ok()) << what << ": " << opened.session.notice;
+        ASSERT_TRUE(OpenSessionPath(opened, a, nullptr).ok())
+            << what << ": " << opened.session.notice;
         ASSERT_TRUE(SaveSessionAs(opened, Path("s.pexs"), nullptr).ok());
         AppState again;
         ASSERT_TRUE(OpenSessionPath(again, Path("s.pexs"), nullptr).ok()) << again.session.notice;
         const ExportDialogState& d = again.export_dialog;
         EXPECT_EQ(d.view, v.kind);
-        Status s2 = ExportView(d.view, again.params, ViewsOf(again), b,
-                               {ExportDialogSize(d), d.title, {}});
+        Status s2 =
+            ExportView(d.view, again.params, ViewsOf(again), b, {ExportDialogSize(d), d.title, {}});
         ASSERT_TRUE(s2.ok()) << what << " " << ext << ": " << s2.message();
         EXPECT_TRUE(ReadFile(a) == ReadFile(b)) << what << " " << ext << " differs";
         ++figures;

@@ -30,8 +30,9 @@ double Tol(double scale, int64_t d) {
   return (4.0 + static_cast<double>(d)) * std::ldexp(1.0, -24) * std::max(scale, 1e-30);
 }
 
-ModelParams Sinusoid(int64_t d, int64_t L, PeVariant variant, WaveOrder order = WaveOrder::kSinFirst,
-                     double scale = 1.0, int64_t offset = 0) {
+ModelParams Sinusoid(int64_t d, int64_t L, PeVariant variant,
+                     WaveOrder order = WaveOrder::kSinFirst, double scale = 1.0,
+                     int64_t offset = 0) {
   ModelParams m;
   m.pe.d_model = d;
   m.pe.max_len = L;
@@ -244,8 +245,9 @@ double DiagonalSpread(const NpyArray& a) {
   double spread = 0;
   for (int64_t p = 0; p + 1 < L; ++p) {
     for (int64_t q = 0; q + 1 < L; ++q) {
-      spread = std::max(spread, std::abs(static_cast<double>(a.data[static_cast<size_t>(p * L + q)]) -
-                                         a.data[static_cast<size_t>((p + 1) * L + q + 1)]));
+      spread =
+          std::max(spread, std::abs(static_cast<double>(a.data[static_cast<size_t>(p * L + q)]) -
+                                    a.data[static_cast<size_t>((p + 1) * L + q + 1)]));
     }
   }
   return spread;
@@ -313,8 +315,8 @@ TEST(Similarity, ClosedFormMatchesALongDoubleSumNearPosition1e9) {
         const long double want = LongDoubleDot(d, 10000.0L, p, q);
         // The closed form reduces exact integer angles in long double: 1e-9 here, where a
         // double angle p * w would be off by about 1e-7 per column.
-        EXPECT_NEAR(s.Dot(p, q), static_cast<double>(want), 1e-9) << "d " << d << " p " << p
-                                                                   << " q " << q;
+        EXPECT_NEAR(s.Dot(p, q), static_cast<double>(want), 1e-9)
+            << "d " << d << " p " << p << " q " << q;
       }
     }
     // And the largest table there is: 2^31 positions, the last ones.
@@ -323,8 +325,8 @@ TEST(Similarity, ClosedFormMatchesALongDoubleSumNearPosition1e9) {
     const int64_t last = (int64_t{1} << 31) - 1;
     // Offsets near 2^31 too: cos(k w_0) at k = 2^31 - 1, whose double angle k * w would be off
     // by up to 1.2e-7.
-    for (const auto& [p, q] : {std::pair<int64_t, int64_t>{last - 3, last}, {0, last}, {5, last - 1},
-                               {last, 1}}) {
+    for (const auto& [p, q] :
+         {std::pair<int64_t, int64_t>{last - 3, last}, {0, last}, {5, last - 1}, {last, 1}}) {
       EXPECT_NEAR(big.Dot(p, q), static_cast<double>(LongDoubleDot(d, 10000.0L, p, q)), 1e-9)
           << "d " << d << " p " << p << " q " << q;
     }
@@ -359,8 +361,8 @@ TEST(Similarity, RasterTexelsAreTheMeansOfTheirCells) {
       const auto g = NaiveGram(m, measure == SimilarityMeasure::kCosine);
       const PositionSimilarity s = Sim(m);
       // 8 x 8 texels of 8 x 8 cells, then one cell per texel over a corner.
-      for (const SimilarityRasterRequest req :
-           {SimilarityRasterRequest{0, 64, 0, 64, 8, 8}, SimilarityRasterRequest{40, 50, 3, 9, 100, 100}}) {
+      for (const SimilarityRasterRequest req : {SimilarityRasterRequest{0, 64, 0, 64, 8, 8},
+                                                SimilarityRasterRequest{40, 50, 3, 9, 100, 100}}) {
         const SimilarityRaster r = ComputeSimilarityRaster(s, req);
         ASSERT_FALSE(r.empty());
         EXPECT_TRUE(r.exact);
@@ -395,17 +397,20 @@ TEST(Similarity, RasterAtTwoToThe31PositionsNeedsNoTable) {
     ASSERT_EQ(whole.height, 200);
     for (float v : whole.values) ASSERT_TRUE(std::isfinite(v));
     // Zoomed in on the last cells: each cell exactly, from the closed form.
-    const SimilarityRaster corner = ComputeSimilarityRaster(s, {end - 20, end, end - 10, end, 400, 400});
+    const SimilarityRaster corner =
+        ComputeSimilarityRaster(s, {end - 20, end, end - 10, end, 400, 400});
     ASSERT_TRUE(corner.one_cell_per_texel);
     for (int y = 0; y < corner.height; ++y) {
       for (int x = 0; x < corner.width; ++x) {
         const int64_t p = corner.p_edges[y], q = corner.q_edges[x];
         long double want = LongDoubleDot(129, 10000.0L, p, q);
         if (measure == SimilarityMeasure::kCosine) {
-          want /= std::sqrt(LongDoubleDot(129, 10000.0L, p, p) * LongDoubleDot(129, 10000.0L, q, q));
+          want /=
+              std::sqrt(LongDoubleDot(129, 10000.0L, p, p) * LongDoubleDot(129, 10000.0L, q, q));
         }
         EXPECT_NEAR(corner.values[static_cast<size_t>(y * corner.width + x)],
-                    static_cast<double>(want), Tol(measure == SimilarityMeasure::kCosine ? 1 : 65, 1));
+                    static_cast<double>(want),
+                    Tol(measure == SimilarityMeasure::kCosine ? 1 : 65, 1));
       }
     }
   }
@@ -470,15 +475,17 @@ TEST(SimilarityOffset, MeanAndBandOverPositionsMatchANaiveLoop) {
       }
     }
   }
-  // The learned band is wide: at k = 1 the dot of N(0, 1) rows of d = 16 spreads over several units.
+  // The learned band is wide: at k = 1 the dot of N(0, 1) rows of d = 16 spreads over several
+  // units.
   const OffsetStats learned = SimilarityAtOffset(Sim(Learned(16, 40)), 1, 1000);
   EXPECT_GT(learned.max - learned.min, 5.0);
 }
 
 TEST(SimilarityOffset, TableHasEveryOffsetAndTheMean) {
-  for (ModelParams m : {Sinusoid(8, 25, PeVariant::kPaper), Sinusoid(1, 25, PeVariant::kPaper),
-                        Sinusoid(7, 25, PeVariant::kPaper, WaveOrder::kSinFirst, 1.0, 3),
-                        Learned(8, 25), Rope(8, 25, RopePairing::kInterleaved, RopeScaling::kNone)}) {
+  for (ModelParams m :
+       {Sinusoid(8, 25, PeVariant::kPaper), Sinusoid(1, 25, PeVariant::kPaper),
+        Sinusoid(7, 25, PeVariant::kPaper, WaveOrder::kSinFirst, 1.0, 3), Learned(8, 25),
+        Rope(8, 25, RopePairing::kInterleaved, RopeScaling::kNone)}) {
     for (SimilarityMeasure measure : {SimilarityMeasure::kDot, SimilarityMeasure::kCosine}) {
       m.measure = measure;
       const bool cosine = measure == SimilarityMeasure::kCosine;
@@ -499,7 +506,8 @@ TEST(SimilarityOffset, TableHasEveryOffsetAndTheMean) {
           EXPECT_TRUE(std::isnan(a.data[static_cast<size_t>(2 * i + 1)]));
           continue;
         }
-        EXPECT_NEAR(std::stod(rows[static_cast<size_t>(i + 1)][1]), want, tol) << Describe(m) << " k " << k;
+        EXPECT_NEAR(std::stod(rows[static_cast<size_t>(i + 1)][1]), want, tol)
+            << Describe(m) << " k " << k;
         EXPECT_NEAR(a.data[static_cast<size_t>(2 * i + 1)], want, tol);
       }
     }
@@ -562,7 +570,8 @@ TEST(Similarity, FiguresSayWhatTheyShow) {
     EXPECT_EQ(f.image->width, 40);
   }
   {
-    const auto [f, text] = legend(Rope(16, 40, RopePairing::kHalf, RopeScaling::kNone), ViewKind::kSimilarity);
+    const auto [f, text] =
+        legend(Rope(16, 40, RopePairing::kHalf, RopeScaling::kNone), ViewKind::kSimilarity);
     EXPECT_NE(text.find("R_p u"), std::string::npos) << text;
   }
 }
@@ -585,7 +594,8 @@ TEST(Similarity, RefusalsNameTheValueAndTheLimit) {
     SetScheme(b, scheme);
     for (ViewKind v : {ViewKind::kSimilarity, ViewKind::kSimilarityOffset}) {
       const Status st = CheckViewApplies(v, b.pe);
-      EXPECT_NE(st.message().find("needs a vector per position"), std::string::npos) << st.message();
+      EXPECT_NE(st.message().find("needs a vector per position"), std::string::npos)
+          << st.message();
     }
   }
   for (Scheme scheme : {Scheme::kSinusoidal, Scheme::kLearned, Scheme::kRope}) {
@@ -596,8 +606,8 @@ TEST(Similarity, RefusalsNameTheValueAndTheLimit) {
   }
   // The whole (L, L) table against the memory cap, before anything is written.
   Status st;
-  const std::string out =
-      WriteTable(ViewKind::kSimilarity, Sinusoid(128, 100000, PeVariant::kPaper), TableFormat::kNpy, &st);
+  const std::string out = WriteTable(
+      ViewKind::kSimilarity, Sinusoid(128, 100000, PeVariant::kPaper), TableFormat::kNpy, &st);
   EXPECT_TRUE(out.empty());
   EXPECT_NE(st.message().find("100000 x 100000"), std::string::npos) << st.message();
   EXPECT_NE(st.message().find("over the memory cap of 2.0 GiB"), std::string::npos) << st.message();

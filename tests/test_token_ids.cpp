@@ -101,10 +101,9 @@ TEST(EmbeddingInit, MomentsOfEachInitialiserOver2To20Values) {
       const double n = static_cast<double>(t.data.size());
       ASSERT_EQ(n, 1048576.0);
       const bool truncated = init == EmbeddingInit::kTruncatedNormal;
-      const double scale =
-          init == EmbeddingInit::kNormal1 || truncated  ? 1.0
-          : init == EmbeddingInit::kNormal002           ? 0.02
-                                                        : 1.0 / 16.0;  // d^-0.5
+      const double scale = init == EmbeddingInit::kNormal1 || truncated ? 1.0
+                           : init == EmbeddingInit::kNormal002          ? 0.02
+                                                                        : 1.0 / 16.0;  // d^-0.5
       const double sigma = truncated ? std::sqrt(TruncatedMoment(2)) : scale;
       const double mu4 = truncated ? TruncatedMoment(4) : 3 * std::pow(sigma, 4);
       double sum = 0;
@@ -162,9 +161,9 @@ TEST(EmbeddingInit, GoldenEntriesFromTheIndependentDerivation) {
       for (int64_t c = 0; c < d; ++c) {
         const auto k = static_cast<uint64_t>(r * d + c);
         const double want = init == EmbeddingInit::kTruncatedNormal ? Truncated(seed, k)
-                            : init == EmbeddingInit::kNormal002      ? 0.02 * Gauss(seed, k)
-                            : init == EmbeddingInit::kNormalScaled   ? 0.25 * Gauss(seed, k)
-                                                                     : Gauss(seed, k);
+                            : init == EmbeddingInit::kNormal002     ? 0.02 * Gauss(seed, k)
+                            : init == EmbeddingInit::kNormalScaled  ? 0.25 * Gauss(seed, k)
+                                                                    : Gauss(seed, k);
         ASSERT_EQ(EmbeddingValue(init, seed, d, r, c), static_cast<float>(want))
             << EmbeddingInitName(init) << " (" << r << ", " << c << ")";
       }
@@ -220,8 +219,9 @@ TEST(TokenIds, EveryBadInputHasItsMessage) {
     const char* message;
   };
   const Case cases[] = {
-      {"", "--ids is empty: give token ids such as 2,5,0,9 (a sequence) or 1,2;3,4 (a batch, rows "
-           "separated by ';')"},
+      {"",
+       "--ids is empty: give token ids such as 2,5,0,9 (a sequence) or 1,2;3,4 (a batch, rows "
+       "separated by ';')"},
       {"  ", "--ids is empty"},
       {"2,,5", "--ids: the id at position 1 is empty (in \"2,,5\")"},
       {"2,5,", "--ids: the id at position 2 is empty"},
@@ -232,11 +232,13 @@ TEST(TokenIds, EveryBadInputHasItsMessage) {
       {"0x10", "--ids: \"0x10\" at position 0 is not an integer token id"},
       {"+5", "--ids: \"+5\" at position 0 is not an integer token id"},
       {"1,2;3,1e3", "--ids: \"1e3\" at row 1, column 1 is not an integer token id"},
-      {"1,99999999999999999999", "--ids: \"99999999999999999999\" at position 1 does not fit a "
-                                 "64-bit integer (ids must be below 16777216)"},
+      {"1,99999999999999999999",
+       "--ids: \"99999999999999999999\" at position 1 does not fit a "
+       "64-bit integer (ids must be below 16777216)"},
       {"-99999999999999999999", "does not fit a 64-bit integer"},
-      {"1,2,3;4,5", "--ids: row 1 has 2 ids but row 0 has 3; every row of a batch must have the "
-                    "same length"},
+      {"1,2,3;4,5",
+       "--ids: row 1 has 2 ids but row 0 has 3; every row of a batch must have the "
+       "same length"},
       {"1,2;3,4;5", "--ids: row 2 has 1 ids but row 0 has 2"},
   };
   for (const Case& c : cases) {
@@ -297,8 +299,8 @@ TEST(TokenIds, FieldsApplyWholeOrNotAtAll) {
 TEST(TokenIds, InitSetsBothTablesAndLearnedInitThePositionTableAlone) {
   ModelParams m;
   SetScheme(m, Scheme::kLearned);
-  EXPECT_EQ(m.example.init, EmbeddingInit::kNormal1);          // nn.Embedding
-  EXPECT_EQ(m.pe.learned().init, EmbeddingInit::kNormal002);   // GPT-2, BERT
+  EXPECT_EQ(m.example.init, EmbeddingInit::kNormal1);         // nn.Embedding
+  EXPECT_EQ(m.pe.learned().init, EmbeddingInit::kNormal002);  // GPT-2, BERT
   ASSERT_TRUE(FindParamField("--init")->set(m, "normal-scaled").ok());
   EXPECT_EQ(m.example.init, EmbeddingInit::kNormalScaled);
   EXPECT_EQ(m.pe.learned().init, EmbeddingInit::kNormalScaled);
@@ -392,7 +394,7 @@ TEST(TokenIds, BatchNpyIsEmbeddingRowsPlusPositions) {
   ASSERT_TRUE(ParseNpy(SumTable(m, TableFormat::kNpy), a, why)) << why;
   ASSERT_EQ(a.shape, (std::vector<int64_t>{2, 5, 4, 4}));
   const Matrix w = InitEmbedding(EmbeddingInit::kNormal1, 100, 4, 5).value();  // (V, d)
-  const float s = 2.0f;                                                         // sqrt(4)
+  const float s = 2.0f;                                                        // sqrt(4)
   for (size_t i = 0; i < 2; ++i) {
     for (size_t j = 0; j < 5; ++j) {
       for (int64_t c = 0; c < 4; ++c) {
@@ -401,9 +403,9 @@ TEST(TokenIds, BatchNpyIsEmbeddingRowsPlusPositions) {
         const double pe = c % 2 == 0 ? std::sin(angle) : std::cos(angle);
         const size_t at = ((i * 5 + j) * 4) * 4 + static_cast<size_t>(c);
         const float e = w.at(x[i][j], c);
-        EXPECT_EQ(a.data[at + 0 * 4], e) << i << "," << j;               // embedding
-        EXPECT_EQ(a.data[at + 1 * 4], e * s) << i << "," << j;           // scaled
-        EXPECT_NEAR(a.data[at + 2 * 4], pe, 1e-6) << i << "," << j;      // positional
+        EXPECT_EQ(a.data[at + 0 * 4], e) << i << "," << j;                   // embedding
+        EXPECT_EQ(a.data[at + 1 * 4], e * s) << i << "," << j;               // scaled
+        EXPECT_NEAR(a.data[at + 2 * 4], pe, 1e-6) << i << "," << j;          // positional
         EXPECT_NEAR(a.data[at + 3 * 4], e * s + pe, 2e-6) << i << "," << j;  // sum
       }
     }

@@ -129,7 +129,8 @@ TEST(TorchRandom, SmallTensorsTakeTheDoublePath) {
   }
   for (int64_t n = 1; n < 16; ++n) {
     const std::vector<float> ours = TorchRandn(1, n);
-    for (int64_t k = 0; k < n; ++k) EXPECT_EQ(ours[static_cast<size_t>(k)], want[static_cast<size_t>(k)]);
+    for (int64_t k = 0; k < n; ++k)
+      EXPECT_EQ(ours[static_cast<size_t>(k)], want[static_cast<size_t>(k)]);
   }
 }
 
@@ -138,7 +139,8 @@ TEST(TorchRandom, ValuesAtAgreeWithTheWholeFill) {
   for (int64_t n : {1, 5, 15, 16, 17, 40, 47, 48, 1000, 1031}) {
     const std::vector<float> all = TorchRandn(9, n);
     std::vector<int64_t> idx;
-    for (int k = 0; k < 30; ++k) idx.push_back(static_cast<int64_t>(pick() % static_cast<uint32_t>(n)));
+    for (int k = 0; k < 30; ++k)
+      idx.push_back(static_cast<int64_t>(pick() % static_cast<uint32_t>(n)));
     idx.push_back(n - 1);
     idx.push_back(0);
     const std::vector<float> some = TorchNormalAt(9, n, idx);
@@ -158,7 +160,8 @@ TEST(TorchInit, ParsesTorchSeedAndRoundTrips) {
     EXPECT_FALSE(ParseInitChoice(bad)) << bad;
   }
   EXPECT_FALSE(ParseEmbeddingInit("torch"));  // --learned-init does not take it
-  for (const InitChoice c : {InitChoice{EmbeddingInit::kTorch, 123}, InitChoice{EmbeddingInit::kNormal1, 0}}) {
+  for (const InitChoice c :
+       {InitChoice{EmbeddingInit::kTorch, 123}, InitChoice{EmbeddingInit::kNormal1, 0}}) {
     EXPECT_EQ(ParseInitChoice(InitChoiceName(c)), c);
   }
   EXPECT_EQ(InitChoiceName({EmbeddingInit::kTorch, 42}), "torch:42");

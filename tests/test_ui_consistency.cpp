@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -82,7 +82,8 @@ class StateConsistency : public HeadlessUi {
       }
     }
     for (const auto& [view, figure] : drawn.figures) {
-      ASSERT_TRUE(ViewApplies(view, pe)) << ViewName(view) << " drawn for " << SchemeName(pe.kind());
+      ASSERT_TRUE(ViewApplies(view, pe))
+          << ViewName(view) << " drawn for " << SchemeName(pe.kind());
     }
     if (e.family() != Family::kAdded) {
       ASSERT_TRUE(drawn.sum_rows.empty()) << "a sum drawn for a scheme that adds nothing";
@@ -216,7 +217,7 @@ std::string RandomNumberText(std::mt19937& rng, const char* field) {
 TEST_F(StateConsistency, EveryPanelDrawsTheCurrentStateAfterEveryFrame) {
   std::mt19937 rng(20261122);
   // Fields of every scheme: the ones the current scheme does not show are skipped.
-  const char* fields[] = {"d_model", "max_len",    "base",  "offset",      "seed",
+  const char* fields[] = {"d_model",  "max_len",    "base",   "offset",        "seed",
                           "head dim", "rope_theta", "factor", "min timescale", "output scale"};
   const char* picks[] = {"4,5,6,7", "every 8th i", "one pair", "clear"};
   const char* sentences[] = {"The cat sits on the mat", "I love NLP.",       "",

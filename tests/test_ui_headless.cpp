@@ -8,14 +8,14 @@
 #include <cmath>
 #include <cstring>
 
-#include "ui/app_state.h"
 #include "figure/colormap.h"
-#include "model/param_fields.h"
-#include "ui/derived.h"
-#include "jobs/export_runner.h"
 #include "headless_ui.h"
+#include "jobs/export_runner.h"
+#include "model/param_fields.h"
 #include "model/walkthrough_presets.h"
 #include "test_support.h"
+#include "ui/app_state.h"
+#include "ui/derived.h"
 #include "ui/ui.h"
 
 namespace pe {
@@ -115,11 +115,12 @@ TEST_F(HeadlessUi, TypingTokenIdsReplacesTheTextAndBadIdsAreRefusedInPlace) {
   ImGuiWindow* controls = Child("controls");
   ASSERT_NE(controls, nullptr);
   ImVec2 at;
-  ASSERT_TRUE(
-      Find(controls, Id(controls, "ids"), ImVec2(controls->Pos.x + 25, controls->Pos.y), false, &at));
+  ASSERT_TRUE(Find(controls, Id(controls, "ids"), ImVec2(controls->Pos.x + 25, controls->Pos.y),
+                   false, &at));
   Click(at);
   SelectAllAndType("23,37,3;97,61,19");
-  EXPECT_EQ(state_.params.example.ids, (std::vector<std::vector<int64_t>>{{23, 37, 3}, {97, 61, 19}}));
+  EXPECT_EQ(state_.params.example.ids,
+            (std::vector<std::vector<int64_t>>{{23, 37, 3}, {97, 61, 19}}));
   ASSERT_TRUE(caches_.derived.get().sentence.ok());
   EXPECT_EQ(caches_.derived.get().sentence.value().tokens[0].text, "id 23");
   EXPECT_EQ(caches_.derived.get().sentence.value().vocab_size, 98);
@@ -466,8 +467,8 @@ TEST_F(HeadlessUi, BiasSchemesDrawAndFewerHeadsMoveTheShownHead) {
   Frames(3);
   ASSERT_TRUE(caches_.derived.get().pe_status.ok());
   controls = Child("controls");
-  ASSERT_TRUE(Find(controls, Id(controls, "buckets"),
-                   ImVec2(controls->Pos.x + 25, controls->Pos.y), false, &at));
+  ASSERT_TRUE(Find(controls, Id(controls, "buckets"), ImVec2(controls->Pos.x + 25, controls->Pos.y),
+                   false, &at));
   Click(at);
   SelectAllAndType("31");
   EXPECT_EQ(state_.params.pe.t5().buckets, 32);
@@ -783,8 +784,8 @@ TEST_F(HeadlessUi, CombosFitTheirEntriesAndTooltipsWrapOnScreen) {
     longest = std::max(longest, ImGui::CalcTextSize(item).x);
   }
   const float fit = longest + style.FramePadding.x * 2 + ImGui::GetFrameHeight();
-  const float room = controls->WorkRect.GetWidth() - ImGui::CalcTextSize("scheme").x -
-                     style.ItemInnerSpacing.x;
+  const float room =
+      controls->WorkRect.GetWidth() - ImGui::CalcTextSize("scheme").x - style.ItemInnerSpacing.x;
   EXPECT_GE(right - left + 2.0f, std::min(fit, room)) << "fit " << fit << ", room " << room;
   EXPECT_LE(right - left, room + 1.0f);
   // Hovered, its long tooltip is wrapped: narrower than the display and than 30 em + padding.

@@ -4,15 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <cmath>
 #include <cstdlib>
 #include <string>
 
-#include "ui/app_state.h"
 #include "figure/colormap.h"
 #include "image_support.h"
 #include "test_support.h"
+#include "ui/app_state.h"
 #include "window/window.h"
 
 namespace pe {

@@ -42,7 +42,9 @@ EncodingPtr Make(const EncodingParams& p) {
 }
 
 // Python's a // b for b > 0.
-int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int64_t FloorDiv(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
 
 // torchscale's XPOS(head_dim=d, scale_base).forward(x, offset, downscale) for x of `length`
 // rows, reduced to the table it multiplies x by: (length, d) cos * scale or sin * scale
@@ -132,12 +134,11 @@ TEST(Xpos, TableIsTorchscalesConstruction) {
                 if (!(excess <= worst)) worst = excess, worst_at = j;
                 ++cells;
               }
-              EXPECT_LE(worst, 1.0) << "d " << d << " length " << length << " offset " << offset
-                                    << " " << XposPositionsName(positions) << " "
-                                    << XposSideName(side) << " " << RopePartName(part)
-                                    << ": cell " << worst_at << " is "
-                                    << table.value().data[worst_at] << ", torchscale "
-                                    << ref[worst_at];
+              EXPECT_LE(worst, 1.0)
+                  << "d " << d << " length " << length << " offset " << offset << " "
+                  << XposPositionsName(positions) << " " << XposSideName(side) << " "
+                  << RopePartName(part) << ": cell " << worst_at << " is "
+                  << table.value().data[worst_at] << ", torchscale " << ref[worst_at];
             }
           }
         }
@@ -149,15 +150,15 @@ TEST(Xpos, TableIsTorchscalesConstruction) {
 
 TEST(Xpos, CentreShiftIsPythonsFloorDivision) {
   // -(length + offset) // 2: -3 for 5, -2 for 4, -1 for 1
-  EXPECT_EQ(XposCentreShift(Params(8, 5, 0, RopePart::kCos, XposSide::kQuery,
-                                   XposPositions::kCentred)),
-            -3);
-  EXPECT_EQ(XposCentreShift(Params(8, 1, 3, RopePart::kCos, XposSide::kQuery,
-                                   XposPositions::kCentred)),
-            -2);
-  EXPECT_EQ(XposCentreShift(Params(8, 1, 0, RopePart::kCos, XposSide::kQuery,
-                                   XposPositions::kCentred)),
-            -1);
+  EXPECT_EQ(
+      XposCentreShift(Params(8, 5, 0, RopePart::kCos, XposSide::kQuery, XposPositions::kCentred)),
+      -3);
+  EXPECT_EQ(
+      XposCentreShift(Params(8, 1, 3, RopePart::kCos, XposSide::kQuery, XposPositions::kCentred)),
+      -2);
+  EXPECT_EQ(
+      XposCentreShift(Params(8, 1, 0, RopePart::kCos, XposSide::kQuery, XposPositions::kCentred)),
+      -1);
   EXPECT_EQ(XposCentreShift(Params(8, 5, 0, RopePart::kCos, XposSide::kQuery)), 0);
 }
 
@@ -250,9 +251,11 @@ TEST(Xpos, FillBlockIsTheRoundedPerCellValueAndMeansAgree) {
         }
         for (int trial = 0; trial < 6; ++trial) {
           const int64_t rows = 1 + static_cast<int64_t>(rng() % 2500);
-          const int64_t row0 = static_cast<int64_t>(rng() % static_cast<uint64_t>(e->rows() - rows + 1));
+          const int64_t row0 =
+              static_cast<int64_t>(rng() % static_cast<uint64_t>(e->rows() - rows + 1));
           const int64_t cols = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(e->cols()));
-          const int64_t col0 = static_cast<int64_t>(rng() % static_cast<uint64_t>(e->cols() - cols + 1));
+          const int64_t col0 =
+              static_cast<int64_t>(rng() % static_cast<uint64_t>(e->cols() - cols + 1));
           std::vector<float> block(static_cast<size_t>(rows * cols));
           e->FillBlock(row0, rows, col0, cols, block.data());
           std::vector<double> sum(static_cast<size_t>(cols), 0.0);
@@ -261,7 +264,8 @@ TEST(Xpos, FillBlockIsTheRoundedPerCellValueAndMeansAgree) {
             for (int64_t j = 0; j < cols; ++j) {
               const float got = block[static_cast<size_t>(r * cols + j)];
               // a block is the same bits as the whole table
-              ASSERT_EQ(got, whole.value().data[static_cast<size_t>((row0 + r) * e->cols() + col0 + j)]);
+              ASSERT_EQ(got,
+                        whole.value().data[static_cast<size_t>((row0 + r) * e->cols() + col0 + j)]);
               const double exact = e->ValueAt(col0 + j, double(p.offset + row0 + r));
               const float naive = static_cast<float>(exact);
               ++cells;
@@ -327,7 +331,8 @@ TEST(Xpos, DescribeCellCarriesItsFormula) {
   ASSERT_TRUE(e);
   const std::string s = e->DescribeCell(37, 24);
   EXPECT_NE(s.find("cos(37 * 10000^(-24/128)) * 0.4196429^(37/512) = "), std::string::npos) << s;
-  EncodingPtr k = Make(Params(128, 100, 0, RopePart::kSin, XposSide::kKey, XposPositions::kCentred));
+  EncodingPtr k =
+      Make(Params(128, 100, 0, RopePart::kSin, XposSide::kKey, XposPositions::kCentred));
   ASSERT_TRUE(k);
   const std::string t = k->DescribeCell(37, 25);
   EXPECT_NE(t.find("sin(37 * 10000^(-24/128)) * 0.4196429^(-(37 - 50)/512) = "), std::string::npos)
@@ -394,9 +399,8 @@ TEST(Xpos, TablesThatWouldPassFloatMaxAreRefusedAtTheirLimit) {
     }
   }
   // the angle has no decay: any length
-  EXPECT_TRUE(ValidateEncodingParams(
-                  Params(128, 1'000'000'000, 0, RopePart::kAngle, XposSide::kKey))
-                  .ok());
+  EXPECT_TRUE(
+      ValidateEncodingParams(Params(128, 1'000'000'000, 0, RopePart::kAngle, XposSide::kKey)).ok());
   // a far offset: even one key row is too far
   const std::string why = Refusal(Params(128, 1, 100'000, RopePart::kCos, XposSide::kKey));
   EXPECT_NE(why.find("offset must be smaller, got offset 100000"), std::string::npos) << why;

@@ -36,7 +36,8 @@ std::string VerdictText(const CheckCandidate& c) {
     case CheckVerdict::kFloat32:
       return "matches " + Named(c) + " as computed in float32 (max |error| " +
              Num(c.stats.max_abs) + ", growing with the position)";
-    case CheckVerdict::kNoMatch: break;
+    case CheckVerdict::kNoMatch:
+      break;
   }
   return "no match; nearest: " + Named(c) + ", max |error| " + Num(c.stats.max_abs);
 }
@@ -50,13 +51,13 @@ void PrintCheckReport(std::ostream& out, const CheckReport& r, const std::string
     out << "no match\n";
   } else {
     const CheckCandidate& b = r.ranked.front();
-    out << (r.verdict == CheckVerdict::kNoMatch ? "no match" : "match") << ": "
-        << VerdictText(b) << "\n";
+    out << (r.verdict == CheckVerdict::kNoMatch ? "no match" : "match") << ": " << VerdictText(b)
+        << "\n";
     out << "  flags: " << b.flags << "\n";
     const ErrorStats& s = b.stats;
     out << "  max |error| " << Num(s.max_abs) << ", mean |error| " << Num(s.mean_abs)
-        << ", largest " << s.max_ulps << " ulps, " << s.over_tolerance << " of "
-        << s.rows * s.cols << " cells beyond the tolerance\n";
+        << ", largest " << s.max_ulps << " ulps, " << s.over_tolerance << " of " << s.rows * s.cols
+        << " cells beyond the tolerance\n";
     out << "  worst cell: row " << s.worst_row << " (position " << b.params.offset + s.worst_row
         << "), column " << s.worst_col << ": table " << Full(s.worst_table) << ", reference "
         << Full(s.worst_reference) << "\n";

@@ -1,21 +1,21 @@
 #include "cli/command_line.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <algorithm>
 #include <limits>
 #include <string_view>
 
+#include "encoding/sinusoidal_presets.h"
 #include "io/figure_metadata_reader.h"
 #include "io/file_writers.h"
-#include "views/figure_command.h"
-#include "encoding/sinusoidal_presets.h"
 #include "model/param_fields.h"
 #include "text/tokenizer.h"
 #include "ui/ui_scale_range.h"
+#include "views/figure_command.h"
 #include "views/view_registry.h"
 #include "views/view_tables.h"
 
@@ -61,7 +61,8 @@ void AddParameterOptions(CLI::App& app, Flags& f) {
     const std::string flag(field.flag);
     if (field.is_switch()) {
       // std::vector<bool> has no addressable elements: a callback records the switch.
-      app.add_flag_callback(flag, [&f, k] { f.switches[k] = true; }, FieldHelp(field));
+      app.add_flag_callback(
+          flag, [&f, k] { f.switches[k] = true; }, FieldHelp(field));
     } else {
       app.add_option(flag, f.values[k], FieldHelp(field))
           ->type_name(std::string(field.value_name))
@@ -135,9 +136,8 @@ int BuildParams(const CLI::App& app, const CLI::App* before, const Flags& f, Mod
 // windows (they describe another table); a table output (.csv, .npy) drops the figure flags.
 // Nothing when there is no --from; an error names the file and what is wrong with it.
 template <size_t N>
-Result<std::optional<std::vector<std::string>>> MergeFromFigure(int argc,
-                                                                const char* const* argv,
-                                                                const char* const (&figure_flags)[N]) {
+Result<std::optional<std::vector<std::string>>> MergeFromFigure(
+    int argc, const char* const* argv, const char* const (&figure_flags)[N]) {
   int export_at = -1;
   for (int k = 1; k < argc; ++k) {
     if (std::string_view(argv[k]) == "export") {
@@ -244,9 +244,9 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       ->capture_default_str();
   app.add_option("--theme", theme, "Window colours: dark, or light for projectors")
       ->capture_default_str();
-  const char* const kWindowFlags[] = {"--screenshot", "--frames", "--frame-stats", "--animate",
-                                      "--size",       "--tab",    "--fresh",       "--ui-scale",
-                                      "--theme"};
+  const char* const kWindowFlags[] = {"--screenshot", "--frames",   "--frame-stats",
+                                      "--animate",    "--size",     "--tab",
+                                      "--fresh",      "--ui-scale", "--theme"};
 
   CLI::App* exp = app.add_subcommand(
       "export",
@@ -258,7 +258,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     if (v.schemes != kAllSchemes) {
       std::string only;
       for (Scheme s : kAllSchemeKinds) {
-        if (v.schemes & SchemeBit(s)) only += (only.empty() ? "" : "/") + std::string(SchemeName(s));
+        if (v.schemes & SchemeBit(s))
+          only += (only.empty() ? "" : "/") + std::string(SchemeName(s));
       }
       view_help += " (" + only + ")";
     }
@@ -280,7 +281,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       ->capture_default_str();
   exp->add_option("--title", er.title, "Figure title (default: one naming the parameters)");
   exp->add_option("--positions", er.positions,
-                  "Positions shown, A:B (heatmap rows, curves x, score queries and keys); for a .csv/.npy table of the "
+                  "Positions shown, A:B (heatmap rows, curves x, score queries and keys); for a "
+                  ".csv/.npy table of the "
                   "heatmap or curves, whole positions: rows A to B-1");
   exp->add_option("--dim-range", er.dim_range, "Dimensions shown, A:B (heatmap and sum)");
   exp->add_option("--token", er.token,
@@ -301,8 +303,7 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   };
   exp->add_option("--heatmap-window", er.heatmap_window,
                   window_help("heatmap and precision (dims x positions)"));
-  exp->add_option("--curves-window", er.curves_window,
-                  window_help("curves (positions x values)"));
+  exp->add_option("--curves-window", er.curves_window, window_help("curves (positions x values)"));
   exp->add_option("--sums-window", er.sums_window, window_help("sum view (dims x values)"));
   exp->add_option("--score-window", er.score_window,
                   window_help("score, similarity and compare views (keys x queries)"));
@@ -318,10 +319,9 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
                   "override what the file says, and -o may change the format")
       ->type_name("FIGURE");
   const char* const kFigureFlags[] = {
-      "--width",          "--height",        "--scale",        "--title",
-      "--dim-range",      "--token",         "--no-markers",   "--batch-row",
-      "--heatmap-window", "--curves-window", "--sums-window",  "--score-window",
-      "--highlight",      "--no-highlight",  "--walkthrough-step"};
+      "--width",       "--height",       "--scale",     "--title",          "--dim-range",
+      "--token",       "--no-markers",   "--batch-row", "--heatmap-window", "--curves-window",
+      "--sums-window", "--score-window", "--highlight", "--no-highlight",   "--walkthrough-step"};
   AddParameterOptions(*exp, flags);
 
   CLI::App* chk = app.add_subcommand(
@@ -454,9 +454,11 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     er.scale = sc.value();
     if (Status s = CheckText("--title", er.title); !s.ok()) return usage_error(s.message());
   }
-  CLI::App& flags_app = cl.mode == RunMode::kExport ? *exp : cl.mode == RunMode::kCheck ? *chk : app;
-  if (int code = BuildParams(flags_app, cl.mode == RunMode::kWindow ? nullptr : &app, flags,
-                             cl.params);
+  CLI::App& flags_app = cl.mode == RunMode::kExport  ? *exp
+                        : cl.mode == RunMode::kCheck ? *chk
+                                                     : app;
+  if (int code =
+          BuildParams(flags_app, cl.mode == RunMode::kWindow ? nullptr : &app, flags, cl.params);
       code != 0) {
     exit_code = code;
     return std::nullopt;
@@ -465,8 +467,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     cl.window.size_given = app.count("--size") > 0;
     const auto fields = ParamFields();
     for (size_t k = 0; k < fields.size(); ++k) {
-      const bool given = fields[k].is_switch() ? flags.switches[k]
-                                               : app.count(std::string(fields[k].flag)) > 0;
+      const bool given =
+          fields[k].is_switch() ? flags.switches[k] : app.count(std::string(fields[k].flag)) > 0;
       cl.window.params_given = cl.window.params_given || given;
     }
     cl.window.params_given = cl.window.params_given || !flags.vocab_file.empty();
@@ -474,8 +476,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   if (cl.mode == RunMode::kWindow && !cl.window.tab.empty()) {
     std::optional<ViewKind> tab = ParseView(cl.window.tab);
     if (!tab) {
-      return usage_error("--tab must be a view name (see export --help), got \"" +
-                         cl.window.tab + "\"");
+      return usage_error("--tab must be a view name (see export --help), got \"" + cl.window.tab +
+                         "\"");
     }
     if (Status s = CheckViewApplies(*tab, cl.params.pe); !s.ok()) {
       return usage_error("--tab: " + s.message());
@@ -484,17 +486,17 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   if (cl.mode == RunMode::kWindow) {
     const size_t x = size.find('x');
     Result<int64_t> w = ParseInteger("--size width", size.substr(0, x), 320, 8192);
-    Result<int64_t> h = ParseInteger(
-        "--size height", x == std::string::npos ? "" : size.substr(x + 1), 240, 8192);
+    Result<int64_t> h =
+        ParseInteger("--size height", x == std::string::npos ? "" : size.substr(x + 1), 240, 8192);
     if (!w.ok() || !h.ok()) {
       return usage_error("--size must be WxH with W in [320, 8192] and H in [240, 8192], got \"" +
                          size + "\"");
     }
     cl.window.width = static_cast<int>(w.value());
     cl.window.height = static_cast<int>(h.value());
-    Result<double> ui_scale_value = ParseNumber(
-        "--ui-scale", ui_scale, "a number from 0.5 to 3 (1 = normal size)",
-        [](double v) { return v >= kMinUiScale && v <= kMaxUiScale; });
+    Result<double> ui_scale_value =
+        ParseNumber("--ui-scale", ui_scale, "a number from 0.5 to 3 (1 = normal size)",
+                    [](double v) { return v >= kMinUiScale && v <= kMaxUiScale; });
     if (!ui_scale_value.ok()) return usage_error(ui_scale_value.message());
     cl.window.ui_scale = static_cast<float>(ui_scale_value.value());
     if (theme != "dark" && theme != "light") {

@@ -19,9 +19,9 @@ struct ExportRequest {
   std::string output;                           // path or "-"
   double width = 960, height = 540, scale = 1;  // figure size (layout units) and PNG scale
   std::string title;                            // empty: a title naming the parameters
-  std::string positions;  // "A:B": the positions shown (heatmap rows, curves x)
-  std::string dim_range;  // "A:B": the dimensions shown (heatmap, sums)
-  std::string token;      // "N" or "all": the token (sums) and highlight (heatmap, curves)
+  std::string positions;          // "A:B": the positions shown (heatmap rows, curves x)
+  std::string dim_range;          // "A:B": the dimensions shown (heatmap, sums)
+  std::string token;              // "N" or "all": the token (sums) and highlight (heatmap, curves)
   std::string rotation_position;  // "P": the rotation view's position (empty: first + 10)
   std::string batch_row;          // "B": the sum figure's row of a batch of --ids (empty: 0)
   bool no_markers = false;
@@ -29,8 +29,8 @@ struct ExportRequest {
   // values, sums: dims x values, score: keys x queries); empty: the whole table
   std::string heatmap_window, curves_window, sums_window, score_window;
   bool highlight = false, no_highlight = false;  // outline the token (default: with --token)
-  std::string walkthrough_step;  // "S": the walkthrough step a PNG or SVG shows
-  std::string from;              // the figure whose metadata gave the defaults (--from)
+  std::string walkthrough_step;                  // "S": the walkthrough step a PNG or SVG shows
+  std::string from;           // the figure whose metadata gave the defaults (--from)
   bool list_presets = false;  // print the sinusoidal presets and exit
 };
 

@@ -9,10 +9,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "views/figure_export.h"
-#include "views/view_registry.h"
 #include "io/file_writers.h"
 #include "text/tokenizer.h"
+#include "views/figure_export.h"
+#include "views/view_registry.h"
 
 namespace pe {
 namespace {
@@ -45,12 +45,15 @@ Result<ViewRange> ParseWindow(const std::string& flag, const std::string& text) 
   bool ok = true;
   for (int k = 0; k < 4 && ok; ++k) {
     auto [next, ec] = std::from_chars(p, end, v[k]);
-    ok = ec == std::errc() && std::isfinite(v[k]) && (k == 3 ? next == end : next < end && *next == ':');
+    ok = ec == std::errc() && std::isfinite(v[k]) &&
+         (k == 3 ? next == end : next < end && *next == ':');
     p = next + 1;
   }
   if (!ok || !(v[0] < v[1]) || !(v[2] < v[3])) {
-    return InvalidArgument(flag + " must be X0:X1:Y0:Y1, four finite numbers with X0 < X1 and "
-                           "Y0 < Y1, got \"" + text + "\"");
+    return InvalidArgument(flag +
+                           " must be X0:X1:Y0:Y1, four finite numbers with X0 < X1 and "
+                           "Y0 < Y1, got \"" +
+                           text + "\"");
   }
   return ViewRange{v[0], v[1], v[2], v[3]};
 }
@@ -64,8 +67,8 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
   if (!view) {
     std::string names;
     for (const ViewEntry& v : Views()) names += (names.empty() ? "" : ", ") + std::string(v.name);
-    return fail(InvalidArgument("--view must be one of " + names + ", got \"" + request.view +
-                                "\""));
+    return fail(
+        InvalidArgument("--view must be one of " + names + ", got \"" + request.view + "\""));
   }
   if (Status s = CheckViewApplies(*view, params.pe); !s.ok()) return fail(s.error());
   Result<EncodingPtr> encoding = MakeEncoding(params.pe, params.cap);
@@ -142,8 +145,10 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
     const std::string& text = request.batch_row;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), row);
     if (params.example.ids.size() < 2) {
-      return fail(InvalidArgument("--batch-row applies to a batch of --ids (rows separated by "
-                                  "';'), got \"" + text + "\""));
+      return fail(
+          InvalidArgument("--batch-row applies to a batch of --ids (rows separated by "
+                          "';'), got \"" +
+                          text + "\""));
     }
     if (ec != std::errc() || ptr != text.data() + text.size() || row < 0 || row >= batch) {
       return fail(InvalidArgument("--batch-row must be a row of the ids in [0, " +
@@ -196,8 +201,8 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
     const std::string& text = request.walkthrough_step;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), step);
     if (ec != std::errc() || ptr != text.data() + text.size() || step < 0 || step > 7) {
-      return fail(InvalidArgument("--walkthrough-step must be a step in [0, 7], got \"" + text +
-                                  "\""));
+      return fail(
+          InvalidArgument("--walkthrough-step must be a step in [0, 7], got \"" + text + "\""));
     }
     sel.walkthrough_step = static_cast<int>(step);
   }
@@ -252,7 +257,8 @@ Result<FigureSession> SessionFromFigure(const std::string& path) {
   // The command line export --from reads; the parser's messages go to std::cerr, so they are
   // caught there for the caller (the window shows them).
   const std::string output = "figure." + ext;
-  const char* const argv[] = {"pe-explorer", "export", "--from", path.c_str(), "-o", output.c_str()};
+  const char* const argv[] = {"pe-explorer", "export", "--from",
+                              path.c_str(),  "-o",     output.c_str()};
   std::ostringstream messages;
   std::streambuf* const old = std::cerr.rdbuf(messages.rdbuf());
   int exit_code = 0;
@@ -267,7 +273,8 @@ Result<FigureSession> SessionFromFigure(const std::string& path) {
   if (!cl) {
     std::string text = messages.str();
     while (!text.empty() && text.back() == '\n') text.pop_back();
-    for (const char* prefix : {"pe-explorer export: --from ", "pe-explorer export: ", "pe-explorer: "}) {
+    for (const char* prefix :
+         {"pe-explorer export: --from ", "pe-explorer export: ", "pe-explorer: "}) {
       if (text.rfind(prefix, 0) == 0) {
         text = text.substr(std::string_view(prefix).size());
         break;

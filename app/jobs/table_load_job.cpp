@@ -28,8 +28,8 @@ void TableLoadJob::Run(TableLoadRequest request) {
   if (!spec.ok()) {
     out.table = spec.error();
   } else {
-    const TableUse use = request.target == TableTarget::kEmbeddings ? TableUse::kEmbeddings
-                                                                     : TableUse::kPositions;
+    const TableUse use =
+        request.target == TableTarget::kEmbeddings ? TableUse::kEmbeddings : TableUse::kPositions;
     out.table = SharedTableCache().Get(spec.value(), use, request.cap, [this](double f) {
       progress_ = f;
       return !cancel_.load();

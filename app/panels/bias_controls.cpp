@@ -52,8 +52,8 @@ void DrawAlibiControls(AppState& state) {
   const char* modes[] = {"causal (decoder)", "symmetric |i - j|"};
   const char* mode_names[] = {"causal", "symmetric"};
   FieldCombo(state, "mode", "--alibi-mode", modes, mode_names,
-         "causal: -m (i - j) for keys at or before the query, later keys masked (BLOOM, MPT); "
-         "symmetric: -m |i - j| for every key (bidirectional ALiBi).");
+             "causal: -m (i - j) for keys at or before the query, later keys masked (BLOOM, MPT); "
+             "symmetric: -m |i - j| for every key (bidirectional ALiBi).");
   double f64 = 0;
   if (NumberField(state, "max bias", a.max_bias, &f64,
                   "MPT's alibi_bias_max (8 in the paper and BLOOM): with n heads a power of "
@@ -70,8 +70,8 @@ void DrawT5Controls(AppState& state) {
   const char* dirs[] = {"bidirectional (encoder)", "causal (decoder)"};
   const char* dir_names[] = {"bidirectional", "causal"};
   FieldCombo(state, "direction", "--t5-direction", dirs, dir_names,
-         "bidirectional: half the buckets for keys before the query, half for keys after; "
-         "causal: every bucket for keys before, later keys share bucket 0.");
+             "bidirectional: half the buckets for keys before the query, half for keys after; "
+             "causal: every bucket for keys before, later keys share bucket 0.");
   int64_t typed = 0;
   if (NumberField(state, "buckets", t.buckets, &typed,
                   "relative_attention_num_buckets (32): at least 2, even and at least 4 when "
@@ -91,30 +91,32 @@ void DrawAlibiExplanation(const AppState& state) {
   const std::vector<double> e = AlibiSlopeExponents(a.heads, a.max_bias);
   const double m = std::exp2(e[static_cast<size_t>(a.head)]);
   const bool causal = a.mode == AlibiMode::kCausal;
-  WrappedText(Printf("ALiBi adds nothing to the tokens. Each head adds a penalty to the attention "
-              "logit that grows with the distance between query i and key j: %s, with its own "
-              "slope m.",
-              causal ? "-m (i - j) for keys j <= i (later keys are masked)" : "-m |i - j|"));
+  WrappedText(
+      Printf("ALiBi adds nothing to the tokens. Each head adds a penalty to the attention "
+             "logit that grows with the distance between query i and key j: %s, with its own "
+             "slope m.",
+             causal ? "-m (i - j) for keys j <= i (later keys are masked)" : "-m |i - j|"));
   const int64_t c = static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(a.heads)));
   std::string rule = Printf("%lld heads: m_k = 2^(-%g k / %lld)", static_cast<long long>(a.heads),
-                         a.max_bias, static_cast<long long>(c));
+                            a.max_bias, static_cast<long long>(c));
   if (c != a.heads) {
     rule += Printf(" for the first %lld; heads %lld-%lld take the odd slopes of %lld heads",
-                static_cast<long long>(c), static_cast<long long>(c),
-                static_cast<long long>(a.heads - 1), static_cast<long long>(2 * c));
+                   static_cast<long long>(c), static_cast<long long>(c),
+                   static_cast<long long>(a.heads - 1), static_cast<long long>(2 * c));
   }
   WrappedText(rule + ".");
   // What the shown head does: how far until the penalty reaches 1 and 10 (e and e^10 times less
   // weight for the same content score).
-  WrappedText(Printf("Head %lld: m = 2^%g = %.6g. A key 10 positions away loses %.4g in the logit; "
-              "the penalty reaches 1 (weight / e) at distance %.4g and 10 (weight / 22026) at "
-              "%.4g. Steep heads look near, shallow heads far.",
-              static_cast<long long>(a.head), e[static_cast<size_t>(a.head)], m, 10 * m, 1 / m,
-              10 / m));
+  WrappedText(Printf(
+      "Head %lld: m = 2^%g = %.6g. A key 10 positions away loses %.4g in the logit; "
+      "the penalty reaches 1 (weight / e) at distance %.4g and 10 (weight / 22026) at "
+      "%.4g. Steep heads look near, shallow heads far.",
+      static_cast<long long>(a.head), e[static_cast<size_t>(a.head)], m, 10 * m, 1 / m, 10 / m));
   const double far = m * static_cast<double>(std::max<int64_t>(1, p.max_len - 1));
-  WrappedText(Printf("Across this table (%lld positions) the bias runs from 0 to %.6g. Softmax ignores "
-              "a constant per row, so BLOOM adds m j instead of -m (i - j): the same attention.",
-              static_cast<long long>(p.max_len), -far));
+  WrappedText(
+      Printf("Across this table (%lld positions) the bias runs from 0 to %.6g. Softmax ignores "
+             "a constant per row, so BLOOM adds m j instead of -m (i - j): the same attention.",
+             static_cast<long long>(p.max_len), -far));
 }
 
 void DrawT5Explanation(const AppState& state) {
@@ -122,15 +124,15 @@ void DrawT5Explanation(const AppState& state) {
   const bool bidirectional = t.direction == T5Direction::kBidirectional;
   const int64_t max_exact = T5MaxExact(bidirectional, t.buckets);
   const int64_t side = bidirectional ? t.buckets / 2 : t.buckets;
-  WrappedText(Printf("T5 adds a learned number per head and bucket to the logit; the bucket depends "
-              "only on r = key - query. %s",
-              bidirectional
-                  ? Printf("Bidirectional: %lld buckets for keys before the query, %lld for keys "
-                        "after it.",
-                        static_cast<long long>(side), static_cast<long long>(side))
-                        .c_str()
-                  : "Causal: every bucket is for keys before the query; keys after it (masked "
-                    "in a decoder) share bucket 0."));
+  WrappedText(Printf(
+      "T5 adds a learned number per head and bucket to the logit; the bucket depends "
+      "only on r = key - query. %s",
+      bidirectional ? Printf("Bidirectional: %lld buckets for keys before the query, %lld for keys "
+                             "after it.",
+                             static_cast<long long>(side), static_cast<long long>(side))
+                          .c_str()
+                    : "Causal: every bucket is for keys before the query; keys after it (masked "
+                      "in a decoder) share bucket 0."));
   // Which distances share a bucket: the runs of the keys before the query.
   const std::vector<T5BucketRun> runs = T5BucketRuns(t, -1, t.max_distance * 2);
   std::string shared;
@@ -145,18 +147,20 @@ void DrawT5Explanation(const AppState& state) {
     shared += run.last >= t.max_distance * 2
                   ? Printf("%lld and farther", static_cast<long long>(run.first))
                   : Printf("%lld-%lld", static_cast<long long>(run.first),
-                        static_cast<long long>(run.last));
+                           static_cast<long long>(run.last));
     ++listed;
   }
   if (shared.empty()) shared = "none";
   if (shared.back() != '.') shared += '.';
-  WrappedText(Printf("Distances 0 to %lld each have their own bucket. From %lld on, buckets are "
-              "log-spaced up to max distance %lld; these distances share one: %s",
-              static_cast<long long>(max_exact - 1), static_cast<long long>(max_exact),
-              static_cast<long long>(t.max_distance), shared.c_str()));
-  WrappedText(Printf("The biases are seeded N(0, 1) noise (seed %llu) until trained weights are "
-              "loaded: the pattern of the bias view is the buckets', its colours are chance.",
-              static_cast<unsigned long long>(t.seed)));
+  WrappedText(
+      Printf("Distances 0 to %lld each have their own bucket. From %lld on, buckets are "
+             "log-spaced up to max distance %lld; these distances share one: %s",
+             static_cast<long long>(max_exact - 1), static_cast<long long>(max_exact),
+             static_cast<long long>(t.max_distance), shared.c_str()));
+  WrappedText(
+      Printf("The biases are seeded N(0, 1) noise (seed %llu) until trained weights are "
+             "loaded: the pattern of the bias view is the buckets', its colours are chance.",
+             static_cast<unsigned long long>(t.seed)));
 }
 
 }  // namespace

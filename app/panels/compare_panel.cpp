@@ -23,7 +23,9 @@ namespace {
 // Texture slots of the three images, after the figure panels' (1 + view).
 constexpr int kFirstTextureSlot = 64;
 
-ImU32 ToImU32(Rgba8 c) { return IM_COL32(c.r, c.g, c.b, c.a); }
+ImU32 ToImU32(Rgba8 c) {
+  return IM_COL32(c.r, c.g, c.b, c.a);
+}
 
 std::string Value(double v) {
   if (std::isnan(v)) return "none";
@@ -168,10 +170,9 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
   if (services.textures && !cache.images_uploaded) {
     for (size_t k = 0; k < n; ++k) {
       const std::optional<FigureImage>& im = f.panels[k].image;
-      cache.textures[k] =
-          im ? services.textures->Upload(kFirstTextureSlot + static_cast<int>(k), im->width,
-                                         im->height, im->rgba.data())
-             : nullptr;
+      cache.textures[k] = im ? services.textures->Upload(kFirstTextureSlot + static_cast<int>(k),
+                                                         im->width, im->height, im->rgba.data())
+                             : nullptr;
     }
     cache.images_uploaded = true;
   }
@@ -231,10 +232,10 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
     const CompareCell cell =
         CompareCellValues(state.params, derived.encoding, *cache.pair, hover_row, hover_col);
     readout = (score ? "query m = " : "position p = ") + std::to_string(hover_row) +
-              (score ? ", key n = " : ", column j = ") + std::to_string(hover_col) +
-              ":   A " + Value(cell.a) + ",   B " + Value(cell.b) +
-              ",   A \xe2\x88\x92 B " + Value(cell.diff);
-    if (std::isnan(cell.a) || std::isnan(cell.b)) readout += "   (none: masked, or outside that table)";
+              (score ? ", key n = " : ", column j = ") + std::to_string(hover_col) + ":   A " +
+              Value(cell.a) + ",   B " + Value(cell.b) + ",   A \xe2\x88\x92 B " + Value(cell.diff);
+    if (std::isnan(cell.a) || std::isnan(cell.b))
+      readout += "   (none: masked, or outside that table)";
     ImGui::BeginTooltip();
     ImGui::Text("%s %lld, %s %lld", score ? "m" : "p", static_cast<long long>(hover_row),
                 score ? "n" : "j", static_cast<long long>(hover_col));
@@ -246,8 +247,8 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
   WrappedText(readout);
   // The notes (score definition, content, each configuration's summary) under a fold.
   ImGui::SetNextItemOpen(window.notes_open);
-  window.notes_open = ImGui::CollapsingHeader(
-      ("Notes (" + std::to_string(f.legend.size()) + ")###notes").c_str());
+  window.notes_open =
+      ImGui::CollapsingHeader(("Notes (" + std::to_string(f.legend.size()) + ")###notes").c_str());
   if (!window.notes_open) return;
   if (!ImGui::BeginChild("compare_legend", ImVec2(0, 0), false)) {
     ImGui::EndChild();

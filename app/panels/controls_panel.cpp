@@ -4,9 +4,9 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
-#include <iterator>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <utility>
@@ -22,8 +22,6 @@
 
 namespace pe {
 namespace {
-
-
 
 // A few sentences on what the views show, with the current numbers filled in. They hold for
 // every d (one column, odd widths), any offset and any base.
@@ -123,8 +121,8 @@ void DrawRopeExplanation(const AppState& state, const Derived& derived) {
       "the angle p\xc2\xb7\xce\xb8_i, so the score q\xc2\xb7k of positions m and n depends "
       "only on m - n. %lld of the %lld head dimensions rotate, in %lld pairs; \xce\xb8_i = "
       "%g^(-2i/%lld).",
-      static_cast<long long>(f.d_rot), static_cast<long long>(p.d_model),
-      static_cast<long long>(h), r.theta, static_cast<long long>(f.d_rot)));
+      static_cast<long long>(f.d_rot), static_cast<long long>(p.d_model), static_cast<long long>(h),
+      r.theta, static_cast<long long>(f.d_rot)));
   if (r.pairing == RopePairing::kHalf) {
     WrappedText(Printf("Pairing half (HF rotate_half): dim i turns with dim i + %lld.",
                        static_cast<long long>(h)));
@@ -143,7 +141,8 @@ void DrawRopeExplanation(const AppState& state, const Derived& derived) {
   WrappedText(
       "Both pairings are the same rotation up to a fixed permutation of the q and k "
       "dimensions (HF's Llama conversion permutes W_q and W_k so): half column j holds "
-      "interleaved column [" + perm + "].");
+      "interleaved column [" +
+      perm + "].");
   if (r.scaling != RopeScaling::kNone) {
     int kept = 0, interpolated = 0, blended = 0;
     for (const RopePair& pair : f.pairs) {
@@ -166,8 +165,8 @@ void DrawRopeExplanation(const AppState& state, const Derived& derived) {
             "keeps its frequency, and the slower a pair, the more it slows down, until the last "
             "one is divided by about %g. Fast pairs still tell neighbours apart; slow ones "
             "stretch to the longer context.%s",
-            r.scaling == RopeScaling::kNtk ? "NTK-aware" : "Dynamic NTK", r.factor, r.theta,
-            f.base, r.factor,
+            r.scaling == RopeScaling::kNtk ? "NTK-aware" : "Dynamic NTK", r.factor, r.theta, f.base,
+            r.factor,
             r.scaling == RopeScaling::kDynamicNtk
                 ? Printf(" Dynamic: the factor grows with the sequence length (%lld here); up to "
                          "the original %lld the base stays %g.",
@@ -182,13 +181,13 @@ void DrawRopeExplanation(const AppState& state, const Derived& derived) {
             "are blended between. Fast pairs (small i) turn many times within the original "
             "context, so they are kept; slow ones would meet angles never seen in training, so "
             "they are squeezed.",
-            std::string(RopeScalingName(r.scaling)).c_str(), r.factor, kept, interpolated,
-            r.factor, blended));
+            std::string(RopeScalingName(r.scaling)).c_str(), r.factor, kept, interpolated, r.factor,
+            blended));
         if (f.base != r.theta) WrappedText(Printf("The base used: %.8g.", f.base));
     }
     if (f.attention_factor != 1.0) {
-      WrappedText(Printf("cos and sin are multiplied by the attention factor %.8g.",
-                         f.attention_factor));
+      WrappedText(
+          Printf("cos and sin are multiplied by the attention factor %.8g.", f.attention_factor));
     }
   }
 }
@@ -211,9 +210,6 @@ void EditPe(AppState& state, const char* label, const auto& mutate) {
   Edit(state, [next](AppState& st) { st.params.pe = next; });
 }
 
-
-
-
 void DrawSinusoidalControls(AppState& state) {
   const SinusoidalParams& s = state.params.pe.sinusoidal();
   // Presets: the layout, order, scale and first row of a known implementation.
@@ -235,9 +231,8 @@ void DrawSinusoidalControls(AppState& state) {
   if (ImGui::BeginCombo("preset", preview.c_str())) {
     for (const SinusoidalPreset& preset : presets) {
       if (ImGui::Selectable(std::string(preset.label).c_str())) {
-        EditPe(state, "preset", [&](EncodingParams& q) {
-          (void)ApplySinusoidalPreset(preset.name, q);
-        });
+        EditPe(state, "preset",
+               [&](EncodingParams& q) { (void)ApplySinusoidalPreset(preset.name, q); });
       }
       if (ImGui::IsItemHovered()) {
         WrappedTooltip((std::string(preset.note) + "\n" + std::string(preset.source)).c_str());
@@ -282,10 +277,10 @@ constexpr const char* kInitNames[] = {"normal-1", "normal-scaled", "normal-0.02"
                                       "truncated-normal"};
 
 void DrawLearnedControls(AppState& state) {
-  ImGui::SetNextItemWidth(std::max(
-      ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().x -
-                                    ImGui::CalcTextSize("position init").x -
-                                    ImGui::GetStyle().ItemInnerSpacing.x));
+  ImGui::SetNextItemWidth(
+      std::max(ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().x -
+                                             ImGui::CalcTextSize("position init").x -
+                                             ImGui::GetStyle().ItemInnerSpacing.x));
   FieldCombo(state, "position init", "--learned-init", kInitLabels, kInitNames,
              "How the position table starts: GPT-2 and BERT draw N(0, 0.02^2) "
              "(initializer_range); torch.nn.Embedding's default is N(0, 1); fairseq N(0, 1/d); "
@@ -333,9 +328,9 @@ void DrawTokenEmbeddingControls(AppState& state) {
   ImGui::Spacing();
   ImGui::TextDisabled("Token embeddings");
   // Wide enough for the initialisers' names and their sources.
-  ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 8,
-                                   ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("init").x -
-                                       ImGui::GetStyle().ItemInnerSpacing.x));
+  ImGui::SetNextItemWidth(std::max(
+      ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("init").x -
+                                    ImGui::GetStyle().ItemInnerSpacing.x));
   // The four counter-based initialisers and PyTorch's own stream, whose seed is edited below.
   const char* labels[] = {kInitLabels[0], kInitLabels[1], kInitLabels[2], kInitLabels[3],
                           "N(0, 1) PyTorch's numbers"};
@@ -363,8 +358,7 @@ void DrawTokenEmbeddingControls(AppState& state) {
                     "The seed of torch.manual_seed(seed) before nn.Embedding(V, d): row k of "
                     "the table is row k of that weight. Only the low 32 bits reach PyTorch's "
                     "Mersenne Twister.")) {
-      EditField(state, "torch seed", "--init",
-                InitChoiceName({EmbeddingInit::kTorch, u64}));
+      EditField(state, "torch seed", "--init", InitChoiceName({EmbeddingInit::kTorch, u64}));
     }
   }
   IdsField(state);
@@ -459,10 +453,10 @@ void DrawRopeControls(AppState& state) {
       });
     }
     ItemTooltip("Off: YaRN's default 0.1 ln(s) + 1, applied to cos and sin as HF does.");
-    if (r.attention_factor &&
-        NumberField(state, "attention factor", *r.attention_factor, &f64,
-                    "Multiplies cos and sin (> 0).")) {
-      EditPe(state, "attention factor", [&](EncodingParams& q) { q.rope().attention_factor = f64; });
+    if (r.attention_factor && NumberField(state, "attention factor", *r.attention_factor, &f64,
+                                          "Multiplies cos and sin (> 0).")) {
+      EditPe(state, "attention factor",
+             [&](EncodingParams& q) { q.rope().attention_factor = f64; });
     }
   }
   if (r.scaling == RopeScaling::kLlama3) {
@@ -496,9 +490,9 @@ void EditField(AppState& state, const char* label, const char* flag, const std::
 
 void WrappedText(const std::string& text) {
   const float width = ImGui::GetContentRegionAvail().x;
-  for (const std::string& line :
-       WrapText(text, width, [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; },
-                false)) {
+  for (const std::string& line : WrapText(
+           text, width, [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; },
+           false)) {
     ImGui::TextUnformatted(line.c_str());
   }
 }
@@ -548,8 +542,8 @@ void FitComboWidth(const char* label, std::span<const char* const> items) {
   for (const char* item : items) longest = std::max(longest, ImGui::CalcTextSize(item).x);
   const float fit = longest + style.FramePadding.x * 2 + ImGui::GetFrameHeight();
   const float label_w = ImGui::CalcTextSize(label, nullptr, true).x;
-  const float room = ImGui::GetContentRegionAvail().x -
-                     (label_w > 0 ? label_w + style.ItemInnerSpacing.x : 0.0f);
+  const float room =
+      ImGui::GetContentRegionAvail().x - (label_w > 0 ? label_w + style.ItemInnerSpacing.x : 0.0f);
   const float width = std::min(std::max(ImGui::CalcItemWidth(), fit), room);
   ImGui::SetNextItemWidth(std::max(width, ImGui::GetFontSize() * 4));
 }
@@ -565,8 +559,9 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   const ModelParams& p = state.params;
   ImGui::PushItemWidth(ImGui::GetFontSize() * 8);
   ImGui::TextDisabled("Positional encoding");
-  const char* schemes[] = {"sinusoidal (added)", "learned table (added)", "RoPE (rotates q, k)",
-                           "ALiBi (bias)", "T5 buckets (bias)", "xPos (rotates + decays)"};
+  const char* schemes[] = {"sinusoidal (added)",  "learned table (added)",
+                           "RoPE (rotates q, k)", "ALiBi (bias)",
+                           "T5 buckets (bias)",   "xPos (rotates + decays)"};
   const char* scheme_names[] = {"sinusoidal", "learned", "rope", "alibi", "t5", "xpos"};
   FieldCombo(state, "scheme", "--scheme", schemes, scheme_names,
              "How position enters the model: a vector added to each token (sinusoidal, learned: "
@@ -631,24 +626,25 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   ImGui::TextDisabled(added ? "Input layer" : "Model");
   bool scale = p.input.scale;
   if (added) {
-  if (ImGui::Checkbox("scale by sqrt(d_model)", &scale)) {
-    Edit(state, [scale](AppState& st) { st.params.input.scale = scale; });
-  }
-  ItemTooltip(
-      "The paper multiplies embeddings by sqrt(d_model) so that they are not drowned by the "
-      "positional encoding, whose entries are at most 1.");
-  float dropout = static_cast<float>(p.input.dropout);
-  if (ImGui::SliderFloat("dropout p", &dropout, 0.0f, 1.0f, "%.2f", ImGuiSliderFlags_AlwaysClamp)) {
-    Edit(state, [dropout](AppState& st) { st.params.input.dropout = dropout; });
-  }
-  ItemTooltip(
-      "Probability of zeroing each entry of the sum in train mode; kept entries are scaled by "
-      "1/(1-p) so the expected value is unchanged.");
-  bool train = p.input.train;
-  if (ImGui::Checkbox("train mode", &train)) {
-    Edit(state, [train](AppState& st) { st.params.input.train = train; });
-  }
-  ItemTooltip("Dropout only acts while training; in eval mode it is the identity.");
+    if (ImGui::Checkbox("scale by sqrt(d_model)", &scale)) {
+      Edit(state, [scale](AppState& st) { st.params.input.scale = scale; });
+    }
+    ItemTooltip(
+        "The paper multiplies embeddings by sqrt(d_model) so that they are not drowned by the "
+        "positional encoding, whose entries are at most 1.");
+    float dropout = static_cast<float>(p.input.dropout);
+    if (ImGui::SliderFloat("dropout p", &dropout, 0.0f, 1.0f, "%.2f",
+                           ImGuiSliderFlags_AlwaysClamp)) {
+      Edit(state, [dropout](AppState& st) { st.params.input.dropout = dropout; });
+    }
+    ItemTooltip(
+        "Probability of zeroing each entry of the sum in train mode; kept entries are scaled by "
+        "1/(1-p) so the expected value is unchanged.");
+    bool train = p.input.train;
+    if (ImGui::Checkbox("train mode", &train)) {
+      Edit(state, [train](AppState& st) { st.params.input.train = train; });
+    }
+    ItemTooltip("Dropout only acts while training; in eval mode it is the identity.");
   }
   uint64_t u64 = 0;
   if (added && NumberField(state, "dropout seed", p.input.dropout_seed, &u64,

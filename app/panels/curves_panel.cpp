@@ -10,10 +10,10 @@
 #include <optional>
 #include <string>
 
-#include "views/figure_export.h"
-#include "views/view_geometry.h"
 #include "panels/panels.h"
 #include "ui/plot.h"
+#include "views/figure_export.h"
+#include "views/view_geometry.h"
 
 namespace pe {
 namespace {
@@ -109,9 +109,9 @@ void QuickPicks(AppState& state, const Derived& derived) {
     picked.emplace();
     for (int64_t j = 0; j < d && picked->size() < 16; ++j) {
       const WaveColumn c = ColumnOf(derived, j);
-      const bool first_of_pair = derived.columns.empty() || c.wave == Wave::kSin ||
-                                 c.wave == Wave::kAngle ||
-                                 (c.wave == Wave::kCos && (j == 0 || ColumnOf(derived, j - 1).pair != c.pair));
+      const bool first_of_pair =
+          derived.columns.empty() || c.wave == Wave::kSin || c.wave == Wave::kAngle ||
+          (c.wave == Wave::kCos && (j == 0 || ColumnOf(derived, j - 1).pair != c.pair));
       if (first_of_pair && c.pair % 8 == 0) picked->push_back(j);
     }
   }
@@ -154,7 +154,7 @@ void DimensionPicker(AppState& state, const Derived& derived, CurvesCache& cache
                      DrawnRecord& drawn) {
   const std::vector<int64_t>& dims = state.params.curve_dims;
   ImGui::SetNextItemWidth(-1);
-  const char* hint = !derived.columns.empty()                         ? "search: d12, i=3, cos"
+  const char* hint = !derived.columns.empty()                      ? "search: d12, i=3, cos"
                      : AxesOf(*derived.encoding).csv_prefix == "k" ? "search: k12"
                                                                    : "search: d12";
   ImGui::InputTextWithHint("##dim_search", hint, &state.curves.search);
@@ -201,7 +201,9 @@ void DimensionPicker(AppState& state, const Derived& derived, CurvesCache& cache
   ImGui::EndChild();
 }
 
-ImU32 ToImU32(Rgba8 c) { return IM_COL32(c.r, c.g, c.b, c.a); }
+ImU32 ToImU32(Rgba8 c) {
+  return IM_COL32(c.r, c.g, c.b, c.a);
+}
 
 }  // namespace
 

@@ -11,11 +11,11 @@
 #include <cstring>
 #include <filesystem>
 
+#include "io/file_writers.h"
 #include "jobs/export_runner.h"
+#include "panels/panels.h"
 #include "views/figure_command.h"
 #include "views/figure_export.h"
-#include "io/file_writers.h"
-#include "panels/panels.h"
 namespace pe {
 namespace {
 
@@ -233,8 +233,8 @@ void DrawExportDialog(AppState& state, UiServices& services) {
     // The command line that writes the same file: only what differs from the defaults.
     std::string command;
     if (IsFigure(d.format) && ValidateFigureSize(ChosenSize(d)).ok()) {
-      command = ExportCommandLine(d.view, state.params, ViewsOf(state, d.view), ChosenSize(d), d.title,
-                                  JoinPath(folder, d.name));
+      command = ExportCommandLine(d.view, state.params, ViewsOf(state, d.view), ChosenSize(d),
+                                  d.title, JoinPath(folder, d.name));
       ImGui::Spacing();
       ImGui::TextDisabled("Command:");
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
@@ -323,6 +323,8 @@ void DrawExportStatus(AppState& state, UiServices& services) {
 
 namespace pe {
 
-FigureSize ExportDialogSize(const ExportDialogState& d) { return ChosenSize(d); }
+FigureSize ExportDialogSize(const ExportDialogState& d) {
+  return ChosenSize(d);
+}
 
 }  // namespace pe

@@ -17,7 +17,9 @@
 namespace pe {
 namespace {
 
-ImU32 ToImU32(Rgba8 c) { return IM_COL32(c.r, c.g, c.b, c.a); }
+ImU32 ToImU32(Rgba8 c) {
+  return IM_COL32(c.r, c.g, c.b, c.a);
+}
 
 // `v` widened on one axis, about its centre, so x span / y span is `aspect`.
 PlotRange WidenToAspect(PlotRange v, double aspect) {
@@ -58,11 +60,10 @@ void RotationControls(AppState& state, const Encoding& e) {
   }
   ImGui::SameLine();
   ImGui::SetNextItemWidth(-1);
-  const ImGuiSliderFlags flags = ImGuiSliderFlags_AlwaysClamp |
-                                 (last - first > 2000 ? ImGuiSliderFlags_Logarithmic : 0);
-  if (first < last &&
-      ImGui::SliderScalar("##position", ImGuiDataType_S64, &p, &first, &last, "position p = %lld",
-                          flags)) {
+  const ImGuiSliderFlags flags =
+      ImGuiSliderFlags_AlwaysClamp | (last - first > 2000 ? ImGuiSliderFlags_Logarithmic : 0);
+  if (first < last && ImGui::SliderScalar("##position", ImGuiDataType_S64, &p, &first, &last,
+                                          "position p = %lld", flags)) {
     Edit(state, [p](AppState& st) { st.rotation.position = p; });
   }
   ItemTooltip(e.scheme() == Scheme::kSinusoidal
@@ -99,13 +100,15 @@ void ScoreControls(AppState& state, ViewKind view) {
     int64_t typed = 0;
     ImGui::SameLine();
     ImGui::SetNextItemWidth(em * 3);
-    if (NumberField(state, "A", c.token_a, &typed, "The query's token (its index in the sentence).")) {
+    if (NumberField(state, "A", c.token_a, &typed,
+                    "The query's token (its index in the sentence).")) {
       EditField(state, "A", "--content",
                 "tokens:" + std::to_string(typed) + "," + std::to_string(c.token_b));
     }
     ImGui::SameLine();
     ImGui::SetNextItemWidth(em * 3);
-    if (NumberField(state, "B", c.token_b, &typed, "The key's token (its index in the sentence).")) {
+    if (NumberField(state, "B", c.token_b, &typed,
+                    "The key's token (its index in the sentence).")) {
       EditField(state, "B", "--content",
                 "tokens:" + std::to_string(c.token_a) + "," + std::to_string(typed));
     }
@@ -155,8 +158,8 @@ void QueryControl(AppState& state, const Encoding& e) {
   const int64_t first = e.first_position(), last = e.last_position();
   int64_t m = state.params.query == -1 ? last : std::clamp(state.params.query, first, last);
   ImGui::SetNextItemWidth(-1);
-  const ImGuiSliderFlags flags = ImGuiSliderFlags_AlwaysClamp |
-                                 (last - first > 2000 ? ImGuiSliderFlags_Logarithmic : 0);
+  const ImGuiSliderFlags flags =
+      ImGuiSliderFlags_AlwaysClamp | (last - first > 2000 ? ImGuiSliderFlags_Logarithmic : 0);
   if (first < last && ImGui::SliderScalar("##query", ImGuiDataType_S64, &m, &first, &last,
                                           "query m = %lld", flags)) {
     EditField(state, "query", "--query", std::to_string(m));
@@ -174,8 +177,8 @@ void CheckControls(AppState& state) {
   if (!f.active && f.text.empty()) f.text = state.params.check_table;
   ImGui::SetNextItemWidth(std::max(em * 10, ImGui::GetContentRegionAvail().x - em * 12));
   if (!f.error.empty()) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.55f, 0.12f, 0.1f, 1.0f));
-  const bool enter = ImGui::InputTextWithHint(label, "table.npy or model.safetensors:TENSOR", &f.text,
-                                              ImGuiInputTextFlags_EnterReturnsTrue);
+  const bool enter = ImGui::InputTextWithHint(label, "table.npy or model.safetensors:TENSOR",
+                                              &f.text, ImGuiInputTextFlags_EnterReturnsTrue);
   if (!f.error.empty()) ImGui::PopStyleColor();
   ItemTooltip(
       "A table you computed, (L, d): an NPY file, or FILE.safetensors:TENSOR (any float dtype). "
@@ -231,9 +234,9 @@ void DrawPointLabels(Plot& plot, const Figure& f, float em) {
       plot.draw_list()->AddRectFilled(
           ImVec2(at.x - 1, at.y), ImVec2(at.x + static_cast<float>(labels[k].w) + 1, at.y + text_h),
           ImGui::ColorConvertFloat4ToU32(bg));
-      plot.draw_list()->AddText(ImVec2(static_cast<float>(placed[k].x),
-                                       static_cast<float>(placed[k].y)),
-                                ToImU32(l.color), l.text.c_str());
+      plot.draw_list()->AddText(
+          ImVec2(static_cast<float>(placed[k].x), static_cast<float>(placed[k].y)),
+          ToImU32(l.color), l.text.c_str());
     }
     const float dx = static_cast<float>(labels[k].x) - mouse.x;
     const float dy = static_cast<float>(labels[k].y) - mouse.y;
@@ -243,14 +246,15 @@ void DrawPointLabels(Plot& plot, const Figure& f, float em) {
       hovered = &l;
     }
   }
-  if (hovered) ImGui::SetTooltip("%s", hovered->hover.empty() ? hovered->text.c_str()
-                                                              : hovered->hover.c_str());
+  if (hovered)
+    ImGui::SetTooltip("%s",
+                      hovered->hover.empty() ? hovered->text.c_str() : hovered->hover.c_str());
 }
 
 }  // namespace
 
-void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, FigurePanelCache& cache,
-                     UiServices& services, DrawnRecord& drawn) {
+void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
+                     FigurePanelCache& cache, UiServices& services, DrawnRecord& drawn) {
   if (!derived.pe_status.ok()) {
     ErrorText("Nothing to show: " + derived.pe_status.message());
     return;

@@ -1,16 +1,16 @@
-// The heatmap of the encoding's table: positions down, columns across, one texture with nearest sampling. Only
-// the visible window is computed (heatmap_raster.h) on the raster worker; when zoomed in, cell
-// borders and values appear. Hover explains the cell under the pointer.
+// The heatmap of the encoding's table: positions down, columns across, one texture with nearest
+// sampling. Only the visible window is computed (heatmap_raster.h) on the raster worker; when
+// zoomed in, cell borders and values appear. Hover explains the cell under the pointer.
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "views/heatmap_raster.h"
 #include "panels/panels.h"
 #include "ui/clipboard.h"
 #include "ui/plot.h"
+#include "views/heatmap_raster.h"
 
 namespace pe {
 namespace {
@@ -45,12 +45,12 @@ void CellTooltip(const AppState& state, const Derived& derived, const HeatmapCac
               static_cast<long long>(dim));
   if (!derived.columns.empty()) {
     const WaveColumn& c = derived.columns[static_cast<size_t>(dim)];
-    const char* wave = c.wave == Wave::kSin   ? "sin"
-                       : c.wave == Wave::kCos ? "cos"
+    const char* wave = c.wave == Wave::kSin     ? "sin"
+                       : c.wave == Wave::kCos   ? "cos"
                        : c.wave == Wave::kAngle ? "angle"
-                                              : "zero";
-    ImGui::Text("pair i = %lld (%s), frequency = %.6g rad/position",
-                static_cast<long long>(c.pair), wave, c.frequency);
+                                                : "zero";
+    ImGui::Text("pair i = %lld (%s), frequency = %.6g rad/position", static_cast<long long>(c.pair),
+                wave, c.frequency);
     if (c.wave != Wave::kZero) ImGui::Text("wavelength 2*pi/w = %.6g positions", c.wavelength());
   }
   ImGui::Text("value %.7f",
@@ -216,8 +216,8 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
     }
   }
   const double rows_per_px = 1.0 / plot.pixels_per_y(), cols_per_px = 1.0 / plot.pixels_per_x();
-  DrawCopyMenu(state, copy_menu, HeatmapCopySource(e),
-               cache.menu_position - e.first_position(), cache.menu_column);
+  DrawCopyMenu(state, copy_menu, HeatmapCopySource(e), cache.menu_position - e.first_position(),
+               cache.menu_column);
   cache.plot_min = plot.area_min();
   cache.plot_max = plot.area_max();
   plot.End();

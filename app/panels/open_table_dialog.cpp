@@ -93,13 +93,17 @@ std::string UseSentence(const OpenTableState& o, const ModelParams& m) {
   auto n = [](int64_t v) { return std::to_string(v); };
   switch (target) {
     case TableTarget::kEmbeddings:
-      return rows > 0 ? "E (" + n(rows) + ", " + n(cols) + "): row = token id (typed ids or the "
-                            "text's ids), d_model becomes " + n(cols) + "."
+      return rows > 0 ? "E (" + n(rows) + ", " + n(cols) +
+                            "): row = token id (typed ids or the "
+                            "text's ids), d_model becomes " +
+                            n(cols) + "."
                       : "E (V, d): rows are token ids (or the file's words), d_model becomes d.";
     case TableTarget::kPositions:
-      return rows > 0 ? "W_pos (" + n(rows) + ", " + n(cols) + ") for the learned scheme: row = "
-                            "position, d_model becomes " + n(cols) + ", max_len at most " +
-                            n(rows) + (m.pe.kind() != Scheme::kLearned ? " (switches to learned)." : ".")
+      return rows > 0 ? "W_pos (" + n(rows) + ", " + n(cols) +
+                            ") for the learned scheme: row = "
+                            "position, d_model becomes " +
+                            n(cols) + ", max_len at most " + n(rows) +
+                            (m.pe.kind() != Scheme::kLearned ? " (switches to learned)." : ".")
                       : "W_pos (positions, d) for the learned scheme.";
     case TableTarget::kT5Bias:
       return rows > 0 ? "relative_attention_bias (" + n(rows) + ", " + n(cols) + "): " + n(rows) +
@@ -136,9 +140,10 @@ void ApplyLoaded(AppState& st, const TableLoadRequest& request) {
 void DrawFileMenuItems(AppState& state) {
   if (ImGui::MenuItem("Open table...", "Ctrl+T")) state.open_table.open_requested = true;
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("Load a model's table from a file: token embeddings (NPY, safetensors, "
-                      "GloVe / word2vec / fastText), a learned position table, or T5's bias. "
-                      "Dropping a file on the window opens this too.");
+    ImGui::SetTooltip(
+        "Load a model's table from a file: token embeddings (NPY, safetensors, "
+        "GloVe / word2vec / fastText), a learned position table, or T5's bias. "
+        "Dropping a file on the window opens this too.");
   }
 }
 
@@ -186,10 +191,10 @@ void DrawOpenTableDialog(AppState& state, UiServices& services) {
   if (!o.note.empty() && o.listed_path == o.path) WrappedText(o.note);
   if (!o.listing.empty() && o.listed_path == o.path && !o.listing[0].name.empty()) {
     const float rows_h = std::min<float>(static_cast<float>(o.listing.size()), 8.0f);
-    if (ImGui::BeginTable("tensors", 3,
-                          ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
-                              ImGuiTableFlags_ScrollY,
-                          ImVec2(0, (rows_h + 1.5f) * ImGui::GetTextLineHeightWithSpacing()))) {
+    if (ImGui::BeginTable(
+            "tensors", 3,
+            ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY,
+            ImVec2(0, (rows_h + 1.5f) * ImGui::GetTextLineHeightWithSpacing()))) {
       ImGui::TableSetupScrollFreeze(0, 1);
       ImGui::TableSetupColumn("tensor", ImGuiTableColumnFlags_WidthStretch);
       ImGui::TableSetupColumn("dtype", ImGuiTableColumnFlags_WidthFixed, em * 4);
@@ -271,7 +276,8 @@ void DrawLoadedTablesInfo(AppState& state, const Derived& derived) {
     const char* flag;
   };
   std::vector<Shown> shown;
-  if (p.example.embeddings.loaded()) shown.push_back({&p.example.embeddings, "Embeddings", "--embeddings"});
+  if (p.example.embeddings.loaded())
+    shown.push_back({&p.example.embeddings, "Embeddings", "--embeddings"});
   if (p.pe.kind() == Scheme::kLearned && p.pe.learned().table.loaded()) {
     shown.push_back({&p.pe.learned().table, "Position table", "--positions-table"});
   }
@@ -287,8 +293,9 @@ void DrawLoadedTablesInfo(AppState& state, const Derived& derived) {
                 std::to_string(t.cols()) + ", " + t.dtype() + ", " + t.format() + ")");
     ImGui::TextDisabled("hash %s", HashText(t.hash()).c_str());
     if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("FNV-1a 64 of the bytes the table was read from; figure metadata records "
-                        "it, so a figure names the exact data it shows.");
+      ImGui::SetTooltip(
+          "FNV-1a 64 of the bytes the table was read from; figure metadata records "
+          "it, so a figure names the exact data it shows.");
     }
     if (std::string_view(shown[k].what) == "T5 bias") {
       WrappedText(Printf("buckets %lld and heads %lld follow the table.",
@@ -297,15 +304,15 @@ void DrawLoadedTablesInfo(AppState& state, const Derived& derived) {
       WrappedText(Printf("d_model follows its %lld columns.", static_cast<long long>(t.cols())));
     }
     if (std::string_view(shown[k].what) == "Position table") {
-      WrappedText(Printf("max_len + offset is at most its %lld rows.",
-                         static_cast<long long>(t.rows())));
+      WrappedText(
+          Printf("max_len + offset is at most its %lld rows.", static_cast<long long>(t.rows())));
     }
     if (t.has_non_finite()) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
-      WrappedText(Printf("Holds %lld NaN and %lld Inf values (loaded as they are; the colour "
-                         "range ignores them).",
-                         static_cast<long long>(t.nan_count()),
-                         static_cast<long long>(t.inf_count())));
+      WrappedText(
+          Printf("Holds %lld NaN and %lld Inf values (loaded as they are; the colour "
+                 "range ignores them).",
+                 static_cast<long long>(t.nan_count()), static_cast<long long>(t.inf_count())));
       ImGui::PopStyleColor();
     }
     if (shown[k].ref == &p.example.embeddings && t.has_words() && derived.sentence.ok()) {

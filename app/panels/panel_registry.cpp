@@ -24,12 +24,15 @@ const PanelEntry kPanels[] = {
      [](AppState& s, const Derived& d, UiCaches& c, UiServices& sv) {
        DrawWalkthroughPanel(s, d, c.walkthrough, sv, c.drawn);
      }},
-#define PE_FIGURE_PANEL(kind, id, title)                                                \
-  {kind, id, title, true, [](AppState& s, const Derived& d, UiCaches& c, UiServices& sv) {  \
-     DrawFigurePanel(s, d, kind, c.figure_panels[kind], sv, c.drawn);                      \
-   }}
+#define PE_FIGURE_PANEL(kind, id, title)                                                    \
+  {                                                                                         \
+    kind, id, title, true, [](AppState& s, const Derived& d, UiCaches& c, UiServices& sv) { \
+      DrawFigurePanel(s, d, kind, c.figure_panels[kind], sv, c.drawn);                      \
+    }                                                                                       \
+  }
     PE_FIGURE_PANEL(ViewKind::kRotation, "rotation", "Rotation: pairs turned by R_p or R(K)"),
-    PE_FIGURE_PANEL(ViewKind::kFrequencies, "frequencies", "Frequencies per pair: original vs scaled"),
+    PE_FIGURE_PANEL(ViewKind::kFrequencies, "frequencies",
+                    "Frequencies per pair: original vs scaled"),
     PE_FIGURE_PANEL(ViewKind::kBias, "bias", "Attention bias: query by key"),
     PE_FIGURE_PANEL(ViewKind::kBuckets, "buckets", "T5 buckets"),
     PE_FIGURE_PANEL(ViewKind::kSlopes, "slopes", "ALiBi slopes per head"),
@@ -42,7 +45,8 @@ const PanelEntry kPanels[] = {
        DrawComparePanel(s, d, c.compare, sv, c.drawn);
      }},
     PE_FIGURE_PANEL(ViewKind::kSimilarity, "similarity", "Similarity PE(p)\xc2\xb7PE(q)"),
-    PE_FIGURE_PANEL(ViewKind::kSimilarityOffset, "similarity-offset", "Similarity against k = q - p"),
+    PE_FIGURE_PANEL(ViewKind::kSimilarityOffset, "similarity-offset",
+                    "Similarity against k = q - p"),
     PE_FIGURE_PANEL(ViewKind::kSpectrum, "spectrum", "Spectrum: frequency and wavelength per pair"),
     PE_FIGURE_PANEL(ViewKind::kPrecision, "precision", "Precision in bfloat16 / float16"),
     PE_FIGURE_PANEL(ViewKind::kCheck, "check", "Check a loaded table"),
@@ -52,6 +56,8 @@ const PanelEntry kPanels[] = {
 
 }  // namespace
 
-std::span<const PanelEntry> ViewPanels() { return kPanels; }
+std::span<const PanelEntry> ViewPanels() {
+  return kPanels;
+}
 
 }  // namespace pe

@@ -22,8 +22,8 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn);
 void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCache& cache,
                           UiServices& services, DrawnRecord& drawn);
 // A view drawn from its core Figure (rotation, frequencies).
-void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view, FigurePanelCache& cache,
-                     UiServices& services, DrawnRecord& drawn);
+void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
+                     FigurePanelCache& cache, UiServices& services, DrawnRecord& drawn);
 
 // The compare view: A | B | A - B with linked hover, and the --versus text (compare_panel.cpp).
 void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache& cache,

@@ -42,13 +42,15 @@ void DrawFileMenu(AppState& state, UiServices& services) {
   if (ImGui::MenuItem("New session (defaults)")) s.new_requested = true;
   ItemTooltip("Start again on the built-in example (Edit > Undo brings the parameters back).");
   if (ImGui::MenuItem("Open...", "Ctrl+O")) s.open_dialog = true;
-  ItemTooltip("Open a session (.pexs), or a figure this app exported (PNG, SVG, PDF): its view, "
-              "parameters and window, as they were when it was saved.");
+  ItemTooltip(
+      "Open a session (.pexs), or a figure this app exported (PNG, SVG, PDF): its view, "
+      "parameters and window, as they were when it was saved.");
   const SessionKeeper* keeper = services.sessions;
   if (ImGui::BeginMenu("Open recent", keeper != nullptr && !keeper->recent().empty())) {
     for (size_t k = 0; keeper != nullptr && k < keeper->recent().size(); ++k) {
       ImGui::PushID(static_cast<int>(k));
-      if (ImGui::MenuItem(keeper->recent()[k].c_str())) s.open_requests.push_back(keeper->recent()[k]);
+      if (ImGui::MenuItem(keeper->recent()[k].c_str()))
+        s.open_requests.push_back(keeper->recent()[k]);
       ImGui::PopID();
     }
     ImGui::EndMenu();
@@ -121,7 +123,8 @@ void DrawSessionDialogs(AppState& state, UiServices& /*services*/) {
     ImGui::PopTextWrapPos();
     if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
     ImGui::SetNextItemWidth(-FLT_MIN);
-    const bool enter = ImGui::InputText("##path", &s.dialog_path, ImGuiInputTextFlags_EnterReturnsTrue);
+    const bool enter =
+        ImGui::InputText("##path", &s.dialog_path, ImGuiInputTextFlags_EnterReturnsTrue);
     if (!error.empty()) {
       ImGui::PushTextWrapPos(0.0f);
       ErrorText(error);
@@ -129,8 +132,8 @@ void DrawSessionDialogs(AppState& state, UiServices& /*services*/) {
     }
     const bool go = ImGui::Button(saving ? "Save" : "Open") || enter;
     ImGui::SameLine();
-    const bool cancel = ImGui::Button("Cancel") ||
-                        ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
+    const bool cancel =
+        ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
     if (go) {
       std::string path = s.dialog_path;
       if (saving && FileExtension(path).empty() && !path.empty()) path += ".pexs";

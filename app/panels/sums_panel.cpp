@@ -9,12 +9,12 @@
 #include <cstdio>
 #include <string>
 
-#include "views/figure_export.h"
 #include "panels/panels.h"
 #include "ui/clipboard.h"
 #include "ui/fonts.h"
-#include "views/view_geometry.h"
 #include "ui/plot.h"
+#include "views/figure_export.h"
+#include "views/view_geometry.h"
 
 namespace pe {
 namespace {
@@ -31,7 +31,10 @@ const char* kPartLabels[] = {"embedding E[id]",
 
 // The columns of the numbers table (one token) and of the norms table (every token).
 const char* const kPartNames[] = {"embedding", "scaled", "positional", "sum"};
-const char* const kNormNames[] = {"|E|", "|E\xc3\x97\xe2\x88\x9a" "d|", "|PE|", "|sum|"};
+const char* const kNormNames[] = {"|E|",
+                                  "|E\xc3\x97\xe2\x88\x9a"
+                                  "d|",
+                                  "|PE|", "|sum|"};
 
 void TokenChips(AppState& state, const SentenceResult& s) {
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
@@ -80,10 +83,10 @@ void TokenChips(AppState& state, const SentenceResult& s) {
       if (!s.tokens[t].raw.empty() && s.tokens[t].raw != s.tokens[t].text) {
         // The vocabulary's own string: byte-level BPE writes a space as U+0120 (G-dot).
         char raw[320];
-        std::snprintf(raw, sizeof raw, "vocabulary entry \"%s\" (id %lld), bytes %lld to %lld of the text",
-                      s.tokens[t].raw.c_str(), static_cast<long long>(s.ids[t]),
-                      static_cast<long long>(s.tokens[t].begin),
-                      static_cast<long long>(s.tokens[t].end));
+        std::snprintf(
+            raw, sizeof raw, "vocabulary entry \"%s\" (id %lld), bytes %lld to %lld of the text",
+            s.tokens[t].raw.c_str(), static_cast<long long>(s.ids[t]),
+            static_cast<long long>(s.tokens[t].begin), static_cast<long long>(s.tokens[t].end));
         tip = raw;
       }
       // A character no installed font has draws as a box: name it.
@@ -236,7 +239,8 @@ void NumbersTable(AppState& state, const InputParts& parts, int t, ImVec2 size) 
         CopyOnRightClick(menu, j, 0);
         for (int k = 0; k < 4; ++k) {
           ImGui::TableNextColumn();
-          ImGui::Text("%.7g", static_cast<double>(parts.part(kAllParts[k]).at(t, j)));  // all a float32 has
+          ImGui::Text("%.7g",
+                      static_cast<double>(parts.part(kAllParts[k]).at(t, j)));  // all a float32 has
           CopyOnRightClick(menu, j, k);
         }
       }
@@ -308,9 +312,10 @@ std::string SinusoidNormText(const EncodingParams& pe, int64_t d) {
     return Printf("|PE| of this sinusoid is sqrt((d-1)/2) = %.3g (its last column is 0)",
                   a * std::sqrt(pairs));
   }
-  return Printf("|PE| of this sinusoid lies between sqrt((d-1)/2) = %.3g and sqrt((d+1)/2) = %.3g "
-                "(its last column is a lone sin)",
-                a * std::sqrt(pairs), a * std::sqrt(pairs + 1));
+  return Printf(
+      "|PE| of this sinusoid lies between sqrt((d-1)/2) = %.3g and sqrt((d+1)/2) = %.3g "
+      "(its last column is a lone sin)",
+      a * std::sqrt(pairs), a * std::sqrt(pairs + 1));
 }
 
 void NormLine(const SentenceResult& s, const EncodingParams& pe, int t, bool scaled,
@@ -328,13 +333,13 @@ void NormLine(const SentenceResult& s, const EncodingParams& pe, int t, bool sca
                 static_cast<long long>(offset + t));
   }
   // Wrapped at spaces only: ImGui's own wrapping breaks "0.457" after its '.'.
-  WrappedText(Printf("|E| = %.4f   |E\xc3\x97\xe2\x88\x9a"
-                     "d| = %.4f   |PE| = %.4f   |sum| = %.4f   "
-                     "|E\xc3\x97\xe2\x88\x9a"
-                     "d|/|PE| = %s",
-                     parts.Norm(Part::kEmbedding, t), parts.Norm(Part::kScaled, t),
-                     parts.Norm(Part::kPositional, t), parts.Norm(Part::kSum, t),
-                     RatioText(parts, t).c_str()));
+  WrappedText(Printf(
+      "|E| = %.4f   |E\xc3\x97\xe2\x88\x9a"
+      "d| = %.4f   |PE| = %.4f   |sum| = %.4f   "
+      "|E\xc3\x97\xe2\x88\x9a"
+      "d|/|PE| = %s",
+      parts.Norm(Part::kEmbedding, t), parts.Norm(Part::kScaled, t),
+      parts.Norm(Part::kPositional, t), parts.Norm(Part::kSum, t), RatioText(parts, t).c_str()));
   ItemTooltip(scaled
                   ? "With sqrt(d) scaling the token's meaning is several times larger than its "
                     "position code, so the position nudges the vector rather than drowning it."
@@ -349,10 +354,11 @@ void NormLine(const SentenceResult& s, const EncodingParams& pe, int t, bool sca
                    InitFormula(pe.learned().init, d).c_str())
           : SinusoidNormText(pe, d);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  WrappedText(Printf("E is random and untrained: %s, so |E| is about %.3g and |E\xc3\x97\xe2\x88\x9a"
-                     "d| about %.3g; %s.",
-                     InitFormula(init, d).c_str(), InitStd(init, d) * rd,
-                     InitStd(init, d) * rd * rd, pe_size.c_str()));
+  WrappedText(
+      Printf("E is random and untrained: %s, so |E| is about %.3g and |E\xc3\x97\xe2\x88\x9a"
+             "d| about %.3g; %s.",
+             InitFormula(init, d).c_str(), InitStd(init, d) * rd, InitStd(init, d) * rd * rd,
+             pe_size.c_str()));
   ImGui::PopStyleColor();
 }
 
@@ -575,8 +581,9 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) 
     } else {
       ImGui::TextUnformatted("typed ids (one sequence)");
     }
-    ItemTooltip("Token ids typed in the controls (ids) replace the text; clear that field to "
-                "embed the text again.");
+    ItemTooltip(
+        "Token ids typed in the controls (ids) replace the text; clear that field to "
+        "embed the text again.");
     if (batch > 1) {
       ImGui::SameLine();
       ImGui::SetNextItemWidth(em * 6);
@@ -585,8 +592,9 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) 
         const int64_t clamped = std::clamp<int64_t>(row, 0, batch - 1);
         Edit(state, [clamped](AppState& st) { st.selection.batch_row = clamped; });
       }
-      ItemTooltip("The row of the batch whose tokens the bars and norms show (0-based); every "
-                  "row has positions 0..T-1. A .npy/.csv export writes every row.");
+      ItemTooltip(
+          "The row of the batch whose tokens the bars and norms show (0-based); every "
+          "row has positions 0..T-1. A .npy/.csv export writes every row.");
     }
   } else {
     ImGui::SetNextItemWidth(
@@ -621,8 +629,9 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) 
       ImGui::SetNextItemWidth(em * 8);
       FitComboWidth("##tokenizer", toks);
       if (ImGui::Combo("##tokenizer", &tok, toks, 2)) {
-        Edit(state,
-             [tok](AppState& st) { st.params.example.tokenizer = static_cast<TokenizerKind>(tok); });
+        Edit(state, [tok](AppState& st) {
+          st.params.example.tokenizer = static_cast<TokenizerKind>(tok);
+        });
       }
       ItemTooltip(
           "Word level splits on spaces and punctuation; character level makes every "

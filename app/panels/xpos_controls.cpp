@@ -30,21 +30,24 @@ void DrawXposControls(AppState& state) {
   const char* parts[] = {"cos\xc2\xb7\xce\xb6 (decayed)", "sin\xc2\xb7\xce\xb6 (decayed)",
                          "angle p\xc2\xb7\xce\xb8"};
   const char* part_names[] = {"cos", "sin", "angle"};
-  FieldCombo(state, "table", "--part", parts, part_names,
-         "The table the heatmap and curves show: cos or sin times the chosen side's decay, each "
-         "pair's value twice in a row (torchscale's duplicate_interleave), or the angle.");
+  FieldCombo(
+      state, "table", "--part", parts, part_names,
+      "The table the heatmap and curves show: cos or sin times the chosen side's decay, each "
+      "pair's value twice in a row (torchscale's duplicate_interleave), or the angle.");
   const char* sides[] = {"query", "key"};
   const char* side_names[] = {"query", "key"};
-  FieldCombo(state, "side", "--xpos-side", sides, side_names,
-         "Whose multiplier the table shows: queries take zeta^(n/scale_base) and shrink with the "
-         "position (zeta < 1), keys take zeta^(-n/scale_base) and grow; the product depends on "
-         "the distance only.");
+  FieldCombo(
+      state, "side", "--xpos-side", sides, side_names,
+      "Whose multiplier the table shows: queries take zeta^(n/scale_base) and shrink with the "
+      "position (zeta < 1), keys take zeta^(-n/scale_base) and grow; the product depends on "
+      "the distance only.");
   const char* positions[] = {"absolute", "centred"};
   const char* position_names[] = {"absolute", "centred"};
-  FieldCombo(state, "decay n", "--xpos-positions", positions, position_names,
-         "The n of the decay: the absolute position (the paper), or torchscale's centred one, n - "
-         "ceil((max_len + offset) / 2). The rotation uses the absolute position either way, and "
-         "scores are the same.");
+  FieldCombo(
+      state, "decay n", "--xpos-positions", positions, position_names,
+      "The n of the decay: the absolute position (the paper), or torchscale's centred one, n - "
+      "ceil((max_len + offset) / 2). The rotation uses the absolute position either way, and "
+      "scores are the same.");
 }
 
 void DrawXposExplanation(const AppState& state, const Derived& derived) {

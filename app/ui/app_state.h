@@ -10,13 +10,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "encoding/positional_encoding.h"
 #include "figure/colormap.h"
 #include "io/tensor_file.h"
 #include "model/input_layer.h"
 #include "model/model_params.h"
 #include "ui/plot.h"
 #include "ui/ui_settings.h"
-#include "encoding/positional_encoding.h"
 #include "views/view_kind.h"
 
 namespace pe {
@@ -87,7 +87,7 @@ struct RotationViewState {
 // The walkthrough panel: the step on show (0 to 7, views/walkthrough.h).
 struct WalkthroughViewState {
   int step = 0;
-  PlotRange view;       // the step's table image
+  PlotRange view;        // the step's table image
   int fitted_step = -1;  // the step `view` was fitted to; another step fits again
 };
 
@@ -122,8 +122,8 @@ struct ExportDialogState {
   // The user picked selected_token (a token chip, the token list, or the dialog's checkbox):
   // exported heatmaps and curves outline it only then, as `export --token N` does.
   bool token_chosen = false;
-  std::string confirm_path;  // non-empty: asking whether to replace this existing file
-  bool saving = false;       // the dialog's export is running: stay open until it ends
+  std::string confirm_path;    // non-empty: asking whether to replace this existing file
+  bool saving = false;         // the dialog's export is running: stay open until it ends
   std::string copied_command;  // what "Copy command" last put on the clipboard
 };
 
@@ -152,10 +152,10 @@ struct SessionUiState {
   bool save_requested = false;             // Ctrl+S / File > Save
   std::string save_as_request;             // a path to save the session to
   bool open_dialog = false, save_as_dialog = false;  // open the path dialog next frame
-  std::string dialog_path;                 // the path typed into it
-  std::optional<ViewKind> shown_tab;       // the scheme view's tab on show last frame
-  int window_width = 0, window_height = 0;  // the window's size (0: not known, headless)
-  std::string notice;        // a message for the toast (shown from the next frame)
+  std::string dialog_path;                           // the path typed into it
+  std::optional<ViewKind> shown_tab;                 // the scheme view's tab on show last frame
+  int window_width = 0, window_height = 0;           // the window's size (0: not known, headless)
+  std::string notice;  // a message for the toast (shown from the next frame)
   bool notice_error = false;
 };
 
@@ -179,10 +179,10 @@ struct OpenTableState {
   std::string path;             // as typed: FILE, or FILE:TENSOR
   std::string listed_path;      // the file `listing` and `note` describe
   std::vector<TensorListing> listing;
-  std::string note;   // what the file is (or why it cannot be listed)
-  int picked = -1;    // the tensor chosen in `listing`
+  std::string note;  // what the file is (or why it cannot be listed)
+  int picked = -1;   // the tensor chosen in `listing`
   int target = 0;
-  std::string error;  // why the last load was refused
+  std::string error;    // why the last load was refused
   bool loaded = false;  // a load was applied: the dialog closes
 };
 
@@ -205,7 +205,7 @@ struct AppState {
   ManualVectors manual;
   // (cols, rows, first position, scheme, value range as bits) the views were fitted to
   std::array<int64_t, 6> fitted_extents = {-1, -1, -1, -1, -1, -1};
-  ViewKind focused_view = ViewKind::kHeatmap;            // the panel Ctrl+E exports
+  ViewKind focused_view = ViewKind::kHeatmap;  // the panel Ctrl+E exports
   std::optional<ViewKind> select_tab;  // a scheme view to bring to front next frame, then cleared
   ExportDialogState export_dialog;
   Toast toast;

@@ -65,10 +65,9 @@ const Derived& DerivedCache::Update(const AppState& state) {
   auto key = std::make_tuple(params.pe, params.input, params.example, params.cap, row);
   if (!sentence_key_ || *sentence_key_ != key) {
     sentence_key_ = key;
-    derived_.sentence =
-        derived_.encoding
-            ? ComputeSentence(params.example, *derived_.encoding, params.input, params.cap, row)
-            : Result<SentenceResult>(derived_.pe_status.error());
+    derived_.sentence = derived_.encoding ? ComputeSentence(params.example, *derived_.encoding,
+                                                            params.input, params.cap, row)
+                                          : Result<SentenceResult>(derived_.pe_status.error());
     changed = true;
   }
   // The typed vectors have their own scaling switch; dropout follows the input layer's.

@@ -5,9 +5,9 @@
 #include <optional>
 #include <tuple>
 
-#include "ui/app_state.h"
-#include "model/input_layer.h"
 #include "encoding/encoding.h"
+#include "model/input_layer.h"
+#include "ui/app_state.h"
 
 namespace pe {
 
@@ -19,10 +19,10 @@ struct TableSummary {
 };
 
 struct Derived {
-  Status pe_status;       // why the current parameters make no encoding, if they do not
-  EncodingPtr encoding;   // the current encoding; null when pe_status fails
+  Status pe_status;                 // why the current parameters make no encoding, if they do not
+  EncodingPtr encoding;             // the current encoding; null when pe_status fails
   std::vector<WaveColumn> columns;  // (cols) its wave columns; empty for tables without waves
-  double fastest_wavelength = 0;  // of the non-zero columns, in positions
+  double fastest_wavelength = 0;    // of the non-zero columns, in positions
   double slowest_wavelength = 0;
   TableSummary summary;
   Result<SentenceResult> sentence = InvalidArgument("not computed yet");

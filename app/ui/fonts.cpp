@@ -131,8 +131,8 @@ std::u32string MissingCodePoints(std::string_view text) {
     }
     p += n;
     if (c < 0x20) continue;
-    const bool missing = c > 0xFFFF || c == 0xFFFD ||
-                         font->FindGlyphNoFallback(static_cast<ImWchar>(c)) == nullptr;
+    const bool missing =
+        c > 0xFFFF || c == 0xFFFD || font->FindGlyphNoFallback(static_cast<ImWchar>(c)) == nullptr;
     if (missing && out.find(c) == std::u32string::npos) out.push_back(c);
   }
   return out;

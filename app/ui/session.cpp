@@ -21,9 +21,12 @@
 namespace pe {
 namespace {
 
-constexpr const char* kFigureFormats[] = {"png", "svg", "pdf", "csv", "npy"};  // export dialog order
+constexpr const char* kFigureFormats[] = {"png", "svg", "pdf", "csv",
+                                          "npy"};  // export dialog order
 
-std::string Bool(bool b) { return b ? "true" : "false"; }
+std::string Bool(bool b) {
+  return b ? "true" : "false";
+}
 
 std::string FloatText(float v) {
   char buf[32];
@@ -97,7 +100,8 @@ constexpr PanelKey kPanels[] = {
 KeyValues UiKeyValues(const AppState& state) {
   KeyValues ui;
   for (const PanelKey& p : kPanels) ui.emplace_back(p.key, Bool(state.show.*p.flag));
-  if (state.session.shown_tab) ui.emplace_back("tab", std::string(ViewName(*state.session.shown_tab)));
+  if (state.session.shown_tab)
+    ui.emplace_back("tab", std::string(ViewName(*state.session.shown_tab)));
   ui.emplace_back("focused_view", std::string(ViewName(state.focused_view)));
   if (state.session.window_width > 0 && state.session.window_height > 0) {
     ui.emplace_back("window_size", std::to_string(state.session.window_width) + "x" +
@@ -172,8 +176,10 @@ void ApplyUiSettings(const KeyValues& ui, AppState& state, std::vector<std::stri
         bad(key, text);
       }
     } else if (key == "sums.manual") {
-      if (text == "true" || text == "false") state.sums.manual = text == "true";
-      else bad(key, text);
+      if (text == "true" || text == "false")
+        state.sums.manual = text == "true";
+      else
+        bad(key, text);
     } else if (key == "curves.search") {
       state.curves.search = text;
     } else if (key == "export.folder") {
@@ -182,17 +188,21 @@ void ApplyUiSettings(const KeyValues& ui, AppState& state, std::vector<std::stri
       state.export_dialog.title = text;
     } else if (key == "export.format") {
       const auto* it = std::find(std::begin(kFigureFormats), std::end(kFigureFormats), text);
-      if (it == std::end(kFigureFormats)) bad(key, text);
-      else state.export_dialog.format = static_cast<int>(it - std::begin(kFigureFormats));
+      if (it == std::end(kFigureFormats))
+        bad(key, text);
+      else
+        state.export_dialog.format = static_cast<int>(it - std::begin(kFigureFormats));
     } else if (key == "export.size_preset") {
-      if (ParseInt(text, 0, 2, n)) state.export_dialog.size_preset = static_cast<int>(n);
-      else bad(key, text);
+      if (ParseInt(text, 0, 2, n))
+        state.export_dialog.size_preset = static_cast<int>(n);
+      else
+        bad(key, text);
     } else if (key == "export.width" || key == "export.height" || key == "export.scale") {
       std::vector<float> v;
       if (!ParseFloats(text, v) || v.size() != 1) {
         bad(key, text);
       } else {
-        (key == "export.width" ? state.export_dialog.width
+        (key == "export.width"    ? state.export_dialog.width
          : key == "export.height" ? state.export_dialog.height
                                   : state.export_dialog.scale) = v[0];
       }
@@ -204,8 +214,10 @@ void ApplyUiSettings(const KeyValues& ui, AppState& state, std::vector<std::stri
         bad(key, text);
       }
     } else if (key == "manual.scale") {
-      if (text == "true" || text == "false") manual.scale = text == "true";
-      else bad(key, text);
+      if (text == "true" || text == "false")
+        manual.scale = text == "true";
+      else
+        bad(key, text);
     } else if (key == "manual.labels") {
       std::vector<std::string> labels;
       size_t at = 0;
@@ -218,12 +230,16 @@ void ApplyUiSettings(const KeyValues& ui, AppState& state, std::vector<std::stri
         labels.push_back(label);
         at = comma + 1;
       }
-      if (ok) manual.labels = labels;
-      else bad(key, text);
+      if (ok)
+        manual.labels = labels;
+      else
+        bad(key, text);
     } else if (key == "manual.embedding" || key == "manual.positional") {
       std::vector<float> v;
-      if (ParseFloats(text, v)) (key == "manual.embedding" ? manual.embedding : manual.positional) = v;
-      else bad(key, text);
+      if (ParseFloats(text, v))
+        (key == "manual.embedding" ? manual.embedding : manual.positional) = v;
+      else
+        bad(key, text);
     } else {
       warnings.push_back("ui." + key + " is not a setting this version knows; ignored");
     }
@@ -234,8 +250,9 @@ void ApplyUiSettings(const KeyValues& ui, AppState& state, std::vector<std::stri
       manual.labels.size() == static_cast<size_t>(manual.tokens)) {
     state.manual = manual;
   } else if (!(manual == state.manual)) {
-    warnings.push_back("ui.manual.*: the typed vectors do not hold tokens x dims values; kept the "
-                       "default");
+    warnings.push_back(
+        "ui.manual.*: the typed vectors do not hold tokens x dims values; kept the "
+        "default");
   }
 }
 
@@ -366,8 +383,12 @@ SessionKeeper::SessionKeeper(std::string config_dir) : dir_(std::move(config_dir
   }
 }
 
-std::string SessionKeeper::LastSessionPath() const { return dir_ + "/last.pexs"; }
-std::string SessionKeeper::RecentPath() const { return dir_ + "/recent.txt"; }
+std::string SessionKeeper::LastSessionPath() const {
+  return dir_ + "/last.pexs";
+}
+std::string SessionKeeper::RecentPath() const {
+  return dir_ + "/recent.txt";
+}
 
 void SessionKeeper::AddRecent(const std::string& path) {
   if (dir_.empty() || path.find('\n') != std::string::npos) return;

@@ -10,6 +10,7 @@ namespace pe {
 namespace {
 
 using native_key::k0;
+using native_key::kE;
 using native_key::kEqual;
 using native_key::kF1;
 using native_key::kF11;
@@ -17,7 +18,6 @@ using native_key::kKeypad0;
 using native_key::kKeypadAdd;
 using native_key::kKeypadSubtract;
 using native_key::kMinus;
-using native_key::kE;
 
 constexpr KeyChord Native(int key, bool ctrl = false) {
   return {-1, key, 0, ctrl};

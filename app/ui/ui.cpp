@@ -11,11 +11,11 @@
 #include <exception>
 #include <optional>
 
-#include "views/figure_export.h"
-#include "views/view_registry.h"
 #include "panels/panels.h"
 #include "ui/session.h"
 #include "ui/shortcuts.h"
+#include "views/figure_export.h"
+#include "views/view_registry.h"
 
 namespace pe {
 namespace {
@@ -234,10 +234,9 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);
-  const ImGuiWindowFlags host_flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
-                                      ImGuiWindowFlags_NoSavedSettings |
-                                      ImGuiWindowFlags_NoBringToFrontOnFocus |
-                                      ImGuiWindowFlags_MenuBar;
+  const ImGuiWindowFlags host_flags =
+      ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+      ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_MenuBar;
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(4, 4));
   const bool open = ImGui::Begin("PE Explorer", nullptr, host_flags);
   ImGui::PopStyleVar();
@@ -273,10 +272,10 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
       // The view panels that are switched on and apply to the scheme: heatmap and curves on
       // top, the scheme's own views (sums, or rotation and frequencies) below them.
       auto shown = [&](ViewKind v) {
-        const bool on = v == ViewKind::kHeatmap    ? state.show.heatmap
-                        : v == ViewKind::kCurves   ? state.show.curves
-                        : v == ViewKind::kSums     ? state.show.sums
-                        : v == ViewKind::kRotation ? state.show.rotation
+        const bool on = v == ViewKind::kHeatmap       ? state.show.heatmap
+                        : v == ViewKind::kCurves      ? state.show.curves
+                        : v == ViewKind::kSums        ? state.show.sums
+                        : v == ViewKind::kRotation    ? state.show.rotation
                         : v == ViewKind::kFrequencies ? state.show.frequencies
                                                       : state.show.scheme_views;
         return on && ViewApplies(v, state.params.pe);
@@ -295,8 +294,9 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
       if (presenting && panel_count > 0) {
         // One view fills the window; the arrow keys and Page Up / Down step through the views.
         const int k = std::clamp(state.ui.presentation_panel, 0, panel_count - 1);
-        const PanelEntry& p = *(k < static_cast<int>(top.size()) ? top[static_cast<size_t>(k)]
-                                                                   : bottom[static_cast<size_t>(k) - top.size()]);
+        const PanelEntry& p =
+            *(k < static_cast<int>(top.size()) ? top[static_cast<size_t>(k)]
+                                               : bottom[static_cast<size_t>(k) - top.size()]);
         const ImGuiWindowFlags flags =
             p.view == ViewKind::kSums ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
         Panel(state, p.id, p.title, p.view, ImVec2(right_w, body_h), flags,
@@ -306,7 +306,8 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
       }
       const float row_gap = ImGui::GetStyle().ItemSpacing.y;
       const float top_h = top.empty() ? 0.0f : bottom.empty() ? body_h : body_h * 0.56f;
-      const float bottom_h = bottom.empty() ? 0.0f : body_h - (top.empty() ? 0.0f : top_h + row_gap);
+      const float bottom_h =
+          bottom.empty() ? 0.0f : body_h - (top.empty() ? 0.0f : top_h + row_gap);
       auto row = [&](const std::vector<const PanelEntry*>& panels, float height,
                      float first_share) {
         float x_left = right_w;

@@ -8,16 +8,16 @@
 #include <tuple>
 #include <vector>
 
-#include "ui/app_state.h"
-#include "ui/derived.h"
-#include "views/heatmap_raster.h"
-#include "views/view_geometry.h"
 #include "jobs/figure_worker.h"
 #include "jobs/raster_worker.h"
+#include "ui/app_state.h"
+#include "ui/derived.h"
 #include "ui/plot.h"
 #include "ui/texture_store.h"
 #include "views/compare_view.h"
 #include "views/figure_export.h"
+#include "views/heatmap_raster.h"
+#include "views/view_geometry.h"
 #include "views/walkthrough.h"
 
 namespace pe {
@@ -30,7 +30,7 @@ struct HeatmapCache {
   std::optional<ColormapId> uploaded_colormap;
   bool raster_uploaded = false;
   std::vector<unsigned char> rgba;
-  ImVec2 plot_min, plot_max;  // the data area on screen last frame
+  ImVec2 plot_min, plot_max;                     // the data area on screen last frame
   int64_t menu_position = -1, menu_column = -1;  // the cell the copy menu was opened on
 };
 
@@ -39,7 +39,7 @@ struct HeatmapCache {
 struct CurvesCache {
   std::optional<std::tuple<EncodingParams, std::vector<int64_t>, double, double, int>> key;
   std::vector<CurveTrace> traces;  // (dims): a line or, for a wave too fast for it, a band
-  std::vector<double> marker_xs;        // (markers) integer positions, when zoomed in
+  std::vector<double> marker_xs;   // (markers) integer positions, when zoomed in
   std::vector<std::vector<double>> marker_ys;
   std::optional<std::tuple<std::string, EncodingParams>> match_key;  // dimension search
   std::vector<int64_t> matches;
@@ -92,17 +92,18 @@ struct WalkthroughCache {
 // derivation from the state. Pointers point into the derived data and live until the next frame.
 struct DrawnRecord {
   std::optional<EncodingParams> heatmap_image;  // the parameters of the raster on screen, if any
-  int heatmap_outlined_rows = 0;          // rows of the selection outline (tokens)
-  std::vector<WaveColumn> picker_rows;      // the dimension picker's visible rows
-  std::vector<WaveColumn> legend;           // the curves' legend entries
-  std::vector<const float*> sum_rows;     // (tokens) rows of the sum the sums panel shows, or empty
-  int64_t sum_width = 0;                  // their length
-  const Matrix* manual_sum = nullptr;     // the typed-vectors sum shown, if any
+  int heatmap_outlined_rows = 0;                // rows of the selection outline (tokens)
+  std::vector<WaveColumn> picker_rows;          // the dimension picker's visible rows
+  std::vector<WaveColumn> legend;               // the curves' legend entries
+  std::vector<const float*> sum_rows;  // (tokens) rows of the sum the sums panel shows, or empty
+  int64_t sum_width = 0;               // their length
+  const Matrix* manual_sum = nullptr;  // the typed-vectors sum shown, if any
   std::vector<std::pair<ViewKind, const Figure*>> figures;  // figures drawn by figure panels
   const Walkthrough* walkthrough = nullptr;  // the walkthrough the panel drew, if any
   int walkthrough_step = -1;                 // and its step on show
   std::vector<std::pair<ViewKind, ModelParams>> figure_params;  // the parameters each was made of
-  std::vector<ViewKind> figures_computing;  // figure panels waiting for their new parameters' figure
+  std::vector<ViewKind>
+      figures_computing;  // figure panels waiting for their new parameters' figure
   int shortcut_rows = 0;  // rows of the shortcut overlay, when it is open
   void Clear() { *this = DrawnRecord(); }
 };
@@ -125,11 +126,11 @@ class TableLoadJob;
 struct UiServices {
   TextureStore* textures = nullptr;
   RasterWorker* rasters = nullptr;
-  ExportRunner* exports = nullptr;   // null: export is not offered
-  SaveFilePicker* picker = nullptr;  // null: no native save dialog
-  FigureWorker* figures = nullptr;   // null: figure panels build their figures in the frame
+  ExportRunner* exports = nullptr;    // null: export is not offered
+  SaveFilePicker* picker = nullptr;   // null: no native save dialog
+  FigureWorker* figures = nullptr;    // null: figure panels build their figures in the frame
   SessionKeeper* sessions = nullptr;  // null: no last session, recent list or autosave
-  TableLoadJob* tables = nullptr;    // null: File > Open loads nothing (says so)
+  TableLoadJob* tables = nullptr;     // null: File > Open loads nothing (says so)
 };
 
 // Applies the edits queued in the last frame (state.pending_edits), updates the derived data and

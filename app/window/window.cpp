@@ -17,17 +17,17 @@
 #include <string>
 #include <vector>
 
-#include "ui/derived.h"
-#include "jobs/export_runner.h"
 #include "io/file_writers.h"
-#include "ui/fonts.h"
-#include "window/gl_texture_store.h"
+#include "jobs/export_runner.h"
 #include "jobs/raster_worker.h"
+#include "jobs/table_load_job.h"
+#include "ui/derived.h"
+#include "ui/fonts.h"
 #include "ui/session.h"
 #include "ui/shortcuts.h"
-#include "jobs/table_load_job.h"
 #include "ui/ui.h"
 #include "ui/ui_settings.h"
+#include "window/gl_texture_store.h"
 
 namespace pe {
 namespace {

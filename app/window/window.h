@@ -4,8 +4,8 @@
 
 #include <functional>
 
-#include "ui/app_state.h"
 #include "cli/command_line.h"
+#include "ui/app_state.h"
 #include "ui/ui.h"
 
 namespace pe {

@@ -48,8 +48,8 @@ Status CheckAttentionRow(const Encoding& e, int64_t query) {
   const int64_t first = e.first_position(), last = e.last_position();
   if (query < first || query > last) {
     return InvalidArgument("--query must be a position of the table, " + std::to_string(first) +
-                           " to " + std::to_string(last) +
-                           " (or -1: the last position), got " + std::to_string(query));
+                           " to " + std::to_string(last) + " (or -1: the last position), got " +
+                           std::to_string(query));
   }
   if (!AttentionRowHasClosedForm(e) && e.rows() > kMaxEnumeratedKeys) {
     return InvalidArgument(
@@ -204,7 +204,8 @@ std::vector<int64_t> AttentionRow::TopKeys(int count) const {
     }
   } else {
     for (size_t i = 0; i < logits_.size(); ++i) {
-      if (!std::isnan(logits_[i])) candidates.push_back({logits_[i], first_ + static_cast<int64_t>(i)});
+      if (!std::isnan(logits_[i]))
+        candidates.push_back({logits_[i], first_ + static_cast<int64_t>(i)});
     }
   }
   const int64_t m = query_;

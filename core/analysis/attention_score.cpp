@@ -1,13 +1,12 @@
 #include "analysis/attention_score.h"
 
-#include "io/loaded_table.h"
-
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
 
 #include "base/random.h"
+#include "io/loaded_table.h"
 #include "model/embedding.h"
 #include "text/tokenizer.h"
 #include "views/heatmap_raster.h"
@@ -33,7 +32,6 @@ std::vector<int64_t> SamplePositions(int64_t p0, int64_t count, int samples) {
   return out;
 }
 
-
 }  // namespace
 
 uint64_t ScoreContentStream(uint64_t seed) {
@@ -43,13 +41,15 @@ uint64_t ScoreContentStream(uint64_t seed) {
 std::string ScoreDefinition(const Encoding& e, const ScoreContent& content) {
   const bool two = content.kind == ScoreContent::Kind::kTokens;
   const std::string xq = two ? "x_A" : "x", xk = two ? "x_B" : "x";
-  const std::string root = "\xe2\x88\x9a" "d";  // √d
-  const std::string dot = "\xc2\xb7";            // ·
+  const std::string root =
+      "\xe2\x88\x9a"
+      "d";                             // √d
+  const std::string dot = "\xc2\xb7";  // ·
   switch (e.family()) {
     case Family::kAdded: {
       const std::string pe = e.scheme() == Scheme::kLearned ? "W_pos" : "PE";
-      return "score(m, n) = (" + xq + " + " + pe + "_m)" + dot + "(" + xk + " + " + pe +
-             "_n) / " + root;
+      return "score(m, n) = (" + xq + " + " + pe + "_m)" + dot + "(" + xk + " + " + pe + "_n) / " +
+             root;
     }
     case Family::kRotary:
       if (e.scheme() == Scheme::kXpos) {
@@ -126,8 +126,9 @@ Result<AttentionScorer> AttentionScorer::Make(const ModelParams& params, Encodin
       for (int64_t t : {params.content.token_a, params.content.token_b}) {
         if (t < 0 || t >= count) {
           return InvalidArgument(
-              "--content tokens: token " + std::to_string(t) + " is outside the sentence, which has " +
-              std::to_string(count) + (count == 1 ? " token" : " tokens") +
+              "--content tokens: token " + std::to_string(t) +
+              " is outside the sentence, which has " + std::to_string(count) +
+              (count == 1 ? " token" : " tokens") +
               (count > 0 ? " (0 to " + std::to_string(count - 1) + ")" : std::string()));
         }
       }
@@ -180,8 +181,8 @@ namespace {
 // The mean of `one(p)` over [p0, p0 + count): exact column means for added schemes (x + mean PE),
 // else the mean over sampled positions.
 template <typename One>
-bool MeanOf(const Encoding& e, const std::vector<double>& x, int64_t p0, int64_t count,
-            int samples, double* out, One one) {
+bool MeanOf(const Encoding& e, const std::vector<double>& x, int64_t p0, int64_t count, int samples,
+            double* out, One one) {
   const auto d = static_cast<int64_t>(x.size());
   if (count == 1) {
     one(p0, out);
@@ -293,9 +294,9 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
       }
       if (!some_masked && (!bias || (m1 - m0 == 1 && n1 - n0 == 1))) {
         const double b = bias ? s.encoding().Bias(m0, n0) : 0.0;
-        out[x] = static_cast<float>(s.Dot(qs.data() + static_cast<size_t>(y * d),
-                                          ks.data() + static_cast<size_t>(x * d)) +
-                                    b);
+        out[x] = static_cast<float>(
+            s.Dot(qs.data() + static_cast<size_t>(y * d), ks.data() + static_cast<size_t>(x * d)) +
+            b);
         continue;
       }
       // A bias or a partly masked block: the mean over the sampled grid's unmasked cells.
@@ -313,9 +314,9 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
         for (int64_t m : ms) {
           for (int64_t n : ns) bsum += s.encoding().Bias(m, n);
         }
-        out[x] = static_cast<float>(s.Dot(qs.data() + static_cast<size_t>(y * d),
-                                          ks.data() + static_cast<size_t>(x * d)) +
-                                    bsum / static_cast<double>(ms.size() * ns.size()));
+        out[x] = static_cast<float>(
+            s.Dot(qs.data() + static_cast<size_t>(y * d), ks.data() + static_cast<size_t>(x * d)) +
+            bsum / static_cast<double>(ms.size() * ns.size()));
         continue;
       }
       kv.resize(ns.size() * static_cast<size_t>(d));
@@ -360,8 +361,8 @@ std::vector<double> ScoreKeys(const AttentionScorer& s, int64_t n0, int64_t coun
   return keys;
 }
 
-void ScoreBlock(const AttentionScorer& s, const double* keys, int64_t n0, int64_t cols,
-                int64_t m0, int64_t rows, double* out) {
+void ScoreBlock(const AttentionScorer& s, const double* keys, int64_t n0, int64_t cols, int64_t m0,
+                int64_t rows, double* out) {
   const int64_t d = s.dim();
   const Encoding& e = s.encoding();
 #pragma omp parallel for schedule(dynamic, 1) if (rows * cols * d >= (int64_t{1} << 18))

@@ -73,9 +73,7 @@ class AttentionScorer {
   // score(m, n): NaN when a mask hides the key (see Masked).
   double Score(int64_t m, int64_t n) const;
   // Hidden by the causal mask asked for, or by one the scheme implies (causal ALiBi).
-  bool Masked(int64_t m, int64_t n) const {
-    return (causal_ && n > m) || encoding_->Masked(m, n);
-  }
+  bool Masked(int64_t m, int64_t n) const { return (causal_ && n > m) || encoding_->Masked(m, n); }
   bool has_bias() const { return encoding_->family() == Family::kBias; }
 
  private:
@@ -114,7 +112,8 @@ struct ScoreRaster {
 // plus texels x d.
 ScoreRaster ComputeScoreRaster(const AttentionScorer& scorer, const ScoreRasterRequest& request);
 
-// ---- rows, distance and softmax ------------------------------------------------------------------
+// ---- rows, distance and softmax
+// ------------------------------------------------------------------
 
 // score(m, n) for keys n in [n0, n0 + count), into `out` (count); masked keys are NaN.
 void ScoreRow(const AttentionScorer& scorer, int64_t m, int64_t n0, int64_t count, double* out);

@@ -232,7 +232,8 @@ void SinusoidalDrafts(const Matrix& t, int64_t assumed_d, PeVariant variant, Wav
   const int64_t cols = std::min(t.cols, assumed_d);
   // Pair i's sin and cos columns, and its exponent e_i.
   const int64_t pairs = assumed_d / 2 + 1;
-  std::vector<int64_t> sin_col(static_cast<size_t>(pairs), -1), cos_col(static_cast<size_t>(pairs), -1);
+  std::vector<int64_t> sin_col(static_cast<size_t>(pairs), -1),
+      cos_col(static_cast<size_t>(pairs), -1);
   std::vector<double> exponent(static_cast<size_t>(pairs), 0.0);
   for (int64_t j = 0; j < cols; ++j) {
     const WaveColumn w = DescribeColumn(layout, j);
@@ -269,8 +270,8 @@ void SinusoidalDrafts(const Matrix& t, int64_t assumed_d, PeVariant variant, Wav
       }
     }
     if (!dev.empty()) {
-      phase_sigma = std::max(phase_sigma, 1.5 * Median(dev) / a_mid * 2 /
-                                              std::sqrt(static_cast<double>(t.rows)));
+      phase_sigma = std::max(
+          phase_sigma, 1.5 * Median(dev) / a_mid * 2 / std::sqrt(static_cast<double>(t.rows)));
     }
   }
   const std::string hypothesis =
@@ -409,8 +410,8 @@ void RopeDrafts(const Matrix& t, int64_t assumed_d, RopePairing pairing, RopePar
       wt.push_back(r.weight);
     }
   }
-  const std::string hypothesis = "rope " + std::string(RopePartName(part)) + " " +
-                                 std::string(RopePairingName(pairing));
+  const std::string hypothesis =
+      "rope " + std::string(RopePartName(part)) + " " + std::string(RopePairingName(pairing));
   auto add = [&](RopeParams rp, int unsnapped) {
     if (c.Has("rope_scaling") && c.fixed.kind() == Scheme::kRope &&
         c.fixed.rope().scaling != rp.scaling) {
@@ -655,8 +656,8 @@ Result<CheckCandidate> Verify(const Matrix& t, const Draft& d, const CheckConstr
   } else if (!c.tolerance && Float32Explained(t, ref.value(), *e.value(), out.amplitude)) {
     out.verdict = CheckVerdict::kFloat32;
   }
-  out.worst_formula =
-      e.value()->DescribeCell(e.value()->first_position() + out.stats.worst_row, out.stats.worst_col);
+  out.worst_formula = e.value()->DescribeCell(e.value()->first_position() + out.stats.worst_row,
+                                              out.stats.worst_col);
   return out;
 }
 
@@ -775,9 +776,11 @@ std::string Float32Note(const CheckCandidate& best) {
          " over the first quarter of the rows, " + Num(s.mean_abs_tail) +
          " over the last; largest " + Num(s.max_abs) + " at row " + std::to_string(s.worst_row) +
          "): the table was computed in float32. float32 holds the angle p\xc2\xb7w "
-         "to a relative 2^-24, so the angle is off by about p\xc2\xb7w\xc2\xb7" "2^-24 radians "
+         "to a relative 2^-24, so the angle is off by about p\xc2\xb7w\xc2\xb7"
+         "2^-24 radians "
          "(and w itself, made in float32 by exp or pow, by a few 2^-24 relative); every cell is "
-         "within A\xc2\xb7" "2^-24\xc2\xb7(4 + p\xc2\xb7w\xc2\xb7(2 ln(w_max/w_min) + 12)) of the "
+         "within A\xc2\xb7"
+         "2^-24\xc2\xb7(4 + p\xc2\xb7w\xc2\xb7(2 ln(w_max/w_min) + 12)) of the "
          "exact value. Compute p\xc2\xb7w in float64 and round once to float32 to match to "
          "float32 rounding.";
 }
@@ -871,9 +874,12 @@ bool CheckConstraints::Has(const std::string& key) const {
 
 std::string_view CheckVerdictName(CheckVerdict v) {
   switch (v) {
-    case CheckVerdict::kMatch: return "match";
-    case CheckVerdict::kFloat32: return "float32";
-    case CheckVerdict::kNoMatch: break;
+    case CheckVerdict::kMatch:
+      return "match";
+    case CheckVerdict::kFloat32:
+      return "float32";
+    case CheckVerdict::kNoMatch:
+      break;
   }
   return "no match";
 }
@@ -893,11 +899,14 @@ Result<CheckReport> CheckTable(const Matrix& table, const CheckConstraints& c,
   CheckReport report;
   report.rows = table.rows;
   report.cols = table.cols;
-  report.tolerance_text =
-      c.tolerance ? "|error| <= " + Num(*c.tolerance) + " per cell (--tolerance)"
-                  : "float" + std::string(c.bits == 24 ? "32" : c.bits == 11 ? "16" : "bf16") +
-                        " rounding: 1 ulp of the reference or 2^-" + std::to_string(c.bits) +
-                        " \xc3\x97 amplitude per cell";
+  report.tolerance_text = c.tolerance
+                              ? "|error| <= " + Num(*c.tolerance) + " per cell (--tolerance)"
+                              : "float" +
+                                    std::string(c.bits == 24   ? "32"
+                                                : c.bits == 11 ? "16"
+                                                               : "bf16") +
+                                    " rounding: 1 ulp of the reference or 2^-" +
+                                    std::to_string(c.bits) + " \xc3\x97 amplitude per cell";
   Result<std::vector<CheckCandidate>> ranked = Identify(table, table.cols, c, cap);
   if (!ranked.ok()) return ranked.error();
   report.ranked = std::move(ranked).value();
@@ -930,11 +939,10 @@ Result<CheckReport> CheckTable(const Matrix& table, const CheckConstraints& c,
   if (table.rows != table.cols && !suspicious && table.rows <= 65536) {
     Result<std::vector<CheckCandidate>> t = Identify(Transposed(table), table.rows, c, cap);
     if (t.ok() && Matches(t.value())) {
-      return refuse("the table is transposed: it holds (d, L) = (" +
-                    std::to_string(table.rows) + ", " + std::to_string(table.cols) +
-                    "), and as (L, d) = (" + std::to_string(table.cols) + ", " +
-                    std::to_string(table.rows) + ") it matches " + t.value().front().description +
-                    "; transpose it (table.T)");
+      return refuse("the table is transposed: it holds (d, L) = (" + std::to_string(table.rows) +
+                    ", " + std::to_string(table.cols) + "), and as (L, d) = (" +
+                    std::to_string(table.cols) + ", " + std::to_string(table.rows) +
+                    ") it matches " + t.value().front().description + "; transpose it (table.T)");
     }
   }
   if (table.cols >= 3) {
@@ -942,9 +950,9 @@ Result<CheckReport> CheckTable(const Matrix& table, const CheckConstraints& c,
         Identify(FirstColumns(table, table.cols - 1), table.cols - 1, c, cap);
     if (clean_match(t)) {
       return refuse("one column too many: the first " + std::to_string(table.cols - 1) +
-                    " columns match " + t.value().front().description + " (d = " +
-                    std::to_string(table.cols - 1) + "), the last column (j = " +
-                    std::to_string(table.cols - 1) + ") is extra");
+                    " columns match " + t.value().front().description +
+                    " (d = " + std::to_string(table.cols - 1) +
+                    "), the last column (j = " + std::to_string(table.cols - 1) + ") is extra");
     }
   }
   {
@@ -952,8 +960,8 @@ Result<CheckReport> CheckTable(const Matrix& table, const CheckConstraints& c,
     if (clean_match(t)) {
       return refuse("one column missing: the " + std::to_string(table.cols) +
                     " columns match the first ones of " + t.value().front().description +
-                    " with d = " + std::to_string(table.cols + 1) + "; column j = " +
-                    std::to_string(table.cols) + " is not in the table");
+                    " with d = " + std::to_string(table.cols + 1) +
+                    "; column j = " + std::to_string(table.cols) + " is not in the table");
     }
   }
   if (suspicious) return report;
@@ -974,17 +982,16 @@ Result<CheckReport> CheckTable(const Matrix& table, const CheckConstraints& c,
         const CheckCandidate& found = t.value().front();
         const double exact_shift = shift + found.stats.mean_signed;
         const double spread = found.stats.max_abs + std::abs(found.stats.mean_signed);
-        return refuse("every value is off by " + Num(exact_shift) + " (to within " +
-                      Num(spread) + "): less that constant, the table matches " +
-                      found.description);
+        return refuse("every value is off by " + Num(exact_shift) + " (to within " + Num(spread) +
+                      "): less that constant, the table matches " + found.description);
       }
     }
   }
   const ErrorStats& s = best.stats;
   const double spread = std::sqrt(std::max(0.0, s.rms * s.rms - s.mean_signed * s.mean_signed));
   if (std::abs(s.mean_signed) > 1e-4 * best.amplitude && spread < 0.05 * std::abs(s.mean_signed)) {
-    report.notes.push_back("every value is off by about " + Num(s.mean_signed) +
-                           " from " + best.description + " (the same shift in every cell, spread " +
+    report.notes.push_back("every value is off by about " + Num(s.mean_signed) + " from " +
+                           best.description + " (the same shift in every cell, spread " +
                            Num(spread) + "): a constant added to the table?");
   } else if (s.max_abs < 8 * s.rms && s.max_abs_tail < 4 * s.max_abs_head &&
              s.max_abs_head < 4 * s.max_abs_tail) {
@@ -994,9 +1001,8 @@ Result<CheckReport> CheckTable(const Matrix& table, const CheckConstraints& c,
         Num(s.max_abs) + "): noise on the values, rows in another order, or another scheme");
   } else {
     report.notes.push_back("the nearest candidate, " + best.description + ", differs by up to " +
-                           Num(s.max_abs) + " (row " + std::to_string(s.worst_row) +
-                           ", column " + std::to_string(s.worst_col) + "), beyond " +
-                           report.tolerance_text);
+                           Num(s.max_abs) + " (row " + std::to_string(s.worst_row) + ", column " +
+                           std::to_string(s.worst_col) + "), beyond " + report.tolerance_text);
   }
   return report;
 }

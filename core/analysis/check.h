@@ -86,15 +86,15 @@ enum class CheckVerdict {
 std::string_view CheckVerdictName(CheckVerdict v);  // "match", "float32", "no match"
 
 struct CheckCandidate {
-  EncodingParams params;  // d_model and max_len: the reference's shape
+  EncodingParams params;    // d_model and max_len: the reference's shape
   std::string description;  // "sinusoidal, t2t layout, base 10000, offset 2 (fairseq)"
   std::string flags;        // "--scheme sinusoidal --variant t2t --offset 2 ..."
   std::string preset;       // the sinusoidal preset with exactly these parameters, or empty
   std::string layout;       // the layout read: "sinusoidal t2t sin-first", "rope cos half"
   ErrorStats stats;
-  double amplitude = 1;     // of the reference
-  double score = 0;         // max |error| / amplitude: the ranking
-  int unsnapped = 0;        // parameters kept as read (not a short decimal): fewer ranks first
+  double amplitude = 1;  // of the reference
+  double score = 0;      // max |error| / amplitude: the ranking
+  int unsnapped = 0;     // parameters kept as read (not a short decimal): fewer ranks first
   CheckVerdict verdict = CheckVerdict::kNoMatch;
   std::string worst_formula;  // the reference formula of the worst cell
 };

@@ -1,10 +1,9 @@
 #include "analysis/pca.h"
 
-#include <cmath>
-#include <string>
-
 #include <Eigen/Dense>
 #include <Eigen/SVD>
+#include <cmath>
+#include <string>
 
 namespace pe {
 
@@ -38,7 +37,7 @@ Result<Pca2> FitPca2(const Matrix& points) {
   if (sum_squares == 0) return pca;  // one point, or all equal: no direction
   Eigen::BDCSVD<Eigen::MatrixXd> svd(x, Eigen::ComputeThinV);
   const Eigen::VectorXd& s = svd.singularValues();  // descending
-  const Eigen::MatrixXd& v = svd.matrixV();          // (d, min(n, d))
+  const Eigen::MatrixXd& v = svd.matrixV();         // (d, min(n, d))
   for (int k = 0; k < 2 && k < s.size(); ++k) {
     if (s(k) <= 0) break;
     int64_t largest = 0;
@@ -46,7 +45,8 @@ Result<Pca2> FitPca2(const Matrix& points) {
       if (std::abs(v(c, k)) > std::abs(v(largest, k))) largest = c;
     }
     const double sign = v(largest, k) < 0 ? -1.0 : 1.0;
-    for (int64_t c = 0; c < d; ++c) pca.axes[static_cast<size_t>(k)][static_cast<size_t>(c)] = sign * v(c, k);
+    for (int64_t c = 0; c < d; ++c)
+      pca.axes[static_cast<size_t>(k)][static_cast<size_t>(c)] = sign * v(c, k);
     pca.variance[static_cast<size_t>(k)] = s(k) * s(k) / dof;
     pca.ratio[static_cast<size_t>(k)] = s(k) * s(k) / sum_squares;
   }

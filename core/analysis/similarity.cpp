@@ -36,9 +36,9 @@ std::vector<int64_t> SpreadPositions(int64_t p0, int64_t count, int64_t samples)
     return out;
   }
   for (int64_t s = 0; s < samples; ++s) {
-    const auto at = static_cast<int64_t>(std::llround(static_cast<double>(count - 1) *
-                                                      static_cast<double>(s) /
-                                                      static_cast<double>(samples - 1)));
+    const auto at =
+        static_cast<int64_t>(std::llround(static_cast<double>(count - 1) * static_cast<double>(s) /
+                                          static_cast<double>(samples - 1)));
     if (out.empty() || p0 + at != out.back()) out.push_back(p0 + at);
   }
   return out;
@@ -105,9 +105,10 @@ Status CheckSimilarityScheme(const EncodingParams& params) {
     case Scheme::kT5:
       break;
   }
-  return InvalidArgument("the similarity views need a vector per position (sinusoidal, learned or "
-                         "rope); " + std::string(SchemeName(params.kind())) +
-                         " adds a bias to the attention logits instead");
+  return InvalidArgument(
+      "the similarity views need a vector per position (sinusoidal, learned or "
+      "rope); " +
+      std::string(SchemeName(params.kind())) + " adds a bias to the attention logits instead");
 }
 
 Result<PositionSimilarity> PositionSimilarity::Make(EncodingPtr encoding,
@@ -130,7 +131,8 @@ Result<PositionSimilarity> PositionSimilarity::Make(EncodingPtr encoding,
       break;
   }
   sim.encoding_ = std::move(encoding);
-  sim.dim_ = sim.columns_.empty() ? sim.encoding_->cols() : static_cast<int64_t>(sim.columns_.size());
+  sim.dim_ =
+      sim.columns_.empty() ? sim.encoding_->cols() : static_cast<int64_t>(sim.columns_.size());
   // A_w and B_w per distinct frequency (a sin and a cos of one pair share theirs exactly: both
   // come from the pair's exponent).
   std::map<double, Term> terms;
@@ -203,7 +205,8 @@ bool PositionSimilarity::MeanVector(int64_t p0, int64_t count, double* out) cons
   // learned table), divided by the norm when it is the same at every position.
   if (!cosine || toeplitz()) {
     if (!columns_.empty()) {
-      for (size_t j = 0; j < columns_.size(); ++j) out[j] = MeanOverPositions(columns_[j], p0, count);
+      for (size_t j = 0; j < columns_.size(); ++j)
+        out[j] = MeanOverPositions(columns_[j], p0, count);
     } else {
       e.MeanOverRows(p0 - e.first_position(), count, 0, dim_, out);
     }
@@ -244,7 +247,8 @@ double PositionSimilarity::MeanAbsolute(int64_t p0, int64_t count, int64_t k) co
   return acc;
 }
 
-// ---- raster ---------------------------------------------------------------------------------------
+// ---- raster
+// ---------------------------------------------------------------------------------------
 
 SimilarityRaster ComputeSimilarityRaster(const PositionSimilarity& sim,
                                          const SimilarityRasterRequest& req) {
@@ -354,7 +358,8 @@ OffsetStats SimilarityAtOffset(const PositionSimilarity& sim, int64_t k, int64_t
     o.sampled = o.positions;
     return o;
   }
-  const std::vector<int64_t> ps = SpreadPositions(p0, o.positions, std::max<int64_t>(2, max_positions));
+  const std::vector<int64_t> ps =
+      SpreadPositions(p0, o.positions, std::max<int64_t>(2, max_positions));
   o.sampled = static_cast<int64_t>(ps.size());
   o.exact = o.mean_exact = o.sampled == o.positions;
   double sum = 0.0, lo = INFINITY, hi = -INFINITY;

@@ -25,7 +25,8 @@
 //   cos(p w) cos(q w) = (cos((q - p) w) + cos((q + p) w)) / 2
 // so, summed over the columns and grouped by frequency,
 //   PE(p) . PE(q) = sum_w A_w cos(k w) + B_w cos(s w),   k = q - p, s = q + p,
-//   A_w = (1/2) sum_{c at w} a_c^2,   B_w = (1/2) (sum_{cos c at w} a_c^2 - sum_{sin c at w} a_c^2).
+//   A_w = (1/2) sum_{c at w} a_c^2,   B_w = (1/2) (sum_{cos c at w} a_c^2 - sum_{sin c at w}
+//   a_c^2).
 // A sin and a cos of the same frequency and amplitude cancel in B_w, so with every column
 // paired (even d; odd d in the t2t layout, whose extra column is zero; RoPE) the similarity is a
 // function of k alone: a Toeplitz matrix. The paper's and tf-text's odd d leave the last column
@@ -37,8 +38,8 @@
 #include <cstdint>
 #include <optional>
 #include <span>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -147,9 +148,9 @@ SimilarityRaster ComputeSimilarityRaster(const PositionSimilarity& sim,
 // sim(p, p + k) over the positions p that keep both p and p + k in the table (L - |k| of them).
 struct OffsetStats {
   double mean = 0, min = 0, max = 0;
-  int64_t positions = 0;  // L - |k|
-  int64_t sampled = 0;    // positions p evaluated for min and max (all of them when exact)
-  bool exact = true;      // min and max over every p
+  int64_t positions = 0;   // L - |k|
+  int64_t sampled = 0;     // positions p evaluated for min and max (all of them when exact)
+  bool exact = true;       // min and max over every p
   bool mean_exact = true;  // the mean over every p (by a closed form, or every p evaluated)
   // Evaluated p whose cosine is undefined (a zero vector at p or p + k): left out of the mean,
   // min and max, which are NaN when nothing is left.

@@ -14,7 +14,7 @@ namespace pe {
 class LoadedTable;
 
 struct TableRef {
-  std::string spec;  // "FILE" or "FILE:TENSOR"; empty: no table (the seeded one is used)
+  std::string spec;   // "FILE" or "FILE:TENSOR"; empty: no table (the seeded one is used)
   uint64_t hash = 0;  // LoadedTable::hash() of what `table` was read from
   std::shared_ptr<const LoadedTable> table;  // null exactly when spec is empty
   bool loaded() const { return table != nullptr; }

@@ -63,7 +63,9 @@ double SumRange(double a, double b) {
 
 // sum_{y=1}^{x} y (y + 1) / 2 = x (x + 1) (x + 2) / 6 for x > 0, else 0: summed twice, the
 // distances max(q - k, 0) of a block.
-double Tetra(double x) { return x > 0 ? x * (x + 1.0) * (x + 2.0) / 6.0 : 0.0; }
+double Tetra(double x) {
+  return x > 0 ? x * (x + 1.0) * (x + 2.0) / 6.0 : 0.0;
+}
 
 // sum of max(q - k, 0) over q in [q0, q1], k in [k0, k1]: for each q the keys give
 // T(q - k0) - T(q - k1 - 1) with T(x) = x (x + 1) / 2 (x > 0), and the queries sum those.
@@ -75,8 +77,9 @@ class AlibiEncoding final : public Encoding {
  public:
   explicit AlibiEncoding(const EncodingParams& params)
       : Encoding(params),
-        exponent_(AlibiSlopeExponents(params.alibi().heads,
-                                      params.alibi().max_bias)[static_cast<size_t>(params.alibi().head)]),
+        exponent_(
+            AlibiSlopeExponents(params.alibi().heads,
+                                params.alibi().max_bias)[static_cast<size_t>(params.alibi().head)]),
         slope_(std::exp2(exponent_)) {}
 
   Family family() const override { return Family::kBias; }
@@ -91,10 +94,11 @@ class AlibiEncoding final : public Encoding {
   std::string Summary() const override {
     const AlibiParams& a = params_.alibi();
     std::string s = Fmt("alibi %s, %lld heads, head %lld (slope 2^%g = %.6g), max bias %g, L=%lld",
-                        std::string(AlibiModeName(a.mode)).c_str(),
-                        static_cast<long long>(a.heads), static_cast<long long>(a.head),
-                        exponent_, slope_, a.max_bias, static_cast<long long>(params_.max_len));
-    if (params_.offset != 0) s += Fmt(", from position %lld", static_cast<long long>(params_.offset));
+                        std::string(AlibiModeName(a.mode)).c_str(), static_cast<long long>(a.heads),
+                        static_cast<long long>(a.head), exponent_, slope_, a.max_bias,
+                        static_cast<long long>(params_.max_len));
+    if (params_.offset != 0)
+      s += Fmt(", from position %lld", static_cast<long long>(params_.offset));
     return s;
   }
   std::string Title() const override {
@@ -178,7 +182,8 @@ class AlibiEncoding final : public Encoding {
                  static_cast<long long>(k), q);
     }
     const double v = static_cast<float>(Bias(position, k));
-    if (causal()) return Fmt("-%.6g * (%lld - %lld) = %.6g", slope_, q, static_cast<long long>(k), v);
+    if (causal())
+      return Fmt("-%.6g * (%lld - %lld) = %.6g", slope_, q, static_cast<long long>(k), v);
     return Fmt("-%.6g * |%lld - %lld| = %.6g", slope_, q, static_cast<long long>(k), v);
   }
   double Bias(int64_t query_position, int64_t key_position) const override {

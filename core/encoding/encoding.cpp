@@ -52,12 +52,11 @@ Status ValidateEncodingParams(const EncodingParams& p) {
   const int64_t min_offset = p.kind() == Scheme::kSinusoidal ? -kMaxPosition : 0;
   const int64_t max_offset = kMaxPosition + 1 - p.max_len;
   if (p.offset < min_offset || p.offset > max_offset) {
-    return InvalidArgument("offset must be in [" + std::to_string(min_offset) + ", " +
-                           std::to_string(max_offset) +
-                           "] so that the last position stays at most " +
-                           std::to_string(kMaxPosition) + " with max_len " +
-                           std::to_string(p.max_len) + " (" + std::string(SchemeName(p.kind())) +
-                           "), got " + std::to_string(p.offset));
+    return InvalidArgument(
+        "offset must be in [" + std::to_string(min_offset) + ", " + std::to_string(max_offset) +
+        "] so that the last position stays at most " + std::to_string(kMaxPosition) +
+        " with max_len " + std::to_string(p.max_len) + " (" + std::string(SchemeName(p.kind())) +
+        "), got " + std::to_string(p.offset));
   }
   switch (p.kind()) {
     case Scheme::kSinusoidal:
@@ -96,8 +95,8 @@ Result<EncodingPtr> MakeEncoding(const EncodingParams& params, const MemoryCap& 
 }
 
 Result<Matrix> ComputeTable(const Encoding& encoding, const MemoryCap& cap) {
-  Result<Matrix> table = MakeMatrix("the " + encoding.TableName() + " table", encoding.rows(),
-                                    encoding.cols(), cap);
+  Result<Matrix> table =
+      MakeMatrix("the " + encoding.TableName() + " table", encoding.rows(), encoding.cols(), cap);
   if (!table.ok()) return table;
   Matrix& m = table.value();
   encoding.FillBlock(0, m.rows, 0, m.cols, m.data.data());

@@ -139,7 +139,7 @@ using EncodingPtr = std::shared_ptr<const Encoding>;
 // headers), pairs i ("i5") or key positions n ("k5", the bias tables, whose rows are the query
 // positions m).
 struct TableAxes {
-  std::string column_axis;  // "dimension j", "pair i", "key position n"
+  std::string column_axis;   // "dimension j", "pair i", "key position n"
   std::string column_index;  // "j", "i", "n"
   std::string csv_prefix;    // "d", "i", "k"
   std::string row_axis;      // "position p", or "query position m"

@@ -57,28 +57,70 @@ std::optional<E> Parse(const Names<E, N>& names, std::string_view text) {
 
 }  // namespace
 
-std::string_view SchemeName(Scheme v) { return NameOf(kSchemes, v); }
-std::optional<Scheme> ParseScheme(std::string_view s) { return Parse(kSchemes, s); }
-std::string_view VariantName(PeVariant v) { return NameOf(kVariants, v); }
-std::optional<PeVariant> ParseVariant(std::string_view s) { return Parse(kVariants, s); }
-std::string_view WaveOrderName(WaveOrder v) { return NameOf(kOrders, v); }
-std::optional<WaveOrder> ParseWaveOrder(std::string_view s) { return Parse(kOrders, s); }
-std::string_view LearnedInitName(LearnedInit v) { return EmbeddingInitName(v); }
-std::optional<LearnedInit> ParseLearnedInit(std::string_view s) { return ParseEmbeddingInit(s); }
-std::string_view RopePairingName(RopePairing v) { return NameOf(kPairings, v); }
-std::optional<RopePairing> ParseRopePairing(std::string_view s) { return Parse(kPairings, s); }
-std::string_view RopeScalingName(RopeScaling v) { return NameOf(kScalings, v); }
-std::optional<RopeScaling> ParseRopeScaling(std::string_view s) { return Parse(kScalings, s); }
-std::string_view RopePartName(RopePart v) { return NameOf(kParts, v); }
-std::optional<RopePart> ParseRopePart(std::string_view s) { return Parse(kParts, s); }
+std::string_view SchemeName(Scheme v) {
+  return NameOf(kSchemes, v);
+}
+std::optional<Scheme> ParseScheme(std::string_view s) {
+  return Parse(kSchemes, s);
+}
+std::string_view VariantName(PeVariant v) {
+  return NameOf(kVariants, v);
+}
+std::optional<PeVariant> ParseVariant(std::string_view s) {
+  return Parse(kVariants, s);
+}
+std::string_view WaveOrderName(WaveOrder v) {
+  return NameOf(kOrders, v);
+}
+std::optional<WaveOrder> ParseWaveOrder(std::string_view s) {
+  return Parse(kOrders, s);
+}
+std::string_view LearnedInitName(LearnedInit v) {
+  return EmbeddingInitName(v);
+}
+std::optional<LearnedInit> ParseLearnedInit(std::string_view s) {
+  return ParseEmbeddingInit(s);
+}
+std::string_view RopePairingName(RopePairing v) {
+  return NameOf(kPairings, v);
+}
+std::optional<RopePairing> ParseRopePairing(std::string_view s) {
+  return Parse(kPairings, s);
+}
+std::string_view RopeScalingName(RopeScaling v) {
+  return NameOf(kScalings, v);
+}
+std::optional<RopeScaling> ParseRopeScaling(std::string_view s) {
+  return Parse(kScalings, s);
+}
+std::string_view RopePartName(RopePart v) {
+  return NameOf(kParts, v);
+}
+std::optional<RopePart> ParseRopePart(std::string_view s) {
+  return Parse(kParts, s);
+}
 
-std::string_view AlibiModeName(AlibiMode v) { return NameOf(kAlibiModes, v); }
-std::optional<AlibiMode> ParseAlibiMode(std::string_view s) { return Parse(kAlibiModes, s); }
-std::string_view T5DirectionName(T5Direction v) { return NameOf(kT5Directions, v); }
-std::optional<T5Direction> ParseT5Direction(std::string_view s) { return Parse(kT5Directions, s); }
-std::string_view XposSideName(XposSide v) { return NameOf(kXposSides, v); }
-std::optional<XposSide> ParseXposSide(std::string_view s) { return Parse(kXposSides, s); }
-std::string_view XposPositionsName(XposPositions v) { return NameOf(kXposPositions, v); }
+std::string_view AlibiModeName(AlibiMode v) {
+  return NameOf(kAlibiModes, v);
+}
+std::optional<AlibiMode> ParseAlibiMode(std::string_view s) {
+  return Parse(kAlibiModes, s);
+}
+std::string_view T5DirectionName(T5Direction v) {
+  return NameOf(kT5Directions, v);
+}
+std::optional<T5Direction> ParseT5Direction(std::string_view s) {
+  return Parse(kT5Directions, s);
+}
+std::string_view XposSideName(XposSide v) {
+  return NameOf(kXposSides, v);
+}
+std::optional<XposSide> ParseXposSide(std::string_view s) {
+  return Parse(kXposSides, s);
+}
+std::string_view XposPositionsName(XposPositions v) {
+  return NameOf(kXposPositions, v);
+}
 std::optional<XposPositions> ParseXposPositions(std::string_view s) {
   return Parse(kXposPositions, s);
 }

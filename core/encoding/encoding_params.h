@@ -62,18 +62,18 @@ enum class RopeScaling { kNone, kLinear, kNtk, kDynamicNtk, kYarn, kLlama3 };
 enum class RopePart { kCos, kSin, kAngle };
 
 struct RopeParams {
-  double theta = 10000.0;           // rope_theta
+  double theta = 10000.0;  // rope_theta
   RopePairing pairing = RopePairing::kHalf;
-  double rotary_fraction = 1.0;     // partial_rotary_factor: d_rot = int(d_model * fraction)
+  double rotary_fraction = 1.0;  // partial_rotary_factor: d_rot = int(d_model * fraction)
   RopeScaling scaling = RopeScaling::kNone;
-  double factor = 8.0;              // rope_scaling.factor (>= 1; unused without a scaling)
-  int64_t original_max_len = 8192;  // original_max_position_embeddings
-  double beta_fast = 32.0;          // YaRN
-  double beta_slow = 1.0;           // YaRN
+  double factor = 8.0;                     // rope_scaling.factor (>= 1; unused without a scaling)
+  int64_t original_max_len = 8192;         // original_max_position_embeddings
+  double beta_fast = 32.0;                 // YaRN
+  double beta_slow = 1.0;                  // YaRN
   std::optional<double> attention_factor;  // YaRN; none: 0.1 ln(factor) + 1
-  double low_freq_factor = 1.0;     // Llama 3
-  double high_freq_factor = 4.0;    // Llama 3
-  int64_t sequence_len = 0;         // dynamic NTK's current length; 0: the table's last position + 1
+  double low_freq_factor = 1.0;            // Llama 3
+  double high_freq_factor = 4.0;           // Llama 3
+  int64_t sequence_len = 0;  // dynamic NTK's current length; 0: the table's last position + 1
   RopePart part = RopePart::kCos;
   bool operator==(const RopeParams&) const = default;
 };
@@ -84,9 +84,9 @@ struct RopeParams {
 enum class AlibiMode { kCausal, kSymmetric };  // -m (i - j) for j <= i, or -m |i - j|
 struct AlibiParams {
   int64_t heads = 8;
-  int64_t head = 0;         // the head whose bias the table shows
+  int64_t head = 0;  // the head whose bias the table shows
   AlibiMode mode = AlibiMode::kCausal;
-  double max_bias = 8.0;    // MPT's alibi_bias_max: slopes 2^(-max_bias k / n) for n = 2^j heads
+  double max_bias = 8.0;  // MPT's alibi_bias_max: slopes 2^(-max_bias k / n) for n = 2^j heads
   bool operator==(const AlibiParams&) const = default;
 };
 

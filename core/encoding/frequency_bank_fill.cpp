@@ -25,7 +25,9 @@ namespace {
 #define PE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 
 // Positions below zero (signed offsets) anchor at the multiple of kPeAnchorPositions below them.
-int64_t FloorMod(int64_t a, int64_t m) { return ((a % m) + m) % m; }
+int64_t FloorMod(int64_t a, int64_t m) {
+  return ((a % m) + m) % m;
+}
 
 // The frequencies a request needs, and where each sin/cos goes in the output row.
 struct Plan {
@@ -45,9 +47,9 @@ struct Plan {
     kAngles,
     kColumns
   } layout = Layout::kColumns;
-  bool twice_sin = false;    // kTwice*: the wave written is sin (else cos)
-  double amplitude = 1.0;    // kTwice*
-  std::vector<double> angle_w;  // kAngles: the frequency of each column (no recurrence)
+  bool twice_sin = false;        // kTwice*: the wave written is sin (else cos)
+  double amplitude = 1.0;        // kTwice*
+  std::vector<double> angle_w;   // kAngles: the frequency of each column (no recurrence)
   int64_t n_sin = 0, n_cos = 0;  // full rows: sin of pairs [0, n_sin), cos of pairs [0, n_cos)
   int64_t cos_base = 0;          // kHalves: column of the first cosine
   bool zero_last = false;        // kHalves: one zero column after the cosines (t2t, odd d)
@@ -274,8 +276,7 @@ void RowColumns(const Plan& plan, double position, const double* cw, const doubl
 // waves advanced by one position.
 PE_VECTOR_CLONES void RowTwice(int64_t h, bool halves, bool sin, double amplitude,
                                const double* __restrict cw, const double* __restrict sw,
-                               double* __restrict s, double* __restrict c,
-                               float* __restrict out) {
+                               double* __restrict s, double* __restrict c, float* __restrict out) {
   for (int64_t i = 0; i < h; ++i) {
     const double si = s[i], ci = c[i];
     const auto v = static_cast<float>(amplitude * (sin ? si : ci));
@@ -357,8 +358,8 @@ bool CanUseAvx2(const Plan& plan, int64_t width) {
 #endif
 
 // Rows [row0, row0 + rows) on one thread.
-void FillRows(int64_t first_position, const Plan& plan, int64_t row0, int64_t rows,
-              int64_t width, float* out) {
+void FillRows(int64_t first_position, const Plan& plan, int64_t row0, int64_t rows, int64_t width,
+              float* out) {
 #if defined(__x86_64__)
   const bool avx2 = CanUseAvx2(plan, width);
   const bool stream =
@@ -403,9 +404,8 @@ void FillRows(int64_t first_position, const Plan& plan, int64_t row0, int64_t ro
           break;
         case Plan::Layout::kTwiceHalves:
         case Plan::Layout::kTwiceInterleaved:
-          RowTwice(static_cast<int64_t>(plan.w.size()),
-                   plan.layout == Plan::Layout::kTwiceHalves, plan.twice_sin, plan.amplitude, cw,
-                   sw, s.data(), c.data(), row);
+          RowTwice(static_cast<int64_t>(plan.w.size()), plan.layout == Plan::Layout::kTwiceHalves,
+                   plan.twice_sin, plan.amplitude, cw, sw, s.data(), c.data(), row);
           break;
         case Plan::Layout::kAngles:
           RowAngles(width, static_cast<double>(first_position + row0 + r), plan.angle_w.data(),

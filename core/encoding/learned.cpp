@@ -10,7 +10,9 @@
 
 namespace pe {
 
-double LearnedInitStd(LearnedInit init, int64_t d_model) { return InitStd(init, d_model); }
+double LearnedInitStd(LearnedInit init, int64_t d_model) {
+  return InitStd(init, d_model);
+}
 
 uint64_t LearnedStream(uint64_t seed) {
   return RandomBits(seed ^ 0x706f736974696f6eull /* "position" */, 0);
@@ -33,8 +35,10 @@ class LearnedEncoding final : public Encoding {
     // table may hold them) and flagged in the title instead of widening the range to infinity.
     float m = 0.0f;
     for (float v : table_->data) {
-      if (std::isfinite(v)) m = std::max(m, std::abs(v));
-      else ++non_finite_;
+      if (std::isfinite(v))
+        m = std::max(m, std::abs(v));
+      else
+        ++non_finite_;
     }
     max_abs_ = m > 0.0f ? m : 1.0f;
   }
@@ -60,8 +64,7 @@ class LearnedEncoding final : public Encoding {
     char buf[160];
     std::snprintf(buf, sizeof buf, "learned, %s init, seed %llu, d=%lld, L=%lld",
                   std::string(LearnedInitName(l.init)).c_str(),
-                  static_cast<unsigned long long>(l.seed),
-                  static_cast<long long>(params_.d_model),
+                  static_cast<unsigned long long>(l.seed), static_cast<long long>(params_.d_model),
                   static_cast<long long>(params_.max_len));
     std::string out = buf;
     if (params_.offset != 0) out += ", from position " + std::to_string(params_.offset);
@@ -130,13 +133,12 @@ Status CheckLearnedTable(const EncodingParams& params) {
                            std::to_string(t.cols()) + " columns; d_model follows the table");
   }
   if (params.offset + params.max_len > t.rows()) {
-    return InvalidArgument("--max-len " + std::to_string(params.max_len) +
-                           (params.offset != 0 ? " from --offset " + std::to_string(params.offset)
-                                               : std::string()) +
-                           " needs " + std::to_string(params.offset + params.max_len) +
-                           " rows but the position table " + Quoted(ref.spec) + " has " +
-                           std::to_string(t.rows()) + "; max_len + offset must be at most " +
-                           std::to_string(t.rows()));
+    return InvalidArgument(
+        "--max-len " + std::to_string(params.max_len) +
+        (params.offset != 0 ? " from --offset " + std::to_string(params.offset) : std::string()) +
+        " needs " + std::to_string(params.offset + params.max_len) +
+        " rows but the position table " + Quoted(ref.spec) + " has " + std::to_string(t.rows()) +
+        "; max_len + offset must be at most " + std::to_string(t.rows()));
   }
   return {};
 }

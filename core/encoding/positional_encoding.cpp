@@ -37,8 +37,7 @@ Status ValidateSinusoidalParams(const SinusoidalParams& s) {
     return InvalidArgument("base must be a finite number greater than 1, got " +
                            FormatDouble(s.base));
   }
-  if (!std::isfinite(s.min_timescale) || !(s.min_timescale > 0.0) ||
-      !(s.min_timescale < s.base)) {
+  if (!std::isfinite(s.min_timescale) || !(s.min_timescale > 0.0) || !(s.min_timescale < s.base)) {
     return InvalidArgument("min timescale must be in (0, base = " + FormatDouble(s.base) +
                            "), got " + FormatDouble(s.min_timescale));
   }
@@ -94,11 +93,12 @@ WaveColumn DescribeColumn(const EncodingParams& params, int64_t dim) {
   // by 2e-6 radians. exp and log rather than powl, which is 9x slower here and no more often
   // correctly rounded. With min = 1 this is exactly exp(-(num/den) ln base).
   if (c.wave != Wave::kZero) {
-    const long double log_min = s.min_timescale == 1.0 ? 0.0L : std::log((long double)s.min_timescale);
+    const long double log_min =
+        s.min_timescale == 1.0 ? 0.0L : std::log((long double)s.min_timescale);
     const long double log_span = LogOf(s.base) - log_min;
-    c.frequency = static_cast<double>(std::exp(
-        log_min - static_cast<long double>(c.exponent_num) /
-                      static_cast<long double>(c.exponent_den) * log_span));
+    c.frequency = static_cast<double>(
+        std::exp(log_min - static_cast<long double>(c.exponent_num) /
+                               static_cast<long double>(c.exponent_den) * log_span));
   }
   return c;
 }
@@ -134,8 +134,7 @@ Result<Matrix> ComputePeTable(const EncodingParams& params, const MemoryCap& cap
   return ComputeTable(*encoding.value(), cap);
 }
 
-std::string FormatCellFormula(const EncodingParams& params, const WaveColumn& c,
-                              int64_t position) {
+std::string FormatCellFormula(const EncodingParams& params, const WaveColumn& c, int64_t position) {
   char buf[200];
   const double value = WaveValueAt(c, static_cast<double>(position));
   if (c.wave == Wave::kZero) {
@@ -148,8 +147,7 @@ std::string FormatCellFormula(const EncodingParams& params, const WaveColumn& c,
   const char* wave = c.wave == Wave::kSin ? "sin" : "cos";
   if (s.min_timescale == 1.0) {
     std::snprintf(buf, sizeof buf, "%s%s(%lld / %g^(%g/%g)) = %.4f", scale, wave,
-                  static_cast<long long>(position), s.base, c.exponent_num, c.exponent_den,
-                  value);
+                  static_cast<long long>(position), s.base, c.exponent_num, c.exponent_den, value);
   } else {
     std::snprintf(buf, sizeof buf, "%s%s(%lld * %g * (%g/%g)^(-%g/%g)) = %.4f", scale, wave,
                   static_cast<long long>(position), s.min_timescale, s.base, s.min_timescale,
@@ -177,8 +175,8 @@ class SinusoidalEncoding final : public WaveTableEncoding {
     std::snprintf(buf, sizeof buf, "%s%s, d=%lld, L=%lld, base %g",
                   std::string(VariantName(s.variant)).c_str(),
                   s.order == WaveOrder::kCosFirst ? " cos-first" : "",
-                  static_cast<long long>(params_.d_model),
-                  static_cast<long long>(params_.max_len), s.base);
+                  static_cast<long long>(params_.d_model), static_cast<long long>(params_.max_len),
+                  s.base);
     std::string out = buf;
     if (s.min_timescale != 1.0) {
       std::snprintf(buf, sizeof buf, ", min timescale %g", s.min_timescale);

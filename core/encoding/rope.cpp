@@ -19,7 +19,9 @@ std::string FormatNumber(double v) {
   return std::string(buf, end);
 }
 
-bool Finite(double v) { return std::isfinite(v); }
+bool Finite(double v) {
+  return std::isfinite(v);
+}
 
 // base^(-2i/d) = exp(-(2i/d) ln base), with ln base given in long double, rounded once to
 // double, as DescribeColumn does for the sinusoid (positional_encoding.cpp).
@@ -118,9 +120,10 @@ Status ValidateRopeParams(const EncodingParams& params) {
                            FormatNumber(r.factor));
   }
   if (r.original_max_len < 1) {
-    return InvalidArgument("original max length (original_max_position_embeddings) must be >= 1, "
-                           "got " +
-                           std::to_string(r.original_max_len));
+    return InvalidArgument(
+        "original max length (original_max_position_embeddings) must be >= 1, "
+        "got " +
+        std::to_string(r.original_max_len));
   }
   if (!Finite(r.beta_slow) || !(r.beta_slow > 0.0)) {
     return InvalidArgument("YaRN beta_slow must be a finite number greater than 0, got " +
@@ -203,8 +206,8 @@ RopeFrequencies ComputeRopeFrequencies(const EncodingParams& params) {
 
     case RopeScaling::kNtk:
     case RopeScaling::kDynamicNtk: {
-      // The NTK-aware base change (HF's dynamic NTK at a fixed length): base' = theta * factor^(d/(d-2)).
-      // _compute_dynamic_ntk_parameters: base' = theta * alpha^(d/(d-2)) with
+      // The NTK-aware base change (HF's dynamic NTK at a fixed length): base' = theta *
+      // factor^(d/(d-2)). _compute_dynamic_ntk_parameters: base' = theta * alpha^(d/(d-2)) with
       // alpha = factor * seq / original - (factor - 1), written here as the equal
       // 1 + factor * (seq - original) / original, which is exactly 1 at seq == original.
       // ln base' is formed in long double, so a huge factor cannot overflow base' into the
@@ -217,10 +220,9 @@ RopeFrequencies ComputeRopeFrequencies(const EncodingParams& params) {
       } else {
         const int64_t seq = RopeDynamicSequenceLength(params);
         out.sequence_len = seq;
-        const long double alpha =
-            1.0L + static_cast<long double>(factor) *
-                       static_cast<long double>(seq - r.original_max_len) /
-                       static_cast<long double>(r.original_max_len);
+        const long double alpha = 1.0L + static_cast<long double>(factor) *
+                                             static_cast<long double>(seq - r.original_max_len) /
+                                             static_cast<long double>(r.original_max_len);
         log_alpha = std::log(alpha);
         const long double log_factor = std::log(static_cast<long double>(factor));
         if (log_factor > 0.0L) {
@@ -257,8 +259,8 @@ RopeFrequencies ComputeRopeFrequencies(const EncodingParams& params) {
       if (low == high) high += 0.001;  // linear_ramp_factor's guard against a zero width
       out.yarn_low = low;
       out.yarn_high = high;
-      out.attention_factor = r.attention_factor ? *r.attention_factor
-                                                : RopeYarnDefaultAttentionFactor(factor);
+      out.attention_factor =
+          r.attention_factor ? *r.attention_factor : RopeYarnDefaultAttentionFactor(factor);
       for (RopePair& p : out.pairs) {
         // linear_ramp_factor: 0 up to low, 1 from high (in float32 in HF, double here). The
         // extrapolation weight (of the original frequency) is 1 minus it.

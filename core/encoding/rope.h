@@ -45,7 +45,7 @@
 namespace pe {
 
 enum class PairTreatment { kKept, kInterpolated, kBlended };  // vs the unscaled frequency
-std::string_view PairTreatmentName(PairTreatment t);  // "kept", "interpolated", "blended"
+std::string_view PairTreatmentName(PairTreatment t);          // "kept", "interpolated", "blended"
 
 struct RopePair {
   int64_t index = 0;    // i in [0, d_rot/2)

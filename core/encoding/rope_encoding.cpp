@@ -43,7 +43,8 @@ std::vector<WaveColumn> RopeColumns(const EncodingParams& params, const RopeFreq
 std::vector<int64_t> InterleavedToHalfPermutation(int64_t d_rot) {
   const int64_t h = d_rot / 2;
   std::vector<int64_t> perm(static_cast<size_t>(d_rot));
-  for (int64_t j = 0; j < d_rot; ++j) perm[static_cast<size_t>(j)] = j < h ? 2 * j : 2 * (j - h) + 1;
+  for (int64_t j = 0; j < d_rot; ++j)
+    perm[static_cast<size_t>(j)] = j < h ? 2 * j : 2 * (j - h) + 1;
   return perm;
 }
 
@@ -83,14 +84,14 @@ class RopeEncoding final : public WaveTableEncoding {
   }
   std::string Summary() const override {
     const RopeParams& r = params_.rope();
-    std::string s = Fmt("rope %s %s, head dim %lld (d_rot %lld), theta %g",
-                        std::string(RopePairingName(r.pairing)).c_str(),
-                        std::string(RopePartName(r.part)).c_str(),
-                        static_cast<long long>(params_.d_model),
-                        static_cast<long long>(freq_.d_rot), r.theta);
+    std::string s = Fmt(
+        "rope %s %s, head dim %lld (d_rot %lld), theta %g",
+        std::string(RopePairingName(r.pairing)).c_str(), std::string(RopePartName(r.part)).c_str(),
+        static_cast<long long>(params_.d_model), static_cast<long long>(freq_.d_rot), r.theta);
     s += ScalingText();
     s += Fmt(", L=%lld", static_cast<long long>(params_.max_len));
-    if (params_.offset != 0) s += Fmt(", from position %lld", static_cast<long long>(params_.offset));
+    if (params_.offset != 0)
+      s += Fmt(", from position %lld", static_cast<long long>(params_.offset));
     return s;
   }
   std::string Title() const override {
@@ -164,7 +165,8 @@ class RopeEncoding final : public WaveTableEncoding {
     const bool half = params_.rope().pairing == RopePairing::kHalf;
     const double a = freq_.attention_factor;
     for (int64_t i = 0; i < h; ++i) {
-      const double angle = static_cast<double>(position) * freq_.pairs[static_cast<size_t>(i)].scaled;
+      const double angle =
+          static_cast<double>(position) * freq_.pairs[static_cast<size_t>(i)].scaled;
       const double c = std::cos(angle) * a, s = std::sin(angle) * a;
       double& x = v[half ? i : 2 * i];
       double& y = v[half ? i + h : 2 * i + 1];

@@ -33,13 +33,21 @@ constexpr std::array<PresetEntry, 13> kPresets{{
     {{"annotated-transformer", "Annotated Transformer",
       "harvardnlp/annotated-transformer: the_annotated_transformer.py, PositionalEncoding",
       "interleaved sin/cos as in the paper; odd d fails there (one cos column short)"},
-     PeVariant::kPaper, WaveOrder::kSinFirst, 10000.0, 0, Scale::kOne},
+     PeVariant::kPaper,
+     WaveOrder::kSinFirst,
+     10000.0,
+     0,
+     Scale::kOne},
     // pytorch/tutorials, beginner_source/transformer_tutorial.py, class PositionalEncoding: the
     // same formula, stored as (max_len, 1, d) for sequence-first batches.
     {{"pytorch-tutorial", "PyTorch tutorial",
       "pytorch/tutorials: beginner_source/transformer_tutorial.py, PositionalEncoding",
       "interleaved as in the paper, stored (max_len, 1, d); odd d fails there"},
-     PeVariant::kPaper, WaveOrder::kSinFirst, 10000.0, 0, Scale::kOne},
+     PeVariant::kPaper,
+     WaveOrder::kSinFirst,
+     10000.0,
+     0,
+     Scale::kOne},
     // huggingface/transformers, src/transformers/models/distilbert/modeling_distilbert.py,
     // create_sinusoidal_embeddings: angle pos / 10000^(2 (j // 2) / d) for column j, sin in the
     // even columns, cos in the odd ones. For odd d the last column is the sin of the next
@@ -49,7 +57,11 @@ constexpr std::array<PresetEntry, 13> kPresets{{
       "huggingface/transformers: models/distilbert/modeling_distilbert.py, "
       "create_sinusoidal_embeddings",
       "interleaved; only with config.sinusoidal_pos_embds = true (false by default)"},
-     PeVariant::kPaper, WaveOrder::kSinFirst, 10000.0, 0, Scale::kOne},
+     PeVariant::kPaper,
+     WaveOrder::kSinFirst,
+     10000.0,
+     0,
+     Scale::kOne},
 
     // ---- [sin | cos] halves with the paper's w_i = 10000^(-2i/d) (our tf-text layout)
 
@@ -59,7 +71,11 @@ constexpr std::array<PresetEntry, 13> kPresets{{
     {{"tensorflow-tutorial", "TensorFlow tutorial",
       "tensorflow/text: docs/tutorials/transformer.ipynb, positional_encoding",
       "[sin | cos] halves with the paper's frequencies; odd d gives d + 1 columns there"},
-     PeVariant::kTfText, WaveOrder::kSinFirst, 10000.0, 0, Scale::kOne},
+     PeVariant::kTfText,
+     WaveOrder::kSinFirst,
+     10000.0,
+     0,
+     Scale::kOne},
     // huggingface/transformers, src/transformers/models/marian/modeling_marian.py,
     // MarianSinusoidalPositionalEmbedding._init_weight: the DistilBERT angles, with the sines
     // (of the even columns) in out[:, :ceil(d/2)] and the cosines after them; positions from
@@ -68,15 +84,22 @@ constexpr std::array<PresetEntry, 13> kPresets{{
       "huggingface/transformers: models/marian/modeling_marian.py, "
       "MarianSinusoidalPositionalEmbedding",
       "[sin | cos] halves with the paper's frequencies; odd d: ceil(d/2) sines first"},
-     PeVariant::kTfText, WaveOrder::kSinFirst, 10000.0, 0, Scale::kOne},
+     PeVariant::kTfText,
+     WaveOrder::kSinFirst,
+     10000.0,
+     0,
+     Scale::kOne},
     // awslabs/sockeye, sockeye/layers.py, get_positional_embeddings (PositionalEmbeddings with
     // weight_type fixed): positions / 10000^(2c / depth), hstack [sin, cos]; even depth only.
     // Its scale_down_positions option would multiply by d^-0.5, but encoder.py and decoder.py
     // pass False.
-    {{"sockeye", "Sockeye",
-      "awslabs/sockeye: sockeye/layers.py, get_positional_embeddings",
+    {{"sockeye", "Sockeye", "awslabs/sockeye: sockeye/layers.py, get_positional_embeddings",
       "[sin | cos] halves with the paper's frequencies; even d only"},
-     PeVariant::kTfText, WaveOrder::kSinFirst, 10000.0, 0, Scale::kOne},
+     PeVariant::kTfText,
+     WaveOrder::kSinFirst,
+     10000.0,
+     0,
+     Scale::kOne},
     // lucidrains/x-transformers, x_transformers/x_transformers.py, ScaledSinusoidalEmbedding
     // (TransformerWrapper with scaled_sinu_pos_emb = True): inv_freq = theta^(-i / (d/2)),
     // cat [sin, cos], times a learned scale that starts at d^-0.5; even d only. (Its
@@ -84,7 +107,11 @@ constexpr std::array<PresetEntry, 13> kPresets{{
     {{"x-transformers", "x-transformers",
       "lucidrains/x-transformers: x_transformers/x_transformers.py, ScaledSinusoidalEmbedding",
       "[sin | cos] halves times a learned scale that starts at d^-0.5; even d only"},
-     PeVariant::kTfText, WaveOrder::kSinFirst, 10000.0, 0, Scale::kInvSqrtD},
+     PeVariant::kTfText,
+     WaveOrder::kSinFirst,
+     10000.0,
+     0,
+     Scale::kInvSqrtD},
 
     // ---- [sin | cos] halves with w_i = 10000^(-i / (h - 1)) (our t2t layout); odd d: last
     // column zero
@@ -96,7 +123,11 @@ constexpr std::array<PresetEntry, 13> kPresets{{
       "tensorflow/tensor2tensor: tensor2tensor/layers/common_attention.py, "
       "get_timing_signal_1d",
       "[sin | cos] halves, exponent i / max(h - 1, 1), so d = 2 and 3 work; odd d: zero column"},
-     PeVariant::kT2t, WaveOrder::kSinFirst, 10000.0, 0, Scale::kOne},
+     PeVariant::kT2t,
+     WaveOrder::kSinFirst,
+     10000.0,
+     0,
+     Scale::kOne},
     // facebookresearch/fairseq, fairseq/modules/sinusoidal_positional_embedding.py,
     // SinusoidalPositionalEmbedding.get_embedding: ln(10000) / (half_dim - 1), cat [sin, cos],
     // zero pad for odd d, row padding_idx zeroed. utils.make_positions numbers real tokens
@@ -105,21 +136,32 @@ constexpr std::array<PresetEntry, 13> kPresets{{
       "facebookresearch/fairseq: fairseq/modules/sinusoidal_positional_embedding.py, "
       "SinusoidalPositionalEmbedding",
       "rows start at padding_idx + 1 = 2; odd d: zero column; d < 4 divides by zero there"},
-     PeVariant::kT2t, WaveOrder::kSinFirst, 10000.0, 2, Scale::kOne},
+     PeVariant::kT2t,
+     WaveOrder::kSinFirst,
+     10000.0,
+     2,
+     Scale::kOne},
     // openai/whisper, whisper/model.py, sinusoids(length, channels, max_timescale=10000): the
     // tensor2tensor formula without the max(., 1); asserts even channels. The audio encoder's
     // table; the text decoder learns its positions.
-    {{"whisper", "Whisper",
-      "openai/whisper: whisper/model.py, sinusoids",
+    {{"whisper", "Whisper", "openai/whisper: whisper/model.py, sinusoids",
       "audio encoder table (the text decoder's is learned); even d >= 4 only"},
-     PeVariant::kT2t, WaveOrder::kSinFirst, 10000.0, 0, Scale::kOne},
+     PeVariant::kT2t,
+     WaveOrder::kSinFirst,
+     10000.0,
+     0,
+     Scale::kOne},
     // OpenNMT/OpenNMT-tf, opennmt/layers/position.py, SinusoidalPositionEncoder.encode:
     // ln(10000) / (depth / 2 - 1), concat [sin, cos]; positions tf.range(T) + 1 (0 is padding);
     // odd depth raises.
     {{"opennmt-tf", "OpenNMT-tf",
       "OpenNMT/OpenNMT-tf: opennmt/layers/position.py, SinusoidalPositionEncoder",
       "rows start at position 1 (0 is padding); even d >= 4 only"},
-     PeVariant::kT2t, WaveOrder::kSinFirst, 10000.0, 1, Scale::kOne},
+     PeVariant::kT2t,
+     WaveOrder::kSinFirst,
+     10000.0,
+     1,
+     Scale::kOne},
     // huggingface/transformers, src/transformers/models/musicgen/modeling_musicgen.py,
     // MusicgenSinusoidalPositionalEmbedding.get_embedding: fairseq's formula with
     // cat [cos, sin]; zero pad for odd d; positions from past_key_values_length = 0.
@@ -127,7 +169,11 @@ constexpr std::array<PresetEntry, 13> kPresets{{
       "huggingface/transformers: models/musicgen/modeling_musicgen.py, "
       "MusicgenSinusoidalPositionalEmbedding",
       "[cos | sin] halves with tensor2tensor's frequencies; d < 4 divides by zero there"},
-     PeVariant::kT2t, WaveOrder::kCosFirst, 10000.0, 0, Scale::kOne},
+     PeVariant::kT2t,
+     WaveOrder::kCosFirst,
+     10000.0,
+     0,
+     Scale::kOne},
     // huggingface/diffusers, src/diffusers/models/embeddings.py, get_timestep_embedding with
     // flip_sin_to_cos = True and the default downscale_freq_shift = 1, scale = 1,
     // max_period = 10000: exponent -ln(max_period) i / (h - 1), cat [sin, cos], swap the
@@ -136,7 +182,11 @@ constexpr std::array<PresetEntry, 13> kPresets{{
     {{"diffusers-flip", "diffusers (flip_sin_to_cos)",
       "huggingface/diffusers: src/diffusers/models/embeddings.py, get_timestep_embedding",
       "flip_sin_to_cos=True, downscale_freq_shift=1: [cos | sin] halves; d < 4 gives NaN there"},
-     PeVariant::kT2t, WaveOrder::kCosFirst, 10000.0, 0, Scale::kOne},
+     PeVariant::kT2t,
+     WaveOrder::kCosFirst,
+     10000.0,
+     0,
+     Scale::kOne},
 }};
 
 constexpr std::array<SinusoidalPreset, kPresets.size()> kInfos = [] {
@@ -147,7 +197,9 @@ constexpr std::array<SinusoidalPreset, kPresets.size()> kInfos = [] {
 
 }  // namespace
 
-std::span<const SinusoidalPreset> SinusoidalPresets() { return kInfos; }
+std::span<const SinusoidalPreset> SinusoidalPresets() {
+  return kInfos;
+}
 
 Status ApplySinusoidalPreset(std::string_view name, EncodingParams& params) {
   for (const PresetEntry& entry : kPresets) {
@@ -170,8 +222,7 @@ Status ApplySinusoidalPreset(std::string_view name, EncodingParams& params) {
     if (!known.empty()) known += ", ";
     known += entry.info.name;
   }
-  return InvalidArgument("preset must be one of " + known + ", got \"" + std::string(name) +
-                         "\"");
+  return InvalidArgument("preset must be one of " + known + ", got \"" + std::string(name) + "\"");
 }
 
 }  // namespace pe

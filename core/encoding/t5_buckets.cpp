@@ -100,8 +100,7 @@ Status ValidateT5Params(const EncodingParams& params) {
       return InvalidArgument("the T5 bias table " + Quoted(ref.spec) + " has shape (" +
                              std::to_string(ref.table->rows()) + ", " +
                              std::to_string(ref.table->cols()) + ") but --t5-buckets is " +
-                             std::to_string(t.buckets) + " and --heads " +
-                             std::to_string(t.heads) +
+                             std::to_string(t.buckets) + " and --heads " + std::to_string(t.heads) +
                              "; the table is (buckets, heads) and both follow it");
     }
   }
@@ -151,8 +150,7 @@ struct Runs {
   }
   // The run holding distance d >= 1.
   size_t RunOf(int64_t d) const {
-    return static_cast<size_t>(std::upper_bound(start.begin(), start.end(), d) - start.begin() -
-                               1);
+    return static_cast<size_t>(std::upper_bound(start.begin(), start.end(), d) - start.begin() - 1);
   }
   // sum_{d=1}^{last} Sum(d), last >= 0: within a run Sum grows linearly.
   double Sum2(int64_t last) const {
@@ -189,8 +187,10 @@ class T5Encoding final : public Encoding {
     }
     float m = 0;
     for (float v : bias_) {
-      if (std::isfinite(v)) m = std::max(m, std::abs(v));
-      else ++non_finite_;
+      if (std::isfinite(v))
+        m = std::max(m, std::abs(v));
+      else
+        ++non_finite_;
     }
     max_abs_ = m > 0 ? m : 1.0f;
     after_ = Runs::Build(T5BucketRuns(t, +1, kMaxPosition + 1), bias_);
@@ -205,33 +205,35 @@ class T5Encoding final : public Encoding {
   ValueRange Range() const override { return {-max_abs_, max_abs_}; }
   std::string Summary() const override {
     const T5Params& t = params_.t5();
-    std::string s = Fmt("t5 %s, %lld buckets, max distance %lld, %lld heads, head %lld, seed %llu, "
-                        "L=%lld",
-                        std::string(T5DirectionName(t.direction)).c_str(),
-                        static_cast<long long>(t.buckets), static_cast<long long>(t.max_distance),
-                        static_cast<long long>(t.heads), static_cast<long long>(t.head),
-                        static_cast<unsigned long long>(t.seed),
-                        static_cast<long long>(params_.max_len));
+    std::string s =
+        Fmt("t5 %s, %lld buckets, max distance %lld, %lld heads, head %lld, seed %llu, "
+            "L=%lld",
+            std::string(T5DirectionName(t.direction)).c_str(), static_cast<long long>(t.buckets),
+            static_cast<long long>(t.max_distance), static_cast<long long>(t.heads),
+            static_cast<long long>(t.head), static_cast<unsigned long long>(t.seed),
+            static_cast<long long>(params_.max_len));
     if (t.bias.loaded()) s += ", biases from " + t.bias.table->spec_text();
-    if (params_.offset != 0) s += Fmt(", from position %lld", static_cast<long long>(params_.offset));
+    if (params_.offset != 0)
+      s += Fmt(", from position %lld", static_cast<long long>(params_.offset));
     return s;
   }
   std::string Title() const override {
     const T5Params& t = params_.t5();
     if (t.bias.loaded()) {
-      std::string s = Fmt("T5 relative bias, head %lld of %lld (%s, %lld buckets, max distance %lld, ",
-                          static_cast<long long>(t.head), static_cast<long long>(t.heads),
-                          std::string(T5DirectionName(t.direction)).c_str(),
-                          static_cast<long long>(t.buckets), static_cast<long long>(t.max_distance));
+      std::string s =
+          Fmt("T5 relative bias, head %lld of %lld (%s, %lld buckets, max distance %lld, ",
+              static_cast<long long>(t.head), static_cast<long long>(t.heads),
+              std::string(T5DirectionName(t.direction)).c_str(), static_cast<long long>(t.buckets),
+              static_cast<long long>(t.max_distance));
       s += t.bias.table->spec_text();
       if (non_finite_ != 0) s += ", " + std::to_string(non_finite_) + " NaN/Inf biases";
       return s + ")";
     }
-    return Fmt("T5 relative bias, head %lld of %lld (%s, %lld buckets, max distance %lld, seed %llu)",
-               static_cast<long long>(t.head), static_cast<long long>(t.heads),
-               std::string(T5DirectionName(t.direction)).c_str(),
-               static_cast<long long>(t.buckets), static_cast<long long>(t.max_distance),
-               static_cast<unsigned long long>(t.seed));
+    return Fmt(
+        "T5 relative bias, head %lld of %lld (%s, %lld buckets, max distance %lld, seed %llu)",
+        static_cast<long long>(t.head), static_cast<long long>(t.heads),
+        std::string(T5DirectionName(t.direction)).c_str(), static_cast<long long>(t.buckets),
+        static_cast<long long>(t.max_distance), static_cast<unsigned long long>(t.seed));
   }
   std::string FileTag() const override {
     const T5Params& t = params_.t5();
@@ -279,8 +281,8 @@ class T5Encoding final : public Encoding {
       *mean = before_.value[before_.RunOf(-r_hi)];
       return true;
     }
-    const double sum = Prefix2(k1 - q0) - Prefix2(k0 - q0 - 1) - Prefix2(k1 - q1 - 1) +
-                       Prefix2(k0 - q1 - 2);
+    const double sum =
+        Prefix2(k1 - q0) - Prefix2(k0 - q0 - 1) - Prefix2(k1 - q1 - 1) + Prefix2(k0 - q1 - 2);
     *mean = sum / (static_cast<double>(rows) * static_cast<double>(cols));
     return true;
   }
@@ -323,8 +325,8 @@ class T5Encoding final : public Encoding {
   std::vector<float> bias_;  // (buckets) of the chosen head
   float max_abs_ = 1.0f;
   int64_t non_finite_ = 0;  // NaN / Inf biases of a loaded table (flagged in the title)
-  double bias0_ = 0;  // the bias at r = 0
-  Runs after_, before_;  // keys after the query (r = d > 0), before it (r = -d)
+  double bias0_ = 0;        // the bias at r = 0
+  Runs after_, before_;     // keys after the query (r = d > 0), before it (r = -d)
 };
 
 }  // namespace

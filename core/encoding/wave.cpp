@@ -211,7 +211,8 @@ bool MeanOverTexels(std::span<const WaveColumn> columns, std::span<const int64_t
             const double a = static_cast<double>(row_edges[static_cast<size_t>(y)]);
             const double n = static_cast<double>(row_edges[static_cast<size_t>(y) + 1]) - a;
             const double mid = a + 0.5 * (n - 1.0);
-            for (int j = 0; j < tn; ++j) v[static_cast<size_t>(j)] += mid * angle_w[static_cast<size_t>(t0 + j)];
+            for (int j = 0; j < tn; ++j)
+              v[static_cast<size_t>(j)] += mid * angle_w[static_cast<size_t>(t0 + j)];
           }
           // The tile's columns into their texels (the first and last may go on in the
           // neighbouring tiles).
@@ -250,13 +251,14 @@ void MeanOverTexelsNaive(std::span<const WaveColumn> columns, std::span<const in
         sum += MeanOverPositions(columns[static_cast<size_t>(j)], row_edges[y],
                                  row_edges[y + 1] - row_edges[y]);
       }
-      out[y * width + x] = static_cast<float>(sum / static_cast<double>(col_edges[x + 1] - col_edges[x]));
+      out[y * width + x] =
+          static_cast<float>(sum / static_cast<double>(col_edges[x + 1] - col_edges[x]));
     }
   }
 }
 
-void FillWaveBlockNaive(std::span<const WaveColumn> columns, int64_t first_position,
-                        int64_t row0, int64_t rows, float* out) {
+void FillWaveBlockNaive(std::span<const WaveColumn> columns, int64_t first_position, int64_t row0,
+                        int64_t rows, float* out) {
   const auto cols = static_cast<int64_t>(columns.size());
   for (int64_t r = 0; r < rows; ++r) {
     const double position = static_cast<double>(first_position + row0 + r);

@@ -88,7 +88,7 @@ inline constexpr int64_t kPeAnchorPositions = 1024;
 
 // The reference: every value from WaveValueAt (one sin or cos of the double angle). Agrees with
 // FillWaveBlock to within 1e-13 before rounding, so to float32 rounding after it.
-void FillWaveBlockNaive(std::span<const WaveColumn> columns, int64_t first_position,
-                        int64_t row0, int64_t rows, float* out);
+void FillWaveBlockNaive(std::span<const WaveColumn> columns, int64_t first_position, int64_t row0,
+                        int64_t rows, float* out);
 
 }  // namespace pe

@@ -25,8 +25,8 @@ class WaveTableEncoding : public Encoding {
   void MeanOverRows(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                     double* out) const override {
     for (int64_t j = 0; j < cols; ++j) {
-      out[j] = MeanOverPositions(columns_[static_cast<size_t>(col0 + j)], params_.offset + row0,
-                                 rows);
+      out[j] =
+          MeanOverPositions(columns_[static_cast<size_t>(col0 + j)], params_.offset + row0, rows);
     }
   }
   bool MeanOverTexels(std::span<const int64_t> row_edges, std::span<const int64_t> col_edges,

@@ -30,7 +30,9 @@ std::string FormatNumber(double v) {
 }
 
 // +1: the query's decay zeta^(n'/scale_base); -1: the key's zeta^(-n'/scale_base).
-double SideSign(XposSide side) { return side == XposSide::kQuery ? 1.0 : -1.0; }
+double SideSign(XposSide side) {
+  return side == XposSide::kQuery ? 1.0 : -1.0;
+}
 
 // The decay's exponent, sign * n' ln(zeta_i) / scale_base: one expression for every caller, so
 // the table, the checks and the rotations agree to the bit.
@@ -80,9 +82,9 @@ int64_t XposCentreShift(const EncodingParams& params) {
 }
 
 double XposFrequency(double theta, int64_t d, int64_t i) {
-  return static_cast<double>(std::exp(-static_cast<long double>(2 * i) /
-                                      static_cast<long double>(d) *
-                                      std::log(static_cast<long double>(theta))));
+  return static_cast<double>(
+      std::exp(-static_cast<long double>(2 * i) / static_cast<long double>(d) *
+               std::log(static_cast<long double>(theta))));
 }
 
 Status ValidateXposParams(const EncodingParams& p) {
@@ -93,8 +95,9 @@ Status ValidateXposParams(const EncodingParams& p) {
                            std::to_string(p.d_model));
   }
   if (!std::isfinite(x.theta) || !(x.theta > 1.0)) {
-    return InvalidArgument("xpos theta (--rope-theta) must be a finite number greater than 1, got " +
-                           FormatNumber(x.theta));
+    return InvalidArgument(
+        "xpos theta (--rope-theta) must be a finite number greater than 1, got " +
+        FormatNumber(x.theta));
   }
   if (!std::isfinite(x.scale_base) || !(x.scale_base > 0.0)) {
     return InvalidArgument("xpos scale_base must be a finite number greater than 0, got " +
@@ -108,10 +111,10 @@ Status ValidateXposParams(const EncodingParams& p) {
       Fmt("the xpos %s table's decay 0.2857^(%sn'/%g) passes the float32 maximum 3.4e38 (%s "
           "positions, d_model %lld)",
           side, x.side == XposSide::kQuery ? "" : "-", x.scale_base,
-          std::string(XposPositionsName(x.positions)).c_str(),
-          static_cast<long long>(p.d_model));
-  const char* hint = "; a larger scale_base, or the query side with absolute positions, reaches "
-                     "further";
+          std::string(XposPositionsName(x.positions)).c_str(), static_cast<long long>(p.d_model));
+  const char* hint =
+      "; a larger scale_base, or the query side with absolute positions, reaches "
+      "further";
   if (!DecayFitsFloat(p, 1)) {
     return InvalidArgument(why + ": even one row at offset " + std::to_string(p.offset) +
                            " is too far, so offset must be smaller, got offset " +
@@ -122,9 +125,8 @@ Status ValidateXposParams(const EncodingParams& p) {
     const int64_t mid = lo + (hi - lo) / 2;
     (DecayFitsFloat(p, mid) ? lo : hi) = mid;
   }
-  return InvalidArgument(why + ": max_len must be in [1, " + std::to_string(lo) +
-                         "] with offset " + std::to_string(p.offset) + ", got " +
-                         std::to_string(p.max_len) + hint);
+  return InvalidArgument(why + ": max_len must be in [1, " + std::to_string(lo) + "] with offset " +
+                         std::to_string(p.offset) + ", got " + std::to_string(p.max_len) + hint);
 }
 
 namespace {
@@ -186,40 +188,40 @@ class XposEncoding final : public Encoding {
     }
     // |cos * decay| <= decay: the largest decay of the table, at a corner (pair 0 or the last,
     // first or last row).
-    const double e = MaxDecayExponent(params_.d_model, params_.xpos().scale_base,
-                                      params_.xpos().side, first_position() + shift_,
-                                      last_position() + shift_);
+    const double e =
+        MaxDecayExponent(params_.d_model, params_.xpos().scale_base, params_.xpos().side,
+                         first_position() + shift_, last_position() + shift_);
     const double m = std::exp(e);
     return {-m, m};
   }
 
   std::string Summary() const override {
     const XposParams& x = params_.xpos();
-    std::string s = Fmt("xpos %s %s side, head dim %lld, theta %g, scale_base %g, zeta %.4f..%.4f",
-                        std::string(RopePartName(x.part)).c_str(),
-                        std::string(XposSideName(x.side)).c_str(),
-                        static_cast<long long>(params_.d_model), x.theta, x.scale_base,
-                        zeta_.front(), zeta_.back());
+    std::string s =
+        Fmt("xpos %s %s side, head dim %lld, theta %g, scale_base %g, zeta %.4f..%.4f",
+            std::string(RopePartName(x.part)).c_str(), std::string(XposSideName(x.side)).c_str(),
+            static_cast<long long>(params_.d_model), x.theta, x.scale_base, zeta_.front(),
+            zeta_.back());
     if (x.positions == XposPositions::kCentred) {
       s += Fmt(", centred (n' = n - %lld)", static_cast<long long>(-shift_));
     }
     s += Fmt(", L=%lld", static_cast<long long>(params_.max_len));
-    if (params_.offset != 0) s += Fmt(", from position %lld", static_cast<long long>(params_.offset));
+    if (params_.offset != 0)
+      s += Fmt(", from position %lld", static_cast<long long>(params_.offset));
     return s;
   }
   std::string Title() const override {
     const XposParams& x = params_.xpos();
     if (angle()) return Fmt("xPos rotation angle (theta %g)", x.theta);
     return Fmt("xPos %s times the %s decay (theta %g, scale_base %g%s)",
-               std::string(RopePartName(x.part)).c_str(),
-               std::string(XposSideName(x.side)).c_str(), x.theta, x.scale_base,
-               x.positions == XposPositions::kCentred ? ", centred" : "");
+               std::string(RopePartName(x.part)).c_str(), std::string(XposSideName(x.side)).c_str(),
+               x.theta, x.scale_base, x.positions == XposPositions::kCentred ? ", centred" : "");
   }
   std::string FileTag() const override {
     const XposParams& x = params_.xpos();
     if (angle()) return "xpos-angle";
-    std::string s = "xpos-" + std::string(RopePartName(x.part)) + "-" +
-                    std::string(XposSideName(x.side));
+    std::string s =
+        "xpos-" + std::string(RopePartName(x.part)) + "-" + std::string(XposSideName(x.side));
     if (x.positions == XposPositions::kCentred) s += "-centred";
     return s;
   }
@@ -234,7 +236,8 @@ class XposEncoding final : public Encoding {
 
   void FillBlock(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                  float* out) const override {
-    const auto run = std::span(columns_).subspan(static_cast<size_t>(col0), static_cast<size_t>(cols));
+    const auto run =
+        std::span(columns_).subspan(static_cast<size_t>(col0), static_cast<size_t>(cols));
     if (angle()) {
       FillWaveBlock(run, params_.offset, row0, rows, out);
       return;
@@ -262,8 +265,8 @@ class XposEncoding final : public Encoding {
             static_cast<long long>(c.exponent_den));
     const double value = ValueAt(col, static_cast<double>(position));
     if (angle()) return angle_text + Fmt(" = %.6g rad", value);
-    const std::string n = shift_ == 0 ? Fmt("%lld", p)
-                                      : Fmt("(%lld - %lld)", p, static_cast<long long>(-shift_));
+    const std::string n =
+        shift_ == 0 ? Fmt("%lld", p) : Fmt("(%lld - %lld)", p, static_cast<long long>(-shift_));
     return Fmt("%s(%s) * %.7g^(%s%s/%g) = %.6g", c.wave == Wave::kCos ? "cos" : "sin",
                angle_text.c_str(), zeta_[static_cast<size_t>(c.pair)],
                x.side == XposSide::kQuery ? "" : "-", n.c_str(), x.scale_base, value);
@@ -287,9 +290,9 @@ class XposEncoding final : public Encoding {
     const auto n = static_cast<double>(position);
     for (int64_t i = 0; i < h_; ++i) {
       const double a = n * w_[static_cast<size_t>(i)];
-      const double m = std::exp(DecayExponent(sign, n + static_cast<double>(shift_),
-                                              log_zeta_[static_cast<size_t>(i)],
-                                              params_.xpos().scale_base));
+      const double m =
+          std::exp(DecayExponent(sign, n + static_cast<double>(shift_),
+                                 log_zeta_[static_cast<size_t>(i)], params_.xpos().scale_base));
       const double c = std::cos(a) * m, s = std::sin(a) * m;
       double& x = v[2 * i];
       double& y = v[2 * i + 1];
@@ -384,7 +387,7 @@ class XposEncoding final : public Encoding {
   double sign_;
   int64_t shift_;
   std::vector<double> w_, zeta_, log_zeta_;  // (d/2)
-  std::vector<WaveColumn> columns_;         // (d) or (d/2) for the angle
+  std::vector<WaveColumn> columns_;          // (d) or (d/2) for the angle
 };
 
 }  // namespace

@@ -20,21 +20,23 @@ const std::vector<uint32_t>& KeyHex(ColormapId id) {
   // that sparse keys would cut: with every third entry the interpolated LUT stays within 2.1/255
   // of the full table (9 keys would be 18/255 off).
   static const std::vector<uint32_t> cividis = {
-      0x00224e, 0x002553, 0x002758, 0x00295d, 0x002b62, 0x002d68, 0x002f6d, 0x003170,
-      0x053371, 0x0f3570, 0x163770, 0x1c396f, 0x213b6e, 0x263d6e, 0x2a3f6d, 0x2e416d,
-      0x32436d, 0x35456c, 0x39486c, 0x3c4a6c, 0x3f4c6c, 0x424e6c, 0x45506c, 0x48526c,
-      0x4b546c, 0x4e566c, 0x51586d, 0x545a6d, 0x565c6d, 0x595e6e, 0x5c616e, 0x5e636f,
-      0x61656f, 0x646770, 0x666970, 0x696b71, 0x6c6d72, 0x6e6f73, 0x717274, 0x737475,
-      0x767676, 0x787877, 0x7b7a78, 0x7e7c78, 0x807f78, 0x838179, 0x868379, 0x898578,
-      0x8c8878, 0x8f8a78, 0x928c78, 0x948e77, 0x979177, 0x9a9376, 0x9d9576, 0xa09875,
-      0xa39a74, 0xa69c74, 0xa99f73, 0xaca172, 0xafa471, 0xb3a670, 0xb6a96f, 0xb9ab6d,
-      0xbcae6c, 0xbfb06b, 0xc2b369, 0xc5b568, 0xc8b866, 0xccba64, 0xcfbd62, 0xd2c060,
-      0xd5c25e, 0xd9c55c, 0xdcc859, 0xdfca57, 0xe2cd54, 0xe6d051, 0xe9d34e, 0xedd54a,
-      0xf0d846, 0xf3db42, 0xf7de3e, 0xfbe138, 0xfee434, 0xfee838};
+      0x00224e, 0x002553, 0x002758, 0x00295d, 0x002b62, 0x002d68, 0x002f6d, 0x003170, 0x053371,
+      0x0f3570, 0x163770, 0x1c396f, 0x213b6e, 0x263d6e, 0x2a3f6d, 0x2e416d, 0x32436d, 0x35456c,
+      0x39486c, 0x3c4a6c, 0x3f4c6c, 0x424e6c, 0x45506c, 0x48526c, 0x4b546c, 0x4e566c, 0x51586d,
+      0x545a6d, 0x565c6d, 0x595e6e, 0x5c616e, 0x5e636f, 0x61656f, 0x646770, 0x666970, 0x696b71,
+      0x6c6d72, 0x6e6f73, 0x717274, 0x737475, 0x767676, 0x787877, 0x7b7a78, 0x7e7c78, 0x807f78,
+      0x838179, 0x868379, 0x898578, 0x8c8878, 0x8f8a78, 0x928c78, 0x948e77, 0x979177, 0x9a9376,
+      0x9d9576, 0xa09875, 0xa39a74, 0xa69c74, 0xa99f73, 0xaca172, 0xafa471, 0xb3a670, 0xb6a96f,
+      0xb9ab6d, 0xbcae6c, 0xbfb06b, 0xc2b369, 0xc5b568, 0xc8b866, 0xccba64, 0xcfbd62, 0xd2c060,
+      0xd5c25e, 0xd9c55c, 0xdcc859, 0xdfca57, 0xe2cd54, 0xe6d051, 0xe9d34e, 0xedd54a, 0xf0d846,
+      0xf3db42, 0xf7de3e, 0xfbe138, 0xfee434, 0xfee838};
   switch (id) {
-    case ColormapId::kRdBu: return rdbu;
-    case ColormapId::kViridis: return viridis;
-    case ColormapId::kCividis: return cividis;
+    case ColormapId::kRdBu:
+      return rdbu;
+    case ColormapId::kViridis:
+      return viridis;
+    case ColormapId::kCividis:
+      return cividis;
   }
   return rdbu;
 }
@@ -100,9 +102,12 @@ Rgba8 FarthestFrom(const ColorLut& lut) {
 
 std::string_view ColormapName(ColormapId id) {
   switch (id) {
-    case ColormapId::kRdBu: return "rdbu";
-    case ColormapId::kViridis: return "viridis";
-    case ColormapId::kCividis: return "cividis";
+    case ColormapId::kRdBu:
+      return "rdbu";
+    case ColormapId::kViridis:
+      return "viridis";
+    case ColormapId::kCividis:
+      return "cividis";
   }
   return "rdbu";
 }
@@ -150,7 +155,8 @@ int ColormapIndex(float v, float vmin, float vmax) {
 Rgba8 SelectionHighlightColor(ColormapId id) {
   static const std::array<Rgba8, kColormapCount> colors = [] {
     std::array<Rgba8, kColormapCount> out;
-    for (int k = 0; k < kColormapCount; ++k) out[k] = FarthestFrom(GetColormap(static_cast<ColormapId>(k)));
+    for (int k = 0; k < kColormapCount; ++k)
+      out[k] = FarthestFrom(GetColormap(static_cast<ColormapId>(k)));
     return out;
   }();
   return colors[static_cast<size_t>(id)];

@@ -1,8 +1,4 @@
 #include "figure/figure_render.h"
-#include "figure/label_placement.h"
-#include "io/figure_metadata_reader.h"
-
-#include "figure/text_wrap.h"
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
@@ -19,7 +15,9 @@
 #include <sstream>
 
 #include "base/ticks.h"
+#include "figure/label_placement.h"
 #include "figure/text_wrap.h"
+#include "io/figure_metadata_reader.h"
 
 namespace pe {
 
@@ -169,7 +167,8 @@ void Text(cairo_t* cr, const std::string& s, double x, double y, double ax, doub
 
 // `text` in lines no wider than `max_width` in the current font (text_wrap.h: after ", " first).
 std::vector<std::string> WrapAtCommas(cairo_t* cr, const std::string& text, double max_width) {
-  return WrapText(text, max_width, [cr](const std::string& t) { return TextWidth(cr, t); }, true);
+  return WrapText(
+      text, max_width, [cr](const std::string& t) { return TextWidth(cr, t); }, true);
 }
 
 // The text under the title: each line's style, wrapped at spaces to `width` (a word wider than
@@ -244,7 +243,9 @@ std::vector<TextLine> LayoutText(cairo_t* cr, const Figure& f, double width, dou
 
 // The share of the plot's height the colour bar takes: all of it, or half when a legend goes
 // under it (a heatmap with notes), so the legend has room.
-double ColorBarShare(const Figure& f) { return f.legend.empty() ? 1.0 : 0.5; }
+double ColorBarShare(const Figure& f) {
+  return f.legend.empty() ? 1.0 : 0.5;
+}
 
 struct Layout {
   Box plot;
@@ -700,7 +701,7 @@ struct PanelsLayout {
   std::vector<Box> frames;  // each panel's page rectangle
   double legend_top = 0;
   std::vector<std::vector<std::string>> legend_lines;  // per legend item
-  size_t title_lines = 1;  // the most lines a panel's title takes
+  size_t title_lines = 1;                              // the most lines a panel's title takes
 };
 
 PanelsLayout ComputePanelsLayout(cairo_t* cr, const Figure& f, const FigureSize& size) {
@@ -711,8 +712,8 @@ PanelsLayout ComputePanelsLayout(cairo_t* cr, const Figure& f, const FigureSize&
   double legend_h = 0;
   for (const FigureLegendItem& it : f.legend) {
     l.legend_lines.push_back(WrapAtCommas(cr, it.label, size.width - 16 - 30));
-    legend_h += kLegendPt * 1.25 * static_cast<double>(l.legend_lines.back().size()) +
-                kLegendPt * 0.3;
+    legend_h +=
+        kLegendPt * 1.25 * static_cast<double>(l.legend_lines.back().size()) + kLegendPt * 0.3;
   }
   legend_h = std::min(legend_h + (f.legend.empty() ? 0 : 8), size.height * 0.4);
   const double panels_h = std::max(40.0, size.height - top - legend_h);
@@ -723,7 +724,8 @@ PanelsLayout ComputePanelsLayout(cairo_t* cr, const Figure& f, const FigureSize&
   l.legend_top = top + panels_h + 4;
   for (size_t i = 0; i < f.panels.size(); ++i) {
     const FigureSize panel{l.frames[i].w, l.frames[i].h, size.scale};
-    l.title_lines = std::max(l.title_lines, TitleLines(cr, f.panels[i], panel, kPanelTitlePt).size());
+    l.title_lines =
+        std::max(l.title_lines, TitleLines(cr, f.panels[i], panel, kPanelTitlePt).size());
   }
   return l;
 }
@@ -739,8 +741,7 @@ void DrawPanels(cairo_t* cr, const Figure& f, const FigureSize& size, FigureForm
     cairo_translate(cr, b.x, b.y);
     cairo_rectangle(cr, 0, 0, b.w, b.h);
     cairo_clip(cr);
-    Draw(cr, f.panels[i], FigureSize{b.w, b.h, size.scale}, format, kPanelTitlePt,
-         l.title_lines);
+    Draw(cr, f.panels[i], FigureSize{b.w, b.h, size.scale}, format, kPanelTitlePt, l.title_lines);
     cairo_restore(cr);
   }
   SetColor(cr, ink);
@@ -961,8 +962,8 @@ Status RenderFigure(const Figure& figure, FigureFormat format, const FigureSize&
   return RenderFigurePages(std::span<const Figure>(&figure, 1), format, size, out);
 }
 
-Status RenderFigurePages(std::span<const Figure> pages, FigureFormat format,
-                         const FigureSize& size, std::ostream& out) {
+Status RenderFigurePages(std::span<const Figure> pages, FigureFormat format, const FigureSize& size,
+                         std::ostream& out) {
   if (Status s = ValidateFigureSize(size); !s.ok()) return s;
   if (pages.empty()) return InvalidArgument("a figure needs at least one page");
   if (pages.size() > 1 && format != FigureFormat::kPdf) {
@@ -990,7 +991,8 @@ Status RenderFigurePages(std::span<const Figure> pages, FigureFormat format,
       cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_SUBJECT, Describe(figure).c_str());
       // The keywords end with the metadata again, machine-readable: "pe-figure:" and
       // percent-encoded KEY=VALUE items separated by spaces (read back by ReadFigureMetadata).
-      std::string keywords = "positional encoding; " + MetadataValue(figure, "view") + "; pe-figure:";
+      std::string keywords =
+          "positional encoding; " + MetadataValue(figure, "view") + "; pe-figure:";
       for (size_t k = 0; k < figure.metadata.size(); ++k) {
         if (k > 0) keywords += ' ';
         keywords += PercentEncode(figure.metadata[k].first) + "=" +

@@ -7,13 +7,13 @@
 #pragma once
 
 #include <optional>
-#include <span>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
-#include "figure/figure.h"
 #include "base/status.h"
+#include "figure/figure.h"
 
 namespace pe {
 
@@ -57,8 +57,8 @@ struct LegendLayout {
     std::vector<std::string> lines;
     std::vector<double> widths, ys;
   };
-  double max_width = 0;      // the room for one line
-  std::vector<Item> items;   // (legend items), in order
+  double max_width = 0;     // the room for one line
+  std::vector<Item> items;  // (legend items), in order
   bool complete = true;
 };
 LegendLayout FigureLegendLayout(const Figure& figure, const FigureSize& size);
@@ -69,7 +69,7 @@ Status RenderFigure(const Figure& figure, FigureFormat format, const FigureSize&
                     std::ostream& out);
 // Several figures as the pages of one PDF, in order, with the first page's title and metadata
 // as the document's. PNG and SVG hold one page: more than one is an error saying to use PDF.
-Status RenderFigurePages(std::span<const Figure> pages, FigureFormat format,
-                         const FigureSize& size, std::ostream& out);
+Status RenderFigurePages(std::span<const Figure> pages, FigureFormat format, const FigureSize& size,
+                         std::ostream& out);
 
 }  // namespace pe

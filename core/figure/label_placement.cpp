@@ -22,10 +22,10 @@ std::vector<PlacedLabel> PlaceLabels(std::span<const LabelRequest> labels,
   for (const LabelRequest& l : labels) {
     const double r = radius + gap;
     // Top-left corners: right, left, above, below, then the four corners.
-    const double spots[8][2] = {{l.x + r, l.y - l.h / 2},       {l.x - r - l.w, l.y - l.h / 2},
-                                {l.x - l.w / 2, l.y - r - l.h}, {l.x - l.w / 2, l.y + r},
-                                {l.x + r, l.y - r - l.h},       {l.x - r - l.w, l.y - r - l.h},
-                                {l.x + r, l.y + r},             {l.x - r - l.w, l.y + r}};
+    const double spots[8][2] = {
+        {l.x + r, l.y - l.h / 2}, {l.x - r - l.w, l.y - l.h / 2}, {l.x - l.w / 2, l.y - r - l.h},
+        {l.x - l.w / 2, l.y + r}, {l.x + r, l.y - r - l.h},       {l.x - r - l.w, l.y - r - l.h},
+        {l.x + r, l.y + r},       {l.x - r - l.w, l.y + r}};
     PlacedLabel placed{0, 0, false};
     for (const auto& s : spots) {
       const PixelBox box{s[0], s[1], s[0] + l.w, s[1] + l.h};

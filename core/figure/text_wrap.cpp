@@ -95,9 +95,9 @@ void BreakWord(const std::string& word, double max_width, const Width& width,
 std::vector<std::string> WrapText(const std::string& text, double max_width, const Width& width,
                                   bool prefer_commas) {
   std::vector<std::string> lines;
-  const std::vector<std::string> first =
-      prefer_commas ? Greedy(SplitAtCommas(text), max_width, width)
-                    : std::vector<std::string>{text};
+  const std::vector<std::string> first = prefer_commas
+                                             ? Greedy(SplitAtCommas(text), max_width, width)
+                                             : std::vector<std::string>{text};
   for (const std::string& part : first) {
     if (width(part) <= max_width) {
       lines.push_back(part);

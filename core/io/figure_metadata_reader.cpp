@@ -273,15 +273,14 @@ Result<FigureFileMetadata> ParseFigureMetadata(std::span<const std::byte> bytes)
 
 Result<FigureFileMetadata> ReadFigureMetadata(const std::string& path) {
   auto named = [&](const std::string& what) { return "\"" + path + "\" " + what; };
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     return RuntimeError(named(std::string("cannot be read: ") + std::strerror(errno)));
   }
   if (S_ISDIR(st.st_mode)) return InvalidArgument(named("is a directory, not a figure file"));
   if (!S_ISREG(st.st_mode)) return InvalidArgument(named("is not a regular file"));
   if (static_cast<uint64_t>(st.st_size) > kMaxFigureFileBytes) {
-    return InvalidArgument(named("is larger than the " +
-                                 std::to_string(kMaxFigureFileBytes >> 20) +
+    return InvalidArgument(named("is larger than the " + std::to_string(kMaxFigureFileBytes >> 20) +
                                  " MiB a figure file may have"));
   }
   std::ifstream in(path, std::ios::binary);

@@ -1,8 +1,9 @@
 // Reads back the metadata a figure exported by PE Explorer carries: the key/value pairs of its
 // PNG tEXt chunks ("pe:KEY"), its SVG <pe:figure> element, or its PDF document information
-// keywords ("pe-figure:", then percent-encoded KEY=VALUE items). The keys are what figure_export writes; what
-// they mean (parameters, view, size) is read by figure_command. Only files this app writes are
-// accepted: anything else, or a file cut short, is refused with a message saying what is wrong.
+// keywords ("pe-figure:", then percent-encoded KEY=VALUE items). The keys are what figure_export
+// writes; what they mean (parameters, view, size) is read by figure_command. Only files this app
+// writes are accepted: anything else, or a file cut short, is refused with a message saying what is
+// wrong.
 #pragma once
 
 #include <cstddef>

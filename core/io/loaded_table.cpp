@@ -45,7 +45,9 @@ std::string HashText(uint64_t hash) {
 
 namespace {
 
-bool IsNonFinite(float v) { return (std::bit_cast<uint32_t>(v) & 0x7f800000u) == 0x7f800000u; }
+bool IsNonFinite(float v) {
+  return (std::bit_cast<uint32_t>(v) & 0x7f800000u) == 0x7f800000u;
+}
 
 void CountValues(const float* v, size_t n, int64_t& nan, int64_t& inf) {
   int64_t a = 0, b = 0;
@@ -95,16 +97,16 @@ void LoadedTable::Read(int64_t row0, int64_t n, int64_t col0, int64_t ncols, flo
   if (storage_ == Storage::kOwned) {
     for (int64_t r = 0; r < n; ++r) {
       const int64_t row = row0 + r;
-      const size_t k = static_cast<size_t>(
-          std::upper_bound(chunk_first_.begin(), chunk_first_.end(), row) - chunk_first_.begin() -
-          1);
-      const float* src =
-          chunks_[k].data() + (row - chunk_first_[k]) * cols_ + col0;
+      const size_t k =
+          static_cast<size_t>(std::upper_bound(chunk_first_.begin(), chunk_first_.end(), row) -
+                              chunk_first_.begin() - 1);
+      const float* src = chunks_[k].data() + (row - chunk_first_[k]) * cols_ + col0;
       std::copy(src, src + ncols, out + r * ncols);
     }
     return;
   }
-  if (storage_ == Storage::kMappedF4 && !big_endian_ && std::endian::native == std::endian::little) {
+  if (storage_ == Storage::kMappedF4 && !big_endian_ &&
+      std::endian::native == std::endian::little) {
     for (int64_t r = 0; r < n; ++r) {  // the file's float32 bits as they are
       std::memcpy(out + r * ncols, mapped_ + 4 * static_cast<size_t>((row0 + r) * cols_ + col0),
                   4 * static_cast<size_t>(ncols));
@@ -225,7 +227,8 @@ class TableLoader {
   Status OpenNpy() {
     LoadedTable& t = *table_;
     auto header = ReadNpyHeader(*file_, cap_);
-    if (!header.ok()) return Error{header.error().kind, Quoted(spec_.path) + ": " + header.message()};
+    if (!header.ok())
+      return Error{header.error().kind, Quoted(spec_.path) + ": " + header.message()};
     const NpyHeaderInfo& h = header.value();
     if (!spec_.tensor.empty()) {
       return InvalidArgument(Quoted(spec_.path) + ": an NPY file holds one array; \"" +
@@ -316,7 +319,8 @@ class TableLoader {
       const int64_t n = std::min(block_rows, t.rows_ - r);
       t.Read(r, n, 0, t.cols_, buf.data());
       CountValues(buf.data(), static_cast<size_t>(n * t.cols_), t.nan_count_, t.inf_count_);
-      h = HashBytes(data.subspan(static_cast<size_t>(r) * row_bytes, static_cast<size_t>(n) * row_bytes), h);
+      h = HashBytes(
+          data.subspan(static_cast<size_t>(r) * row_bytes, static_cast<size_t>(n) * row_bytes), h);
     }
     t.hash_ = FinishHash(h, header.size() + data.size());
     Report(1.0);
@@ -329,7 +333,8 @@ class TableLoader {
     auto r = ReadTensorFile(spec_, cap_);
     if (!r.ok()) return r.status();
     LoadedTensor& lt = r.value();
-    if (!Is2D(lt.values.shape)) return InvalidArgument(NotTwoD(spec_.path, lt.values.shape, "the tensor"));
+    if (!Is2D(lt.values.shape))
+      return InvalidArgument(NotTwoD(spec_.path, lt.values.shape, "the tensor"));
     t.format_ = lt.format == TensorFileFormat::kNpy ? "npy" : "safetensors";
     t.dtype_ = lt.dtype;
     t.tensor_name_ = lt.tensor;
@@ -340,8 +345,8 @@ class TableLoader {
     t.inf_count_ = lt.values.inf_count;
     t.storage_ = LoadedTable::Storage::kOwned;
     // The hash of the values as float32 (the file's bytes are not all at hand for a stream).
-    t.hash_ = FinishHash(HashBytes(std::as_bytes(std::span(lt.values.data))),
-                         lt.values.data.size() * 4);
+    t.hash_ =
+        FinishHash(HashBytes(std::as_bytes(std::span(lt.values.data))), lt.values.data.size() * 4);
     t.file_bytes_ = lt.values.data.size() * 4;
     t.chunks_.push_back(std::move(lt.values.data));
     t.chunk_first_ = {0};
@@ -389,7 +394,8 @@ class TableLoader {
         }
         ascii &= u < 0x80;
       }
-      if (!ascii && !IsValidUtf8(std::as_bytes(std::span(b, static_cast<size_t>(q - b))), nullptr)) {
+      if (!ascii &&
+          !IsValidUtf8(std::as_bytes(std::span(b, static_cast<size_t>(q - b))), nullptr)) {
         out.ok = false;
         return;
       }
@@ -403,7 +409,10 @@ class TableLoader {
           return;
         }
         if (IsNonFinite(v)) {
-          if (std::isnan(v)) ++out.nan; else ++out.inf;
+          if (std::isnan(v))
+            ++out.nan;
+          else
+            ++out.inf;
         }
         out.values.push_back(v);
         q = p;
@@ -449,7 +458,8 @@ class TableLoader {
       const char* p4 = p3;
       while (p4 < first_end && (IsBlank(*p4) || *p4 == '\r')) ++p4;
       const bool header = p == base && e1 == std::errc() && p1 > p && p2 > p1 &&
-                          e3 == std::errc() && p3 > p2 && p4 == first_end && header_v >= 0 && d >= 1;
+                          e3 == std::errc() && p3 > p2 && p4 == first_end && header_v >= 0 &&
+                          d >= 1;
       if (!header) header_v = -1;
     }
     const char* body = base;
@@ -475,13 +485,14 @@ class TableLoader {
       if (d < 1) return ReadWordVectorsSerial();
     }
     // Chunks split at line ends, one per thread.
-    const int threads = std::max(1, threads_ > 0 ? threads_
-                                                 : static_cast<int>(std::thread::hardware_concurrency()));
+    const int threads = std::max(
+        1, threads_ > 0 ? threads_ : static_cast<int>(std::thread::hardware_concurrency()));
     std::vector<const char*> cuts = {body};
     for (int k = 1; k < threads; ++k) {
       const char* guess = body + (end - body) * k / threads;
       guess = std::max(guess, cuts.back());
-      const char* n2 = static_cast<const char*>(std::memchr(guess, '\n', static_cast<size_t>(end - guess)));
+      const char* n2 =
+          static_cast<const char*>(std::memchr(guess, '\n', static_cast<size_t>(end - guess)));
       cuts.push_back(n2 ? n2 + 1 : end);
     }
     cuts.push_back(end);
@@ -504,7 +515,8 @@ class TableLoader {
     for (uint64_t at = 0; at < size && !cancelled; at += kBlock) {
       h = HashBytes(all.value().subspan(at, std::min(kBlock, size - at)), h);
       const double parsed = static_cast<double>(done.load()) / static_cast<double>(size);
-      cancelled = !Report(0.1 * static_cast<double>(at) / static_cast<double>(size) + 0.85 * parsed);
+      cancelled =
+          !Report(0.1 * static_cast<double>(at) / static_cast<double>(size) + 0.85 * parsed);
     }
     while (!cancelled && !stop.load()) {
       const uint64_t now = done.load();
@@ -522,7 +534,8 @@ class TableLoader {
     uint64_t used = 0;  // charged as the serial reader charges it
     for (const ChunkResult& part : parts) {
       rows += static_cast<int64_t>(part.words.size());
-      for (std::string_view w : part.words) used += 4 * static_cast<uint64_t>(d) + 2 * w.size() + 128;
+      for (std::string_view w : part.words)
+        used += 4 * static_cast<uint64_t>(d) + 2 * w.size() + 128;
     }
     if (rows == 0 || (header_v >= 0 && rows != header_v) || used > cap_.bytes) {
       return ReadWordVectorsSerial();
@@ -592,8 +605,8 @@ class TableLoader {
       t.hash_ = FinishHash(HashBytes(all.value()), size);
       t.file_bytes_ = size;
     } else {
-      t.hash_ = FinishHash(HashBytes(std::as_bytes(std::span(t.chunks_[0]))),
-                           t.chunks_[0].size() * 4);
+      t.hash_ =
+          FinishHash(HashBytes(std::as_bytes(std::span(t.chunks_[0]))), t.chunks_[0].size() * 4);
       t.file_bytes_ = t.chunks_[0].size() * 4;
     }
     Report(1.0);
@@ -662,8 +675,9 @@ Result<LoadedTablePtr> TableCache::Get(const TensorSpec& spec, TableUse use, con
                                        const LoadProgress& progress) {
   if (LoadedTablePtr hit = Peek(spec, use)) {
     // A table cached under a larger cap is refused under a smaller one, as a fresh load is.
-    if (Status s = CheckFloatCount(Quoted(spec.path) + "'s table", static_cast<uint64_t>(hit->rows()),
-                                   static_cast<uint64_t>(hit->cols()), cap);
+    if (Status s =
+            CheckFloatCount(Quoted(spec.path) + "'s table", static_cast<uint64_t>(hit->rows()),
+                            static_cast<uint64_t>(hit->cols()), cap);
         !s.ok()) {
       return s.error();
     }
@@ -678,10 +692,9 @@ Result<LoadedTablePtr> TableCache::Get(const TensorSpec& spec, TableUse use, con
   const std::string key = CacheKey(spec, use);
   std::erase_if(entries_, [&](const Entry& e) { return e.key == key; });
   if (entries_.size() >= capacity_ && !entries_.empty()) {
-    entries_.erase(std::min_element(entries_.begin(), entries_.end(),
-                                    [](const Entry& a, const Entry& b) {
-                                      return a.last_use < b.last_use;
-                                    }));
+    entries_.erase(
+        std::min_element(entries_.begin(), entries_.end(),
+                         [](const Entry& a, const Entry& b) { return a.last_use < b.last_use; }));
   }
   entries_.push_back({key, size, mtime, loaded.value(), ++clock_});
   return loaded;

@@ -110,7 +110,7 @@ class LoadedTable {
 
   Storage storage_ = Storage::kOwned;
   bool big_endian_ = false;
-  std::unique_ptr<FileSource> file_;  // keeps the mapping alive
+  std::unique_ptr<FileSource> file_;   // keeps the mapping alive
   const std::byte* mapped_ = nullptr;  // (rows, cols) values of the file's dtype
   // Owned float32 values in chunks of whole rows (a parallel parse fills one per thread):
   // chunk k holds rows [chunk_first_[k], chunk_first_[k + 1]).

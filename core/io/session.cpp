@@ -16,7 +16,9 @@ namespace pe {
 namespace {
 
 // The fields whose value names a file (loaded tables, tokenizer files, ...).
-bool IsFileField(const ParamField& f) { return f.value_name == "FILE"; }
+bool IsFileField(const ParamField& f) {
+  return f.value_name == "FILE";
+}
 
 const std::string* Find(const KeyValues& kv, std::string_view key) {
   for (const auto& [k, v] : kv) {
@@ -139,7 +141,8 @@ SessionDocument MakeSessionDocument(const SessionContent& content, FileHashCache
   SessionDocument doc;
   doc.app_version = PE_VERSION;
   const ModelParams& m = content.params;
-  if (!m.walkthrough_preset.empty()) doc.params.emplace_back("walkthrough_preset", m.walkthrough_preset);
+  if (!m.walkthrough_preset.empty())
+    doc.params.emplace_back("walkthrough_preset", m.walkthrough_preset);
   for (auto& kv : ParamValues(m)) doc.params.push_back(std::move(kv));
   FileHashCache local;
   FileHashCache& cache = hashes != nullptr ? *hashes : local;
@@ -165,7 +168,8 @@ Result<LoadedSession> SessionFromDocument(const SessionDocument& doc, const Mode
     if (key == "walkthrough_preset") continue;
     const ParamField* f = FindParamField(key);
     if (f == nullptr || f->key != key) {
-      return InvalidArgument("params." + key + " is not a parameter this version of PE Explorer "
+      return InvalidArgument("params." + key +
+                             " is not a parameter this version of PE Explorer "
                              "knows");
     }
   }
@@ -205,10 +209,10 @@ Result<LoadedSession> SessionFromDocument(const SessionDocument& doc, const Mode
     if (!now.ok()) {
       out.warnings.push_back(file.key + ": " + now.message() + " (the session was saved with it)");
     } else if (now.value() != file.fnv1a64) {
-      out.warnings.push_back(file.key + ": \"" + file.path +
-                             "\" changed since the session was saved (FNV-1a 64 was " +
-                             SessionHashText(file.fnv1a64) + ", now " + SessionHashText(now.value()) +
-                             "); the views show the file as it is now");
+      out.warnings.push_back(
+          file.key + ": \"" + file.path + "\" changed since the session was saved (FNV-1a 64 was " +
+          SessionHashText(file.fnv1a64) + ", now " + SessionHashText(now.value()) +
+          "); the views show the file as it is now");
     }
   }
   out.content.views = DefaultViews(m);

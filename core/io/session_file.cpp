@@ -130,7 +130,9 @@ Status ReadFiles(const Json& root, std::vector<SessionFile>& out) {
   return {};
 }
 
-Status Unchanged(SessionDocument&) { return {}; }
+Status Unchanged(SessionDocument&) {
+  return {};
+}
 
 // Version 1 is the first format; a v2 adds {1, "...", step to 2} before an entry {2, ...}.
 constexpr SessionMigration kMigrations[] = {
@@ -195,7 +197,8 @@ std::string WriteSessionText(const SessionDocument& doc) {
 
 Result<SessionDocument> ParseSessionText(std::string_view text) {
   if (text.size() > kMaxSessionFileBytes) {
-    return InvalidArgument("is " + std::to_string(text.size()) + " bytes; a session file is at most " +
+    return InvalidArgument("is " + std::to_string(text.size()) +
+                           " bytes; a session file is at most " +
                            std::to_string(kMaxSessionFileBytes) + " bytes");
   }
   Json root;

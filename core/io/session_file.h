@@ -7,8 +7,8 @@
 //     "format": "pe-explorer-session",
 //     "version": 1,
 //     "app_version": "0.1.0",
-//     "params": {"scheme": "rope", "d_model": "64", ...},        // the parameter field table's keys
-//     "files":  {"embeddings": {"path": "/data/wte.npy", "fnv1a64": "3f1e0c2a9b7d6e45"}},
+//     "params": {"scheme": "rope", "d_model": "64", ...},        // the parameter field table's
+//     keys "files":  {"embeddings": {"path": "/data/wte.npy", "fnv1a64": "3f1e0c2a9b7d6e45"}},
 //     "views":  {"heatmap_window": "0:64:0:100", "token": "2", ...},
 //     "ui":     {"panel.controls": "true", "tab": "score", "window_size": "1280x800", ...}
 //   }

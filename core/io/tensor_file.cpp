@@ -65,8 +65,8 @@ Result<LoadedTensor> ReadTensorFile(const TensorSpec& spec, const MemoryCap& cap
   out.format = format.value();
   if (out.format == TensorFileFormat::kNpy) {
     if (!spec.tensor.empty()) {
-      return InvalidArgument(Quoted(spec.path) + ": an NPY file holds one array; \"" +
-                             spec.tensor + "\" names a tensor, which only a safetensors file has");
+      return InvalidArgument(Quoted(spec.path) + ": an NPY file holds one array; \"" + spec.tensor +
+                             "\" names a tensor, which only a safetensors file has");
     }
     auto npy = ReadNpyFile(spec.path, cap);
     if (!npy.ok()) return npy.error();

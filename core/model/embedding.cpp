@@ -11,8 +11,7 @@ float EmbeddingValue(uint64_t seed, int64_t d_model, int64_t row, int64_t col) {
   return static_cast<float>(RandomNormal(seed, static_cast<uint64_t>(row * d_model + col)));
 }
 
-float EmbeddingValue(EmbeddingInit init, uint64_t seed, int64_t d_model, int64_t row,
-                     int64_t col) {
+float EmbeddingValue(EmbeddingInit init, uint64_t seed, int64_t d_model, int64_t row, int64_t col) {
   return static_cast<float>(
       InitValue(init, d_model, seed, static_cast<uint64_t>(row * d_model + col)));
 }
@@ -22,8 +21,8 @@ Result<Matrix> InitEmbeddingNormal(int64_t vocab_size, int64_t d_model, uint64_t
   return InitEmbedding(EmbeddingInit::kNormal1, vocab_size, d_model, seed, cap);
 }
 
-Result<Matrix> InitEmbedding(EmbeddingInit init, int64_t vocab_size, int64_t d_model,
-                             uint64_t seed, const MemoryCap& cap) {
+Result<Matrix> InitEmbedding(EmbeddingInit init, int64_t vocab_size, int64_t d_model, uint64_t seed,
+                             const MemoryCap& cap) {
   if (vocab_size < 1 || vocab_size > kMaxVocab) {
     return InvalidArgument("vocab_size must be in [1, " + std::to_string(kMaxVocab) + "], got " +
                            std::to_string(vocab_size));
@@ -49,9 +48,8 @@ Result<Matrix> InitEmbedding(EmbeddingInit init, int64_t vocab_size, int64_t d_m
   return table;
 }
 
-Result<Matrix> EmbeddingRows(EmbeddingInit init, uint64_t seed, int64_t vocab_size,
-                             int64_t d_model, std::span<const int64_t> rows,
-                             const MemoryCap& cap) {
+Result<Matrix> EmbeddingRows(EmbeddingInit init, uint64_t seed, int64_t vocab_size, int64_t d_model,
+                             std::span<const int64_t> rows, const MemoryCap& cap) {
   if (d_model < 1) {
     return InvalidArgument("d_model must be at least 1, got " + std::to_string(d_model));
   }

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/random.h"
 #include "io/loaded_table.h"
 #include "model/embedding.h"
 #include "model/token_ids.h"
-#include "base/random.h"
 
 namespace pe {
 
@@ -190,8 +190,8 @@ Result<InputParts> ComputeInputParts(const Matrix& table, std::span<const int64_
 }
 
 Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
-                                 int64_t seq, const EncodingParams& pe, const InputLayerParams& params,
-                                 const MemoryCap& cap) {
+                                 int64_t seq, const EncodingParams& pe,
+                                 const InputLayerParams& params, const MemoryCap& cap) {
   Result<EncodingPtr> e = MakeEncoding(pe, cap);
   if (!e.ok()) return e.error();
   return InputLayerForward(table, ids, batch, seq, *e.value(), params, cap);
@@ -295,8 +295,9 @@ std::vector<Token> TextTokens(const TextExample& example) {
 Result<std::vector<int64_t>> SubwordIds(const TextExample& example, std::vector<Token>* tokens,
                                         int64_t* vocab_size) {
   if (!example.vocabulary.empty()) {
-    return InvalidArgument("--vocab and --tokenizer-file cannot be combined: the tokenizer file "
-                           "has its own vocabulary");
+    return InvalidArgument(
+        "--vocab and --tokenizer-file cannot be combined: the tokenizer file "
+        "has its own vocabulary");
   }
   std::vector<int64_t> ids;
   Result<std::vector<Token>> t = SubwordTokens(example, &ids);
@@ -408,8 +409,8 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const Encodin
   r.row = row;
   const LoadedTable* loaded = example.embeddings.table.get();
   if (loaded != nullptr && loaded->cols() != pe.d_model) {
-    return InvalidArgument("d_model is " + std::to_string(pe.d_model) + " but the embedding table " +
-                           Quoted(example.embeddings.spec) + " has " +
+    return InvalidArgument("d_model is " + std::to_string(pe.d_model) +
+                           " but the embedding table " + Quoted(example.embeddings.spec) + " has " +
                            std::to_string(loaded->cols()) +
                            " columns; d_model follows the loaded table");
   }
@@ -490,14 +491,17 @@ Result<Matrix> ExampleEmbeddingRows(const TextExample& example, int64_t vocab_si
     if (loaded->cols() != d) {
       return InvalidArgument("d_model is " + std::to_string(d) + " but the embedding table " +
                              Quoted(example.embeddings.spec) + " has " +
-                             std::to_string(loaded->cols()) + " columns; d_model follows the loaded table");
+                             std::to_string(loaded->cols()) +
+                             " columns; d_model follows the loaded table");
     }
-    Result<Matrix> out = MakeMatrix("the embedding rows", static_cast<int64_t>(rows.size()), d, cap);
+    Result<Matrix> out =
+        MakeMatrix("the embedding rows", static_cast<int64_t>(rows.size()), d, cap);
     if (!out.ok()) return out.error();
     for (size_t t = 0; t < rows.size(); ++t) {
       const int64_t id = rows[t];
       if (id > loaded->rows()) {
-        return InvalidArgument("token id " + std::to_string(id) + " is outside the embedding table " +
+        return InvalidArgument("token id " + std::to_string(id) +
+                               " is outside the embedding table " +
                                Quoted(example.embeddings.spec) + " (ids 0 to " +
                                std::to_string(loaded->rows() - 1) + ")");
       }
@@ -515,7 +519,8 @@ Result<Matrix> ExampleEmbeddingRows(const TextExample& example, int64_t vocab_si
                              " values but d_model is " + std::to_string(d) +
                              "; each row is one embedding E[k] of d_model values");
     }
-    Result<Matrix> out = MakeMatrix("the embedding rows", static_cast<int64_t>(rows.size()), d, cap);
+    Result<Matrix> out =
+        MakeMatrix("the embedding rows", static_cast<int64_t>(rows.size()), d, cap);
     if (!out.ok()) return out.error();
     for (size_t t = 0; t < rows.size(); ++t) {
       const int64_t id = rows[t];
@@ -529,8 +534,7 @@ Result<Matrix> ExampleEmbeddingRows(const TextExample& example, int64_t vocab_si
     }
     return out;
   }
-  const uint64_t seed =
-      example.init == EmbeddingInit::kTorch ? example.torch_seed : example.seed;
+  const uint64_t seed = example.init == EmbeddingInit::kTorch ? example.torch_seed : example.seed;
   return EmbeddingRows(example.init, seed, vocab_size, d, rows, cap);
 }
 

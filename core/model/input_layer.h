@@ -13,8 +13,8 @@
 
 #include "base/initializers.h"
 #include "base/matrix.h"
-#include "encoding/encoding.h"
 #include "base/status.h"
+#include "encoding/encoding.h"
 #include "text/subword_tokenizer.h"
 #include "text/tokenizer.h"
 
@@ -71,8 +71,8 @@ Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> i
                                  int64_t seq, const Encoding& pe, const InputLayerParams& params,
                                  const MemoryCap& cap = {});
 Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
-                                 int64_t seq, const EncodingParams& pe, const InputLayerParams& params,
-                                 const MemoryCap& cap = {});
+                                 int64_t seq, const EncodingParams& pe,
+                                 const InputLayerParams& params, const MemoryCap& cap = {});
 
 // The unchecked kernel of InputLayerForward, for callers that own their buffers (benchmarks):
 // out[b, t, :] = dropout(table[ids[b, t], :] * scale + pe_rows[t, :]) with ids (batch, seq)
@@ -86,7 +86,7 @@ void InputLayerForwardInto(const Matrix& table, std::span<const int64_t> ids, in
 struct TextExample {
   std::string text = "The cat sits on the mat";
   TokenizerKind tokenizer = TokenizerKind::kWord;
-  uint64_t seed = 0;                    // embedding table seed
+  uint64_t seed = 0;  // embedding table seed
   // The embedding table's initialiser (base/initializers.h); N(0, 1) as torch.nn.Embedding.
   EmbeddingInit init = EmbeddingInit::kNormal1;
   // The seed of init = kTorch (--init torch:SEED): torch.manual_seed(torch_seed), then

@@ -43,7 +43,7 @@ struct ModelParams {
   // figure shows (recorded in its metadata and in sessions, set by the field table like every
   // flag), while p is where the view stands, moved by the slider and the play switch.
   int64_t rotation_offset = 1;
-  std::string versus;        // the compare view's second configuration: "key=value,..."
+  std::string versus;  // the compare view's second configuration: "key=value,..."
   CompareOf compare_of = CompareOf::kScore;
   SimilarityMeasure measure = SimilarityMeasure::kDot;
   LowPrecision dtype = LowPrecision::kBf16;

@@ -10,12 +10,12 @@
 #include "analysis/similarity.h"
 #include "encoding/encoding.h"
 #include "encoding/sinusoidal_presets.h"
-#include "model/walkthrough_presets.h"
 #include "figure/colormap.h"
-#include "io/tensor_file.h"
 #include "io/loaded_table.h"
+#include "io/tensor_file.h"
 #include "model/embedding.h"
 #include "model/token_ids.h"
+#include "model/walkthrough_presets.h"
 #include "text/subword_tokenizer.h"
 #include "text/tokenizer.h"
 
@@ -34,7 +34,9 @@ std::string Num(double v) {
   return buf;
 }
 
-std::string Flag(const char* flag) { return flag; }
+std::string Flag(const char* flag) {
+  return flag;
+}
 
 // --embedding-rows text: rows separated by ';', values by ','; each float32's shortest text.
 std::string FormatRows(const std::vector<std::vector<float>>& rows) {
@@ -90,8 +92,8 @@ Result<std::vector<std::vector<float>>> ParseRows(const std::string& text) {
       at = comma + 1;
     }
     if (!rows.empty() && row.size() != rows.front().size()) {
-      return InvalidArgument(std::string(flag) + ": row " + std::to_string(rows.size()) +
-                             " has " + std::to_string(row.size()) + " values but row 0 has " +
+      return InvalidArgument(std::string(flag) + ": row " + std::to_string(rows.size()) + " has " +
+                             std::to_string(row.size()) + " values but row 0 has " +
                              std::to_string(rows.front().size()) +
                              "; every row is one embedding of d_model values");
     }
@@ -103,20 +105,32 @@ Result<std::vector<std::vector<float>>> ParseRows(const std::string& text) {
 
 // One choice among names, with the message listing them.
 template <typename E>
-Status SetChoice(const char* flag, const std::string& text, std::optional<E> (*parse)(std::string_view),
-                 const char* names, E& out) {
+Status SetChoice(const char* flag, const std::string& text,
+                 std::optional<E> (*parse)(std::string_view), const char* names, E& out) {
   std::optional<E> v = parse(text);
   if (!v) return InvalidArgument(Flag(flag) + " must be " + names + ", got \"" + text + "\"");
   out = *v;
   return {};
 }
 
-bool Positive(double v) { return v > 0; }
-bool GreaterThanOne(double v) { return v > 1; }
-bool AtLeastOne(double v) { return v >= 1; }
-bool NonZero(double v) { return v != 0; }
-bool Fraction(double v) { return v > 0 && v <= 1; }
-bool Probability(double v) { return v >= 0 && v <= 1; }
+bool Positive(double v) {
+  return v > 0;
+}
+bool GreaterThanOne(double v) {
+  return v > 1;
+}
+bool AtLeastOne(double v) {
+  return v >= 1;
+}
+bool NonZero(double v) {
+  return v != 0;
+}
+bool Fraction(double v) {
+  return v > 0 && v <= 1;
+}
+bool Probability(double v) {
+  return v >= 0 && v <= 1;
+}
 
 constexpr uint64_t kMaxSeed = std::numeric_limits<uint64_t>::max();
 constexpr unsigned kSin = SchemeBit(Scheme::kSinusoidal);
@@ -167,8 +181,7 @@ std::string NeedsScaling(const ModelParams& m, std::initializer_list<RopeScaling
 // A value a loaded table fixes (model/model_params.h: d_model follows the embedding or position
 // table's columns, T5's buckets and heads its bias table's shape): refused when it differs.
 Status FollowsTable(const ModelParams& m, const char* flag, int64_t value) {
-  auto conflict = [&](const TableRef& ref, const char* table_flag, const char* what,
-                      int64_t has) {
+  auto conflict = [&](const TableRef& ref, const char* table_flag, const char* what, int64_t has) {
     return InvalidArgument(std::string(flag) + " " + std::to_string(value) + " conflicts with " +
                            table_flag + " " + Quoted(ref.spec) + ", whose table has " +
                            std::to_string(has) + " " + what + "; it follows the table (give " +
@@ -177,7 +190,8 @@ Status FollowsTable(const ModelParams& m, const char* flag, int64_t value) {
   const std::string_view f = flag;
   if (f == "--d-model") {
     const TableRef& e = m.example.embeddings;
-    if (e.loaded() && e.table->cols() != value) return conflict(e, "--embeddings", "columns", e.table->cols());
+    if (e.loaded() && e.table->cols() != value)
+      return conflict(e, "--embeddings", "columns", e.table->cols());
     if (m.pe.kind() == Scheme::kLearned) {
       const TableRef& t = m.pe.learned().table;
       if (t.loaded() && t.table->cols() != value) {
@@ -187,8 +201,10 @@ Status FollowsTable(const ModelParams& m, const char* flag, int64_t value) {
   }
   if (m.pe.kind() == Scheme::kT5 && m.pe.t5().bias.loaded()) {
     const TableRef& b = m.pe.t5().bias;
-    if (f == "--heads" && b.table->cols() != value) return conflict(b, "--positions-table", "columns (heads)", b.table->cols());
-    if (f == "--t5-buckets" && b.table->rows() != value) return conflict(b, "--positions-table", "rows (buckets)", b.table->rows());
+    if (f == "--heads" && b.table->cols() != value)
+      return conflict(b, "--positions-table", "columns (heads)", b.table->cols());
+    if (f == "--t5-buckets" && b.table->rows() != value)
+      return conflict(b, "--positions-table", "rows (buckets)", b.table->rows());
   }
   if (f == "--max-len" && m.pe.kind() == Scheme::kLearned && m.pe.learned().table.loaded()) {
     const TableRef& t = m.pe.learned().table;
@@ -217,8 +233,8 @@ Result<TableRef> LoadRef(const char* flag, const std::string& text, TableUse use
 Status CheckHash(const char* flag, const char* table_flag, const TableRef& ref,
                  const std::string& text) {
   if (!ref.loaded()) {
-    return InvalidArgument(std::string(flag) + " checks the table " + table_flag +
-                           " loads; give " + table_flag + " first");
+    return InvalidArgument(std::string(flag) + " checks the table " + table_flag + " loads; give " +
+                           table_flag + " first");
   }
   const std::string now = HashText(ref.hash);
   if (text.size() != 16 || text.find_first_not_of("0123456789abcdef") != std::string::npos) {
@@ -227,8 +243,7 @@ Status CheckHash(const char* flag, const char* table_flag, const TableRef& ref,
   }
   if (text != now) {
     return InvalidArgument(std::string(flag) + ": " + Quoted(ref.spec) + " now hashes to " + now +
-                           ", not " + text +
-                           ": the file is not the one the figure was made from");
+                           ", not " + text + ": the file is not the one the figure was made from");
   }
   return {};
 }
@@ -241,7 +256,8 @@ const ParamField kFields[] = {
     {"", "--walkthrough-preset", "NAME",
      "A seed tutorial's example for the walkthrough: the-cat-sits, blog-position-2, i-love-nlp, "
      "jax-pitfall, embedding-ids, embedding-batch (none: the current example)",
-     kAllSchemes, nullptr, GET(m.walkthrough_preset.empty() ? std::string("none") : m.walkthrough_preset),
+     kAllSchemes, nullptr,
+     GET(m.walkthrough_preset.empty() ? std::string("none") : m.walkthrough_preset),
      SET({ return ApplyWalkthroughPreset(text, m); })},
     {"scheme", "--scheme", "NAME",
      "Positional scheme: sinusoidal, learned, rope, alibi, t5 or xpos", kAllSchemes, nullptr,
@@ -278,7 +294,8 @@ const ParamField kFields[] = {
     {"", "--preset", "NAME",
      "Sinusoidal preset named after the code it copies (fairseq, whisper, ...; see "
      "`export --list-presets`)",
-     kSin, nullptr, GET((void)m, std::string()), SET({ return ApplySinusoidalPreset(text, m.pe); })},
+     kSin, nullptr, GET((void)m, std::string()),
+     SET({ return ApplySinusoidalPreset(text, m.pe); })},
     {"offset", "--offset", "INT",
      "Position of the first table row (negative only for sinusoidal: relative offsets)",
      kAllSchemes, nullptr, GET(std::to_string(m.pe.offset)), SET({
@@ -293,13 +310,13 @@ const ParamField kFields[] = {
        return SetChoice("--variant", text, &ParseVariant, "one of paper, t2t, tf-text",
                         m.pe.sinusoidal().variant);
      })},
-    {"order", "--order", "NAME", "Which wave comes first: sin-first or cos-first (MusicGen)",
-     kSin, nullptr, GET(std::string(WaveOrderName(m.pe.sinusoidal().order))), SET({
+    {"order", "--order", "NAME", "Which wave comes first: sin-first or cos-first (MusicGen)", kSin,
+     nullptr, GET(std::string(WaveOrderName(m.pe.sinusoidal().order))), SET({
        return SetChoice("--order", text, &ParseWaveOrder, "sin-first or cos-first",
                         m.pe.sinusoidal().order);
      })},
-    {"base", "--base", "NUMBER", "Base of the frequencies = the max timescale (> 1)", kSin,
-     nullptr, GET(Num(m.pe.sinusoidal().base)), SET({
+    {"base", "--base", "NUMBER", "Base of the frequencies = the max timescale (> 1)", kSin, nullptr,
+     GET(Num(m.pe.sinusoidal().base)), SET({
        Result<double> v =
            ParseNumber("--base", text, "a finite number greater than 1", &GreaterThanOne);
        if (!v.ok()) return v.error();
@@ -318,8 +335,7 @@ const ParamField kFields[] = {
     {"output_scale", "--output-scale", "NUMBER",
      "Multiplies every value (x-transformers uses d^-0.5; non-zero)", kSin, nullptr,
      GET(Num(m.pe.sinusoidal().output_scale)), SET({
-       Result<double> v =
-           ParseNumber("--output-scale", text, "a finite non-zero number", &NonZero);
+       Result<double> v = ParseNumber("--output-scale", text, "a finite non-zero number", &NonZero);
        if (!v.ok()) return v.error();
        m.pe.sinusoidal().output_scale = v.value();
        return {};
@@ -337,11 +353,9 @@ const ParamField kFields[] = {
      "hk.Embed) or torch:SEED = PyTorch's own numbers, torch.manual_seed(SEED); "
      "nn.Embedding(V, d_model).weight with V from --vocab-size (token table only; V * d_model "
      "<= 2^28)",
-     kAllSchemes, nullptr,
-     GET(InitChoiceName({m.example.init, m.example.torch_seed})), SET({
+     kAllSchemes, nullptr, GET(InitChoiceName({m.example.init, m.example.torch_seed})), SET({
        InitChoice choice{};
-       if (Status s = SetChoice("--init", text, &ParseInitChoice, kInitChoices, choice);
-           !s.ok()) {
+       if (Status s = SetChoice("--init", text, &ParseInitChoice, kInitChoices, choice); !s.ok()) {
          return s;
        }
        m.example.init = choice.init;
@@ -360,8 +374,8 @@ const ParamField kFields[] = {
                         m.pe.learned().init);
      })},
     // ---- rope
-    {"rope_theta", "--rope-theta", "NUMBER", "RoPE base rope_theta (> 1)", kRope | kXpos,
-     nullptr, GET(Num(ThetaOf(m))), SET({
+    {"rope_theta", "--rope-theta", "NUMBER", "RoPE base rope_theta (> 1)", kRope | kXpos, nullptr,
+     GET(Num(ThetaOf(m))), SET({
        Result<double> v =
            ParseNumber("--rope-theta", text, "a finite number greater than 1", &GreaterThanOne);
        if (!v.ok()) return v.error();
@@ -376,10 +390,9 @@ const ParamField kFields[] = {
                         m.pe.rope().pairing);
      })},
     {"rotary_fraction", "--rotary-fraction", "NUMBER",
-     "Fraction of the head dims that rotate, (0, 1] (GPT-NeoX 0.25); d_rot must be even",
-     kRope, nullptr, GET(Num(m.pe.rope().rotary_fraction)), SET({
-       Result<double> v =
-           ParseNumber("--rotary-fraction", text, "a number in (0, 1]", &Fraction);
+     "Fraction of the head dims that rotate, (0, 1] (GPT-NeoX 0.25); d_rot must be even", kRope,
+     nullptr, GET(Num(m.pe.rope().rotary_fraction)), SET({
+       Result<double> v = ParseNumber("--rotary-fraction", text, "a number in (0, 1]", &Fraction);
        if (!v.ok()) return v.error();
        m.pe.rope().rotary_fraction = v.value();
        return {};
@@ -397,7 +410,8 @@ const ParamField kFields[] = {
                   : "";
      },
      GET(Num(m.pe.rope().factor)), SET({
-       Result<double> v = ParseNumber("--scaling-factor", text, "a finite number >= 1", &AtLeastOne);
+       Result<double> v =
+           ParseNumber("--scaling-factor", text, "a finite number >= 1", &AtLeastOne);
        if (!v.ok()) return v.error();
        m.pe.rope().factor = v.value();
        return {};
@@ -481,9 +495,8 @@ const ParamField kFields[] = {
     {"dtype", "--dtype", "NAME",
      "Precision view: the format the table is stored in, bf16 (bfloat16: 8 significant bits, "
      "float32's range) or fp16 (float16: 11 significant bits, max 65504)",
-     kAllSchemes, nullptr, GET(std::string(DtypeName(m.dtype))), SET({
-       return SetChoice("--dtype", text, &ParseDtype, "bf16 or fp16", m.dtype);
-     })},
+     kAllSchemes, nullptr, GET(std::string(DtypeName(m.dtype))),
+     SET({ return SetChoice("--dtype", text, &ParseDtype, "bf16 or fp16", m.dtype); })},
     // ---- ALiBi and T5
     {"heads", "--heads", "INT", "Attention heads (ALiBi slopes, T5 biases; 1 to 4096)",
      kAlibi | kT5, nullptr, GET(std::to_string(HeadsOf(m))), SET({
@@ -493,8 +506,8 @@ const ParamField kFields[] = {
        HeadsOf(m) = v.value();
        return {};
      })},
-    {"head", "--head", "INT", "The head whose bias the views show (0 to heads - 1)",
-     kAlibi | kT5, nullptr, GET(std::to_string(HeadOf(m))), SET({
+    {"head", "--head", "INT", "The head whose bias the views show (0 to heads - 1)", kAlibi | kT5,
+     nullptr, GET(std::to_string(HeadOf(m))), SET({
        Result<int64_t> v = ParseInteger("--head", text, 0, 4095);
        if (!v.ok()) return v.error();
        HeadOf(m) = v.value();
@@ -515,8 +528,9 @@ const ParamField kFields[] = {
        m.pe.alibi().max_bias = v.value();
        return {};
      })},
-    {"t5_buckets", "--t5-buckets", "INT", "T5 relative position buckets (32; >= 2, even and >= 4 when bidirectional)", kT5,
-     nullptr, GET(std::to_string(m.pe.t5().buckets)), SET({
+    {"t5_buckets", "--t5-buckets", "INT",
+     "T5 relative position buckets (32; >= 2, even and >= 4 when bidirectional)", kT5, nullptr,
+     GET(std::to_string(m.pe.t5().buckets)), SET({
        Result<int64_t> v = ParseInteger("--t5-buckets", text, 2, 1 << 20);
        if (!v.ok()) return v.error();
        if (Status s = FollowsTable(m, "--t5-buckets", v.value()); !s.ok()) return s;
@@ -525,8 +539,8 @@ const ParamField kFields[] = {
      })},
     {"t5_max_distance", "--t5-max-distance", "INT",
      "Distance where T5's log-spaced buckets end (128; > the exact distances: "
-     "buckets / 4 bidirectional, buckets / 2 causal)", kT5, nullptr,
-     GET(std::to_string(m.pe.t5().max_distance)), SET({
+     "buckets / 4 bidirectional, buckets / 2 causal)",
+     kT5, nullptr, GET(std::to_string(m.pe.t5().max_distance)), SET({
        Result<int64_t> v = ParseInteger("--t5-max-distance", text, 1, kMaxPosition);
        if (!v.ok()) return v.error();
        m.pe.t5().max_distance = v.value();
@@ -539,8 +553,8 @@ const ParamField kFields[] = {
                         m.pe.t5().direction);
      })},
     // ---- xPos
-    {"xpos_scale_base", "--xpos-scale-base", "NUMBER", "xPos scale_base (512; > 0)", kXpos,
-     nullptr, GET(Num(m.pe.xpos().scale_base)), SET({
+    {"xpos_scale_base", "--xpos-scale-base", "NUMBER", "xPos scale_base (512; > 0)", kXpos, nullptr,
+     GET(Num(m.pe.xpos().scale_base)), SET({
        Result<double> v =
            ParseNumber("--xpos-scale-base", text, "a finite number greater than 0", &Positive);
        if (!v.ok()) return v.error();
@@ -548,8 +562,8 @@ const ParamField kFields[] = {
        return {};
      })},
     {"xpos_side", "--xpos-side", "NAME",
-     "Whose table to show: query (decay zeta^(n/scale_base)) or key (zeta^(-n/scale_base))",
-     kXpos, nullptr, GET(std::string(XposSideName(m.pe.xpos().side))), SET({
+     "Whose table to show: query (decay zeta^(n/scale_base)) or key (zeta^(-n/scale_base))", kXpos,
+     nullptr, GET(std::string(XposSideName(m.pe.xpos().side))), SET({
        return SetChoice("--xpos-side", text, &ParseXposSide, "query or key", m.pe.xpos().side);
      })},
     {"xpos_positions", "--xpos-positions", "NAME",
@@ -570,8 +584,7 @@ const ParamField kFields[] = {
        return {};
      })},
     // ---- the model input
-    {"dims", "--dims", "LIST", "Columns for the curves, e.g. 4,5,6,7 or 0-3", kAllSchemes,
-     nullptr,
+    {"dims", "--dims", "LIST", "Columns for the curves, e.g. 4,5,6,7 or 0-3", kAllSchemes, nullptr,
      GET([&] {
        std::string s;
        for (int64_t d : m.curve_dims) {
@@ -641,8 +654,8 @@ const ParamField kFields[] = {
        if (!v.ok()) return v.error();
        if (v.value() > 0) {
          if (Status s = CheckIdBatch(m.example.ids, v.value()); !s.ok()) {
-           return InvalidArgument("--vocab-size " + text + " does not hold the ids: " +
-                                  s.message());
+           return InvalidArgument("--vocab-size " + text +
+                                  " does not hold the ids: " + s.message());
          }
        }
        m.example.vocab_size = v.value();
@@ -689,8 +702,8 @@ const ParamField kFields[] = {
        m.input.dropout_seed = v.value();
        return {};
      })},
-    {"mode", "--train", "", "Train mode: apply dropout (eval mode is the identity)", kSin | kLearned,
-     nullptr, GET(m.input.train ? "train" : "eval"), SET({
+    {"mode", "--train", "", "Train mode: apply dropout (eval mode is the identity)",
+     kSin | kLearned, nullptr, GET(m.input.train ? "train" : "eval"), SET({
        m.input.train = text == "true" || text == "train";
        return {};
      })},
@@ -718,13 +731,14 @@ const ParamField kFields[] = {
      }()),
      SET({
        if (text == "random" || text == "ones") {
-         m.content.kind = text == "random" ? ScoreContent::Kind::kRandom : ScoreContent::Kind::kOnes;
+         m.content.kind =
+             text == "random" ? ScoreContent::Kind::kRandom : ScoreContent::Kind::kOnes;
          return {};
        }
        const size_t comma = text.find(',');
        if (text.rfind("tokens:", 0) == 0 && comma != std::string::npos) {
-         Result<int64_t> a = ParseInteger("--content token A", text.substr(7, comma - 7), 0,
-                                          kMaxPosition);
+         Result<int64_t> a =
+             ParseInteger("--content token A", text.substr(7, comma - 7), 0, kMaxPosition);
          Result<int64_t> b =
              ParseInteger("--content token B", text.substr(comma + 1), 0, kMaxPosition);
          if (a.ok() && b.ok()) {
@@ -732,8 +746,8 @@ const ParamField kFields[] = {
            return {};
          }
        }
-       return InvalidArgument("--content must be random, ones or tokens:A,B (token indices), got \"" +
-                              text + "\"");
+       return InvalidArgument(
+           "--content must be random, ones or tokens:A,B (token indices), got \"" + text + "\"");
      })},
     {"causal_mask", "--causal", "", "Attention scores: hide keys after the query (a decoder)",
      kAllSchemes, nullptr, GET(m.causal_mask ? "true" : "false"), SET({
@@ -761,7 +775,8 @@ const ParamField kFields[] = {
          if (!ParseScheme(name)) {
            return InvalidArgument("--compare: \"" + name +
                                   "\" is not a scheme (sinusoidal, learned, rope, alibi, t5, "
-                                  "xpos), in \"" + text + "\"");
+                                  "xpos), in \"" +
+                                  text + "\"");
          }
          start = comma + 1;
        }
@@ -786,8 +801,7 @@ const ParamField kFields[] = {
     {"colormap", "--colormap", "NAME",
      "Heatmap colours: rdbu, viridis or cividis (reads the same with red-green colour "
      "blindness)",
-     kAllSchemes, nullptr,
-     GET(std::string(ColormapName(m.colormap))), SET({
+     kAllSchemes, nullptr, GET(std::string(ColormapName(m.colormap))), SET({
        return SetChoice("--colormap", text, &ParseColormap, "rdbu, viridis or cividis", m.colormap);
      })},
     {"", "--memory-cap-mib", "INT", "Largest table a request may allocate, in MiB", kAllSchemes,
@@ -838,9 +852,8 @@ const ParamField kFields[] = {
     {"embeddings_hash", "--embeddings-hash", "HEX",
      "The content hash --embeddings must have (figure metadata records it; loaded_table.h: "
      "FNV-1a 64 over 8-byte words)",
-     kAllSchemes, nullptr, GET(HashText(m.example.embeddings.hash)), SET({
-       return CheckHash("--embeddings-hash", "--embeddings", m.example.embeddings, text);
-     }),
+     kAllSchemes, nullptr, GET(HashText(m.example.embeddings.hash)),
+     SET({ return CheckHash("--embeddings-hash", "--embeddings", m.example.embeddings, text); }),
      [](const ModelParams& m) { return m.example.embeddings.loaded(); }},
     {"positions_table", "--positions-table", "FILE",
      "A trained position table from FILE[:TENSOR] (NPY or safetensors): with the learned scheme "
@@ -850,8 +863,10 @@ const ParamField kFields[] = {
      GET(m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias.spec : m.pe.learned().table.spec), SET({
        const bool t5 = m.pe.kind() == Scheme::kT5;
        if (text.empty()) {
-         if (t5) m.pe.t5().bias = {};
-         else m.pe.learned().table = {};
+         if (t5)
+           m.pe.t5().bias = {};
+         else
+           m.pe.learned().table = {};
          return {};
        }
        Result<TableRef> ref = LoadRef("--positions-table", text, TableUse::kPositions, m.cap);
@@ -891,8 +906,8 @@ const ParamField kFields[] = {
        return m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias.loaded() : m.pe.learned().table.loaded();
      }},
     {"positions_table_hash", "--positions-table-hash", "HEX",
-     "The content hash --positions-table must have (figure metadata records it)",
-     kLearned | kT5, nullptr,
+     "The content hash --positions-table must have (figure metadata records it)", kLearned | kT5,
+     nullptr,
      GET(HashText(m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias.hash : m.pe.learned().table.hash)),
      SET({
        return CheckHash("--positions-table-hash", "--positions-table",
@@ -926,7 +941,9 @@ std::string ParamField::WhyNotApplicable(const ModelParams& m) const {
   return {};
 }
 
-std::span<const ParamField> ParamFields() { return kFields; }
+std::span<const ParamField> ParamFields() {
+  return kFields;
+}
 
 const ParamField* FindParamField(std::string_view name) {
   for (const ParamField& f : kFields) {
@@ -964,7 +981,9 @@ Status CheckLoadedTables(const ModelParams& m) {
   return {};
 }
 
-std::string_view CompareOfName(CompareOf c) { return c == CompareOf::kTable ? "table" : "score"; }
+std::string_view CompareOfName(CompareOf c) {
+  return c == CompareOf::kTable ? "table" : "score";
+}
 
 std::optional<CompareOf> ParseCompareOf(std::string_view name) {
   if (name == "score") return CompareOf::kScore;
@@ -1041,8 +1060,8 @@ Result<ModelParams> ApplyVersus(const ModelParams& m, const std::string& text) {
         const std::string off_text = f.get(off), on_text = f.get(on);
         if (given == "false") given = off_text;
         if (given != "true" && given != off_text && given != on_text) {
-          return InvalidArgument("--versus: " + key + " must be true, false, " + on_text +
-                                 " or " + off_text + ", got \"" + value + "\"");
+          return InvalidArgument("--versus: " + key + " must be true, false, " + on_text + " or " +
+                                 off_text + ", got \"" + value + "\"");
         }
       }
       Status s = f.set(b, given);

@@ -17,7 +17,9 @@
 namespace pe {
 
 // Bit per scheme: which schemes a field applies to.
-inline constexpr unsigned SchemeBit(Scheme s) { return 1u << static_cast<unsigned>(s); }
+inline constexpr unsigned SchemeBit(Scheme s) {
+  return 1u << static_cast<unsigned>(s);
+}
 inline constexpr unsigned kAllSchemes = 0b111111u;
 
 struct ParamField {

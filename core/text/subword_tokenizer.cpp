@@ -38,7 +38,9 @@ inline Utf8Char At(std::string_view t, size_t at) {
   return DecodeUtf8(t, at);
 }
 
-bool IsOther(char32_t cp) { return !IsWhiteSpace(cp) && !IsLetter(cp) && !IsNumber(cp); }
+bool IsOther(char32_t cp) {
+  return !IsWhiteSpace(cp) && !IsLetter(cp) && !IsNumber(cp);
+}
 
 // Length of a contraction 's 't 're 've 'm 'll 'd at `i` (text[i] == '\''), or 0.
 size_t Contraction(std::string_view t, size_t i, bool any_case) {
@@ -105,8 +107,7 @@ size_t NextLlama3(std::string_view t, size_t i) {
   }
   // [^\r\n\p{L}\p{N}]?\p{L}+
   if (IsLetter(u.cp)) return RunEnd(t, i, IsLetter);
-  if (u.cp != '\r' && u.cp != '\n' && !IsNumber(u.cp) && n1 < t.size() &&
-      IsLetter(At(t, n1).cp)) {
+  if (u.cp != '\r' && u.cp != '\n' && !IsNumber(u.cp) && n1 < t.size() && IsLetter(At(t, n1).cp)) {
     return RunEnd(t, n1, IsLetter);
   }
   // \p{N}{1,3}
@@ -205,7 +206,8 @@ Status SubwordTokenizer::SetTokenIds(const std::vector<std::pair<std::string, in
   std::vector<bool> taken(tokens_.size(), false);
   ids_.reserve(entries.size());
   for (const auto& [token, id] : entries) {
-    if (token.empty()) return InvalidArgument(where + ": an empty token (id " + std::to_string(id) + ")");
+    if (token.empty())
+      return InvalidArgument(where + ": an empty token (id " + std::to_string(id) + ")");
     if (taken[static_cast<size_t>(id)]) {
       return InvalidArgument(where + ": tokens " + Quote(tokens_[static_cast<size_t>(id)]) +
                              " and " + Quote(token) + " both have id " + std::to_string(id));
@@ -223,20 +225,22 @@ Status SubwordTokenizer::SetTokenIds(const std::vector<std::pair<std::string, in
   return {};
 }
 
-Status SubwordTokenizer::AddMerge(std::string_view a, std::string_view b, const std::string& where) {
+Status SubwordTokenizer::AddMerge(std::string_view a, std::string_view b,
+                                  const std::string& where) {
   auto ia = ids_.find(std::string(a));
   auto ib = ids_.find(std::string(b));
   std::string joined(a);
   joined += b;
   auto ij = ids_.find(joined);
-  for (auto [it, s] : {std::pair{ia, std::string(a)}, std::pair{ib, std::string(b)},
-                       std::pair{ij, joined}}) {
+  for (auto [it, s] :
+       {std::pair{ia, std::string(a)}, std::pair{ib, std::string(b)}, std::pair{ij, joined}}) {
     if (it == ids_.end()) {
       return InvalidArgument(where + ": the merge " + Quote(std::string(a) + " " + std::string(b)) +
                              " names " + Quote(s) + ", which is not in the vocabulary");
     }
   }
-  const uint64_t key = (static_cast<uint64_t>(ia->second) << 32) | static_cast<uint32_t>(ib->second);
+  const uint64_t key =
+      (static_cast<uint64_t>(ia->second) << 32) | static_cast<uint32_t>(ib->second);
   // A pair listed twice keeps its first (lowest) rank, as HF tokenizers does.
   merges_.emplace(key, Merge{static_cast<int32_t>(merge_count_), ij->second});
   ++merge_count_;
@@ -250,10 +254,9 @@ Status SubwordTokenizer::FinishByteLevel(const std::string& name) {
     auto it = ids_.find(s);
     if (it == ids_.end()) {
       char buf[96];
-      std::snprintf(buf, sizeof buf, ": the byte 0x%02X (token \"%s\") is not in the vocabulary",
-                    b, s.c_str());
-      return InvalidArgument(name + buf +
-                             "; a byte-level BPE vocabulary holds all 256 bytes");
+      std::snprintf(buf, sizeof buf, ": the byte 0x%02X (token \"%s\") is not in the vocabulary", b,
+                    s.c_str());
+      return InvalidArgument(name + buf + "; a byte-level BPE vocabulary holds all 256 bytes");
     }
     byte_ids_[b] = it->second;
   }
@@ -318,8 +321,8 @@ Result<Json> ParseJson(std::string_view text, const std::string& name) {
   } catch (const Json::parse_error& e) {
     std::string what = e.what();
     if (size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-    return InvalidArgument(name + ": not valid JSON: " + what + " (byte " +
-                           std::to_string(e.byte) + ")");
+    return InvalidArgument(name + ": not valid JSON: " + what + " (byte " + std::to_string(e.byte) +
+                           ")");
   } catch (const Json::exception& e) {
     return InvalidArgument(name + ": not valid JSON: " + e.what());
   }
@@ -394,13 +397,16 @@ Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view js
                              " is not supported with BPE (byte-level models have none)");
     }
     for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
-      if (const Json* v = Member(*model, key); v && !(v->is_string() && v->get<std::string>().empty())) {
-        return InvalidArgument(name + ": model." + key + " is not supported (byte-level BPE has none)");
+      if (const Json* v = Member(*model, key);
+          v && !(v->is_string() && v->get<std::string>().empty())) {
+        return InvalidArgument(name + ": model." + key +
+                               " is not supported (byte-level BPE has none)");
       }
     }
     if (GetBool(model, "byte_fallback", false)) {
-      return InvalidArgument(name + ": model.byte_fallback (a SentencePiece-style BPE) is not "
-                                    "supported; only byte-level BPE is");
+      return InvalidArgument(name +
+                             ": model.byte_fallback (a SentencePiece-style BPE) is not "
+                             "supported; only byte-level BPE is");
     }
     t.ignore_merges_ = GetBool(model, "ignore_merges", false);
     // The pre-tokenizer: ByteLevel (with its own GPT-2 split), or a Sequence of a Split with a
@@ -418,7 +424,8 @@ Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view js
     bool byte_level = false, split = false;
     for (size_t k = 0; k < steps.size(); ++k) {
       const std::string st = TypeOf(steps[k]);
-      const std::string where = name + ": pre_tokenizer step " + std::to_string(k) + " (" + st + ")";
+      const std::string where =
+          name + ": pre_tokenizer step " + std::to_string(k) + " (" + st + ")";
       if (st == "ByteLevel") {
         byte_level = true;
         t.add_prefix_space_ = GetBool(steps[k], "add_prefix_space", false);
@@ -449,12 +456,14 @@ Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view js
       }
     }
     if (!byte_level) {
-      return InvalidArgument(name + ": BPE without a ByteLevel pre-tokenizer is not supported "
-                                    "(only byte-level BPE, as GPT-2 and Llama 3, is)");
+      return InvalidArgument(name +
+                             ": BPE without a ByteLevel pre-tokenizer is not supported "
+                             "(only byte-level BPE, as GPT-2 and Llama 3, is)");
     }
     if (!split) t.pattern_ = SplitPattern::kGpt2;  // never reached by real files; keep a split
     const Json* merges = Member(*model, "merges");
-    if (!merges || !merges->is_array()) return InvalidArgument(name + ": model.merges is not a list");
+    if (!merges || !merges->is_array())
+      return InvalidArgument(name + ": model.merges is not a list");
     t.merges_.reserve(merges->size());
     for (size_t k = 0; k < merges->size(); ++k) {
       const Json& m = (*merges)[k];
@@ -464,7 +473,8 @@ Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view js
         const size_t sp = s.find(' ');
         if (sp == std::string::npos || sp == 0 || sp + 1 == s.size() ||
             s.find(' ', sp + 1) != std::string::npos) {
-          return InvalidArgument(where + ": " + Quote(s) + " is not two tokens separated by one space");
+          return InvalidArgument(where + ": " + Quote(s) +
+                                 " is not two tokens separated by one space");
         }
         if (Status st = t.AddMerge(std::string_view(s).substr(0, sp),
                                    std::string_view(s).substr(sp + 1), where);
@@ -472,7 +482,8 @@ Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view js
           return st;
         }
       } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
-        if (Status st = t.AddMerge(m[0].get<std::string>(), m[1].get<std::string>(), where); !st.ok()) {
+        if (Status st = t.AddMerge(m[0].get<std::string>(), m[1].get<std::string>(), where);
+            !st.ok()) {
           return st;
         }
       } else {
@@ -483,7 +494,8 @@ Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view js
   } else if (type == "WordPiece") {
     t.model_ = Model::kWordPiece;
     if (const Json* p = Member(*model, "continuing_subword_prefix")) {
-      if (!p->is_string()) return InvalidArgument(name + ": model.continuing_subword_prefix is not a string");
+      if (!p->is_string())
+        return InvalidArgument(name + ": model.continuing_subword_prefix is not a string");
       t.continuing_prefix_ = p->get<std::string>();
     }
     if (const Json* m = Member(*model, "max_input_chars_per_word")) {
@@ -568,7 +580,8 @@ Result<SubwordTokenizer> SubwordTokenizer::FromGpt2Files(std::string_view vocab_
     const size_t sp = line.find(' ');
     if (sp == std::string_view::npos || sp == 0 || sp + 1 == line.size() ||
         line.find(' ', sp + 1) != std::string_view::npos) {
-      return InvalidArgument(where + ": " + Quote(line) + " is not two tokens separated by one space");
+      return InvalidArgument(where + ": " + Quote(line) +
+                             " is not two tokens separated by one space");
     }
     if (Status s = t.AddMerge(line.substr(0, sp), line.substr(sp + 1), where); !s.ok()) return s;
   }
@@ -642,8 +655,7 @@ std::string SubwordTokenizer::DisplayToken(int64_t id) const {
 
 std::string SubwordTokenizer::Describe() const {
   if (model_ == Model::kWordPiece) {
-    return "WordPiece, " + std::to_string(size()) + " tokens" +
-           (lowercase_ ? ", lowercased" : "");
+    return "WordPiece, " + std::to_string(size()) + " tokens" + (lowercase_ ? ", lowercased" : "");
   }
   return "byte-level BPE, " + std::string(SplitPatternName(pattern_)) + " split, " +
          std::to_string(size()) + " tokens, " + std::to_string(merge_count_) + " merges";
@@ -788,7 +800,8 @@ class SubwordTokenizer::Encoder {
     auto push = [&](int32_t left) {
       const int32_t right = next_[static_cast<size_t>(left)];
       if (right < 0) return;
-      auto it = t_.merges_.find(Key(id_[static_cast<size_t>(left)], id_[static_cast<size_t>(right)]));
+      auto it =
+          t_.merges_.find(Key(id_[static_cast<size_t>(left)], id_[static_cast<size_t>(right)]));
       if (it == t_.merges_.end()) return;
       heap_.push_back({it->second.rank, left, right, it->second.id});
       std::push_heap(heap_.begin(), heap_.end(), Later);
@@ -803,8 +816,8 @@ class SubwordTokenizer::Encoder {
           len_[static_cast<size_t>(p.right)] == 0) {
         continue;
       }
-      auto it = t_.merges_.find(
-          Key(id_[static_cast<size_t>(p.left)], id_[static_cast<size_t>(p.right)]));
+      auto it =
+          t_.merges_.find(Key(id_[static_cast<size_t>(p.left)], id_[static_cast<size_t>(p.right)]));
       if (it == t_.merges_.end() || it->second.rank != p.rank) continue;
       const auto l = static_cast<size_t>(p.left), r = static_cast<size_t>(p.right);
       id_[l] = p.merged;
@@ -984,7 +997,8 @@ Result<std::vector<SubwordPiece>> SubwordTokenizer::Encode(std::string_view text
         continue;
       }
       flush(i);
-      out.push_back({hit->id, static_cast<int64_t>(i), static_cast<int64_t>(i + hit->content.size())});
+      out.push_back(
+          {hit->id, static_cast<int64_t>(i), static_cast<int64_t>(i + hit->content.size())});
       i += hit->content.size();
       segment = i;
     }
@@ -1007,7 +1021,8 @@ Result<std::string> ReadSmallFile(const std::string& path, uint64_t factor, cons
     ~Closer() { ::close(fd); }
   } closer{fd};
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return RuntimeError("cannot read " + quoted + ": " + std::strerror(errno));
+  if (::fstat(fd, &st) != 0)
+    return RuntimeError("cannot read " + quoted + ": " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return InvalidArgument(quoted + " is not a regular file");
   const auto size = static_cast<uint64_t>(st.st_size);
   if (size * factor > cap.bytes) {
@@ -1052,8 +1067,8 @@ Result<std::shared_ptr<const SubwordTokenizer>> LoadSubwordTokenizer(const std::
   if (S_ISDIR(st.st_mode)) {
     std::string dir = path;
     if (!dir.empty() && dir.back() != '/') dir += '/';
-    for (auto [vocab, merges] : {std::pair{"vocab.json", "merges.txt"},
-                                 std::pair{"encoder.json", "vocab.bpe"}}) {
+    for (auto [vocab, merges] :
+         {std::pair{"vocab.json", "merges.txt"}, std::pair{"encoder.json", "vocab.bpe"}}) {
       if (!IsFile(dir + vocab) || !IsFile(dir + merges)) continue;
       Result<std::string> v = ReadSmallFile(dir + vocab, kJsonFactor, cap);
       if (!v.ok()) return v.error();

@@ -104,12 +104,12 @@ class SubwordTokenizer {
   Model model_ = Model::kByteLevelBpe;
   SplitPattern pattern_ = SplitPattern::kGpt2;
   bool add_prefix_space_ = false;
-  bool ignore_merges_ = false;  // a word that is a token as a whole is not merged (Llama 3)
+  bool ignore_merges_ = false;       // a word that is a token as a whole is not merged (Llama 3)
   std::vector<std::string> tokens_;  // (V) id -> string
   std::unordered_map<std::string, int32_t> ids_;
   std::unordered_map<uint64_t, Merge> merges_;  // (left id << 32 | right id) -> merge
   size_t merge_count_ = 0;
-  int32_t byte_ids_[256] = {};  // byte-level BPE: the token of each single byte
+  int32_t byte_ids_[256] = {};     // byte-level BPE: the token of each single byte
   std::vector<AddedToken> added_;  // longest first
   // WordPiece
   std::string continuing_prefix_ = "##";

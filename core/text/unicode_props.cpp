@@ -18,15 +18,17 @@ struct CodeMapping {
 
 template <size_t N>
 bool InRanges(const CodeRange (&ranges)[N], char32_t cp) {
-  const CodeRange* it = std::upper_bound(std::begin(ranges), std::end(ranges), cp,
-                                         [](char32_t c, const CodeRange& r) { return c < r.first; });
+  const CodeRange* it =
+      std::upper_bound(std::begin(ranges), std::end(ranges), cp,
+                       [](char32_t c, const CodeRange& r) { return c < r.first; });
   return it != std::begin(ranges) && cp <= (it - 1)->last;
 }
 
 template <size_t N>
 const char* Lookup(const CodeMapping (&map)[N], char32_t cp) {
-  const CodeMapping* it = std::lower_bound(std::begin(map), std::end(map), cp,
-                                           [](const CodeMapping& m, char32_t c) { return m.cp < c; });
+  const CodeMapping* it =
+      std::lower_bound(std::begin(map), std::end(map), cp,
+                       [](const CodeMapping& m, char32_t c) { return m.cp < c; });
   return it != std::end(map) && it->cp == cp ? it->utf8 : nullptr;
 }
 

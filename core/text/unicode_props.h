@@ -24,10 +24,10 @@ Utf8Char DecodeUtf8(std::string_view text, size_t at);
 size_t FindInvalidUtf8(std::string_view text);
 void AppendUtf8(std::string& out, char32_t cp);
 
-bool IsLetter(char32_t cp);       // general category L*
-bool IsNumber(char32_t cp);       // general category N*
-bool IsWhiteSpace(char32_t cp);   // the White_Space property (\s of Unicode regexes)
-bool IsPunctuation(char32_t cp);  // P*, or ASCII 33-47, 58-64, 91-96, 123-126 (as BERT)
+bool IsLetter(char32_t cp);          // general category L*
+bool IsNumber(char32_t cp);          // general category N*
+bool IsWhiteSpace(char32_t cp);      // the White_Space property (\s of Unicode regexes)
+bool IsPunctuation(char32_t cp);     // P*, or ASCII 33-47, 58-64, 91-96, 123-126 (as BERT)
 bool IsBertWhitespace(char32_t cp);  // ' ', \t, \n, \r or Zs (BERT's _is_whitespace)
 bool IsBertControl(char32_t cp);     // Cc or Cf but \t, \n, \r (BERT's _is_control)
 bool IsCjk(char32_t cp);             // the CJK blocks BERT pads with spaces (_is_chinese_char)

@@ -66,8 +66,8 @@ Result<Figure> AttentionFigure(const ViewContext& c) {
   const int64_t m = row.query(), first = row.first_key(), end = row.end_key();
   const int64_t L = end - first;
   Figure f;
-  f.title = "Attention of query m = " + std::to_string(m) + ": softmax of its scores over every key (" +
-            e.Summary() + ")";
+  f.title = "Attention of query m = " + std::to_string(m) +
+            ": softmax of its scores over every key (" + e.Summary() + ")";
   f.x = {"key position n", false, false, true};
   f.y = {"weight(m, n)", false, false};
   const double x0 = static_cast<double>(first) - 0.5, x1 = static_cast<double>(end) - 0.5;
@@ -130,36 +130,37 @@ Result<Figure> AttentionFigure(const ViewContext& c) {
   Rgba8 band = mark;
   band.a = 90;
   if (every_key && px.width >= 4 * L) {
-    f.rects.insert(f.rects.begin(),
-                   {m - 0.5, 0.0, m + 0.5, f.view.y1, band, true, 1.0});
+    f.rects.insert(f.rects.begin(), {m - 0.5, 0.0, m + 0.5, f.view.y1, band, true, 1.0});
   } else {
     // Half transparent: the query's own peak stays visible through it.
     Rgba8 line_mark = mark;
     line_mark.a = 140;
-    f.overlays.push_back({static_cast<double>(m), 0.0, static_cast<double>(m), f.view.y1,
-                          line_mark, false, 1.0});
+    f.overlays.push_back(
+        {static_cast<double>(m), 0.0, static_cast<double>(m), f.view.y1, line_mark, false, 1.0});
   }
   const bool shaded = s.causal() && m + 1 < end;
   if (shaded) {
-    f.rects.insert(f.rects.begin(), {static_cast<double>(m) + 0.5, 0.0, x1, f.view.y1,
-                                     kMaskedShade, true, 1.0});
+    f.rects.insert(f.rects.begin(),
+                   {static_cast<double>(m) + 0.5, 0.0, x1, f.view.y1, kMaskedShade, true, 1.0});
   }
 
-  f.legend.push_back({"weight(m, n) = exp(score(m, n)) / \xce\xa3_n exp(score(m, n))",
-                      SeriesRgba(0)});
+  f.legend.push_back(
+      {"weight(m, n) = exp(score(m, n)) / \xce\xa3_n exp(score(m, n))", SeriesRgba(0)});
   f.legend.push_back({"query m = " + std::to_string(m) +
                           (c.params.query == -1 ? " (the last position)" : std::string()),
                       every_key && px.width >= 4 * L ? band : mark});
   f.legend.push_back({ScoreDefinition(e, c.params.content), kNoColor});
   if (shaded) {
-    f.legend.push_back({c.params.causal_mask ? "shaded: masked, causal (key after query, n > m), weight 0"
-                                             : "shaded: masked by causal ALiBi, weight 0",
+    f.legend.push_back({c.params.causal_mask
+                            ? "shaded: masked, causal (key after query, n > m), weight 0"
+                            : "shaded: masked by causal ALiBi, weight 0",
                         kMaskedShade});
   }
   const std::vector<int64_t> tops = row.TopKeys(kTopKeys);
   std::string top_text = "top keys:";
   for (size_t i = 0; i < tops.size(); ++i) {
-    top_text += (i ? ", " : " ") + std::to_string(tops[i]) + " (" + Num(row.Weight(tops[i]), 3) + ")";
+    top_text +=
+        (i ? ", " : " ") + std::to_string(tops[i]) + " (" + Num(row.Weight(tops[i]), 3) + ")";
   }
   f.legend.push_back({top_text, kNoColor});
   f.legend.push_back({"entropy " + Num(row.entropy(), 4) + " nats, exp(entropy) " +

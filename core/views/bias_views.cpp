@@ -2,9 +2,10 @@
 //
 // bias:    the chosen head's bias as a (query x key) heatmap, each texel the exact mean of the
 //          cells it covers (ComputeRaster on the encoding, which takes the texels from the
-//          encoding's closed-form block means, so a table of 2^31 x 2^31 never exists). Causal ALiBi's masked cells (key after query)
-//          are drawn grey. Table: every head, (heads, L, L) float32; CSV header
-//          head,query,k<first>,...,k<last> (absolute key positions), one line per head and query.
+//          encoding's closed-form block means, so a table of 2^31 x 2^31 never exists). Causal
+//          ALiBi's masked cells (key after query) are drawn grey. Table: every head, (heads, L, L)
+//          float32; CSV header head,query,k<first>,...,k<last> (absolute key positions), one line
+//          per head and query.
 // buckets: T5's bucket id against the relative position r = key - query (a step line: exact
 //          near 0, log-spaced out to max_distance, then one bucket). Table: the bucket of every
 //          (query, key), (L, L) int32; CSV header query,k<first>,...,k<last>.
@@ -81,8 +82,8 @@ Result<Figure> BiasFigure(const ViewContext& c) {
   }
   const PixelSize px = PlotAreaPixels(f, c.size, c.format);
   // x in table columns [0, L), y in absolute positions, as the heatmap raster takes them.
-  RasterRequest req{c.encoding, 0, len, first, first + len, std::min(px.width, 4096),
-                    std::min(px.height, 4096)};
+  RasterRequest req{
+      c.encoding, 0, len, first, first + len, std::min(px.width, 4096), std::min(px.height, 4096)};
   const Raster r = ComputeRaster(req);
   if (!r.empty()) {
     FigureImage im;
@@ -116,8 +117,8 @@ Result<Figure> BiasFigure(const ViewContext& c) {
 Status CheckBiasTable(const ViewContext& c) {
   const EncodingParams& p = c.params.pe;
   // As (heads * L) rows of L: the message says the heads and L themselves.
-  return CheckFloatCount("the bias table of " + std::to_string(Heads(p)) + " heads x L x L, L = " +
-                             std::to_string(p.max_len) + ", as",
+  return CheckFloatCount("the bias table of " + std::to_string(Heads(p)) +
+                             " heads x L x L, L = " + std::to_string(p.max_len) + ", as",
                          static_cast<uint64_t>(Heads(p)) * static_cast<uint64_t>(p.max_len),
                          static_cast<uint64_t>(p.max_len), c.params.cap);
 }
@@ -154,9 +155,9 @@ Status WriteBiasView(std::ostream& out, TableFormat format, const ViewContext& c
           out.write(line.data(), static_cast<std::streamsize>(line.size()));
         }
       }
-      const double done = (static_cast<double>(h) * static_cast<double>(len) +
-                           static_cast<double>(r0 + rows)) /
-                          (static_cast<double>(heads) * static_cast<double>(len));
+      const double done =
+          (static_cast<double>(h) * static_cast<double>(len) + static_cast<double>(r0 + rows)) /
+          (static_cast<double>(heads) * static_cast<double>(len));
       if (!Report(progress, done)) return RuntimeError("the export was cancelled");
     }
   }
@@ -176,9 +177,9 @@ Result<Figure> BucketsFigure(const ViewContext& c) {
   const int64_t reach = std::clamp<int64_t>(
       std::max(p.max_len - 1, t.max_distance + t.max_distance / 4 + 1), 1, kMaxPosition);
   Figure f;
-  f.title = "T5 bucket of r = j - i (" +
-            std::string(T5DirectionName(t.direction)) + ", " + std::to_string(t.buckets) +
-            " buckets, max distance " + std::to_string(t.max_distance) + ")";
+  f.title = "T5 bucket of r = j - i (" + std::string(T5DirectionName(t.direction)) + ", " +
+            std::to_string(t.buckets) + " buckets, max distance " + std::to_string(t.max_distance) +
+            ")";
   f.x = {"relative position r = j - i", false, false, true};
   f.y = {"bucket", false, false, true};
   const auto rr = static_cast<double>(reach);
@@ -224,7 +225,8 @@ Result<Figure> BucketsFigure(const ViewContext& c) {
     v.ys = {f.view.y0, f.view.y1};
     f.series.push_back(std::move(v));
   };
-  const Rgba8 exact_color = SeriesRgba(2), far_color = SeriesRgba(1), table_color{120, 120, 125, 255};
+  const Rgba8 exact_color = SeriesRgba(2), far_color = SeriesRgba(1),
+              table_color{120, 120, 125, 255};
   const auto me = static_cast<double>(max_exact), md = static_cast<double>(t.max_distance);
   vline(-me + 0.5, exact_color);
   if (bidirectional) vline(me - 0.5, exact_color);
@@ -239,17 +241,17 @@ Result<Figure> BucketsFigure(const ViewContext& c) {
   }
   f.series.push_back(std::move(line));
   f.legend.push_back({"bucket(r), as HF T5Attention._relative_position_bucket", SeriesRgba(0)});
-  f.legend.push_back({"exact: |r| < " + std::to_string(max_exact) + ", one bucket each",
-                      exact_color});
-  f.legend.push_back({"log-spaced up to max_distance " + std::to_string(t.max_distance) +
-                          ", then one bucket",
-                      far_color});
+  f.legend.push_back(
+      {"exact: |r| < " + std::to_string(max_exact) + ", one bucket each", exact_color});
+  f.legend.push_back(
+      {"log-spaced up to max_distance " + std::to_string(t.max_distance) + ", then one bucket",
+       far_color});
   if (!bidirectional) {
     f.legend.push_back({"causal: keys after the query, r > 0: bucket 0", SeriesRgba(0)});
   }
   if (table_reach < rr) {
-    f.legend.push_back({"the table's reach: |r| <= L - 1 = " + std::to_string(p.max_len - 1),
-                        table_color});
+    f.legend.push_back(
+        {"the table's reach: |r| <= L - 1 = " + std::to_string(p.max_len - 1), table_color});
   }
   return f;
 }
@@ -335,8 +337,9 @@ Result<Figure> SlopesFigure(const ViewContext& c) {
                           Num(slopes[static_cast<size_t>(a.head)]),
                       chosen});
   if (c_pow != a.heads) {
-    f.legend.push_back({"0-" + std::to_string(c_pow - 1) + ": " + std::to_string(c_pow) +
-                            "-head slopes", Rgba8{120, 120, 125, 255}});
+    f.legend.push_back(
+        {"0-" + std::to_string(c_pow - 1) + ": " + std::to_string(c_pow) + "-head slopes",
+         Rgba8{120, 120, 125, 255}});
     f.legend.push_back({std::to_string(c_pow) + "-" + std::to_string(a.heads - 1) +
                             ": odd slopes of " + std::to_string(2 * c_pow) + " heads",
                         Rgba8{120, 120, 125, 255}});
@@ -344,7 +347,9 @@ Result<Figure> SlopesFigure(const ViewContext& c) {
   return f;
 }
 
-Status CheckSlopesTable(const ViewContext&) { return {}; }
+Status CheckSlopesTable(const ViewContext&) {
+  return {};
+}
 
 Status WriteSlopesView(std::ostream& out, TableFormat format, const ViewContext& c,
                        const Progress&) {

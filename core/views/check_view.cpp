@@ -108,16 +108,16 @@ struct ErrorRaster {
   double max_abs = 0;
 };
 
-ErrorRaster ComputeErrorRaster(const CheckData& d, const ViewRange& w, int64_t first,
-                               int width_px, int height_px) {
+ErrorRaster ComputeErrorRaster(const CheckData& d, const ViewRange& w, int64_t first, int width_px,
+                               int height_px) {
   ErrorRaster r;
   const int64_t cols = d.table.cols, rows = d.table.rows;
   const auto c_lo = static_cast<int64_t>(std::clamp(std::floor(w.x0), 0.0, double(cols)));
   const auto c_hi = static_cast<int64_t>(std::clamp(std::ceil(w.x1), 0.0, double(cols)));
-  const auto r_lo = static_cast<int64_t>(
-      std::clamp(std::floor(w.y0) - double(first), 0.0, double(rows)));
-  const auto r_hi = static_cast<int64_t>(
-      std::clamp(std::ceil(w.y1) - double(first), 0.0, double(rows)));
+  const auto r_lo =
+      static_cast<int64_t>(std::clamp(std::floor(w.y0) - double(first), 0.0, double(rows)));
+  const auto r_hi =
+      static_cast<int64_t>(std::clamp(std::ceil(w.y1) - double(first), 0.0, double(rows)));
   r.col_edges = RasterEdges(c_lo, c_hi, std::max(1, width_px));
   r.row_edges = RasterEdges(r_lo, r_hi, std::max(1, height_px));
   if (r.col_edges.size() < 2 || r.row_edges.size() < 2) return r;
@@ -160,19 +160,23 @@ Figure EmptyFigure() {
   Figure f;
   f.title = "Check a table you computed against the exact one";
   f.plot = false;
-  f.text.push_back({"No table is loaded. Type the path of an NPY file (or FILE.safetensors:TENSOR) "
-                    "in the check panel and press Load, or export with --check-table "
-                    "FILE[:TENSOR].",
-                    FigureText::Style::kBody});
-  f.text.push_back({"The table is compared with the exact table of the current parameters, shaped "
-                    "like it (d = its columns, L = its rows): |table " + std::string(kMinus) +
-                        " reference| per cell, the worst cell and its formula, and the errors "
-                        "in float32 ulps.",
-                    FigureText::Style::kBody});
+  f.text.push_back(
+      {"No table is loaded. Type the path of an NPY file (or FILE.safetensors:TENSOR) "
+       "in the check panel and press Load, or export with --check-table "
+       "FILE[:TENSOR].",
+       FigureText::Style::kBody});
+  f.text.push_back(
+      {"The table is compared with the exact table of the current parameters, shaped "
+       "like it (d = its columns, L = its rows): |table " +
+           std::string(kMinus) +
+           " reference| per cell, the worst cell and its formula, and the errors "
+           "in float32 ulps.",
+       FigureText::Style::kBody});
   f.text.push_back({"pe-explorer check FILE[:TENSOR]", FigureText::Style::kCode});
-  f.text.push_back({"names the scheme a table holds: the sinusoidal layout, base, min "
-                    "timescale, first position and scale, or RoPE's pairing and scaling.",
-                    FigureText::Style::kBody});
+  f.text.push_back(
+      {"names the scheme a table holds: the sinusoidal layout, base, min "
+       "timescale, first position and scale, or RoPE's pairing and scaling.",
+       FigureText::Style::kBody});
   return f;
 }
 
@@ -187,8 +191,8 @@ Result<Figure> CheckFigure(const ViewContext& c) {
   const TableAxes axes = AxesOf(e);
   const ErrorStats s = CompareTables(d.table, d.ref, d.tol);
   Figure f;
-  f.title = "Check: |table " + std::string(kMinus) + " reference|, " + d.name + " against " +
-            e.Summary();
+  f.title =
+      "Check: |table " + std::string(kMinus) + " reference|, " + d.name + " against " + e.Summary();
   const ViewRange w = CheckWindow(c, d);
   f.view = w;
   Figure heat;
@@ -211,9 +215,10 @@ Result<Figure> CheckFigure(const ViewContext& c) {
   const int64_t cells = s.rows * s.cols;
   double top = 0;
   for (int k = 0; k < buckets; ++k) {
-    const double share = cells > 0 ? 100.0 * static_cast<double>(s.ulp_histogram[static_cast<size_t>(k)]) /
-                                          static_cast<double>(cells)
-                                    : 0.0;
+    const double share =
+        cells > 0 ? 100.0 * static_cast<double>(s.ulp_histogram[static_cast<size_t>(k)]) /
+                        static_cast<double>(cells)
+                  : 0.0;
     top = std::max(top, share);
     if (share > 0) {
       hist.rects.push_back({k + 0.12, 0, k + 0.88, share, SeriesRgba(0), true, 1.0});

@@ -10,8 +10,8 @@
 //            part,q,k<first>,...,k<last>, one line per part (A, B, A-B) and query.
 //   --compare-of table: the encodings' tables (the heatmap's numbers), columns (x) by positions
 //            (y), each texel the exact mean of its cells (ComputeRaster). Table (3, L, cols)
-//            float32 = [A, B, A - B]; CSV header part,pos,d0,d1,... (i0,... for RoPE's angle, k0,...
-//            for the bias tables).
+//            float32 = [A, B, A - B]; CSV header part,pos,d0,d1,... (i0,... for RoPE's angle,
+//            k0,... for the bias tables).
 // The difference needs the two tables to cover the same cells: the same positions (max_len and
 // offset), and for tables the same width. Otherwise the figure shows A and B and says why there
 // is no A - B, and the table is refused, naming both.
@@ -124,13 +124,14 @@ Figure Panel(const std::string& title, const FigureAxis& x, const FigureAxis& y,
 
 // An image of (height, width) values over [x0, x1] x [y0, y1] on [lo, hi]; NaN grey.
 FigureImage Image(const std::vector<float>& values, int width, int height, double x0, double x1,
-                  double y0, double y1, ColormapId colormap, double lo, double hi,
-                  bool& any_nan) {
+                  double y0, double y1, ColormapId colormap, double lo, double hi, bool& any_nan) {
   return ValueImage(values, width, height,
                     {colormap, lo, hi, FlatValues::kNaN, kMaskedGrey, x0, x1, y0, y1}, &any_nan);
 }
 
-double MaxAbs(const std::vector<float>& v) { return MaxAbsIgnoringNaN(v); }
+double MaxAbs(const std::vector<float>& v) {
+  return MaxAbsIgnoringNaN(v);
+}
 
 // The diverging difference panel's range and colour bar; `equal` when A - B is 0 everywhere.
 FigureColorBar DifferenceBar(const std::vector<float>& d, bool& equal) {
@@ -166,10 +167,11 @@ Result<Figure> ScoreCompareFigure(const ViewContext& c, const ComparePair& p) {
   f.panels.push_back(Panel("B: " + p.b_label, x, y, w));
   if (diff) f.panels.push_back(Panel(std::string("A ") + kMinus + " B", x, y, w));
   // A typical colour bar, for the layout the rasters are sized to.
-  for (Figure& panel : f.panels) panel.colorbar = FigureColorBar{ColormapId::kRdBu, -10, 10, "score"};
+  for (Figure& panel : f.panels)
+    panel.colorbar = FigureColorBar{ColormapId::kRdBu, -10, 10, "score"};
   const PixelSize px = PanelAreaPixels(f, c.size, c.format).front();
-  const ScoreRasterRequest req{w.x0, w.x1, w.y0, w.y1, std::min(px.width, 4096),
-                               std::min(px.height, 4096)};
+  const ScoreRasterRequest req{
+      w.x0, w.x1, w.y0, w.y1, std::min(px.width, 4096), std::min(px.height, 4096)};
   const ScoreRaster ra = ComputeScoreRaster(sa.value(), req);
   const ScoreRaster rb = ComputeScoreRaster(sb.value(), req);
   double hi = std::max(MaxAbs(ra.values), MaxAbs(rb.values));
@@ -218,23 +220,24 @@ Result<Figure> ScoreCompareFigure(const ViewContext& c, const ComparePair& p) {
     f.legend.push_back({"A: " + content_a, kNoColor});
     f.legend.push_back({"B: " + content_b, kNoColor});
   }
-  f.legend.push_back({"A: " + ea.Summary() + (sa.value().causal_mask() ? ", causal mask" : ""),
-                      kNoColor});
-  f.legend.push_back({"B: " + eb.Summary() + (sb.value().causal_mask() ? ", causal mask" : ""),
-                      kNoColor});
+  f.legend.push_back(
+      {"A: " + ea.Summary() + (sa.value().causal_mask() ? ", causal mask" : ""), kNoColor});
+  f.legend.push_back(
+      {"B: " + eb.Summary() + (sb.value().causal_mask() ? ", causal mask" : ""), kNoColor});
   if (any_masked) f.legend.push_back({"grey: masked (key after query)", kMaskedGrey});
   if (!(ra.one_cell_per_texel && rb.one_cell_per_texel)) {
-    f.legend.push_back(
-        {ra.exact && rb.exact
-             ? std::string("texel = exact mean of its cells")
-             : "texel = mean of " + std::to_string(kScoreTexelSamples) + "\xc3\x97" +
-                   std::to_string(kScoreTexelSamples) + " cells sampled evenly in it",
-         kNoColor});
+    f.legend.push_back({ra.exact && rb.exact
+                            ? std::string("texel = exact mean of its cells")
+                            : "texel = mean of " + std::to_string(kScoreTexelSamples) + "\xc3\x97" +
+                                  std::to_string(kScoreTexelSamples) +
+                                  " cells sampled evenly in it",
+                        kNoColor});
   }
   if (!diff) {
     f.legend.push_back({p.no_difference, kNoColor});
   } else if (equal) {
-    f.legend.push_back({std::string("A ") + kMinus + " B is 0 everywhere in this window", kNoColor});
+    f.legend.push_back(
+        {std::string("A ") + kMinus + " B is 0 everywhere in this window", kNoColor});
   }
   return f;
 }
@@ -247,8 +250,9 @@ Result<Figure> TableCompareFigure(const ViewContext& c, const ComparePair& p) {
   const ColormapId colormap = c.params.colormap;
   const bool diff = p.no_difference.empty();
   Figure f;
-  f.title = "Tables " + ea.TableName() + (eb.TableName() != ea.TableName() ? " and " + eb.TableName() : "") +
-            ": A | B" + (diff ? std::string(" | A ") + kMinus + " B" : std::string());
+  f.title = "Tables " + ea.TableName() +
+            (eb.TableName() != ea.TableName() ? " and " + eb.TableName() : "") + ": A | B" +
+            (diff ? std::string(" | A ") + kMinus + " B" : std::string());
   const ViewRange w = CompareWindow(c.params, ea, p, c.sel);
   f.view = w;  // recorded in the metadata
   const TableAxes axes = AxesOf(ea);
@@ -285,11 +289,11 @@ Result<Figure> TableCompareFigure(const ViewContext& c, const ComparePair& p) {
     Figure& panel = f.panels[2];
     panel.colorbar = DifferenceBar(d, equal);
     if (!ra.empty()) {
-      panel.image = Image(d, ra.width, ra.height, static_cast<double>(ra.col_edges.front()),
-                          static_cast<double>(ra.col_edges.back()),
-                          static_cast<double>(ra.row_edges.front()),
-                          static_cast<double>(ra.row_edges.back()), ColormapId::kRdBu,
-                          panel.colorbar->vmin, panel.colorbar->vmax, any_nan);
+      panel.image =
+          Image(d, ra.width, ra.height, static_cast<double>(ra.col_edges.front()),
+                static_cast<double>(ra.col_edges.back()), static_cast<double>(ra.row_edges.front()),
+                static_cast<double>(ra.row_edges.back()), ColormapId::kRdBu, panel.colorbar->vmin,
+                panel.colorbar->vmax, any_nan);
     }
   }
   f.legend.push_back({"A: " + ea.Summary(), kNoColor});
@@ -300,7 +304,8 @@ Result<Figure> TableCompareFigure(const ViewContext& c, const ComparePair& p) {
   if (!diff) {
     f.legend.push_back({p.no_difference, kNoColor});
   } else if (equal) {
-    f.legend.push_back({std::string("A ") + kMinus + " B is 0 everywhere in this window", kNoColor});
+    f.legend.push_back(
+        {std::string("A ") + kMinus + " B is 0 everywhere in this window", kNoColor});
   }
   return f;
 }
@@ -510,10 +515,11 @@ Status WriteCompareView(std::ostream& out, TableFormat format, const ViewContext
         if (part != 0) eb.FillBlock(r0, rows, 0, cols, fb.data());
         for (size_t i = 0; i < n; ++i) {
           // float - float is exact in double; one rounding to float32.
-          block[i] = part == 0   ? fa[i]
-                     : part == 1 ? fb[i]
-                                 : static_cast<float>(static_cast<double>(fa[i]) -
-                                                      static_cast<double>(fb[i]));
+          block[i] =
+              part == 0 ? fa[i]
+              : part == 1
+                  ? fb[i]
+                  : static_cast<float>(static_cast<double>(fa[i]) - static_cast<double>(fb[i]));
         }
       }
       if (format == TableFormat::kNpy) {
@@ -523,9 +529,9 @@ Status WriteCompareView(std::ostream& out, TableFormat format, const ViewContext
           WriteCsvLine(out, part, first + r0 + i, block.data() + i * cols, cols);
         }
       }
-      const double done = (static_cast<double>(part) * static_cast<double>(L) +
-                           static_cast<double>(r0 + rows)) /
-                          (3.0 * static_cast<double>(L));
+      const double done =
+          (static_cast<double>(part) * static_cast<double>(L) + static_cast<double>(r0 + rows)) /
+          (3.0 * static_cast<double>(L));
       if (progress && !progress(done)) return RuntimeError("the export was cancelled");
     }
   }

@@ -35,8 +35,8 @@ std::string ColumnLegend(const Encoding& e, int64_t col) {
   // The sinusoid's frequency is omega; RoPE's and xPos's are theta (as the papers write them).
   const char* w = e.family() == Family::kRotary ? "\xce\xb8" : "\xcf\x89";
   std::snprintf(label, sizeof label, "j=%lld: i=%lld %s, %s=%.4g, \xce\xbb=%.4g",
-                static_cast<long long>(c.dim), static_cast<long long>(c.pair), WaveName(c.wave),
-                w, c.frequency, c.wavelength());
+                static_cast<long long>(c.dim), static_cast<long long>(c.pair), WaveName(c.wave), w,
+                c.frequency, c.wavelength());
   return label;
 }
 
@@ -46,8 +46,8 @@ CurveTrace TraceWaveCurve(const Encoding& e, int64_t col, double x0, double x1, 
   const int samples = CurveSamples(width_px);
   const double step = (x1 - x0) / (samples - 1);
   // The band's range is the bare wave's: only where the encoding's value is that wave.
-  const bool bare = e.ValueAt(col, x0) == WaveValueAt(c, x0) &&
-                    e.ValueAt(col, x1) == WaveValueAt(c, x1);
+  const bool bare =
+      e.ValueAt(col, x0) == WaveValueAt(c, x0) && e.ValueAt(col, x1) == WaveValueAt(c, x1);
   const bool wave = c.wave == Wave::kSin || c.wave == Wave::kCos;
   if (wave && bare && std::fabs(c.frequency) * step > kLineMaxTurn && width_px >= 1) {
     const int n = width_px;
@@ -99,8 +99,7 @@ CurveTrace TraceTableCurve(const Encoding& e, int64_t col, double x0, double x1,
   if (width_px >= 1 && in_view > width_px && in_view <= kMaxExactBandRows) {
     // The band covers the table's part of the window, in pixels as wide as the plot's.
     const double b0 = std::max(x0, first), b1 = std::min(x1, last);
-    const int n = std::max(
-        1, static_cast<int>(std::lround(width_px * (b1 - b0) / (x1 - x0))));
+    const int n = std::max(1, static_cast<int>(std::lround(width_px * (b1 - b0) / (x1 - x0))));
     t.edges.resize(static_cast<size_t>(n) + 1);
     for (int k = 0; k <= n; ++k) t.edges[static_cast<size_t>(k)] = b0 + (b1 - b0) * k / n;
     t.lo.resize(static_cast<size_t>(n));
@@ -113,8 +112,8 @@ CurveTrace TraceTableCurve(const Encoding& e, int64_t col, double x0, double x1,
     const double scale = n / (b1 - b0);
     for (int64_t p = row_a; p <= row_b; ++p) {
       const double v = e.ValueAt(col, static_cast<double>(p));
-      const auto k = static_cast<size_t>(std::clamp<double>(
-          std::floor((static_cast<double>(p) - b0) * scale), 0.0, n - 1.0));
+      const auto k = static_cast<size_t>(
+          std::clamp<double>(std::floor((static_cast<double>(p) - b0) * scale), 0.0, n - 1.0));
       t.lo[k] = std::min(t.lo[k], v);
       t.hi[k] = std::max(t.hi[k], v);
     }
@@ -125,9 +124,8 @@ CurveTrace TraceTableCurve(const Encoding& e, int64_t col, double x0, double x1,
   const double lo = std::max(first, std::floor(x0) - 1);
   const double hi = std::min(last, std::ceil(x1) + 1);
   const int samples = CurveSamples(std::max(width_px, 1));
-  const double step = in_view > kMaxExactBandRows
-                          ? std::max(1.0, std::ceil((hi - lo + 1) / samples))
-                          : 1.0;
+  const double step =
+      in_view > kMaxExactBandRows ? std::max(1.0, std::ceil((hi - lo + 1) / samples)) : 1.0;
   for (double x = lo; x <= hi; x += step) {
     t.xs.push_back(x);
     t.ys.push_back(e.ValueAt(col, x));
@@ -184,8 +182,8 @@ Result<Figure> CurvesFigure(const ViewContext& c) {
                           : TraceTableCurve(e, col, v.x0, v.x1, px.width);
     if (t.band()) {
       f.legend[k].label += " (";
-      f.legend[k].label += smooth ? BandNote(t.positions_per_pixel())
-                                  : TableBandNote(t.positions_per_pixel());
+      f.legend[k].label +=
+          smooth ? BandNote(t.positions_per_pixel()) : TableBandNote(t.positions_per_pixel());
       f.legend[k].label += ")";
       s.label = f.legend[k].label;
       s.band_edges = std::move(t.edges);
@@ -212,13 +210,14 @@ Result<Figure> CurvesFigure(const ViewContext& c) {
   }
   if (sel.highlight && sel.selected_token >= 0) {
     const double x = first + sel.selected_token;
-    f.overlays.push_back(
-        {x, v.y0, x, v.y1, SelectionHighlightColor(m.colormap), false, 1.5});
+    f.overlays.push_back({x, v.y0, x, v.y1, SelectionHighlightColor(m.colormap), false, 1.5});
   }
   return f;
 }
 
-Status CheckCurvesTable(const ViewContext& c) { return ValidateDims(*c.encoding, c.params.curve_dims); }
+Status CheckCurvesTable(const ViewContext& c) {
+  return ValidateDims(*c.encoding, c.params.curve_dims);
+}
 
 Status WriteCurvesView(std::ostream& out, TableFormat format, const ViewContext& c,
                        const Progress& progress) {

@@ -1,13 +1,12 @@
 #include "views/figure_budget.h"
 
-#include "views/view_geometry.h"
-
 #include <algorithm>
 #include <cmath>
 
 #include "model/param_fields.h"
-#include "views/compare_view.h"
 #include "text/tokenizer.h"
+#include "views/compare_view.h"
+#include "views/view_geometry.h"
 
 namespace pe {
 
@@ -126,8 +125,8 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
       bytes += 3 * kFigureBytesPerTexel * w * h;
       if (params.compare_of == CompareOf::kScore) {
         uint64_t d_b = d;
-        if (Result<ModelParams> b = ApplyVersus(
-                params, params.versus.empty() ? DefaultVersus(params) : params.versus);
+        if (Result<ModelParams> b =
+                ApplyVersus(params, params.versus.empty() ? DefaultVersus(params) : params.versus);
             b.ok()) {
           d_b = static_cast<uint64_t>(b.value().pe.d_model);
         }

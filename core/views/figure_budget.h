@@ -6,10 +6,10 @@
 
 #include <cstdint>
 
+#include "base/status.h"
+#include "figure/figure_render.h"
 #include "model/model_params.h"
 #include "views/figure_export.h"
-#include "figure/figure_render.h"
-#include "base/status.h"
 #include "views/view_kind.h"
 
 namespace pe {

@@ -80,7 +80,8 @@ Result<std::vector<CommandFlag>> FlagsFromMetadata(
   }
   if (VersionNewer(it->second, this_version)) {
     return InvalidArgument("was written by PE Explorer " + it->second + ", newer than this " +
-                           this_version + ": its parameters may mean something this version "
+                           this_version +
+                           ": its parameters may mean something this version "
                            "does not know; open it with that version or newer");
   }
   // Every key must be one this version writes.

@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <sstream>
 
-#include "views/figure_budget.h"
 #include "io/file_writers.h"
+#include "model/param_fields.h"
+#include "model/walkthrough_presets.h"
+#include "views/figure_budget.h"
 #include "views/heatmap_raster.h"
 #include "views/rope_views.h"
 #include "views/view_registry.h"
-#include "model/param_fields.h"
-#include "model/walkthrough_presets.h"
 
 namespace pe {
 
@@ -131,9 +131,11 @@ ViewRange& WindowOf(ViewSelection& sel, ViewWindowKey k) {
   return sel.heatmap;
 }
 
-std::vector<std::pair<std::string, std::string>> FigureMetadata(
-    ViewKind view, const ModelParams& m, const ViewSelection& sel, const FigureSize& size,
-    const std::string& title, const ViewRange* shown) {
+std::vector<std::pair<std::string, std::string>> FigureMetadata(ViewKind view, const ModelParams& m,
+                                                                const ViewSelection& sel,
+                                                                const FigureSize& size,
+                                                                const std::string& title,
+                                                                const ViewRange* shown) {
   // The view, every parameter that applies to the scheme (the same keys a session file uses),
   // then what the view shows: enough to draw the same figure again (export --from).
   std::vector<std::pair<std::string, std::string>> out = {{"view", std::string(ViewName(view))}};
@@ -147,7 +149,8 @@ std::vector<std::pair<std::string, std::string>> FigureMetadata(
   ViewSelection defaults = DefaultViews(m);
   for (ViewWindowKey k : ViewWindowKeys(view)) {
     const ViewRange& w = WindowOf(const_cast<ViewSelection&>(sel), k);
-    if (!(w == WindowOf(defaults, k))) out.push_back({std::string(WindowKeyName(k)), WindowText(w)});
+    if (!(w == WindowOf(defaults, k)))
+      out.push_back({std::string(WindowKeyName(k)), WindowText(w)});
   }
   if (view == ViewKind::kHeatmap || view == ViewKind::kCurves) {
     out.push_back({"highlight", sel.highlight ? "true" : "false"});
@@ -184,8 +187,8 @@ std::string DefaultTitle(ViewKind view, const ModelParams& m, const Encoding& e)
       t << e.Title() << ", " << width << " = " << m.pe.d_model;
       break;
     case ViewKind::kCurves:
-      t << e.TableName() << "(position, column) as waves (" << e.Title() << ", " << width
-        << " = " << m.pe.d_model << ")";
+      t << e.TableName() << "(position, column) as waves (" << e.Title() << ", " << width << " = "
+        << m.pe.d_model << ")";
       if (e.scheme() == Scheme::kSinusoidal) {
         t.str("");
         t << "PE(position, dimension) as waves (" << e.FileTag() << ", d_model = " << m.pe.d_model
@@ -307,11 +310,10 @@ Status ExportView(ViewKind view, const ModelParams& params, const ViewSelection&
         *fig == FigureFormat::kPdf && GetView(view).pdf_pages != nullptr
             ? BuildViewPages(view, params, sel, options.size, options.title)
             : [&]() -> Result<std::vector<Figure>> {
-                Result<Figure> one =
-                    BuildViewFigure(view, params, sel, options.size, *fig, options.title);
-                if (!one.ok()) return one.error();
-                return std::vector<Figure>{std::move(one).value()};
-              }();
+      Result<Figure> one = BuildViewFigure(view, params, sel, options.size, *fig, options.title);
+      if (!one.ok()) return one.error();
+      return std::vector<Figure>{std::move(one).value()};
+    }();
     if (!f.ok()) return f.error();
     if (cancelled(0.5)) return RuntimeError("the export was cancelled");
     return WriteFileAtomically(path, [&](std::ostream& out) -> Status {

@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "model/model_params.h"
+#include "base/status.h"
 #include "figure/figure.h"
 #include "figure/figure_render.h"
-#include "base/status.h"
+#include "model/model_params.h"
 #include "views/view_kind.h"
 #include "views/view_tables.h"
 
@@ -69,9 +69,11 @@ std::string WindowText(const ViewRange& r);
 // view, every parameter that applies, what the view shows (`shown`: the figure's x and y
 // range; null: left out), the selection the view reads, the size, a title given (empty: none)
 // and app_version. `export --from` reads it back.
-std::vector<std::pair<std::string, std::string>> FigureMetadata(
-    ViewKind view, const ModelParams& m, const ViewSelection& sel, const FigureSize& size,
-    const std::string& title, const ViewRange* shown);
+std::vector<std::pair<std::string, std::string>> FigureMetadata(ViewKind view, const ModelParams& m,
+                                                                const ViewSelection& sel,
+                                                                const FigureSize& size,
+                                                                const std::string& title,
+                                                                const ViewRange* shown);
 
 // "pe-heatmap_paper_d128_L100.svg": a name that says what the file shows.
 std::string SuggestedFileName(ViewKind view, const ModelParams& params, const std::string& ext);

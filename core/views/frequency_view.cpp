@@ -42,7 +42,9 @@ Rgba8 TreatmentColor(PairTreatment t) {
   return SeriesRgba(0);
 }
 
-double LogWavelength(double theta) { return std::log10(kTwoPi / theta); }
+double LogWavelength(double theta) {
+  return std::log10(kTwoPi / theta);
+}
 
 }  // namespace
 
@@ -53,11 +55,10 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
   const auto half = static_cast<int64_t>(freqs.pairs.size());
   const bool scaled = rope.scaling != RopeScaling::kNone;
   const Rgba8 grey{150, 150, 155, 255}, line_color = SeriesRgba(5), context{70, 70, 75, 255},
-              extended = SeriesRgba(4), yarn_color = SeriesRgba(0);
+                                        extended = SeriesRgba(4), yarn_color = SeriesRgba(0);
 
   Figure f;
-  f.title = "Wavelength 2\xcf\x80/\xce\xb8 of each rotated pair (RoPE, theta " +
-            Num(rope.theta) +
+  f.title = "Wavelength 2\xcf\x80/\xce\xb8 of each rotated pair (RoPE, theta " + Num(rope.theta) +
             (scaled ? ", " + std::string(RopeScalingName(rope.scaling)) + " x" + Num(rope.factor)
                     : std::string()) +
             ", d_rot " + std::to_string(freqs.d_rot) + ")";
@@ -83,10 +84,10 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
     refs.push_back({original * rope.factor,
                     "extended context s\xc2\xb7L = " + Num(original * rope.factor), extended});
     if (rope.scaling == RopeScaling::kLlama3) {
-      refs.push_back({original / rope.high_freq_factor,
-                      "Llama 3 bound L/high = " + Num(original / rope.high_freq_factor) +
-                          " (shorter: kept)",
-                      Rgba8{0, 90, 90, 255}});
+      refs.push_back(
+          {original / rope.high_freq_factor,
+           "Llama 3 bound L/high = " + Num(original / rope.high_freq_factor) + " (shorter: kept)",
+           Rgba8{0, 90, 90, 255}});
       if (rope.low_freq_factor != 1.0) {
         refs.push_back({original / rope.low_freq_factor,
                         "Llama 3 bound L/low = " + Num(original / rope.low_freq_factor) +
@@ -118,9 +119,9 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
   }
   for (const Ref& r : refs) f.legend.push_back({r.label, r.color});
   if (rope.scaling == RopeScaling::kYarn) {
-    f.legend.push_back({"YaRN correction range: pairs " + Num(freqs.yarn_low) + " to " +
-                            Num(freqs.yarn_high),
-                        yarn_color});
+    f.legend.push_back(
+        {"YaRN correction range: pairs " + Num(freqs.yarn_low) + " to " + Num(freqs.yarn_high),
+         yarn_color});
   }
 
   // y: every wavelength and reference line, with 6% room.
@@ -201,7 +202,9 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
   return f;
 }
 
-Status CheckFrequenciesTable(const ViewContext&) { return {}; }
+Status CheckFrequenciesTable(const ViewContext&) {
+  return {};
+}
 
 Status WriteFrequenciesView(std::ostream& out, TableFormat format, const ViewContext& c,
                             const Progress&) {

@@ -18,8 +18,9 @@ struct RasterRequest {
   int width_px = 1, height_px = 1;  // pixels the window covers on screen
   // Same encoding parameters and window (encodings are compared by their parameters).
   bool operator==(const RasterRequest& o) const {
-    const bool same_encoding = encoding == o.encoding ||
-                               (encoding && o.encoding && encoding->params() == o.encoding->params());
+    const bool same_encoding =
+        encoding == o.encoding ||
+        (encoding && o.encoding && encoding->params() == o.encoding->params());
     return same_encoding && x0 == o.x0 && x1 == o.x1 && y0 == o.y0 && y1 == o.y1 &&
            width_px == o.width_px && height_px == o.height_px;
   }

@@ -18,16 +18,13 @@ Result<Figure> HeatmapFigure(const ViewContext& c) {
   f.y = {axes.row_axis, true, true};
   f.view = sel.heatmap;
   const ValueRange range = e.Range();
-  f.colorbar = FigureColorBar{m.colormap, range.lo, range.hi,
-                              e.TableName() + "(" + axes.row_index + ", " + axes.column_index + ")"};
+  f.colorbar =
+      FigureColorBar{m.colormap, range.lo, range.hi,
+                     e.TableName() + "(" + axes.row_index + ", " + axes.column_index + ")"};
   const PixelSize px = PlotAreaPixels(f, c.size, c.format);
-  RasterRequest req{c.encoding,
-                    sel.heatmap.x0,
-                    sel.heatmap.x1,
-                    sel.heatmap.y0,
-                    sel.heatmap.y1,
-                    std::min(px.width, 4096),
-                    std::min(px.height, 4096)};
+  RasterRequest req{
+      c.encoding,     sel.heatmap.x0,           sel.heatmap.x1,           sel.heatmap.y0,
+      sel.heatmap.y1, std::min(px.width, 4096), std::min(px.height, 4096)};
   const Raster r = ComputeRaster(req);
   if (!r.empty()) {
     FigureImage im;

@@ -207,12 +207,11 @@ Result<Figure> PrecisionFigure(const ViewContext& c) {
   const double hi = r.max_abs > 0 ? r.max_abs : 1.0;
   f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi, "error"};
   if (r.width > 0 && r.height > 0) {
-    f.image = ValueImage(r.values, r.width, r.height,
-                         {ColormapId::kRdBu, -hi, hi, FlatValues::kInfinite, kOverflowBlack,
-                          static_cast<double>(r.col_edges.front()),
-                          static_cast<double>(r.col_edges.back()),
-                          static_cast<double>(r.row_edges.front()),
-                          static_cast<double>(r.row_edges.back())});
+    f.image = ValueImage(
+        r.values, r.width, r.height,
+        {ColormapId::kRdBu, -hi, hi, FlatValues::kInfinite, kOverflowBlack,
+         static_cast<double>(r.col_edges.front()), static_cast<double>(r.col_edges.back()),
+         static_cast<double>(r.row_edges.front()), static_cast<double>(r.row_edges.back())});
   }
   const int bits = SignificandBits(dtype);
   f.legend.push_back({"error = " + fmt + "(v) \xe2\x88\x92 v, v = the float32 value, " + fmt +

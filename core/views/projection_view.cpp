@@ -157,19 +157,17 @@ Result<Figure> ProjectionFigure(const ViewContext& c) {
     const std::string who = "\"" + word + "\" (id " + std::to_string(id) + ", position " +
                             std::to_string(position) + ")";
     const bool label = t < kMaxLabelledTokens;
-    f.labels.push_back({p.input[static_cast<size_t>(t)][0], p.input[static_cast<size_t>(t)][1],
-                        label ? word + " " + std::to_string(position) : std::string(),
-                        input_color,
-                        who + ": " + emb_name + " + " + pos + " at " +
-                            Coords(p.input[static_cast<size_t>(t)])});
+    f.labels.push_back(
+        {p.input[static_cast<size_t>(t)][0], p.input[static_cast<size_t>(t)][1],
+         label ? word + " " + std::to_string(position) : std::string(), input_color,
+         who + ": " + emb_name + " + " + pos + " at " + Coords(p.input[static_cast<size_t>(t)])});
     const bool first_of_id =
         std::find(labelled_ids.begin(), labelled_ids.end(), id) == labelled_ids.end();
     if (first_of_id) labelled_ids.push_back(id);
-    f.labels.push_back({p.embedding[static_cast<size_t>(t)][0],
-                        p.embedding[static_cast<size_t>(t)][1],
-                        label && first_of_id ? word : std::string(), emb_color,
-                        who + ": " + emb_name + " alone at " +
-                            Coords(p.embedding[static_cast<size_t>(t)])});
+    f.labels.push_back(
+        {p.embedding[static_cast<size_t>(t)][0], p.embedding[static_cast<size_t>(t)][1],
+         label && first_of_id ? word : std::string(), emb_color,
+         who + ": " + emb_name + " alone at " + Coords(p.embedding[static_cast<size_t>(t)])});
   }
   const Rgba8 none{255, 255, 255, 0};
   f.legend.push_back({emb_name + ": the token alone", emb_color});
@@ -178,9 +176,8 @@ Result<Figure> ProjectionFigure(const ViewContext& c) {
   f.legend.push_back({"Axes fitted on both sets together (" + std::to_string(2 * t_count) +
                           " points), so both share one frame",
                       none});
-  f.legend.push_back({"PC1 + PC2 explain " + Percent(p.pca.ratio[0] + p.pca.ratio[1]) +
-                          " of the variance",
-                      none});
+  f.legend.push_back(
+      {"PC1 + PC2 explain " + Percent(p.pca.ratio[0] + p.pca.ratio[1]) + " of the variance", none});
   f.legend.push_back({"Signs: each axis's largest loading is positive", none});
   if (m.example.init == EmbeddingInit::kTorch) {
     f.legend.push_back({"E: torch.manual_seed(" + std::to_string(m.example.torch_seed) +
@@ -234,8 +231,8 @@ Status WriteProjectionView(std::ostream& out, TableFormat format, const ViewCont
         quoted += ch;
       }
       quoted += '"';
-      out << quoted << ',' << c.params.pe.offset + t << ',' << s.ids[static_cast<size_t>(t)]
-          << ',' << (part == 0 ? "embedding" : "input") << ',' << FormatFloat(v[0]) << ','
+      out << quoted << ',' << c.params.pe.offset + t << ',' << s.ids[static_cast<size_t>(t)] << ','
+          << (part == 0 ? "embedding" : "input") << ',' << FormatFloat(v[0]) << ','
           << FormatFloat(v[1]) << '\n';
     }
     if (progress && !progress(0.5 * (part + 1))) return RuntimeError("the export was cancelled");

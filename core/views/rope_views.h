@@ -39,7 +39,7 @@ PairDims RopePairDims(RopePairing pairing, int64_t d_rot, int64_t pair);
 struct RotationRow {
   int64_t pair = 0;
   PairDims dims;
-  double theta = 0;     // the scaled frequency, radians per position
+  double theta = 0;  // the scaled frequency, radians per position
   double q_a = 0, q_b = 0;
   double r_a = 0, r_b = 0;  // s * (q_a cos(p theta) - q_b sin(p theta), q_a sin + q_b cos)
 };
@@ -66,11 +66,11 @@ std::vector<int64_t> ShownRotationPairs(int64_t half, int64_t max_shown = 8);
 // sinusoidal positions (Vaswani et al. 2017, section 3.5).
 struct SinusoidRotationRow {
   int64_t pair = 0;
-  PairDims dims;           // a < b
-  bool sin_first = true;   // dim a holds the sine
-  double frequency = 0;    // w_i, radians per position
-  double angle = 0;        // K w_i, radians
-  double c = 1, s = 0;     // cos(K w_i), sin(K w_i)
+  PairDims dims;                  // a < b
+  bool sin_first = true;          // dim a holds the sine
+  double frequency = 0;           // w_i, radians per position
+  double angle = 0;               // K w_i, radians
+  double c = 1, s = 0;            // cos(K w_i), sin(K w_i)
   double pe_a = 0, pe_b = 0;      // PE(p) at dims a and b, as the table holds them (float32)
   double r_a = 0, r_b = 0;        // R(K) PE(p), in double
   double pe_k_a = 0, pe_k_b = 0;  // PE(p + K), as the table would hold them (float32)

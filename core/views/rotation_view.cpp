@@ -79,9 +79,9 @@ std::vector<int64_t> ShownRotationPairs(int64_t half, int64_t max_shown) {
   // Pair k of the shown ones is round(k (half - 1) / (max_shown - 1)): 0 and half - 1 included,
   // distinct because the step is more than 1.
   for (int64_t k = 0; k < max_shown; ++k) {
-    out.push_back(static_cast<int64_t>(
-        std::llround(static_cast<double>(k) * static_cast<double>(half - 1) /
-                     static_cast<double>(max_shown - 1))));
+    out.push_back(
+        static_cast<int64_t>(std::llround(static_cast<double>(k) * static_cast<double>(half - 1) /
+                                          static_cast<double>(max_shown - 1))));
   }
   return out;
 }
@@ -167,13 +167,12 @@ FigureSeries Arrow(double x0, double y0, double x1, double y1, double head, Rgba
 
 // A circular arc of radius r about (cx, cy) from angle a0 to a1 (radians, either direction),
 // about one vertex per 2 degrees.
-FigureSeries Arc(double cx, double cy, double r, double a0, double a1, Rgba8 color,
-                 double width) {
+FigureSeries Arc(double cx, double cy, double r, double a0, double a1, Rgba8 color, double width) {
   FigureSeries s;
   s.color = color;
   s.line_width = width;
-  const int n = std::clamp(static_cast<int>(std::ceil(std::abs(a1 - a0) / kTwoPi * 180.0)), 1,
-                           180) + 1;
+  const int n =
+      std::clamp(static_cast<int>(std::ceil(std::abs(a1 - a0) / kTwoPi * 180.0)), 1, 180) + 1;
   for (int k = 0; k < n; ++k) {
     const double a = a0 + (a1 - a0) * k / (n - 1);
     s.xs.push_back(cx + r * std::cos(a));
@@ -248,13 +247,12 @@ Result<Figure> RopeRotationFigure(const ViewContext& c) {
   const bool scaled = rope.scaling != RopeScaling::kNone;
 
   Figure f;
-  f.title = "A query q turned to position p = " + std::to_string(p) + " by RoPE (" +
-            std::string(RopePairingName(rope.pairing)) + " pairs, theta " +
-            Fmt("%.10g", rope.theta) +
-            (scaled ? ", " + std::string(RopeScalingName(rope.scaling)) + " x" +
-                          Fmt("%.10g", rope.factor)
-                    : std::string()) +
-            ", head dim " + std::to_string(params.d_model) + ")";
+  f.title =
+      "A query q turned to position p = " + std::to_string(p) + " by RoPE (" +
+      std::string(RopePairingName(rope.pairing)) + " pairs, theta " + Fmt("%.10g", rope.theta) +
+      (scaled ? ", " + std::string(RopeScalingName(rope.scaling)) + " x" + Fmt("%.10g", rope.factor)
+              : std::string()) +
+      ", head dim " + std::to_string(params.d_model) + ")";
   // Each panel is centred on its own point of the layout: the ticks are placed per panel and
   // labelled with the pair's own coordinates (-1, 0, 1: the unit circle), not the layout's.
   f.x = {"each panel: one pair, dim_a across, dim_b up (unit circle)", false, false, false};
@@ -277,11 +275,11 @@ Result<Figure> RopeRotationFigure(const ViewContext& c) {
     const double turned = static_cast<double>(p) * r.theta;
     std::string label = "pair " + std::to_string(r.pair) + " dims (" + std::to_string(r.dims.a) +
                         ", " + std::to_string(r.dims.b) + "): \xce\xb8=" + Fmt("%.4g", r.theta) +
-                        ", turned p\xce\xb8 = " + Fmt("%.4g", turned) + " rad (" +
-                        Turns(turned) + ")";
+                        ", turned p\xce\xb8 = " + Fmt("%.4g", turned) + " rad (" + Turns(turned) +
+                        ")";
     if (scaled) {
-      label += ", " + std::string(PairTreatmentName(
-                          freqs.pairs[static_cast<size_t>(shown[k])].treatment));
+      label += ", " +
+               std::string(PairTreatmentName(freqs.pairs[static_cast<size_t>(shown[k])].treatment));
     }
     f.legend.push_back({label, PairColor(k)});
   }
@@ -318,10 +316,9 @@ Result<Figure> RopeRotationFigure(const ViewContext& c) {
     start.marker_ys = {cy + s * std::sin(from)};
     start.marker_radius = 2.0;
     f.series.push_back(std::move(start));
+    f.series.push_back(Arrow(cx, cy, cx + r.q_a / norm, cy + r.q_b / norm, head, grey, 1.6));
     f.series.push_back(
-        Arrow(cx, cy, cx + r.q_a / norm, cy + r.q_b / norm, head, grey, 1.6));
-    f.series.push_back(Arrow(cx, cy, cx + s * std::cos(to), cy + s * std::sin(to), head, color,
-                             2.2));
+        Arrow(cx, cy, cx + s * std::cos(to), cy + s * std::sin(to), head, color, 2.2));
   }
   return f;
 }
@@ -345,9 +342,8 @@ Result<Figure> SinusoidRotationFigure(const ViewContext& c) {
 
   Figure f;
   f.title = "PE(p + K) = R(K) PE(p) per sin/cos pair, p = " + ps + ", K = " + ks + " (" +
-            std::string(VariantName(sp.variant)) + (sin_first ? "" : " cos-first") +
-            ", d_model " + std::to_string(params.d_model) + ", base " +
-            Fmt("%.10g", sp.base) + ")";
+            std::string(VariantName(sp.variant)) + (sin_first ? "" : " cos-first") + ", d_model " +
+            std::to_string(params.d_model) + ", base " + Fmt("%.10g", sp.base) + ")";
   f.x = {"each panel: one pair, dim_a across, dim_b up (circle of radius |amplitude|)", false,
          false, true};
   f.y = {"", false, false, true};
@@ -399,10 +395,8 @@ Result<Figure> SinusoidRotationFigure(const ViewContext& c) {
     } else if (turn != 0) {
       f.series.push_back(Arc(cx, cy, 1.0, a0, a0 + turn, faint, 1.0));
     }
-    f.series.push_back(
-        Arrow(cx, cy, cx + r.pe_a / amp, cy + r.pe_b / amp, head, grey, 1.6));
-    f.series.push_back(
-        Arrow(cx, cy, cx + r.pe_k_a / amp, cy + r.pe_k_b / amp, head, color, 2.2));
+    f.series.push_back(Arrow(cx, cy, cx + r.pe_a / amp, cy + r.pe_b / amp, head, grey, 1.6));
+    f.series.push_back(Arrow(cx, cy, cx + r.pe_k_a / amp, cy + r.pe_k_b / amp, head, color, 2.2));
   }
   return f;
 }

@@ -56,8 +56,7 @@ ViewRange ScoreWindow(const ViewContext& c) {
 // keys": where the attention of one query goes.
 std::string SoftmaxNote(const AttentionScorer& s, int64_t m, int64_t n0, int64_t n1) {
   if (n1 - n0 > kMaxSoftmaxKeys) {
-    return "softmax of one query: zoom in, to at most " + std::to_string(kMaxSoftmaxKeys) +
-           " keys";
+    return "softmax of one query: zoom in, to at most " + std::to_string(kMaxSoftmaxKeys) + " keys";
   }
   std::vector<double> row(static_cast<size_t>(n1 - n0));
   ScoreRow(s, m, n0, n1 - n0, row.data());
@@ -71,8 +70,8 @@ std::string SoftmaxNote(const AttentionScorer& s, int64_t m, int64_t n0, int64_t
   if (w.empty() || w[top] == 0.0) {
     return "softmax of query m = " + std::to_string(m) + ": every visible key is masked";
   }
-  return "softmax of query " + std::to_string(m) + " (outlined), over keys " +
-         std::to_string(n0) + " to " + std::to_string(n1 - 1) + ": top key " +
+  return "softmax of query " + std::to_string(m) + " (outlined), over keys " + std::to_string(n0) +
+         " to " + std::to_string(n1 - 1) + ": top key " +
          std::to_string(n0 + static_cast<int64_t>(top)) + ", weight " + Num(w[top], 3) +
          ", exp(entropy) " + Num(std::exp(entropy), 4) + " keys";
 }
@@ -116,8 +115,12 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
   f.y = {"query position m", true, true, true};
   f.view = ScoreWindow(c);
   const PixelSize px = PlotAreaPixels(f, c.size, c.format);
-  const ScoreRasterRequest req{f.view.x0, f.view.x1, f.view.y0, f.view.y1,
-                               std::min(px.width, 4096), std::min(px.height, 4096)};
+  const ScoreRasterRequest req{f.view.x0,
+                               f.view.x1,
+                               f.view.y0,
+                               f.view.y1,
+                               std::min(px.width, 4096),
+                               std::min(px.height, 4096)};
   const ScoreRaster r = ComputeScoreRaster(s, req);
   // A diverging map centred on 0 with a symmetric range, whatever --colormap says (the table
   // heatmap's maps include a sequential one).
@@ -126,13 +129,12 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
   f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi, "score(m, n)"};
   bool any_masked = false;
   if (!r.empty()) {
-    f.image = ValueImage(r.values, r.width, r.height,
-                         {ColormapId::kRdBu, -hi, hi, FlatValues::kNaN, kMaskedGrey,
-                          static_cast<double>(r.key_edges.front()),
-                          static_cast<double>(r.key_edges.back()),
-                          static_cast<double>(r.query_edges.front()),
-                          static_cast<double>(r.query_edges.back())},
-                         &any_masked);
+    f.image = ValueImage(
+        r.values, r.width, r.height,
+        {ColormapId::kRdBu, -hi, hi, FlatValues::kNaN, kMaskedGrey,
+         static_cast<double>(r.key_edges.front()), static_cast<double>(r.key_edges.back()),
+         static_cast<double>(r.query_edges.front()), static_cast<double>(r.query_edges.back())},
+        &any_masked);
   }
   f.legend.push_back({definition, kNoColor});
   f.legend.push_back({ScoreContentText(m), kNoColor});
@@ -298,8 +300,8 @@ std::vector<int64_t> CurveDistances(int64_t L, int samples) {
   if (L <= samples) return AllDistances(0, L);
   std::vector<int64_t> out;
   for (int k = 0; k < samples; ++k) {
-    const auto dist = static_cast<int64_t>(std::llround(static_cast<double>(L - 1) * k /
-                                                        static_cast<double>(samples - 1)));
+    const auto dist = static_cast<int64_t>(
+        std::llround(static_cast<double>(L - 1) * k / static_cast<double>(samples - 1)));
     if (out.empty() || dist != out.back()) out.push_back(dist);
   }
   return out;
@@ -344,13 +346,15 @@ Status WriteDistanceTable(std::ostream& out, TableFormat format, int64_t L,
     for (int64_t i = 0; i < rows; ++i) {
       row[0] = static_cast<float>(r0 + i);
       for (int64_t j = 0; j < cols; ++j) {
-        row[static_cast<size_t>(1 + j)] = static_cast<float>(values[static_cast<size_t>(j * rows + i)]);
+        row[static_cast<size_t>(1 + j)] =
+            static_cast<float>(values[static_cast<size_t>(j * rows + i)]);
       }
       if (format == TableFormat::kNpy) {
         WriteFloatsLE(out, row.data(), 1 + cols);
       } else {
         std::string line = std::to_string(r0 + i);
-        for (int64_t j = 0; j < cols; ++j) line += ',' + FormatFloat(row[static_cast<size_t>(1 + j)]);
+        for (int64_t j = 0; j < cols; ++j)
+          line += ',' + FormatFloat(row[static_cast<size_t>(1 + j)]);
         line += '\n';
         out.write(line.data(), static_cast<std::streamsize>(line.size()));
       }
@@ -432,16 +436,15 @@ Status WriteDecayView(std::ostream& out, TableFormat format, const ViewContext& 
   if (!schemes.ok()) return schemes.error();
   std::vector<std::string> names;
   for (const DecayScheme& d : schemes.value()) names.push_back(d.tag);
-  return WriteDistanceTable(out, format, c.encoding->rows(), names, progress,
-                            [&](int64_t r0, int64_t rows, double* values) {
-                              const std::vector<int64_t> dist = AllDistances(r0, rows);
-                              for (size_t j = 0; j < schemes.value().size(); ++j) {
-                                const std::vector<double> v =
-                                    DecayCurve(schemes.value()[j].scorer, dist);
-                                std::copy(v.begin(), v.end(),
-                                          values + static_cast<int64_t>(j) * rows);
-                              }
-                            });
+  return WriteDistanceTable(
+      out, format, c.encoding->rows(), names, progress,
+      [&](int64_t r0, int64_t rows, double* values) {
+        const std::vector<int64_t> dist = AllDistances(r0, rows);
+        for (size_t j = 0; j < schemes.value().size(); ++j) {
+          const std::vector<double> v = DecayCurve(schemes.value()[j].scorer, dist);
+          std::copy(v.begin(), v.end(), values + static_cast<int64_t>(j) * rows);
+        }
+      });
 }
 
 // ---- RoFormer's bound -------------------------------------------------------------------------
@@ -450,8 +453,9 @@ namespace {
 
 Status CheckRoformerShape(const EncodingParams& p) {
   if (p.d_model < 2 || p.d_model % 2 != 0) {
-    return InvalidArgument("the roformer-decay view needs an even head dimension d_model >= 2, got " +
-                           std::to_string(p.d_model));
+    return InvalidArgument(
+        "the roformer-decay view needs an even head dimension d_model >= 2, got " +
+        std::to_string(p.d_model));
   }
   return {};
 }
@@ -476,7 +480,8 @@ Result<Figure> RoformerDecayFigure(const ViewContext& c) {
   line.color = SeriesRgba(0);
   line.line_width = 1.5;
   std::vector<double> ys(dist.size());
-#pragma omp parallel for schedule(static) if (dist.size() * static_cast<size_t>(p.d_model) >= (size_t{1} << 16))
+#pragma omp parallel for schedule(static) if (dist.size() * static_cast <size_t>(p.d_model) >= \
+                                              (size_t{1} << 16))
   for (size_t k = 0; k < dist.size(); ++k) {
     ys[k] = RoformerDecayBound(p.d_model, theta, static_cast<double>(dist[k]));
   }
@@ -487,9 +492,11 @@ Result<Figure> RoformerDecayFigure(const ViewContext& c) {
   const ViewRange fitted = FitY({ys}, x0, x1);
   f.view = {x0, x1, std::min(0.0, fitted.y0), fitted.y1};
   f.series.push_back(std::move(line));
-  f.legend.push_back({"(1/(d/2)) \xce\xa3_{j=1}^{d/2} |S_j|,  S_j = \xce\xa3_{k=0}^{j-1} "
-                      "e^{i r \xce\xb8_k},  \xce\xb8_k = \xce\xb8^(\xe2\x88\x92" "2k/d)",
-                      SeriesRgba(0)});
+  f.legend.push_back(
+      {"(1/(d/2)) \xce\xa3_{j=1}^{d/2} |S_j|,  S_j = \xce\xa3_{k=0}^{j-1} "
+       "e^{i r \xce\xb8_k},  \xce\xb8_k = \xce\xb8^(\xe2\x88\x92"
+       "2k/d)",
+       SeriesRgba(0)});
   f.legend.push_back({"r: relative distance m \xe2\x88\x92 n", kNoColor});
   if (static_cast<int64_t>(dist.size()) < L) {
     f.legend.push_back({"drawn through " + std::to_string(dist.size()) + " of " +
@@ -509,14 +516,13 @@ Status WriteRoformerDecayView(std::ostream& out, TableFormat format, const ViewC
                               const Progress& progress) {
   if (Status s = CheckRoformerDecayTable(c); !s.ok()) return s;
   const EncodingParams& p = c.params.pe;
-  return WriteDistanceTable(out, format, p.max_len, {"bound"}, progress,
-                            [&](int64_t r0, int64_t rows, double* values) {
+  return WriteDistanceTable(
+      out, format, p.max_len, {"bound"}, progress, [&](int64_t r0, int64_t rows, double* values) {
 #pragma omp parallel for schedule(static) if (rows * p.d_model >= (int64_t{1} << 16))
-                              for (int64_t i = 0; i < rows; ++i) {
-                                values[i] = RoformerDecayBound(p.d_model, p.rope().theta,
-                                                               static_cast<double>(r0 + i));
-                              }
-                            });
+        for (int64_t i = 0; i < rows; ++i) {
+          values[i] = RoformerDecayBound(p.d_model, p.rope().theta, static_cast<double>(r0 + i));
+        }
+      });
 }
 
 }  // namespace pe

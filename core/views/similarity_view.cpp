@@ -54,7 +54,9 @@ Result<PositionSimilarity> Similarity(const ViewContext& c) {
   return PositionSimilarity::Make(c.encoding, c.params.measure);
 }
 
-bool Cosine(const ViewContext& c) { return c.params.measure == SimilarityMeasure::kCosine; }
+bool Cosine(const ViewContext& c) {
+  return c.params.measure == SimilarityMeasure::kCosine;
+}
 
 // "sim(p, q) = PE(p)·PE(q)" or its cosine. Legend texts are pieces joined by ", ": the
 // renderer breaks legend lines there only, so each piece is short.
@@ -98,9 +100,9 @@ std::vector<std::string> SchemeNotes(const PositionSimilarity& s) {
       const RopeFrequencies f = ComputeRopeFrequencies(p);
       notes.push_back("PE(p) = R_p u, u = (1, 0) in each of the " + std::to_string(f.d_rot / 2) +
                       " pairs: the entries of the cos and sin tables");
-      notes.push_back("R_p u" + std::string(kDot) + "R_q u = " + AmplitudeSquared(f.attention_factor) +
-                      kSigma + "_i cos((" + k + ") " + kTheta + "_i), a function of k = " + k +
-                      " alone (a Toeplitz matrix)");
+      notes.push_back("R_p u" + std::string(kDot) +
+                      "R_q u = " + AmplitudeSquared(f.attention_factor) + kSigma + "_i cos((" + k +
+                      ") " + kTheta + "_i), a function of k = " + k + " alone (a Toeplitz matrix)");
       break;
     }
     case Scheme::kLearned:
@@ -136,7 +138,9 @@ ViewRange FitY(const std::vector<double>& ys, double x0, double x1) {
   return {x0, x1, lo - pad, hi + pad};
 }
 
-bool Report(const Progress& progress, double fraction) { return !progress || progress(fraction); }
+bool Report(const Progress& progress, double fraction) {
+  return !progress || progress(fraction);
+}
 
 }  // namespace
 
@@ -149,14 +153,18 @@ Result<Figure> SimilarityFigure(const ViewContext& c) {
   const Encoding& e = *c.encoding;
   const bool cosine = Cosine(c);
   Figure f;
-  f.title = std::string(cosine ? "Cosine similarity" : "Similarity") + " PE(p)" + kDot +
-            "PE(q) (" + e.Summary() + ")";
+  f.title = std::string(cosine ? "Cosine similarity" : "Similarity") + " PE(p)" + kDot + "PE(q) (" +
+            e.Summary() + ")";
   f.x = {"position q", true, false, true};
   f.y = {"position p", true, true, true};
   f.view = SimilarityWindow(c);
   const PixelSize px = PlotAreaPixels(f, c.size, c.format);
-  const SimilarityRasterRequest req{f.view.x0, f.view.x1, f.view.y0, f.view.y1,
-                                    std::min(px.width, 4096), std::min(px.height, 4096)};
+  const SimilarityRasterRequest req{f.view.x0,
+                                    f.view.x1,
+                                    f.view.y0,
+                                    f.view.y1,
+                                    std::min(px.width, 4096),
+                                    std::min(px.height, 4096)};
   const SimilarityRaster r = ComputeSimilarityRaster(s, req);
   // Diverging, centred on 0: the cosine's natural [-1, 1]; the dot's largest |value| on screen.
   double hi = 1.0;
@@ -167,13 +175,12 @@ Result<Figure> SimilarityFigure(const ViewContext& c) {
   f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi, cosine ? "cosine" : "dot"};
   bool any_undefined = false;
   if (!r.empty()) {
-    f.image = ValueImage(r.values, r.width, r.height,
-                         {ColormapId::kRdBu, -hi, hi, FlatValues::kNaN, kUndefinedGrey,
-                          static_cast<double>(r.q_edges.front()),
-                          static_cast<double>(r.q_edges.back()),
-                          static_cast<double>(r.p_edges.front()),
-                          static_cast<double>(r.p_edges.back())},
-                         &any_undefined);
+    f.image =
+        ValueImage(r.values, r.width, r.height,
+                   {ColormapId::kRdBu, -hi, hi, FlatValues::kNaN, kUndefinedGrey,
+                    static_cast<double>(r.q_edges.front()), static_cast<double>(r.q_edges.back()),
+                    static_cast<double>(r.p_edges.front()), static_cast<double>(r.p_edges.back())},
+                   &any_undefined);
   }
   f.legend.push_back({Definition(cosine), kNoColor});
   for (const std::string& note : SchemeNotes(s)) f.legend.push_back({note, kNoColor});
@@ -198,14 +205,14 @@ namespace {
 // The (L, L) table: L * L float32, and for a table without a closed form its L vectors in double.
 Status CheckSimilaritySize(const ViewContext& c, const PositionSimilarity& s) {
   const auto rows = static_cast<uint64_t>(c.encoding->rows());
-  if (Status st = CheckFloatCount("the (position x position) similarity table", rows, rows,
-                                  c.params.cap);
+  if (Status st =
+          CheckFloatCount("the (position x position) similarity table", rows, rows, c.params.cap);
       !st.ok()) {
     return st;
   }
   if (s.closed_form()) return {};
-  return CheckFloatCount("the similarity table's vectors", rows,
-                         2 * static_cast<uint64_t>(s.dim()), c.params.cap);
+  return CheckFloatCount("the similarity table's vectors", rows, 2 * static_cast<uint64_t>(s.dim()),
+                         c.params.cap);
 }
 
 // Every position's vector in double, (L, dim), divided by its norm for the cosine (NaN for a
@@ -284,7 +291,8 @@ Status WriteSimilarityView(std::ostream& out, TableFormat format, const ViewCont
   std::vector<float> block(static_cast<size_t>(block_rows * L));
   for (int64_t r0 = 0; r0 < L && out; r0 += block_rows) {
     const int64_t rows = std::min(block_rows, L - r0);
-#pragma omp parallel for schedule(dynamic, 1) if (rows * L * (s.closed_form() ? 1 : d) >= (int64_t{1} << 18))
+#pragma omp parallel for schedule( \
+    dynamic, 1) if (rows * L * (s.closed_form() ? 1 : d) >= (int64_t{1} << 18))
     for (int64_t i = 0; i < rows; ++i) {
       const int64_t pr = r0 + i;  // row of p
       float* dst = block.data() + i * L;
@@ -338,8 +346,8 @@ std::vector<int64_t> CurveOffsets(int64_t L, int samples) {
     return out;
   }
   for (int i = 0; i < samples; ++i) {
-    const auto k = -(L - 1) + static_cast<int64_t>(std::llround(
-                                  static_cast<double>(count - 1) * i / static_cast<double>(samples - 1)));
+    const auto k = -(L - 1) + static_cast<int64_t>(std::llround(static_cast<double>(count - 1) * i /
+                                                                static_cast<double>(samples - 1)));
     if (out.empty() || k != out.back()) out.push_back(k);
   }
   return out;
@@ -363,14 +371,15 @@ Status CheckOffsetWork(const ViewContext& c, const PositionSimilarity& s) {
   if (work <= kMaxOffsetTableWork) return {};
   const auto longest = static_cast<int64_t>(std::floor(std::sqrt(kMaxOffsetTableWork / cost)));
   const std::string what =
-      s.closed_form() ? std::string("the cosine of a sinusoid with an unpaired column")
-                      : std::string(SchemeName(c.params.pe.kind())) + " at d = " +
-                            std::to_string(s.dim());
-  return InvalidArgument("the similarity-offset table averages sim(p, p + k) over every pair of "
-                         "positions for " + what + ": max_len " +
-                         std::to_string(c.encoding->rows()) + " needs about " + Num(work, 3) +
-                         " operations, over the limit of " + Num(kMaxOffsetTableWork, 3) +
-                         "; use --max-len (or --positions) of at most " + std::to_string(longest));
+      s.closed_form()
+          ? std::string("the cosine of a sinusoid with an unpaired column")
+          : std::string(SchemeName(c.params.pe.kind())) + " at d = " + std::to_string(s.dim());
+  return InvalidArgument(
+      "the similarity-offset table averages sim(p, p + k) over every pair of "
+      "positions for " +
+      what + ": max_len " + std::to_string(c.encoding->rows()) + " needs about " + Num(work, 3) +
+      " operations, over the limit of " + Num(kMaxOffsetTableWork, 3) +
+      "; use --max-len (or --positions) of at most " + std::to_string(longest));
 }
 
 }  // namespace
@@ -398,7 +407,7 @@ Result<Figure> SimilarityOffsetFigure(const ViewContext& c) {
       kOffsetFigureWork / (static_cast<double>(ks.size()) * PairCost(s) * (cosine ? 3.0 : 1.0)),
       16.0, 65536.0));
   std::vector<OffsetStats> st(ks.size());
-#pragma omp parallel for schedule(dynamic, 8) if (ks.size() * static_cast<size_t>(per_k) >= 4096)
+#pragma omp parallel for schedule(dynamic, 8) if (ks.size() * static_cast <size_t>(per_k) >= 4096)
   for (size_t i = 0; i < ks.size(); ++i) st[i] = SimilarityAtOffset(s, ks[i], per_k);
   std::vector<double> all;
   bool band = false, band_exact = true, mean_exact = true, any_undefined = false;
@@ -424,8 +433,8 @@ Result<Figure> SimilarityOffsetFigure(const ViewContext& c) {
       const double k = static_cast<double>(ks[i]);
       const double left = i == 0 ? k - 0.5 : (k + static_cast<double>(ks[i - 1])) / 2;
       const double right = i + 1 == ks.size() ? k + 0.5 : (k + static_cast<double>(ks[i + 1])) / 2;
-      f.rects.push_back({std::max(left, x0), st[i].min, std::min(right, x1), st[i].max, band_color,
-                         true, 1.0});
+      f.rects.push_back(
+          {std::max(left, x0), st[i].min, std::min(right, x1), st[i].max, band_color, true, 1.0});
     }
   }
   // The mean line, broken where it is undefined (a cosine with only zero vectors).
@@ -461,16 +470,17 @@ Result<Figure> SimilarityOffsetFigure(const ViewContext& c) {
   }
   f.legend.push_back({Definition(cosine, "p + k"), kNoColor});
   if (s.toeplitz()) {
-    f.legend.push_back({"no band: the same for every p, the band collapses to the line, "
-                        "(a function of k alone)",
-                        kNoColor});
+    f.legend.push_back(
+        {"no band: the same for every p, the band collapses to the line, "
+         "(a function of k alone)",
+         kNoColor});
   } else if (s.closed_form()) {
-    f.legend.push_back({"a band from the unpaired column (odd d): it moves sim with p, by up to \xc2\xb1" +
-                            Num(s.max_absolute(), 4) + (cosine ? " in the dot" : ""),
-                        kNoColor});
+    f.legend.push_back(
+        {"a band from the unpaired column (odd d): it moves sim with p, by up to \xc2\xb1" +
+             Num(s.max_absolute(), 4) + (cosine ? " in the dot" : ""),
+         kNoColor});
   } else {
-    f.legend.push_back({"a wide band: sim(p, p + k), depends on p, not on k alone",
-                        kNoColor});
+    f.legend.push_back({"a wide band: sim(p, p + k), depends on p, not on k alone", kNoColor});
   }
   for (const std::string& note : SchemeNotes(s)) {
     if (note.rfind("PE(p)", 0) == 0) f.legend.push_back({note, kNoColor});
@@ -543,11 +553,11 @@ Status WriteSimilarityOffsetView(std::ostream& out, TableFormat format, const Vi
     int64_t defined = 0;
     const double rel = vectors.empty() ? s.Relative(k) : 0.0;
     for (int64_t r = r0; r < r0 + n; ++r) {
-      const double v =
-          !vectors.empty()
-              ? DotOf(vectors.data() + r * d, vectors.data() + (r + k) * d, d)
-              : (rel + abs_part[static_cast<size_t>(2 * r + k)]) *
-                    inv_norm[static_cast<size_t>(r)] * inv_norm[static_cast<size_t>(r + k)];
+      const double v = !vectors.empty()
+                           ? DotOf(vectors.data() + r * d, vectors.data() + (r + k) * d, d)
+                           : (rel + abs_part[static_cast<size_t>(2 * r + k)]) *
+                                 inv_norm[static_cast<size_t>(r)] *
+                                 inv_norm[static_cast<size_t>(r + k)];
       if (std::isnan(v)) continue;
       sum += v;
       ++defined;

@@ -1,11 +1,11 @@
 // The sum view: a token's embedding, scaled, plus its positional vector: the model input.
 // Only for schemes that add a vector to the embeddings.
-#include "io/loaded_table.h"
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
+#include "io/loaded_table.h"
 #include "views/figure_export.h"
 #include "views/view_builders.h"
 #include "views/view_geometry.h"
@@ -13,8 +13,7 @@
 namespace pe {
 namespace {
 
-std::string SumsTitle(const ModelParams& m, const Encoding& e, const SentenceResult& s,
-                      int token) {
+std::string SumsTitle(const ModelParams& m, const Encoding& e, const SentenceResult& s, int token) {
   const char* pos = e.scheme() == Scheme::kLearned ? "W_pos" : "PE";
   std::ostringstream t;
   if (token < 0) {
@@ -54,12 +53,11 @@ void AddNotes(const ModelParams& m, const Encoding& e, const SentenceResult& s, 
         f.legend.push_back({missing, none});
       }
     } else {
-      f.legend.push_back({!m.example.ids.empty()
-                          ? "ids typed, V = " + std::to_string(s.vocab_size)
-                      : m.example.subword
-                          ? "ids: " + m.example.subword->Describe()
-                          : std::string("ids: order of first appearance in the text"),
-                      none});
+      f.legend.push_back({!m.example.ids.empty() ? "ids typed, V = " + std::to_string(s.vocab_size)
+                          : m.example.subword
+                              ? "ids: " + m.example.subword->Describe()
+                              : std::string("ids: order of first appearance in the text"),
+                          none});
     }
   } else {
     if (!m.example.embedding_rows.empty()) {
@@ -75,12 +73,11 @@ void AddNotes(const ModelParams& m, const Encoding& e, const SentenceResult& s, 
                     static_cast<unsigned long long>(m.example.seed));
     }
     f.legend.push_back({buf, none});
-    f.legend.push_back({!m.example.ids.empty()
-                          ? "ids typed, V = " + std::to_string(s.vocab_size)
-                      : m.example.subword
-                          ? "ids: " + m.example.subword->Describe()
-                          : std::string("ids: order of first appearance in the text"),
-                      none});
+    f.legend.push_back({!m.example.ids.empty() ? "ids typed, V = " + std::to_string(s.vocab_size)
+                        : m.example.subword
+                            ? "ids: " + m.example.subword->Describe()
+                            : std::string("ids: order of first appearance in the text"),
+                        none});
   }
   if (token < 0) return;
   const InputParts& p = s.parts;
@@ -115,12 +112,12 @@ Result<Figure> SumsFigure(const ViewContext& c) {
   Figure f;
   f.x = {"dimension j", false, false, true};
   f.y = {"value", false, false};
-  const char* part_names[] = {"embedding E[id]",
-                              "scaled E \xc3\x97 \xe2\x88\x9a"
-                              "d",
-                              c.encoding->scheme() == Scheme::kLearned ? "positional W_pos[p]"
-                                                                       : "positional PE[p]",
-                              "sum (model input)"};
+  const char* part_names[] = {
+      "embedding E[id]",
+      "scaled E \xc3\x97 \xe2\x88\x9a"
+      "d",
+      c.encoding->scheme() == Scheme::kLearned ? "positional W_pos[p]" : "positional PE[p]",
+      "sum (model input)"};
   if (sel.selected_token >= 0) {
     const int t = sel.selected_token;
     for (int k = 0; k < 4; ++k) {
@@ -186,7 +183,9 @@ Result<std::vector<SentenceResult>> Batch(const ViewContext& c) {
 }
 }  // namespace
 
-Status CheckSumsTable(const ViewContext& c) { return Batch(c).status(); }
+Status CheckSumsTable(const ViewContext& c) {
+  return Batch(c).status();
+}
 
 Status WriteSumsView(std::ostream& out, TableFormat format, const ViewContext& c,
                      const Progress& progress) {

@@ -25,8 +25,7 @@ FigureImage ValueImage(const std::vector<float>& values, int width, int height,
   MapToRgba(spec.colormap, values.data(), static_cast<int64_t>(values.size()),
             static_cast<float>(spec.lo), static_cast<float>(spec.hi), im.rgba.data());
   for (size_t i = 0; i < values.size(); ++i) {
-    const bool flat =
-        spec.flat == FlatValues::kNaN ? std::isnan(values[i]) : std::isinf(values[i]);
+    const bool flat = spec.flat == FlatValues::kNaN ? std::isnan(values[i]) : std::isinf(values[i]);
     if (!flat) continue;
     if (any_flat != nullptr) *any_flat = true;
     uint8_t* p = im.rgba.data() + 4 * i;

@@ -16,7 +16,9 @@ namespace pe {
 
 // Samples of a smooth curve across a plot `width_px` pixels wide: two per pixel (a sine between
 // samples is then a straight line to well under a pixel), 64 to 20001.
-inline int CurveSamples(int width_px) { return std::clamp(2 * width_px + 1, 64, 20001); }
+inline int CurveSamples(int width_px) {
+  return std::clamp(2 * width_px + 1, 64, 20001);
+}
 
 // One column's curve across the positions [x0, x1] of a plot `width_px` pixels wide. Point
 // samples of a wave that turns by more than kLineMaxTurn between two samples would draw a slower
@@ -35,8 +37,8 @@ struct CurveTrace {
 // The line is faithful while the wave turns by at most pi/4 between samples (8 or more samples
 // a period; two per pixel, so pi/2 a pixel).
 inline constexpr double kLineMaxTurn = std::numbers::pi / 4;
-// Wave columns only (a table without waves() has no continuous form: TraceTableCurve). A column whose value is not the bare wave
-// (xPos's decay multiplies it) keeps the line.
+// Wave columns only (a table without waves() has no continuous form: TraceTableCurve). A column
+// whose value is not the bare wave (xPos's decay multiplies it) keeps the line.
 CurveTrace TraceWaveCurve(const Encoding& e, int64_t col, double x0, double x1, int width_px);
 // The legend's note for a band: "each pixel shows the wave's range over its N positions".
 std::string BandNote(double positions_per_pixel);
@@ -60,6 +62,8 @@ inline constexpr size_t kMaxCurveSeries = 64;
 inline constexpr int kMaxTokenSeries = 32;
 
 // "E × √d": the scaled embedding, as every label writes it.
-inline constexpr const char* kScaledEmbedding = "E \xc3\x97 \xe2\x88\x9a" "d";
+inline constexpr const char* kScaledEmbedding =
+    "E \xc3\x97 \xe2\x88\x9a"
+    "d";
 
 }  // namespace pe

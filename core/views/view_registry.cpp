@@ -20,8 +20,8 @@ constexpr const char* kVectorSchemesNeed =
 const ViewEntry kViews[] = {
     {ViewKind::kHeatmap, "heatmap", "Heatmap: the table, position by column", kAllSchemes, "",
      &HeatmapFigure, &CheckHeatmapTable, &WriteHeatmapView},
-    {ViewKind::kCurves, "curves", "Curves: table columns as waves", kAllSchemes, "",
-     &CurvesFigure, &CheckCurvesTable, &WriteCurvesView},
+    {ViewKind::kCurves, "curves", "Curves: table columns as waves", kAllSchemes, "", &CurvesFigure,
+     &CheckCurvesTable, &WriteCurvesView},
     {ViewKind::kSums, "sum", "Token + position = model input", kAdded,
      "a scheme that adds a vector to the token embeddings (sinusoidal or learned)", &SumsFigure,
      &CheckSumsTable, &WriteSumsView},
@@ -30,8 +30,8 @@ const ViewEntry kViews[] = {
      "sin/cos pairs that rotate (sinusoidal or rope)", &RotationFigure, &CheckRotationTable,
      &WriteRotationView},
     {ViewKind::kFrequencies, "frequencies", "Frequencies per pair, original vs scaled",
-     SchemeBit(Scheme::kRope), "a rotary scheme (rope)", &FrequenciesFigure,
-     &CheckFrequenciesTable, &WriteFrequenciesView},
+     SchemeBit(Scheme::kRope), "a rotary scheme (rope)", &FrequenciesFigure, &CheckFrequenciesTable,
+     &WriteFrequenciesView},
     {ViewKind::kBias, "bias", "Attention bias: query by key, per head", kBiases,
      "an attention-bias scheme (alibi or t5)", &BiasFigure, &CheckBiasTable, &WriteBiasView},
     {ViewKind::kBuckets, "buckets", "T5 buckets: query by key, and against distance",
@@ -44,10 +44,10 @@ const ViewEntry kViews[] = {
     {ViewKind::kDecay, "decay", "Score against distance, scheme by scheme", kAllSchemes, "",
      &DecayFigure, &CheckDecayTable, &WriteDecayView},
     {ViewKind::kRoformerDecay, "roformer-decay", "RoFormer's long-term decay bound",
-     SchemeBit(Scheme::kRope), "the rope scheme", &RoformerDecayFigure,
-     &CheckRoformerDecayTable, &WriteRoformerDecayView},
-    {ViewKind::kPrecision, "precision", "Precision: the table in bfloat16 or float16",
-     kAllSchemes, "", &PrecisionFigure, &CheckPrecisionTable, &WritePrecisionView},
+     SchemeBit(Scheme::kRope), "the rope scheme", &RoformerDecayFigure, &CheckRoformerDecayTable,
+     &WriteRoformerDecayView},
+    {ViewKind::kPrecision, "precision", "Precision: the table in bfloat16 or float16", kAllSchemes,
+     "", &PrecisionFigure, &CheckPrecisionTable, &WritePrecisionView},
     {ViewKind::kAttention, "attention", "Attention: the softmax row of one query", kAllSchemes, "",
      &AttentionFigure, &CheckAttentionTable, &WriteAttentionView},
     {ViewKind::kCompare, "compare", "Compare two configurations side by side", kAllSchemes, "",
@@ -65,9 +65,8 @@ const ViewEntry kViews[] = {
     {ViewKind::kWalkthrough, "walkthrough", "Walkthrough: from text to model input", kAdded,
      "a scheme that adds a vector to the token embeddings (sinusoidal or learned)",
      &WalkthroughFigure, &CheckWalkthroughTable, &WriteWalkthroughView, &WalkthroughPages},
-    {ViewKind::kCheck, "check", "Check a loaded table against the exact reference",
-     kVectorSchemes, kVectorSchemesNeed,
-     &CheckFigure, &CheckCheckTable, &WriteCheckView},
+    {ViewKind::kCheck, "check", "Check a loaded table against the exact reference", kVectorSchemes,
+     kVectorSchemesNeed, &CheckFigure, &CheckCheckTable, &WriteCheckView},
     {ViewKind::kProjection, "projection", "Projection: the tokens' vectors in 2-D (PCA)", kAdded,
      "a scheme that adds a vector to the token embeddings (sinusoidal or learned)",
      &ProjectionFigure, &CheckProjectionTable, &WriteProjectionView},
@@ -75,7 +74,9 @@ const ViewEntry kViews[] = {
 
 }  // namespace
 
-std::span<const ViewEntry> Views() { return kViews; }
+std::span<const ViewEntry> Views() {
+  return kViews;
+}
 
 const ViewEntry& GetView(ViewKind kind) {
   for (const ViewEntry& v : kViews) {
@@ -84,7 +85,9 @@ const ViewEntry& GetView(ViewKind kind) {
   return kViews[0];
 }
 
-std::string_view ViewName(ViewKind view) { return GetView(view).name; }
+std::string_view ViewName(ViewKind view) {
+  return GetView(view).name;
+}
 
 std::optional<ViewKind> ParseView(std::string_view name) {
   for (const ViewEntry& v : kViews) {

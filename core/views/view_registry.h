@@ -6,8 +6,8 @@
 
 #include <ostream>
 #include <span>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "encoding/encoding.h"

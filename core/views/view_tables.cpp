@@ -16,11 +16,10 @@ Status ValidateDims(const Encoding& encoding, const std::vector<int64_t>& dims) 
   for (int64_t d : dims) {
     if (d < 0 || d >= cols) {
       const bool width = cols == encoding.params().d_model;
-      return InvalidArgument("dims: dimension " + std::to_string(d) + " is outside [0, " +
-                             std::to_string(cols - 1) + "] for " +
-                             (width ? "d_model " : "the " + encoding.TableName() +
-                                                       " table's width ") +
-                             std::to_string(cols));
+      return InvalidArgument(
+          "dims: dimension " + std::to_string(d) + " is outside [0, " + std::to_string(cols - 1) +
+          "] for " + (width ? "d_model " : "the " + encoding.TableName() + " table's width ") +
+          std::to_string(cols));
     }
     if (!seen.insert(d).second) {
       return InvalidArgument("dims: dimension " + std::to_string(d) + " is listed twice");

@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "base/matrix.h"
+#include "base/status.h"
+#include "encoding/encoding.h"
 #include "model/input_layer.h"
 #include "model/param_fields.h"
-#include "base/matrix.h"
-#include "encoding/encoding.h"
-#include "base/status.h"
 
 namespace pe {
 

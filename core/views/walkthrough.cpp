@@ -49,8 +49,8 @@ Result<SentenceResult> WholeBatch(const TextExample& ex, const Encoding& encodin
     const SentenceResult& r = all[b];
     s.tokens.insert(s.tokens.end(), r.tokens.begin(), r.tokens.end());
     s.ids.insert(s.ids.end(), r.ids.begin(), r.ids.end());
-    for (Matrix InputParts::*part : {&InputParts::embedding, &InputParts::scaled,
-                                     &InputParts::positional, &InputParts::sum}) {
+    for (Matrix InputParts::*part :
+         {&InputParts::embedding, &InputParts::scaled, &InputParts::positional, &InputParts::sum}) {
       Matrix& to = s.parts.*part;
       const Matrix& from = r.parts.*part;
       to.data.insert(to.data.end(), from.data.begin(), from.data.end());
@@ -320,7 +320,8 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     p.title += ": the text cut into pieces";
     p.explanation = ex.subword
                         ? "The tokenizer file cuts the text into the subword pieces its model "
-                          "was trained with (" + ex.subword->Describe() + ")."
+                          "was trained with (" +
+                              ex.subword->Describe() + ")."
                     : ex.tokenizer == TokenizerKind::kChar
                         ? "The character tokenizer makes every character, spaces included, a token."
                         : "The word tokenizer makes every run of letters or digits a token and "
@@ -385,12 +386,12 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
         "Seed 000: word_lookup(input_tokens), an nn.Embedding lookup; seed 003 writes the same "
         "as out[i, j] = W[x[i, j]], and seed 002 uses Haiku's Embed module.";
     p.numbers.push_back(w.typed ? "E: the blog's typed rows E[1], E[2], E[3]"
-                    : ex.init == EmbeddingInit::kTorch
-                        ? "E: torch.manual_seed(" + std::to_string(ex.torch_seed) +
-                              "); nn.Embedding(" + std::to_string(w.vocab_size) + ", " +
-                              std::to_string(d) + ").weight, PyTorch's own numbers"
-                        : "E: N(0, 1) from seed " + std::to_string(ex.seed) +
-                              ", as an untrained nn.Embedding");
+                        : ex.init == EmbeddingInit::kTorch
+                            ? "E: torch.manual_seed(" + std::to_string(ex.torch_seed) +
+                                  "); nn.Embedding(" + std::to_string(w.vocab_size) + ", " +
+                                  std::to_string(d) + ").weight, PyTorch's own numbers"
+                            : "E: N(0, 1) from seed " + std::to_string(ex.seed) +
+                                  ", as an untrained nn.Embedding");
     if (any) {
       p.numbers.push_back("rows looked up: " + IdList(w.ids, 32) + " (outlined below)");
       AddRows(p.numbers, w, w.parts.embedding, "E[id]");
@@ -425,14 +426,14 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     m.values.cols = cols;
     m.values.data.resize(rows.size() * static_cast<size_t>(cols));
     // The table's rows as the sentence's embedding part makes them (its initialiser and seed).
-    Result<Matrix> table_rows = w.typed ? Result<Matrix>(Matrix{})
-                                        : ExampleEmbeddingRows(ex, w.vocab_size, d, rows);
+    Result<Matrix> table_rows =
+        w.typed ? Result<Matrix>(Matrix{}) : ExampleEmbeddingRows(ex, w.vocab_size, d, rows);
     for (size_t r = 0; r < rows.size(); ++r) {
       for (int64_t j = 0; j < cols; ++j) {
         m.values.at(static_cast<int64_t>(r), j) =
-            w.typed               ? w.parts.embedding.at(static_cast<int64_t>(r), j)
-            : table_rows.ok()     ? table_rows.value().at(static_cast<int64_t>(r), j)
-                                  : 0.0f;
+            w.typed           ? w.parts.embedding.at(static_cast<int64_t>(r), j)
+            : table_rows.ok() ? table_rows.value().at(static_cast<int64_t>(r), j)
+                              : 0.0f;
       }
       const bool looked_up = std::find(w.ids.begin(), w.ids.end(), rows[r]) != w.ids.end();
       if (looked_up) m.outlined.push_back(static_cast<int64_t>(r));
