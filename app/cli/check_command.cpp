@@ -11,19 +11,6 @@
 namespace pe {
 namespace {
 
-std::string Num(double v, int digits = 3) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
-// A float32 value with every digit it needs to read back.
-std::string Full(float v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
-  return buf;
-}
-
 std::string Named(const CheckCandidate& c) {
   return c.preset.empty() ? c.description : c.description + " (" + c.preset + ")";
 }
@@ -32,14 +19,15 @@ std::string VerdictText(const CheckCandidate& c) {
   switch (c.verdict) {
     case CheckVerdict::kMatch:
       return "matches " + Named(c) +
-             (c.stats.max_abs == 0 ? std::string(" exactly") : " to " + Num(c.stats.max_abs));
+             (c.stats.max_abs == 0 ? std::string(" exactly")
+                                   : " to " + CheckNumberText(c.stats.max_abs));
     case CheckVerdict::kFloat32:
       return "matches " + Named(c) + " as computed in float32 (max |error| " +
-             Num(c.stats.max_abs) + ", growing with the position)";
+             CheckNumberText(c.stats.max_abs) + ", growing with the position)";
     case CheckVerdict::kNoMatch:
       break;
   }
-  return "no match; nearest: " + Named(c) + ", max |error| " + Num(c.stats.max_abs);
+  return "no match; nearest: " + Named(c) + ", max |error| " + CheckNumberText(c.stats.max_abs);
 }
 
 }  // namespace
@@ -55,12 +43,12 @@ void PrintCheckReport(std::ostream& out, const CheckReport& r, const std::string
         << "\n";
     out << "  flags: " << b.flags << "\n";
     const ErrorStats& s = b.stats;
-    out << "  max |error| " << Num(s.max_abs) << ", mean |error| " << Num(s.mean_abs)
-        << ", largest " << s.max_ulps << " ulps, " << s.over_tolerance << " of " << s.rows * s.cols
-        << " cells beyond the tolerance\n";
+    out << "  max |error| " << CheckNumberText(s.max_abs) << ", mean |error| "
+        << CheckNumberText(s.mean_abs) << ", largest " << s.max_ulps << " ulps, "
+        << s.over_tolerance << " of " << s.rows * s.cols << " cells beyond the tolerance\n";
     out << "  worst cell: row " << s.worst_row << " (position " << b.params.offset + s.worst_row
-        << "), column " << s.worst_col << ": table " << Full(s.worst_table) << ", reference "
-        << Full(s.worst_reference) << "\n";
+        << "), column " << s.worst_col << ": table " << CheckFloatText(s.worst_table)
+        << ", reference " << CheckFloatText(s.worst_reference) << "\n";
     out << "    reference formula: " << b.worst_formula << "\n";
     out << "  error in float32 ulps:\n";
     const int64_t cells = s.rows * s.cols;
@@ -76,7 +64,8 @@ void PrintCheckReport(std::ostream& out, const CheckReport& r, const std::string
     const char* const ordinal[] = {"second", "third", "fourth", "fifth"};
     for (size_t k = 1; k < r.ranked.size() && k <= 4; ++k) {
       const CheckCandidate& c = r.ranked[k];
-      out << ordinal[k - 1] << ": " << Named(c) << ", max |error| " << Num(c.stats.max_abs);
+      out << ordinal[k - 1] << ": " << Named(c) << ", max |error| "
+          << CheckNumberText(c.stats.max_abs);
       if (c.verdict != CheckVerdict::kNoMatch) {
         out << " (" << CheckVerdictName(c.verdict) << " too";
         if (c.unsnapped > 0) out << ", with parameters that are not round numbers";

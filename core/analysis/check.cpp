@@ -13,6 +13,18 @@
 #include "encoding/sinusoidal_presets.h"
 
 namespace pe {
+
+std::string CheckNumberText(double v, int digits) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+std::string CheckFloatText(float v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
+  return buf;
+}
 namespace {
 
 constexpr double kPi = std::numbers::pi;

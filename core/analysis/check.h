@@ -37,6 +37,11 @@ int UlpBucket(int64_t ulps);
 // "0", "1", "2-3", "4-7", ..., ">= 2^24".
 std::string UlpBucketLabel(int bucket);
 
+// How the report and the check view print numbers: `v` with `digits` significant digits
+// ("%.*g"), and a float32 with every digit it needs to read back ("%.9g").
+std::string CheckNumberText(double v, int digits = 3);
+std::string CheckFloatText(float v);
+
 // How a table compares with its reference over their common cells.
 struct ErrorStats {
   int64_t rows = 0, cols = 0;  // the cells compared

@@ -28,18 +28,6 @@ constexpr int64_t kIdentifyCells = int64_t{1} << 21;
 constexpr Rgba8 kNoColor{255, 255, 255, 0};
 constexpr const char* kMinus = "\xe2\x88\x92";
 
-std::string Num(double v, int digits = 3) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
-std::string Full(float v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
-  return buf;
-}
-
 struct CheckData {
   std::string name;   // FILE or FILE:TENSOR
   std::string dtype;  // as the file says
@@ -254,18 +242,20 @@ Result<Figure> CheckFigure(const ViewContext& c) {
                           std::to_string(d.table.cols) + ") " + d.dtype +
                           "; reference: " + e.Summary(),
                       kNoColor});
-  f.legend.push_back({"max |error| " + Num(s.max_abs) + ", mean |error| " + Num(s.mean_abs) +
-                          ", largest " + std::to_string(s.max_ulps) + " ulps; " +
-                          std::to_string(s.over_tolerance) + " of " + std::to_string(cells) +
-                          " cells beyond float32 rounding",
+  f.legend.push_back({"max |error| " + CheckNumberText(s.max_abs) + ", mean |error| " +
+                          CheckNumberText(s.mean_abs) + ", largest " + std::to_string(s.max_ulps) +
+                          " ulps; " + std::to_string(s.over_tolerance) + " of " +
+                          std::to_string(cells) + " cells beyond float32 rounding",
                       kNoColor});
   f.legend.push_back({"worst cell: " + axes.row_index + " = " + std::to_string(worst_p) + ", " +
                           axes.column_index + " = " + std::to_string(s.worst_col) + ": table " +
-                          Full(s.worst_table) + ", reference " + Full(s.worst_reference) +
+                          CheckFloatText(s.worst_table) + ", reference " +
+                          CheckFloatText(s.worst_reference) +
                           ", reference = " + e.DescribeCell(worst_p, s.worst_col),
                       kNoColor});
   if (r.width > 0 && r.max_abs < s.max_abs) {
-    f.legend.push_back({"largest |error| in the window shown: " + Num(r.max_abs), kNoColor});
+    f.legend.push_back(
+        {"largest |error| in the window shown: " + CheckNumberText(r.max_abs), kNoColor});
   }
   if (cells <= kIdentifyCells) {
     CheckConstraints none;
@@ -275,12 +265,12 @@ Result<Figure> CheckFigure(const ViewContext& c) {
       const CheckCandidate& best = id.value().ranked.front();
       std::string text = id.value().verdict == CheckVerdict::kNoMatch
                              ? "identified: nothing matches; nearest " + best.description +
-                                   " (max |error| " + Num(best.stats.max_abs) + ")"
+                                   " (max |error| " + CheckNumberText(best.stats.max_abs) + ")"
                              : "identified: " + best.description +
                                    (best.preset.empty() ? "" : " (" + best.preset + ")") +
                                    (id.value().verdict == CheckVerdict::kFloat32
                                         ? ", computed in float32"
-                                        : ", max |error| " + Num(best.stats.max_abs));
+                                        : ", max |error| " + CheckNumberText(best.stats.max_abs));
       f.legend.push_back({text, kNoColor});
       for (const std::string& note : id.value().notes) f.legend.push_back({note, kNoColor});
     }
