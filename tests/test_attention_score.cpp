@@ -246,6 +246,100 @@ TEST(AttentionScore, RasterTexelsAreTheMeansOfTheirCells) {
   }
 }
 
+// Zoomed out on a large raster the texels sit on a lattice and come from the score's waves
+// (analysis/offset_texels.h). Against the mean over every cell, from Score itself: RoPE's score
+// depends on n - m alone (tested above), so each offset's score is computed once, naively.
+TEST(AttentionScore, LatticeRasterIsTheMeanOfEveryCell) {
+  struct Case {
+    RopePairing pairing;
+    RopeScaling scaling;
+    double fraction;
+  };
+  for (const Case& c : {Case{RopePairing::kHalf, RopeScaling::kNone, 1.0},
+                        Case{RopePairing::kInterleaved, RopeScaling::kYarn, 1.0},
+                        Case{RopePairing::kHalf, RopeScaling::kLinear, 0.5}}) {
+    EncodingParams p;
+    p.d_model = 64;
+    p.max_len = 2048;
+    RopeParams rope;
+    rope.pairing = c.pairing;
+    rope.scaling = c.scaling;
+    rope.factor = 4;
+    rope.original_max_len = 512;
+    rope.rotary_fraction = c.fraction;
+    p.scheme = rope;
+    const EncodingPtr e = MakeEncoding(p).value();
+    const AttentionScorer s =
+        AttentionScorer::Make(e, RandomContent(1, 64), RandomContent(2, 64), false).value();
+    // 1000 keys x 900 queries in 500 x 450 pixels: two cells a side per texel.
+    const int64_t k0 = 1000, k1 = 2000, q0 = 100, q1 = 1000;
+    const ScoreRaster r = ComputeScoreRaster(s, {1000, 2000, 100, 1000, 500, 450});
+    ASSERT_EQ(r.width, 500);
+    ASSERT_EQ(r.height, 450);
+    EXPECT_TRUE(r.exact);
+    std::vector<double> g(static_cast<size_t>(k1 - q0));  // score at n - m in (k0 - q1, k1 - q0)
+    const int64_t off0 = k0 - (q1 - 1);
+    for (int64_t k = off0; k < k1 - q0; ++k) g[static_cast<size_t>(k - off0)] = s.Score(q1, q1 + k);
+    for (int y = 0; y < r.height; ++y) {
+      for (int x = 0; x < r.width; ++x) {
+        double sum = 0;
+        int cells = 0;
+        for (int64_t m = r.query_edges[y]; m < r.query_edges[y + 1]; ++m) {
+          for (int64_t n = r.key_edges[x]; n < r.key_edges[x + 1]; ++n) {
+            sum += g[static_cast<size_t>(n - m - off0)];
+            ++cells;
+          }
+        }
+        ASSERT_NEAR(r.values[static_cast<size_t>(y) * r.width + x], sum / cells,
+                    1e-5 * (1 + std::abs(sum / cells)))
+            << "pairing " << static_cast<int>(c.pairing) << " texel " << x << "," << y;
+      }
+    }
+  }
+}
+
+// The added schemes at a billion positions: each texel against the exact column means of its
+// queries and keys (closed forms, a separate path), dotted.
+TEST(AttentionScore, LatticeRasterAtABillionMatchesTheMeanVectors) {
+  for (PeVariant variant : {PeVariant::kPaper, PeVariant::kT2t}) {
+    for (int64_t d : {64, 63}) {  // odd d: the paper's unpaired column, a wave of n + m
+      EncodingParams p;
+      p.d_model = d;
+      p.max_len = 1'000'000'000;
+      SinusoidalParams sp;
+      sp.variant = variant;
+      p.scheme = sp;
+      const EncodingPtr e = MakeEncoding(p).value();
+      const AttentionScorer s =
+          AttentionScorer::Make(e, RandomContent(3, d), RandomContent(4, d), false).value();
+      // The whole table; a million positions, where the unpaired column's wave of n + m is
+      // large; a window near the end.
+      for (const ScoreRasterRequest& req :
+           {ScoreRasterRequest{0, 1e9, 0, 1e9, 800, 500},
+            ScoreRasterRequest{0, 1e6, 0, 1e6, 800, 500},
+            ScoreRasterRequest{999e6, 1e9, 998e6, 999.5e6, 640, 480}}) {
+        const ScoreRaster r = ComputeScoreRaster(s, req);
+        ASSERT_GE(r.width, 0.9 * req.width_px);
+        ASSERT_GE(r.height, 0.9 * req.height_px);
+        EXPECT_TRUE(r.exact);
+        std::vector<double> mq(static_cast<size_t>(d)), mk(static_cast<size_t>(d));
+        for (int y : {0, 1, r.height / 3, r.height - 1}) {
+          for (int x : {0, 2, r.width / 2, r.width - 1}) {
+            ASSERT_TRUE(s.MeanQuery(r.query_edges[y], r.query_edges[y + 1] - r.query_edges[y], 8,
+                                    mq.data()));
+            ASSERT_TRUE(
+                s.MeanKey(r.key_edges[x], r.key_edges[x + 1] - r.key_edges[x], 8, mk.data()));
+            const double want = s.Dot(mq.data(), mk.data());
+            EXPECT_NEAR(r.values[static_cast<size_t>(y) * r.width + x], want,
+                        1e-6 * (1 + std::abs(want)))
+                << "d " << d << " texel " << x << "," << y;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(AttentionScore, BiasSchemesThroughTheInterface) {
   EncodingParams p;
   p.d_model = 8;

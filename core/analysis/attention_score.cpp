@@ -4,8 +4,12 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <optional>
 
+#include "analysis/offset_texels.h"
+#include "analysis/similarity.h"
 #include "base/random.h"
+#include "encoding/rope.h"
 #include "io/loaded_table.h"
 #include "model/embedding.h"
 #include "text/tokenizer.h"
@@ -231,6 +235,98 @@ double AttentionScorer::Score(int64_t m, int64_t n) const {
   return Dot(q.data(), k.data()) + encoding_->Bias(m, n);
 }
 
+namespace {
+
+// The score as sums of waves, for the exact zoomed-out raster (no mask, no bias). Keys are the
+// columns (x = n), queries the rows (y = m); score = (constant + query(m) + key(n) + offset(n - m)
+// + sum(n + m)) / sqrt(d), each part a sum of waves of its variable.
+struct ScoreWaves {
+  double constant = 0;
+  std::vector<WaveTerm> query, key, offset, sum;
+};
+
+std::optional<ScoreWaves> MakeScoreWaves(const AttentionScorer& s) {
+  const Encoding& e = s.encoding();
+  if (s.causal() || s.has_bias()) return std::nullopt;
+  const std::vector<double>& xq = s.x_query();
+  const std::vector<double>& xk = s.x_key();
+  const auto d = static_cast<size_t>(s.dim());
+  ScoreWaves out;
+  if (e.family() == Family::kAdded) {
+    // (x_q + PE_m) . (x_k + PE_n) = x_q . x_k + PE_m . x_k + x_q . PE_n + PE_m . PE_n: the
+    // first a constant, the middle two waves of m and of n, the last the similarity's waves of
+    // n - m and n + m (analysis/similarity.h).
+    const std::span<const WaveColumn> cols = e.waves();
+    if (cols.size() != d) return std::nullopt;  // a table (learned): no waves
+    for (size_t j = 0; j < d; ++j) {
+      const WaveColumn& c = cols[j];
+      out.constant += xq[j] * xk[j];
+      if (c.wave == Wave::kZero) continue;
+      if (c.wave != Wave::kSin && c.wave != Wave::kCos) return std::nullopt;
+      // a cos(p w) = Re(a e^{i p w}); a sin(p w) = Re(-i a e^{i p w}).
+      const bool cos = c.wave == Wave::kCos;
+      out.query.push_back(
+          {c.frequency, cos ? c.amplitude * xk[j] : 0.0, cos ? 0.0 : -c.amplitude * xk[j]});
+      out.key.push_back(
+          {c.frequency, cos ? c.amplitude * xq[j] : 0.0, cos ? 0.0 : -c.amplitude * xq[j]});
+    }
+    for (const SimilarityWave& w : SimilarityWaves(cols)) {
+      out.offset.push_back({w.w, w.a, 0.0});
+      if (w.b != 0.0) out.sum.push_back({w.w, w.b, 0.0});
+    }
+    return out;
+  }
+  if (e.params().kind() != Scheme::kRope) return std::nullopt;  // xPos: its decay
+  // RoPE rotates pair i of the query by m theta_i and of the key by n theta_i, both times the
+  // attention factor a: with Q = q1 + i q2 and K = k1 + i k2, their dot is
+  //   a^2 Re(Q conj(K) e^{i (m - n) theta}) = Re(a^2 conj(Q) K e^{i (n - m) theta}),
+  // a wave of the offset n - m (RoFormer section 3.4.2). Unrotated dims add x_q . x_k there.
+  const RopeFrequencies f = ComputeRopeFrequencies(e.params());
+  const auto h = static_cast<size_t>(f.d_rot / 2);
+  const bool half = e.params().rope().pairing == RopePairing::kHalf;
+  const double a2 = f.attention_factor * f.attention_factor;
+  for (size_t i = 0; i < h; ++i) {
+    const size_t i1 = half ? i : 2 * i, i2 = half ? i + h : 2 * i + 1;
+    const double q1 = xq[i1], q2 = xq[i2], k1 = xk[i1], k2 = xk[i2];
+    // conj(Q) K = (q1 k1 + q2 k2) + i (q1 k2 - q2 k1).
+    out.offset.push_back({f.pairs[i].scaled, a2 * (q1 * k1 + q2 * k2), a2 * (q1 * k2 - q2 * k1)});
+  }
+  for (size_t j = 2 * h; j < d; ++j) out.constant += xq[j] * xk[j];
+  return out;
+}
+
+// The raster from the waves on a lattice (ChooseOffsetLattice), or nullopt when there is none.
+std::optional<ScoreRaster> OffsetScoreRaster(const ScoreWaves& w, int64_t dim, int64_t k_lo,
+                                             int64_t k_hi, int k_px, int64_t q_lo, int64_t q_hi,
+                                             int q_px) {
+  const std::optional<OffsetLattice> lat = ChooseOffsetLattice(k_lo, k_hi, k_px, q_lo, q_hi, q_px);
+  if (!lat) return std::nullopt;
+  ScoreRaster r;
+  r.key_edges = lat->x_edges;
+  r.query_edges = lat->y_edges;
+  r.width = lat->nx();
+  r.height = lat->ny();
+  std::vector<double> v(static_cast<size_t>(r.width) * r.height);
+  OffsetTexelMeans(w.offset, *lat, v.data());
+  AddSumPositionMeans(w.sum, r.key_edges, r.query_edges, v.data());
+  std::vector<double> rows(static_cast<size_t>(r.height), 0.0),
+      cols(static_cast<size_t>(r.width), 0.0);
+  if (!w.query.empty()) SpanMeansOfWaves(w.query, r.query_edges, rows.data());
+  if (!w.key.empty()) SpanMeansOfWaves(w.key, r.key_edges, cols.data());
+  const double inv = 1.0 / std::sqrt(static_cast<double>(dim));
+  r.values.resize(v.size());
+  for (int y = 0; y < r.height; ++y) {
+    const double row = w.constant + rows[static_cast<size_t>(y)];
+    for (int x = 0; x < r.width; ++x) {
+      const size_t i = static_cast<size_t>(y) * r.width + x;
+      r.values[i] = static_cast<float>((row + cols[static_cast<size_t>(x)] + v[i]) * inv);
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
 ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterRequest& req) {
   ScoreRaster r;
   const Encoding& e = s.encoding();
@@ -251,6 +347,17 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
   r.width = static_cast<int>(r.key_edges.size()) - 1;
   r.height = static_cast<int>(r.query_edges.size()) - 1;
   r.one_cell_per_texel = k_hi - k_lo == r.width && q_hi - q_lo == r.height;
+  if (!r.one_cell_per_texel && req.lattice &&
+      static_cast<int64_t>(r.width) * r.height * s.dim() > kOffsetRasterMinWork) {
+    // Zoomed out: exact texel means on a lattice, from the score's waves (any window in a frame).
+    if (const std::optional<ScoreWaves> waves = MakeScoreWaves(s)) {
+      if (std::optional<ScoreRaster> fast =
+              OffsetScoreRaster(*waves, s.dim(), k_lo, k_hi, std::min(px_w, req.width_px), q_lo,
+                                q_hi, std::min(px_h, req.height_px))) {
+        return std::move(*fast);
+      }
+    }
+  }
   r.values.assign(static_cast<size_t>(r.width) * r.height, 0.0f);
   const int64_t d = s.dim();
   const int samples = kScoreTexelSamples;

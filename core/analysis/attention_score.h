@@ -89,6 +89,9 @@ class AttentionScorer {
 struct ScoreRasterRequest {
   double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
   int width_px = 1, height_px = 1;
+  // Zoomed out, texels may sit on a lattice (analysis/offset_texels.h) for exact means in a
+  // frame; false keeps RasterEdges's texels (one per pixel), for rasters compared cell by cell.
+  bool lattice = true;
 };
 
 inline constexpr int kScoreTexelSamples = 8;  // positions averaged per texel side when not exact

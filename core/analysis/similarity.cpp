@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "encoding/rope.h"
 #include "views/heatmap_raster.h"
@@ -91,6 +92,23 @@ std::optional<SimilarityMeasure> ParseSimilarityMeasure(std::string_view name) {
   return std::nullopt;
 }
 
+std::vector<SimilarityWave> SimilarityWaves(std::span<const WaveColumn> columns) {
+  // A_w and B_w per distinct frequency (a sin and a cos of one pair share theirs exactly: both
+  // come from the pair's exponent).
+  std::map<double, SimilarityWave> terms;
+  for (const WaveColumn& c : columns) {
+    if (c.wave == Wave::kZero) continue;
+    SimilarityWave& t = terms[c.frequency];
+    t.w = c.frequency;
+    const double a2 = c.amplitude * c.amplitude;
+    t.a += 0.5 * a2;
+    t.b += c.wave == Wave::kCos ? 0.5 * a2 : -0.5 * a2;
+  }
+  std::vector<SimilarityWave> out;
+  for (const auto& [w, t] : terms) out.push_back(t);
+  return out;
+}
+
 Status CheckSimilarityScheme(const EncodingParams& params) {
   switch (params.kind()) {
     case Scheme::kSinusoidal:
@@ -133,19 +151,8 @@ Result<PositionSimilarity> PositionSimilarity::Make(EncodingPtr encoding,
   sim.encoding_ = std::move(encoding);
   sim.dim_ =
       sim.columns_.empty() ? sim.encoding_->cols() : static_cast<int64_t>(sim.columns_.size());
-  // A_w and B_w per distinct frequency (a sin and a cos of one pair share theirs exactly: both
-  // come from the pair's exponent).
-  std::map<double, Term> terms;
-  for (const WaveColumn& c : sim.columns_) {
-    if (c.wave == Wave::kZero) continue;
-    Term& t = terms[c.frequency];
-    t.w = c.frequency;
-    const double a2 = c.amplitude * c.amplitude;
-    t.a += 0.5 * a2;
-    t.b += c.wave == Wave::kCos ? 0.5 * a2 : -0.5 * a2;
-  }
-  for (const auto& [w, t] : terms) {
-    sim.terms_.push_back(t);
+  sim.terms_ = SimilarityWaves(sim.columns_);
+  for (const Term& t : sim.terms_) {
     if (t.b != 0.0) {
       sim.has_absolute_ = true;
       sim.max_absolute_ = std::max(sim.max_absolute_, std::abs(t.b));
@@ -179,6 +186,20 @@ double PositionSimilarity::Absolute(int64_t s) const {
     if (t.b != 0.0) acc += t.b * CosOfMultiple(s, t.w);
   }
   return acc;
+}
+
+std::vector<WaveTerm> PositionSimilarity::RelativeWaves() const {
+  std::vector<WaveTerm> out;
+  for (const Term& t : terms_) out.push_back({t.w, t.a, 0.0});
+  return out;
+}
+
+std::vector<WaveTerm> PositionSimilarity::AbsoluteWaves() const {
+  std::vector<WaveTerm> out;
+  for (const Term& t : terms_) {
+    if (t.b != 0.0) out.push_back({t.w, t.b, 0.0});
+  }
+  return out;
 }
 
 double PositionSimilarity::Dot(int64_t p, int64_t q) const {
@@ -306,6 +327,27 @@ SimilarityRaster ComputeSimilarityRaster(const PositionSimilarity& sim,
       }
     }
     return r;
+  }
+
+  if (sim.closed_form() && (sim.measure() == SimilarityMeasure::kDot || sim.toeplitz()) &&
+      static_cast<int64_t>(r.width) * r.height * sim.dim() > kOffsetRasterMinWork) {
+    if (std::optional<OffsetLattice> lat = ChooseOffsetLattice(
+            q_lo, q_hi, std::min(px_w, req.width_px), p_lo, p_hi, std::min(px_h, req.height_px))) {
+      // Columns are q (x), rows p (y): the relative part is a function of q - p, the absolute
+      // part of q + p; the cosine divides by the constant norm^2, Relative(0).
+      r.q_edges = lat->x_edges;
+      r.p_edges = lat->y_edges;
+      r.width = lat->nx();
+      r.height = lat->ny();
+      std::vector<double> v(static_cast<size_t>(r.width) * r.height);
+      OffsetTexelMeans(sim.RelativeWaves(), *lat, v.data());
+      AddSumPositionMeans(sim.AbsoluteWaves(), r.q_edges, r.p_edges, v.data());
+      const double scale =
+          sim.measure() == SimilarityMeasure::kCosine ? 1.0 / sim.Relative(0) : 1.0;
+      r.values.resize(v.size());
+      for (size_t i = 0; i < v.size(); ++i) r.values[i] = static_cast<float>(v[i] * scale);
+      return r;
+    }
   }
 
   // Mean vectors of the texel rows and columns; each texel their dot product.

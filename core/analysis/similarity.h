@@ -42,6 +42,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/offset_texels.h"
 #include "base/status.h"
 #include "encoding/encoding.h"
 #include "model/model_params.h"
@@ -51,6 +52,15 @@ namespace pe {
 // "dot", "cosine"
 std::string_view SimilarityMeasureName(SimilarityMeasure measure);
 std::optional<SimilarityMeasure> ParseSimilarityMeasure(std::string_view name);
+
+// The closed form's terms for wave columns: one per distinct frequency w, with A_w and B_w of
+// PE(p) . PE(q) = sum_w A_w cos((q - p) w) + B_w cos((q + p) w) (see the top of this file).
+struct SimilarityWave {
+  double w = 0;  // radians per position
+  double a = 0;  // A_w
+  double b = 0;  // B_w
+};
+std::vector<SimilarityWave> SimilarityWaves(std::span<const WaveColumn> columns);
 
 // Schemes with a vector per position (sinusoidal, learned, rope); an error naming the scheme
 // otherwise.
@@ -86,6 +96,9 @@ class PositionSimilarity {
   // The exact mean of Absolute(2p + k) over p in [p0, p0 + count) (Dirichlet-kernel sums of
   // cos(2pw) and sin(2pw)): with Relative(k), the mean over p of PE(p) . PE(p + k).
   double MeanAbsolute(int64_t p0, int64_t count, int64_t k) const;
+  // The same parts as sums of waves of k and of s (empty without a closed form).
+  std::vector<WaveTerm> RelativeWaves() const;
+  std::vector<WaveTerm> AbsoluteWaves() const;
 
   // The mean over positions [p0, p0 + count) of PE(p) (dot) or PE(p) / |PE(p)| (cosine), (dim()),
   // so that the mean of sim over a block of cells is MeanVector(rows) . MeanVector(columns).
@@ -98,11 +111,7 @@ class PositionSimilarity {
   int64_t mean_samples() const { return columns_.empty() ? 256 : 16; }
 
  private:
-  struct Term {
-    double w = 0;  // radians per position
-    double a = 0;  // A_w
-    double b = 0;  // B_w
-  };
+  using Term = SimilarityWave;
   EncodingPtr encoding_;
   SimilarityMeasure measure_ = SimilarityMeasure::kDot;
   int64_t dim_ = 0;
@@ -138,8 +147,12 @@ struct SimilarityRaster {
 
 // The raster of the window, clamped to the table. One cell per texel with a closed form: each
 // distinct k = q - p and s = q + p of the window is evaluated once, so a window at positions
-// near 2^31 costs what one near 0 does. Otherwise the mean vectors of the texel rows and columns
-// are made once (about (rows + columns) x dim work) and each texel is their dot product.
+// near 2^31 costs what one near 0 does. Zoomed out, a closed form with the dot (or a cosine
+// whose norm is constant) puts the texels on a lattice (ChooseOffsetLattice) and evaluates the
+// exact means along one progression of offsets (OffsetTexelMeans), plus the few absolute terms
+// texel by texel: the whole 1e9 x 1e9 table in a frame. Otherwise the mean vectors of the texel
+// rows and columns are made once (about (rows + columns) x dim work) and each texel is their
+// dot product.
 SimilarityRaster ComputeSimilarityRaster(const PositionSimilarity& sim,
                                          const SimilarityRasterRequest& request);
 

@@ -170,10 +170,16 @@ Result<Figure> ScoreCompareFigure(const ViewContext& c, const ComparePair& p) {
   for (Figure& panel : f.panels)
     panel.colorbar = FigureColorBar{ColormapId::kRdBu, -10, 10, "score"};
   const PixelSize px = PanelAreaPixels(f, c.size, c.format).front();
-  const ScoreRasterRequest req{
+  ScoreRasterRequest req{
       w.x0, w.x1, w.y0, w.y1, std::min(px.width, 4096), std::min(px.height, 4096)};
-  const ScoreRaster ra = ComputeScoreRaster(sa.value(), req);
-  const ScoreRaster rb = ComputeScoreRaster(sb.value(), req);
+  ScoreRaster ra = ComputeScoreRaster(sa.value(), req);
+  ScoreRaster rb = ComputeScoreRaster(sb.value(), req);
+  if (ra.key_edges != rb.key_edges || ra.query_edges != rb.query_edges) {
+    // One side on a lattice, the other not: both on the same texels, cell for cell.
+    req.lattice = false;
+    ra = ComputeScoreRaster(sa.value(), req);
+    rb = ComputeScoreRaster(sb.value(), req);
+  }
   double hi = std::max(MaxAbs(ra.values), MaxAbs(rb.values));
   if (!(hi > 0.0)) hi = 1.0;
   const FigureColorBar shared{ColormapId::kRdBu, -hi, hi, "score, A and B"};
@@ -185,8 +191,8 @@ Result<Figure> ScoreCompareFigure(const ViewContext& c, const ComparePair& p) {
     if (r.empty()) continue;
     f.panels[static_cast<size_t>(k)].image =
         Image(r.values, r.width, r.height, static_cast<double>(r.key_edges.front()),
-              static_cast<double>(r.key_edges.back()), static_cast<double>(r.query_edges.front()),
-              static_cast<double>(r.query_edges.back()), ColormapId::kRdBu, -hi, hi, any_masked);
+              TexelImageEnd(r.key_edges), static_cast<double>(r.query_edges.front()),
+              TexelImageEnd(r.query_edges), ColormapId::kRdBu, -hi, hi, any_masked);
   }
   bool equal = false;
   if (diff) {
@@ -199,10 +205,9 @@ Result<Figure> ScoreCompareFigure(const ViewContext& c, const ComparePair& p) {
     panel.colorbar = DifferenceBar(d, equal);
     if (!ra.empty()) {
       panel.image = Image(d, ra.width, ra.height, static_cast<double>(ra.key_edges.front()),
-                          static_cast<double>(ra.key_edges.back()),
-                          static_cast<double>(ra.query_edges.front()),
-                          static_cast<double>(ra.query_edges.back()), ColormapId::kRdBu,
-                          panel.colorbar->vmin, panel.colorbar->vmax, any_masked);
+                          TexelImageEnd(ra.key_edges), static_cast<double>(ra.query_edges.front()),
+                          TexelImageEnd(ra.query_edges), ColormapId::kRdBu, panel.colorbar->vmin,
+                          panel.colorbar->vmax, any_masked);
     }
   }
   const std::string def_a = ScoreDefinition(ea, c.params.content);

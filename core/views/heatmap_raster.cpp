@@ -36,6 +36,16 @@ std::vector<int64_t> RasterEdges(int64_t lo, int64_t hi, int pixels) {
   return edges;
 }
 
+double TexelImageEnd(const std::vector<int64_t>& edges) {
+  if (edges.size() < 3) return edges.empty() ? 0.0 : static_cast<double>(edges.back());
+  const int64_t span = edges[1] - edges[0];
+  for (size_t i = 1; i + 2 < edges.size(); ++i) {
+    if (edges[i + 1] - edges[i] != span) return static_cast<double>(edges.back());
+  }
+  if (edges.back() - edges[edges.size() - 2] >= span) return static_cast<double>(edges.back());
+  return static_cast<double>(edges.front() + span * static_cast<int64_t>(edges.size() - 1));
+}
+
 int64_t EstimateRasterWork(const RasterRequest& req) {
   if (HasBlockMeans(*req.encoding)) {
     return static_cast<int64_t>(std::min(req.width_px, 4096)) * std::min(req.height_px, 4096);

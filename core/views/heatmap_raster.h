@@ -41,6 +41,12 @@ struct Raster {
 // they fit, else slices of (nearly) equal width. (slices + 1) entries, empty when lo >= hi.
 std::vector<int64_t> RasterEdges(int64_t lo, int64_t hi, int pixels);
 
+// Where an image of texels with these edges ends when drawn with equal texels: the last edge,
+// except for edges of one span but the last, cut short at the table's end (a lattice's, see
+// analysis/offset_texels.h): there the texels keep their span, so each sits exactly over its
+// cells and the last reaches past the end by less than a texel.
+double TexelImageEnd(const std::vector<int64_t>& edges);
+
 // About how many column means ComputeRaster(request) evaluates: texel rows x visible columns.
 int64_t EstimateRasterWork(const RasterRequest& request);
 

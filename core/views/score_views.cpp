@@ -20,6 +20,7 @@
 #include "model/param_fields.h"
 #include "text/tokenizer.h"
 #include "views/figure_export.h"
+#include "views/heatmap_raster.h"
 #include "views/value_image.h"
 #include "views/view_builders.h"
 #include "views/view_geometry.h"
@@ -129,12 +130,11 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
   f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi, "score(m, n)"};
   bool any_masked = false;
   if (!r.empty()) {
-    f.image = ValueImage(
-        r.values, r.width, r.height,
-        {ColormapId::kRdBu, -hi, hi, FlatValues::kNaN, kMaskedGrey,
-         static_cast<double>(r.key_edges.front()), static_cast<double>(r.key_edges.back()),
-         static_cast<double>(r.query_edges.front()), static_cast<double>(r.query_edges.back())},
-        &any_masked);
+    f.image = ValueImage(r.values, r.width, r.height,
+                         {ColormapId::kRdBu, -hi, hi, FlatValues::kNaN, kMaskedGrey,
+                          static_cast<double>(r.key_edges.front()), TexelImageEnd(r.key_edges),
+                          static_cast<double>(r.query_edges.front()), TexelImageEnd(r.query_edges)},
+                         &any_masked);
   }
   f.legend.push_back({definition, kNoColor});
   f.legend.push_back({ScoreContentText(m), kNoColor});

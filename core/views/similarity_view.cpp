@@ -20,6 +20,7 @@
 #include "encoding/rope.h"
 #include "io/file_writers.h"
 #include "views/figure_export.h"
+#include "views/heatmap_raster.h"
 #include "views/value_image.h"
 #include "views/view_builders.h"
 #include "views/view_geometry.h"
@@ -175,12 +176,11 @@ Result<Figure> SimilarityFigure(const ViewContext& c) {
   f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi, cosine ? "cosine" : "dot"};
   bool any_undefined = false;
   if (!r.empty()) {
-    f.image =
-        ValueImage(r.values, r.width, r.height,
-                   {ColormapId::kRdBu, -hi, hi, FlatValues::kNaN, kUndefinedGrey,
-                    static_cast<double>(r.q_edges.front()), static_cast<double>(r.q_edges.back()),
-                    static_cast<double>(r.p_edges.front()), static_cast<double>(r.p_edges.back())},
-                   &any_undefined);
+    f.image = ValueImage(r.values, r.width, r.height,
+                         {ColormapId::kRdBu, -hi, hi, FlatValues::kNaN, kUndefinedGrey,
+                          static_cast<double>(r.q_edges.front()), TexelImageEnd(r.q_edges),
+                          static_cast<double>(r.p_edges.front()), TexelImageEnd(r.p_edges)},
+                         &any_undefined);
   }
   f.legend.push_back({Definition(cosine), kNoColor});
   for (const std::string& note : SchemeNotes(s)) f.legend.push_back({note, kNoColor});

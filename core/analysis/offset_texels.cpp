@@ -1,0 +1,353 @@
+#include "analysis/offset_texels.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include "encoding/wave.h"
+
+namespace pe {
+namespace {
+
+// Sixteen waves advance together: four 4-wide vectors of real and of imaginary parts, enough
+// independent multiply chains to keep the units busy while each waits on the last step.
+constexpr int kLanes = 16;
+constexpr int kVectors = kLanes / 4;
+// Terms are summed in fixed blocks of this many (each block's values in its own buffer, the
+// blocks added in order), so the result is the same on any number of threads.
+constexpr int64_t kTermBlock = 256;
+
+typedef double V4 __attribute__((vector_size(32)));
+
+// acc[t] += the lanes' real parts v, four lanes to a slot (summed by the caller), for t in
+// [0, n), each lane advancing v <- v r after every value. Plain multiplies and adds: the same
+// bits on every processor.
+void AccumulateLanesPlain(int64_t n, const double* __restrict vr, const double* __restrict vi,
+                          const double* __restrict rr, const double* __restrict ri,
+                          double* __restrict acc) {
+  // Copies into vector values (memcpy: no alignment assumed of the caller's arrays).
+  V4 v[4 * kVectors];
+  std::memcpy(v, vr, sizeof(V4) * kVectors);
+  std::memcpy(v + kVectors, vi, sizeof(V4) * kVectors);
+  std::memcpy(v + 2 * kVectors, rr, sizeof(V4) * kVectors);
+  std::memcpy(v + 3 * kVectors, ri, sizeof(V4) * kVectors);
+  V4 a0 = v[0], a1 = v[1], a2 = v[2], a3 = v[3];
+  V4 b0 = v[4], b1 = v[5], b2 = v[6], b3 = v[7];
+  const V4 c0 = v[8], c1 = v[9], c2 = v[10], c3 = v[11];
+  const V4 s0 = v[12], s1 = v[13], s2 = v[14], s3 = v[15];
+  for (int64_t t = 0; t < n; ++t) {
+    const V4 sum = (a0 + a1) + (a2 + a3);
+    for (int k = 0; k < 4; ++k) acc[4 * t + k] += sum[k];
+    const V4 n0 = a0 * c0 - b0 * s0, n1 = a1 * c1 - b1 * s1;
+    const V4 n2 = a2 * c2 - b2 * s2, n3 = a3 * c3 - b3 * s3;
+    b0 = a0 * s0 + b0 * c0;
+    b1 = a1 * s1 + b1 * c1;
+    b2 = a2 * s2 + b2 * c2;
+    b3 = a3 * s3 + b3 * c3;
+    a0 = n0;
+    a1 = n1;
+    a2 = n2;
+    a3 = n3;
+  }
+}
+
+// The same with AVX2 and fused multiply-adds (one rounding per multiply-add: the last bits
+// differ from the plain path's, far below float32's rounding), where the processor has them.
+__attribute__((target("avx2,fma"))) void AccumulateLanesFma(int64_t n, const double* __restrict vr,
+                                                            const double* __restrict vi,
+                                                            const double* __restrict rr,
+                                                            const double* __restrict ri,
+                                                            double* __restrict acc) {
+  __m256d a[kVectors], b[kVectors], c[kVectors], s[kVectors];
+  for (int k = 0; k < kVectors; ++k) {
+    a[k] = _mm256_loadu_pd(vr + 4 * k);
+    b[k] = _mm256_loadu_pd(vi + 4 * k);
+    c[k] = _mm256_loadu_pd(rr + 4 * k);
+    s[k] = _mm256_loadu_pd(ri + 4 * k);
+  }
+  double* out = acc;
+  for (int64_t t = 0; t < n; ++t) {
+    const __m256d sum = _mm256_add_pd(_mm256_add_pd(a[0], a[1]), _mm256_add_pd(a[2], a[3]));
+    _mm256_storeu_pd(out + 4 * t, _mm256_add_pd(_mm256_loadu_pd(out + 4 * t), sum));
+    for (int k = 0; k < kVectors; ++k) {
+      const __m256d re = _mm256_fmsub_pd(a[k], c[k], _mm256_mul_pd(b[k], s[k]));
+      b[k] = _mm256_fmadd_pd(a[k], s[k], _mm256_mul_pd(b[k], c[k]));
+      a[k] = re;
+    }
+  }
+}
+
+bool HasFma() {
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return has;
+}
+
+// One block of terms added into acc (n values).
+void SumBlock(std::span<const WaveTerm> terms, int64_t start2, int64_t step, int64_t n, double* acc,
+              bool fma) {
+  double vr[kLanes], vi[kLanes], rr[kLanes], ri[kLanes];
+  std::vector<double> acc4(static_cast<size_t>(4 * n), 0.0);
+  for (size_t g = 0; g < terms.size(); g += kLanes) {
+    const size_t lanes = std::min<size_t>(kLanes, terms.size() - g);
+    for (size_t l = 0; l < kLanes; ++l) {
+      // The step e^{i w step}; padding lanes stay 0.
+      const UnitComplex r =
+          l < lanes ? ExpOfMultiple(static_cast<double>(step), terms[g + l].w) : UnitComplex{};
+      rr[l] = r.re;
+      ri[l] = r.im;
+    }
+    for (int64_t t0 = 0; t0 < n; t0 += kWaveSumAnchor) {
+      // Exact anchors: h e^{i w (start2 / 2 + step t0)}.
+      for (size_t l = 0; l < kLanes; ++l) {
+        if (l >= lanes) {
+          vr[l] = vi[l] = 0.0;
+          continue;
+        }
+        const WaveTerm& term = terms[g + l];
+        const UnitComplex z =
+            ExpOfMultiple(static_cast<double>(start2 + 2 * step * t0), 0.5 * term.w);
+        vr[l] = term.hr * z.re - term.hi * z.im;
+        vi[l] = term.hr * z.im + term.hi * z.re;
+      }
+      (fma ? AccumulateLanesFma : AccumulateLanesPlain)(std::min(kWaveSumAnchor, n - t0), vr, vi,
+                                                        rr, ri, acc4.data() + 4 * t0);
+    }
+  }
+  for (int64_t t = 0; t < n; ++t) {
+    const double* a = acc4.data() + 4 * t;
+    acc[t] += (a[0] + a[1]) + (a[2] + a[3]);
+  }
+}
+
+}  // namespace
+
+bool WaveSumHasFma() {
+  return HasFma();
+}
+
+void WaveSumAlong(std::span<const WaveTerm> terms, int64_t start2, int64_t step, int64_t n,
+                  double* out, WaveSumPath path) {
+  if (n <= 0) return;
+  const bool fma = path == WaveSumPath::kBest && HasFma();
+  std::fill(out, out + n, 0.0);
+  const auto blocks = static_cast<int64_t>((terms.size() + kTermBlock - 1) / kTermBlock);
+  if (blocks <= 1) {
+    SumBlock(terms, start2, step, n, out, fma);
+    return;
+  }
+  std::vector<double> partial(static_cast<size_t>(blocks * n), 0.0);
+  const bool parallel = static_cast<int64_t>(terms.size()) * n >= (int64_t{1} << 16);
+#pragma omp parallel for schedule(dynamic, 1) if (parallel)
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    const size_t first = static_cast<size_t>(blk * kTermBlock);
+    const size_t count = std::min<size_t>(kTermBlock, terms.size() - first);
+    SumBlock(terms.subspan(first, count), start2, step, n,
+             partial.data() + static_cast<size_t>(blk * n), fma);
+  }
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    const double* p = partial.data() + static_cast<size_t>(blk * n);
+    for (int64_t t = 0; t < n; ++t) out[t] += p[t];
+  }
+}
+
+void WaveSumAlongNaive(std::span<const WaveTerm> terms, int64_t start2, int64_t step, int64_t n,
+                       double* out) {
+  for (int64_t t = 0; t < n; ++t) {
+    double acc = 0.0;
+    for (const WaveTerm& term : terms) {
+      const UnitComplex z = ExpOfMultiple(static_cast<double>(start2 + 2 * step * t), 0.5 * term.w);
+      acc += term.hr * z.re - term.hi * z.im;
+    }
+    out[t] = acc;
+  }
+}
+
+double DirichletMean(int64_t n, double w) {
+  if (n == 1 || w == 0.0) return 1.0;
+  return ExpOfMultiple(static_cast<double>(n), 0.5 * w).im /
+         (static_cast<double>(n) * std::sin(0.5 * w));
+}
+
+int64_t OffsetLattice::values() const {
+  if (x_edges.size() < 2 || y_edges.size() < 2) return 0;
+  const int64_t nxf = (x_edges.back() - x_edges.front()) / sx;
+  const int64_t nyf = (y_edges.back() - y_edges.front()) / sy;
+  if (nxf == 0 || nyf == 0) return 0;
+  return b * (nxf - 1) + a * (nyf - 1) + 1;
+}
+
+namespace {
+
+std::vector<int64_t> LatticeEdges(int64_t lo, int64_t hi, int64_t span) {
+  std::vector<int64_t> edges;
+  for (int64_t e = lo; e < hi; e += span) edges.push_back(e);
+  edges.push_back(hi);
+  return edges;
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+}  // namespace
+
+std::optional<OffsetLattice> ChooseOffsetLattice(int64_t x_lo, int64_t x_hi, int x_px, int64_t y_lo,
+                                                 int64_t y_hi, int y_px) {
+  const int64_t wx = x_hi - x_lo, wy = y_hi - y_lo;
+  if (wx <= 0 || wy <= 0 || x_px < 1 || y_px < 1) return std::nullopt;
+  // The texels one per pixel (or per cell, when the cells are fewer) would give.
+  const int64_t tx = std::min<int64_t>(x_px, wx), ty = std::min<int64_t>(y_px, wy);
+  const int64_t budget = kLatticeValuesPerSide * (tx + ty);
+  std::optional<OffsetLattice> best;
+  int64_t best_values = 0, best_texels = 0;
+  for (int a = 1; a <= kLatticeRatioMax; ++a) {
+    for (int b = 1; b <= kLatticeRatioMax; ++b) {
+      if (std::gcd(a, b) != 1) continue;
+      // The smallest u with b u >= wx / tx and a u >= wy / ty: no more texels than pixels.
+      const int64_t u = std::max({CeilDiv(wx, tx * b), CeilDiv(wy, ty * a), int64_t{1}});
+      const int64_t sx = b * u, sy = a * u;
+      const int64_t nx = CeilDiv(wx, sx), ny = CeilDiv(wy, sy);
+      if (static_cast<double>(nx) < kLatticeResolution * static_cast<double>(tx) ||
+          static_cast<double>(ny) < kLatticeResolution * static_cast<double>(ty)) {
+        continue;
+      }
+      const int64_t values = b * nx + a * ny;
+      const int64_t texels = nx * ny;
+      if (values >= texels || values > budget) continue;
+      // The most texels, then the fewest offsets.
+      if (!best || texels > best_texels || (texels == best_texels && values < best_values)) {
+        OffsetLattice l;
+        l.u = u;
+        l.a = a;
+        l.b = b;
+        l.sx = sx;
+        l.sy = sy;
+        best = std::move(l);
+        best_values = values;
+        best_texels = texels;
+      }
+    }
+  }
+  if (best) {
+    best->x_edges = LatticeEdges(x_lo, x_hi, best->sx);
+    best->y_edges = LatticeEdges(y_lo, y_hi, best->sy);
+  }
+  return best;
+}
+
+namespace {
+
+// The terms times D(nx, w) D(ny, w): the mean over an nx x ny block about its centres.
+std::vector<WaveTerm> BlockTerms(std::span<const WaveTerm> terms, int64_t nx, int64_t ny) {
+  std::vector<WaveTerm> out(terms.begin(), terms.end());
+  const auto count = static_cast<int64_t>(out.size());
+#pragma omp parallel for schedule(static) if (count >= 1024)
+  for (int64_t i = 0; i < count; ++i) {
+    WaveTerm& t = out[static_cast<size_t>(i)];
+    const double f = DirichletMean(nx, t.w) * DirichletMean(ny, t.w);
+    t.hr *= f;
+    t.hi *= f;
+  }
+  return out;
+}
+
+// Twice the centre of the span [lo, lo + n): an integer.
+int64_t Centre2(int64_t lo, int64_t n) {
+  return 2 * lo + n - 1;
+}
+
+}  // namespace
+
+void OffsetTexelMeans(std::span<const WaveTerm> terms, const OffsetLattice& lat, double* out) {
+  const int nx = lat.nx(), ny = lat.ny();
+  if (nx < 1 || ny < 1) return;
+  const int64_t x0 = lat.x_edges.front(), y0 = lat.y_edges.front();
+  const int64_t x_last = lat.x_edges[static_cast<size_t>(nx) - 1];
+  const int64_t y_last = lat.y_edges[static_cast<size_t>(ny) - 1];
+  const int64_t lx = lat.x_edges.back() - x_last, ly = lat.y_edges.back() - y_last;
+  const int nxf = lx == lat.sx ? nx : nx - 1;  // whole columns
+  const int nyf = ly == lat.sy ? ny : ny - 1;  // whole rows
+  if (nxf > 0 && nyf > 0) {
+    // Whole texels: x - y centre offsets (x0 - y0) + (sx - sy) / 2 + u j, j = b x - a y.
+    const std::vector<WaveTerm> block = BlockTerms(terms, lat.sx, lat.sy);
+    const int64_t j_min = -static_cast<int64_t>(lat.a) * (nyf - 1);
+    const int64_t count = lat.values();
+    const int64_t start2 = Centre2(x0, lat.sx) - Centre2(y0, lat.sy) + 2 * lat.u * j_min;
+    std::vector<double> g(static_cast<size_t>(count));
+    WaveSumAlong(block, start2, lat.u, count, g.data());
+    for (int y = 0; y < nyf; ++y) {
+      double* row = out + static_cast<size_t>(y) * nx;
+      const int64_t base = -static_cast<int64_t>(lat.a) * y - j_min;
+      for (int x = 0; x < nxf; ++x) row[x] = g[static_cast<size_t>(base + lat.b * x)];
+    }
+  }
+  if (nxf < nx && nyf > 0) {
+    // The last column, cut short, down the whole rows.
+    const std::vector<WaveTerm> block = BlockTerms(terms, lx, lat.sy);
+    std::vector<double> g(static_cast<size_t>(nyf));
+    WaveSumAlong(block, Centre2(x_last, lx) - Centre2(y0, lat.sy), -lat.sy, nyf, g.data());
+    for (int y = 0; y < nyf; ++y) out[static_cast<size_t>(y) * nx + nx - 1] = g[y];
+  }
+  if (nyf < ny && nxf > 0) {
+    // The last row, cut short, across the whole columns.
+    const std::vector<WaveTerm> block = BlockTerms(terms, lat.sx, ly);
+    WaveSumAlong(block, Centre2(x0, lat.sx) - Centre2(y_last, ly), lat.sx, nxf,
+                 out + static_cast<size_t>(ny - 1) * nx);
+  }
+  if (nxf < nx && nyf < ny) {
+    const std::vector<WaveTerm> block = BlockTerms(terms, lx, ly);
+    WaveSumAlong(block, Centre2(x_last, lx) - Centre2(y_last, ly), 0, 1,
+                 out + static_cast<size_t>(ny - 1) * nx + nx - 1);
+  }
+}
+
+void SpanMeansOfWaves(std::span<const WaveTerm> terms, std::span<const int64_t> edges,
+                      double* out) {
+  const auto n = static_cast<int64_t>(edges.size()) - 1;
+  // Runs of spans of one length: each run is one progression of centres.
+  for (int64_t i = 0; i < n;) {
+    const int64_t s = edges[static_cast<size_t>(i) + 1] - edges[static_cast<size_t>(i)];
+    int64_t j = i + 1;
+    while (j < n && edges[static_cast<size_t>(j) + 1] - edges[static_cast<size_t>(j)] == s) ++j;
+    std::vector<WaveTerm> block(terms.begin(), terms.end());
+    for (WaveTerm& t : block) {
+      const double f = DirichletMean(s, t.w);
+      t.hr *= f;
+      t.hi *= f;
+    }
+    WaveSumAlong(block, Centre2(edges[static_cast<size_t>(i)], s), s, j - i, out + i);
+    i = j;
+  }
+}
+
+void AddSumPositionMeans(std::span<const WaveTerm> terms, std::span<const int64_t> x_edges,
+                         std::span<const int64_t> y_edges, double* out) {
+  if (x_edges.size() < 2 || y_edges.size() < 2) return;
+  const size_t nx = x_edges.size() - 1, ny = y_edges.size() - 1;
+  // The mean of e^{i w p} over each span: D(n, w) e^{i w centre}.
+  auto means = [](std::span<const int64_t> edges, double w) {
+    std::vector<UnitComplex> m(edges.size() - 1);
+    for (size_t i = 0; i + 1 < edges.size(); ++i) {
+      const int64_t n = edges[i + 1] - edges[i];
+      const UnitComplex z = ExpOfMultiple(static_cast<double>(Centre2(edges[i], n)), 0.5 * w);
+      const double f = DirichletMean(n, w);
+      m[i] = {z.re * f, z.im * f};
+    }
+    return m;
+  };
+  for (const WaveTerm& t : terms) {
+    const std::vector<UnitComplex> mx = means(x_edges, t.w), my = means(y_edges, t.w);
+    for (size_t y = 0; y < ny; ++y) {
+      // h my, then Re(h my mx) per column.
+      const double hr = t.hr * my[y].re - t.hi * my[y].im;
+      const double hi = t.hr * my[y].im + t.hi * my[y].re;
+      double* row = out + y * nx;
+      for (size_t x = 0; x < nx; ++x) row[x] += hr * mx[x].re - hi * mx[x].im;
+    }
+  }
+}
+
+}  // namespace pe
