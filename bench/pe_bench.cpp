@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -352,6 +353,38 @@ void BM_ScoreRaster(benchmark::State& state) {
     benchmark::DoNotOptimize(ComputeScoreRaster(scorer, {0, end, 0, end, 800, 500}));
 }
 
+// The score view's frame with RoPE (query and key rotated, N(0,1) content), the same size.
+void BM_ScoreRasterRope(benchmark::State& state) {
+  EncodingParams p;
+  p.d_model = state.range(1);
+  p.max_len = state.range(0);
+  p.scheme = RopeParams{};
+  const EncodingPtr e = MakeEncoding(p).value();
+  std::vector<double> x(static_cast<size_t>(p.d_model));
+  for (size_t j = 0; j < x.size(); ++j) x[j] = std::sin(0.7 * static_cast<double>(j) + 0.3);
+  const AttentionScorer scorer = AttentionScorer::Make(e, x, x, false).value();
+  const double end = static_cast<double>(p.max_len);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(ComputeScoreRaster(scorer, {0, end, 0, end, 800, 500}));
+}
+
+// The bias view's frame (query x key, each texel the exact block mean of the bias) at 1e9
+// positions in 800 x 500: ALiBi (causal, its masked half) and T5 (bidirectional, 32 buckets).
+template <Scheme kScheme>
+void BM_BiasRaster(benchmark::State& state) {
+  EncodingParams p;
+  p.max_len = state.range(0);
+  p.d_model = 64;
+  if (kScheme == Scheme::kAlibi) {
+    p.scheme = AlibiParams{};
+  } else {
+    p.scheme = T5Params{};
+  }
+  const double end = static_cast<double>(p.max_len);
+  const RasterRequest req{MakeEncoding(p).value(), 0, end, 0, end, 800, 500};
+  for (auto _ : state) benchmark::DoNotOptimize(ComputeRaster(req));
+}
+
 // The same texels as BM_HeatmapRaster/1e9 two ways side by side: the per-texel closed forms
 // (MeanOverTexelsNaive, one thread) and the texel-row recurrence (MeanOverTexels).
 template <bool kFast>
@@ -388,6 +421,20 @@ BENCHMARK(BM_SimilarityRaster)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_ScoreRaster)
+    ->Args({1'000'000'000, 8192})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_BiasRaster<Scheme::kAlibi>)
+    ->Name("BM_BiasRasterAlibi")
+    ->Args({1'000'000'000})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_BiasRaster<Scheme::kT5>)
+    ->Name("BM_BiasRasterT5")
+    ->Args({1'000'000'000})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_ScoreRasterRope)
     ->Args({1'000'000'000, 8192})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();

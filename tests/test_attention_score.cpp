@@ -340,6 +340,45 @@ TEST(AttentionScore, LatticeRasterAtABillionMatchesTheMeanVectors) {
   }
 }
 
+// ALiBi and T5 in the score view: texels from the bias's closed-form block means, exact over
+// the unmasked cells (causal ALiBi's own mask, and a causal mask asked for on top of it).
+TEST(AttentionScore, BiasTexelsAreExactMeansOfTheUnmaskedCells) {
+  for (int k = 0; k < 4; ++k) {
+    EncodingParams p;
+    p.d_model = 16;
+    p.max_len = 200;
+    p.offset = 3;
+    if (k < 3) {
+      AlibiParams a;
+      a.mode = k == 0 ? AlibiMode::kCausal : AlibiMode::kSymmetric;
+      a.head = 2;
+      p.scheme = a;
+    } else {
+      T5Params t;
+      t.head = 1;
+      p.scheme = t;
+    }
+    const EncodingPtr e = MakeEncoding(p).value();
+    const AttentionScorer s =
+        AttentionScorer::Make(e, RandomContent(5, 16), RandomContent(6, 16), k == 2).value();
+    for (auto [w, h] : {std::pair{40, 40}, std::pair{13, 21}, std::pair{7, 50}}) {
+      const ScoreRaster r = ComputeScoreRaster(s, {3, 203, 3, 203, w, h});
+      ASSERT_EQ(r.width, w);
+      ASSERT_EQ(r.height, h);
+      // A causal mask asked for over a symmetric ALiBi is not the scheme's own: sampled, and
+      // the 8 x 8 grid covers blocks of at most 8 cells a side exactly.
+      EXPECT_TRUE(r.exact || (k == 2 && (w < 25 || h < 25))) << k;
+      if (r.exact) ExpectRasterIsBlockMeans(s, r, 1e-6);
+    }
+    // At a billion positions every texel is still exact.
+    p.max_len = 1'000'000'000;
+    const AttentionScorer big = AttentionScorer::Make(MakeEncoding(p).value(), RandomContent(5, 16),
+                                                      RandomContent(6, 16), false)
+                                    .value();
+    EXPECT_TRUE(ComputeScoreRaster(big, {0, 1e9, 0, 1e9, 800, 500}).exact);
+  }
+}
+
 TEST(AttentionScore, BiasSchemesThroughTheInterface) {
   EncodingParams p;
   p.d_model = 8;

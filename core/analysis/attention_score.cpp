@@ -325,6 +325,58 @@ std::optional<ScoreRaster> OffsetScoreRaster(const ScoreWaves& w, int64_t dim, i
   return r;
 }
 
+// Cells (m, n) of [m0, m1) x [n0, n1) that a causal mask leaves (n <= m), in closed form.
+double CellsOnOrBelowDiagonal(int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  long double total = 0;
+  const int64_t width = n1 - n0;
+  // Rows m in [n0, n1 - 1) see m - n0 + 1 keys (an arithmetic series); rows from n1 - 1 on all.
+  const int64_t a = std::max(m0, n0), b = std::min(m1, n1 - 1);
+  if (a < b) {
+    total +=
+        static_cast<long double>(b - a) * static_cast<long double>((a - n0 + 1) + (b - n0)) / 2;
+  }
+  const int64_t c = std::max(m0, n1 - 1);
+  if (c < m1) total += static_cast<long double>(m1 - c) * static_cast<long double>(width);
+  return static_cast<double>(total);
+}
+
+// The bias schemes: the content part q . k / sqrt(d) is one number, the bias's texel mean the
+// encoding's closed form over the block (MeanOverBlock), divided by the unmasked share of the
+// block when the scheme's causal mask hides part of it (its table holds 0 there). Exact for
+// every texel at any size; false when the encoding has no block means.
+bool BiasScoreRaster(const AttentionScorer& s, ScoreRaster& r) {
+  const Encoding& e = s.encoding();
+  const int64_t first = e.first_position();
+  const double content = s.Dot(s.x_query().data(), s.x_key().data());
+  double probe = 0;
+  if (!e.MeanOverBlock(0, 1, 0, 1, &probe)) return false;
+  const bool causal = s.causal();
+  r.values.assign(static_cast<size_t>(r.width) * r.height, 0.0f);
+  const bool parallel = static_cast<int64_t>(r.width) * r.height >= 4096;
+#pragma omp parallel for schedule(dynamic, 8) if (parallel)
+  for (int y = 0; y < r.height; ++y) {
+    const int64_t m0 = r.query_edges[static_cast<size_t>(y)];
+    const int64_t m1 = r.query_edges[static_cast<size_t>(y) + 1];
+    float* out = r.values.data() + static_cast<size_t>(y) * r.width;
+    for (int x = 0; x < r.width; ++x) {
+      const int64_t n0 = r.key_edges[static_cast<size_t>(x)];
+      const int64_t n1 = r.key_edges[static_cast<size_t>(x) + 1];
+      double mean = 0;
+      e.MeanOverBlock(m0 - first, m1 - m0, n0 - first, n1 - n0, &mean);
+      if (causal) {
+        const double cells = static_cast<double>(m1 - m0) * static_cast<double>(n1 - n0);
+        const double open = CellsOnOrBelowDiagonal(m0, m1, n0, n1);
+        out[x] = open > 0 ? static_cast<float>(content + mean * cells / open)
+                          : std::numeric_limits<float>::quiet_NaN();
+      } else {
+        out[x] = static_cast<float>(content + mean);
+      }
+    }
+  }
+  r.exact = true;
+  return true;
+}
+
 }  // namespace
 
 ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterRequest& req) {
@@ -357,6 +409,11 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
         return std::move(*fast);
       }
     }
+  }
+  // A bias whose masked cells (if any) are the scheme's own: closed-form block means.
+  if (s.has_bias() && !r.one_cell_per_texel && (!s.causal_mask() || s.encoding().Masked(0, 1)) &&
+      BiasScoreRaster(s, r)) {
+    return r;
   }
   r.values.assign(static_cast<size_t>(r.width) * r.height, 0.0f);
   const int64_t d = s.dim();
