@@ -185,9 +185,76 @@ def new_scheme_rows(repeat, n=4096, d=512, heads=12):
     b_err = float(np.abs(t5_buckets(np.float32) - t5_buckets(np.float64)).max())
     rows.append((f"t5 buckets {n} x {n}", "numpy fill of the same bytes (int64)", b_floor, b_floor, None))
     rows.append((f"t5 buckets {n} x {n}", "numpy, HF _relative_position_bucket", b_ms, b_floor, b_err))
+
+    # RoPE's cos and sin caches as HF's rotary embedding builds them (transformers,
+    # models/llama/modeling_llama.py, LlamaRotaryEmbedding: inv_freq = 1 / base^(2i / d),
+    # freqs = outer(positions, inv_freq), emb = cat(freqs, freqs), then cos and sin), (n, d) each.
+    def rope_cache_np(dtype):
+        inv_freq = (1.0 / (10000.0 ** (np.arange(0, d, 2, dtype=np.int64).astype(dtype) / dtype(d)))).astype(dtype)
+        freqs = np.outer(np.arange(n, dtype=dtype), inv_freq)
+        emb = np.concatenate([freqs, freqs], axis=-1)
+        return np.cos(emb), np.sin(emb)
+
+    r_out = np.empty((2, n, d), dtype=np.float32)
+    r_floor = best_of(lambda: r_out.fill(0.75), repeat)
+    r_ms = best_of(lambda: rope_cache_np(np.float32), repeat)
+    c64, s64 = rope_cache_np(np.float64)
+    c32, s32 = rope_cache_np(np.float32)
+    r_err = float(max(np.abs(c32 - c64).max(), np.abs(s32 - s64).max()))
+    rows.append((f"rope cos+sin {n} x {d}", "numpy fill of the same bytes", r_floor, r_floor, None))
+    rows.append((f"rope cos+sin {n} x {d}", "numpy, HF LlamaRotaryEmbedding", r_ms, r_floor, r_err))
     if torch is None:
-        for what in ("similarity pe @ pe.T", "BLOOM build_alibi_tensor", "T5 _relative_position_bucket"):
+        for what in ("similarity pe @ pe.T", "BLOOM build_alibi_tensor", "T5 _relative_position_bucket",
+                     "HF rotary cos/sin cache"):
             rows.append(("torch", f"PyTorch {what}: not installed", None, None, None))
+        return rows
+    # The same four in PyTorch, as the reference code runs them (float32, all threads).
+    tpe = torch.from_numpy(pe32)
+    rows.append((f"similarity {n} x {n}", "PyTorch pe @ pe.T (float32)",
+                 best_of(lambda: tpe @ tpe.T, max(1, repeat // 2)), floor,
+                 float(np.abs((tpe @ tpe.T).numpy().astype(np.float64) - pe32.astype(np.float64) @ pe32.T.astype(np.float64)).max())))
+
+    def bloom_alibi_torch():
+        closest = 2 ** int(np.floor(np.log2(heads)))
+        base = torch.tensor(2 ** (-(2 ** -(np.log2(closest) - 3))), dtype=torch.float32)
+        slopes = torch.pow(base, torch.arange(1, 1 + closest, dtype=torch.int32))
+        if closest != heads:
+            extra = torch.tensor(2 ** (-(2 ** -(np.log2(2 * closest) - 3))), dtype=torch.float32)
+            k = min(closest, heads - closest)
+            slopes = torch.cat([slopes, torch.pow(extra, torch.arange(1, 1 + 2 * k, 2, dtype=torch.int32))])
+        mask = torch.ones((1, n), dtype=torch.int64)
+        positions = ((mask.cumsum(dim=-1) - 1) * mask)[:, None, :]
+        return (slopes[..., None] * positions).reshape(heads, 1, n)
+
+    rows.append((f"alibi {heads} x {n}", "PyTorch, BLOOM's build_alibi_tensor", best_of(bloom_alibi_torch, repeat),
+                 a_floor, float(np.abs(bloom_alibi_torch().numpy().astype(np.float64) - bloom_alibi(np.float64)).max())))
+
+    def t5_buckets_torch(num_buckets=32, max_distance=128):
+        ctx = torch.arange(n, dtype=torch.long)
+        rel = ctx[None, :] - ctx[:, None]
+        num_buckets //= 2
+        buckets = (rel > 0).to(torch.long) * num_buckets
+        rel = torch.abs(rel)
+        max_exact = num_buckets // 2
+        is_small = rel < max_exact
+        large = max_exact + (torch.log(rel.float() / max_exact) / np.log(max_distance / max_exact) *
+                             (num_buckets - max_exact)).to(torch.long)
+        large = torch.min(large, torch.full_like(large, num_buckets - 1))
+        return buckets + torch.where(is_small, rel, large)
+
+    rows.append((f"t5 buckets {n} x {n}", "PyTorch, HF _relative_position_bucket",
+                 best_of(t5_buckets_torch, max(1, repeat // 2)), b_floor,
+                 float(np.abs(t5_buckets_torch().numpy() - t5_buckets(np.float64)).max())))
+
+    def rope_cache_torch():
+        inv_freq = 1.0 / (10000.0 ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
+        freqs = torch.outer(torch.arange(n, dtype=torch.float32), inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return emb.cos(), emb.sin()
+
+    tc, ts = rope_cache_torch()
+    rows.append((f"rope cos+sin {n} x {d}", "PyTorch, HF LlamaRotaryEmbedding", best_of(rope_cache_torch, repeat),
+                 r_floor, float(max(np.abs(tc.numpy() - c64).max(), np.abs(ts.numpy() - s64).max()))))
     return rows
 
 
