@@ -18,6 +18,7 @@
 
 #include "analysis/attention_score.h"
 #include "analysis/similarity.h"
+#include "base/simd_path.h"
 #include "encoding/encoding.h"
 #include "encoding/positional_encoding.h"
 #include "model/embedding.h"
@@ -451,6 +452,33 @@ BENCHMARK(BM_HeatmapRaster)
     ->Args({1'000'000, 512})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// The input layer on one forced SIMD path (the fourth argument: 0 scalar, 1 avx2, 2 avx512),
+// side by side in one run; PE_SIMD=scalar|avx2|avx512 forces the path of every benchmark
+// instead. A path this processor lacks is reported as an error naming the missing feature.
+template <bool kTrain>
+void BM_InputLayerOnPath(benchmark::State& state) {
+  const auto path = static_cast<SimdPath>(state.range(3));
+  if (!CpuHasSimdPath(path)) {
+    state.SkipWithError(("this processor lacks " + MissingSimdFeatures(path)).c_str());
+    return;
+  }
+  ForceSimdPath(path);
+  BM_InputLayer<kTrain>(state);
+  ClearForcedSimdPath();
+}
+BENCHMARK(BM_InputLayerOnPath<false>)
+    ->Name("BM_InputLayerOnPath")
+    ->ArgNames({"batch", "seq", "d", "path"})
+    ->ArgsProduct({{8}, {512}, {1024}, {0, 1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime();
+BENCHMARK(BM_InputLayerOnPath<true>)
+    ->Name("BM_InputLayerDropoutOnPath")
+    ->ArgNames({"batch", "seq", "d", "path"})
+    ->ArgsProduct({{8}, {512}, {1024}, {0, 1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime();
 
 }  // namespace
 }  // namespace pe

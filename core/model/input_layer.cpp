@@ -5,9 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "base/random.h"
+#include "base/simd_path.h"
 #include "io/loaded_table.h"
 #include "model/embedding.h"
+#include "model/input_layer_kernels.h"
 #include "model/token_ids.h"
 
 namespace pe {
@@ -61,47 +62,8 @@ double InputParts::ScaledToPositionalRatio(int64_t t) const {
   return pe > 0.0 ? Norm(Part::kScaled, t) / pe : INFINITY;
 }
 
-namespace {
-
-// Element k is dropped when RandomUniform(seed, first + k) <= p. That uniform is
-// (m + 1) * 2^-53 with m = RandomBits >> 11, so the test is exactly the integer m < threshold
-// with threshold = floor(p * 2^53): no conversion to double, and the loop vectorises where the
-// processor multiplies 64-bit lanes (AVX-512DQ), about 8x faster than the scalar loop here.
-inline __attribute__((always_inline)) void DropoutLoop(float* __restrict values, int64_t n,
-                                                       float keep_scale, uint64_t threshold,
-                                                       uint64_t seed, uint64_t first) {
-  for (int64_t k = 0; k < n; ++k) {
-    const bool keep = (RandomBits(seed, first + static_cast<uint64_t>(k)) >> 11) >= threshold;
-    values[k] = keep ? values[k] * keep_scale : 0.0f;
-  }
-}
-
-#if defined(__x86_64__)
-__attribute__((target("avx512f,avx512dq,avx512vl"))) void DropoutLoopAvx512(
-    float* values, int64_t n, float keep_scale, uint64_t threshold, uint64_t seed, uint64_t first) {
-  DropoutLoop(values, n, keep_scale, threshold, seed, first);
-}
-#endif
-
-}  // namespace
-
 void ApplyDropout(float* values, int64_t n, double p, uint64_t seed, uint64_t first_index) {
-  if (p <= 0.0) return;
-  if (p >= 1.0) {
-    for (int64_t k = 0; k < n; ++k) values[k] = 0.0f;
-    return;
-  }
-  const auto keep_scale = static_cast<float>(1.0 / (1.0 - p));
-  const auto threshold = static_cast<uint64_t>(std::floor(p * 0x1.0p53));
-#if defined(__x86_64__)
-  static const bool avx512 =
-      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-  if (avx512) {
-    DropoutLoopAvx512(values, n, keep_scale, threshold, seed, first_index);
-    return;
-  }
-#endif
-  DropoutLoop(values, n, keep_scale, threshold, seed, first_index);
+  DropoutKernel(ActiveSimdPath(), values, n, MakeDropoutPlan(p, seed), first_index);
 }
 
 Result<InputParts> CombineInputParts(Matrix embedding, Matrix positional,
@@ -222,43 +184,39 @@ Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> i
 }
 
 namespace {
-
-// Rows [first, last) of the flattened (batch * seq, d) output, in memory order: sequential
-// writes measured faster here than revisiting each PE row across the batch. AVX2 where the
-// processor has it.
-__attribute__((target_clones("avx2", "default"))) void ForwardRows(
-    const Matrix& table, std::span<const int64_t> ids, int64_t seq, const float* pe_rows,
-    const InputLayerParams& params, int64_t first, int64_t last, float* out) {
-  const int64_t d = table.cols;
-  const float scale = params.scale ? static_cast<float>(std::sqrt(static_cast<double>(d))) : 1.0f;
-  for (int64_t bt = first; bt < last; ++bt) {
-    const float* __restrict wte = table.row(ids[static_cast<size_t>(bt)]);  // (d)
-    const float* __restrict wpe = pe_rows + (bt % seq) * d;                 // (d)
-    float* __restrict dst = out + bt * d;                                   // (d)
-    for (int64_t j = 0; j < d; ++j) dst[j] = wte[j] * scale + wpe[j];
-    if (params.train) {
-      ApplyDropout(dst, d, params.dropout, params.dropout_seed, static_cast<uint64_t>(bt * d));
-    }
-  }
-}
-
+// Outputs of this many bytes or more are written with non-temporal stores (see below).
+constexpr int64_t kStreamBytes = int64_t{8} << 20;
 }  // namespace
 
 void InputLayerForwardInto(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
                            int64_t seq, const float* pe_rows, const InputLayerParams& params,
                            float* out) {
+  ForwardArgs args;
+  args.table = table.data.data();
+  args.ids = ids.data();
+  args.pe_rows = pe_rows;
+  args.out = out;
+  args.seq = seq;
+  args.d = table.cols;
+  args.scale = params.scale ? static_cast<float>(std::sqrt(static_cast<double>(table.cols))) : 1.0f;
+  if (params.train) args.dropout = MakeDropoutPlan(params.dropout, params.dropout_seed);
   const int64_t rows = batch * seq;
+  // Output past the caches is written around them (non-temporal stores): nobody reads it back
+  // before it would have been evicted, and the stores skip the read for ownership.
+  args.stream = rows * table.cols * static_cast<int64_t>(sizeof(float)) >= kStreamBytes;
+  const SimdPath path = ActiveSimdPath();
+  // Rows in memory order, split into one contiguous slice per thread: sequential writes
+  // measured faster here than revisiting each PE row across the batch.
   const int hw = std::max(1, omp_get_max_threads());  // cores, or OMP_NUM_THREADS
   const int64_t threads =
       std::min<int64_t>({static_cast<int64_t>(hw), rows, rows * table.cols / (int64_t{1} << 18)});
   if (threads < 2) {
-    ForwardRows(table, ids, seq, pe_rows, params, 0, rows, out);
+    ForwardRowsKernel(path, args, 0, rows);
     return;
   }
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
   for (int64_t k = 0; k < threads; ++k) {
-    ForwardRows(table, ids, seq, pe_rows, params, rows * k / threads, rows * (k + 1) / threads,
-                out);
+    ForwardRowsKernel(path, args, rows * k / threads, rows * (k + 1) / threads);
   }
 }
 

@@ -50,6 +50,7 @@ struct InputParts {
 
 // Inverted dropout in place: each of n values is kept with probability 1 - p and scaled by
 // 1 / (1 - p), else zeroed; value k draws RandomUniform(seed, first_index + k). p = 1 zeroes all.
+// Runs on ActiveSimdPath() (base/simd_path.h); every path gives the same bits.
 void ApplyDropout(float* values, int64_t n, double p, uint64_t seed, uint64_t first_index);
 
 // Scale, add and drop out given embeddings and positional rows, both (T, d). Value k of the sum
@@ -77,7 +78,9 @@ Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> i
 // The unchecked kernel of InputLayerForward, for callers that own their buffers (benchmarks):
 // out[b, t, :] = dropout(table[ids[b, t], :] * scale + pe_rows[t, :]) with ids (batch, seq)
 // already checked against the table, pe_rows (seq, d), out (batch * seq, d). Uses all cores
-// for large outputs; dropout draws value k of `out` from RandomUniform(dropout_seed, k).
+// for large outputs; dropout draws value k of `out` from RandomUniform(dropout_seed, k). Runs on
+// ActiveSimdPath() (base/simd_path.h; PE_SIMD=scalar|avx2|avx512 forces one); every path gives
+// the same bits. The AVX2 path writes outputs of 8 MiB and more around the caches.
 void InputLayerForwardInto(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
                            int64_t seq, const float* pe_rows, const InputLayerParams& params,
                            float* out);
