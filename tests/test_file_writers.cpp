@@ -4,15 +4,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <stdexcept>
+#include <streambuf>
 
+#include "encoding/positional_encoding.h"
 #include "io/file_writers.h"
+#include "io/table_block_writer.h"
 #include "test_support.h"
+#include "views/figure_export.h"
 #include "views/view_tables.h"
 
 namespace pe {
@@ -336,6 +343,128 @@ TEST(DimList, ParsesListsAndRanges) {
             "dims: dimension 8 is outside [0, 7] for d_model 8");
   EXPECT_EQ(ValidateDims(*MakeEncoding(p).value(), {1, 1}).message(),
             "dims: dimension 1 is listed twice");
+}
+
+// The NPY export of a table of several blocks, through ExportView (what `export -o t.npy`
+// calls) into a real file: the header, then the engine's whole table computed in one piece
+// (ComputePeTable for the sinusoid; one FillBlock over every row for the learned table), byte
+// for byte. The file is three blocks and a part, so its size is no multiple of a block, and the
+// width is odd so no block is a round number of bytes either.
+TEST(Tables, MultiBlockNpyFileIsTheEngineTableByteForByte) {
+  const std::string dir = TempDir();
+  for (const bool learned : {false, true}) {
+    SCOPED_TRACE(learned ? "learned" : "sinusoidal");
+    ModelParams m;
+    if (learned) m.pe.scheme = LearnedParams{};
+    m.pe.d_model = 37;
+    m.pe.offset = learned ? 0 : 5;
+    const int64_t block_rows = TableBlockRows(m.pe.d_model);
+    m.pe.max_len = 3 * block_rows + 1001;
+    const int64_t shape[] = {m.pe.max_len, m.pe.d_model};
+    const std::string header = NpyHeader(shape);
+    const size_t block_bytes = static_cast<size_t>(block_rows * m.pe.d_model * 4);
+    const size_t table_bytes = static_cast<size_t>(m.pe.max_len * m.pe.d_model * 4);
+    ASSERT_NE(table_bytes % block_bytes, 0u);
+    std::vector<float> expected;
+    if (learned) {
+      expected.resize(table_bytes / 4);
+      MakeEncoding(m.pe).value()->FillBlock(0, m.pe.max_len, 0, m.pe.d_model, expected.data());
+    } else {
+      expected = ComputePeTable(m.pe).value().data;
+    }
+    const std::string path = dir + "/t.npy";
+    ASSERT_TRUE(ExportView(ViewKind::kHeatmap, m, DefaultViews(m), path, {}).ok());
+    const std::string bytes = pe::testing::ReadFile(path);
+    ASSERT_EQ(bytes.size(), header.size() + table_bytes);
+    EXPECT_EQ(bytes.substr(0, header.size()), header);
+    for (size_t k = 0; k < expected.size(); ++k) {
+      float v = 0;
+      std::memcpy(&v, bytes.data() + header.size() + 4 * k, 4);
+      ASSERT_EQ(std::bit_cast<uint32_t>(v), std::bit_cast<uint32_t>(expected[k]))
+          << "row " << k / 37 << " col " << k % 37;
+    }
+    std::remove(path.c_str());
+  }
+  EXPECT_EQ(std::system(("rmdir " + dir).c_str()), 0) << "something was left in " << dir;
+}
+
+// The block writer on its own, with a fill whose every value names its cell (row * cols + col,
+// exact in float32 below 2^24): any thread count, blocks that do not divide the rows, each
+// block in its place once, progress once per block ending at 1.
+TEST(TableBlocks, EveryBlockLandsInItsPlaceWhateverTheThreads) {
+  constexpr int64_t kRows = 1000, kCols = 3, kBlockRows = 7;
+  std::string naive;
+  for (int64_t k = 0; k < kRows * kCols; ++k) {
+    const auto v = static_cast<float>(k);
+    naive.append(reinterpret_cast<const char*>(&v), 4);
+  }
+  auto fill = [](int64_t row0, int64_t rows, float* block) {
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < kCols; ++c)
+        block[r * kCols + c] = static_cast<float>((row0 + r) * kCols + c);
+    }
+  };
+  for (int threads : {1, 2, 3, 7, 200}) {
+    std::ostringstream out;
+    std::vector<double> reports;
+    ASSERT_TRUE(WriteTableBlocks(
+                    out, kRows, kCols, kBlockRows, fill,
+                    [&](double f) {
+                      reports.push_back(f);
+                      return true;
+                    },
+                    threads)
+                    .ok());
+    EXPECT_TRUE(out.str() == naive) << threads << " threads";
+    ASSERT_EQ(reports.size(), static_cast<size_t>((kRows + kBlockRows - 1) / kBlockRows));
+    EXPECT_TRUE(std::is_sorted(reports.begin(), reports.end()));
+    EXPECT_EQ(reports.back(), 1.0);
+  }
+}
+
+// A stream that takes `room` bytes and then fails, as a full disk does.
+class FailingBuf : public std::streambuf {
+ public:
+  explicit FailingBuf(size_t room) : room_(room) {}
+
+ protected:
+  int_type overflow(int_type ch) override {
+    return room_-- > 0 ? traits_type::not_eof(ch) : traits_type::eof();
+  }
+  std::streamsize xsputn(const char* /*s*/, std::streamsize n) override {
+    const auto k = std::min(room_, static_cast<size_t>(n));
+    room_ -= k;
+    return static_cast<std::streamsize>(k);
+  }
+
+ private:
+  size_t room_;
+};
+
+// A fill that throws, a stream that fails and a cancel each end the write with their message,
+// with every worker stopped (a worker left running would crash the test on exit).
+TEST(TableBlocks, FailuresStopTheWorkersWithTheirReason) {
+  auto fill = [](int64_t row0, int64_t rows, float* block) {
+    if (row0 == 40) throw std::runtime_error("no memory for row 40");
+    std::fill(block, block + rows * 2, 1.0f);
+  };
+  std::ostringstream out;
+  EXPECT_EQ(WriteTableBlocks(out, 100, 2, 10, fill, {}, 3).message(),
+            "filling the table failed: no memory for row 40");
+  FailingBuf full(100);
+  std::ostream to_full(&full);
+  EXPECT_EQ(WriteTableBlocks(to_full, 100, 2, 10, fill, {}, 3).message(),
+            "writing the table failed");
+  int reports = 0;
+  std::ostringstream cancelled;
+  EXPECT_EQ(WriteTableBlocks(
+                cancelled, 100, 2, 10,
+                [](int64_t, int64_t rows, float* b) { std::fill(b, b + rows * 2, 0.f); },
+                [&](double) { return ++reports < 3; }, 2)
+                .message(),
+            "the export was cancelled");
+  EXPECT_EQ(reports, 3);
+  EXPECT_EQ(cancelled.str().size(), 3u * 10 * 2 * 4);  // three blocks, then nothing
 }
 
 }  // namespace

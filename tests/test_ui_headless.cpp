@@ -5,6 +5,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -46,6 +47,42 @@ TEST_F(HeadlessUi, DefaultStateDerivesTheExampleAndUploadsTheTable) {
     const Rgba8 want = MapValue(ColormapId::kRdBu, WaveValue(DescribeColumn(p, dim), pos), -1, 1);
     const unsigned char* px = &img.rgba[(static_cast<size_t>(pos) * 128 + dim) * 4];
     EXPECT_EQ(Rgba8(px[0], px[1], px[2], px[3]), want) << pos << "," << dim;
+  }
+}
+
+// The explanation's counts, made once per encoding: the paper layout has ceil(d/2)
+// frequencies (w_i = base^(-2i/d)) and floor(d/2) cosines; every layout against a naive count
+// over its columns (a linear search per column, as the panel once did every frame).
+TEST(DerivedCounts, WaveColumnsAreCountedOncePerEncoding) {
+  for (PeVariant variant : {PeVariant::kPaper, PeVariant::kT2t, PeVariant::kTfText}) {
+    for (int64_t d : {1, 7, 8, 8192}) {
+      AppState state;
+      state.params.pe.d_model = d;
+      state.params.pe.sinusoidal().variant = variant;
+      DerivedCache cache;
+      const Derived& got = cache.Update(state);
+      ASSERT_TRUE(got.pe_status.ok());
+      std::vector<double> freqs;
+      int64_t cos = 0, zeros = 0;
+      for (const WaveColumn& c : got.columns) {
+        if (c.wave == Wave::kZero) {
+          ++zeros;
+          continue;
+        }
+        if (c.wave == Wave::kCos) ++cos;
+        if (std::find(freqs.begin(), freqs.end(), c.frequency) == freqs.end())
+          freqs.push_back(c.frequency);
+      }
+      SCOPED_TRACE(std::to_string(d) + " " + std::string(VariantName(variant)));
+      EXPECT_EQ(got.wave_frequencies, static_cast<int64_t>(freqs.size()));
+      EXPECT_EQ(got.cos_columns, cos);
+      EXPECT_EQ(got.zero_columns, zeros);
+      if (variant == PeVariant::kPaper) {
+        EXPECT_EQ(got.wave_frequencies, (d + 1) / 2);
+        EXPECT_EQ(got.cos_columns, d / 2);
+        EXPECT_EQ(got.zero_columns, 0);
+      }
+    }
   }
 }
 

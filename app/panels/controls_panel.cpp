@@ -28,23 +28,13 @@ namespace {
 void DrawSinusoidalExplanation(const AppState& state, const Derived& derived) {
   if (!derived.pe_status.ok() || derived.columns.empty()) return;
   const EncodingParams& p = state.params.pe;
-  int64_t waves = 0, zeros = 0, sin_cos_pairs = 0;
-  std::vector<double> freqs;
-  for (const WaveColumn& c : derived.columns) {
-    if (c.wave == Wave::kZero) {
-      ++zeros;
-      continue;
-    }
-    ++waves;
-    if (c.wave == Wave::kCos) ++sin_cos_pairs;  // every cosine has its sine
-    if (std::find(freqs.begin(), freqs.end(), c.frequency) == freqs.end())
-      freqs.push_back(c.frequency);
-  }
+  const int64_t zeros = derived.zero_columns, sin_cos_pairs = derived.cos_columns;
+  const int64_t waves = static_cast<int64_t>(derived.columns.size()) - zeros;
   ImGui::Spacing();
   ImGui::Separator();
   ImGui::TextDisabled("What you are looking at");
   const long long d = p.d_model;
-  const long long n_freq = static_cast<long long>(freqs.size());
+  const long long n_freq = derived.wave_frequencies;
   std::string row = p.offset == 0 ? std::string(
                                         "Row p of the table is the vector added to the token at "
                                         "position p.")
@@ -54,7 +44,7 @@ void DrawSinusoidalExplanation(const AppState& state, const Derived& derived) {
                                         static_cast<long long>(p.offset));
   if (d == 1) {
     row += Printf(" Its one column is sin(p w) at the single frequency w = %.6g.",
-                  freqs.empty() ? 0.0 : freqs[0]);
+                  derived.columns[0].wave == Wave::kZero ? 0.0 : derived.columns[0].frequency);
   } else {
     row += Printf(" Its %lld columns are %s of the position at %lld %s.", d,
                   sin_cos_pairs > 0 ? "sines and cosines" : "sines", n_freq,

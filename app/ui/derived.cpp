@@ -44,6 +44,7 @@ const Derived& DerivedCache::Update(const AppState& state) {
     derived_.encoding = encoding.ok() ? encoding.value() : nullptr;
     derived_.columns.clear();
     derived_.fastest_wavelength = derived_.slowest_wavelength = 0;
+    derived_.wave_frequencies = derived_.cos_columns = derived_.zero_columns = 0;
     if (derived_.encoding) {
       const auto waves = derived_.encoding->waves();
       derived_.columns.assign(waves.begin(), waves.end());
@@ -55,6 +56,17 @@ const Derived& DerivedCache::Update(const AppState& state) {
         derived_.slowest_wavelength = std::max(derived_.slowest_wavelength, c.wavelength());
       }
       if (!std::isfinite(derived_.fastest_wavelength)) derived_.fastest_wavelength = 0;
+      std::vector<double> freqs;
+      for (const WaveColumn& c : derived_.columns) {
+        if (c.wave == Wave::kZero) {
+          ++derived_.zero_columns;
+          continue;
+        }
+        if (c.wave == Wave::kCos) ++derived_.cos_columns;
+        freqs.push_back(c.frequency);
+      }
+      std::sort(freqs.begin(), freqs.end());
+      derived_.wave_frequencies = std::unique(freqs.begin(), freqs.end()) - freqs.begin();
       derived_.summary = SummarizeTable(*derived_.encoding);
     }
     changed = true;

@@ -24,6 +24,11 @@ struct Derived {
   std::vector<WaveColumn> columns;  // (cols) its wave columns; empty for tables without waves
   double fastest_wavelength = 0;    // of the non-zero columns, in positions
   double slowest_wavelength = 0;
+  // Of `columns`: distinct non-zero frequencies, cosine columns (each has its sine) and zero
+  // columns, counted once per encoding (a per-frame count was quadratic in d_model).
+  int64_t wave_frequencies = 0;
+  int64_t cos_columns = 0;
+  int64_t zero_columns = 0;
   TableSummary summary;
   Result<SentenceResult> sentence = InvalidArgument("not computed yet");
   Result<InputParts> manual = InvalidArgument("not computed yet");  // typed-in vectors

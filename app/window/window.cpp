@@ -215,6 +215,13 @@ int RunWindow(AppState& state, const WindowRequest& request,
       break;
     }
     glfwSwapBuffers(window);
+    // Start to first frame: from main's first line to the first frame's swap (a single-frame
+    // run, which never swaps, keeps the time its frame was finished above).
+    if (frame == 1) {
+      first_frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                                 request.started)
+                           .count();
+    }
   }
 
   if (sessions != nullptr) {

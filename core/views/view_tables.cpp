@@ -6,6 +6,7 @@
 #include <set>
 
 #include "io/file_writers.h"
+#include "io/table_block_writer.h"
 
 namespace pe {
 
@@ -69,6 +70,15 @@ Status WritePeColumns(std::ostream& out, TableFormat format, const Encoding& enc
     out << '\n';
   }
   const int64_t block_rows = std::min(TableBlockRows(cols), params.max_len);
+  if (all && format == TableFormat::kNpy) {
+    // The whole table as NPY: blocks filled on worker threads while this one writes.
+    return WriteTableBlocks(
+        out, params.max_len, cols, block_rows,
+        [&](int64_t row0, int64_t rows, float* block) {
+          encoding.FillBlock(row0, rows, 0, cols, block);
+        },
+        progress);
+  }
   std::vector<float> block(static_cast<size_t>(block_rows * (all ? width : cols)));
   std::vector<float> picked(all ? 0 : static_cast<size_t>(block_rows * cols));
   for (int64_t r0 = 0; r0 < params.max_len && out; r0 += block_rows) {
