@@ -567,9 +567,13 @@ void FillWaveBlock(std::span<const WaveColumn> columns, int64_t first_position, 
   // Chunks of whole anchor intervals (values do not depend on the split), at least 1 Mi values
   // each so narrow tables do not pay a dispatch per 1024 rows; threads claim them as they finish
   // the last (ForEachChunk), so a core busy with another program delays one chunk at most.
+  // (Forced thread counts take one interval per chunk, so small tests reach the threaded path.)
   const int64_t per_chunk =
-      kPeAnchorPositions *
-      std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, kPeAnchorPositions * cols));
+      path.threads > 0
+          ? kPeAnchorPositions
+          : kPeAnchorPositions *
+                std::max<int64_t>(
+                    1, (int64_t{1} << 20) / std::max<int64_t>(1, kPeAnchorPositions * cols));
   std::vector<int64_t> bounds{0};  // chunk k is rows [bounds[k], bounds[k + 1])
   const int64_t lead = FloorMod(-(first_position + row0), per_chunk);
   for (int64_t end = lead > 0 ? lead : per_chunk; end < rows; end += per_chunk)
