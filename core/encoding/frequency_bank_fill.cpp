@@ -328,7 +328,10 @@ using RowFn = void (*)(const RowArgs&, double position, int64_t count, float* ou
 // The AVX2 writers keep four pairs' (s, c) in registers across this many rows, so the state
 // (4 doubles per pair: s, c, cos w, sin w; 64 KiB at d = 4096, more than L1) is read and written
 // once per this many rows instead of once per row.
+// Fewer for wide rows: the rows made at once (streaming) or their second halves (cached) are
+// kept in `tmp`, which must stay in L1 (16 KiB).
 constexpr int64_t kRowsAtOnce = 4;
+constexpr int64_t kTmpFloats = 4096;
 
 void RowPortable(const RowArgs& a, double position, int64_t count, float* out) {
   const Plan& plan = *a.plan;
@@ -529,6 +532,8 @@ void FillRows(int64_t first_position, const Plan& plan, const RowWriter& writer,
   args.s = s.data();
   args.c = c.data();
   args.tmp = tmp_store.data() + (32 - reinterpret_cast<uintptr_t>(tmp_store.data()) % 32) % 32 / 4;
+  const int64_t at_once =
+      std::clamp<int64_t>(kTmpFloats / std::max<int64_t>(1, width), 1, kRowsAtOnce);
   int64_t r = 0;
   while (r < rows) {
     const int64_t position = first_position + row0 + r;
@@ -536,7 +541,7 @@ void FillRows(int64_t first_position, const Plan& plan, const RowWriter& writer,
     if (pairs > 0) Anchor(plan, anchor, position, args.s, args.c);
     const int64_t block_end = std::min(rows, r + (anchor + kPeAnchorPositions - position));
     while (r < block_end) {
-      const int64_t count = std::min(kRowsAtOnce, block_end - r);
+      const int64_t count = std::min(at_once, block_end - r);
       writer.row(args, static_cast<double>(first_position + row0 + r), count, out + r * width);
       r += count;
     }
