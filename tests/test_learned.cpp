@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/block_copy.h"
 #include "base/matrix.h"
 #include "encoding/encoding.h"
 #include "encoding/learned.h"
@@ -215,6 +216,70 @@ TEST(LearnedTable, RefusedOverTheMemoryCapWithAMessageNamingIt) {
       MakeEncoding(Learned(65536, int64_t{1} << 30, LearnedInit::kNormal1, 0));
   ASSERT_FALSE(huge.ok());
   EXPECT_NE(huge.message().find("learned position table"), std::string::npos) << huge.message();
+}
+
+}  // namespace
+}  // namespace pe
+
+namespace pe {
+namespace {
+
+// CopyRows (base/block_copy.h) by every path it has (cached or streaming stores, one thread or
+// several, aligned or not, a column window of a wider table) equals the element-by-element copy.
+TEST(CopyRows, EveryPathCopiesTheBlockExactly) {
+  const int64_t src_rows = 3000, src_cols = 70;
+  std::vector<float> src(static_cast<size_t>(src_rows * src_cols));
+  for (size_t k = 0; k < src.size(); ++k) src[k] = static_cast<float>(k) * 0.25f - 1000.0f;
+  struct Window {
+    int64_t row0, rows, col0, cols;
+  };
+  for (const Window w : {Window{0, 3000, 0, 70}, Window{5, 2900, 3, 61}, Window{1, 1, 1, 1}}) {
+    std::vector<float> got(static_cast<size_t>(w.rows * w.cols) + 4);
+    ASSERT_EQ(reinterpret_cast<uintptr_t>(got.data()) % 16, 0u);
+    for (int stream : {0, 1}) {
+      for (int threads : {1, 2, 3}) {
+        for (size_t shift : {size_t{0}, size_t{1}, size_t{3}}) {
+          std::fill(got.begin(), got.end(), -7.0f);
+          CopyRows(src.data() + w.row0 * src_cols + w.col0, src_cols, w.rows, w.cols,
+                   got.data() + shift, CopyPath{stream, threads});
+          for (int64_t r = 0; r < w.rows; ++r) {
+            for (int64_t j = 0; j < w.cols; ++j) {
+              ASSERT_EQ(got[shift + static_cast<size_t>(r * w.cols + j)],
+                        src[static_cast<size_t>((w.row0 + r) * src_cols + w.col0 + j)])
+                  << "stream " << stream << " threads " << threads << " shift " << shift << " row "
+                  << r << " col " << j;
+            }
+          }
+          for (size_t k = 0; k < shift; ++k) ASSERT_EQ(got[k], -7.0f);  // nothing before `out`
+          ASSERT_EQ(got[shift + static_cast<size_t>(w.rows * w.cols)], -7.0f);  // nor after
+        }
+      }
+    }
+  }
+}
+
+// A learned table's blocks are the cells of its matrix, by the default path at a size that
+// streams (4096 x 1024 float32 = 16 MiB) and for a small window.
+TEST(LearnedTable, FillBlockCopiesTheTable) {
+  EncodingParams p;
+  p.scheme = LearnedParams{};
+  p.d_model = 1024;
+  p.max_len = 4096;
+  const EncodingPtr e = MakeEncoding(p).value();
+  std::vector<float> big(static_cast<size_t>(4096 * 1024));
+  e->FillBlock(0, 4096, 0, 1024, big.data());
+  for (int64_t r : {int64_t{0}, int64_t{1}, int64_t{2047}, int64_t{4095}}) {
+    for (int64_t j : {int64_t{0}, int64_t{5}, int64_t{1023}}) {
+      ASSERT_EQ(big[static_cast<size_t>(r * 1024 + j)], LearnedValue(p, r, j)) << r << " " << j;
+    }
+  }
+  std::vector<float> small(static_cast<size_t>(7 * 9));
+  e->FillBlock(100, 7, 3, 9, small.data());
+  for (int64_t r = 0; r < 7; ++r) {
+    for (int64_t j = 0; j < 9; ++j) {
+      ASSERT_EQ(small[static_cast<size_t>(r * 9 + j)], LearnedValue(p, 100 + r, 3 + j));
+    }
+  }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "base/block_copy.h"
 #include "base/random.h"
 #include "io/loaded_table.h"
 
@@ -92,10 +93,7 @@ class LearnedEncoding final : public Encoding {
   }
   void FillBlock(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                  float* out) const override {
-    for (int64_t r = 0; r < rows; ++r) {
-      const float* src = table_->data.data() + (row0 + r) * table_->cols + col0;
-      std::copy(src, src + cols, out + r * cols);
-    }
+    CopyRows(table_->data.data() + row0 * table_->cols + col0, table_->cols, rows, cols, out);
   }
   std::string DescribeCell(int64_t position, int64_t col) const override {
     const LearnedParams& l = params_.learned();
