@@ -2,15 +2,12 @@
 // a long-double reference, and its structural properties.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <random>
 #include <thread>
-#include <vector>
 
 #include "encoding/encoding.h"
 #include "encoding/positional_encoding.h"
-#include "encoding/wave.h"
 
 namespace pe {
 namespace {
@@ -327,87 +324,6 @@ TEST(PeFastPath, ConcurrentCallersGetTheSameTables) {
     other.join();
     ASSERT_EQ(a, want_paper.data);
     ASSERT_EQ(b, want_t2t.data);
-  }
-}
-
-}  // namespace
-}  // namespace pe
-
-namespace pe {
-namespace {
-
-// Every way FillWaveBlock can write a block (cached or streaming stores, one thread or several
-// taking chunks, AVX2 or the portable loops), forced through FillPath, against the naive values
-// (one sin/cos per cell) and bit for bit against the portable single-thread path. 5000 rows from
-// position 777 cross several anchor chunks, the first of them partial.
-TEST(PeFillPaths, EveryPathGivesTheNaiveValuesBitForBitAlike) {
-  struct Case {
-    const char* name;
-    EncodingParams params;
-  };
-  std::vector<Case> cases;
-  for (PeVariant v : {PeVariant::kPaper, PeVariant::kT2t, PeVariant::kTfText}) {
-    cases.push_back({"sinusoid 64", Params(64, 5000, v, 777)});
-    cases.push_back({"sinusoid 45", Params(45, 5000, v, 777)});
-  }
-  for (RopePart part : {RopePart::kCos, RopePart::kSin, RopePart::kAngle}) {
-    for (RopePairing pairing : {RopePairing::kHalf, RopePairing::kInterleaved}) {
-      for (bool yarn : {false, true}) {
-        EncodingParams p;
-        p.d_model = 64;
-        p.max_len = 5000;
-        p.offset = 777;
-        RopeParams r;
-        r.part = part;
-        r.pairing = pairing;
-        if (yarn) {  // an attention factor != 1 multiplies every cos/sin cell
-          r.scaling = RopeScaling::kYarn;
-          r.factor = 8;
-          r.original_max_len = 2048;
-        }
-        p.scheme = r;
-        cases.push_back({"rope", p});
-      }
-    }
-  }
-  for (const Case& c : cases) {
-    const EncodingPtr e = MakeEncoding(c.params).value();
-    const std::span<const WaveColumn> waves = e->waves();
-    const int64_t rows = e->rows(), cols = e->cols();
-    const size_t n = static_cast<size_t>(rows * cols);
-    std::vector<float> naive(n), want(n), got(n + 4);
-    FillWaveBlockNaive(waves, c.params.offset, 0, rows, naive.data());
-    FillPath portable;
-    portable.stores = FillStores::kCached;
-    portable.threads = 1;
-    portable.simd = false;
-    FillWaveBlock(waves, c.params.offset, 0, rows, want.data(), portable);
-    for (size_t k = 0; k < n; ++k) {
-      ASSERT_LE(std::fabs(double(want[k]) - naive[k]),
-                kNearTol * std::max(1.0, std::fabs(double(naive[k]))))
-          << c.name << " cell " << k;
-    }
-    ASSERT_EQ(reinterpret_cast<uintptr_t>(got.data()) % 16, 0u);  // streaming needs 16 bytes
-    for (FillStores stores : {FillStores::kCached, FillStores::kStreaming}) {
-      for (int threads : {1, 2, 3}) {
-        for (bool simd : {true, false}) {
-          for (size_t shift : {size_t{0}, size_t{1}}) {  // shift 1: unaligned, cached stores
-            FillPath path;
-            path.stores = stores;
-            path.threads = threads;
-            path.simd = simd;
-            std::fill(got.begin(), got.end(), -7.0f);
-            FillWaveBlock(waves, c.params.offset, 0, rows, got.data() + shift, path);
-            for (size_t k = 0; k < n; ++k) {
-              ASSERT_EQ(got[k + shift], want[k])
-                  << c.name << " " << e->Summary() << " stores " << static_cast<int>(stores)
-                  << " threads " << threads << " simd " << simd << " shift " << shift << " cell "
-                  << k;
-            }
-          }
-        }
-      }
-    }
   }
 }
 

@@ -8,12 +8,13 @@
 #include <immintrin.h>
 #endif
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <vector>
 
-#include "base/parallel_chunks.h"
 #include "encoding/wave.h"
 
 namespace pe {
@@ -297,11 +298,16 @@ PE_VECTOR_CLONES void RowAngles(int64_t n, double position, const double* __rest
   for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(position * w[i]);
 }
 
+// Tables at least this large do not stay in any cache: they are written with non-temporal
+// stores, which skip the read that an ordinary store makes of every line it writes (so the
+// traffic is memset's, not twice it).
+constexpr int64_t kStreamBytes = int64_t{64} << 20;
+
 #if defined(__x86_64__)
-// The same rows as the portable loops, four pairs at a time with AVX2, with cached or streaming
+// The same rows as RowInterleaved / RowHalves, four pairs at a time with AVX2 and streaming
 // stores. The arithmetic is operation for operation the same (mul, mul, add; no FMA; one
-// round-to-nearest conversion), so the values are bit-identical. Rows must start 16 bytes
-// aligned when streaming; the pair counts are multiples of 4 (CanUseAvx2).
+// round-to-nearest conversion), so the values are bit-identical. `out` must be 16-byte aligned
+// and n_sin == n_cos a multiple of 4. `tmp` holds one row's cosines (n floats, 32-byte aligned).
 template <bool kStream>
 __attribute__((target("avx2"))) void Store4(float* p, __m128 v) {
   if constexpr (kStream) {
@@ -311,243 +317,109 @@ __attribute__((target("avx2"))) void Store4(float* p, __m128 v) {
   }
 }
 
-#endif
-
-// What a row writer needs besides its rows: the plan, the running (s, c) of every pair, scratch
-// for kRowsAtOnce rows, the row width.
-struct RowArgs {
-  const Plan* plan = nullptr;
-  int64_t width = 0;
-  double* s = nullptr;
-  double* c = nullptr;
-  float* tmp = nullptr;  // (kRowsAtOnce, width), 32-byte aligned
-};
-// Writes `count` (<= kRowsAtOnce) consecutive rows from position `position` on, `width` floats
-// apart from `out`, and advances every pair by `count` positions.
-using RowFn = void (*)(const RowArgs&, double position, int64_t count, float* out);
-// The AVX2 writers keep four pairs' (s, c) in registers across this many rows, so the state
-// (4 doubles per pair: s, c, cos w, sin w; 64 KiB at d = 4096, more than L1) is read and written
-// once per this many rows instead of once per row.
-// Fewer for wide rows: the rows made at once (streaming) or their second halves (cached) are
-// kept in `tmp`, which must stay in L1 (16 KiB).
-constexpr int64_t kRowsAtOnce = 4;
-constexpr int64_t kTmpFloats = 4096;
-
-void RowPortable(const RowArgs& a, double position, int64_t count, float* out) {
-  const Plan& plan = *a.plan;
-  const double* cw = plan.cw.data();
-  const double* sw = plan.sw.data();
-  for (int64_t k = 0; k < count; ++k) {
-    float* row = out + k * a.width;
-    const double p = position + static_cast<double>(k);  // exact: |p| < 2^53
-    switch (plan.layout) {
-      case Plan::Layout::kInterleaved:
-        RowInterleaved(plan.n_sin, plan.n_cos, cw, sw, a.s, a.c, row);
-        break;
-      case Plan::Layout::kHalves:
-        RowHalves(plan.n_sin, plan.n_cos, plan.cos_base, cw, sw, a.s, a.c, row);
-        if (plan.zero_last) row[a.width - 1] = 0.0f;  // t2t's odd zero column
-        break;
-      case Plan::Layout::kTwiceHalves:
-      case Plan::Layout::kTwiceInterleaved:
-        RowTwice(static_cast<int64_t>(plan.w.size()), plan.layout == Plan::Layout::kTwiceHalves,
-                 plan.twice_sin, plan.amplitude, cw, sw, a.s, a.c, row);
-        break;
-      case Plan::Layout::kAngles:
-        RowAngles(a.width, p, plan.angle_w.data(), row);
-        break;
-      case Plan::Layout::kColumns:
-        RowColumns(plan, p, cw, sw, a.s, a.c, row);
-        break;
-    }
-  }
-}
-
-#if defined(__x86_64__)
-// Streams `n` floats (a multiple of 4) from `src` (L1, 16-byte aligned) to `out` (16-byte
-// aligned) in one sequential run, so each 64-byte line leaves the write-combining buffer whole.
-__attribute__((target("avx2"))) void StreamOut(const float* src, int64_t n, float* out) {
-  int64_t j = 0;
-  for (; j + 16 <= n; j += 16) {
-    _mm_stream_ps(out + j, _mm_load_ps(src + j));
-    _mm_stream_ps(out + j + 4, _mm_load_ps(src + j + 4));
-    _mm_stream_ps(out + j + 8, _mm_load_ps(src + j + 8));
-    _mm_stream_ps(out + j + 12, _mm_load_ps(src + j + 12));
-  }
-  for (; j < n; j += 4) _mm_stream_ps(out + j, _mm_load_ps(src + j));
-}
-
-// The sin/cos layouts, four pairs at a time over `count` rows:
-//   kInterleaved: sin, cos of each pair in a row; kHalves: [sines | cosines];
-//   kTwiceInterleaved / kTwiceHalves: amplitude * (sin or cos, kSin) of each pair, twice.
-// Cached: rows are written in place, second halves gathered in `tmp` and copied after, so each
-// row is written as long sequential runs. Streaming: the rows are made in `tmp` (L1/L2) and
-// streamed out as one sequential run (rows are contiguous), which keeps non-temporal lines whole.
-template <bool kStream, Plan::Layout kLayout, bool kSin>
-__attribute__((target("avx2"))) void RowsAvx2(const RowArgs& a, double, int64_t count, float* out) {
-  constexpr bool kTwice =
-      kLayout == Plan::Layout::kTwiceHalves || kLayout == Plan::Layout::kTwiceInterleaved;
-  constexpr bool kSecondHalf =
-      kLayout == Plan::Layout::kHalves || kLayout == Plan::Layout::kTwiceHalves;
-  const int64_t n = kTwice ? static_cast<int64_t>(a.plan->w.size()) : a.plan->n_sin;
-  const int64_t width = a.width;
-  const double* cw = a.plan->cw.data();
-  const double* sw = a.plan->sw.data();
-  const __m256d A = _mm256_set1_pd(a.plan->amplitude);
-  float* dst = kStream ? a.tmp : out;  // (count, width)
+template <bool kStream>
+__attribute__((target("avx2"))) void RowInterleavedAvx2(int64_t n, const double* cw,
+                                                        const double* sw, double* s, double* c,
+                                                        float* out) {
   for (int64_t i = 0; i < n; i += 4) {
-    __m256d S = _mm256_loadu_pd(a.s + i), C = _mm256_loadu_pd(a.c + i);
+    const __m256d S = _mm256_loadu_pd(s + i), C = _mm256_loadu_pd(c + i);
     const __m256d CW = _mm256_loadu_pd(cw + i), SW = _mm256_loadu_pd(sw + i);
-    for (int64_t k = 0; k < count; ++k) {
-      float* row = dst + k * width;
-      float* second = kStream ? row + n : a.tmp + k * width;
-      if constexpr (kLayout == Plan::Layout::kInterleaved) {
-        const __m128 sf = _mm256_cvtpd_ps(S), cf = _mm256_cvtpd_ps(C);
-        _mm_storeu_ps(row + 2 * i, _mm_unpacklo_ps(sf, cf));
-        _mm_storeu_ps(row + 2 * i + 4, _mm_unpackhi_ps(sf, cf));
-      } else if constexpr (kLayout == Plan::Layout::kHalves) {
-        _mm_storeu_ps(row + i, _mm256_cvtpd_ps(S));
-        _mm_store_ps(second + i, _mm256_cvtpd_ps(C));
-      } else {
-        const __m128 v = _mm256_cvtpd_ps(_mm256_mul_pd(A, kSin ? S : C));
-        if constexpr (kSecondHalf) {
-          _mm_storeu_ps(row + i, v);
-          _mm_store_ps(second + i, v);
-        } else {
-          _mm_storeu_ps(row + 2 * i, _mm_unpacklo_ps(v, v));
-          _mm_storeu_ps(row + 2 * i + 4, _mm_unpackhi_ps(v, v));
-        }
-      }
-      const __m256d next_s = _mm256_add_pd(_mm256_mul_pd(S, CW), _mm256_mul_pd(C, SW));
-      C = _mm256_sub_pd(_mm256_mul_pd(C, CW), _mm256_mul_pd(S, SW));
-      S = next_s;
-    }
-    _mm256_storeu_pd(a.s + i, S);
-    _mm256_storeu_pd(a.c + i, C);
-  }
-  if constexpr (kStream) {
-    StreamOut(a.tmp, count * width, out);
-  } else if constexpr (kSecondHalf) {
-    for (int64_t k = 0; k < count; ++k) {
-      for (int64_t i = 0; i < n; i += 4)
-        _mm_storeu_ps(out + k * width + n + i, _mm_load_ps(a.tmp + k * width + i));
-    }
+    const __m128 sf = _mm256_cvtpd_ps(S), cf = _mm256_cvtpd_ps(C);
+    Store4<kStream>(out + 2 * i, _mm_unpacklo_ps(sf, cf));
+    Store4<kStream>(out + 2 * i + 4, _mm_unpackhi_ps(sf, cf));
+    _mm256_storeu_pd(s + i, _mm256_add_pd(_mm256_mul_pd(S, CW), _mm256_mul_pd(C, SW)));
+    _mm256_storeu_pd(c + i, _mm256_sub_pd(_mm256_mul_pd(C, CW), _mm256_mul_pd(S, SW)));
   }
 }
 
-// RoPE's angle table: p * w_i, rounded once.
+// Sines streamed as they are made, cosines gathered in L1 and streamed after: two long
+// sequential streams instead of two interleaved ones.
 template <bool kStream>
-__attribute__((target("avx2"))) void RowAnglesAvx2(const RowArgs& a, double position, int64_t count,
-                                                   float* out) {
-  const double* w = a.plan->angle_w.data();
-  for (int64_t k = 0; k < count; ++k) {
-    const __m256d P = _mm256_set1_pd(position + static_cast<double>(k));
-    for (int64_t i = 0; i < a.width; i += 4) {
-      Store4<kStream>(out + k * a.width + i,
-                      _mm256_cvtpd_ps(_mm256_mul_pd(P, _mm256_loadu_pd(w + i))));
-    }
+__attribute__((target("avx2"))) void RowHalvesAvx2(int64_t n, const double* cw, const double* sw,
+                                                   double* s, double* c, float* out, float* tmp) {
+  for (int64_t i = 0; i < n; i += 4) {
+    const __m256d S = _mm256_loadu_pd(s + i), C = _mm256_loadu_pd(c + i);
+    const __m256d CW = _mm256_loadu_pd(cw + i), SW = _mm256_loadu_pd(sw + i);
+    Store4<kStream>(out + i, _mm256_cvtpd_ps(S));
+    _mm_store_ps(tmp + i, _mm256_cvtpd_ps(C));
+    _mm256_storeu_pd(s + i, _mm256_add_pd(_mm256_mul_pd(S, CW), _mm256_mul_pd(C, SW)));
+    _mm256_storeu_pd(c + i, _mm256_sub_pd(_mm256_mul_pd(C, CW), _mm256_mul_pd(S, SW)));
   }
+  for (int64_t i = 0; i < n; i += 4) Store4<kStream>(out + n + i, _mm_load_ps(tmp + i));
 }
 
-// Full rows whose pair counts are multiples of 4, on a processor with AVX2.
+// Full rows of an even width that is a multiple of 8, on a processor with AVX2.
 bool CanUseAvx2(const Plan& plan, int64_t width) {
-  if (!__builtin_cpu_supports("avx2")) return false;
-  const auto pairs = static_cast<int64_t>(plan.w.size());
-  switch (plan.layout) {
-    case Plan::Layout::kInterleaved:
-    case Plan::Layout::kHalves:
-      return plan.n_sin == plan.n_cos && plan.n_sin % 4 == 0 && width == plan.n_sin + plan.n_cos;
-    case Plan::Layout::kTwiceHalves:
-    case Plan::Layout::kTwiceInterleaved:
-      return pairs % 4 == 0 && width == 2 * pairs;
-    case Plan::Layout::kAngles:
-      return width % 4 == 0;
-    case Plan::Layout::kColumns:
-      return false;
-  }
-  return false;
-}
-
-template <bool kStream>
-RowFn PickAvx2(const Plan& plan) {
-  using L = Plan::Layout;
-  switch (plan.layout) {
-    case L::kInterleaved:
-      return RowsAvx2<kStream, L::kInterleaved, false>;
-    case L::kHalves:
-      return RowsAvx2<kStream, L::kHalves, false>;
-    case L::kTwiceHalves:
-      return plan.twice_sin ? RowsAvx2<kStream, L::kTwiceHalves, true>
-                            : RowsAvx2<kStream, L::kTwiceHalves, false>;
-    case L::kTwiceInterleaved:
-      return plan.twice_sin ? RowsAvx2<kStream, L::kTwiceInterleaved, true>
-                            : RowsAvx2<kStream, L::kTwiceInterleaved, false>;
-    case L::kAngles:
-      return RowAnglesAvx2<kStream>;
-    case L::kColumns:
-      break;
-  }
-  return RowPortable;
+  const bool sin_cos =
+      plan.layout == Plan::Layout::kInterleaved || plan.layout == Plan::Layout::kHalves;
+  return sin_cos && plan.n_sin == plan.n_cos && plan.n_sin % 4 == 0 &&
+         width == plan.n_sin + plan.n_cos && __builtin_cpu_supports("avx2");
 }
 #endif
-
-// The row writer for a block, and whether it streams.
-struct RowWriter {
-  RowFn row = RowPortable;
-  bool stream = false;
-};
-
-RowWriter PickRowWriter(const Plan& plan, int64_t rows, int64_t width, const float* out,
-                        const FillPath& path) {
-  RowWriter w;
-#if defined(__x86_64__)
-  if (!path.simd || !CanUseAvx2(plan, width)) return w;
-  const bool aligned = reinterpret_cast<uintptr_t>(out) % 16 == 0;  // every row: width % 4 == 0
-  switch (path.stores) {
-    case FillStores::kAuto:
-      w.stream = aligned && rows * width * 4 >= kStreamFillBytes;
-      break;
-    case FillStores::kCached:
-      break;
-    case FillStores::kStreaming:
-      w.stream = aligned;
-      break;
-  }
-  w.row = w.stream ? PickAvx2<true>(plan) : PickAvx2<false>(plan);
-#else
-  (void)plan, (void)rows, (void)width, (void)out, (void)path;
-#endif
-  return w;
-}
 
 // Rows [row0, row0 + rows) on one thread.
-void FillRows(int64_t first_position, const Plan& plan, const RowWriter& writer, int64_t row0,
-              int64_t rows, int64_t width, float* out) {
+void FillRows(int64_t first_position, const Plan& plan, int64_t row0, int64_t rows, int64_t width,
+              float* out) {
+#if defined(__x86_64__)
+  const bool avx2 = CanUseAvx2(plan, width);
+  const bool stream =
+      avx2 && rows * width * 4 >= kStreamBytes && reinterpret_cast<uintptr_t>(out) % 16 == 0;
+  std::vector<float> tmp_store(avx2 ? static_cast<size_t>(plan.n_cos) + 8 : 0);
+  float* tmp = tmp_store.data() +
+               (avx2 ? (32 - reinterpret_cast<uintptr_t>(tmp_store.data()) % 32) % 32 / 4 : 0);
+#endif
   const auto pairs = static_cast<int64_t>(plan.w.size());
   std::vector<double> s(static_cast<size_t>(pairs)), c(static_cast<size_t>(pairs));
-  std::vector<float> tmp_store(static_cast<size_t>(kRowsAtOnce * width) + 8);
-  RowArgs args;
-  args.plan = &plan;
-  args.width = width;
-  args.s = s.data();
-  args.c = c.data();
-  args.tmp = tmp_store.data() + (32 - reinterpret_cast<uintptr_t>(tmp_store.data()) % 32) % 32 / 4;
-  const int64_t at_once =
-      std::clamp<int64_t>(kTmpFloats / std::max<int64_t>(1, width), 1, kRowsAtOnce);
+  const double* cw = plan.cw.data();
+  const double* sw = plan.sw.data();
   int64_t r = 0;
   while (r < rows) {
     const int64_t position = first_position + row0 + r;
     const int64_t anchor = position - FloorMod(position, kPeAnchorPositions);
-    if (pairs > 0) Anchor(plan, anchor, position, args.s, args.c);
+    Anchor(plan, anchor, position, s.data(), c.data());
     const int64_t block_end = std::min(rows, r + (anchor + kPeAnchorPositions - position));
-    while (r < block_end) {
-      const int64_t count = std::min(at_once, block_end - r);
-      writer.row(args, static_cast<double>(first_position + row0 + r), count, out + r * width);
-      r += count;
+    for (; r < block_end; ++r) {
+      float* row = out + r * width;
+#if defined(__x86_64__)
+      if (avx2) {
+        const bool interleaved = plan.layout == Plan::Layout::kInterleaved;
+        if (interleaved && stream)
+          RowInterleavedAvx2<true>(plan.n_sin, cw, sw, s.data(), c.data(), row);
+        if (interleaved && !stream)
+          RowInterleavedAvx2<false>(plan.n_sin, cw, sw, s.data(), c.data(), row);
+        if (!interleaved && stream)
+          RowHalvesAvx2<true>(plan.n_sin, cw, sw, s.data(), c.data(), row, tmp);
+        if (!interleaved && !stream)
+          RowHalvesAvx2<false>(plan.n_sin, cw, sw, s.data(), c.data(), row, tmp);
+        continue;
+      }
+#endif
+      switch (plan.layout) {
+        case Plan::Layout::kInterleaved:
+          RowInterleaved(plan.n_sin, plan.n_cos, cw, sw, s.data(), c.data(), row);
+          break;
+        case Plan::Layout::kHalves:
+          RowHalves(plan.n_sin, plan.n_cos, plan.cos_base, cw, sw, s.data(), c.data(), row);
+          if (plan.zero_last) row[width - 1] = 0.0f;  // t2t's odd zero column
+          break;
+        case Plan::Layout::kTwiceHalves:
+        case Plan::Layout::kTwiceInterleaved:
+          RowTwice(static_cast<int64_t>(plan.w.size()), plan.layout == Plan::Layout::kTwiceHalves,
+                   plan.twice_sin, plan.amplitude, cw, sw, s.data(), c.data(), row);
+          break;
+        case Plan::Layout::kAngles:
+          RowAngles(width, static_cast<double>(first_position + row0 + r), plan.angle_w.data(),
+                    row);
+          break;
+        case Plan::Layout::kColumns:
+          RowColumns(plan, static_cast<double>(first_position + row0 + r), cw, sw, s.data(),
+                     c.data(), row);
+          break;
+      }
     }
   }
 #if defined(__x86_64__)
-  if (writer.stream) _mm_sfence();  // streamed stores are visible before the caller reads them
+  if (stream) _mm_sfence();  // streamed stores are visible before the caller reads them
 #endif
 }
 
@@ -555,44 +427,34 @@ void FillRows(int64_t first_position, const Plan& plan, const RowWriter& writer,
 
 void FillWaveBlock(std::span<const WaveColumn> columns, int64_t first_position, int64_t row0,
                    int64_t rows, float* out) {
-  FillWaveBlock(columns, first_position, row0, rows, out, FillPath{});
-}
-
-void FillWaveBlock(std::span<const WaveColumn> columns, int64_t first_position, int64_t row0,
-                   int64_t rows, float* out, const FillPath& path) {
   assert(rows >= 0 && "rows out of range");
   const auto cols = static_cast<int64_t>(columns.size());
   if (rows == 0 || cols == 0) return;
   const Plan plan = MakePlan(columns);
-  const RowWriter writer = PickRowWriter(plan, rows, cols, out, path);
-  // Threads for large blocks.
-  const int64_t by_size = path.threads > 0 ? rows * cols : rows * cols / (int64_t{1} << 18);
-  const int64_t threads =
-      std::min<int64_t>(path.threads > 0 ? path.threads : FillThreads(), by_size);
-  // Chunks of whole anchor intervals (values do not depend on the split), at least 1 Mi values
-  // each so narrow tables do not pay a dispatch per 1024 rows; threads claim them as they finish
-  // the last (ForEachChunk), so a core busy with another program delays one chunk at most.
-  // (Forced thread counts take one interval per chunk, so small tests reach the threaded path.)
-  const int64_t per_chunk =
-      path.threads > 0
-          ? kPeAnchorPositions
-          : kPeAnchorPositions *
-                std::max<int64_t>(
-                    1, (int64_t{1} << 20) / std::max<int64_t>(1, kPeAnchorPositions * cols));
-  std::vector<int64_t> bounds{0};  // chunk k is rows [bounds[k], bounds[k + 1])
-  const int64_t lead = FloorMod(-(first_position + row0), per_chunk);
-  for (int64_t end = lead > 0 ? lead : per_chunk; end < rows; end += per_chunk)
-    bounds.push_back(end);
-  bounds.push_back(rows);
-  const auto chunks = static_cast<int64_t>(bounds.size()) - 1;
-  if (threads < 2 || chunks < 2) {
-    FillRows(first_position, plan, writer, row0, rows, cols, out);
+  // Threads for large blocks (OpenMP keeps its pool between calls), split at anchor positions so
+  // no thread repeats another's steps.
+  const int hw = std::max(1, omp_get_max_threads());  // cores, or OMP_NUM_THREADS
+  const int64_t threads = std::min<int64_t>(hw, rows * cols / (int64_t{1} << 18));
+  if (threads < 2 || rows < 2 * kPeAnchorPositions) {
+    FillRows(first_position, plan, row0, rows, cols, out);
     return;
   }
-  ForEachChunk(chunks, static_cast<int>(threads), [&](int64_t k) {
-    const int64_t start = bounds[static_cast<size_t>(k)], end = bounds[static_cast<size_t>(k) + 1];
-    FillRows(first_position, plan, writer, row0 + start, end - start, cols, out + start * cols);
-  });
+  std::vector<int64_t> bounds{0};  // thread t fills rows [bounds[t], bounds[t + 1])
+  for (int64_t t = 1; t <= threads; ++t) {
+    int64_t end = rows * t / threads;
+    if (t < threads) {  // round to the next anchor position
+      const int64_t pos = first_position + row0 + end;
+      end = std::min(rows, end + FloorMod(kPeAnchorPositions - FloorMod(pos, kPeAnchorPositions),
+                                          kPeAnchorPositions));
+    }
+    if (end > bounds.back()) bounds.push_back(end);
+  }
+  const auto parts = static_cast<int64_t>(bounds.size()) - 1;
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+  for (int64_t t = 0; t < parts; ++t) {
+    const int64_t start = bounds[static_cast<size_t>(t)], end = bounds[static_cast<size_t>(t) + 1];
+    FillRows(first_position, plan, row0 + start, end - start, cols, out + start * cols);
+  }
 }
 
 }  // namespace pe

@@ -86,28 +86,6 @@ void FillWaveBlock(std::span<const WaveColumn> columns, int64_t first_position, 
                    int64_t rows, float* out);
 inline constexpr int64_t kPeAnchorPositions = 1024;
 
-// How a block is written. The default chooses by size; tests force each path to compare it with
-// the naive values (every path gives the same bits).
-//   stores: kAuto streams (non-temporal stores, no read of the lines written) blocks of at least
-//     kStreamFillBytes with full-row layouts and a 16-byte aligned `out`, else cached stores.
-//     kStreaming streams wherever the row kernels can (full rows, aligned `out`).
-//   threads: 0 = all cores for large blocks; n = at most n threads (1: the calling thread).
-//     Threads claim chunks of whole kPeAnchorPositions intervals as they go (ForEachChunk in
-//     base/parallel_chunks.h), so a core busy with another program holds up one chunk at most.
-//   simd: false takes the portable row loops even on a processor with AVX2.
-enum class FillStores { kAuto, kCached, kStreaming };
-struct FillPath {
-  FillStores stores = FillStores::kAuto;
-  int threads = 0;
-  bool simd = true;
-};
-void FillWaveBlock(std::span<const WaveColumn> columns, int64_t first_position, int64_t row0,
-                   int64_t rows, float* out, const FillPath& path);
-// Half the 32 MiB L3 of the machines this is tuned on: a table this large does not stay in cache
-// beside everything else, so reading the lines before writing them (what a cached store does)
-// would double the memory traffic for nothing.
-inline constexpr int64_t kStreamFillBytes = int64_t{16} << 20;
-
 // The reference: every value from WaveValueAt (one sin or cos of the double angle). Agrees with
 // FillWaveBlock to within 1e-13 before rounding, so to float32 rounding after it.
 void FillWaveBlockNaive(std::span<const WaveColumn> columns, int64_t first_position, int64_t row0,
