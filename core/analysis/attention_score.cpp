@@ -4,7 +4,6 @@
 #include <cmath>
 #include <complex>
 #include <limits>
-#include <map>
 #include <optional>
 
 #include "analysis/offset_texels.h"
@@ -259,7 +258,12 @@ std::optional<ScoreWaves> MakeScoreWaves(const AttentionScorer& s) {
     // n - m and n + m (analysis/similarity.h).
     const std::span<const WaveColumn> cols = e.waves();
     if (cols.size() != d) return std::nullopt;  // a table (learned): no waves
-    std::map<double, WaveTerm> query, key;
+    // A pair's sin and cos share their frequency: one complex term for both, by pair index (a
+    // column whose frequency differs from its pair's keeps a term of its own).
+    int64_t pairs = 0;
+    for (const WaveColumn& c : cols) pairs = std::max(pairs, c.pair + 1);
+    std::vector<WaveTerm> query(static_cast<size_t>(pairs)), key(static_cast<size_t>(pairs));
+    std::vector<bool> used(static_cast<size_t>(pairs), false);
     for (size_t j = 0; j < d; ++j) {
       const WaveColumn& c = cols[j];
       out.constant += xq[j] * xk[j];
@@ -267,15 +271,25 @@ std::optional<ScoreWaves> MakeScoreWaves(const AttentionScorer& s) {
       if (c.wave != Wave::kSin && c.wave != Wave::kCos) return std::nullopt;
       // a cos(p w) = Re(a e^{i p w}); a sin(p w) = Re(-i a e^{i p w}).
       const bool cos = c.wave == Wave::kCos;
-      // A pair's sin and cos share their frequency: one complex term for both.
-      WaveTerm& tq = query[c.frequency];
-      WaveTerm& tk = key[c.frequency];
-      tq.w = tk.w = c.frequency;
-      (cos ? tq.hr : tq.hi) += (cos ? 1.0 : -1.0) * c.amplitude * xk[j];
-      (cos ? tk.hr : tk.hi) += (cos ? 1.0 : -1.0) * c.amplitude * xq[j];
+      const double sign = cos ? 1.0 : -1.0;
+      const auto i = static_cast<size_t>(c.pair);
+      if (c.pair < 0 || (used[i] && query[i].w != c.frequency)) {
+        out.query.push_back(
+            {c.frequency, cos ? c.amplitude * xk[j] : 0.0, cos ? 0.0 : -c.amplitude * xk[j]});
+        out.key.push_back(
+            {c.frequency, cos ? c.amplitude * xq[j] : 0.0, cos ? 0.0 : -c.amplitude * xq[j]});
+        continue;
+      }
+      used[i] = true;
+      query[i].w = key[i].w = c.frequency;
+      (cos ? query[i].hr : query[i].hi) += sign * c.amplitude * xk[j];
+      (cos ? key[i].hr : key[i].hi) += sign * c.amplitude * xq[j];
     }
-    for (const auto& [w, t] : query) out.query.push_back(t);
-    for (const auto& [w, t] : key) out.key.push_back(t);
+    for (size_t i = 0; i < used.size(); ++i) {
+      if (!used[i]) continue;
+      out.query.push_back(query[i]);
+      out.key.push_back(key[i]);
+    }
     for (const SimilarityWave& w : SimilarityWaves(cols)) {
       out.offset.push_back({w.w, w.a, 0.0});
       if (w.b != 0.0) out.sum.push_back({w.w, w.b, 0.0});

@@ -67,10 +67,11 @@ struct OffsetLattice {
 // The lattice for a window of [x_lo, x_hi) x [y_lo, y_hi) positions shown in at most x_px x y_px
 // texels: coprime a, b <= kLatticeRatioMax with at least kLatticeResolution of the texels one
 // per pixel (or cell) would give on each axis (so a texel spans at most 4/3 pixel) and at most
-// kLatticeValuesPerSide x (texel columns + rows) distinct offsets; the most texels among those,
-// then the fewest offsets. nullopt when there is none (windows whose sides' spans per pixel
-// differ by more than the largest ratio, and those of one to a few cells per pixel where no
-// small ratio fits whole spans): the caller falls back to mean vectors then.
+// kLatticeValuesPerSide x (texel columns + rows) distinct offsets; among those within
+// kLatticeTexelSlack of the most texels, the fewest offsets. nullopt when there is none (windows
+// whose sides' spans per pixel differ by more than the largest ratio, and those of one to a few
+// cells per pixel where no small ratio fits whole spans): the caller falls back to mean vectors
+// then.
 std::optional<OffsetLattice> ChooseOffsetLattice(int64_t x_lo, int64_t x_hi, int x_px, int64_t y_lo,
                                                  int64_t y_hi, int y_px);
 inline constexpr int kLatticeRatioMax = 8;
@@ -79,6 +80,7 @@ inline constexpr double kLatticeResolution = 0.75;
 // (one texel per pixel at every zoom); the lattice serves the larger ones.
 inline constexpr int64_t kOffsetRasterMinWork = int64_t{1} << 22;
 inline constexpr int64_t kLatticeValuesPerSide = 4;
+inline constexpr double kLatticeTexelSlack = 0.95;
 
 // out[y * nx + x] = the mean over texel (x, y)'s cells of f(column position - row position), for
 // f = sum of `terms`; the lattice's last column and row, cut short, get their own spans' means.
