@@ -15,6 +15,7 @@
 #include <cmath>
 #include <vector>
 
+#include "base/simd_path.h"
 #include "encoding/wave.h"
 
 namespace pe {
@@ -298,16 +299,21 @@ PE_VECTOR_CLONES void RowAngles(int64_t n, double position, const double* __rest
   for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(position * w[i]);
 }
 
-// Tables at least this large do not stay in any cache: they are written with non-temporal
-// stores, which skip the read that an ordinary store makes of every line it writes (so the
-// traffic is memset's, not twice it).
-constexpr int64_t kStreamBytes = int64_t{64} << 20;
+// Blocks at least this large outgrow the caches (two cores' L2): they are written with
+// non-temporal stores, which skip the read that an ordinary store makes of every line it writes
+// (so the traffic is memset's, not twice it).
+constexpr int64_t kStreamBytes = int64_t{8} << 20;
 
 #if defined(__x86_64__)
-// The same rows as RowInterleaved / RowHalves, four pairs at a time with AVX2 and streaming
-// stores. The arithmetic is operation for operation the same (mul, mul, add; no FMA; one
-// round-to-nearest conversion), so the values are bit-identical. `out` must be 16-byte aligned
-// and n_sin == n_cos a multiple of 4. `tmp` holds one row's cosines (n floats, 32-byte aligned).
+// The full-row layouts with AVX2, four rows at a time: each group of pairs is loaded once, then
+// written and advanced four times in registers, and groups are placed so that each row's share
+// of a group is whole 64-byte lines, so streaming stores never leave a line half-written (four
+// rows of half-written lines measured 2-4x slower). The few pairs before the first whole line and
+// after the last go one at a time with ordinary stores. The arithmetic is operation for operation
+// the scalar rows' (mul, mul, add; no FMA; one round-to-nearest conversion after the amplitude),
+// so the values are bit-identical whatever the path or the grouping. Rows are 16-byte aligned.
+constexpr int kRowsPerGroup = 4;
+
 template <bool kStream>
 __attribute__((target("avx2"))) void Store4(float* p, __m128 v) {
   if constexpr (kStream) {
@@ -317,56 +323,238 @@ __attribute__((target("avx2"))) void Store4(float* p, __m128 v) {
   }
 }
 
-template <bool kStream>
-__attribute__((target("avx2"))) void RowInterleavedAvx2(int64_t n, const double* cw,
-                                                        const double* sw, double* s, double* c,
-                                                        float* out) {
-  for (int64_t i = 0; i < n; i += 4) {
-    const __m256d S = _mm256_loadu_pd(s + i), C = _mm256_loadu_pd(c + i);
-    const __m256d CW = _mm256_loadu_pd(cw + i), SW = _mm256_loadu_pd(sw + i);
-    const __m128 sf = _mm256_cvtpd_ps(S), cf = _mm256_cvtpd_ps(C);
-    Store4<kStream>(out + 2 * i, _mm_unpacklo_ps(sf, cf));
-    Store4<kStream>(out + 2 * i + 4, _mm_unpackhi_ps(sf, cf));
-    _mm256_storeu_pd(s + i, _mm256_add_pd(_mm256_mul_pd(S, CW), _mm256_mul_pd(C, SW)));
-    _mm256_storeu_pd(c + i, _mm256_sub_pd(_mm256_mul_pd(C, CW), _mm256_mul_pd(S, SW)));
+// (s, c) <- (s cos w + c sin w, c cos w - s sin w) for four pairs.
+__attribute__((target("avx2"), always_inline)) inline void Advance(__m256d& s, __m256d& c,
+                                                                   __m256d cw, __m256d sw) {
+  const __m256d next_s = _mm256_add_pd(_mm256_mul_pd(s, cw), _mm256_mul_pd(c, sw));
+  c = _mm256_sub_pd(_mm256_mul_pd(c, cw), _mm256_mul_pd(s, sw));
+  s = next_s;
+}
+
+// What one layout writes for pairs [j, j + 4) of row r of a group (Put) and for pair j alone
+// (PutOne). sin/cos interleaved: s0 c0 s1 c1 ...
+struct EmitInterleaved {
+  float* out;
+  int64_t width;
+  template <bool kStream>
+  __attribute__((target("avx2"), always_inline)) void Put(int r, int64_t j, __m256d s,
+                                                          __m256d c) const {
+    const __m128 sf = _mm256_cvtpd_ps(s), cf = _mm256_cvtpd_ps(c);
+    float* row = out + r * width + 2 * j;
+    Store4<kStream>(row, _mm_unpacklo_ps(sf, cf));
+    Store4<kStream>(row + 4, _mm_unpackhi_ps(sf, cf));
+  }
+  void PutOne(int r, int64_t j, double s, double c) const {
+    out[r * width + 2 * j] = static_cast<float>(s);
+    out[r * width + 2 * j + 1] = static_cast<float>(c);
+  }
+};
+
+// The halves layouts (sines then cosines, or RoPE's one wave twice), with ordinary stores: both
+// halves of a row at once as streaming stores (two streams a half-row apart, in turn) measured
+// 1.3-2x slower than ordinary stores here, whatever the grouping of rows.
+template <bool kFirstSin, bool kSecondSin>
+struct EmitHalves {
+  float* out;
+  int64_t width, n;
+  double amplitude;
+  template <bool kStream>
+  __attribute__((target("avx2"), always_inline)) void Put(int r, int64_t j, __m256d s,
+                                                          __m256d c) const {
+    static_assert(!kStream, "halves are written with ordinary stores");
+    const __m256d a = _mm256_set1_pd(amplitude);
+    float* row = out + r * width;
+    _mm_storeu_ps(row + j, _mm256_cvtpd_ps(_mm256_mul_pd(a, kFirstSin ? s : c)));
+    _mm_storeu_ps(row + n + j, _mm256_cvtpd_ps(_mm256_mul_pd(a, kSecondSin ? s : c)));
+  }
+  void PutOne(int r, int64_t j, double s, double c) const {
+    out[r * width + j] = static_cast<float>(amplitude * (kFirstSin ? s : c));
+    out[r * width + n + j] = static_cast<float>(amplitude * (kSecondSin ? s : c));
+  }
+};
+
+// One wave of each pair times the amplitude, each value twice in a row (RoPE's interleaved
+// pairing).
+template <bool kSin>
+struct EmitTwiceInARow {
+  float* out;
+  int64_t width;
+  double amplitude;
+  template <bool kStream>
+  __attribute__((target("avx2"), always_inline)) void Put(int r, int64_t j, __m256d s,
+                                                          __m256d c) const {
+    const __m128 v = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_set1_pd(amplitude), kSin ? s : c));
+    float* row = out + r * width + 2 * j;
+    Store4<kStream>(row, _mm_unpacklo_ps(v, v));
+    Store4<kStream>(row + 4, _mm_unpackhi_ps(v, v));
+  }
+  void PutOne(int r, int64_t j, double s, double c) const {
+    const auto v = static_cast<float>(amplitude * (kSin ? s : c));
+    out[r * width + 2 * j] = v;
+    out[r * width + 2 * j + 1] = v;
+  }
+};
+
+// Pairs [a, b) of kRows rows, one pair at a time, in double like the scalar rows.
+template <int kRows, typename Emit>
+void PairsOneByOne(int64_t a, int64_t b, const double* cw, const double* sw, double* s, double* c,
+                   const Emit& emit) {
+  for (int64_t j = a; j < b; ++j) {
+    double sj = s[j], cj = c[j];
+    for (int r = 0; r < kRows; ++r) {
+      emit.PutOne(r, j, sj, cj);
+      const double next_s = sj * cw[j] + cj * sw[j];
+      cj = cj * cw[j] - sj * sw[j];
+      sj = next_s;
+    }
+    s[j] = sj;
+    c[j] = cj;
   }
 }
 
-// Sines streamed as they are made, cosines gathered in L1 and streamed after: two long
-// sequential streams instead of two interleaved ones.
-template <bool kStream>
-__attribute__((target("avx2"))) void RowHalvesAvx2(int64_t n, const double* cw, const double* sw,
-                                                   double* s, double* c, float* out, float* tmp) {
-  for (int64_t i = 0; i < n; i += 4) {
-    const __m256d S = _mm256_loadu_pd(s + i), C = _mm256_loadu_pd(c + i);
-    const __m256d CW = _mm256_loadu_pd(cw + i), SW = _mm256_loadu_pd(sw + i);
-    Store4<kStream>(out + i, _mm256_cvtpd_ps(S));
-    _mm_store_ps(tmp + i, _mm256_cvtpd_ps(C));
-    _mm256_storeu_pd(s + i, _mm256_add_pd(_mm256_mul_pd(S, CW), _mm256_mul_pd(C, SW)));
-    _mm256_storeu_pd(c + i, _mm256_sub_pd(_mm256_mul_pd(C, CW), _mm256_mul_pd(S, SW)));
+// kRows rows of n pairs from (s, c), which end kRows positions further. Pairs [head, ...) go in
+// groups of 4 * kVectors, each whole lines of every row it writes; the pairs before `head` and
+// after the last group go one at a time. Inside a group everything stays in registers.
+template <int kRows, int kVectors, bool kStream, typename Emit>
+__attribute__((target("avx2"))) void RowsAvx2(int64_t n, int64_t head, const double* cw,
+                                              const double* sw, double* s, double* c,
+                                              const Emit emit) {
+  PairsOneByOne<kRows>(0, std::min(head, n), cw, sw, s, c, emit);
+  int64_t i = head;
+  for (; i + 4 * kVectors <= n; i += 4 * kVectors) {
+    __m256d S[kVectors], C[kVectors], CW[kVectors], SW[kVectors];
+#pragma GCC unroll 4
+    for (int v = 0; v < kVectors; ++v) {
+      S[v] = _mm256_loadu_pd(s + i + 4 * v);
+      C[v] = _mm256_loadu_pd(c + i + 4 * v);
+      CW[v] = _mm256_loadu_pd(cw + i + 4 * v);
+      SW[v] = _mm256_loadu_pd(sw + i + 4 * v);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+      for (int v = 0; v < kVectors; ++v) {
+        emit.template Put<kStream>(r, i + 4 * v, S[v], C[v]);
+        Advance(S[v], C[v], CW[v], SW[v]);
+      }
+    }
+#pragma GCC unroll 4
+    for (int v = 0; v < kVectors; ++v) {
+      _mm256_storeu_pd(s + i + 4 * v, S[v]);
+      _mm256_storeu_pd(c + i + 4 * v, C[v]);
+    }
   }
-  for (int64_t i = 0; i < n; i += 4) Store4<kStream>(out + n + i, _mm_load_ps(tmp + i));
+  PairsOneByOne<kRows>(std::max(i, head), n, cw, sw, s, c, emit);
 }
 
-// Full rows of an even width that is a multiple of 8, on a processor with AVX2.
-bool CanUseAvx2(const Plan& plan, int64_t width) {
-  const bool sin_cos =
-      plan.layout == Plan::Layout::kInterleaved || plan.layout == Plan::Layout::kHalves;
-  return sin_cos && plan.n_sin == plan.n_cos && plan.n_sin % 4 == 0 &&
-         width == plan.n_sin + plan.n_cos && __builtin_cpu_supports("avx2");
+// One row of RoPE's angle table: p * w_i, no recurrence.
+template <bool kStream>
+__attribute__((target("avx2"))) void RowAnglesAvx2(int64_t n, double position, const double* w,
+                                                   float* out) {
+  const __m256d p = _mm256_set1_pd(position);
+  for (int64_t j = 0; j < n; j += 4)
+    Store4<kStream>(out + j, _mm256_cvtpd_ps(_mm256_mul_pd(p, _mm256_loadu_pd(w + j))));
+}
+
+// Whether the plan's rows take the AVX2 writers: a full-row layout whose pair count (column
+// count for angles) is a multiple of 4, rows 16-byte aligned, on a processor with AVX2, unless
+// the scalar path is forced (PE_SIMD=scalar; tests compare the two bit for bit).
+bool CanUseAvx2(const Plan& plan, int64_t width, const float* out) {
+  if (ActiveSimdPath() == SimdPath::kScalar || !__builtin_cpu_supports("avx2") ||
+      reinterpret_cast<uintptr_t>(out) % 16 != 0)
+    return false;
+  switch (plan.layout) {
+    case Plan::Layout::kInterleaved:
+    case Plan::Layout::kHalves:
+      return plan.n_sin == plan.n_cos && plan.n_sin % 4 == 0 && width == 2 * plan.n_sin;
+    case Plan::Layout::kTwiceHalves:
+    case Plan::Layout::kTwiceInterleaved:
+      return static_cast<int64_t>(plan.w.size()) % 4 == 0 &&
+             width == 2 * static_cast<int64_t>(plan.w.size());
+    case Plan::Layout::kAngles:
+      return width % 4 == 0;
+    case Plan::Layout::kColumns:
+      return false;
+  }
+  return false;
+}
+
+// Where groups start so that each is whole lines of every row: the pairs (of `floats_per_pair`
+// floats each) before the first line boundary at or after column `base` of the first row. Any
+// value is correct; this one keeps streaming stores to whole lines.
+int64_t HeadPairs(const float* out, int64_t base, int floats_per_pair) {
+  const int64_t floats_to_line = (64 - reinterpret_cast<uintptr_t>(out + base) % 64) % 64 / 4;
+  return floats_to_line / floats_per_pair;
+}
+
+// `rows` (<= kRowsPerGroup) rows of a full-row layout with AVX2; `grouped`: the rows share
+// their line boundaries (HeadPairs), else rows come one at a time (kRows == 1).
+template <int kRows, bool kStream>
+void GroupAvx2(const Plan& plan, int64_t width, bool grouped, double* s, double* c, float* out) {
+  const double* cw = plan.cw.data();
+  const double* sw = plan.sw.data();
+  const auto h = static_cast<int64_t>(plan.w.size());
+  const double a = plan.amplitude;
+  auto head = [&](int64_t base, int floats_per_pair) {
+    return grouped ? HeadPairs(out, base, floats_per_pair) : 0;
+  };
+  switch (plan.layout) {
+    case Plan::Layout::kInterleaved:
+      RowsAvx2<kRows, 2, kStream>(h, head(0, 2), cw, sw, s, c, EmitInterleaved{out, width});
+      break;
+    case Plan::Layout::kHalves:
+      if constexpr (!kStream) {
+        RowsAvx2<kRows, 2, false>(h, 0, cw, sw, s, c, EmitHalves<true, false>{out, width, h, 1.0});
+      }
+      break;
+    case Plan::Layout::kTwiceHalves:
+      if constexpr (!kStream) {
+        if (plan.twice_sin) {
+          RowsAvx2<kRows, 2, false>(h, 0, cw, sw, s, c, EmitHalves<true, true>{out, width, h, a});
+        } else {
+          RowsAvx2<kRows, 2, false>(h, 0, cw, sw, s, c, EmitHalves<false, false>{out, width, h, a});
+        }
+      }
+      break;
+    case Plan::Layout::kTwiceInterleaved:
+      if (plan.twice_sin) {
+        RowsAvx2<kRows, 2, kStream>(h, head(0, 2), cw, sw, s, c,
+                                    EmitTwiceInARow<true>{out, width, a});
+      } else {
+        RowsAvx2<kRows, 2, kStream>(h, head(0, 2), cw, sw, s, c,
+                                    EmitTwiceInARow<false>{out, width, a});
+      }
+      break;
+    case Plan::Layout::kAngles:
+    case Plan::Layout::kColumns:
+      break;  // not here
+  }
 }
 #endif
 
-// Rows [row0, row0 + rows) on one thread.
+// Rows [row0, row0 + rows) on one thread; `stream`: write with non-temporal stores (the whole
+// block is large and `out` is 16-byte aligned).
 void FillRows(int64_t first_position, const Plan& plan, int64_t row0, int64_t rows, int64_t width,
-              float* out) {
+              bool stream, float* out) {
 #if defined(__x86_64__)
-  const bool avx2 = CanUseAvx2(plan, width);
-  const bool stream =
-      avx2 && rows * width * 4 >= kStreamBytes && reinterpret_cast<uintptr_t>(out) % 16 == 0;
-  std::vector<float> tmp_store(avx2 ? static_cast<size_t>(plan.n_cos) + 8 : 0);
-  float* tmp = tmp_store.data() +
-               (avx2 ? (32 - reinterpret_cast<uintptr_t>(tmp_store.data()) % 32) % 32 / 4 : 0);
+  const bool avx2 = CanUseAvx2(plan, width, out);
+  stream = stream && avx2 && plan.layout != Plan::Layout::kHalves &&
+           plan.layout != Plan::Layout::kTwiceHalves;
+  // Rows in groups when every row has the same line boundaries (the first row's are checked in
+  // GroupAvx2; a width of whole lines keeps them in every row).
+  const bool grouped = avx2 && (width * 4) % 64 == 0;
+  if (avx2 && plan.layout == Plan::Layout::kAngles) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const auto position = static_cast<double>(first_position + row0 + r);
+      if (stream) {
+        RowAnglesAvx2<true>(width, position, plan.angle_w.data(), out + r * width);
+      } else {
+        RowAnglesAvx2<false>(width, position, plan.angle_w.data(), out + r * width);
+      }
+    }
+    if (stream) _mm_sfence();
+    return;
+  }
 #endif
   const auto pairs = static_cast<int64_t>(plan.w.size());
   std::vector<double> s(static_cast<size_t>(pairs)), c(static_cast<size_t>(pairs));
@@ -378,22 +566,28 @@ void FillRows(int64_t first_position, const Plan& plan, int64_t row0, int64_t ro
     const int64_t anchor = position - FloorMod(position, kPeAnchorPositions);
     Anchor(plan, anchor, position, s.data(), c.data());
     const int64_t block_end = std::min(rows, r + (anchor + kPeAnchorPositions - position));
+#if defined(__x86_64__)
+    if (avx2) {
+      // Four rows at a time where the rows share their line boundaries, else one.
+      for (; grouped && r + kRowsPerGroup <= block_end; r += kRowsPerGroup) {
+        if (stream) {
+          GroupAvx2<kRowsPerGroup, true>(plan, width, true, s.data(), c.data(), out + r * width);
+        } else {
+          GroupAvx2<kRowsPerGroup, false>(plan, width, true, s.data(), c.data(), out + r * width);
+        }
+      }
+      for (; r < block_end; ++r) {
+        if (stream) {
+          GroupAvx2<1, true>(plan, width, false, s.data(), c.data(), out + r * width);
+        } else {
+          GroupAvx2<1, false>(plan, width, false, s.data(), c.data(), out + r * width);
+        }
+      }
+      continue;
+    }
+#endif
     for (; r < block_end; ++r) {
       float* row = out + r * width;
-#if defined(__x86_64__)
-      if (avx2) {
-        const bool interleaved = plan.layout == Plan::Layout::kInterleaved;
-        if (interleaved && stream)
-          RowInterleavedAvx2<true>(plan.n_sin, cw, sw, s.data(), c.data(), row);
-        if (interleaved && !stream)
-          RowInterleavedAvx2<false>(plan.n_sin, cw, sw, s.data(), c.data(), row);
-        if (!interleaved && stream)
-          RowHalvesAvx2<true>(plan.n_sin, cw, sw, s.data(), c.data(), row, tmp);
-        if (!interleaved && !stream)
-          RowHalvesAvx2<false>(plan.n_sin, cw, sw, s.data(), c.data(), row, tmp);
-        continue;
-      }
-#endif
       switch (plan.layout) {
         case Plan::Layout::kInterleaved:
           RowInterleaved(plan.n_sin, plan.n_cos, cw, sw, s.data(), c.data(), row);
@@ -435,8 +629,9 @@ void FillWaveBlock(std::span<const WaveColumn> columns, int64_t first_position, 
   // no thread repeats another's steps.
   const int hw = std::max(1, omp_get_max_threads());  // cores, or OMP_NUM_THREADS
   const int64_t threads = std::min<int64_t>(hw, rows * cols / (int64_t{1} << 18));
+  const bool stream = rows * cols * 4 >= kStreamBytes && reinterpret_cast<uintptr_t>(out) % 16 == 0;
   if (threads < 2 || rows < 2 * kPeAnchorPositions) {
-    FillRows(first_position, plan, row0, rows, cols, out);
+    FillRows(first_position, plan, row0, rows, cols, stream, out);
     return;
   }
   std::vector<int64_t> bounds{0};  // thread t fills rows [bounds[t], bounds[t + 1])
@@ -453,7 +648,7 @@ void FillWaveBlock(std::span<const WaveColumn> columns, int64_t first_position, 
 #pragma omp parallel for num_threads(parts) schedule(static, 1)
   for (int64_t t = 0; t < parts; ++t) {
     const int64_t start = bounds[static_cast<size_t>(t)], end = bounds[static_cast<size_t>(t) + 1];
-    FillRows(first_position, plan, row0 + start, end - start, cols, out + start * cols);
+    FillRows(first_position, plan, row0 + start, end - start, cols, stream, out + start * cols);
   }
 }
 
