@@ -66,7 +66,10 @@ ImVector<ImWchar> GlyphRangesOf(std::u16string_view chars) {
 }
 
 UiFontInfo LoadUiFonts(float scale, std::u16string_view shown_chars) {
-  ImGuiIO& io = ImGui::GetIO();
+  return LoadUiFontsInto(*ImGui::GetIO().Fonts, scale, shown_chars);
+}
+
+UiFontInfo LoadUiFontsInto(ImFontAtlas& atlas, float scale, std::u16string_view shown_chars) {
   UiFontInfo info;
   info.size = 15.0f * scale;
   // Noto gives the shown text's characters only: a sentence's few ideographs cost a few hundred
@@ -81,31 +84,31 @@ UiFontInfo LoadUiFonts(float scale, std::u16string_view shown_chars) {
   const ImVector<ImWchar> cjk_ranges = GlyphRangesOf(cjk_chars);
   if (FileExists(kDejaVuSans)) {
     info.cjk = FileExists(kNotoSansCjk) && cjk_ranges.Size > 1;
-    io.Fonts->TexDesiredWidth = kMaxFontAtlasSide;
-    ImFont* font = AddFonts(*io.Fonts, info.size, info.cjk, cjk_ranges.Data);
-    if (font && info.cjk && (!io.Fonts->Build() || io.Fonts->TexHeight > kMaxFontAtlasSide)) {
+    atlas.TexDesiredWidth = kMaxFontAtlasSide;
+    ImFont* font = AddFonts(atlas, info.size, info.cjk, cjk_ranges.Data);
+    if (font && info.cjk && (!atlas.Build() || atlas.TexHeight > kMaxFontAtlasSide)) {
       // Too many glyphs at this scale: drop CJK rather than fail on the GPU.
-      io.Fonts->Clear();
+      atlas.Clear();
       info.cjk = false;
-      font = AddFonts(*io.Fonts, info.size, false, nullptr);
+      font = AddFonts(atlas, info.size, false, nullptr);
     }
-    io.Fonts->TexDesiredWidth = 0;
-    if (font && (io.Fonts->IsBuilt() || io.Fonts->Build())) {
+    atlas.TexDesiredWidth = 0;
+    if (font && (atlas.IsBuilt() || atlas.Build())) {
       info.dejavu = true;
-      info.atlas_width = io.Fonts->TexWidth;
-      info.atlas_height = io.Fonts->TexHeight;
+      info.atlas_width = atlas.TexWidth;
+      info.atlas_height = atlas.TexHeight;
       return info;
     }
-    io.Fonts->Clear();
+    atlas.Clear();
     info.cjk = false;
   }
   ImFontConfig config;
   config.SizePixels = 13.0f * scale;
-  io.Fonts->AddFontDefault(&config);
-  io.Fonts->Build();
+  atlas.AddFontDefault(&config);
+  atlas.Build();
   info.size = config.SizePixels;
-  info.atlas_width = io.Fonts->TexWidth;
-  info.atlas_height = io.Fonts->TexHeight;
+  info.atlas_width = atlas.TexWidth;
+  info.atlas_height = atlas.TexHeight;
   return info;
 }
 

@@ -34,6 +34,9 @@ ImVector<ImWchar> GlyphRangesOf(std::u16string_view chars);
 // from every font draw as U+25A1 WHITE SQUARE. Characters beyond U+FFFF (emoji) arrive as
 // U+FFFD in this ImGui build (16-bit ImWchar), which is left out so they draw as the square too.
 UiFontInfo LoadUiFonts(float scale, std::u16string_view shown_chars = {});
+// The same into `atlas` (cleared), with no ImGui context needed: start-up builds it on a thread
+// while the window and GL context are made, before the context that will share it exists.
+UiFontInfo LoadUiFontsInto(ImFontAtlas& atlas, float scale, std::u16string_view shown_chars = {});
 
 // As LoadUiFonts; returns the pixel size used.
 inline float LoadUiFont(float scale) {

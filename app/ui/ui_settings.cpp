@@ -146,4 +146,25 @@ bool ApplyLook(const UiSettings& settings, float content_scale, std::string_view
   return fonts;
 }
 
+AppliedLook PrebuildFonts(const UiSettings& settings, float content_scale,
+                          std::string_view shown_text, ImFontAtlas& atlas) {
+  AppliedLook look;
+  look.scale = EffectiveUiScale(settings, content_scale);
+  look.theme = settings.theme;
+  look.glyphs = CodePoints(shown_text);
+  look.text = std::string(shown_text);
+  atlas.Clear();
+  LoadUiFontsInto(atlas, look.scale, look.glyphs);
+  return look;
+}
+
+void AdoptLook(const AppliedLook& prebuilt, const UiSettings& settings, float content_scale,
+               std::optional<AppliedLook>& applied) {
+  if (EffectiveUiScale(settings, content_scale) != prebuilt.scale ||
+      settings.theme != prebuilt.theme)
+    return;
+  ImGui::GetStyle() = MakeStyle(prebuilt.theme, prebuilt.scale);
+  applied = prebuilt;
+}
+
 }  // namespace pe

@@ -77,4 +77,13 @@ struct AppliedLook {
 bool ApplyLook(const UiSettings& settings, float content_scale, std::string_view shown_text,
                std::optional<AppliedLook>& applied);
 
+// Start-up's head start: builds the fonts ApplyLook would build into a cleared `atlas` without
+// any ImGui context (safe on another thread while no context exists), and returns the look they
+// are for. AdoptLook then takes them as the applied look (and sets the style) when the window's
+// real content scale gives the same UI scale; otherwise the next ApplyLook rebuilds as usual.
+AppliedLook PrebuildFonts(const UiSettings& settings, float content_scale,
+                          std::string_view shown_text, ImFontAtlas& atlas);
+void AdoptLook(const AppliedLook& prebuilt, const UiSettings& settings, float content_scale,
+               std::optional<AppliedLook>& applied);
+
 }  // namespace pe
