@@ -155,6 +155,11 @@ AppliedLook PrebuildFonts(const UiSettings& settings, float content_scale,
   look.text = std::string(shown_text);
   atlas.Clear();
   LoadUiFontsInto(atlas, look.scale, look.glyphs);
+  // The renderer uploads the atlas as RGBA (16 MiB for a 4096-wide atlas); converting it here
+  // keeps that work off the start's critical path too (the atlas keeps the converted copy).
+  unsigned char* pixels = nullptr;
+  int width = 0, height = 0;
+  atlas.GetTexDataAsRGBA32(&pixels, &width, &height);
   return look;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <vector>
 
 namespace pe {
@@ -84,9 +85,10 @@ Rgba8 FarthestFrom(const ColorLut& lut) {
         const Rgba8 c{static_cast<uint8_t>(r), static_cast<uint8_t>(g), static_cast<uint8_t>(b),
                       255};
         const std::array<double, 3> p = ToLab(c);
-        double nearest = 1e300;
+        double nearest = 1e300;  // squared: the same order as the distance, without 1M roots
         for (const auto& q : lab) {
-          nearest = std::min(nearest, std::hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]));
+          const double d0 = p[0] - q[0], d1 = p[1] - q[1], d2 = p[2] - q[2];
+          nearest = std::min(nearest, d0 * d0 + d1 * d1 + d2 * d2);
         }
         if (nearest > best_distance) {
           best_distance = nearest;
@@ -153,13 +155,13 @@ int ColormapIndex(float v, float vmin, float vmax) {
 }
 
 Rgba8 SelectionHighlightColor(ColormapId id) {
-  static const std::array<Rgba8, kColormapCount> colors = [] {
-    std::array<Rgba8, kColormapCount> out;
-    for (int k = 0; k < kColormapCount; ++k)
-      out[k] = FarthestFrom(GetColormap(static_cast<ColormapId>(k)));
-    return out;
-  }();
-  return colors[static_cast<size_t>(id)];
+  // Each map's on first use only (about 2 ms each; all of them at start-up cost the first frame
+  // 25 ms).
+  static std::array<std::once_flag, kColormapCount> once;
+  static std::array<Rgba8, kColormapCount> colors;
+  const auto k = static_cast<size_t>(id);
+  std::call_once(once[k], [&] { colors[k] = FarthestFrom(GetColormap(id)); });
+  return colors[k];
 }
 
 double ColorDistanceLab(Rgba8 a, Rgba8 b) {
