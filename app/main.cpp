@@ -58,8 +58,9 @@ int main(int argc, char** argv) {
       window.height = state.session.window_height;
     }
     if (!window.tab.empty()) state.select_tab = pe::ParseView(window.tab);
-    state.ui.scale = window.ui_scale;
-    state.ui.theme = window.light_theme ? pe::UiTheme::kLight : pe::UiTheme::kDark;
+    if (window.ui_scale_given || !keeper || window.fresh) state.ui.scale = window.ui_scale;
+    if (window.theme_given || !keeper || window.fresh)
+      state.ui.theme = window.light_theme ? pe::UiTheme::kLight : pe::UiTheme::kDark;
     window.started = started;
     return pe::RunWindow(state, window, {}, sessions);
   } catch (const std::exception& e) {

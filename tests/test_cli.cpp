@@ -15,6 +15,7 @@
 #include "analysis/attention_score.h"
 #include "analysis/similarity.h"
 #include "base/random.h"
+#include "cli/command_line.h"
 #include "encoding/alibi.h"
 #include "encoding/positional_encoding.h"
 #include "encoding/t5_buckets.h"
@@ -1035,6 +1036,29 @@ TEST_F(Cli, EmbeddingsFromGloveAndConflictsAreRefusedNamingTheFile) {
   EXPECT_NE(r.output.find(Path("bad.txt")), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("line 2"), std::string::npos) << r.output;
   EXPECT_FALSE(Exists(Path("x.png")));
+}
+
+}  // namespace
+}  // namespace pe
+
+namespace pe {
+namespace {
+
+// The window's look from flags wins over the restored session's only when the flag is given.
+TEST(CommandLineLook, UiScaleAndThemeSayWhetherTheyWereGiven) {
+  int exit_code = 0;
+  const char* bare[] = {"pe-explorer"};
+  std::optional<CommandLine> a = ParseCommandLine(1, bare, exit_code);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_FALSE(a->window.ui_scale_given);
+  EXPECT_FALSE(a->window.theme_given);
+  const char* given[] = {"pe-explorer", "--ui-scale", "2", "--theme", "light"};
+  std::optional<CommandLine> b = ParseCommandLine(5, given, exit_code);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_TRUE(b->window.ui_scale_given);
+  EXPECT_TRUE(b->window.theme_given);
+  EXPECT_EQ(b->window.ui_scale, 2.0f);
+  EXPECT_TRUE(b->window.light_theme);
 }
 
 }  // namespace

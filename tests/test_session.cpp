@@ -470,6 +470,8 @@ TEST(SessionUi, TheWindowsSettingsRoundTrip) {
   a.focused_view = ViewKind::kCurves;
   a.sums.manual = true;
   a.curves.search = "i=3";
+  a.ui.scale = 1.75f;
+  a.ui.theme = UiTheme::kLight;
   a.export_dialog.format = 2;
   a.export_dialog.size_preset = 2;
   a.export_dialog.width = 777.5f;
@@ -495,6 +497,8 @@ TEST(SessionUi, TheWindowsSettingsRoundTrip) {
   EXPECT_EQ(b.focused_view, ViewKind::kCurves);
   EXPECT_TRUE(b.sums.manual);
   EXPECT_EQ(b.curves.search, "i=3");
+  EXPECT_EQ(b.ui.scale, 1.75f);
+  EXPECT_EQ(b.ui.theme, UiTheme::kLight);
   EXPECT_EQ(b.export_dialog.format, 2);
   EXPECT_EQ(b.export_dialog.width, 777.5f);
   EXPECT_EQ(b.export_dialog.title, "T, with a comma");
@@ -503,6 +507,14 @@ TEST(SessionUi, TheWindowsSettingsRoundTrip) {
   RestoreSession(b, {a.params, ViewsOf(a), {{"panel.heatmap", "maybe"}, {"future", "1"}}},
                  warnings);
   EXPECT_EQ(warnings.size(), 2u);
+  // A scale outside the range names it and keeps the scale; an unknown theme keeps the theme.
+  warnings.clear();
+  RestoreSession(b, {a.params, ViewsOf(a), {{"look.scale", "9"}, {"look.theme", "sepia"}}},
+                 warnings);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("from 0.5 to 3"), std::string::npos) << warnings[0];
+  EXPECT_EQ(b.ui.scale, 1.75f);
+  EXPECT_EQ(b.ui.theme, UiTheme::kLight);
 }
 
 // ---- undo / redo

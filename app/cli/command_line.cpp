@@ -503,6 +503,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       return usage_error("--theme must be dark or light, got \"" + theme + "\"");
     }
     cl.window.light_theme = theme == "light";
+    cl.window.ui_scale_given = app.count("--ui-scale") > 0;
+    cl.window.theme_given = app.count("--theme") > 0;
     Result<int64_t> n = ParseInteger("--frames", frames, 1, 100000);
     if (!n.ok()) return usage_error(n.message());
     cl.window.frames = static_cast<int>(n.value());

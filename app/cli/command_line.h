@@ -52,6 +52,9 @@ struct WindowRequest {
   bool size_given = false;
   float ui_scale = 1.0f;     // --ui-scale, kMinUiScale to kMaxUiScale (ui/ui_scale_range.h)
   bool light_theme = false;  // --theme light
+  // Given on the command line: they win over the restored session's look; otherwise the
+  // session's scale and theme stay.
+  bool ui_scale_given = false, theme_given = false;
 };
 
 // `pe-explorer check TABLE[:TENSOR]`: the table to identify, and what the flags fixed.

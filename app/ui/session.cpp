@@ -16,6 +16,7 @@
 #include "io/figure_metadata_reader.h"
 #include "io/file_writers.h"
 #include "ui/ui.h"
+#include "ui/ui_settings.h"
 #include "views/view_registry.h"
 
 namespace pe {
@@ -108,6 +109,9 @@ KeyValues UiKeyValues(const AppState& state) {
                                        std::to_string(state.session.window_height));
   }
   ui.emplace_back("sums.manual", Bool(state.sums.manual));
+  // The classroom look: a teacher's projector scale and theme come back with the session.
+  ui.emplace_back("look.scale", FloatText(state.ui.scale));
+  ui.emplace_back("look.theme", std::string(UiThemeName(state.ui.theme)));
   ui.emplace_back("curves.search", state.curves.search);
   const ExportDialogState& d = state.export_dialog;
   ui.emplace_back("export.view", std::string(ViewName(d.view)));
@@ -182,6 +186,20 @@ void ApplyUiSettings(const KeyValues& ui, AppState& state, std::vector<std::stri
         bad(key, text);
     } else if (key == "curves.search") {
       state.curves.search = text;
+    } else if (key == "look.scale") {
+      std::vector<float> v;
+      if (ParseFloats(text, v) && v.size() == 1 && v[0] >= kMinUiScale && v[0] <= kMaxUiScale) {
+        state.ui.scale = v[0];
+      } else {
+        warnings.push_back("ui.look.scale = \"" + text + "\" is not a UI scale from " +
+                           FloatText(kMinUiScale) + " to " + FloatText(kMaxUiScale) +
+                           "; kept the default");
+      }
+    } else if (key == "look.theme") {
+      if (std::optional<UiTheme> t = ParseUiTheme(text))
+        state.ui.theme = *t;
+      else
+        bad(key, text);
     } else if (key == "export.folder") {
       state.export_dialog.folder = text;
     } else if (key == "export.title") {
