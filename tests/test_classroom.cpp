@@ -20,6 +20,7 @@
 #include "panels/panels.h"
 #include "ui/clipboard.h"
 #include "ui/fonts.h"
+#include "ui/session.h"
 #include "ui/shortcuts.h"
 #include "ui/ui.h"
 #include "ui/ui_settings.h"
@@ -179,6 +180,7 @@ class ClassroomKeys : public Classroom {
   void Press(const KeyChord& c) {
     ImGuiIO& io = ImGui::GetIO();
     io.KeyCtrl = c.ctrl;
+    io.KeyShift = c.shift == 1;
     int key = -1;
     if (c.character != 0) {
       io.AddInputCharacter(c.character);
@@ -189,7 +191,15 @@ class ClassroomKeys : public Classroom {
     Frame();
     if (key >= 0) io.KeysDown[key] = false;
     io.KeyCtrl = false;
+    io.KeyShift = false;
     Frames(2);  // the edit applies at the start of the next frame
+  }
+  // Whether a window (a dialog) titled `title` was drawn in the last frame.
+  static bool Shown(const char* title) {
+    for (ImGuiWindow* w : GImGui->Windows) {
+      if (w->WasActive && std::strcmp(w->Name, title) == 0) return true;
+    }
+    return false;
   }
 };
 
@@ -208,7 +218,19 @@ TEST_F(ClassroomKeys, EveryChordOfTheTableDoesWhatTheOverlaySays) {
       state_.ui.presentation = s.presentation_only || s.action == ShortcutAction::kLeave;
       state_.ui.presentation_panel = 1;
       state_.export_dialog.open_requested = false;
+      state_.session.path.clear();
       Frames(2);
+      // Something to undo (and, for redo, undone).
+      const int64_t d_before = state_.params.pe.d_model;
+      if (s.action == ShortcutAction::kUndo || s.action == ShortcutAction::kRedo) {
+        state_.params.pe.d_model = d_before + 2;
+        Frames(2);
+        if (s.action == ShortcutAction::kRedo) {
+          Undo(state_);
+          Frames(2);
+          ASSERT_EQ(state_.params.pe.d_model, d_before);
+        }
+      }
       const UiSettings before = state_.ui;
       Press(chord);
       const UiSettings& now = state_.ui;
@@ -239,10 +261,24 @@ TEST_F(ClassroomKeys, EveryChordOfTheTableDoesWhatTheOverlaySays) {
         case ShortcutAction::kLeave:
           EXPECT_FALSE(now.presentation);
           break;
+        case ShortcutAction::kUndo:
+          EXPECT_EQ(state_.params.pe.d_model, d_before) << "the change is undone";
+          break;
+        case ShortcutAction::kRedo:
+          EXPECT_EQ(state_.params.pe.d_model, d_before + 2) << "the undone change is back";
+          state_.params.pe.d_model = d_before;
+          break;
+        case ShortcutAction::kSaveSession:  // no file yet: it asks where
+        case ShortcutAction::kSaveSessionAs:
+          EXPECT_TRUE(Shown("Save the session as"));
+          break;
+        case ShortcutAction::kOpenSession:
+          EXPECT_TRUE(Shown("Open a session or figure"));
+          break;
         case ShortcutAction::kExport:
           EXPECT_TRUE(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId) ||
                       state_.export_dialog.open_requested)
-              << "Ctrl+S opens the export dialog";
+              << "Ctrl+E opens the export dialog";
           ImGui::CloseCurrentPopup();
           state_.export_dialog.open_requested = false;
           break;
@@ -264,11 +300,17 @@ TEST_F(ClassroomKeys, EveryChordOfTheTableDoesWhatTheOverlaySays) {
 }
 
 TEST_F(ClassroomKeys, NoChordBelongsToTwoActionsAndKeysWaitWhileTyping) {
-  std::set<std::tuple<int, int, int, bool>> seen;
+  std::set<std::tuple<int, int, int, bool, int>> seen;
   for (const Shortcut& s : Shortcuts()) {
     for (const KeyChord& c : s.chords) {
       if (c == KeyChord{}) continue;
-      EXPECT_TRUE(seen.insert({c.named, c.native, c.character, c.ctrl}).second) << s.keys;
+      EXPECT_TRUE(seen.insert({c.named, c.native, c.character, c.ctrl, c.shift}).second) << s.keys;
+      // A chord that takes either Shift must not share its key with one that asks for it.
+      for (int shift : {-1, 0, 1}) {
+        if (shift == c.shift) continue;
+        if (c.shift != -1 && shift != -1) continue;
+        EXPECT_EQ(seen.count({c.named, c.native, c.character, c.ctrl, shift}), 0u) << s.keys;
+      }
     }
   }
   // Arrow keys step panels only in presentation mode (elsewhere they move between controls).

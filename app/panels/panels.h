@@ -81,7 +81,6 @@ FigureSize ExportDialogSize(const ExportDialogState& d);
 // and the dialogs that ask for a session's path.
 void DrawFileMenu(AppState& state, UiServices& services);
 void DrawEditMenu(AppState& state);
-void DrawSessionShortcuts(AppState& state);
 void DrawSessionDialogs(AppState& state, UiServices& services);
 
 // The heatmap's table for its copy menu (ui/clipboard.h): rows are positions from the first,

@@ -77,28 +77,6 @@ void DrawEditMenu(AppState& state) {
   ImGui::EndMenu();
 }
 
-void DrawSessionShortcuts(AppState& state) {
-  const ImGuiIO& io = ImGui::GetIO();
-  // A text field takes its own Ctrl+Z; a dialog keeps its keys.
-  if (!io.KeyCtrl || io.WantTextInput || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;
-  if (ImGui::IsKeyPressed('Z', false)) {
-    if (io.KeyShift) {
-      Redo(state);
-    } else {
-      Undo(state);
-    }
-  }
-  if (ImGui::IsKeyPressed('Y', false)) Redo(state);
-  if (ImGui::IsKeyPressed('S', false)) {
-    if (io.KeyShift) {
-      state.session.save_as_dialog = true;
-    } else {
-      state.session.save_requested = true;
-    }
-  }
-  if (ImGui::IsKeyPressed('O', false)) state.session.open_dialog = true;
-}
-
 void DrawSessionDialogs(AppState& state, UiServices& /*services*/) {
   SessionUiState& s = state.session;
   auto open = [&](bool& flag, const char* id, std::string initial) {

@@ -5,6 +5,7 @@
 #include <cassert>
 
 #include "panels/panels.h"
+#include "ui/session.h"
 
 namespace pe {
 namespace {
@@ -18,9 +19,12 @@ using native_key::kKeypad0;
 using native_key::kKeypadAdd;
 using native_key::kKeypadSubtract;
 using native_key::kMinus;
+using native_key::kO;
+using native_key::kY;
+using native_key::kZ;
 
-constexpr KeyChord Native(int key, bool ctrl = false) {
-  return {-1, key, 0, ctrl};
+constexpr KeyChord Native(int key, bool ctrl = false, int shift = -1) {
+  return {-1, key, 0, ctrl, shift};
 }
 constexpr KeyChord Named(ImGuiKey key) {
   return {key, -1, 0, false};
@@ -64,6 +68,36 @@ const Shortcut kShortcuts[] = {
      "Esc",
      "Close this list; leave presentation mode",
      {Named(ImGuiKey_Escape), KeyChord{}, KeyChord{}}},
+    {ShortcutAction::kUndo,
+     "Ctrl Z",
+     "Undo the last change (parameters, views, panels)",
+     {Native(kZ, true, 0), KeyChord{}, KeyChord{}},
+     false,
+     true},
+    {ShortcutAction::kRedo,
+     "Ctrl Shift Z or Ctrl Y",
+     "Redo",
+     {Native(kZ, true, 1), Native(kY, true), KeyChord{}},
+     false,
+     true},
+    {ShortcutAction::kSaveSession,
+     "Ctrl S",
+     "Save the session (.pexs)",
+     {Native(native_key::kS, true, 0), KeyChord{}, KeyChord{}},
+     false,
+     true},
+    {ShortcutAction::kSaveSessionAs,
+     "Ctrl Shift S",
+     "Save the session as...",
+     {Native(native_key::kS, true, 1), KeyChord{}, KeyChord{}},
+     false,
+     true},
+    {ShortcutAction::kOpenSession,
+     "Ctrl O",
+     "Open a session or an exported figure",
+     {Native(kO, true), KeyChord{}, KeyChord{}},
+     false,
+     true},
     {ShortcutAction::kExport,
      "Ctrl E",
      "Export the focused view (figure or numbers)",
@@ -92,6 +126,7 @@ bool ChordPressed(const KeyChord& chord) {
   if (IsUnused(chord)) return false;
   const ImGuiIO& io = ImGui::GetIO();
   if (chord.ctrl != io.KeyCtrl) return false;
+  if (chord.shift >= 0 && (chord.shift == 1) != io.KeyShift) return false;
   if (chord.character != 0) {
     for (ImWchar c : io.InputQueueCharacters) {
       if (c == chord.character) return true;
@@ -109,6 +144,7 @@ std::optional<ShortcutAction> PressedShortcut(const UiSettings& ui) {
   if (ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return std::nullopt;
   for (const Shortcut& s : kShortcuts) {
     if (s.presentation_only && !ui.presentation) continue;
+    if (typing && s.not_while_typing) continue;
     for (const KeyChord& c : s.chords) {
       if (typing && !c.ctrl) continue;
       if (ChordPressed(c)) return s.action;
@@ -154,6 +190,21 @@ void ApplyShortcut(AppState& state, ShortcutAction action, int panels) {
           st.ui.presentation = false;
         }
       });
+      break;
+    case ShortcutAction::kUndo:
+      Undo(state);
+      break;
+    case ShortcutAction::kRedo:
+      Redo(state);
+      break;
+    case ShortcutAction::kSaveSession:
+      state.session.save_requested = true;
+      break;
+    case ShortcutAction::kSaveSessionAs:
+      state.session.save_as_dialog = true;
+      break;
+    case ShortcutAction::kOpenSession:
+      state.session.open_dialog = true;
       break;
     case ShortcutAction::kExport:
       OpenExportDialog(state, state.focused_view);

@@ -22,13 +22,21 @@ enum class ShortcutAction {
   kNextPanel,      // presentation mode
   kPreviousPanel,  // presentation mode
   kLeave,          // closes the overlay, leaves presentation mode
-  kExport,
+  kUndo,
+  kRedo,
+  kSaveSession,
+  kSaveSessionAs,
+  kOpenSession,
+  kExport,  // last: the count of actions is kExport + 1
 };
 
 // Native key codes for keys ImGui 1.86 has no ImGuiKey for: GLFW's (GLFW/glfw3.h), which the
 // GLFW backend writes into io.KeysDown. window.cpp checks them against GLFW's own constants.
 namespace native_key {
 inline constexpr int kS = 83;
+inline constexpr int kO = 79;
+inline constexpr int kY = 89;
+inline constexpr int kZ = 90;
 inline constexpr int kE = 69;
 inline constexpr int k0 = 48;
 inline constexpr int kMinus = 45;
@@ -47,6 +55,8 @@ struct KeyChord {
   int native = -1;      // native_key::*, or -1
   ImWchar character = 0;
   bool ctrl = false;
+  int shift =
+      -1;  // -1: with or without Shift (Ctrl + is Shift and = on many layouts); 0, 1: not, held
   bool operator==(const KeyChord&) const = default;
 };
 
@@ -56,6 +66,7 @@ struct Shortcut {
   const char* what;
   std::array<KeyChord, 3> chords;  // unused entries are KeyChord{}
   bool presentation_only = false;  // only in presentation mode (arrow keys stay with the panels)
+  bool not_while_typing = false;   // a text field keeps these (its own Ctrl Z) even with Ctrl
 };
 
 std::span<const Shortcut> Shortcuts();

@@ -250,7 +250,6 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
         ImGui::EndMenuBar();
       }
       DrawViewMenu(state);
-      DrawSessionShortcuts(state);
       const float em = ImGui::GetFontSize();
       const float gap = ImGui::GetStyle().ItemSpacing.x;
       const float status_h = ImGui::GetFrameHeightWithSpacing();
