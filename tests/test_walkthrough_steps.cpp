@@ -5,14 +5,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <sstream>
 #include <string>
 
 #include "base/random.h"
 #include "figure/figure_render.h"
+#include "io/loaded_table.h"
 #include "model/embedding.h"
 #include "model/param_fields.h"
 #include "model/walkthrough_presets.h"
+#include "test_support.h"
 #include "views/figure_export.h"
 #include "views/walkthrough.h"
 
@@ -312,6 +315,72 @@ TEST(WalkthroughSteps, HandoutIsOnePdfPagePerStepAndOnePageForPngOrSvg) {
       BuildViewFigure(ViewKind::kWalkthrough, m, sel, FigureSize{}, FigureFormat::kPng);
   ASSERT_TRUE(one.ok()) << one.message();
   EXPECT_EQ(one.value().title, pages.value()[5].title);
+}
+
+}  // namespace
+}  // namespace pe
+
+namespace pe {
+namespace {
+
+// Where E comes from is said as it is: a loaded word-vector file is named with its size and its
+// words are the vocabulary (no "N(0, 1) from seed"), and a seeded table names its initialiser,
+// with the other convention's rows computed from the same draw.
+class WalkthroughEmbeddings : public pe::testing::TempDirTest {};
+
+TEST_F(WalkthroughEmbeddings, ALoadedWordVectorFileIsNamedAndItsWordsAreTheVocabulary) {
+  const std::string path = Path("wv.txt");
+  std::ofstream(path) << "the 0.1 0.2 0.3 0.4\ncat 1 2 3 4\nmat 0.5 0.5 0.5 0.5\n";
+  Result<LoadedTablePtr> t = LoadTable({path, ""}, TableUse::kEmbeddings);
+  ASSERT_TRUE(t.ok()) << t.message();
+  ModelParams m;
+  m.pe.d_model = 4;
+  m.example.text = "the cat sat";
+  m.example.embeddings = {path, t.value()->hash(), t.value()};
+  const Walkthrough w = Walk(m, 1);
+  ASSERT_FALSE(w.pages.empty());
+  auto joined = [](const WalkPage& p) {
+    std::string all;
+    for (const std::string& n : p.numbers) all += n + "\n";
+    return all;
+  };
+  const std::string ids = joined(PageOf(w, WalkStep::kIds));
+  EXPECT_NE(ids.find("the word-vector file's words"), std::string::npos) << ids;
+  EXPECT_NE(ids.find("gets id 3, a row of zeros"), std::string::npos) << ids;  // "sat"
+  const std::string lookup = joined(PageOf(w, WalkStep::kLookup));
+  EXPECT_NE(lookup.find("E: the loaded table"), std::string::npos) << lookup;
+  EXPECT_NE(lookup.find("3 \xc3\x97 4"), std::string::npos) << lookup;
+  EXPECT_EQ(lookup.find("N(0, 1)"), std::string::npos) << lookup;
+  const std::string scale = joined(PageOf(w, WalkStep::kScale));
+  EXPECT_NE(scale.find("the loaded rows: |E[id]| = 5.47723"), std::string::npos) << scale;
+  EXPECT_EQ(scale.find("the same draw"), std::string::npos) << scale;
+  // "cat" is the focus: |(1, 2, 3, 4)| = sqrt(30).
+  EXPECT_NEAR(PageOf(w, WalkStep::kLookup).values[3], 4.0, 1e-6);
+}
+
+TEST_F(WalkthroughEmbeddings, ASeededTableNamesItsInitialiserAndTheOtherConvention) {
+  ModelParams m;
+  m.pe.d_model = 16;
+  m.example.text = "the cat";
+  m.example.init = EmbeddingInit::kNormal002;
+  const Walkthrough w = Walk(m, 0);
+  ASSERT_FALSE(w.pages.empty());
+  const WalkPage& lookup = PageOf(w, WalkStep::kLookup);
+  EXPECT_NE(lookup.numbers[0].find("E: N(0, 0.02\xc2\xb2) from seed 0"), std::string::npos)
+      << lookup.numbers[0];
+  // The same draw with std d^-1/2 is the row / 0.02 / 4; its norm is printed beside.
+  double norm = 0;
+  for (double v : lookup.values) norm += v * v;
+  norm = std::sqrt(norm);
+  const std::string want = "the same draw with std d^-1/2 (fairseq, tensor2tensor): |E[id]| = ";
+  const WalkPage& scale = PageOf(w, WalkStep::kScale);
+  bool found = false;
+  for (const std::string& n : scale.numbers) {
+    if (n.rfind(want, 0) != 0) continue;
+    found = true;
+    EXPECT_NEAR(std::stod(n.substr(want.size())), norm / 0.02 / 4.0, 1e-5 * norm / 0.02);
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace

@@ -319,12 +319,12 @@ std::string SinusoidNormText(const EncodingParams& pe, int64_t d) {
 }
 
 void NormLine(const SentenceResult& s, const EncodingParams& pe, int t, bool scaled,
-              EmbeddingInit init) {
+              EmbeddingInit init, bool loaded) {
   const int64_t offset = pe.offset;
   const InputParts& parts = s.parts;
   const int64_t d = parts.embedding.cols;
-  if (s.vocabulary.size() == 0 && s.vocab_size > 0 &&
-      s.tokens[static_cast<size_t>(t)].raw.empty()) {  // typed ids: the label is the id
+  const size_t k = static_cast<size_t>(t);
+  if (s.tokens[k].text == "id " + std::to_string(s.ids[k])) {  // typed ids: the label is the id
     ImGui::Text("id %lld (position %lld):", static_cast<long long>(s.ids[static_cast<size_t>(t)]),
                 static_cast<long long>(offset + t));
   } else {
@@ -354,11 +354,17 @@ void NormLine(const SentenceResult& s, const EncodingParams& pe, int t, bool sca
                    InitFormula(pe.learned().init, d).c_str())
           : SinusoidNormText(pe, d);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  WrappedText(
-      Printf("E is random and untrained: %s, so |E| is about %.3g and |E\xc3\x97\xe2\x88\x9a"
-             "d| about %.3g; %s.",
-             InitFormula(init, d).c_str(), InitStd(init, d) * rd, InitStd(init, d) * rd * rd,
-             pe_size.c_str()));
+  if (loaded) {
+    // A loaded table's rows have whatever size its training gave them: no initialiser to quote.
+    WrappedText(Printf("E is the loaded table's rows: |E| = %.4g here; %s.",
+                       parts.Norm(Part::kEmbedding, t), pe_size.c_str()));
+  } else {
+    WrappedText(
+        Printf("E is random and untrained: %s, so |E| is about %.3g and |E\xc3\x97\xe2\x88\x9a"
+               "d| about %.3g; %s.",
+               InitFormula(init, d).c_str(), InitStd(init, d) * rd, InitStd(init, d) * rd * rd,
+               pe_size.c_str()));
+  }
   ImGui::PopStyleColor();
 }
 
@@ -377,7 +383,8 @@ void ShowParts(AppState& state, const SentenceResult& s, const std::vector<std::
   for (int t = 0; t < tokens; ++t) drawn.sum_rows.push_back(parts.sum.row(t));
   drawn.sum_width = d;
   if (sel >= 0) {
-    NormLine(s, state.params.pe, sel, state.params.input.scale, state.params.example.init);
+    NormLine(s, state.params.pe, sel, state.params.input.scale, state.params.example.init,
+             state.params.example.embeddings.loaded());
     for (int k = 0; k < 4; ++k) {
       series.push_back(parts.part(kAllParts[k]).row(sel));
       series_names.push_back(kPartLabels[k]);

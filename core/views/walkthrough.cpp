@@ -7,6 +7,8 @@
 
 #include "base/random.h"
 #include "figure/colormap.h"
+#include "io/loaded_table.h"
+#include "io/read_support.h"
 #include "model/embedding.h"
 #include "model/walkthrough_presets.h"
 
@@ -231,7 +233,25 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
         w.token_labels.push_back(s.tokens[t].text == " " ? "\xe2\x90\xa3" : s.tokens[t].text);
       }
     }
-    if (ids_typed && !w.ids_pending) {
+    const LoadedTable* loaded = ex.embeddings.table.get();
+    if (loaded != nullptr && loaded->has_words() && !ids_typed) {
+      // A word-vector file: its words are the vocabulary and a word's id is its row.
+      w.vocab_size = s.vocab_size;
+      vocab_text = "the word-vector file's words (" + Quoted(ex.embeddings.spec) + ", " +
+                   std::to_string(loaded->rows()) + " words): a word's id is its row";
+      const int64_t unk = loaded->FindWord(kUnknownToken);
+      unk_text = unk >= 0
+                     ? "a word the file lacks takes the row of its " + std::string(kUnknownToken) +
+                           " (id " + std::to_string(unk) + ")"
+                     : "a word the file lacks gets id " + std::to_string(loaded->rows()) +
+                           ", a row of zeros (the file has no " + std::string(kUnknownToken) + ")";
+      if (!s.unknown_tokens.empty()) {
+        unk_text +=
+            "; " + std::to_string(s.unknown_tokens.size()) +
+            (s.unknown_tokens.size() == 1 ? " word of the text is" : " words of the text are") +
+            " not in the file";
+      }
+    } else if (ids_typed && !w.ids_pending) {
       w.vocab_size = ex.vocab_size;
       vocab_text = "typed ids: the vocabulary has " + std::to_string(ex.vocab_size) +
                    " entries, ids 0 to " + std::to_string(ex.vocab_size - 1) +
@@ -259,6 +279,12 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
                     ") stands for every word the fixed vocabulary lacks"
               : "<unk> is the id a fixed vocabulary gives a word it lacks; a vocabulary built from "
                 "the text has every word, so it has none";
+    }
+    if (loaded != nullptr && !loaded->has_words()) {
+      // A loaded tensor: the ids, typed or from the text, index its rows.
+      w.vocab_size = s.vocab_size;
+      vocab_text += "; the ids index the rows of " + Quoted(ex.embeddings.spec) + " (ids 0 to " +
+                    std::to_string(loaded->rows() - 1) + ")";
     }
     if (preset != nullptr && preset->pe_discarded) {
       // The code adds a table that stayed zero: compute that, and keep the intended rows.
@@ -373,6 +399,28 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     for (int64_t id : w.ids) p.values.push_back(static_cast<double>(id));
     p.highlight_text = "Sums view: the chip of " + who + " shows its id.";
   }
+  // Where E comes from, for the lookup and scale pages: typed rows, a loaded table, or an
+  // untrained draw from its initialiser and seed.
+  const LoadedTable* loaded_e = w.typed ? nullptr : ex.embeddings.table.get();
+  std::string e_line, e_source;
+  if (w.typed) {
+    e_line = "E: the blog's typed rows E[1], E[2], E[3]";
+    e_source = "typed";
+  } else if (loaded_e != nullptr) {
+    e_line = "E: the loaded table " + Quoted(ex.embeddings.spec) + ", " +
+             std::to_string(loaded_e->rows()) + " \xc3\x97 " + std::to_string(loaded_e->cols()) +
+             (loaded_e->has_words() ? " (word vectors: each row is a word's vector)" : "");
+    e_source = "loaded";
+  } else if (ex.init == EmbeddingInit::kTorch) {
+    e_line = "E: torch.manual_seed(" + std::to_string(ex.torch_seed) + "); nn.Embedding(" +
+             std::to_string(w.vocab_size) + ", " + std::to_string(d) +
+             ").weight, PyTorch's own numbers";
+    e_source = "N(0, 1)";
+  } else {
+    e_source = InitFormula(ex.init, d);
+    e_line = "E: " + e_source + " from seed " + std::to_string(ex.seed) + ", untrained" +
+             (ex.init == EmbeddingInit::kNormal1 ? ", as nn.Embedding draws it" : "");
+  }
   // 4. Rows of E.
   {
     WalkPage& p = page(WalkStep::kLookup);
@@ -385,13 +433,7 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     p.code =
         "Seed 000: word_lookup(input_tokens), an nn.Embedding lookup; seed 003 writes the same "
         "as out[i, j] = W[x[i, j]], and seed 002 uses Haiku's Embed module.";
-    p.numbers.push_back(w.typed ? "E: the blog's typed rows E[1], E[2], E[3]"
-                        : ex.init == EmbeddingInit::kTorch
-                            ? "E: torch.manual_seed(" + std::to_string(ex.torch_seed) +
-                                  "); nn.Embedding(" + std::to_string(w.vocab_size) + ", " +
-                                  std::to_string(d) + ").weight, PyTorch's own numbers"
-                            : "E: N(0, 1) from seed " + std::to_string(ex.seed) +
-                                  ", as an untrained nn.Embedding");
+    p.numbers.push_back(e_line);
     if (any) {
       p.numbers.push_back("rows looked up: " + IdList(w.ids, 32) + " (outlined below)");
       AddRows(p.numbers, w, w.parts.embedding, "E[id]");
@@ -470,23 +512,32 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
       const double scale = params.input.scale ? sqrt_d : 1.0;
       const std::string pe_name = "|PE[" + std::to_string(pos) + "]|";
       p.numbers.push_back(
-          (w.typed ? "the blog's typed rows: |E[id]| = "
-                   : "N(0, 1) rows (nn.Embedding, this example): |E[id]| = ") +
+          (w.typed               ? std::string("the blog's typed rows: |E[id]| = ")
+           : loaded_e != nullptr ? "the loaded rows: |E[id]| = "
+                                 : e_source + " rows (this example): |E[id]| = ") +
           Fmt(e_norm) + ", " + scaled_name + " = " + Fmt(e_norm * scale) + ", " + pe_name + " = " +
           Fmt(pe_norm) +
           (pe_norm > 0 ? ": " + Fmt(e_norm * scale / pe_norm) + " times PE's" : std::string()));
       std::vector<WalkBar>& bars = w.bars[static_cast<size_t>(WalkStep::kScale)];
-      bars.push_back({w.typed ? "|E[id]|, typed" : "|E[id]|, N(0, 1)", e_norm});
-      bars.push_back({scaled_name + (w.typed ? ", typed" : ", N(0, 1)"), e_norm * scale});
-      if (!w.typed) {
-        // The same normal draw with std d^-1/2 is this row times d^-1/2.
-        p.numbers.push_back(
-            "the same draw with std d^-1/2 (fairseq, tensor2tensor): |E[id]| = " +
-            Fmt(e_norm / sqrt_d) + ", " + scaled_name + " = " + Fmt(e_norm / sqrt_d * scale) +
-            (pe_norm > 0 ? ": " + Fmt(e_norm / sqrt_d * scale / pe_norm) + " times PE's"
-                         : std::string()));
-        bars.push_back({"|E[id]|, std d^-1/2", e_norm / sqrt_d});
-        bars.push_back({scaled_name + ", std d^-1/2", e_norm / sqrt_d * scale});
+      bars.push_back({"|E[id]|, " + e_source, e_norm});
+      bars.push_back({scaled_name + ", " + e_source, e_norm * scale});
+      if (!w.typed && loaded_e == nullptr) {
+        // The other convention's rows from the same draw: the row divided by the initialiser's
+        // standard deviation is the N(0, 1) draw; std d^-1/2 (fairseq, tensor2tensor) unless
+        // the rows already have it, then std 1 (nn.Embedding).
+        const double init_scale = InitScale(ex.init, d);
+        const bool scaled_init = ex.init == EmbeddingInit::kNormalScaled;
+        const double other = (scaled_init ? 1.0 : 1.0 / sqrt_d) / init_scale;
+        const std::string name =
+            scaled_init ? "std 1 (nn.Embedding)" : "std d^-1/2 (fairseq, tensor2tensor)";
+        p.numbers.push_back("the same draw with " + name + ": |E[id]| = " + Fmt(e_norm * other) +
+                            ", " + scaled_name + " = " + Fmt(e_norm * other * scale) +
+                            (pe_norm > 0
+                                 ? ": " + Fmt(e_norm * other * scale / pe_norm) + " times PE's"
+                                 : std::string()));
+        const std::string short_name = scaled_init ? "std 1" : "std d^-1/2";
+        bars.push_back({"|E[id]|, " + short_name, e_norm * other});
+        bars.push_back({scaled_name + ", " + short_name, e_norm * other * scale});
       }
       bars.push_back({pe_name, pe_norm});
     }
