@@ -7,6 +7,7 @@
 #include "io/file_writers.h"
 #include "panels/panels.h"
 #include "ui/session.h"
+#include "ui/shortcuts.h"
 
 namespace pe {
 namespace {
@@ -41,7 +42,8 @@ void DrawFileMenu(AppState& state, UiServices& services) {
   SessionUiState& s = state.session;
   if (ImGui::MenuItem("New session (defaults)")) s.new_requested = true;
   ItemTooltip("Start again on the built-in example (Edit > Undo brings the parameters back).");
-  if (ImGui::MenuItem("Open...", "Ctrl+O")) s.open_dialog = true;
+  if (ImGui::MenuItem("Open...", ShortcutFor(ShortcutAction::kOpenSession).keys))
+    s.open_dialog = true;
   ItemTooltip(
       "Open a session (.pexs), or a figure this app exported (PNG, SVG, PDF): its view, "
       "parameters and window, as they were when it was saved.");
@@ -57,12 +59,15 @@ void DrawFileMenu(AppState& state, UiServices& services) {
   }
   DrawFileMenuItems(state);
   ImGui::Separator();
-  if (ImGui::MenuItem("Save", "Ctrl+S")) s.save_requested = true;
+  if (ImGui::MenuItem("Save", ShortcutFor(ShortcutAction::kSaveSession).keys))
+    s.save_requested = true;
   ItemTooltip(s.path.empty() ? "Save the session: parameters, views, panels (asks for a name)."
                              : ("Save the session to " + s.path).c_str());
-  if (ImGui::MenuItem("Save as...", "Ctrl+Shift+S")) s.save_as_dialog = true;
+  if (ImGui::MenuItem("Save as...", ShortcutFor(ShortcutAction::kSaveSessionAs).keys))
+    s.save_as_dialog = true;
   ImGui::Separator();
-  if (ImGui::MenuItem("Export the focused view...", "Ctrl+E", false, services.exports != nullptr)) {
+  if (ImGui::MenuItem("Export the focused view...", ShortcutFor(ShortcutAction::kExport).keys,
+                      false, services.exports != nullptr)) {
     OpenExportDialog(state, state.focused_view);
   }
   ImGui::EndMenu();
@@ -71,9 +76,11 @@ void DrawFileMenu(AppState& state, UiServices& services) {
 void DrawEditMenu(AppState& state) {
   if (!ImGui::BeginMenu("Edit")) return;
   const UndoHistory& h = state.history;
-  if (ImGui::MenuItem("Undo", "Ctrl+Z", false, !h.undo.empty())) Undo(state);
+  if (ImGui::MenuItem("Undo", ShortcutFor(ShortcutAction::kUndo).keys, false, !h.undo.empty()))
+    Undo(state);
   ItemTooltip("Put back the parameters before the last change (a slider drag is one change).");
-  if (ImGui::MenuItem("Redo", "Ctrl+Shift+Z", false, !h.redo.empty())) Redo(state);
+  if (ImGui::MenuItem("Redo", ShortcutFor(ShortcutAction::kRedo).keys, false, !h.redo.empty()))
+    Redo(state);
   ImGui::EndMenu();
 }
 

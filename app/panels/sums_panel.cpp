@@ -325,12 +325,11 @@ void NormLine(const SentenceResult& s, const EncodingParams& pe, int t, bool sca
   const int64_t d = parts.embedding.cols;
   const size_t k = static_cast<size_t>(t);
   if (s.tokens[k].text == "id " + std::to_string(s.ids[k])) {  // typed ids: the label is the id
-    ImGui::Text("id %lld (position %lld):", static_cast<long long>(s.ids[static_cast<size_t>(t)]),
+    ImGui::Text("id %lld (position %lld):", static_cast<long long>(s.ids[k]),
                 static_cast<long long>(offset + t));
   } else {
-    ImGui::Text("\"%s\" (id %lld, position %lld):", s.tokens[static_cast<size_t>(t)].text.c_str(),
-                static_cast<long long>(s.ids[static_cast<size_t>(t)]),
-                static_cast<long long>(offset + t));
+    ImGui::Text("\"%s\" (id %lld, position %lld):", s.tokens[k].text.c_str(),
+                static_cast<long long>(s.ids[k]), static_cast<long long>(offset + t));
   }
   // Wrapped at spaces only: ImGui's own wrapping breaks "0.457" after its '.'.
   WrappedText(Printf(

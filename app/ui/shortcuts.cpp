@@ -20,6 +20,7 @@ using native_key::kKeypadAdd;
 using native_key::kKeypadSubtract;
 using native_key::kMinus;
 using native_key::kO;
+using native_key::kS;
 using native_key::kY;
 using native_key::kZ;
 
@@ -83,13 +84,13 @@ const Shortcut kShortcuts[] = {
     {ShortcutAction::kSaveSession,
      "Ctrl S",
      "Save the session (.pexs)",
-     {Native(native_key::kS, true, 0), KeyChord{}, KeyChord{}},
+     {Native(kS, true, 0), KeyChord{}, KeyChord{}},
      false,
      true},
     {ShortcutAction::kSaveSessionAs,
      "Ctrl Shift S",
      "Save the session as...",
-     {Native(native_key::kS, true, 1), KeyChord{}, KeyChord{}},
+     {Native(kS, true, 1), KeyChord{}, KeyChord{}},
      false,
      true},
     {ShortcutAction::kOpenSession,

@@ -55,8 +55,8 @@ struct KeyChord {
   int native = -1;      // native_key::*, or -1
   ImWchar character = 0;
   bool ctrl = false;
-  int shift =
-      -1;  // -1: with or without Shift (Ctrl + is Shift and = on many layouts); 0, 1: not, held
+  // Shift: -1 with or without it (Ctrl + is Shift and = on many layouts), 0 not held, 1 held.
+  int shift = -1;
   bool operator==(const KeyChord&) const = default;
 };
 

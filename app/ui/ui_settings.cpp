@@ -117,6 +117,16 @@ double ContrastRatio(ImU32 a, ImU32 b) {
   return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
 }
 
+// The look `settings` ask for at `content_scale` with `shown_text` on screen.
+AppliedLook LookFor(const UiSettings& settings, float content_scale, std::string_view shown_text) {
+  AppliedLook look;
+  look.scale = EffectiveUiScale(settings, content_scale);
+  look.theme = settings.theme;
+  look.glyphs = CodePoints(shown_text);
+  look.text = std::string(shown_text);
+  return look;
+}
+
 bool ApplyLook(const UiSettings& settings, float content_scale, std::string_view shown_text,
                std::optional<AppliedLook>& applied) {
   const float scale = EffectiveUiScale(settings, content_scale);
@@ -124,11 +134,7 @@ bool ApplyLook(const UiSettings& settings, float content_scale, std::string_view
       applied->text == shown_text) {
     return false;
   }
-  AppliedLook want;
-  want.scale = scale;
-  want.theme = settings.theme;
-  want.glyphs = CodePoints(shown_text);
-  want.text = std::string(shown_text);
+  AppliedLook want = LookFor(settings, content_scale, shown_text);
   if (applied && applied->scale == want.scale && applied->theme == want.theme &&
       applied->glyphs == want.glyphs) {
     applied->text = std::move(want.text);  // other text, same characters: nothing to rebuild
@@ -148,11 +154,7 @@ bool ApplyLook(const UiSettings& settings, float content_scale, std::string_view
 
 AppliedLook PrebuildFonts(const UiSettings& settings, float content_scale,
                           std::string_view shown_text, ImFontAtlas& atlas) {
-  AppliedLook look;
-  look.scale = EffectiveUiScale(settings, content_scale);
-  look.theme = settings.theme;
-  look.glyphs = CodePoints(shown_text);
-  look.text = std::string(shown_text);
+  AppliedLook look = LookFor(settings, content_scale, shown_text);
   atlas.Clear();
   LoadUiFontsInto(atlas, look.scale, look.glyphs);
   // The renderer uploads the atlas as RGBA (16 MiB for a 4096-wide atlas); converting it here

@@ -487,7 +487,7 @@ int64_t HeadPairs(const float* out, int64_t base, int floats_per_pair) {
   return floats_to_line / floats_per_pair;
 }
 
-// `rows` (<= kRowsPerGroup) rows of a full-row layout with AVX2; `grouped`: the rows share
+// kRows (<= kRowsPerGroup) rows of a full-row layout with AVX2; `grouped`: the rows share
 // their line boundaries (HeadPairs), else rows come one at a time (kRows == 1).
 template <int kRows, bool kStream>
 void GroupAvx2(const Plan& plan, int64_t width, bool grouped, double* s, double* c, float* out) {
@@ -502,18 +502,14 @@ void GroupAvx2(const Plan& plan, int64_t width, bool grouped, double* s, double*
     case Plan::Layout::kInterleaved:
       RowsAvx2<kRows, 2, kStream>(h, head(0, 2), cw, sw, s, c, EmitInterleaved{out, width});
       break;
-    case Plan::Layout::kHalves:
-      if constexpr (!kStream) {
-        RowsAvx2<kRows, 2, false>(h, 0, cw, sw, s, c, EmitHalves<true, false>{out, width, h, 1.0});
-      }
+    case Plan::Layout::kHalves:  // never streamed (EmitHalves)
+      RowsAvx2<kRows, 2, false>(h, 0, cw, sw, s, c, EmitHalves<true, false>{out, width, h, 1.0});
       break;
     case Plan::Layout::kTwiceHalves:
-      if constexpr (!kStream) {
-        if (plan.twice_sin) {
-          RowsAvx2<kRows, 2, false>(h, 0, cw, sw, s, c, EmitHalves<true, true>{out, width, h, a});
-        } else {
-          RowsAvx2<kRows, 2, false>(h, 0, cw, sw, s, c, EmitHalves<false, false>{out, width, h, a});
-        }
+      if (plan.twice_sin) {
+        RowsAvx2<kRows, 2, false>(h, 0, cw, sw, s, c, EmitHalves<true, true>{out, width, h, a});
+      } else {
+        RowsAvx2<kRows, 2, false>(h, 0, cw, sw, s, c, EmitHalves<false, false>{out, width, h, a});
       }
       break;
     case Plan::Layout::kTwiceInterleaved:
@@ -540,8 +536,8 @@ void FillRows(int64_t first_position, const Plan& plan, int64_t row0, int64_t ro
   const bool avx2 = CanUseAvx2(plan, width, out);
   stream = stream && avx2 && plan.layout != Plan::Layout::kHalves &&
            plan.layout != Plan::Layout::kTwiceHalves;
-  // Rows in groups when every row has the same line boundaries (the first row's are checked in
-  // GroupAvx2; a width of whole lines keeps them in every row).
+  // Rows go in groups when every row has the first row's line boundaries: a width of whole
+  // lines.
   const bool grouped = avx2 && (width * 4) % 64 == 0;
   if (avx2 && plan.layout == Plan::Layout::kAngles) {
     for (int64_t r = 0; r < rows; ++r) {
