@@ -275,6 +275,12 @@ TEST_F(ClassroomKeys, EveryChordOfTheTableDoesWhatTheOverlaySays) {
         case ShortcutAction::kOpenSession:
           EXPECT_TRUE(Shown("Open a session or figure"));
           break;
+        case ShortcutAction::kOpenTable:
+          EXPECT_TRUE(state_.open_table.open_requested ||
+                      ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId))
+              << "Ctrl T opens the table dialog";
+          state_.open_table.open_requested = false;
+          break;
         case ShortcutAction::kExport:
           EXPECT_TRUE(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId) ||
                       state_.export_dialog.open_requested)

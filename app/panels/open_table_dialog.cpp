@@ -14,6 +14,7 @@
 #include "jobs/table_load_job.h"
 #include "model/param_fields.h"
 #include "panels/panels.h"
+#include "ui/shortcuts.h"
 
 namespace pe {
 namespace {
@@ -138,7 +139,8 @@ void ApplyLoaded(AppState& st, const TableLoadRequest& request) {
 }  // namespace
 
 void DrawFileMenuItems(AppState& state) {
-  if (ImGui::MenuItem("Open table...", "Ctrl+T")) state.open_table.open_requested = true;
+  if (ImGui::MenuItem("Open table...", ShortcutFor(ShortcutAction::kOpenTable).keys))
+    state.open_table.open_requested = true;
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip(
         "Load a model's table from a file: token embeddings (NPY, safetensors, "
@@ -149,11 +151,6 @@ void DrawFileMenuItems(AppState& state) {
 
 void DrawOpenTableDialog(AppState& state, UiServices& services) {
   OpenTableState& o = state.open_table;
-  const ImGuiIO& io = ImGui::GetIO();
-  if (io.KeyCtrl && ImGui::IsKeyPressed('T', false) &&
-      !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) {
-    o.open_requested = true;
-  }
   // A dropped file opens the dialog on it (the last one wins when several come at once).
   if (!state.dropped_files.empty()) {
     o.path = state.dropped_files.back();

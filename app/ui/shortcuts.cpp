@@ -21,6 +21,7 @@ using native_key::kKeypadSubtract;
 using native_key::kMinus;
 using native_key::kO;
 using native_key::kS;
+using native_key::kT;
 using native_key::kY;
 using native_key::kZ;
 
@@ -99,6 +100,10 @@ const Shortcut kShortcuts[] = {
      {Native(kO, true), KeyChord{}, KeyChord{}},
      false,
      true},
+    {ShortcutAction::kOpenTable,
+     "Ctrl T",
+     "Open a model's table (embeddings, positions, T5 bias)",
+     {Native(kT, true), KeyChord{}, KeyChord{}}},
     {ShortcutAction::kExport,
      "Ctrl E",
      "Export the focused view (figure or numbers)",
@@ -206,6 +211,9 @@ void ApplyShortcut(AppState& state, ShortcutAction action, int panels) {
       break;
     case ShortcutAction::kOpenSession:
       state.session.open_dialog = true;
+      break;
+    case ShortcutAction::kOpenTable:
+      state.open_table.open_requested = true;
       break;
     case ShortcutAction::kExport:
       OpenExportDialog(state, state.focused_view);

@@ -27,6 +27,7 @@ enum class ShortcutAction {
   kSaveSession,
   kSaveSessionAs,
   kOpenSession,
+  kOpenTable,
   kExport,  // last: the count of actions is kExport + 1
 };
 
@@ -34,6 +35,7 @@ enum class ShortcutAction {
 // GLFW backend writes into io.KeysDown. window.cpp checks them against GLFW's own constants.
 namespace native_key {
 inline constexpr int kS = 83;
+inline constexpr int kT = 84;
 inline constexpr int kO = 79;
 inline constexpr int kY = 89;
 inline constexpr int kZ = 90;

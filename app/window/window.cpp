@@ -35,10 +35,11 @@ namespace pe {
 namespace {
 
 // The shortcut table names keys by GLFW's codes without including GLFW.
-static_assert(native_key::kS == GLFW_KEY_S && native_key::kO == GLFW_KEY_O &&
-              native_key::kY == GLFW_KEY_Y && native_key::kZ == GLFW_KEY_Z &&
-              native_key::k0 == GLFW_KEY_0 && native_key::kMinus == GLFW_KEY_MINUS &&
-              native_key::kEqual == GLFW_KEY_EQUAL && native_key::kKeypad0 == GLFW_KEY_KP_0 &&
+static_assert(native_key::kS == GLFW_KEY_S && native_key::kT == GLFW_KEY_T &&
+              native_key::kO == GLFW_KEY_O && native_key::kY == GLFW_KEY_Y &&
+              native_key::kZ == GLFW_KEY_Z && native_key::k0 == GLFW_KEY_0 &&
+              native_key::kMinus == GLFW_KEY_MINUS && native_key::kEqual == GLFW_KEY_EQUAL &&
+              native_key::kKeypad0 == GLFW_KEY_KP_0 &&
               native_key::kKeypadSubtract == GLFW_KEY_KP_SUBTRACT &&
               native_key::kKeypadAdd == GLFW_KEY_KP_ADD && native_key::kF1 == GLFW_KEY_F1 &&
               native_key::kF11 == GLFW_KEY_F11);
