@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "encoding/encoding.h"
 #include "figure/colormap.h"
 #include "image_support.h"
 #include "test_support.h"
@@ -39,8 +40,10 @@ int Distance(const unsigned char* px, ImU32 c) {
 
 // Renders `state` offscreen, returns the screenshot and the caches of the last frame.
 void Render(AppState& state, const std::string& name, Image& img, HeatmapCache& heat,
-            CurvesCache& curves) {
+            CurvesCache& curves, int width = 1280, int height = 800) {
   WindowRequest req;
+  req.width = width;
+  req.height = height;
   req.screenshot = ArtefactPath(name);
   req.frames = 4;
   std::remove(req.screenshot.c_str());
@@ -51,8 +54,8 @@ void Render(AppState& state, const std::string& name, Image& img, HeatmapCache& 
                       }),
             0);
   ASSERT_TRUE(LoadPng(req.screenshot, img));
-  ASSERT_EQ(img.w, 1280);
-  ASSERT_EQ(img.h, 800);
+  ASSERT_EQ(img.w, width);
+  ASSERT_EQ(img.h, height);
 }
 
 TEST(Window, HeatmapPixelsHaveTheColormapColourOfTheirCells) {
@@ -80,6 +83,96 @@ TEST(Window, HeatmapPixelsHaveTheColormapColourOfTheirCells) {
     EXPECT_LE(std::abs(px[0] - want.r) + std::abs(px[1] - want.g) + std::abs(px[2] - want.b), 3)
         << "cell (" << pos << ", " << dim << ") at pixel " << x << "," << y;
   }
+}
+
+// One texel per pixel row (RoPE's 2000 positions on a 383-pixel-high area at this size): every
+// pixel of the image is its texel's colour. With the image on fractional pixel edges, pixel
+// centres sat on texel boundaries and the quad's two triangles rounded them to different rows:
+// blocks of the neighbouring row's colour in the right half only, where fast waves make
+// neighbouring rows differ.
+TEST(Window, HeatmapPixelsAreTheirTexelsAtOneTexelPerPixelRow) {
+  AppState state;
+  state.params.pe.max_len = 2000;
+  state.params.pe.scheme = RopeParams{};
+  Image img;
+  HeatmapCache heat;
+  CurvesCache curves;
+  Render(state, "window-rope-2000.png", img, heat, curves, 1500, 950);
+  ASSERT_TRUE(heat.raster.has_value());
+  const Raster& r = *heat.raster;
+  ASSERT_EQ(r.width, 128);
+  ASSERT_EQ(r.height, static_cast<int>(heat.plot_max.y - heat.plot_min.y));  // one per row
+  ASSERT_EQ(heat.rgba.size(), static_cast<size_t>(r.width) * r.height * 4);
+  const double x0 = heat.plot_min.x, y0 = heat.plot_min.y;
+  const double w = heat.plot_max.x - x0, h = heat.plot_max.y - y0;
+  int checked = 0, wrong = 0;
+  // Inside the frame drawn over the area's outermost pixels, and below row 0's outline.
+  for (int py = static_cast<int>(y0) + 4; py < static_cast<int>(y0 + h) - 2; ++py) {
+    for (int px = static_cast<int>(x0) + 2; px < static_cast<int>(x0 + w) - 2; ++px) {
+      const double tx = (px + 0.5 - x0) / w * r.width, ty = (py + 0.5 - y0) / h * r.height;
+      // A centre on a texel edge (a column of texels 3.8 pixels wide) may take either texel.
+      if (std::fabs(tx - std::round(tx)) < 1e-3 || std::fabs(ty - std::round(ty)) < 1e-3) continue;
+      const unsigned char* want =
+          &heat.rgba[(static_cast<size_t>(ty) * r.width + static_cast<size_t>(tx)) * 4];
+      const unsigned char* got = img.at(px, py);
+      ++checked;
+      if (std::abs(got[0] - want[0]) + std::abs(got[1] - want[1]) + std::abs(got[2] - want[2]) > 6)
+        ++wrong;
+    }
+  }
+  EXPECT_GT(checked, 150000);
+  EXPECT_EQ(wrong, 0) << "of " << checked << " pixels";
+}
+
+// A learned table's noise, drawn as a line of its own points: every segment is drawn along its
+// whole length, the steep ones between two spikes too (ImGui's joins once folded those into
+// dashes).
+TEST(Window, EverySegmentOfASpikyCurveIsDrawn) {
+  AppState state;
+  state.params.pe.d_model = 48;
+  state.params.pe.max_len = 80;
+  state.params.pe.scheme = LearnedParams{};
+  state.params.curve_dims = {4};
+  Image img;
+  HeatmapCache heat;
+  CurvesCache curves;
+  Render(state, "window-learned-curve.png", img, heat, curves, 1500, 950);
+  const EncodingPtr e = MakeEncoding(state.params.pe).value();
+  const PlotRange& v = state.curves.view;
+  const ImU32 color = SeriesColor(0);
+  auto to_px = [&](double pos, double value) {
+    return ImVec2(
+        static_cast<float>(curves.plot_min.x +
+                           (pos - v.x0) / (v.x1 - v.x0) * (curves.plot_max.x - curves.plot_min.x)),
+        static_cast<float>(curves.plot_min.y + (1.0 - (value - v.y0) / (v.y1 - v.y0)) *
+                                                   (curves.plot_max.y - curves.plot_min.y)));
+  };
+  int steep = 0, missing = 0;
+  for (int64_t pos = static_cast<int64_t>(std::ceil(v.x0)); pos + 1 <= v.x1 && pos + 1 < 80;
+       ++pos) {
+    const ImVec2 a = to_px(static_cast<double>(pos), e->ValueAt(4, static_cast<double>(pos)));
+    const ImVec2 b = to_px(pos + 1.0, e->ValueAt(4, pos + 1.0));
+    if (std::fabs(b.y - a.y) < 4 * std::fabs(b.x - a.x)) continue;  // only the steep ones
+    ++steep;
+    for (double s : {0.3, 0.5, 0.7}) {
+      const double x = a.x + s * (b.x - a.x), y = a.y + s * (b.y - a.y);
+      // The nearest pixel of the curve's colour (blended where it crosses a grid line).
+      int best = 1 << 30;
+      for (int dy = -2; dy <= 2; ++dy) {
+        for (int dx = -1; dx <= 1; ++dx) {
+          best = std::min(
+              best, Distance(img.at(static_cast<int>(x) + dx, static_cast<int>(y) + dy), color));
+        }
+      }
+      if (best >= 100) {
+        ++missing;
+        ADD_FAILURE() << "position " << pos << " + " << s << " at pixel " << x << "," << y
+                      << ": nearest colour distance " << best;
+      }
+    }
+  }
+  EXPECT_GE(steep, 10);
+  EXPECT_EQ(missing, 0) << "points of " << steep << " steep segments without the curve's colour";
 }
 
 TEST(Window, CurveIsDrawnWhereTheFormulaSays) {

@@ -84,10 +84,14 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
     ytick_w = std::max(ytick_w, ImGui::CalcTextSize(t.label.c_str()).x);
   }
   ytick_w += em * 0.6f;
-  min_ = ImVec2(origin.x + ytick_w, top);
-  max_ = ImVec2(origin.x + size.x - em * 0.6f, bottom);
-  if (max_.x < min_.x + em) max_.x = min_.x + em;
-  if (max_.y < min_.y + em) max_.y = min_.y + em;
+  // The data area on whole pixels: a raster of one texel per pixel then lands with every pixel
+  // centre on a texel centre. At fractional edges those centres sit near texel boundaries, and
+  // the two triangles of the image's quad round them to different texel rows (blocks of the
+  // neighbouring row's colour wherever neighbouring rows differ, as in fast waves).
+  min_ = ImVec2(std::round(origin.x + ytick_w), std::round(top));
+  max_ = ImVec2(std::round(origin.x + size.x - em * 0.6f), std::round(bottom));
+  if (max_.x < min_.x + em) max_.x = std::round(min_.x + em);
+  if (max_.y < min_.y + em) max_.y = std::round(min_.y + em);
 
   ImGui::SetCursorScreenPos(min_);
   ImGui::InvisibleButton("##plot_area", ImVec2(max_.x - min_.x, max_.y - min_.y),
@@ -266,11 +270,23 @@ void Plot::Line(const double* xs, const double* ys, int n, ImU32 color, float th
     pts.resize(static_cast<size_t>(n));
     for (int k = 0; k < n; ++k) pts[static_cast<size_t>(k)] = ToPixels(xs[k], ys[k]);
   }
-  // Drawn in runs so no single polyline grows past ImDrawList's 16-bit index limits.
+  // Drawn in runs so no single polyline grows past ImDrawList's 16-bit index limits. A line of
+  // its own points (not decimated) also ends a run at every turn sharper than a right angle:
+  // ImGui joins segments with averaged normals, which at a spike (a learned table's noise) fold
+  // the steep segment's quad onto itself, so it showed as dashes. A dense line's zigzag between
+  // a column's lowest and highest point stays one run (its turns are all sharp, and splitting
+  // them would double its vertices).
   constexpr size_t kRun = 2048;
-  for (size_t start = 0; start + 1 < pts.size(); start += kRun - 1) {
-    const size_t count = std::min(kRun, pts.size() - start);
-    draw_->AddPolyline(pts.data() + start, static_cast<int>(count), color, 0, thickness);
+  auto sharp_turn = [&](size_t k) {  // at pts[k], between pts[k - 1] and pts[k + 1]
+    const ImVec2 a = pts[k - 1], b = pts[k], c = pts[k + 1];
+    return (b.x - a.x) * (c.x - b.x) + (b.y - a.y) * (c.y - b.y) < 0.0f;
+  };
+  size_t start = 0;
+  while (start + 1 < pts.size()) {
+    size_t end = start + 1;  // the run is pts[start ..= end]
+    while (end + 1 < pts.size() && end - start + 1 < kRun && (decimate || !sharp_turn(end))) ++end;
+    draw_->AddPolyline(pts.data() + start, static_cast<int>(end - start + 1), color, 0, thickness);
+    start = end;
   }
 }
 
@@ -279,7 +295,9 @@ void Plot::Markers(const double* xs, const double* ys, int n, ImU32 color, float
 }
 
 void Plot::Image(ImTextureID texture, double x0, double y0, double x1, double y1) {
-  ImVec2 a = ToPixels(x0, y0), b = ToPixels(x1, y1);
+  // Edges on whole pixels, for the reason the data area is (the constructor).
+  auto snap = [](ImVec2 p) { return ImVec2(std::round(p.x), std::round(p.y)); };
+  ImVec2 a = snap(ToPixels(x0, y0)), b = snap(ToPixels(x1, y1));
   // Texture row 0 is y0: flip the v coordinates when y0 maps below y1 on screen.
   ImVec2 uv0(0, 0), uv1(1, 1);
   if (a.y > b.y) {
