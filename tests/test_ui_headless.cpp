@@ -134,6 +134,18 @@ TEST_F(HeadlessUi, TypingDModelRebuildsTheTable) {
   EXPECT_EQ(state_.params.pe.d_model, 64);
   EXPECT_EQ(state_.fields[Id(controls, "d_model")].error,
             "d_model must be a whole number, got \"6.5\"");
+  // Every typed character stays: "1e3" is refused as typed (a character filter once made it 13,
+  // applied without a word), and so are letters.
+  Click(at);
+  SelectAllAndType("1e3");
+  EXPECT_EQ(state_.params.pe.d_model, 64);
+  EXPECT_EQ(state_.fields[Id(controls, "d_model")].error,
+            "d_model must be a whole number, got \"1e3\"");
+  Click(at);
+  SelectAllAndType("abc");
+  EXPECT_EQ(state_.params.pe.d_model, 64);
+  EXPECT_EQ(state_.fields[Id(controls, "d_model")].error,
+            "d_model must be a whole number, got \"abc\"");
   // Leading zeros are decimal, never octal.
   Click(at);
   SelectAllAndType("064");

@@ -68,9 +68,10 @@ bool NumberFieldImpl(AppState& state, const char* label, T current, T* typed, co
   // Not being typed into: show the state, unless the last text was refused (it stays, red, with
   // its reason, until it is fixed, Escape puts the state's value back, or the parameters change).
   if (!f.active && f.error.empty()) f.text = FormatNumber(current);
-  const ImGuiInputTextFlags flags = ImGuiInputTextFlags_AutoSelectAll |
-                                    (std::is_same_v<T, double> ? ImGuiInputTextFlags_CharsScientific
-                                                               : ImGuiInputTextFlags_CharsDecimal);
+  // No character filter: ImGui's filters drop what they do not allow as it is typed, so "1e3"
+  // in a whole-number field became 13 and "abc" in base vanished, both without a word. Every
+  // character stays, and the parse on Enter names what is wrong.
+  const ImGuiInputTextFlags flags = ImGuiInputTextFlags_AutoSelectAll;
   const bool refused = !f.error.empty();
   if (refused) PushRefusedFrame();
   ImGui::InputText(label, &f.text, flags);
