@@ -57,7 +57,8 @@ TEST(Embedding, UniformIsInTheOpenUnitIntervalEnd) {
 }
 
 TEST(Embedding, LookupHasTheSeedsShapesAndRows) {
-  // Seed 003: ids (2, 5) into a (100, 4) table give (2, 5, 4), out[i, j] = W[x[i, j]].
+  // The Annotated-Transformer-style tutorial: ids (2, 5) into a (100, 4) table give (2, 5, 4),
+  // out[i, j] = W[x[i, j]].
   Matrix w = InitEmbeddingNormal(100, 4, 0).value();
   const std::vector<int64_t> x = {23, 37, 3, 45, 82, 97, 61, 19, 73, 53};
   Matrix out = LookupRows(w, x).value();

@@ -123,7 +123,7 @@ TEST(ParamFields, MetadataReadBackGivesTheSameParameters) {
 TEST(ParamFields, TypedEmbeddingRowsAreAParameterTheBlogPresetSets) {
   ModelParams m;
   ASSERT_TRUE(ApplyWalkthroughPreset("i-love-nlp", m).ok());
-  // The blog's E[1], E[2], E[3] (seed 001), as it prints them.
+  // The blog's E[1], E[2], E[3], as it prints them.
   const std::vector<std::vector<float>> blog = {
       {0.1f, 0.3f, 0.4f}, {0.2f, 0.6f, 0.5f}, {0.7f, 0.9f, 0.8f}};
   EXPECT_EQ(m.example.embedding_rows, blog);

@@ -1,4 +1,4 @@
-// The PE engine against closed forms, the seeds' worked numbers, numpy-checked golden vectors,
+// The PE engine against closed forms, the tutorials' worked numbers, numpy-checked golden vectors,
 // a long-double reference, and its structural properties.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The walkthrough's step model and its presets against the seeds' own numbers, computed here
+// The walkthrough's step model and its presets against the tutorials' own numbers, computed here
 // independently: the blog's sin 2 / cos 2 and its "I love NLP" sums, the PyTorch notes' ids,
 // the JAX notebook's zero table beside the intended sinusoid. And the handout: one PDF page per
 // step.
@@ -62,7 +62,12 @@ TEST(WalkthroughSteps, EightStepsInOrderWithTitleSentenceFormulaAndCode) {
         << p.title;
     EXPECT_FALSE(p.explanation.empty());
     EXPECT_FALSE(p.formula.empty());
-    EXPECT_NE(p.code.find("eed 00"), std::string::npos) << p.title;  // names its seed
+    // Names the tutorial its line of code comes from.
+    EXPECT_TRUE(p.code.find("PyTorch notes") != std::string::npos ||
+                p.code.find("The blog") != std::string::npos ||
+                p.code.find("JAX/Haiku notebook") != std::string::npos ||
+                p.code.find("Annotated-Transformer-style tutorial") != std::string::npos)
+        << p.title << ": " << p.code;
     EXPECT_FALSE(p.numbers.empty()) << p.title;
   }
   // The default example: "The cat sits on the mat", ids in order of first appearance.
@@ -220,7 +225,7 @@ TEST(WalkthroughSteps, DropoutShowsTheMaskAndTheInverseScale) {
   }
 }
 
-// The two presets of typed ids: they hold the seeds' ids; their numbers need an input layer
+// The two presets of typed ids: they hold the tutorials' ids; their numbers need an input layer
 // that takes `TextExample::ids`.
 TEST(WalkthroughSteps, EmbeddingIdsPresetLooksUpTwoFiveZeroNine) {
   const ModelParams m = Preset("embedding-ids");

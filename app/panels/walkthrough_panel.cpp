@@ -1,4 +1,4 @@
-// The walkthrough panel: the seeds' examples one click away, the eight steps from text to model
+// The walkthrough panel: the tutorials' examples one click away, the eight steps from text to model
 // input in a list with Back / Next, and the step on show: its title, sentence, formula, the
 // current example's numbers, the seed code it corresponds to, what the other views outline, and
 // its table (E with the looked-up rows outlined, the PE rows, the model input) as an image. The

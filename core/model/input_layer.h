@@ -1,4 +1,4 @@
-// The transformer input layer, as in the seeds' PyTorch module and llm.c's encoder_forward:
+// The transformer input layer, as in the tutorials' PyTorch module and llm.c's encoder_forward:
 //   x[t, :] = dropout(E[id_t, :] * (scale ? sqrt(d) : 1) + PE[offset + t, :])
 // with every intermediate kept so the app can show and export it. Float32 storage; the norms
 // are accumulated in double.

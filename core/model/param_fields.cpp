@@ -254,7 +254,7 @@ Status CheckHash(const char* flag, const char* table_flag, const TableRef& ref,
 const ParamField kFields[] = {
     // First: it resets the parameters to a seed's example, which the flags after it adjust.
     {"", "--walkthrough-preset", "NAME",
-     "A seed tutorial's example for the walkthrough: the-cat-sits, blog-position-2, i-love-nlp, "
+     "A tutorial's example for the walkthrough: the-cat-sits, blog-position-2, i-love-nlp, "
      "jax-pitfall, embedding-ids, embedding-batch (none: the current example)",
      kAllSchemes, nullptr,
      GET(m.walkthrough_preset.empty() ? std::string("none") : m.walkthrough_preset),

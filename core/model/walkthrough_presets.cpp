@@ -7,7 +7,7 @@
 namespace pe {
 namespace {
 
-// The blog's worked sum (seed 001): three tokens, d = 3, its embedding rows E[1], E[2], E[3]
+// The blog's worked sum: three tokens, d = 3, its embedding rows E[1], E[2], E[3]
 // and its positional rows, typed as the blog prints them.
 const TypedVectors kILoveNlp = {
     {"I", "love", "NLP"},
@@ -18,7 +18,7 @@ const TypedVectors kILoveNlp = {
 
 const WalkthroughPreset kPresets[] = {
     {"the-cat-sits", "\"The cat sits\" -> [0, 1, 2]",
-     "seed 000 (PyTorch notes): the six-word vocabulary The, cat, sits, on, the, mat and the "
+     "The PyTorch notes: the six-word vocabulary The, cat, sits, on, the, mat and the "
      "sentence \"The cat sits\" as ids [0, 1, 2], d_model 512 as its example width",
      0, false, nullptr,
      [](ModelParams& m) {
@@ -27,7 +27,7 @@ const WalkthroughPreset kPresets[] = {
        m.pe.d_model = 512;
      }},
     {"blog-position-2", "Blog: d = 6, position 2",
-     "seed 001 (blog): a sequence of L = 4 tokens, d = 6, position 2 gives sin 2 = 0.909 and "
+     "The blog: a sequence of L = 4 tokens, d = 6, position 2 gives sin 2 = 0.909 and "
      "cos 2 = -0.416 in its first two dimensions",
      2, false, nullptr,
      [](ModelParams& m) {
@@ -37,7 +37,7 @@ const WalkthroughPreset kPresets[] = {
        m.input.scale = false;
      }},
     {"i-love-nlp", "Blog: \"I love NLP\" typed sum",
-     "seed 001 (blog): its hand-typed token embeddings and positional rows for \"I love NLP\", "
+     "The blog: its hand-typed token embeddings and positional rows for \"I love NLP\", "
      "added without scaling",
      0, false, &kILoveNlp,
      [](ModelParams& m) {
@@ -53,7 +53,7 @@ const WalkthroughPreset kPresets[] = {
        m.input.scale = false;
      }},
     {"jax-pitfall", "JAX: the discarded .at[].set()",
-     "seed 002 (JAX/Haiku notebook): d_model 64, embeddings times sqrt(d); its positional table "
+     "The JAX/Haiku notebook: d_model 64, embeddings times sqrt(d); its positional table "
      "is built with .at[].set() calls whose results are never kept, so it stays zero",
      2, true, nullptr,
      [](ModelParams& m) {
@@ -61,15 +61,14 @@ const WalkthroughPreset kPresets[] = {
        m.input.dropout = 0.1;
      }},
     {"embedding-ids", "PyTorch ids [2, 5, 0, 9], V 10, d 128",
-     "seed 000 (PyTorch notes): nn.Embedding(10, 128) looking up the ids [2, 5, 0, 9]", 0, false,
-     nullptr,
+     "The PyTorch notes: nn.Embedding(10, 128) looking up the ids [2, 5, 0, 9]", 0, false, nullptr,
      [](ModelParams& m) {
        m.example.ids = {{2, 5, 0, 9}};
        m.example.vocab_size = 10;
        m.pe.d_model = 128;
      }},
     {"embedding-batch", "Batch (2, 5), V 100, d 4",
-     "seed 003 (Annotated-Transformer style): nn.Embedding(100, 4) on a batch of two sequences "
+     "The Annotated-Transformer-style tutorial: nn.Embedding(100, 4) on a batch of two sequences "
      "of five ids, out[i, j] = W[x[i, j]], shape (2, 5, 4)",
      0, false, nullptr,
      [](ModelParams& m) {

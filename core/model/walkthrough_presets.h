@@ -1,4 +1,4 @@
-// The seeds' own worked examples, loadable in one click (the walkthrough panel) or with
+// The tutorials' own worked examples, loadable in one click (the walkthrough panel) or with
 // `--walkthrough-preset NAME`: each sets the example, the shape and the input layer as its
 // tutorial does. Two of them are typed tables rather than a computation (the blog's "I love NLP"
 // sum) or teach a pitfall (the JAX notebook's discarded `.at[].set()`), which the walkthrough

@@ -326,7 +326,7 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
         "text \xe2\x86\x92 tokens \xe2\x86\x92 ids \xe2\x86\x92 E[id] \xc3\x97 \xe2\x88\x9a"
         "d + PE[p] \xe2\x86\x92 dropout \xe2\x86\x92 model input";
     p.code =
-        "Seed 001 (the blog) starts from the sentence \"I love NLP.\"; seed 000 from \"The cat "
+        "The blog starts from the sentence \"I love NLP.\"; the PyTorch notes from \"The cat "
         "sits\".";
     if (w.typed) {
       p.numbers.push_back("typed tables (preset " + params.walkthrough_preset + "): the rows " +
@@ -356,7 +356,8 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
                            : "tokens = tokenize(text)   (" +
                                  std::string(TokenizerName(ex.tokenizer)) + " level)";
     p.code =
-        "No tokenizer in the seeds' code: seed 003 says its ids would come from a BPE or "
+        "No tokenizer in the tutorials' code: the Annotated-Transformer-style tutorial says its "
+        "ids would come from a BPE or "
         "WordPiece tokenizer; the blog splits \"I love NLP.\" into words.";
     p.numbers.push_back("tokens (T = " + std::to_string(tokens) +
                         "): " + Join(w.token_labels, " | ", kShownTokens));
@@ -384,8 +385,10 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
         "of the token.";
     p.formula = "id_t = vocabulary[token_t]   (a word the vocabulary lacks \xe2\x86\x92 <unk>)";
     p.code =
-        "Seed 000: torch.tensor([2, 5, 0, 9], dtype=torch.long); its notes map \"The cat sits\" "
-        "to [0, 1, 2], and seed 003 types its batch of ids the same way.";
+        "The PyTorch notes: torch.tensor([2, 5, 0, 9], dtype=torch.long); its notes map \"The cat "
+        "sits\" "
+        "to [0, 1, 2], and the Annotated-Transformer-style tutorial types its batch of ids the "
+        "same way.";
     p.numbers.push_back(vocab_text);
     p.numbers.push_back(unk_text);
     if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
@@ -431,8 +434,9 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     p.formula = "e_t = E[id_t, :],   E is V \xc3\x97 d = " + std::to_string(w.vocab_size) +
                 " \xc3\x97 " + std::to_string(d);
     p.code =
-        "Seed 000: word_lookup(input_tokens), an nn.Embedding lookup; seed 003 writes the same "
-        "as out[i, j] = W[x[i, j]], and seed 002 uses Haiku's Embed module.";
+        "The PyTorch notes: word_lookup(input_tokens), an nn.Embedding lookup; the "
+        "Annotated-Transformer-style tutorial writes the same "
+        "as out[i, j] = W[x[i, j]], and the JAX/Haiku notebook uses Haiku's Embed module.";
     p.numbers.push_back(e_line);
     if (any) {
       p.numbers.push_back("rows looked up: " + IdList(w.ids, 32) + " (outlined below)");
@@ -499,7 +503,8 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
                                                                      Fmt(sqrt_d)
                                                                : std::string("1 (scaling off)"));
     p.code =
-        "Seed 000: self.token_mapping(indices) * self.scaling; seeds 002 and 003 multiply by "
+        "The PyTorch notes: self.token_mapping(indices) * self.scaling; the JAX/Haiku notebook and "
+        "the Annotated-Transformer-style tutorial multiply by "
         "the square root of d_model the same way.";
     if (any) {
       AddRows(p.numbers, w, w.parts.scaled, "scaled");
@@ -565,9 +570,10 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
       p.formula = "z_t = s_t + P[p_t],   P a learned table (" + encoding.Title() + ")";
     }
     p.code = w.pe_discarded
-                 ? "Seed 002: pe.at[:, 0::2].set(jnp.sin(position * div_term)) returns a new "
+                 ? "The JAX/Haiku notebook: pe.at[:, 0::2].set(jnp.sin(position * div_term)) "
+                   "returns a new "
                    "array the code never keeps, so the table it adds to x stays zero."
-                 : "Seed 000: return x + self.pe[:, :x.size(1)], the forward of its fixed "
+                 : "The PyTorch notes: return x + self.pe[:, :x.size(1)], the forward of its fixed "
                    "positional encoding; the blog adds its rows by hand.";
     if (any) {
       p.numbers.push_back(who + " is at position p = " + std::to_string(pos));
@@ -608,10 +614,11 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
         "happens.";
     p.formula = "train: x = m \xe2\x8a\x99 z / (1 - p), m_k ~ Bernoulli(1 - p);   eval: x = z";
     p.code =
-        "Seed 000: self.dropout(x), an nn.Dropout(p=dropout_rate); seed 002 applies Haiku's "
+        "The PyTorch notes: self.dropout(x), an nn.Dropout(p=dropout_rate); the JAX/Haiku notebook "
+        "applies Haiku's "
         "dropout only when is_train is set.";
     // The train-mode result: the core's result in train mode, else the same dropout applied to
-    // a copy with the example's p (or the seeds' 0.1 when p is 0).
+    // a copy with the example's p (or the tutorials' 0.1 when p is 0).
     Matrix after = before;
     if (params.input.train) {
       after = w.parts.sum;
@@ -622,7 +629,7 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     p.numbers.push_back(std::string("mode: ") + (params.input.train ? "train" : "eval") +
                         ", p = " + Fmt(params.input.dropout) +
                         (params.input.train ? "" : ": the model input is the sum as it is"));
-    p.numbers.push_back(std::string(own_p ? "train" : "train with the seeds' p = 0.1") +
+    p.numbers.push_back(std::string(own_p ? "train" : "train with the tutorials' p = 0.1") +
                         ": kept values \xc3\x97 1/(1 - p) = " + Fmt(1.0 / (1.0 - p_drop)) +
                         ", dropped values \xe2\x86\x92 0 (seed " +
                         std::to_string(params.input.dropout_seed) + ")");
@@ -659,7 +666,8 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
                                                : "1") +
                 " + PE[positions])";
     p.code =
-        "Seed 000: return self.dropout(x) ends its input layer's forward; seed 003's batch "
+        "The PyTorch notes: return self.dropout(x) ends its input layer's forward; the "
+        "Annotated-Transformer-style tutorial's batch "
         "comes out with shape (2, 5, 4).";
     if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
       p.numbers.push_back("shape (" + std::to_string(ex.ids.size()) + ", " +

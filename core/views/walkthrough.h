@@ -1,6 +1,6 @@
 // The guided walkthrough from text to model input, as data: eight steps (text, tokens, ids, the
 // rows of E, x sqrt(d), + PE, dropout, the model input), each with its title, one sentence, the
-// formula, the line of the seed tutorials' code it corresponds to, the current example's numbers
+// formula, the line of the tutorials' code it corresponds to, the current example's numbers
 // and what the other views highlight. The window's panel (app/panels/walkthrough_panel.cpp) and
 // the PDF handout (walkthrough_view.cpp) both draw from it. No drawing here.
 #pragma once
