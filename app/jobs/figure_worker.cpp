@@ -69,6 +69,11 @@ bool FigureWorker::Busy(ViewKind view) {
   return pending_.count(view) > 0 || building_ == view;
 }
 
+bool FigureWorker::AnyBusy() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return (!pending_.empty() && !held_) || building_.has_value();
+}
+
 void FigureWorker::WaitIdle() {
   std::unique_lock<std::mutex> lock(mutex_);
   done_cv_.wait(lock, [this] { return (pending_.empty() || held_) && !building_; });

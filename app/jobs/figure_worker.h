@@ -56,6 +56,8 @@ class FigureWorker {
   std::optional<FigureResult> Take(ViewKind view);
   // True while a request of `view` is waiting or being built.
   bool Busy(ViewKind view);
+  // True while any request is waiting (and not held) or being built.
+  bool AnyBusy();
   // Blocks until every request so far is finished (requests held back count as finished).
   void WaitIdle();
   // While held, requests wait and nothing is built: tests see the panel between a request and

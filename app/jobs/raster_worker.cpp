@@ -53,6 +53,11 @@ std::vector<int64_t> RasterWorker::FramesUntilPicture() const {
   return frames_until_picture_;
 }
 
+bool RasterWorker::Busy() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return pending_.has_value() || busy_;
+}
+
 void RasterWorker::WaitIdle() {
   std::unique_lock<std::mutex> lock(mutex_);
   idle_.wait(lock, [this] { return !pending_ && !busy_; });

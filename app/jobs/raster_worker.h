@@ -32,6 +32,8 @@ class RasterWorker {
   std::optional<Raster> Take();
   // Blocks until every request so far is finished.
   void WaitIdle();
+  // True while a raster is waiting or being computed (the window keeps drawing frames then).
+  bool Busy() const;
   // For --frame-stats: for each raster taken, how many Request calls (frames, as the heatmap
   // asks once a frame) passed between its request and its Take; 0 when computed in place.
   std::vector<int64_t> FramesUntilPicture() const;

@@ -45,6 +45,7 @@ static_assert(native_key::kS == GLFW_KEY_S && native_key::kT == GLFW_KEY_T &&
               native_key::kF11 == GLFW_KEY_F11);
 
 std::string g_glfw_error;  // written only by the GLFW error callback, read right after init
+int g_events = 0;          // input and window events so far (InstallEventCounters, OnDrop)
 
 void OnGlfwError(int /*code*/, const char* description) {
   g_glfw_error = description;
@@ -99,6 +100,7 @@ void AnimateViews(AppState& state, int frame) {
 // the AppState): a small dispatcher by extension. Sessions and exported figures open as a
 // session; every other file is offered to File > Open table.
 void OnDrop(GLFWwindow* window, int count, const char** paths) {
+  ++g_events;
   auto* state = static_cast<AppState*>(glfwGetWindowUserPointer(window));
   for (int k = 0; state != nullptr && k < count; ++k) {
     if (IsSessionOrFigurePath(paths[k])) {
@@ -107,6 +109,37 @@ void OnDrop(GLFWwindow* window, int count, const char** paths) {
       state->dropped_files.emplace_back(paths[k]);
     }
   }
+}
+
+// Input and window events since the loop last looked (GLFW calls these on the main thread,
+// inside glfwPollEvents / glfwWaitEventsTimeout). Installed before ImGui's backend, which chains
+// to them from its own mouse, key, character, scroll, focus and cursor-enter callbacks.
+void CountEvent() {
+  ++g_events;
+}
+void InstallEventCounters(GLFWwindow* window) {
+  glfwSetCursorPosCallback(window, [](GLFWwindow*, double, double) { CountEvent(); });
+  glfwSetMouseButtonCallback(window, [](GLFWwindow*, int, int, int) { CountEvent(); });
+  glfwSetScrollCallback(window, [](GLFWwindow*, double, double) { CountEvent(); });
+  glfwSetKeyCallback(window, [](GLFWwindow*, int, int, int, int) { CountEvent(); });
+  glfwSetCharCallback(window, [](GLFWwindow*, unsigned int) { CountEvent(); });
+  glfwSetWindowFocusCallback(window, [](GLFWwindow*, int) { CountEvent(); });
+  glfwSetCursorEnterCallback(window, [](GLFWwindow*, int) { CountEvent(); });
+  glfwSetWindowSizeCallback(window, [](GLFWwindow*, int, int) { CountEvent(); });
+  glfwSetFramebufferSizeCallback(window, [](GLFWwindow*, int, int) { CountEvent(); });
+  glfwSetWindowRefreshCallback(window, [](GLFWwindow*) { CountEvent(); });
+  glfwSetWindowIconifyCallback(window, [](GLFWwindow*, int) { CountEvent(); });
+}
+
+// How long the loop may wait for an event before the next frame: an idle window draws a few
+// frames a second instead of as many as the GPU allows (on a virtual display without vsync that
+// was both cores, all the time). Frames follow every event for a few frames (ImGui settles hover
+// and release states a frame later), and run freely while something moves on its own.
+double IdleWait(bool moving, bool working, bool typing, int frames_since_event) {
+  if (moving || frames_since_event < 3) return 0.0;  // poll: draw the next frame now
+  if (working) return 0.02;  // a job or worker will finish soon: look 50 times a second
+  if (typing) return 0.1;    // a text field's cursor blinks
+  return 1.0;                // toasts and autosave still get a frame every second
 }
 
 double PeakRssMiB() {
@@ -171,6 +204,7 @@ int RunWindow(AppState& state, const WindowRequest& request,
   std::optional<AppliedLook> look;
   AdoptLook(prebuilt, state.ui, xscale, look);
   ApplyLook(state.ui, xscale, ShownText(state), look);
+  InstallEventCounters(window);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   glfwSetWindowUserPointer(window, &state);
   glfwSetDropCallback(window, OnDrop);
@@ -191,9 +225,25 @@ int RunWindow(AppState& state, const WindowRequest& request,
   const int frames_wanted = request.frame_stats > 0 ? request.frame_stats : request.frames;
   int exit_code = 0;
   double first_frame_ms = 0;
+  int frames_since_event = 0, frames_since_work = 0;
   while (!glfwWindowShouldClose(window)) {
+    // Offscreen runs (screenshots, frame statistics) and animations draw every frame; a window
+    // waiting for its user waits (IdleWait). Work that just finished gets two more frames, so
+    // its result is taken and drawn.
+    const bool working =
+        rasters.Busy() || figures.AnyBusy() || exports.busy() || tables.busy() || picker.running();
+    frames_since_work = working ? 0 : frames_since_work + 1;
+    const bool moving =
+        offscreen || request.animate || state.rotation.playing || frames_since_work < 3;
+    const double wait = IdleWait(moving, working, ImGui::GetIO().WantTextInput, frames_since_event);
+    const int events_before = g_events;
+    if (wait > 0) {
+      glfwWaitEventsTimeout(wait);
+    } else {
+      glfwPollEvents();
+    }
+    frames_since_event = g_events != events_before ? 0 : frames_since_event + 1;
     const auto t0 = std::chrono::steady_clock::now();
-    glfwPollEvents();
     glfwGetWindowSize(window, &state.session.window_width, &state.session.window_height);
     if (request.animate && frame > 0) AnimateViews(state, frame);
     if (ApplyLook(state.ui, xscale, ShownText(state), look) && frame > 0) {
