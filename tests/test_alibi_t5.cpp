@@ -401,6 +401,39 @@ void ExpectRefused(const EncodingParams& p, std::initializer_list<const char*> w
   EXPECT_FALSE(MakeEncoding(p).ok());
 }
 
+// The heatmap and bias pictures grey causal ALiBi's masked keys: every texel whose keys all come
+// after its queries, and no other (a texel across the diagonal keeps its mean's colour, as does
+// every texel of the symmetric mode). Offsets move queries and keys together.
+TEST(BiasPictures, MaskedTexelsAreGreyAndOnlyThose) {
+  for (int64_t offset : {int64_t{0}, int64_t{1000}}) {
+    for (AlibiMode mode : {AlibiMode::kCausal, AlibiMode::kSymmetric}) {
+      for (int64_t len : {int64_t{60}, int64_t{1000}}) {  // one cell a texel; 10 x 10 cells
+        const EncodingPtr e = Make(Alibi(8, 0, mode, len, offset));
+        const auto first = static_cast<double>(offset);
+        const Raster r = ComputeRaster(
+            {e, 0, static_cast<double>(len), first, first + static_cast<double>(len), 100, 100});
+        ASSERT_FALSE(r.empty());
+        std::vector<unsigned char> rgba(static_cast<size_t>(r.width) * r.height * 4, 7);
+        GreyMaskedTexels(r, rgba.data());
+        int grey = 0;
+        for (int y = 0; y < r.height; ++y) {
+          for (int x = 0; x < r.width; ++x) {
+            const int64_t last_query = r.row_edges[static_cast<size_t>(y) + 1] - 1;
+            const int64_t first_key = offset + r.col_edges[static_cast<size_t>(x)];
+            const bool all_masked = mode == AlibiMode::kCausal && first_key > last_query;
+            const unsigned char* px = &rgba[(static_cast<size_t>(y) * r.width + x) * 4];
+            EXPECT_EQ(px[0], all_masked ? kMaskedTexelGrey : 7) << len << " " << y << "," << x;
+            grey += all_masked;
+          }
+        }
+        if (mode == AlibiMode::kCausal) {
+          EXPECT_GT(grey, r.width * r.height / 3);
+        }
+      }
+    }
+  }
+}
+
 TEST(BiasParams, BadValuesAreRefusedWithTheirRange) {
   ExpectRefused(Alibi(0, 0, AlibiMode::kCausal), {"heads", "[1, 4096]", "got 0"});
   ExpectRefused(Alibi(5000, 0, AlibiMode::kCausal), {"heads", "got 5000"});

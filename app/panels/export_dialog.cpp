@@ -185,9 +185,15 @@ void DrawExportDialog(AppState& state, UiServices& services) {
   } else {
     if (d.view == ViewKind::kWalkthrough) {
       ImGui::TextDisabled("PNG or SVG: the step on show. PDF: the handout, one page per step.");
-    } else {
+    } else if (IsFigure(d.format)) {
       ImGui::TextDisabled(
           "Exactly what the panel shows: its zoom window, dimensions, token and colormap.");
+    } else {
+      // The numbers are the view's whole table, as `pe-explorer export` writes them: a zoomed
+      // panel still exports every position (the command line's --positions A:B keeps fewer).
+      ImGui::TextDisabled(
+          "The numbers behind the panel: its whole table (every position, not only the zoom "
+          "window), with its dimensions and token.");
     }
     ImGui::Spacing();
     const std::string folder = AbsoluteFolder(d.folder);

@@ -31,6 +31,7 @@ void UploadIfNeeded(HeatmapCache& cache, ColormapId colormap, TextureStore* text
   const ValueRange range = r.request.encoding->Range();
   MapToRgba(colormap, r.values.data(), static_cast<int64_t>(r.values.size()),
             static_cast<float>(range.lo), static_cast<float>(range.hi), cache.rgba.data());
+  GreyMaskedTexels(r, cache.rgba.data());
   cache.texture = textures->Upload(0, r.width, r.height, cache.rgba.data());
   cache.raster_uploaded = true;
   cache.uploaded_colormap = colormap;

@@ -78,7 +78,7 @@ Result<Figure> BiasFigure(const ViewContext& c) {
       e.scheme() == Scheme::kAlibi && e.params().alibi().mode == AlibiMode::kCausal;
   if (causal_alibi) {
     f.legend.push_back({"grey: key after the query, masked (-inf in the model; 0 in the table)",
-                        Rgba8{190, 190, 190, 255}});
+                        Rgba8{kMaskedTexelGrey, kMaskedTexelGrey, kMaskedTexelGrey, 255}});
   }
   const PixelSize px = PlotAreaPixels(f, c.size, c.format);
   // x in table columns [0, L), y in absolute positions, as the heatmap raster takes them.
@@ -92,19 +92,7 @@ Result<Figure> BiasFigure(const ViewContext& c) {
     im.rgba.resize(static_cast<size_t>(r.width) * r.height * 4);
     MapToRgba(m.colormap, r.values.data(), static_cast<int64_t>(r.values.size()),
               static_cast<float>(range.lo), static_cast<float>(range.hi), im.rgba.data());
-    if (causal_alibi) {
-      // A texel whose every key comes after every query is all mask.
-      for (int y = 0; y < r.height; ++y) {
-        const int64_t last_query = r.row_edges[static_cast<size_t>(y) + 1] - 1;
-        for (int x = 0; x < r.width; ++x) {
-          const int64_t first_key = e.first_position() + r.col_edges[static_cast<size_t>(x)];
-          if (first_key <= last_query) continue;
-          uint8_t* px4 = im.rgba.data() + (static_cast<size_t>(y) * r.width + x) * 4;
-          px4[0] = px4[1] = px4[2] = 190;
-          px4[3] = 255;
-        }
-      }
-    }
+    GreyMaskedTexels(r, im.rgba.data());
     im.x0 = first + static_cast<double>(r.col_edges.front());
     im.x1 = first + static_cast<double>(r.col_edges.back());
     im.y0 = static_cast<double>(r.row_edges.front());

@@ -58,6 +58,23 @@ int64_t EstimateRasterWork(const RasterRequest& req) {
   return static_cast<int64_t>(cols * rows);
 }
 
+void GreyMaskedTexels(const Raster& r, unsigned char* rgba) {
+  if (!r.request.encoding || r.empty()) return;
+  const Encoding& e = *r.request.encoding;
+  if (!e.Masked(e.first_position(), e.first_position() + e.cols() - 1)) return;  // no mask
+  // Masks are causal: a texel is all mask when its first key comes after its last query.
+  for (int y = 0; y < r.height; ++y) {
+    const int64_t last_query = r.row_edges[static_cast<size_t>(y) + 1] - 1;
+    for (int x = 0; x < r.width; ++x) {
+      const int64_t first_key = e.first_position() + r.col_edges[static_cast<size_t>(x)];
+      if (!e.Masked(last_query, first_key)) continue;
+      unsigned char* px = rgba + (static_cast<size_t>(y) * r.width + x) * 4;
+      px[0] = px[1] = px[2] = kMaskedTexelGrey;
+      px[3] = 255;
+    }
+  }
+}
+
 Raster ComputeRaster(const RasterRequest& req) {
   Raster r;
   r.request = req;

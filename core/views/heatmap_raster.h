@@ -53,4 +53,10 @@ int64_t EstimateRasterWork(const RasterRequest& request);
 // The raster for `request`. Work is about texel rows x visible columns.
 Raster ComputeRaster(const RasterRequest& request);
 
+// The grey of texels whose every cell is masked (Encoding::Masked: causal ALiBi's keys after the
+// query, -inf in a model, 0 in the table), written over `rgba` (the raster's texels mapped to a
+// colormap, 4 bytes each), so a masked key never reads as "no penalty".
+inline constexpr unsigned char kMaskedTexelGrey = 190;
+void GreyMaskedTexels(const Raster& r, unsigned char* rgba);
+
 }  // namespace pe

@@ -21,6 +21,10 @@ Result<Figure> HeatmapFigure(const ViewContext& c) {
   f.colorbar =
       FigureColorBar{m.colormap, range.lo, range.hi,
                      e.TableName() + "(" + axes.row_index + ", " + axes.column_index + ")"};
+  if (e.Masked(e.first_position(), e.first_position() + e.cols() - 1)) {
+    f.legend.push_back({"grey: key after the query, masked (-inf in the model; 0 in the table)",
+                        Rgba8{kMaskedTexelGrey, kMaskedTexelGrey, kMaskedTexelGrey, 255}});
+  }
   const PixelSize px = PlotAreaPixels(f, c.size, c.format);
   RasterRequest req{
       c.encoding,     sel.heatmap.x0,           sel.heatmap.x1,           sel.heatmap.y0,
@@ -33,6 +37,7 @@ Result<Figure> HeatmapFigure(const ViewContext& c) {
     im.rgba.resize(static_cast<size_t>(r.width) * r.height * 4);
     MapToRgba(m.colormap, r.values.data(), static_cast<int64_t>(r.values.size()),
               static_cast<float>(range.lo), static_cast<float>(range.hi), im.rgba.data());
+    GreyMaskedTexels(r, im.rgba.data());
     im.x0 = static_cast<double>(r.col_edges.front());
     im.x1 = static_cast<double>(r.col_edges.back());
     im.y0 = static_cast<double>(r.row_edges.front());
