@@ -156,6 +156,31 @@ TEST_F(HeadlessUi, TypingDModelRebuildsTheTable) {
   Frames(3);
 }
 
+// A learned table over the memory cap is refused at the field that was typed, like any value
+// the core refuses: the reason under max_len, every view on the last table that fit.
+TEST_F(HeadlessUi, ALearnedTableOverTheMemoryCapIsRefusedAtItsField) {
+  state_.params.pe.scheme = LearnedParams{};
+  state_.params.pe.d_model = 48;
+  state_.params.pe.max_len = 60;
+  Frames(2);
+  ImGuiWindow* controls = Child("controls");
+  ASSERT_NE(controls, nullptr);
+  ImVec2 at;
+  ASSERT_TRUE(Find(controls, Id(controls, "max_len"), ImVec2(controls->Pos.x + 25, controls->Pos.y),
+                   false, &at));
+  Click(at);
+  SelectAllAndType("2000000000");  // 2e9 x 48 floats: 384 GB, over the 2 GiB cap
+  EXPECT_EQ(state_.params.pe.max_len, 60);
+  const std::string& error = state_.fields[Id(controls, "max_len")].error;
+  EXPECT_NE(error.find("learned position table"), std::string::npos) << error;
+  EXPECT_TRUE(caches_.derived.get().pe_status.ok());
+  EXPECT_EQ(caches_.derived.get().encoding->rows(), 60);
+  // One that fits is taken.
+  Click(at);
+  SelectAllAndType("1000");
+  EXPECT_EQ(state_.params.pe.max_len, 1000);
+}
+
 // Token ids typed in the controls replace the text; a bad list is refused in place with the
 // core's message (naming the id, its row and column, and V) and nothing of it is applied; an
 // empty field goes back to the text.

@@ -187,14 +187,16 @@ void DrawRopeExplanation(const AppState& state, const Derived& derived) {
 void EditPe(AppState& state, const char* label, const auto& mutate) {
   EncodingParams next = state.params.pe;
   mutate(next);
-  if (Status s = ValidateEncodingParams(next); !s.ok()) {
+  Status s = ValidateEncodingParams(next);
+  if (s.ok()) s = CheckEncodingFits(next, state.params.cap);  // a table over the memory cap
+  if (!s.ok()) {
     RefuseField(state, label, s.message());
     return;
   }
   ModelParams with = state.params;  // a loaded table fixes d_model (and T5's shape)
   with.pe = next;
-  if (Status s = CheckLoadedTables(with); !s.ok()) {
-    RefuseField(state, label, s.message());
+  if (Status loaded = CheckLoadedTables(with); !loaded.ok()) {
+    RefuseField(state, label, loaded.message());
     return;
   }
   Edit(state, [next](AppState& st) { st.params.pe = next; });
@@ -471,6 +473,7 @@ void EditField(AppState& state, const char* label, const char* flag, const std::
   ModelParams next = state.params;
   Status s = field->set(next, text);
   if (s.ok()) s = ValidateEncodingParams(next.pe);
+  if (s.ok()) s = CheckEncodingFits(next.pe, next.cap);
   if (!s.ok()) {
     RefuseField(state, label, s.message());
     return;

@@ -75,6 +75,12 @@ Status ValidateEncodingParams(const EncodingParams& p) {
   return {};
 }
 
+Status CheckEncodingFits(const EncodingParams& params, const MemoryCap& cap) {
+  if (params.kind() != Scheme::kLearned) return {};
+  return CheckFloatCount("the learned position table", static_cast<uint64_t>(params.max_len),
+                         static_cast<uint64_t>(params.d_model), cap);
+}
+
 Result<EncodingPtr> MakeEncoding(const EncodingParams& params, const MemoryCap& cap) {
   if (Status s = ValidateEncodingParams(params); !s.ok()) return s.error();
   switch (params.kind()) {

@@ -150,6 +150,11 @@ TableAxes AxesOf(const Encoding& encoding);
 // An error naming the parameter, its allowed range and the value given; ok when all are valid.
 Status ValidateEncodingParams(const EncodingParams& params);
 
+// Whether the encoding of (valid) `params` fits `cap` without building it: the learned table,
+// seeded or rows of a loaded file, is held in memory; the other schemes compute on demand. The
+// message is the one MakeEncoding would give, so the window can refuse the field that was typed.
+Status CheckEncodingFits(const EncodingParams& params, const MemoryCap& cap);
+
 // Validates `params` and builds the encoding. Schemes that hold a table (learned) check it
 // against `cap`.
 Result<EncodingPtr> MakeEncoding(const EncodingParams& params, const MemoryCap& cap = {});
