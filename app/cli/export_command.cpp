@@ -223,7 +223,9 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
   const ViewSelection& sel = selection.value();
   ExportRequestOptions options;
   options.size = {request.width, request.height, request.scale};
-  if (Status s = ValidateFigureSize(options.size); !s.ok()) return fail(s.error());
+  if (Status s = ValidateFigureSize(options.size, {"--width", "--height", "--scale"}); !s.ok()) {
+    return fail(s.error());
+  }
   options.title = request.title;
   // A person watching a terminal sees how far a long export is; scripts and logs do not get
   // the carriage-return lines.

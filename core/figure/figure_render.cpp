@@ -35,20 +35,22 @@ std::optional<FigureFormat> FigureFormatFromExtension(const std::string& ext) {
   return std::nullopt;
 }
 
-Status ValidateFigureSize(const FigureSize& s) {
+Status ValidateFigureSize(const FigureSize& s, const FigureSizeNames& names) {
   auto fmt = [](double v) {
     std::ostringstream o;
     o << v;
     return o.str();
   };
   if (!(s.width >= 200 && s.width <= 10000)) {
-    return InvalidArgument("figure width must be in [200, 10000], got " + fmt(s.width));
+    return InvalidArgument(std::string(names.width) + " must be in [200, 10000], got " +
+                           fmt(s.width));
   }
   if (!(s.height >= 200 && s.height <= 10000)) {
-    return InvalidArgument("figure height must be in [200, 10000], got " + fmt(s.height));
+    return InvalidArgument(std::string(names.height) + " must be in [200, 10000], got " +
+                           fmt(s.height));
   }
   if (!(s.scale >= 0.25 && s.scale <= 8)) {
-    return InvalidArgument("scale must be in [0.25, 8], got " + fmt(s.scale));
+    return InvalidArgument(std::string(names.scale) + " must be in [0.25, 8], got " + fmt(s.scale));
   }
   if (s.width * s.scale * s.height * s.scale > 100e6) {
     return InvalidArgument("a " + fmt(s.width * s.scale) + " x " + fmt(s.height * s.scale) +

@@ -29,7 +29,14 @@ struct FigureSize {
 
 // Allowed sizes, checked by ValidateFigureSize: width and height in [200, 10000] units, scale
 // in [0.25, 8], and at most 100 megapixels of PNG.
-Status ValidateFigureSize(const FigureSize& size);
+// What the messages call the three numbers: the window's fields by default, the command line
+// its flags.
+struct FigureSizeNames {
+  const char* width = "figure width";
+  const char* height = "figure height";
+  const char* scale = "scale";
+};
+Status ValidateFigureSize(const FigureSize& size, const FigureSizeNames& names = {});
 
 // Where the plot area lies on the page, in layout units (top-left origin).
 struct PlotBox {
