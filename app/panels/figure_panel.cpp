@@ -360,7 +360,10 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
     spec.y_cells = fig.y.cells;
     spec.y_down = fig.y.reversed;
     // A figure with a colour bar (the score and bias heatmaps) gets one beside its plot.
-    const float bar_w = fig.colorbar ? em * 4.2f : 0.0f;
+    const float bar_w =
+        fig.colorbar ? ColorBarWidth(static_cast<float>(fig.colorbar->vmin),
+                                     static_cast<float>(fig.colorbar->vmax), avail.y - em * 2.5f)
+                     : 0.0f;
     ImGui::BeginGroup();
     Plot plot("figure_plot", range, spec, ImVec2(width - bar_w - em * 0.5f, avail.y));
     if (fig.equal_aspect && main) {

@@ -107,8 +107,9 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
   spec.x_cells = true;
   spec.y_cells = true;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float bar_w = em * 4.2f;
   const float note_h = ImGui::GetTextLineHeightWithSpacing();
+  const float bar_w = ColorBarWidth(static_cast<float>(e.Range().lo),
+                                    static_cast<float>(e.Range().hi), avail.y - note_h - em * 2.5f);
   const ImGuiID copy_menu = ImGui::GetID("heatmap_copy");
   Plot plot("heatmap_plot", state.heatmap.view, spec, ImVec2(avail.x - bar_w, avail.y - note_h));
 

@@ -147,7 +147,7 @@ void StepImage(AppState& state, const Walkthrough& w, WalkthroughCache& cache, U
   spec.min_x_span = std::min(4.0, cols);
   spec.min_y_span = std::min(2.0, rows);
   const float em = ImGui::GetFontSize();
-  const float bar_w = em * 4.2f;
+  const float bar_w = ColorBarWidth(-cache.range, cache.range, size.y - em * 2.5f);
   Plot plot("walk_plot", state.walkthrough.view, spec, ImVec2(size.x - bar_w, size.y));
   if (cache.texture != nullptr) plot.Image(cache.texture, 0, 0, cols, rows);
   const ImU32 outline = ToImU32(SelectionHighlightColor(state.params.colormap));

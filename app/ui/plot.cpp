@@ -338,6 +338,23 @@ void Plot::Band(const double* edges, const double* lo, const double* hi, int n, 
   }
 }
 
+namespace {
+// The bar's ticks for a bar drawn `height` tall (ColorBar's layout).
+std::vector<Tick> ColorBarTicks(float vmin, float vmax, float height, float em) {
+  const float h = height - em * 2.2f;
+  return NiceTicks(vmin, vmax, std::max(2, static_cast<int>(h / (em * 2.2f))));
+}
+}  // namespace
+
+float ColorBarWidth(float vmin, float vmax, float height) {
+  const float em = ImGui::GetFontSize();
+  float widest = 0;
+  for (const Tick& t : ColorBarTicks(vmin, vmax, height, em))
+    widest = std::max(widest, ImGui::CalcTextSize(t.label.c_str()).x);
+  // Bar, tick, label, and the gap ColorBar's callers leave before what follows.
+  return std::max(em * 4.2f, em * 1.3f + widest + em * 0.6f + em * 0.5f);
+}
+
 void ColorBar(const char* id, ColormapId colormap, float vmin, float vmax, const char* label,
               ImVec2 size) {
   ImGui::PushID(id);
@@ -360,7 +377,7 @@ void ColorBar(const char* id, ColormapId colormap, float vmin, float vmax, const
   }
   draw->AddRect(top, bottom, CurrentPlotColors().frame);
   if (label) draw->AddText(ImVec2(origin.x, origin.y), CurrentPlotColors().dim, label);
-  for (const Tick& t : NiceTicks(vmin, vmax, std::max(2, static_cast<int>(h / (em * 2.2f))))) {
+  for (const Tick& t : ColorBarTicks(vmin, vmax, size.y, em)) {
     const float y = bottom.y - static_cast<float>((t.value - vmin) / (vmax - vmin)) * h;
     draw->AddLine(ImVec2(bottom.x, y), ImVec2(bottom.x + em * 0.3f, y), CurrentPlotColors().frame);
     draw->AddText(ImVec2(bottom.x + em * 0.4f, y - em * 0.5f), CurrentPlotColors().dim,

@@ -81,6 +81,9 @@ class Plot {
 PlotRange ClampView(PlotRange view, const PlotSpec& spec);
 
 // A vertical colour bar for [vmin, vmax] with ticks and a label, in `size`.
+// The width a colour bar of [vmin, vmax] drawn `height` tall needs beside a plot (its longest
+// tick label, "-0.00015", fits), at least the 4.2 em the panels used to give every bar.
+float ColorBarWidth(float vmin, float vmax, float height);
 void ColorBar(const char* id, ColormapId colormap, float vmin, float vmax, const char* label,
               ImVec2 size);
 
