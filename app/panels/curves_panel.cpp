@@ -224,7 +224,9 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
   if (ImGui::Checkbox("markers", &markers)) {
     Edit(state, [markers](AppState& st) { st.curves.markers = markers; });
   }
-  ItemTooltip("Dots at the integer positions: the only points a model ever sees.");
+  ItemTooltip(
+      "Dots at the integer positions: the only points a model ever sees. Shown once positions "
+      "are at least 5 pixels apart (zoom in); denser, they would cover the curve.");
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   // The plot keeps its minimum width (8 em): at large UI scales in a narrow panel the legend
