@@ -64,6 +64,14 @@ class HeadlessUi : public ::testing::Test {
     return ImHashStr(label, 0, ImHashData(&n, sizeof n, w->ID));
   }
   // Moves the pointer down (or across, from `start`) until item `id` is hovered.
+  // The controls panel and a point of its field `name`, found down the panel's left side.
+  bool FindControlsField(const char* name, ImGuiWindow** controls, ImVec2* at) {
+    *controls = Child("controls");
+    if (*controls == nullptr) return false;
+    const ImVec2 start((*controls)->Pos.x + 25, (*controls)->Pos.y);
+    return Find(*controls, Id(*controls, name), start, false, at);
+  }
+
   bool Find(ImGuiWindow* w, ImGuiID id, ImVec2 start, bool across, ImVec2* at) {
     ImGuiIO& io = ImGui::GetIO();
     const float end = across ? w->Pos.x + w->Size.x : w->Pos.y + w->Size.y;

@@ -88,11 +88,9 @@ TEST(DerivedCounts, WaveColumnsAreCountedOncePerEncoding) {
 
 TEST_F(HeadlessUi, TypingDModelRebuildsTheTable) {
   Frames(2);
-  ImGuiWindow* controls = Child("controls");
-  ASSERT_NE(controls, nullptr);
+  ImGuiWindow* controls = nullptr;
   ImVec2 at;
-  ASSERT_TRUE(Find(controls, Id(controls, "d_model"), ImVec2(controls->Pos.x + 25, controls->Pos.y),
-                   false, &at));
+  ASSERT_TRUE(FindControlsField("d_model", &controls, &at));
   Click(at);
   SelectAllAndType("64");
   EXPECT_EQ(state_.params.pe.d_model, 64);
@@ -163,11 +161,9 @@ TEST_F(HeadlessUi, ALearnedTableOverTheMemoryCapIsRefusedAtItsField) {
   state_.params.pe.d_model = 48;
   state_.params.pe.max_len = 60;
   Frames(2);
-  ImGuiWindow* controls = Child("controls");
-  ASSERT_NE(controls, nullptr);
+  ImGuiWindow* controls = nullptr;
   ImVec2 at;
-  ASSERT_TRUE(Find(controls, Id(controls, "max_len"), ImVec2(controls->Pos.x + 25, controls->Pos.y),
-                   false, &at));
+  ASSERT_TRUE(FindControlsField("max_len", &controls, &at));
   Click(at);
   SelectAllAndType("2000000000");  // 2e9 x 48 floats: 384 GB, over the 2 GiB cap
   EXPECT_EQ(state_.params.pe.max_len, 60);
