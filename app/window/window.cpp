@@ -228,13 +228,13 @@ int RunWindow(AppState& state, const WindowRequest& request,
   int frames_since_event = 0, frames_since_work = 0;
   while (!glfwWindowShouldClose(window)) {
     // Offscreen runs (screenshots, frame statistics) and animations draw every frame; a window
-    // waiting for its user waits (IdleWait). Work that just finished gets two more frames, so
-    // its result is taken and drawn.
+    // waiting for its user waits (IdleWait): while work runs, 50 frames a second at most, and
+    // work that just finished gets two frames at once, so its result is taken and drawn.
     const bool working =
         rasters.Busy() || figures.AnyBusy() || exports.busy() || tables.busy() || picker.running();
     frames_since_work = working ? 0 : frames_since_work + 1;
-    const bool moving =
-        offscreen || request.animate || state.rotation.playing || frames_since_work < 3;
+    const bool just_finished = !working && frames_since_work <= 2;
+    const bool moving = offscreen || request.animate || state.rotation.playing || just_finished;
     const double wait = IdleWait(moving, working, ImGui::GetIO().WantTextInput, frames_since_event);
     const int events_before = g_events;
     if (wait > 0) {
