@@ -500,10 +500,16 @@ void FieldCombo(AppState& state, const char* label, const char* flag,
     if (current == names[k]) index = static_cast<int>(k);
   }
   FitComboWidth(label, labels);
+  const ImGuiID id = ImGui::GetID(label);
   if (ImGui::Combo(label, &index, labels.data(), static_cast<int>(labels.size()))) {
+    state.fields[id].error.clear();  // a new choice: its own answer, below
     EditField(state, label, flag, names[static_cast<size_t>(index)]);
   }
   ItemTooltip(tip);
+  // A choice the core refused (a learned table over the memory cap, say) says why here, as the
+  // number fields do, until another choice or a change of the parameters.
+  if (auto it = state.fields.find(id); it != state.fields.end() && !it->second.error.empty())
+    ErrorText(it->second.error);
 }
 
 std::string NumberText(double v) {
