@@ -74,12 +74,7 @@ Result<Figure> BiasFigure(const ViewContext& c) {
   f.view = {first, first + len, first, first + len};
   const ValueRange range = e.Range();
   f.colorbar = FigureColorBar{m.colormap, range.lo, range.hi, "bias(i, j)"};
-  const bool causal_alibi =
-      e.scheme() == Scheme::kAlibi && e.params().alibi().mode == AlibiMode::kCausal;
-  if (causal_alibi) {
-    f.legend.push_back({"grey: key after the query, masked (-inf in the model; 0 in the table)",
-                        Rgba8{kMaskedTexelGrey, kMaskedTexelGrey, kMaskedTexelGrey, 255}});
-  }
+  AddMaskedLegend(e, f);
   const PixelSize px = PlotAreaPixels(f, c.size, c.format);
   // x in table columns [0, L), y in absolute positions, as the heatmap raster takes them.
   RasterRequest req{

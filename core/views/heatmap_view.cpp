@@ -8,6 +8,14 @@
 
 namespace pe {
 
+void AddMaskedLegend(const Encoding& e, Figure& f) {
+  // The first query's row: its last key is after it whenever the table masks anything.
+  if (e.Masked(e.first_position(), e.first_position() + e.cols() - 1)) {
+    f.legend.push_back({"grey: key after the query, masked (-inf in the model; 0 in the table)",
+                        Rgba8{kMaskedTexelGrey, kMaskedTexelGrey, kMaskedTexelGrey, 255}});
+  }
+}
+
 Result<Figure> HeatmapFigure(const ViewContext& c) {
   const Encoding& e = *c.encoding;
   const ViewSelection& sel = c.sel;
@@ -21,10 +29,7 @@ Result<Figure> HeatmapFigure(const ViewContext& c) {
   f.colorbar =
       FigureColorBar{m.colormap, range.lo, range.hi,
                      e.TableName() + "(" + axes.row_index + ", " + axes.column_index + ")"};
-  if (e.Masked(e.first_position(), e.first_position() + e.cols() - 1)) {
-    f.legend.push_back({"grey: key after the query, masked (-inf in the model; 0 in the table)",
-                        Rgba8{kMaskedTexelGrey, kMaskedTexelGrey, kMaskedTexelGrey, 255}});
-  }
+  AddMaskedLegend(e, f);
   const PixelSize px = PlotAreaPixels(f, c.size, c.format);
   RasterRequest req{
       c.encoding,     sel.heatmap.x0,           sel.heatmap.x1,           sel.heatmap.y0,

@@ -7,6 +7,9 @@
 namespace pe {
 
 Result<Figure> HeatmapFigure(const ViewContext& c);
+// The legend line for the grey of masked texels (GreyMaskedTexels), when `e` masks any key of
+// its table (causal ALiBi); shared by the heatmap and bias figures.
+void AddMaskedLegend(const Encoding& e, Figure& f);
 Status CheckHeatmapTable(const ViewContext& c);
 Status WriteHeatmapView(std::ostream& out, TableFormat format, const ViewContext& c,
                         const Progress& progress);

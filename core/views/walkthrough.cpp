@@ -385,10 +385,9 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
         "of the token.";
     p.formula = "id_t = vocabulary[token_t]   (a word the vocabulary lacks \xe2\x86\x92 <unk>)";
     p.code =
-        "The PyTorch notes: torch.tensor([2, 5, 0, 9], dtype=torch.long); its notes map \"The cat "
-        "sits\" "
-        "to [0, 1, 2], and the Annotated-Transformer-style tutorial types its batch of ids the "
-        "same way.";
+        "The PyTorch notes: torch.tensor([2, 5, 0, 9], dtype=torch.long); its notes map "
+        "\"The cat sits\" to [0, 1, 2], and the Annotated-Transformer-style tutorial types its "
+        "batch of ids the same way.";
     p.numbers.push_back(vocab_text);
     p.numbers.push_back(unk_text);
     if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
@@ -571,8 +570,8 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     }
     p.code = w.pe_discarded
                  ? "The JAX/Haiku notebook: pe.at[:, 0::2].set(jnp.sin(position * div_term)) "
-                   "returns a new "
-                   "array the code never keeps, so the table it adds to x stays zero."
+                   "returns a new array the code never keeps, so the table it adds to x stays "
+                   "zero."
                  : "The PyTorch notes: return x + self.pe[:, :x.size(1)], the forward of its fixed "
                    "positional encoding; the blog adds its rows by hand.";
     if (any) {
