@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "encoding/learned.h"
 #include "figure/figure_render.h"
 #include "image_support.h"
 #include "test_support.h"
@@ -74,6 +75,36 @@ class Figures : public pe::testing::TempDirTest {
 // The shared values-to-image step of the score, similarity, precision and compare views: each
 // value is its colormap entry on [lo, hi] (ColormapIndex's rounding), and only the values of
 // the flat kind take the flat colour.
+// An export reuses the caller's encoding only when it was made from the very parameters asked
+// for: a learned table of other parameters (here: another seed, then other rows) is never
+// drawn in its place.
+TEST(ReuseOrMakeEncoding, ReusesOnlyAnEncodingOfTheSameParameters) {
+  EncodingParams p;
+  p.scheme = LearnedParams{};
+  p.d_model = 8;
+  p.max_len = 16;
+  const EncodingPtr built = MakeEncoding(p).value();
+  Result<EncodingPtr> same = ReuseOrMakeEncoding(p, {}, built);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same.value(), built);
+  EncodingParams other = p;
+  other.learned().seed = 1;
+  Result<EncodingPtr> seeded = ReuseOrMakeEncoding(other, {}, built);
+  ASSERT_TRUE(seeded.ok());
+  EXPECT_NE(seeded.value(), built);
+  EXPECT_EQ(seeded.value()->ValueAt(3, 5.0), LearnedValue(other, 5, 3));
+  EXPECT_NE(seeded.value()->ValueAt(3, 5.0), built->ValueAt(3, 5.0));
+  other = p;
+  other.offset = 4;
+  other.max_len = 8;
+  Result<EncodingPtr> rows = ReuseOrMakeEncoding(other, {}, built);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows.value()->rows(), 8);
+  EXPECT_EQ(rows.value()->ValueAt(0, 4.0), built->ValueAt(0, 4.0));
+  // None given: made here.
+  EXPECT_TRUE(ReuseOrMakeEncoding(p, {}, nullptr).ok());
+}
+
 TEST(ValueImage, EachValueIsItsColourAndOnlyTheFlatKindIsFlat) {
   const float nan = std::nanf(""), inf = INFINITY;
   const std::vector<float> v = {-2.0f, -1.0f, 0.0f, 0.5f, 1.0f, 2.0f, nan, inf, -inf};
@@ -476,6 +507,14 @@ TEST_F(Figures, SuggestedNamesSayWhatTheFileShows) {
   m.pe.offset = 7;
   m.pe.sinusoidal().variant = PeVariant::kT2t;
   EXPECT_EQ(SuggestedFileName(ViewKind::kCurves, m, "png"), "pe-curves_t2t_d128_L100_off7.png");
+  // A learned table is named without drawing it (the dialog opens at once on a large one), with
+  // the tag its encoding gives.
+  m.pe.scheme = LearnedParams{};
+  m.pe.offset = 0;
+  m.pe.d_model = 8;
+  m.pe.max_len = 16;
+  EXPECT_EQ(SuggestedFileName(ViewKind::kHeatmap, m, "npy"), "pe-heatmap_learned_d8_L16.npy");
+  EXPECT_EQ(MakeEncoding(m.pe).value()->FileTag(), "learned");
 }
 
 TEST_F(Figures, CliWritesEachFormatAtTheRequestedSize) {

@@ -660,8 +660,8 @@ TEST_F(FigureSessions, FigureToSessionToFigureIsByteIdenticalForEveryViewAndForm
         ASSERT_TRUE(OpenSessionPath(again, Path("s.pexs"), nullptr).ok()) << again.session.notice;
         const ExportDialogState& d = again.export_dialog;
         EXPECT_EQ(d.view, v.kind);
-        Status s2 =
-            ExportView(d.view, again.params, ViewsOf(again), b, {ExportDialogSize(d), d.title, {}});
+        Status s2 = ExportView(d.view, again.params, ViewsOf(again), b,
+                               {ExportDialogSize(d), d.title, {}, {}});
         ASSERT_TRUE(s2.ok()) << what << " " << ext << ": " << s2.message();
         EXPECT_TRUE(ReadFile(a) == ReadFile(b)) << what << " " << ext << " differs";
         ++figures;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "encoding/learned.h"
 #include "figure/colormap.h"
 #include "headless_ui.h"
 #include "jobs/export_runner.h"
@@ -175,6 +176,103 @@ TEST_F(HeadlessUi, ALearnedTableOverTheMemoryCapIsRefusedAtItsField) {
   Click(at);
   SelectAllAndType("1000");
   EXPECT_EQ(state_.params.pe.max_len, 1000);
+}
+
+// In the window's background mode a large learned table is drawn off the frame: until it is
+// done the encoding is null and the status says what is being built (never the last table as
+// the new one); then it is installed with the values LearnedValue gives. Parameters changed
+// while a build runs win: a small table is installed at once and the build's result is dropped;
+// another large one is built after it.
+TEST(DerivedBackground, LargeLearnedTablesAreBuiltOffTheFrameAndTheNewestParametersWin) {
+  DerivedCache cache(/*background=*/true);
+  AppState state;
+  state.params.pe.scheme = LearnedParams{};
+  state.params.pe.d_model = 1024;
+  state.params.pe.max_len = 1024;  // 2^20 values: the smallest built in the background
+  state.params.pe.learned().seed = 5;
+  const Derived* d = &cache.Update(state);
+  EXPECT_TRUE(d->building);
+  EXPECT_TRUE(cache.busy());
+  EXPECT_EQ(d->encoding, nullptr);
+  EXPECT_EQ(d->pe_status.message(), "building the 1024 x 1024 learned position table (4.0 MiB)");
+  EXPECT_FALSE(d->sentence.ok());
+  const int generation = d->generation;
+  cache.WaitForBuild();
+  d = &cache.Update(state);
+  ASSERT_FALSE(d->building);
+  EXPECT_FALSE(cache.busy());
+  ASSERT_TRUE(d->pe_status.ok()) << d->pe_status.message();
+  ASSERT_NE(d->encoding, nullptr);
+  EXPECT_GT(d->generation, generation);
+  EXPECT_TRUE(d->sentence.ok());
+  for (auto [p, c] : {std::pair<int64_t, int64_t>{0, 0}, {1023, 1023}, {517, 3}}) {
+    EXPECT_EQ(d->encoding->ValueAt(c, static_cast<double>(p)), LearnedValue(state.params.pe, p, c));
+  }
+
+  // One table less than 2^20 values is built in the frame.
+  state.params.pe.max_len = 1023;
+  d = &cache.Update(state);
+  EXPECT_FALSE(d->building);
+  ASSERT_NE(d->encoding, nullptr);
+  EXPECT_EQ(d->encoding->rows(), 1023);
+
+  // A large build, overtaken by a small table: the small one stays.
+  state.params.pe.max_len = 2048;
+  EXPECT_TRUE(cache.Update(state).building);
+  state.params.pe.max_len = 10;
+  d = &cache.Update(state);
+  EXPECT_FALSE(d->building);
+  EXPECT_EQ(d->encoding->rows(), 10);
+  cache.WaitForBuild();
+  d = &cache.Update(state);
+  EXPECT_FALSE(cache.busy());
+  ASSERT_NE(d->encoding, nullptr);
+  EXPECT_EQ(d->encoding->rows(), 10);
+
+  // A large build overtaken by another large one: the second is built when the first is done.
+  state.params.pe.max_len = 2048;
+  cache.Update(state);
+  state.params.pe.max_len = 1536;
+  state.params.pe.learned().seed = 6;
+  d = &cache.Update(state);
+  EXPECT_TRUE(d->building);
+  for (int i = 0; i < 3 && d->building; ++i) {
+    cache.WaitForBuild();
+    d = &cache.Update(state);
+  }
+  ASSERT_FALSE(d->building);
+  ASSERT_NE(d->encoding, nullptr);
+  EXPECT_EQ(d->encoding->rows(), 1536);
+  EXPECT_EQ(d->encoding->ValueAt(7, 1535.0), LearnedValue(state.params.pe, 1535, 7));
+
+  // Parameters the core refuses are refused in the frame, with the core's message.
+  state.params.pe.d_model = 0;
+  d = &cache.Update(state);
+  EXPECT_FALSE(d->building);
+  EXPECT_EQ(d->pe_status.message(), "d_model must be in [1, 65536], got 0");
+}
+
+// Every panel draws while a table is being built, and the heatmap shows the table once done.
+TEST_F(HeadlessUi, PanelsDrawWhileATableIsBuiltAndShowItWhenDone) {
+  caches_.derived.set_background(true);
+  state_.params.pe.scheme = LearnedParams{};
+  state_.params.pe.d_model = 512;
+  state_.params.pe.max_len = 4096;
+  for (int v = 0; v <= static_cast<int>(ViewKind::kProjection); ++v) {
+    state_.select_tab = static_cast<ViewKind>(v);
+    Frames(2);
+    ASSERT_TRUE(caches_.derived.get().building || !caches_.derived.busy());
+  }
+  caches_.derived.WaitForBuild();
+  Frames(3);
+  ASSERT_TRUE(caches_.derived.get().pe_status.ok());
+  EXPECT_EQ(caches_.derived.get().encoding->rows(), 4096);
+  // The view was fitted to the new table, and its picture (fewer texels than the panel has
+  // pixels across: one per column or fewer) uploaded.
+  EXPECT_EQ(state_.heatmap.view.x1, 512.0);
+  EXPECT_EQ(state_.heatmap.view.y1, 4096.0);
+  EXPECT_GT(textures_.image(0).w, 0);
+  EXPECT_LE(textures_.image(0).w, 512);
 }
 
 // Token ids typed in the controls replace the text; a bad list is refused in place with the

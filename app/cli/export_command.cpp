@@ -61,7 +61,8 @@ Result<ViewRange> ParseWindow(const std::string& flag, const std::string& text) 
 }  // namespace
 
 Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportRequest& request,
-                                      std::optional<ModelParams>* table_params) {
+                                      std::optional<ModelParams>* table_params,
+                                      EncodingPtr* built) {
   auto fail = [](const Error& e) -> Result<ViewSelection> { return e; };
   std::optional<ViewKind> view = ParseView(request.view);
   if (!view) {
@@ -73,6 +74,7 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
   if (Status s = CheckViewApplies(*view, params.pe); !s.ok()) return fail(s.error());
   Result<EncodingPtr> encoding = MakeEncoding(params.pe, params.cap);
   if (!encoding.ok()) return fail(encoding.error());
+  if (built != nullptr) *built = encoding.value();
   const int64_t cols = encoding.value()->cols();
   ViewSelection sel = DefaultViews(params, *encoding.value());
   sel.markers = !request.no_markers;
@@ -217,7 +219,8 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
   // A table export with --positions holds only those rows (a copy: params may carry a large
   // vocabulary, so only when needed).
   std::optional<ModelParams> table_params;
-  Result<ViewSelection> selection = ExportSelection(params, request, &table_params);
+  EncodingPtr built;  // reused by the export unless --positions narrowed the table
+  Result<ViewSelection> selection = ExportSelection(params, request, &table_params, &built);
   if (!selection.ok()) return fail(selection.error());
   const std::optional<ViewKind> view = ParseView(request.view);
   const ViewSelection& sel = selection.value();
@@ -227,6 +230,7 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
     return fail(s.error());
   }
   options.title = request.title;
+  options.encoding = std::move(built);
   // A person watching a terminal sees how far a long export is; scripts and logs do not get
   // the carriage-return lines.
   int shown_percent = -1;

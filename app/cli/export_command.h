@@ -16,8 +16,10 @@ int RunExport(const ModelParams& params, const ExportRequest& request);
 // The views an export of `request` draws: the whole table, narrowed by --positions,
 // --dim-range, --token, the exact windows, ... Errors name the flag. With `table_params`, a
 // table export (.csv, .npy) with --positions gets the parameters of just those rows there.
+// With `built`, the encoding of `params` made on the way is kept there for the export itself.
 Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportRequest& request,
-                                      std::optional<ModelParams>* table_params);
+                                      std::optional<ModelParams>* table_params,
+                                      EncodingPtr* built = nullptr);
 
 // What a figure this app exported shows, read from its metadata exactly as `export --from`
 // reads it (the same command line and selection code), so exporting it again gives the same

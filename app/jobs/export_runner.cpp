@@ -30,6 +30,7 @@ void ExportRunner::Run(ExportJob job) {
   ExportRequestOptions options;
   options.size = job.size;
   options.title = job.title;
+  options.encoding = std::move(job.encoding);
   options.progress = [this](double f) {
     progress_ = f;
     return !cancel_;

@@ -19,6 +19,7 @@ struct ExportJob {
   std::string path;
   FigureSize size;
   std::string title;
+  EncodingPtr encoding;  // the window's encoding of params.pe (not built again), or null
 };
 
 struct ExportOutcome {

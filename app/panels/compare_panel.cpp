@@ -92,7 +92,7 @@ void OutlineCell(const Plot& plot, double c, double r, float min_px, ImU32 color
 void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache& cache,
                       UiServices& services, DrawnRecord& drawn) {
   if (!derived.pe_status.ok()) {
-    ErrorText("Nothing to show: " + derived.pe_status.message());
+    NoEncodingText(derived, "Nothing to show: ");
     return;
   }
   if (Status s = CheckViewApplies(ViewKind::kCompare, state.params.pe); !s.ok()) {

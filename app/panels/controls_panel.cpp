@@ -4,8 +4,11 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <iterator>
 #include <optional>
 #include <span>
@@ -554,6 +557,24 @@ void ErrorText(const std::string& message) {
   ImGui::PopStyleColor();
 }
 
+void NoEncodingText(const Derived& derived, const std::string& prefix) {
+  if (derived.building) {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - derived.building_since)
+            .count();
+    std::string text = derived.pe_status.message();
+    if (!text.empty())
+      text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
+    char t[48];
+    std::snprintf(t, sizeof t, " ... %.1fs", s);  // one word: never wrapped apart
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    WrappedText(text + t);
+    ImGui::PopStyleColor();
+    return;
+  }
+  ErrorText(prefix + derived.pe_status.message());
+}
+
 void DrawControlsPanel(AppState& state, const Derived& derived) {
   const ModelParams& p = state.params;
   ImGui::PushItemWidth(ImGui::GetFontSize() * 8);
@@ -603,7 +624,7 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
       DrawXposControls(state);
       break;
   }
-  if (!derived.pe_status.ok()) ErrorText(derived.pe_status.message());
+  if (!derived.pe_status.ok()) NoEncodingText(derived, "");
 
   ImGui::Spacing();
   ImGui::TextDisabled("Heatmap");
@@ -695,7 +716,11 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
 
 void DrawStatusLine(const AppState& state, const Derived& derived) {
   if (!derived.pe_status.ok()) {
-    ImGui::TextDisabled("No table: %s", derived.pe_status.message().c_str());
+    if (derived.building) {
+      NoEncodingText(derived, "");
+    } else {
+      ImGui::TextDisabled("No table: %s", derived.pe_status.message().c_str());
+    }
     return;
   }
   (void)state;

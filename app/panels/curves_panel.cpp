@@ -210,7 +210,7 @@ ImU32 ToImU32(Rgba8 c) {
 void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache,
                      DrawnRecord& drawn) {
   if (!derived.pe_status.ok()) {
-    ErrorText("No curves to show: " + derived.pe_status.message());
+    NoEncodingText(derived, "No curves to show: ");
     return;
   }
   const Encoding& e = *derived.encoding;

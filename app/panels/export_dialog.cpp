@@ -91,9 +91,11 @@ bool TakeOutcome(AppState& state, UiServices& services) {
 
 // Starts the dialog's export to `path`. True when it already ended well (a synchronous runner),
 // so the dialog closes.
-bool StartExport(AppState& state, UiServices& services, const std::string& path) {
+bool StartExport(AppState& state, UiServices& services, const std::string& path,
+                 const EncodingPtr& encoding) {
   ExportDialogState& d = state.export_dialog;
-  ExportJob job{d.view, state.params, ViewsOf(state, d.view), path, ChosenSize(d), d.title};
+  ExportJob job{d.view,  state.params, ViewsOf(state, d.view), path, ChosenSize(d),
+                d.title, encoding};
   if (!services.exports->Start(std::move(job))) {
     d.error = "an export is still running; wait for it or cancel it";
     return false;
@@ -147,7 +149,7 @@ void OpenExportDialog(AppState& state, ViewKind view) {
   d.open_requested = true;
 }
 
-void DrawExportDialog(AppState& state, UiServices& services) {
+void DrawExportDialog(AppState& state, UiServices& services, const EncodingPtr& encoding) {
   ExportDialogState& d = state.export_dialog;
   bool close = TakeOutcome(state, services);
   if (d.open_requested) {
@@ -178,7 +180,7 @@ void DrawExportDialog(AppState& state, UiServices& services) {
     if (ImGui::Button("Replace", ImVec2(em * 6, 0))) {
       const std::string path = d.confirm_path;
       d.confirm_path.clear();
-      close = StartExport(state, services, path);
+      close = StartExport(state, services, path, encoding);
     }
     ImGui::SameLine();
     if (ImGui::Button("Cancel", ImVec2(em * 6, 0)) || escape) d.confirm_path.clear();
@@ -262,7 +264,7 @@ void DrawExportDialog(AppState& state, UiServices& services) {
         if (std::filesystem::exists(path, ec)) {
           d.confirm_path = path;
         } else {
-          close = StartExport(state, services, path);
+          close = StartExport(state, services, path, encoding);
         }
       }
     }

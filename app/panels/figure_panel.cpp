@@ -256,7 +256,7 @@ void DrawPointLabels(Plot& plot, const Figure& f, float em) {
 void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
                      FigurePanelCache& cache, UiServices& services, DrawnRecord& drawn) {
   if (!derived.pe_status.ok()) {
-    ErrorText("Nothing to show: " + derived.pe_status.message());
+    NoEncodingText(derived, "Nothing to show: ");
     return;
   }
   if (Status s = CheckViewApplies(view, state.params.pe); !s.ok()) {

@@ -87,7 +87,7 @@ CopySource HeatmapCopySource(const Encoding& e) {
 void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cache,
                       UiServices& services, DrawnRecord& drawn) {
   if (!derived.pe_status.ok()) {
-    ErrorText("No table to show: " + derived.pe_status.message());
+    NoEncodingText(derived, "No table to show: ");
     return;
   }
   const Encoding& e = *derived.encoding;
@@ -244,8 +244,20 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
         "exact mean of every pixel is close to 0 (white in RdBu). Zoom in on positions "
         "(Ctrl + wheel) until the stripes appear.");
   } else if (rows_per_px > 1.5 || cols_per_px > 1.5) {
-    ImGui::TextDisabled("Pixel = mean of ~%.0f pos x %.0f dims (fast waves average to 0)",
-                        std::max(1.0, rows_per_px), std::max(1.0, cols_per_px));
+    // What a mean covers in this table's own words, and why it fades: waves cancel, seeded
+    // noise (an untrained learned table) shrinks toward 0; biases and loaded tables just average.
+    const char* row_noun = axes.row_index == "m" ? "queries" : "pos";
+    const char* col_noun = axes.csv_prefix == "k"   ? "keys"
+                           : axes.csv_prefix == "i" ? "pairs"
+                                                    : "dims";
+    const char* why = "";
+    if (!derived.columns.empty()) {
+      why = " (fast waves average to 0)";
+    } else if (e.scheme() == Scheme::kLearned && !e.params().learned().table.loaded()) {
+      why = " (random values average toward 0)";
+    }
+    ImGui::TextDisabled("Pixel = mean of ~%.0f %s x %.0f %s%s", std::max(1.0, rows_per_px),
+                        row_noun, std::max(1.0, cols_per_px), col_noun, why);
     ItemTooltip(
         "The table has more cells than the panel has pixels, so each pixel shows the exact "
         "mean of the cells it covers instead of skipping most of them. Scroll to zoom in "

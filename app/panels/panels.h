@@ -71,7 +71,8 @@ std::string Printf(const char* format, Args... args) {
 
 // Export: the dialog (Export... buttons, Ctrl+E) and the progress / result corner.
 void OpenExportDialog(AppState& state, ViewKind view);
-void DrawExportDialog(AppState& state, UiServices& services);
+// `encoding`: the current one (null while none), handed to the export so it is not built again.
+void DrawExportDialog(AppState& state, UiServices& services, const EncodingPtr& encoding);
 void DrawExportStatus(AppState& state, UiServices& services);
 // The figure size the export dialog's choices give (presets, or the custom size).
 FigureSize ExportDialogSize(const ExportDialogState& d);
@@ -92,6 +93,10 @@ CopySource HeatmapCopySource(const Encoding& e);
 // Shared by panels: a tooltip on the last item, and a panel's error state.
 void ItemTooltip(const char* text);
 void ErrorText(const std::string& message);
+// Why there is no encoding: `prefix` and the error in red, or, while the table is being built,
+// a grey "Building ..." line with the time so far.
+struct Derived;
+void NoEncodingText(const Derived& derived, const std::string& prefix);
 // The red frame of a field whose typed text was refused (push before the field, pop after).
 void PushRefusedFrame();
 void PopRefusedFrame();

@@ -647,7 +647,11 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) 
   }
 
   if (!derived.sentence.ok()) {
-    ErrorText(derived.sentence.message());
+    if (derived.building) {
+      NoEncodingText(derived, "");
+    } else {
+      ErrorText(derived.sentence.message());
+    }
     return;
   }
   const SentenceResult& s = derived.sentence.value();

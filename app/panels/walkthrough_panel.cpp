@@ -26,7 +26,7 @@ ImU32 ToImU32(Rgba8 c) {
 // vectors, which hold the same numbers.
 void PresetButtons(AppState& state) {
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-  ImGui::TextDisabled("Seed examples:");
+  ImGui::TextDisabled("Tutorial examples:");
   ImGui::SameLine();
   bool first = true;
   for (const WalkthroughPreset& p : WalkthroughPresets()) {
@@ -198,7 +198,7 @@ void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCa
                           UiServices& services, DrawnRecord& drawn) {
   PresetButtons(state);
   if (!derived.pe_status.ok()) {
-    ErrorText("Nothing to show: " + derived.pe_status.message());
+    NoEncodingText(derived, "Nothing to show: ");
     return;
   }
   if (Status s = CheckViewApplies(ViewKind::kWalkthrough, state.params.pe); !s.ok()) {

@@ -34,43 +34,80 @@ TableSummary SummarizeTable(const Encoding& e, int64_t max_cells) {
   return s;
 }
 
+EncodingParts BuildEncodingParts(const EncodingParams& params, const MemoryCap& cap) {
+  EncodingParts out;
+  Result<EncodingPtr> encoding = MakeEncoding(params, cap);
+  out.pe_status = encoding.status();
+  out.encoding = encoding.ok() ? encoding.value() : nullptr;
+  if (!out.encoding) return out;
+  const auto waves = out.encoding->waves();
+  out.columns.assign(waves.begin(), waves.end());
+  out.fastest_wavelength = INFINITY;
+  out.slowest_wavelength = 0;
+  std::vector<double> freqs;
+  for (const WaveColumn& c : out.columns) {
+    if (c.wave == Wave::kZero) {
+      ++out.zero_columns;
+      continue;
+    }
+    out.fastest_wavelength = std::min(out.fastest_wavelength, c.wavelength());
+    out.slowest_wavelength = std::max(out.slowest_wavelength, c.wavelength());
+    if (c.wave == Wave::kCos) ++out.cos_columns;
+    freqs.push_back(c.frequency);
+  }
+  if (!std::isfinite(out.fastest_wavelength)) out.fastest_wavelength = 0;
+  std::sort(freqs.begin(), freqs.end());
+  out.wave_frequencies = std::unique(freqs.begin(), freqs.end()) - freqs.begin();
+  out.summary = SummarizeTable(*out.encoding);
+  return out;
+}
+
+void DerivedCache::Install(EncodingParts parts) {
+  static_cast<EncodingParts&>(derived_) = std::move(parts);
+  derived_.building = false;
+  sentence_key_.reset();  // the sentence follows the encoding
+}
+
+void DerivedCache::StartBuild(const EncodingParams& params, const MemoryCap& cap) {
+  build_.emplace(Build{params, std::async(std::launch::async, [params, cap] {
+                         return BuildEncodingParts(params, cap);
+                       })});
+}
+
 const Derived& DerivedCache::Update(const AppState& state) {
   const ModelParams& params = state.params;
   bool changed = false;
+  // A finished build: its table if the parameters are still those it was started for.
+  if (build_ && build_->result.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    EncodingParts parts = build_->result.get();
+    const bool current = pe_key_ && *pe_key_ == build_->params && derived_.building;
+    build_.reset();
+    if (current) {
+      Install(std::move(parts));
+      changed = true;
+    }
+  }
   if (!pe_key_ || *pe_key_ != params.pe) {
     pe_key_ = params.pe;
-    Result<EncodingPtr> encoding = MakeEncoding(params.pe, params.cap);
-    derived_.pe_status = encoding.status();
-    derived_.encoding = encoding.ok() ? encoding.value() : nullptr;
-    derived_.columns.clear();
-    derived_.fastest_wavelength = derived_.slowest_wavelength = 0;
-    derived_.wave_frequencies = derived_.cos_columns = derived_.zero_columns = 0;
-    if (derived_.encoding) {
-      const auto waves = derived_.encoding->waves();
-      derived_.columns.assign(waves.begin(), waves.end());
-      derived_.fastest_wavelength = INFINITY;
-      derived_.slowest_wavelength = 0;
-      for (const WaveColumn& c : derived_.columns) {
-        if (c.wave == Wave::kZero) continue;
-        derived_.fastest_wavelength = std::min(derived_.fastest_wavelength, c.wavelength());
-        derived_.slowest_wavelength = std::max(derived_.slowest_wavelength, c.wavelength());
-      }
-      if (!std::isfinite(derived_.fastest_wavelength)) derived_.fastest_wavelength = 0;
-      std::vector<double> freqs;
-      for (const WaveColumn& c : derived_.columns) {
-        if (c.wave == Wave::kZero) {
-          ++derived_.zero_columns;
-          continue;
-        }
-        if (c.wave == Wave::kCos) ++derived_.cos_columns;
-        freqs.push_back(c.frequency);
-      }
-      std::sort(freqs.begin(), freqs.end());
-      derived_.wave_frequencies = std::unique(freqs.begin(), freqs.end()) - freqs.begin();
-      derived_.summary = SummarizeTable(*derived_.encoding);
+    const int64_t cells = StoredCells(params.pe);
+    if (background_ && cells >= kBackgroundBuildCells && ValidateEncodingParams(params.pe).ok() &&
+        CheckEncodingFits(params.pe, params.cap).ok()) {
+      static_cast<EncodingParts&>(derived_) = EncodingParts{};
+      derived_.pe_status =
+          InvalidArgument("building the " + std::to_string(params.pe.max_len) + " x " +
+                          std::to_string(params.pe.d_model) + " learned position table (" +
+                          FormatBytes(static_cast<uint64_t>(cells) * sizeof(float)) + ")");
+      derived_.building = true;
+      derived_.building_since = std::chrono::steady_clock::now();
+      sentence_key_.reset();
+    } else {
+      Install(BuildEncodingParts(params.pe, params.cap));
     }
     changed = true;
   }
+  // One build at a time: the newest parameters start when the last build is done (a running
+  // build cannot be stopped; its result is dropped).
+  if (derived_.building && !build_) StartBuild(*pe_key_, params.cap);
   // The batch row of typed ids, kept inside the batch (ClampSelections fixes the state after).
   const int64_t row =
       std::clamp<int64_t>(state.selection.batch_row, 0, ExampleBatch(params.example) - 1);

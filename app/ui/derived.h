@@ -2,7 +2,10 @@
 // inside a draw call's hot path. Panels read it; nothing here knows about ImGui or GL.
 #pragma once
 
+#include <chrono>
+#include <future>
 #include <optional>
+#include <string>
 #include <tuple>
 
 #include "encoding/encoding.h"
@@ -18,7 +21,8 @@ struct TableSummary {
   double norm_pe1 = 0;  // |PE(position 1)|
 };
 
-struct Derived {
+// What follows from the encoding parameters alone.
+struct EncodingParts {
   Status pe_status;                 // why the current parameters make no encoding, if they do not
   EncodingPtr encoding;             // the current encoding; null when pe_status fails
   std::vector<WaveColumn> columns;  // (cols) its wave columns; empty for tables without waves
@@ -30,18 +34,52 @@ struct Derived {
   int64_t cos_columns = 0;
   int64_t zero_columns = 0;
   TableSummary summary;
+};
+EncodingParts BuildEncodingParts(const EncodingParams& params, const MemoryCap& cap);
+
+struct Derived : EncodingParts {
+  // Set while the encoding is built off the UI thread (then pe_status holds "building ..." and
+  // encoding is null, so no view shows the last parameters' table as the new one).
+  bool building = false;
+  std::chrono::steady_clock::time_point building_since;
   Result<SentenceResult> sentence = InvalidArgument("not computed yet");
   Result<InputParts> manual = InvalidArgument("not computed yet");  // typed-in vectors
   int generation = 0;  // bumped whenever anything above changed
 };
 
+// Encodings that store at least this many values (a learned table of 1024 x 1024, about 50 ms
+// to draw on two cores) are built off the UI thread when the cache builds in the background.
+inline constexpr int64_t kBackgroundBuildCells = int64_t{1} << 20;
+
 class DerivedCache {
  public:
-  // Brings the derived data up to date with `state` and returns it.
+  // In the background mode (the interactive window) a large learned table is drawn or read on
+  // a thread while the frames go on; otherwise (tests, screenshots) everything is built in
+  // Update. Destroying the cache waits for a build that is running.
+  explicit DerivedCache(bool background = false) : background_(background) {}
+  void set_background(bool background) { background_ = background; }
+
+  // Brings the derived data up to date with `state` and returns it. While a build runs, the
+  // encoding is null and `building` is set; a later Update takes the result, unless the
+  // parameters changed meanwhile (then it is dropped and the newest parameters are built).
   const Derived& Update(const AppState& state);
   const Derived& get() const { return derived_; }
+  bool busy() const { return build_.has_value(); }
+  // Blocks until a running build is done (tests).
+  void WaitForBuild() const {
+    if (build_) build_->result.wait();
+  }
 
  private:
+  struct Build {
+    EncodingParams params;
+    std::future<EncodingParts> result;
+  };
+  void Install(EncodingParts parts);
+  void StartBuild(const EncodingParams& params, const MemoryCap& cap);
+
+  bool background_ = false;
+  std::optional<Build> build_;  // at most one at a time
   std::optional<EncodingParams> pe_key_;
   std::optional<std::tuple<EncodingParams, InputLayerParams, TextExample, MemoryCap, int64_t>>
       sentence_key_;

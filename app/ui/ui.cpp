@@ -362,7 +362,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
       } else {
         DrawStatusLine(state, derived);
       }
-      if (services.exports) DrawExportDialog(state, services);
+      if (services.exports) DrawExportDialog(state, services, derived.encoding);
       DrawOpenTableDialog(state, services);
     } catch (const std::exception& e) {
       RecoverToWindow(host);

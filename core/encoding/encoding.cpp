@@ -1,6 +1,7 @@
 #include "encoding/encoding.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,12 @@ Status CheckEncodingFits(const EncodingParams& params, const MemoryCap& cap) {
   if (params.kind() != Scheme::kLearned) return {};
   return CheckFloatCount("the learned position table", static_cast<uint64_t>(params.max_len),
                          static_cast<uint64_t>(params.d_model), cap);
+}
+
+int64_t StoredCells(const EncodingParams& params) {
+  if (params.kind() != Scheme::kLearned || params.max_len <= 0 || params.d_model <= 0) return 0;
+  if (params.max_len > INT64_MAX / params.d_model) return INT64_MAX;
+  return params.max_len * params.d_model;
 }
 
 Result<EncodingPtr> MakeEncoding(const EncodingParams& params, const MemoryCap& cap) {

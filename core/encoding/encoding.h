@@ -155,6 +155,11 @@ Status ValidateEncodingParams(const EncodingParams& params);
 // message is the one MakeEncoding would give, so the window can refuse the field that was typed.
 Status CheckEncodingFits(const EncodingParams& params, const MemoryCap& cap);
 
+// How many values MakeEncoding stores for `params`: max_len * d_model for a learned table (it
+// draws or reads them all), 0 for the schemes that compute on demand. The window builds an
+// encoding with many off its UI thread.
+int64_t StoredCells(const EncodingParams& params);
+
 // Validates `params` and builds the encoding. Schemes that hold a table (learned) check it
 // against `cap`.
 Result<EncodingPtr> MakeEncoding(const EncodingParams& params, const MemoryCap& cap = {});

@@ -15,6 +15,12 @@
 
 namespace pe {
 
+Result<EncodingPtr> ReuseOrMakeEncoding(const EncodingParams& params, const MemoryCap& cap,
+                                        const EncodingPtr& built) {
+  if (built && built->params() == params) return built;
+  return MakeEncoding(params, cap);
+}
+
 ViewSelection DefaultViews(const ModelParams& params) {
   Result<EncodingPtr> e = MakeEncoding(params.pe, params.cap);
   if (!e.ok()) return {};
@@ -131,11 +137,9 @@ ViewRange& WindowOf(ViewSelection& sel, ViewWindowKey k) {
   return sel.heatmap;
 }
 
-std::vector<std::pair<std::string, std::string>> FigureMetadata(ViewKind view, const ModelParams& m,
-                                                                const ViewSelection& sel,
-                                                                const FigureSize& size,
-                                                                const std::string& title,
-                                                                const ViewRange* shown) {
+std::vector<std::pair<std::string, std::string>> FigureMetadata(
+    ViewKind view, const ModelParams& m, const ViewSelection& sel, const FigureSize& size,
+    const std::string& title, const ViewRange* shown, const EncodingPtr& built) {
   // The view, every parameter that applies to the scheme (the same keys a session file uses),
   // then what the view shows: enough to draw the same figure again (export --from).
   std::vector<std::pair<std::string, std::string>> out = {{"view", std::string(ViewName(view))}};
@@ -146,7 +150,8 @@ std::vector<std::pair<std::string, std::string>> FigureMetadata(ViewKind view, c
   }
   out.push_back({"token", sel.selected_token < 0 ? "all" : std::to_string(sel.selected_token)});
   // The windows the view reads, where they are not the whole table the window opens on.
-  ViewSelection defaults = DefaultViews(m);
+  Result<EncodingPtr> e = ReuseOrMakeEncoding(m.pe, m.cap, built);
+  ViewSelection defaults = e.ok() ? DefaultViews(m, *e.value()) : ViewSelection{};
   for (ViewWindowKey k : ViewWindowKeys(view)) {
     const ViewRange& w = WindowOf(const_cast<ViewSelection&>(sel), k);
     if (!(w == WindowOf(defaults, k)))
@@ -235,11 +240,11 @@ std::string DefaultTitle(ViewKind view, const ModelParams& m, const Encoding& e)
 
 Result<Figure> BuildViewFigure(ViewKind view, const ModelParams& params, const ViewSelection& sel,
                                const FigureSize& size, FigureFormat format,
-                               const std::string& title) {
+                               const std::string& title, const EncodingPtr& built) {
   if (Status s = ValidateEncodingParams(params.pe); !s.ok()) return s.error();
   if (Status s = CheckViewApplies(view, params.pe); !s.ok()) return s.error();
   if (Status s = ValidateFigureSize(size); !s.ok()) return s.error();
-  Result<EncodingPtr> encoding = MakeEncoding(params.pe, params.cap);
+  Result<EncodingPtr> encoding = ReuseOrMakeEncoding(params.pe, params.cap, built);
   if (!encoding.ok()) return encoding.error();
   const ViewContext context{params, encoding.value(), sel, size, format};
   Result<Figure> f = GetView(view).figure(context);
@@ -249,23 +254,24 @@ Result<Figure> BuildViewFigure(ViewKind view, const ModelParams& params, const V
   } else if (f.value().title.empty()) {
     f.value().title = DefaultTitle(view, params, *encoding.value());
   }
-  f.value().metadata = FigureMetadata(view, params, sel, size, title, &f.value().view);
+  f.value().metadata =
+      FigureMetadata(view, params, sel, size, title, &f.value().view, encoding.value());
   return f;
 }
 
 Result<std::vector<Figure>> BuildViewPages(ViewKind view, const ModelParams& params,
                                            const ViewSelection& sel, const FigureSize& size,
-                                           const std::string& title) {
+                                           const std::string& title, const EncodingPtr& built) {
   const ViewEntry& entry = GetView(view);
   if (entry.pdf_pages == nullptr) {
-    Result<Figure> f = BuildViewFigure(view, params, sel, size, FigureFormat::kPdf, title);
+    Result<Figure> f = BuildViewFigure(view, params, sel, size, FigureFormat::kPdf, title, built);
     if (!f.ok()) return f.error();
     return std::vector<Figure>{std::move(f).value()};
   }
   if (Status s = ValidateEncodingParams(params.pe); !s.ok()) return s.error();
   if (Status s = CheckViewApplies(view, params.pe); !s.ok()) return s.error();
   if (Status s = ValidateFigureSize(size); !s.ok()) return s.error();
-  Result<EncodingPtr> encoding = MakeEncoding(params.pe, params.cap);
+  Result<EncodingPtr> encoding = ReuseOrMakeEncoding(params.pe, params.cap, built);
   if (!encoding.ok()) return encoding.error();
   const ViewContext context{params, encoding.value(), sel, size, FigureFormat::kPdf};
   Result<std::vector<Figure>> pages = entry.pdf_pages(context);
@@ -280,13 +286,16 @@ Result<std::vector<Figure>> BuildViewPages(ViewKind view, const ModelParams& par
     } else if (f.title.empty()) {
       f.title = DefaultTitle(view, params, *encoding.value());
     }
-    f.metadata = FigureMetadata(view, params, all_steps, size, title, &f.view);
+    f.metadata = FigureMetadata(view, params, all_steps, size, title, &f.view, encoding.value());
   }
   return pages;
 }
 
 std::string SuggestedFileName(ViewKind view, const ModelParams& m, const std::string& ext) {
-  Result<EncodingPtr> e = MakeEncoding(m.pe, m.cap);
+  // The encoding's own tag ("paper", "rope-yarn", ...). A stored table is not drawn or read for
+  // a name (the window suggests one as its export dialog opens): it is tagged by its scheme.
+  Result<EncodingPtr> e = StoredCells(m.pe) > 0 ? Result<EncodingPtr>(InvalidArgument("stored"))
+                                                : MakeEncoding(m.pe, m.cap);
   const std::string scheme = e.ok() ? e.value()->FileTag() : std::string(SchemeName(m.pe.kind()));
   std::string name = "pe-" + std::string(ViewName(view)) + "_" + scheme + "_d" +
                      std::to_string(m.pe.d_model) + "_L" + std::to_string(m.pe.max_len);
@@ -308,9 +317,10 @@ Status ExportView(ViewKind view, const ModelParams& params, const ViewSelection&
     // A PDF holds every page of a view that has several (the walkthrough's handout).
     Result<std::vector<Figure>> f =
         *fig == FigureFormat::kPdf && GetView(view).pdf_pages != nullptr
-            ? BuildViewPages(view, params, sel, options.size, options.title)
+            ? BuildViewPages(view, params, sel, options.size, options.title, options.encoding)
             : [&]() -> Result<std::vector<Figure>> {
-      Result<Figure> one = BuildViewFigure(view, params, sel, options.size, *fig, options.title);
+      Result<Figure> one =
+          BuildViewFigure(view, params, sel, options.size, *fig, options.title, options.encoding);
       if (!one.ok()) return one.error();
       return std::vector<Figure>{std::move(one).value()};
     }();
@@ -331,7 +341,7 @@ Status ExportView(ViewKind view, const ModelParams& params, const ViewSelection&
   // Check everything before the file is opened, so a bad request leaves no file behind.
   if (Status s = ValidateEncodingParams(params.pe); !s.ok()) return s;
   if (Status s = CheckViewApplies(view, params.pe); !s.ok()) return s;
-  Result<EncodingPtr> encoding = MakeEncoding(params.pe, params.cap);
+  Result<EncodingPtr> encoding = ReuseOrMakeEncoding(params.pe, params.cap, options.encoding);
   if (!encoding.ok()) return encoding.error();
   const ViewContext context{params, encoding.value(), sel, options.size, FigureFormat::kPng};
   const ViewEntry& entry = GetView(view);

@@ -46,16 +46,23 @@ ViewRange CurvesLimits(const Encoding& encoding);
 // The sums panel's y range for the given series (each `d` values): data range plus 8% padding.
 ViewRange SumsExtent(const std::vector<const float*>& series, int64_t d);
 
-// The figure of `view`, with an image or samples as fine as the output needs.
+// The encoding of `params`: `built` when it was made from exactly these parameters (a learned
+// table is then not drawn or read again), else a new one.
+Result<EncodingPtr> ReuseOrMakeEncoding(const EncodingParams& params, const MemoryCap& cap,
+                                        const EncodingPtr& built);
+
+// The figure of `view`, with an image or samples as fine as the output needs. `built`: the
+// encoding of params.pe when the caller has it (see ReuseOrMakeEncoding), or null.
 Result<Figure> BuildViewFigure(ViewKind view, const ModelParams& params, const ViewSelection& sel,
                                const FigureSize& size, FigureFormat format,
-                               const std::string& title = "");
+                               const std::string& title = "", const EncodingPtr& built = nullptr);
 
 // The pages of `view`'s PDF: the walkthrough's handout (one per step), or BuildViewFigure's one
 // figure. Every page carries the metadata.
 Result<std::vector<Figure>> BuildViewPages(ViewKind view, const ModelParams& params,
                                            const ViewSelection& sel, const FigureSize& size,
-                                           const std::string& title = "");
+                                           const std::string& title = "",
+                                           const EncodingPtr& built = nullptr);
 
 // The windows of a ViewSelection a view's figure depends on, and their metadata keys.
 enum class ViewWindowKey { kHeatmap, kCurves, kSums, kScore };
@@ -68,20 +75,20 @@ std::string WindowText(const ViewRange& r);
 // The metadata a figure of `view` carries (PNG text, SVG <metadata>, PDF information): the
 // view, every parameter that applies, what the view shows (`shown`: the figure's x and y
 // range; null: left out), the selection the view reads, the size, a title given (empty: none)
-// and app_version. `export --from` reads it back.
-std::vector<std::pair<std::string, std::string>> FigureMetadata(ViewKind view, const ModelParams& m,
-                                                                const ViewSelection& sel,
-                                                                const FigureSize& size,
-                                                                const std::string& title,
-                                                                const ViewRange* shown);
+// and app_version. `export --from` reads it back. `built`: the encoding of m.pe when the caller
+// has it (the default windows come from it), or null.
+std::vector<std::pair<std::string, std::string>> FigureMetadata(
+    ViewKind view, const ModelParams& m, const ViewSelection& sel, const FigureSize& size,
+    const std::string& title, const ViewRange* shown, const EncodingPtr& built = nullptr);
 
 // "pe-heatmap_paper_d128_L100.svg": a name that says what the file shows.
 std::string SuggestedFileName(ViewKind view, const ModelParams& params, const std::string& ext);
 
 struct ExportRequestOptions {
   FigureSize size;
-  std::string title;  // empty: a title that names the parameters
-  Progress progress;  // large table exports report and may be cancelled
+  std::string title;     // empty: a title that names the parameters
+  Progress progress;     // large table exports report and may be cancelled
+  EncodingPtr encoding;  // the encoding of the parameters when the caller has it, or null
 };
 
 // Writes `path` as the format its extension names (png, svg, pdf, csv, npy; "-" is CSV on
