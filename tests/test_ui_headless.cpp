@@ -275,6 +275,46 @@ TEST_F(HeadlessUi, PanelsDrawWhileATableIsBuiltAndShowItWhenDone) {
   EXPECT_LE(textures_.image(0).w, 512);
 }
 
+// A combo choice the core refuses (the learned table at d_model 8192 x max_len 1e9: 32 TB) is
+// not taken, and the reason stays under the combo, as under a number field; another choice
+// clears it.
+TEST_F(HeadlessUi, ARefusedComboChoiceSaysWhyUnderTheCombo) {
+  state_.params.pe.d_model = 8192;
+  state_.params.pe.max_len = 1000000000;
+  Frames(2);
+  ImGuiWindow* controls = Child("controls");
+  ASSERT_NE(controls, nullptr);
+  const ImGuiID scheme = Id(controls, "scheme");
+  ImVec2 at;
+  ASSERT_TRUE(Find(controls, scheme, ImVec2(controls->Pos.x + 25, controls->Pos.y), false, &at));
+  // ImGui's Combo pushes each item's index as an ID before its Selectable.
+  auto choose = [&](int index, const char* item) {
+    Click(at);
+    Frames(2);
+    ImGuiWindow* popup = nullptr;
+    for (ImGuiWindow* w : GImGui->Windows) {
+      if (std::strncmp(w->Name, "##Combo_", 8) == 0 && w->Active) popup = w;
+    }
+    ASSERT_NE(popup, nullptr) << item;
+    ImVec2 where;
+    ASSERT_TRUE(Find(popup, IdUnderInt(popup, index, item), ImVec2(popup->Pos.x + 10, popup->Pos.y),
+                     false, &where))
+        << item;
+    Click(where);
+    Frames(3);
+  };
+  choose(1, "learned table (added)");
+  EXPECT_EQ(state_.params.pe.kind(), Scheme::kSinusoidal);
+  const std::string& error = state_.fields[scheme].error;
+  EXPECT_NE(error.find("learned position table"), std::string::npos) << error;
+  EXPECT_NE(error.find("1000000000"), std::string::npos) << error;
+  EXPECT_TRUE(caches_.derived.get().pe_status.ok());
+  // Another choice is taken and clears the reason.
+  choose(2, "RoPE (rotates q, k)");
+  EXPECT_EQ(state_.params.pe.kind(), Scheme::kRope);
+  EXPECT_TRUE(state_.fields[scheme].error.empty());
+}
+
 // Token ids typed in the controls replace the text; a bad list is refused in place with the
 // core's message (naming the id, its row and column, and V) and nothing of it is applied; an
 // empty field goes back to the text.
