@@ -18,6 +18,7 @@
 #include "test_support.h"
 #include "ui/app_state.h"
 #include "ui/derived.h"
+#include "ui/session.h"
 #include "ui/ui.h"
 
 namespace pe {
@@ -273,6 +274,42 @@ TEST_F(HeadlessUi, PanelsDrawWhileATableIsBuiltAndShowItWhenDone) {
   EXPECT_EQ(state_.heatmap.view.y1, 4096.0);
   EXPECT_GT(textures_.image(0).w, 0);
   EXPECT_LE(textures_.image(0).w, 512);
+}
+
+// A session restored on a large learned table keeps its saved views: the table is built beside
+// the frames (not while restoring), and when it arrives the views are not refitted over the
+// saved ones. A change of parameters before it arrives refits as usual.
+TEST_F(HeadlessUi, ARestoredSessionKeepsItsViewsWhileItsTableIsBuilt) {
+  caches_.derived.set_background(true);
+  Frames(2);
+  ModelParams params = state_.params;
+  SetScheme(params, Scheme::kLearned);
+  params.pe.d_model = 1024;
+  params.pe.max_len = 2048;
+  ViewSelection views = ViewsOf(state_);
+  views.heatmap = {100, 300, 500, 900};
+  std::vector<std::string> warnings;
+  RestoreSession(state_, {params, views, {}}, warnings);
+  Frames(2);
+  EXPECT_TRUE(caches_.derived.get().building);
+  caches_.derived.WaitForBuild();
+  Frames(2);
+  ASSERT_NE(caches_.derived.get().encoding, nullptr);
+  EXPECT_EQ(caches_.derived.get().encoding->rows(), 2048);
+  EXPECT_EQ(state_.heatmap.view, (ViewRange{100, 300, 500, 900}));
+  // Restored again, then max_len changed before the table arrives: the new table is fitted.
+  RestoreSession(state_, {params, views, {}}, warnings);
+  state_.params.pe.max_len = 1536;
+  Frames(2);
+  caches_.derived.WaitForBuild();
+  for (int i = 0; i < 3 && caches_.derived.get().building; ++i) {
+    Frames(1);
+    caches_.derived.WaitForBuild();
+  }
+  Frames(2);
+  ASSERT_NE(caches_.derived.get().encoding, nullptr);
+  EXPECT_EQ(caches_.derived.get().encoding->rows(), 1536);
+  EXPECT_EQ(state_.heatmap.view, (ViewRange{0, 1024, 0, 1536}));
 }
 
 // A combo choice the core refuses (the learned table at d_model 8192 x max_len 1e9: 32 TB) is

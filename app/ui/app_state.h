@@ -205,6 +205,10 @@ struct AppState {
   ManualVectors manual;
   // (cols, rows, first position, scheme, value range as bits) the views were fitted to
   std::array<int64_t, 6> fitted_extents = {-1, -1, -1, -1, -1, -1};
+  // Set by a restored session: the encoding its views were saved with. When that encoding
+  // arrives (built beside the frames, for a large learned table) its extents are taken as the
+  // fitted ones, so the saved views stay; a change of parameters before then clears it.
+  std::optional<EncodingParams> restored_views_for;
   ViewKind focused_view = ViewKind::kHeatmap;  // the panel Ctrl+E exports
   std::optional<ViewKind> select_tab;  // a scheme view to bring to front next frame, then cleared
   ExportDialogState export_dialog;

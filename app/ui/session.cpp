@@ -341,10 +341,12 @@ void RestoreSession(AppState& state, const SessionContent& content,
                     std::vector<std::string>& warnings) {
   state.params = content.params;
   const ViewSelection& v = content.views;
-  Result<EncodingPtr> e = MakeEncoding(state.params.pe, state.params.cap);
-  const bool ok = e.ok();
-  // The views as saved; the frame refits them only when the table's extents change later.
-  if (ok) state.fitted_extents = FitExtents(*e.value());
+  // The views as saved; the frame refits them only when the table's extents change later. The
+  // encoding is not built here (a large learned table takes seconds): the frame's is used.
+  const bool ok = ValidateEncodingParams(state.params.pe).ok() &&
+                  CheckEncodingFits(state.params.pe, state.params.cap).ok();
+  state.restored_views_for.reset();
+  if (ok) state.restored_views_for = state.params.pe;
   state.heatmap = {v.heatmap, ok};
   state.curves.view = v.curves;
   state.curves.fitted = ok;

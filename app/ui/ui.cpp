@@ -26,6 +26,11 @@ void RefitOnNewExtents(AppState& state, const Derived& derived) {
   const Encoding& e = *derived.encoding;
   // A new shape, scheme or value range (RoPE's angle table, another ALiBi head) refits.
   const std::array<int64_t, 6> extents = FitExtents(e);
+  if (state.restored_views_for) {
+    // A restored session's views belong to its encoding: kept when it is this one.
+    if (*state.restored_views_for == e.params()) state.fitted_extents = extents;
+    state.restored_views_for.reset();
+  }
   if (extents != state.fitted_extents) {
     state.fitted_extents = extents;
     state.heatmap.fitted = false;
