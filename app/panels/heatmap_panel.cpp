@@ -108,8 +108,9 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
   spec.y_cells = true;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float note_h = ImGui::GetTextLineHeightWithSpacing();
-  const float bar_w = ColorBarWidth(static_cast<float>(e.Range().lo),
-                                    static_cast<float>(e.Range().hi), avail.y - note_h - em * 2.5f);
+  const ValueRange range = e.Range();  // the colour scale of the image, bar and cell labels
+  const float bar_w = ColorBarWidth(static_cast<float>(range.lo), static_cast<float>(range.hi),
+                                    avail.y - note_h - em * 2.5f);
   const ImGuiID copy_menu = ImGui::GetID("heatmap_copy");
   Plot plot("heatmap_plot", state.heatmap.view, spec, ImVec2(avail.x - bar_w, avail.y - note_h));
 
@@ -153,9 +154,8 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
     if (plot.pixels_per_x() >= em * 3.4f && plot.pixels_per_y() >= em * 1.2f) {
       char buf[24];
       // Light text on the dark ends of the colour range, dark text on the light middle.
-      const ValueRange cell_range = e.Range();
-      const double cell_mid = 0.5 * (cell_range.lo + cell_range.hi);
-      const double cell_half_span = 0.5 * (cell_range.hi - cell_range.lo);
+      const double cell_mid = 0.5 * (range.lo + range.hi);
+      const double cell_half_span = 0.5 * (range.hi - range.lo);
       for (int64_t r = r0; r < r1; ++r) {
         for (int64_t c = c0; c < c1; ++c) {
           const auto value = static_cast<float>(e.ValueAt(c, static_cast<double>(r)));
@@ -225,7 +225,6 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
   plot.End();
 
   ImGui::SameLine();
-  const ValueRange range = e.Range();
   // "cos value"; a longer table name ("cos*decay") drops the suffix to fit above the bar.
   std::string bar_label = e.TableName() + " value";
   if (ImGui::CalcTextSize(bar_label.c_str()).x > bar_w - em * 0.5f) bar_label = e.TableName();
