@@ -319,11 +319,10 @@ TEST_F(HeadlessUi, ARefusedComboChoiceSaysWhyUnderTheCombo) {
   state_.params.pe.d_model = 8192;
   state_.params.pe.max_len = 1000000000;
   Frames(2);
-  ImGuiWindow* controls = Child("controls");
-  ASSERT_NE(controls, nullptr);
-  const ImGuiID scheme = Id(controls, "scheme");
+  ImGuiWindow* controls = nullptr;
   ImVec2 at;
-  ASSERT_TRUE(Find(controls, scheme, ImVec2(controls->Pos.x + 25, controls->Pos.y), false, &at));
+  ASSERT_TRUE(FindControlsField("scheme", &controls, &at));
+  const ImGuiID scheme = Id(controls, "scheme");
   // ImGui's Combo pushes each item's index as an ID before its Selectable.
   auto choose = [&](int index, const char* item) {
     Click(at);
@@ -1002,11 +1001,10 @@ TEST_F(ScorePanel, TheCompareExportDrawsThePanelsZoomedWindow) {
 // the display instead of running off it.
 TEST_F(HeadlessUi, CombosFitTheirEntriesAndTooltipsWrapOnScreen) {
   Frames(2);
-  ImGuiWindow* controls = Child("controls");
-  ASSERT_NE(controls, nullptr);
-  const ImGuiID scheme = Id(controls, "scheme");
+  ImGuiWindow* controls = nullptr;
   ImVec2 at;
-  ASSERT_TRUE(Find(controls, scheme, ImVec2(controls->Pos.x + 25, controls->Pos.y), false, &at));
+  ASSERT_TRUE(FindControlsField("scheme", &controls, &at));
+  const ImGuiID scheme = Id(controls, "scheme");
   // The hovered extent of the combo's frame, from its left edge to its right.
   float left = at.x, right = at.x;
   ImGuiIO& io = ImGui::GetIO();
