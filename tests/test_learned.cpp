@@ -4,6 +4,7 @@
 // give other numbers, and the memory cap.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <numbers>
@@ -216,6 +217,32 @@ TEST(LearnedTable, RefusedOverTheMemoryCapWithAMessageNamingIt) {
       MakeEncoding(Learned(65536, int64_t{1} << 30, LearnedInit::kNormal1, 0));
   ASSERT_FALSE(huge.ok());
   EXPECT_NE(huge.message().find("learned position table"), std::string::npos) << huge.message();
+}
+
+// Drawing a table reports its progress in steps of about 2^20 values, rising to 1, and stops
+// when told to; the table drawn with progress is the one drawn without.
+TEST(LearnedTable, ProgressRisesToOneAndFalseStopsTheDrawing) {
+  const EncodingParams p = Learned(1000, 3000, LearnedInit::kNormal002, 3);  // 3e6 values
+  std::vector<double> seen;
+  Result<EncodingPtr> e = MakeEncoding(p, {}, [&](double f) {
+    seen.push_back(f);
+    return true;
+  });
+  ASSERT_TRUE(e.ok());
+  // Steps of 1048 rows (2^20 / 1000): at rows 0, 1048, 2096, then done.
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen.front(), 0.0);
+  EXPECT_DOUBLE_EQ(seen[1], 1048.0 / 3000.0);
+  EXPECT_EQ(seen.back(), 1.0);
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  for (auto [r, c] : {std::pair<int64_t, int64_t>{0, 0}, {1047, 999}, {1048, 0}, {2999, 999}}) {
+    EXPECT_EQ(e.value()->ValueAt(c, static_cast<double>(r)), LearnedValue(p, r, c));
+  }
+  int calls = 0;
+  Result<EncodingPtr> stopped = MakeEncoding(p, {}, [&](double) { return ++calls < 2; });
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(stopped.message(), "drawing the learned position table was stopped");
 }
 
 }  // namespace

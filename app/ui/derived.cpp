@@ -34,9 +34,10 @@ TableSummary SummarizeTable(const Encoding& e, int64_t max_cells) {
   return s;
 }
 
-EncodingParts BuildEncodingParts(const EncodingParams& params, const MemoryCap& cap) {
+EncodingParts BuildEncodingParts(const EncodingParams& params, const MemoryCap& cap,
+                                 const Progress& progress) {
   EncodingParts out;
-  Result<EncodingPtr> encoding = MakeEncoding(params, cap);
+  Result<EncodingPtr> encoding = MakeEncoding(params, cap, progress);
   out.pe_status = encoding.status();
   out.encoding = encoding.ok() ? encoding.value() : nullptr;
   if (!out.encoding) return out;
@@ -69,9 +70,17 @@ void DerivedCache::Install(EncodingParts parts) {
 }
 
 void DerivedCache::StartBuild(const EncodingParams& params, const MemoryCap& cap) {
-  build_.emplace(Build{params, std::async(std::launch::async, [params, cap] {
-                         return BuildEncodingParts(params, cap);
-                       })});
+  auto wanted = std::make_shared<std::atomic<bool>>(true);
+  auto fraction = std::make_shared<std::atomic<double>>(0.0);
+  Progress progress = [wanted, fraction](double f) {
+    fraction->store(f);
+    return wanted->load();
+  };
+  build_.emplace(Build{
+      params,
+      std::async(std::launch::async,
+                 [params, cap, progress] { return BuildEncodingParts(params, cap, progress); }),
+      wanted, fraction});
 }
 
 const Derived& DerivedCache::Update(const AppState& state) {
@@ -80,7 +89,10 @@ const Derived& DerivedCache::Update(const AppState& state) {
   // A finished build: its table if the parameters are still those it was started for.
   if (build_ && build_->result.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     EncodingParts parts = build_->result.get();
-    const bool current = pe_key_ && *pe_key_ == build_->params && derived_.building;
+    // A build told to stop may have finished anyway, or stopped: either way it is not taken
+    // (the parameters may have come back to its own meanwhile; they are built again).
+    const bool current =
+        pe_key_ && *pe_key_ == build_->params && derived_.building && build_->wanted->load();
     build_.reset();
     if (current) {
       Install(std::move(parts));
@@ -89,6 +101,7 @@ const Derived& DerivedCache::Update(const AppState& state) {
   }
   if (!pe_key_ || *pe_key_ != params.pe) {
     pe_key_ = params.pe;
+    if (build_ && build_->params != params.pe) build_->wanted->store(false);  // stale: stop it
     const int64_t cells = StoredCells(params.pe);
     if (background_ && cells >= kBackgroundBuildCells && ValidateEncodingParams(params.pe).ok() &&
         CheckEncodingFits(params.pe, params.cap).ok()) {
@@ -99,15 +112,19 @@ const Derived& DerivedCache::Update(const AppState& state) {
                           FormatBytes(static_cast<uint64_t>(cells) * sizeof(float)) + ")");
       derived_.building = true;
       derived_.building_since = std::chrono::steady_clock::now();
+      derived_.building_fraction = 0;
       sentence_key_.reset();
     } else {
       Install(BuildEncodingParts(params.pe, params.cap));
     }
     changed = true;
   }
-  // One build at a time: the newest parameters start when the last build is done (a running
-  // build cannot be stopped; its result is dropped).
+  // One build at a time: the newest parameters start when the last build is done (one for other
+  // parameters was told to stop at its next step above; its result is dropped).
   if (derived_.building && !build_) StartBuild(*pe_key_, params.cap);
+  if (derived_.building && build_ && build_->params == *pe_key_) {
+    derived_.building_fraction = build_->fraction->load();
+  }
   // The batch row of typed ids, kept inside the batch (ClampSelections fixes the state after).
   const int64_t row =
       std::clamp<int64_t>(state.selection.batch_row, 0, ExampleBatch(params.example) - 1);

@@ -2,8 +2,10 @@
 // inside a draw call's hot path. Panels read it; nothing here knows about ImGui or GL.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -35,13 +37,15 @@ struct EncodingParts {
   int64_t zero_columns = 0;
   TableSummary summary;
 };
-EncodingParts BuildEncodingParts(const EncodingParams& params, const MemoryCap& cap);
+EncodingParts BuildEncodingParts(const EncodingParams& params, const MemoryCap& cap,
+                                 const Progress& progress = {});
 
 struct Derived : EncodingParts {
   // Set while the encoding is built off the UI thread (then pe_status holds "building ..." and
   // encoding is null, so no view shows the last parameters' table as the new one).
   bool building = false;
   std::chrono::steady_clock::time_point building_since;
+  double building_fraction = 0;  // of the values drawn so far (a loaded table's rows: 0)
   Result<SentenceResult> sentence = InvalidArgument("not computed yet");
   Result<InputParts> manual = InvalidArgument("not computed yet");  // typed-in vectors
   int generation = 0;  // bumped whenever anything above changed
@@ -61,7 +65,8 @@ class DerivedCache {
 
   // Brings the derived data up to date with `state` and returns it. While a build runs, the
   // encoding is null and `building` is set; a later Update takes the result, unless the
-  // parameters changed meanwhile (then it is dropped and the newest parameters are built).
+  // parameters changed meanwhile: then the build is stopped at its next step (2^20 values),
+  // dropped, and the newest parameters are built.
   const Derived& Update(const AppState& state);
   const Derived& get() const { return derived_; }
   bool busy() const { return build_.has_value(); }
@@ -74,6 +79,8 @@ class DerivedCache {
   struct Build {
     EncodingParams params;
     std::future<EncodingParts> result;
+    std::shared_ptr<std::atomic<bool>> wanted;      // cleared to stop it
+    std::shared_ptr<std::atomic<double>> fraction;  // how far it is
   };
   void Install(EncodingParts parts);
   void StartBuild(const EncodingParams& params, const MemoryCap& cap);

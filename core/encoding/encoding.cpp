@@ -88,13 +88,14 @@ int64_t StoredCells(const EncodingParams& params) {
   return params.max_len * params.d_model;
 }
 
-Result<EncodingPtr> MakeEncoding(const EncodingParams& params, const MemoryCap& cap) {
+Result<EncodingPtr> MakeEncoding(const EncodingParams& params, const MemoryCap& cap,
+                                 const Progress& progress) {
   if (Status s = ValidateEncodingParams(params); !s.ok()) return s.error();
   switch (params.kind()) {
     case Scheme::kSinusoidal:
       return MakeSinusoidalEncoding(params);
     case Scheme::kLearned:
-      return MakeLearnedEncoding(params, cap);
+      return MakeLearnedEncoding(params, cap, progress);
     case Scheme::kRope:
       return MakeRopeEncoding(params);
     case Scheme::kAlibi:

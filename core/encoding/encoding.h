@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/matrix.h"
+#include "base/progress.h"
 #include "base/status.h"
 #include "encoding/encoding_params.h"
 #include "encoding/wave.h"
@@ -161,8 +162,10 @@ Status CheckEncodingFits(const EncodingParams& params, const MemoryCap& cap);
 int64_t StoredCells(const EncodingParams& params);
 
 // Validates `params` and builds the encoding. Schemes that hold a table (learned) check it
-// against `cap`.
-Result<EncodingPtr> MakeEncoding(const EncodingParams& params, const MemoryCap& cap = {});
+// against `cap`; drawing a seeded table reports to `progress` every 2^20 values and stops when
+// it returns false.
+Result<EncodingPtr> MakeEncoding(const EncodingParams& params, const MemoryCap& cap = {},
+                                 const Progress& progress = {});
 
 // The whole natural table, (rows, cols), or an error for a table over `cap`.
 Result<Matrix> ComputeTable(const Encoding& encoding, const MemoryCap& cap = {});

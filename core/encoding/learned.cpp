@@ -141,7 +141,8 @@ Status CheckLearnedTable(const EncodingParams& params) {
   return {};
 }
 
-Result<EncodingPtr> MakeLearnedEncoding(const EncodingParams& params, const MemoryCap& cap) {
+Result<EncodingPtr> MakeLearnedEncoding(const EncodingParams& params, const MemoryCap& cap,
+                                        const Progress& progress) {
   if (const TableRef& ref = params.learned().table; ref.loaded()) {
     // The table's rows offset .. offset + max_len - 1: position p is row p of the file.
     if (Status s = CheckLearnedTable(params); !s.ok()) return s.error();
@@ -154,10 +155,19 @@ Result<EncodingPtr> MakeLearnedEncoding(const EncodingParams& params, const Memo
       MakeMatrix("the learned position table", params.max_len, params.d_model, cap);
   if (!table.ok()) return table.error();
   Matrix& m = table.value();
-#pragma omp parallel for schedule(static) if (m.rows * m.cols >= (int64_t{1} << 18))
-  for (int64_t r = 0; r < m.rows; ++r) {
-    for (int64_t c = 0; c < m.cols; ++c) m.at(r, c) = LearnedValue(params, params.offset + r, c);
+  // In steps of about 2^20 values (some 20 ms on two cores), so a caller can follow and stop it.
+  const int64_t step = std::max<int64_t>(1, (int64_t{1} << 20) / m.cols);
+  for (int64_t r0 = 0; r0 < m.rows; r0 += step) {
+    if (progress && !progress(static_cast<double>(r0) / static_cast<double>(m.rows))) {
+      return RuntimeError("drawing the learned position table was stopped");
+    }
+    const int64_t r1 = std::min(m.rows, r0 + step);
+#pragma omp parallel for schedule(static) if ((r1 - r0) * m.cols >= (int64_t{1} << 18))
+    for (int64_t r = r0; r < r1; ++r) {
+      for (int64_t c = 0; c < m.cols; ++c) m.at(r, c) = LearnedValue(params, params.offset + r, c);
+    }
   }
+  if (progress) progress(1.0);
   return EncodingPtr(
       std::make_shared<LearnedEncoding>(params, std::make_shared<const Matrix>(std::move(m))));
 }

@@ -34,6 +34,7 @@ Status CheckLearnedTable(const EncodingParams& params);
 
 // The learned Encoding (valid params); its table must fit under `cap`. A loaded table's rows
 // offset .. offset + max_len - 1 are the table shown (position p is the file's row p).
-Result<EncodingPtr> MakeLearnedEncoding(const EncodingParams& params, const MemoryCap& cap);
+Result<EncodingPtr> MakeLearnedEncoding(const EncodingParams& params, const MemoryCap& cap,
+                                        const Progress& progress = {});
 
 }  // namespace pe

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "base/matrix.h"
+#include "base/progress.h"
 #include "base/status.h"
 #include "io/read_support.h"
 #include "io/tensor_file.h"
@@ -34,7 +35,7 @@
 namespace pe {
 
 // Told the fraction done (0..1) now and then; returning false cancels the load.
-using LoadProgress = std::function<bool(double fraction)>;
+using LoadProgress = Progress;
 
 // The content hash of a table's bytes: FNV-1a 64 (Fowler, Noll, Vo; offset basis
 // 0xcbf29ce484222325, prime 0x100000001b3) taken over 8-byte little-endian words instead of

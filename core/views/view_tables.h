@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "base/matrix.h"
+#include "base/progress.h"
 #include "base/status.h"
 #include "encoding/encoding.h"
 #include "model/input_layer.h"
@@ -27,8 +28,7 @@ namespace pe {
 
 enum class TableFormat { kCsv, kNpy };
 
-// Told the fraction done after each block; returning false stops the write with an error.
-using Progress = std::function<bool(double fraction)>;
+// Progress (base/progress.h) is told the fraction done after each block.
 
 // Each dim must be a column of the encoding's table, [0, cols), listed once; at least one.
 Status ValidateDims(const Encoding& encoding, const std::vector<int64_t>& dims);
