@@ -135,12 +135,12 @@ TEST_F(HeadlessUi, TypingDModelRebuildsTheTable) {
   EXPECT_EQ(state_.fields[Id(controls, "d_model")].error,
             "d_model must be a whole number, got \"6.5\"");
   // Every typed character stays: "1e3" is refused as typed (a character filter once made it 13,
-  // applied without a word), and so are letters.
+  // applied without a word), saying how it is written in digits, and so are letters.
   Click(at);
   SelectAllAndType("1e3");
   EXPECT_EQ(state_.params.pe.d_model, 64);
   EXPECT_EQ(state_.fields[Id(controls, "d_model")].error,
-            "d_model must be a whole number, got \"1e3\"");
+            "d_model must be a whole number, got \"1e3\"; in digits that is 1000");
   Click(at);
   SelectAllAndType("abc");
   EXPECT_EQ(state_.params.pe.d_model, 64);
@@ -245,6 +245,23 @@ TEST(DerivedBackground, LargeLearnedTablesAreBuiltOffTheFrameAndTheNewestParamet
   ASSERT_NE(d->encoding, nullptr);
   EXPECT_EQ(d->encoding->rows(), 1536);
   EXPECT_EQ(d->encoding->ValueAt(7, 1535.0), LearnedValue(state.params.pe, 1535, 7));
+
+  // A build stopped because the parameters changed, which then come back to its own before it
+  // is taken: its (stopped) result is not installed, the table is built again.
+  state.params.pe.learned().seed = 7;
+  EXPECT_TRUE(cache.Update(state).building);
+  state.params.pe.max_len = 10;
+  EXPECT_FALSE(cache.Update(state).building);
+  state.params.pe.max_len = 1536;
+  d = &cache.Update(state);
+  EXPECT_TRUE(d->building);
+  for (int i = 0; i < 3 && d->building; ++i) {
+    cache.WaitForBuild();
+    d = &cache.Update(state);
+  }
+  ASSERT_FALSE(d->building);
+  ASSERT_TRUE(d->pe_status.ok()) << d->pe_status.message();
+  EXPECT_EQ(d->encoding->ValueAt(9, 1000.0), LearnedValue(state.params.pe, 1000, 9));
 
   // Parameters the core refuses are refused in the frame, with the core's message.
   state.params.pe.d_model = 0;

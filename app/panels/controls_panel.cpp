@@ -565,8 +565,12 @@ void NoEncodingText(const Derived& derived, const std::string& prefix) {
     std::string text = derived.pe_status.message();
     if (!text.empty())
       text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
-    char t[48];
-    std::snprintf(t, sizeof t, " ... %.1fs", s);  // one word: never wrapped apart
+    char t[64];
+    if (derived.building_fraction > 0) {
+      std::snprintf(t, sizeof t, " ... %.0f%%, %.1fs", 100 * derived.building_fraction, s);
+    } else {
+      std::snprintf(t, sizeof t, " ... %.1fs", s);
+    }  // one word: never wrapped apart
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     WrappedText(text + t);
     ImGui::PopStyleColor();
@@ -624,7 +628,9 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
       DrawXposControls(state);
       break;
   }
-  if (!derived.pe_status.ok()) NoEncodingText(derived, "");
+  // (While a table is built the panels and status line say so; a line here would move every
+  // control below it twice.)
+  if (!derived.pe_status.ok() && !derived.building) ErrorText(derived.pe_status.message());
 
   ImGui::Spacing();
   ImGui::TextDisabled("Heatmap");

@@ -239,10 +239,12 @@ void DrawExportDialog(AppState& state, UiServices& services, const EncodingPtr& 
       ImGui::TextDisabled("The numbers behind the view, as `pe-explorer export` writes them.");
     }
     // The command line that writes the same file: only what differs from the defaults.
+    // Made from the window's encoding, never a new one (every frame: a large learned table
+    // would be drawn again each time); none while the table is being built.
     std::string command;
-    if (IsFigure(d.format) && ValidateFigureSize(ChosenSize(d)).ok()) {
+    if (IsFigure(d.format) && ValidateFigureSize(ChosenSize(d)).ok() && encoding) {
       command = ExportCommandLine(d.view, state.params, ViewsOf(state, d.view), ChosenSize(d),
-                                  d.title, JoinPath(folder, d.name));
+                                  d.title, JoinPath(folder, d.name), encoding);
       ImGui::Spacing();
       ImGui::TextDisabled("Command:");
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));

@@ -93,6 +93,14 @@ bool NumberFieldImpl(AppState& state, const char* label, T current, T* typed, co
     T value{};
     if (!ParseNumber(f.text, &value)) {
       f.error = std::string(label) + " must be " + KindName(T{}) + ", got \"" + f.text + "\"";
+      // A whole number typed another way ("1e3", "2048.0"): say how to write it.
+      double as_double = 0;
+      if constexpr (!std::is_same_v<T, double>) {
+        if (ParseNumber(f.text, &as_double) && as_double == std::floor(as_double) &&
+            std::abs(as_double) < 1e18) {
+          f.error += "; in digits that is " + FormatNumber(static_cast<int64_t>(as_double));
+        }
+      }
     } else if (value != current) {
       *typed = value;
       changed = true;

@@ -386,7 +386,9 @@ void ShowParts(AppState& state, const SentenceResult& s, const std::vector<std::
              state.params.example.embeddings.loaded());
     for (int k = 0; k < 4; ++k) {
       series.push_back(parts.part(kAllParts[k]).row(sel));
-      series_names.push_back(kPartLabels[k]);
+      // The figure's labels (views/sum_view.cpp): a learned table's rows are W_pos[p].
+      const bool learned = state.params.pe.kind() == Scheme::kLearned;
+      series_names.push_back(k == 2 && learned ? "positional W_pos[p]" : kPartLabels[k]);
       colors.push_back(SeriesColor(k));
     }
   } else {

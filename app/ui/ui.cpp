@@ -20,6 +20,14 @@
 namespace pe {
 namespace {
 
+// A panel's title; the heatmap and curves of a bias table (ALiBi, T5: query by key) say so.
+const char* PanelTitle(const PanelEntry& p, const Derived& derived) {
+  const bool bias = derived.encoding && derived.encoding->family() == Family::kBias;
+  if (bias && p.view == ViewKind::kHeatmap) return "Bias[query m, key n] as a heatmap";
+  if (bias && p.view == ViewKind::kCurves) return "Curves: bias of one key n against the query m";
+  return p.title;
+}
+
 // Fits the views to new table extents (d_model, max_len or offset changed).
 void RefitOnNewExtents(AppState& state, const Derived& derived) {
   if (!derived.encoding) return;
@@ -303,7 +311,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
                                                : bottom[static_cast<size_t>(k) - top.size()]);
         const ImGuiWindowFlags flags =
             p.view == ViewKind::kSums ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
-        Panel(state, p.id, p.title, p.view, ImVec2(right_w, body_h), flags,
+        Panel(state, p.id, PanelTitle(p, derived), p.view, ImVec2(right_w, body_h), flags,
               [&] { p.draw(state, derived, caches, services); });
         top.clear();
         bottom.clear();
@@ -324,7 +332,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
           if (k > 0) ImGui::SameLine();
           const ImGuiWindowFlags flags =
               p.view == ViewKind::kSums ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
-          Panel(state, p.id, p.title, p.view, ImVec2(w, height), flags,
+          Panel(state, p.id, PanelTitle(p, derived), p.view, ImVec2(w, height), flags,
                 [&] { p.draw(state, derived, caches, services); });
           x_left -= w + gap;
         }

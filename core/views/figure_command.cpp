@@ -4,6 +4,7 @@
 #include <map>
 
 #include "model/param_fields.h"
+#include "views/figure_export.h"
 #include "views/view_registry.h"
 
 namespace pe {
@@ -138,15 +139,18 @@ Result<std::vector<CommandFlag>> FlagsFromMetadata(
 
 std::vector<CommandFlag> ExportCommandFlags(ViewKind view, const ModelParams& params,
                                             const ViewSelection& sel, const FigureSize& size,
-                                            const std::string& title) {
-  const ViewSelection default_sel = DefaultViews(params);
-  auto metadata = FigureMetadata(view, params, sel, size, title, nullptr);
+                                            const std::string& title, const EncodingPtr& built) {
+  // One encoding for the defaults and both metadata lists (each would build its own).
+  Result<EncodingPtr> e = ReuseOrMakeEncoding(params.pe, params.cap, built);
+  const EncodingPtr encoding = e.ok() ? e.value() : nullptr;
+  const ViewSelection default_sel = encoding ? DefaultViews(params, *encoding) : ViewSelection{};
+  auto metadata = FigureMetadata(view, params, sel, size, title, nullptr, encoding);
   // Without the highlight key, so --token alone decides it; added back below.
   std::erase_if(metadata, [](const auto& kv) { return kv.first == "highlight"; });
   Result<std::vector<CommandFlag>> all = FlagsFromMetadata(metadata, PE_VERSION);
   if (!all.ok()) return {{"--view", std::string(ViewName(view)), false, "view"}};
   const std::map<std::string, std::string> defaults_sel = [&] {
-    auto d = FigureMetadata(view, params, default_sel, FigureSize{}, "", nullptr);
+    auto d = FigureMetadata(view, params, default_sel, FigureSize{}, "", nullptr, encoding);
     return std::map<std::string, std::string>(d.begin(), d.end());
   }();
   ModelParams scheme_defaults;
@@ -205,9 +209,9 @@ std::string ShellQuote(const std::string& text) {
 
 std::string ExportCommandLine(ViewKind view, const ModelParams& params, const ViewSelection& sel,
                               const FigureSize& size, const std::string& title,
-                              const std::string& output) {
+                              const std::string& output, const EncodingPtr& built) {
   std::string line = "pe-explorer export";
-  for (const CommandFlag& f : ExportCommandFlags(view, params, sel, size, title)) {
+  for (const CommandFlag& f : ExportCommandFlags(view, params, sel, size, title, built)) {
     line += ' ';
     line += f.flag;
     if (!f.is_switch) {

@@ -31,9 +31,12 @@ Result<std::vector<CommandFlag>> FlagsFromMetadata(
 // The flags of `export` that write the figure of `view` as the window shows it: --view, then
 // only what differs from what `export` does without the flag (the scheme's defaults, the
 // whole table, 960x540 at scale 1).
+// `built`: the encoding of params.pe when the caller has it (a learned table is then not drawn
+// again for the defaults), or null.
 std::vector<CommandFlag> ExportCommandFlags(ViewKind view, const ModelParams& params,
                                             const ViewSelection& sel, const FigureSize& size,
-                                            const std::string& title);
+                                            const std::string& title,
+                                            const EncodingPtr& built = nullptr);
 
 // 'it'"'"'s' style: bare when the text is only safe characters, else in single quotes.
 std::string ShellQuote(const std::string& text);
@@ -41,7 +44,7 @@ std::string ShellQuote(const std::string& text);
 // "pe-explorer export --view score --scheme rope -o pe-score_rope_d128_L100.png".
 std::string ExportCommandLine(ViewKind view, const ModelParams& params, const ViewSelection& sel,
                               const FigureSize& size, const std::string& title,
-                              const std::string& output);
+                              const std::string& output, const EncodingPtr& built = nullptr);
 
 // "1.4.0" newer than "1.3.9"? Numeric dot-separated parts; text that is not such a version is
 // refused by FlagsFromMetadata.
