@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "base/ticks.h"
 #include "figure/colormap.h"
@@ -57,6 +59,25 @@ TEST(Ticks, NiceStepsAndLabels) {
   EXPECT_EQ(big[1].label, "2e+08");
   EXPECT_TRUE(NiceTicks(0, 3, 10, /*integer_only=*/true)[1].value == 1.0);
   EXPECT_TRUE(NiceTicks(5, 5, 4).empty());
+}
+
+// A range between its nice steps still gets a scale: [-49.5, 49.5] asked for 2 ticks would have
+// had step 50 and only "0" inside (a colour bar labelled 0 alone); finer steps are taken until
+// two fit, all inside the range.
+TEST(Ticks, AtLeastTwoWhenTheRangeAllows) {
+  for (auto [lo, hi] : {std::pair{-49.5, 49.5}, std::pair{-0.9, 0.9}, std::pair{-49.5, 0.0},
+                        std::pair{0.51, 1.49}, std::pair{-3e-5, 3e-5}}) {
+    const std::vector<Tick> t = NiceTicks(lo, hi, 2);
+    ASSERT_GE(t.size(), 2u) << lo << " " << hi;
+    for (const Tick& k : t) {
+      EXPECT_GE(k.value, lo) << k.label;
+      EXPECT_LE(k.value, hi) << k.label;
+    }
+    EXPECT_NE(t.front().label, t.back().label);
+  }
+  const std::vector<Tick> sym = NiceTicks(-49.5, 49.5, 2);
+  EXPECT_EQ(sym.front().label, "-40");
+  EXPECT_EQ(sym.back().label, "40");
 }
 
 }  // namespace

@@ -115,11 +115,20 @@ void ScoreControls(AppState& state, ViewKind view) {
   }
   if (view == ViewKind::kScore || view == ViewKind::kAttention) {
     ImGui::SameLine();
-    bool causal = state.params.causal_mask;
+    // Causal ALiBi masks later keys itself (bias -inf there): the box shows it, ticked and fixed.
+    const EncodingParams& pe = state.params.pe;
+    const bool inherent = pe.kind() == Scheme::kAlibi && pe.alibi().mode == AlibiMode::kCausal;
+    bool causal = state.params.causal_mask || inherent;
+    ImGui::BeginDisabled(inherent);
     if (ImGui::Checkbox("causal mask", &causal)) {
       EditField(state, "causal mask", "--causal", causal ? "true" : "false");
     }
-    ItemTooltip("Hide the keys after each query, as a decoder does.");
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+      WrappedTooltip(inherent ? "Causal ALiBi masks the keys after each query itself (its bias "
+                                "is -inf there); choose symmetric ALiBi to see them."
+                              : "Hide the keys after each query, as a decoder does.");
+    }
   }
 }
 
@@ -360,10 +369,11 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
     spec.y_cells = fig.y.cells;
     spec.y_down = fig.y.reversed;
     // A figure with a colour bar (the score and bias heatmaps) gets one beside its plot.
-    const float bar_w =
-        fig.colorbar ? ColorBarWidth(static_cast<float>(fig.colorbar->vmin),
-                                     static_cast<float>(fig.colorbar->vmax), avail.y - em * 2.5f)
-                     : 0.0f;
+    const float bar_w = fig.colorbar
+                            ? ColorBarWidth(static_cast<float>(fig.colorbar->vmin),
+                                            static_cast<float>(fig.colorbar->vmax),
+                                            avail.y - em * 2.5f, fig.colorbar->label.c_str())
+                            : 0.0f;
     ImGui::BeginGroup();
     Plot plot("figure_plot", range, spec, ImVec2(width - bar_w - em * 0.5f, avail.y));
     if (fig.equal_aspect && main) {

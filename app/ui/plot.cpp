@@ -346,13 +346,15 @@ std::vector<Tick> ColorBarTicks(float vmin, float vmax, float height, float em) 
 }
 }  // namespace
 
-float ColorBarWidth(float vmin, float vmax, float height) {
+float ColorBarWidth(float vmin, float vmax, float height, const char* label) {
   const float em = ImGui::GetFontSize();
   float widest = 0;
   for (const Tick& t : ColorBarTicks(vmin, vmax, height, em))
     widest = std::max(widest, ImGui::CalcTextSize(t.label.c_str()).x);
-  // Bar, tick, label, and the gap ColorBar's callers leave before what follows.
-  return std::max(em * 4.2f, em * 1.3f + widest + em * 0.6f + em * 0.5f);
+  // Bar, tick, label, and the gap ColorBar's callers leave before what follows; the title above
+  // the bar too, when given, so it never runs into what follows.
+  const float title = label != nullptr ? ImGui::CalcTextSize(label).x + em * 0.5f : 0.0f;
+  return std::max({em * 4.2f, em * 1.3f + widest + em * 0.6f + em * 0.5f, title + em * 0.5f});
 }
 
 void ColorBar(const char* id, ColormapId colormap, float vmin, float vmax, const char* label,

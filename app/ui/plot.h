@@ -82,8 +82,9 @@ PlotRange ClampView(PlotRange view, const PlotSpec& spec);
 
 // A vertical colour bar for [vmin, vmax] with ticks and a label, in `size`.
 // The width a colour bar of [vmin, vmax] drawn `height` tall needs beside a plot (its longest
-// tick label, "-0.00015", fits), at least the 4.2 em the panels used to give every bar.
-float ColorBarWidth(float vmin, float vmax, float height);
+// tick label, "-0.00015", fits, and its `label` above the bar when given), at least the 4.2 em
+// the panels used to give every bar.
+float ColorBarWidth(float vmin, float vmax, float height, const char* label = nullptr);
 void ColorBar(const char* id, ColormapId colormap, float vmin, float vmax, const char* label,
               ImVec2 size);
 

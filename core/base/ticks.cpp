@@ -15,9 +15,10 @@ double NiceStep(double range, int target) {
   return nice * mag;
 }
 
-std::vector<Tick> NiceTicks(double lo, double hi, int target, bool integer_only) {
+namespace {
+
+std::vector<Tick> TicksAtStep(double lo, double hi, int target, bool integer_only) {
   std::vector<Tick> ticks;
-  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return ticks;
   double step = NiceStep(hi - lo, std::max(1, target));
   if (integer_only) step = std::max(1.0, std::round(step));
   const double first = std::ceil(lo / step - 1e-9) * step;
@@ -35,6 +36,20 @@ std::vector<Tick> NiceTicks(double lo, double hi, int target, bool integer_only)
       std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
     }
     ticks.push_back({v, buf});
+  }
+  return ticks;
+}
+
+}  // namespace
+
+std::vector<Tick> NiceTicks(double lo, double hi, int target, bool integer_only) {
+  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return {};
+  std::vector<Tick> ticks = TicksAtStep(lo, hi, target, integer_only);
+  // A range that falls between its nice steps can hold a single tick (only 0 in [-49.5, 49.5]
+  // at step 50), which gives no scale: finer steps until two fit.
+  for (int t = std::max(2, target) * 2; ticks.size() < 2 && target >= 2 && t <= 64 * target;
+       t *= 2) {
+    ticks = TicksAtStep(lo, hi, t, integer_only);
   }
   return ticks;
 }
