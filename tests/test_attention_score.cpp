@@ -460,6 +460,36 @@ TEST(AttentionScore, DecayFixesTheKeyAtTheFirstPosition) {
   EXPECT_TRUE(std::isnan(v[3]));  // past the table
 }
 
+// The score view's softmax note and the attention view's top keys name the same key when the
+// largest weight is shared: T5's buckets give many keys one bias, and the tie goes to the key
+// nearest the query (then the lower key) in both.
+TEST(AttentionScore, ScoreAndAttentionViewsBreakTopKeyTiesAlike) {
+  ModelParams m = Params(Scheme::kSinusoidal, 128, 100);  // the window's default shape
+  SetScheme(m, Scheme::kT5);
+  const ViewSelection sel = DefaultViews(m);
+  auto legend_number = [](const Figure& f, const std::string& before) -> int64_t {
+    for (const FigureLegendItem& item : f.legend) {
+      const size_t at = item.label.find(before);
+      if (at != std::string::npos) return std::stoll(item.label.substr(at + before.size()));
+    }
+    return -1;
+  };
+  Result<Figure> score = BuildViewFigure(ViewKind::kScore, m, sel, {}, FigureFormat::kPng);
+  Result<Figure> attention = BuildViewFigure(ViewKind::kAttention, m, sel, {}, FigureFormat::kPng);
+  ASSERT_TRUE(score.ok()) << score.message();
+  ASSERT_TRUE(attention.ok()) << attention.message();
+  const int64_t from_score = legend_number(score.value(), ": top key ");
+  const int64_t from_attention = legend_number(attention.value(), "top keys: ");
+  EXPECT_GE(from_score, 0);
+  EXPECT_EQ(from_score, from_attention);
+  // The weight is shared: the note says by how many keys.
+  bool tied = false;
+  for (const FigureLegendItem& item : score.value().legend) {
+    if (item.label.find("(tied with ") != std::string::npos) tied = true;
+  }
+  EXPECT_TRUE(tied);
+}
+
 TEST(AttentionScore, ViewsBuildAndWrite) {
   ModelParams m = Params(Scheme::kRope, 32, 48);
   m.compare = "sinusoidal,learned";

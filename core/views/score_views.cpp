@@ -62,18 +62,26 @@ std::string SoftmaxNote(const AttentionScorer& s, int64_t m, int64_t n0, int64_t
   std::vector<double> row(static_cast<size_t>(n1 - n0));
   ScoreRow(s, m, n0, n1 - n0, row.data());
   const std::vector<double> w = SoftmaxRow(row);
+  // Ties go to the key nearest the query, then the lower key, as the attention view's top keys
+  // (AttentionRow::TopKeys) break them.
+  auto distance = [&](size_t i) {
+    const int64_t n = n0 + static_cast<int64_t>(i);
+    return n > m ? n - m : m - n;
+  };
   size_t top = 0;
   double entropy = 0.0;
   for (size_t i = 0; i < w.size(); ++i) {
-    if (w[i] > w[top]) top = i;
+    if (w[i] > w[top] || (w[i] == w[top] && distance(i) < distance(top))) top = i;
     if (w[i] > 0) entropy -= w[i] * std::log(w[i]);
   }
+  const auto ties = w.empty() ? 0 : std::count(w.begin(), w.end(), w[top]) - 1;
   if (w.empty() || w[top] == 0.0) {
     return "softmax of query m = " + std::to_string(m) + ": every visible key is masked";
   }
   return "softmax of query " + std::to_string(m) + " (outlined), over keys " + std::to_string(n0) +
          " to " + std::to_string(n1 - 1) + ": top key " +
          std::to_string(n0 + static_cast<int64_t>(top)) + ", weight " + Num(w[top], 3) +
+         (ties > 0 ? " (tied with " + std::to_string(ties) + " more)" : std::string()) +
          ", exp(entropy) " + Num(std::exp(entropy), 4) + " keys";
 }
 
