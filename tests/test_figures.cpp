@@ -14,6 +14,7 @@
 #include "encoding/learned.h"
 #include "figure/figure_render.h"
 #include "image_support.h"
+#include "model/param_fields.h"
 #include "test_support.h"
 #include "ui/ui.h"
 #include "views/figure_export.h"
@@ -103,6 +104,33 @@ TEST(ReuseOrMakeEncoding, ReusesOnlyAnEncodingOfTheSameParameters) {
   EXPECT_EQ(rows.value()->ValueAt(0, 4.0), built->ValueAt(0, 4.0));
   // None given: made here.
   EXPECT_TRUE(ReuseOrMakeEncoding(p, {}, nullptr).ok());
+}
+
+// A heatmap figure with more cells than pixels says that each pixel is a mean, in its table's
+// words (the window's caption does; an exported 10000 x 8192 noise table otherwise looked empty);
+// one with a pixel or more per cell says nothing.
+TEST(HeatmapFigure, SaysWhenEachPixelIsAMean) {
+  auto notes = [](const ModelParams& m) {
+    Result<Figure> f =
+        BuildViewFigure(ViewKind::kHeatmap, m, DefaultViews(m), {}, FigureFormat::kPng);
+    EXPECT_TRUE(f.ok()) << f.message();
+    std::string all;
+    for (const FigureLegendItem& item : f.value().legend) all += item.label + "\n";
+    return all;
+  };
+  ModelParams m;  // 100 x 128 at 960 x 540: several pixels per cell
+  EXPECT_EQ(notes(m).find("each pixel"), std::string::npos) << notes(m);
+  m.pe.max_len = 20000;
+  m.pe.d_model = 2048;
+  const std::string big = notes(m);
+  EXPECT_NE(big.find("each pixel: the exact mean of ~"), std::string::npos) << big;
+  EXPECT_NE(big.find(" positions x "), std::string::npos) << big;
+  EXPECT_NE(big.find(" columns"), std::string::npos) << big;
+  SetScheme(m, Scheme::kAlibi);
+  m.pe.max_len = 5000;
+  const std::string bias = notes(m);
+  EXPECT_NE(bias.find(" queries x "), std::string::npos) << bias;
+  EXPECT_NE(bias.find(" keys"), std::string::npos) << bias;
 }
 
 TEST(ValueImage, EachValueIsItsColourAndOnlyTheFlatKindIsFlat) {

@@ -79,6 +79,8 @@ struct FigureLegendItem {
   std::string label;
   Rgba8 color;
 };
+// The colour of a legend line that is a note, not a key: no swatch is drawn (alpha 0).
+inline constexpr Rgba8 kNoColor{255, 255, 255, 0};
 
 // A line of text under the title (a handout page's explanation, formula and numbers); wrapped
 // at spaces to the page width.

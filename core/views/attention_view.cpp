@@ -19,7 +19,6 @@
 namespace pe {
 namespace {
 
-constexpr Rgba8 kNoColor{255, 255, 255, 0};
 constexpr Rgba8 kMaskedShade{150, 150, 150, 70};
 constexpr int kTopKeys = 5;
 

@@ -25,7 +25,6 @@ namespace {
 
 // Identification runs on tables up to this many cells (it verifies several candidates).
 constexpr int64_t kIdentifyCells = int64_t{1} << 21;
-constexpr Rgba8 kNoColor{255, 255, 255, 0};
 constexpr const char* kMinus = "\xe2\x88\x92";
 
 struct CheckData {

@@ -40,7 +40,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr Rgba8 kMaskedGrey{150, 150, 150, 255};
-constexpr Rgba8 kNoColor{255, 255, 255, 0};
 constexpr const char* kMinus = "\xe2\x88\x92";  // −
 
 std::string Shape(const Encoding& e, bool with_cols) {

@@ -206,7 +206,7 @@ Result<Figure> CurvesFigure(const ViewContext& c) {
     f.legend.push_back({"more than " + std::to_string(kMaxExactBandRows) +
                             " rows in view: the line passes through every k-th row; zoom in "
                             "for each pixel's exact range",
-                        Rgba8{255, 255, 255, 0}});
+                        kNoColor});
   }
   if (sel.highlight && sel.selected_token >= 0) {
     const double x = first + sel.selected_token;

@@ -30,7 +30,22 @@ Result<Figure> HeatmapFigure(const ViewContext& c) {
       FigureColorBar{m.colormap, range.lo, range.hi,
                      e.TableName() + "(" + axes.row_index + ", " + axes.column_index + ")"};
   AddMaskedLegend(e, f);
-  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  // A table with more cells than the figure has pixels is drawn as exact means, which fade
+  // (waves cancel, noise shrinks): the figure says so, as the window's caption does.
+  const double rows_per_px = (sel.heatmap.y1 - sel.heatmap.y0) / std::min(px.height, 4096);
+  const double cols_per_px = (sel.heatmap.x1 - sel.heatmap.x0) / std::min(px.width, 4096);
+  if (rows_per_px > 1.5 || cols_per_px > 1.5) {
+    char note[160];
+    std::snprintf(note, sizeof note, "each pixel: the exact mean of ~%.0f %s x %.0f %s",
+                  std::max(1.0, rows_per_px), axes.row_index == "m" ? "queries" : "positions",
+                  std::max(1.0, cols_per_px),
+                  axes.csv_prefix == "k"   ? "keys"
+                  : axes.csv_prefix == "i" ? "pairs"
+                                           : "columns");
+    f.legend.push_back({note, kNoColor});
+    px = PlotAreaPixels(f, c.size, c.format);
+  }
   RasterRequest req{
       c.encoding,     sel.heatmap.x0,           sel.heatmap.x1,           sel.heatmap.y0,
       sel.heatmap.y1, std::min(px.width, 4096), std::min(px.height, 4096)};

@@ -32,7 +32,6 @@ namespace {
 constexpr int64_t kPrecisionTexelSamples = 8;
 // Cells that overflow (float16 from 65520) are drawn in this colour.
 constexpr Rgba8 kOverflowBlack{0, 0, 0, 255};
-constexpr Rgba8 kNoColor{255, 255, 255, 0};
 
 constexpr const char* kCsvHeader =
     // position: the absolute position p of the row

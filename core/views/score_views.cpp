@@ -30,7 +30,6 @@ namespace {
 
 // Cells the causal mask hides, in the figure and the legend.
 constexpr Rgba8 kMaskedGrey{150, 150, 150, 255};
-constexpr Rgba8 kNoColor{255, 255, 255, 0};
 // The softmax note covers at most this many keys.
 constexpr int64_t kMaxSoftmaxKeys = int64_t{1} << 16;
 

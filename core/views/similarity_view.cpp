@@ -28,7 +28,6 @@
 namespace pe {
 namespace {
 
-constexpr Rgba8 kNoColor{255, 255, 255, 0};
 constexpr Rgba8 kUndefinedGrey{150, 150, 150, 255};
 
 // The offset table of a scheme without a closed form for the mean (learned; the cosine of a
