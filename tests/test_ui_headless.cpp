@@ -187,6 +187,15 @@ TEST_F(HeadlessUi, ALearnedTableOverTheMemoryCapIsRefusedAtItsField) {
 TEST(DerivedBackground, LargeLearnedTablesAreBuiltOffTheFrameAndTheNewestParametersWin) {
   DerivedCache cache(/*background=*/true);
   AppState state;
+  // Until a build is taken: a stopped or dropped one is followed by the newest parameters'.
+  auto settle = [&]() -> const Derived& {
+    const Derived* got = &cache.Update(state);
+    for (int i = 0; i < 3 && got->building; ++i) {
+      cache.WaitForBuild();
+      got = &cache.Update(state);
+    }
+    return *got;
+  };
   state.params.pe.scheme = LearnedParams{};
   state.params.pe.d_model = 1024;
   state.params.pe.max_len = 1024;  // 2^20 values: the smallest built in the background
@@ -237,10 +246,7 @@ TEST(DerivedBackground, LargeLearnedTablesAreBuiltOffTheFrameAndTheNewestParamet
   state.params.pe.learned().seed = 6;
   d = &cache.Update(state);
   EXPECT_TRUE(d->building);
-  for (int i = 0; i < 3 && d->building; ++i) {
-    cache.WaitForBuild();
-    d = &cache.Update(state);
-  }
+  d = &settle();
   ASSERT_FALSE(d->building);
   ASSERT_NE(d->encoding, nullptr);
   EXPECT_EQ(d->encoding->rows(), 1536);
@@ -255,10 +261,7 @@ TEST(DerivedBackground, LargeLearnedTablesAreBuiltOffTheFrameAndTheNewestParamet
   state.params.pe.max_len = 1536;
   d = &cache.Update(state);
   EXPECT_TRUE(d->building);
-  for (int i = 0; i < 3 && d->building; ++i) {
-    cache.WaitForBuild();
-    d = &cache.Update(state);
-  }
+  d = &settle();
   ASSERT_FALSE(d->building);
   ASSERT_TRUE(d->pe_status.ok()) << d->pe_status.message();
   EXPECT_EQ(d->encoding->ValueAt(9, 1000.0), LearnedValue(state.params.pe, 1000, 9));

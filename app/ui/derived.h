@@ -59,8 +59,13 @@ class DerivedCache {
  public:
   // In the background mode (the interactive window) a large learned table is drawn or read on
   // a thread while the frames go on; otherwise (tests, screenshots) everything is built in
-  // Update. Destroying the cache waits for a build that is running.
+  // Update. Destroying the cache stops a running build at its next step and waits for it.
   explicit DerivedCache(bool background = false) : background_(background) {}
+  ~DerivedCache() {
+    if (build_) build_->wanted->store(false);
+  }
+  DerivedCache(const DerivedCache&) = delete;
+  DerivedCache& operator=(const DerivedCache&) = delete;
   void set_background(bool background) { background_ = background; }
 
   // Brings the derived data up to date with `state` and returns it. While a build runs, the
