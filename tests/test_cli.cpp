@@ -443,7 +443,11 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
       {"--view spiral", 2,
        "--view must be one of heatmap, curves, sum, rotation, frequencies, bias, buckets, slopes, "
        "score, decay, roformer-decay, "},
-      {"--bogus 3", 2, "--bogus"},
+      {"--bogus 3", 2, "--bogus is not an option\n"},
+      {"--d-modle 8", 2, "--d-modle is not an option (did you mean --d-model?)"},
+      {"--view heatmp", 2, "got \"heatmp\" (did you mean heatmap?)"},
+      {"--scheme rop", 2, "got \"rop\" (did you mean rope?)"},
+      {"--colormap Viridis", 2, "got \"Viridis\" (did you mean viridis?)"},
       {"--view curves --dims 4,200", 2, "dims: dimension 200 is outside [0, 127]"},
       {"--view curves --dims x", 2, "is not a dimension index"},
       {"--view sum --dropout 1.5", 2, "--dropout must be a number in [0, 1], got \"1.5\""},
@@ -507,6 +511,27 @@ TEST_F(Cli, WindowWithoutDisplaySaysWhatToDo) {
   EXPECT_NE(r.output.find("xvfb-run"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("pe-explorer export"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << "one line only:\n" << r.output;
+}
+
+// A mistyped command is not taken for a file to open, and an unknown --tab names the view meant;
+// both before any window is tried.
+TEST_F(Cli, MistypedCommandsAndTabsSuggestTheNearestName) {
+  CliRun r = RunCli("exprot --view heatmap </dev/null");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("\"exprot\" is neither a file nor a command (did you mean `export`?)"),
+            std::string::npos)
+      << r.output;
+  r = RunCli("--tab atention </dev/null");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("got \"atention\" (did you mean attention?)"), std::string::npos)
+      << r.output;
+  // An existing file of that name is opened as asked (it fails later, as no file of a view).
+  const std::string file = Path("chek");
+  std::FILE* f = std::fopen(file.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fclose(f);
+  r = RunCli(file + " </dev/null");
+  EXPECT_EQ(r.output.find("did you mean"), std::string::npos) << r.output;
 }
 
 // Numbers are decimal text, read whole, in their full range, and an error echoes the text

@@ -231,9 +231,16 @@ TEST(ParamFields, BadValuesNameTheFlagTheRangeAndTheText) {
   EXPECT_EQ(set("--min-timescale", "-1"),
             "--min-timescale must be a finite number greater than 0, got \"-1\"");
   EXPECT_EQ(set("--order", "sideways"), "--order must be sin-first or cos-first, got \"sideways\"");
-  EXPECT_EQ(set("--scheme", "nope"),
-            "--scheme must be one of sinusoidal, learned, rope, alibi, t5, xpos, got \"nope\"");
+  EXPECT_EQ(set("--scheme", "spiral"),
+            "--scheme must be one of sinusoidal, learned, rope, alibi, t5, xpos, got \"spiral\"");
+  EXPECT_EQ(set("--scheme", "sinusoid"),
+            "--scheme must be one of sinusoidal, learned, rope, alibi, t5, xpos, got \"sinusoid\" "
+            "(did you mean sinusoidal?)");
   EXPECT_EQ(set("--preset", "nope").substr(0, 23), "preset must be one of a");
+  EXPECT_EQ(
+      set("--variant", "tf_text"),
+      "--variant must be one of paper, t2t, tf-text, got \"tf_text\" (did you mean tf-text?)");
+  EXPECT_NE(set("--preset", "fairsaq").find("(did you mean fairseq?)"), std::string::npos);
   SetScheme(m, Scheme::kRope);
   EXPECT_EQ(set("--rotary-fraction", "1.5"),
             "--rotary-fraction must be a number in (0, 1], got \"1.5\"");

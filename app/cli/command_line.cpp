@@ -1,5 +1,7 @@
 #include "cli/command_line.h"
 
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
@@ -9,6 +11,7 @@
 #include <limits>
 #include <string_view>
 
+#include "base/closest_word.h"
 #include "encoding/sinusoidal_presets.h"
 #include "io/figure_metadata_reader.h"
 #include "io/file_writers.h"
@@ -52,6 +55,42 @@ std::string FieldHelp(const ParamField& f) {
     if (f.schemes & SchemeBit(s)) names += (names.empty() ? "" : ", ") + std::string(SchemeName(s));
   }
   return "[" + names + "] " + std::string(f.help);
+}
+
+// For each "--word" on the command line that no command knows: "--d-modle is not an option (did
+// you mean --d-model?)", one line each, or "" when every flag is known.
+std::string UnknownFlagHints(const CLI::App& app, int argc, const char* const* argv) {
+  std::vector<std::string> known;
+  auto collect = [&known](const CLI::App& a) {
+    for (const CLI::Option* o : a.get_options()) {
+      for (const std::string& n : o->get_lnames()) known.push_back("--" + n);
+    }
+  };
+  collect(app);
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    collect(*sub);
+  }
+  std::string hints;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg(argv[i]);
+    if (arg == "--") break;  // what follows is not flags
+    if (arg.size() < 3 || arg.substr(0, 2) != "--") continue;
+    const std::string name(arg.substr(0, arg.find('=')));
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    hints += name + " is not an option" + DidYouMean(name, known) + "\n";
+  }
+  return hints;
+}
+
+// A first word that is no file but a slip away from a command ("exprot"): the message, else "".
+std::string MistypedCommand(int argc, const char* const* argv) {
+  if (argc < 2 || argv[1][0] == '-') return "";
+  struct stat st {};
+  if (stat(argv[1], &st) == 0) return "";
+  std::optional<std::string> c = ClosestWord(argv[1], {"export", "check"});
+  if (!c) return "";
+  return "\"" + std::string(argv[1]) + "\" is neither a file nor a command (did you mean `" + *c +
+         "`?)";
 }
 
 void AddParameterOptions(CLI::App& app, Flags& f) {
@@ -371,7 +410,13 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     exit_code = app.exit(e);
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
-    std::cerr << "pe-explorer: " << e.what() << "\nRun with --help for the options.\n";
+    if (const std::string m = MistypedCommand(argc, argv); !m.empty()) {
+      std::cerr << "pe-explorer: " << m << "\n";
+      exit_code = 2;
+      return std::nullopt;
+    }
+    std::cerr << "pe-explorer: " << e.what() << "\n"
+              << UnknownFlagHints(app, argc, argv) << "Run with --help for the options.\n";
     exit_code = 2;
     return std::nullopt;
   }
@@ -473,11 +518,17 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     }
     cl.window.params_given = cl.window.params_given || !flags.vocab_file.empty();
   }
+  if (cl.mode == RunMode::kWindow && !cl.window.open.empty()) {
+    // A mistyped command would be taken for a file to open.
+    if (const std::string m = MistypedCommand(argc, argv); !m.empty()) return usage_error(m);
+  }
   if (cl.mode == RunMode::kWindow && !cl.window.tab.empty()) {
     std::optional<ViewKind> tab = ParseView(cl.window.tab);
     if (!tab) {
+      std::vector<std::string> names;
+      for (const ViewEntry& v : Views()) names.emplace_back(v.name);
       return usage_error("--tab must be a view name (see export --help), got \"" + cl.window.tab +
-                         "\"");
+                         "\"" + DidYouMean(cl.window.tab, names));
     }
     if (Status s = CheckViewApplies(*tab, cl.params.pe); !s.ok()) {
       return usage_error("--tab: " + s.message());

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "base/closest_word.h"
 #include "io/file_writers.h"
 #include "text/tokenizer.h"
 #include "views/figure_export.h"
@@ -68,8 +69,8 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
   if (!view) {
     std::string names;
     for (const ViewEntry& v : Views()) names += (names.empty() ? "" : ", ") + std::string(v.name);
-    return fail(
-        InvalidArgument("--view must be one of " + names + ", got \"" + request.view + "\""));
+    return fail(InvalidArgument("--view must be one of " + names + ", got \"" + request.view +
+                                "\"" + DidYouMean(request.view, WordsOfList(names))));
   }
   if (Status s = CheckViewApplies(*view, params.pe); !s.ok()) return fail(s.error());
   Result<EncodingPtr> encoding = MakeEncoding(params.pe, params.cap);

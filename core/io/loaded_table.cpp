@@ -177,7 +177,7 @@ std::string LoadedTable::Describe() const {
 class TableLoader {
  public:
   TableLoader(const TensorSpec& spec, TableUse use, const MemoryCap& cap,
-              const LoadProgress& progress, int threads)
+              const Progress& progress, int threads)
       : spec_(spec), use_(use), cap_(cap), progress_(progress), threads_(threads) {}
 
   Result<LoadedTablePtr> Run() {
@@ -616,20 +616,20 @@ class TableLoader {
   TensorSpec spec_;
   TableUse use_;
   MemoryCap cap_;
-  const LoadProgress& progress_;
+  const Progress& progress_;
   int threads_;
   LoadedTable* table_ = nullptr;
   std::unique_ptr<FileSource> file_;
 };
 
 Result<LoadedTablePtr> LoadTable(const TensorSpec& spec, TableUse use, const MemoryCap& cap,
-                                 const LoadProgress& progress, int threads) {
+                                 const Progress& progress, int threads) {
   TableLoader loader(spec, use, cap, progress, threads);
   return loader.Run();
 }
 
 Result<LoadedTablePtr> LoadTable(const TensorSpec& spec, TableUse use, const MemoryCap& cap,
-                                 const LoadProgress& progress) {
+                                 const Progress& progress) {
   return LoadTable(spec, use, cap, progress, 0);
 }
 
@@ -672,7 +672,7 @@ LoadedTablePtr TableCache::Peek(const TensorSpec& spec, TableUse use) {
 }
 
 Result<LoadedTablePtr> TableCache::Get(const TensorSpec& spec, TableUse use, const MemoryCap& cap,
-                                       const LoadProgress& progress) {
+                                       const Progress& progress) {
   if (LoadedTablePtr hit = Peek(spec, use)) {
     // A table cached under a larger cap is refused under a smaller one, as a fresh load is.
     if (Status s =

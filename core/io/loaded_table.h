@@ -34,9 +34,6 @@
 
 namespace pe {
 
-// Told the fraction done (0..1) now and then; returning false cancels the load.
-using LoadProgress = Progress;
-
 // The content hash of a table's bytes: FNV-1a 64 (Fowler, Noll, Vo; offset basis
 // 0xcbf29ce484222325, prime 0x100000001b3) taken over 8-byte little-endian words instead of
 // single bytes (eight times fewer multiplications), the last 1 to 7 bytes one at a time, then
@@ -96,7 +93,7 @@ class LoadedTable {
  private:
   friend Result<std::shared_ptr<const LoadedTable>> LoadTable(const TensorSpec&, TableUse,
                                                               const MemoryCap&,
-                                                              const LoadProgress&);
+                                                              const Progress&);
   friend class TableLoader;
   LoadedTable() = default;
 
@@ -126,9 +123,9 @@ using LoadedTablePtr = std::shared_ptr<const LoadedTable>;
 // column, and its float32 size must fit under `cap`. Every message starts with the quoted path.
 // `threads` (0: every core) parse word-vector text.
 Result<LoadedTablePtr> LoadTable(const TensorSpec& spec, TableUse use, const MemoryCap& cap = {},
-                                 const LoadProgress& progress = {});
+                                 const Progress& progress = {});
 Result<LoadedTablePtr> LoadTable(const TensorSpec& spec, TableUse use, const MemoryCap& cap,
-                                 const LoadProgress& progress, int threads);
+                                 const Progress& progress, int threads);
 
 // Loaded tables by (path, tensor, use, file size, modification time): a hit costs a stat, so
 // the parameters can name a table in every frame, every export and every CLI run without
@@ -139,7 +136,7 @@ class TableCache {
  public:
   explicit TableCache(size_t capacity = 8) : capacity_(capacity) {}
   Result<LoadedTablePtr> Get(const TensorSpec& spec, TableUse use, const MemoryCap& cap = {},
-                             const LoadProgress& progress = {});
+                             const Progress& progress = {});
   // The cached table for `spec` when its file has not changed, else null; never reads.
   LoadedTablePtr Peek(const TensorSpec& spec, TableUse use);
   size_t size() const;

@@ -8,6 +8,7 @@
 
 #include "analysis/precision.h"
 #include "analysis/similarity.h"
+#include "base/closest_word.h"
 #include "encoding/encoding.h"
 #include "encoding/sinusoidal_presets.h"
 #include "figure/colormap.h"
@@ -108,7 +109,10 @@ template <typename E>
 Status SetChoice(const char* flag, const std::string& text,
                  std::optional<E> (*parse)(std::string_view), const char* names, E& out) {
   std::optional<E> v = parse(text);
-  if (!v) return InvalidArgument(Flag(flag) + " must be " + names + ", got \"" + text + "\"");
+  if (!v) {
+    return InvalidArgument(Flag(flag) + " must be " + names + ", got \"" + text + "\"" +
+                           DidYouMean(text, WordsOfList(names)));
+  }
   out = *v;
   return {};
 }
@@ -264,9 +268,9 @@ const ParamField kFields[] = {
      GET(std::string(SchemeName(m.pe.kind()))), SET({
        std::optional<Scheme> s = ParseScheme(text);
        if (!s) {
-         return InvalidArgument(
-             "--scheme must be one of sinusoidal, learned, rope, alibi, t5, xpos, got \"" + text +
-             "\"");
+         const char* names = "sinusoidal, learned, rope, alibi, t5, xpos";
+         return InvalidArgument(std::string("--scheme must be one of ") + names + ", got \"" +
+                                text + "\"" + DidYouMean(text, WordsOfList(names)));
        }
        SetScheme(m, *s);
        return {};
@@ -1016,15 +1020,19 @@ Result<std::vector<std::pair<std::string, std::string>>> ParseVersus(const std::
     const ParamField* f = key.empty() ? nullptr : FindParamField(key);
     if (f == nullptr || f->key != key || key == "versus" || key == "compare_of") {
       std::string keys;
+      std::vector<std::string> key_list;
       for (const ParamField& g : ParamFields()) {
         if (g.key.empty() || g.key == "versus" || g.key == "compare_of") continue;
         if (!keys.empty()) keys += ", ";
         keys += g.key;
+        key_list.emplace_back(g.key);
       }
       std::string hint;
       if (f == nullptr) f = FindParamField("--" + key);
       if (f != nullptr && !f->key.empty() && f->key != key) {
         hint = " (did you mean " + std::string(f->key) + "?)";
+      } else {
+        hint = DidYouMean(key, key_list);
       }
       return InvalidArgument("--versus: \"" + key + "\" is not a parameter key" + hint +
                              "; the keys are " + keys);

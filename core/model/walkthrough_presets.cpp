@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/closest_word.h"
 #include "model/param_fields.h"
 
 namespace pe {
@@ -104,7 +105,7 @@ Status ApplyWalkthroughPreset(const std::string& name, ModelParams& m) {
       names += q.name;
     }
     return InvalidArgument("--walkthrough-preset must be one of " + names + " or none, got \"" +
-                           name + "\"");
+                           name + "\"" + DidYouMean(name, WordsOfList(names + ", none")));
   }
   ModelParams fresh;
   fresh.cap = m.cap;
