@@ -282,6 +282,39 @@ TEST_F(ExportDialog, CopiedCommandWritesTheSameFileAsSave) {
   EXPECT_TRUE(pe::testing::ReadFile(twin) == saved) << script;
 }
 
+TEST_F(ExportDialog, CommandFollowsEveryChangeWhileOpen) {
+  // The command line is kept between frames; a change of parameters, title, size or view range
+  // while the dialog is open must still show in the next copy.
+  state_.params.pe.d_model = 32;
+  state_.params.pe.max_len = 50;
+  Frames(2);
+  Open(dir_, "f.png", 0);
+  auto copy = [&] {
+    ImVec2 save, at;
+    EXPECT_TRUE(FindInFirstColumn("Save", &save));
+    EXPECT_TRUE(Find("Copy command", save, /*across=*/true, &at));
+    Click(at);
+    Frame();
+    return state_.export_dialog.copied_command;
+  };
+  const std::string first = copy();
+  EXPECT_NE(first.find("--d-model 32 --max-len 50"), std::string::npos) << first;
+  state_.params.pe.d_model = 48;
+  Frames(2);
+  const std::string wider = copy();
+  EXPECT_NE(wider.find("--d-model 48 --max-len 50"), std::string::npos) << wider;
+  state_.export_dialog.title = "Wider";
+  state_.export_dialog.size_preset = 1;  // 2x
+  Frame();
+  const std::string titled = copy();
+  EXPECT_NE(titled.find("--title Wider"), std::string::npos) << titled;
+  EXPECT_NE(titled.find("--scale 2"), std::string::npos) << titled;
+  state_.heatmap.view = ViewRange{0, 48, 10, 20};
+  Frame();
+  const std::string zoomed = copy();
+  EXPECT_NE(zoomed.find("--heatmap-window 0:48:10:20"), std::string::npos) << zoomed;
+}
+
 TEST_F(ExportDialog, SizePresetsOnlyForPng) {
   // The labels on the size row, found by sweeping across it.
   auto size_row_labels = [&](const char* first) {

@@ -570,7 +570,7 @@ void NoEncodingText(const Derived& derived, const std::string& prefix) {
       std::snprintf(t, sizeof t, " ... %.0f%%, %.1fs", 100 * derived.building_fraction, s);
     } else {
       std::snprintf(t, sizeof t, " ... %.1fs", s);
-    }  // one word: never wrapped apart
+    }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     WrappedText(text + t);
     ImGui::PopStyleColor();

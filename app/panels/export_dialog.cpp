@@ -239,12 +239,25 @@ void DrawExportDialog(AppState& state, UiServices& services, const EncodingPtr& 
       ImGui::TextDisabled("The numbers behind the view, as `pe-explorer export` writes them.");
     }
     // The command line that writes the same file: only what differs from the defaults.
-    // Made from the window's encoding, never a new one (every frame: a large learned table
-    // would be drawn again each time); none while the table is being built.
+    // Made from the window's encoding, never a new one (a large learned table would be drawn
+    // again); none while the table is being built. Made again only when what it names changes.
     std::string command;
     if (IsFigure(d.format) && ValidateFigureSize(ChosenSize(d)).ok() && encoding) {
-      command = ExportCommandLine(d.view, state.params, ViewsOf(state, d.view), ChosenSize(d),
-                                  d.title, JoinPath(folder, d.name), encoding);
+      ExportDialogState::CommandLine key{d.view,
+                                         state.params,
+                                         ViewsOf(state, d.view),
+                                         ChosenSize(d),
+                                         d.title,
+                                         JoinPath(folder, d.name),
+                                         ""};
+      const auto& c = d.command;
+      if (!c || c->view != key.view || c->params != key.params || c->selection != key.selection ||
+          c->size != key.size || c->title != key.title || c->path != key.path) {
+        key.line = ExportCommandLine(key.view, key.params, key.selection, key.size, key.title,
+                                     key.path, encoding);
+        d.command = std::move(key);
+      }
+      command = d.command->line;
       ImGui::Spacing();
       ImGui::TextDisabled("Command:");
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));

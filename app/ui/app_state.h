@@ -12,11 +12,13 @@
 
 #include "encoding/positional_encoding.h"
 #include "figure/colormap.h"
+#include "figure/figure_render.h"
 #include "io/tensor_file.h"
 #include "model/input_layer.h"
 #include "model/model_params.h"
 #include "ui/plot.h"
 #include "ui/ui_settings.h"
+#include "views/figure_export.h"
 #include "views/view_kind.h"
 
 namespace pe {
@@ -125,6 +127,16 @@ struct ExportDialogState {
   std::string confirm_path;    // non-empty: asking whether to replace this existing file
   bool saving = false;         // the dialog's export is running: stay open until it ends
   std::string copied_command;  // what "Copy command" last put on the clipboard
+  // The command line shown and what it was made from, so it is made again only when one of
+  // these changes rather than every frame.
+  struct CommandLine {
+    ViewKind view = ViewKind::kHeatmap;
+    ModelParams params;
+    ViewSelection selection;
+    FigureSize size;
+    std::string title, path, line;
+  };
+  std::optional<CommandLine> command;
 };
 
 // A short message in the corner: what was saved, or why not.
