@@ -303,6 +303,10 @@ TEST_F(ExportDialog, CommandFollowsEveryChangeWhileOpen) {
   Frames(2);
   const std::string wider = copy();
   EXPECT_NE(wider.find("--d-model 48 --max-len 50"), std::string::npos) << wider;
+  state_.params.pe.sinusoidal().base = 500;  // a parameter that leaves the view range as it is
+  Frames(2);
+  const std::string based = copy();
+  EXPECT_NE(based.find("--base 500"), std::string::npos) << based;
   state_.export_dialog.title = "Wider";
   state_.export_dialog.size_preset = 1;  // 2x
   Frame();

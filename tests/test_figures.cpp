@@ -343,6 +343,24 @@ TEST_F(Figures, LegendWrapsLongWordsAndKeepsEveryCharacter) {
   EXPECT_TRUE(at_punct);
 }
 
+TEST_F(Figures, DefaultTitlesNameTheTablesShape) {
+  ModelParams m;
+  m.pe.d_model = 48;
+  m.pe.max_len = 300;
+  m.pe.offset = 7;
+  const FigureSize size;
+  EXPECT_EQ(Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kPng).title,
+            "Sinusoidal positional encoding (paper), d_model = 48, max_len = 300, from position 7");
+  EXPECT_EQ(Build(ViewKind::kCurves, m, DefaultViews(m), size, FigureFormat::kPng).title,
+            "PE(position, dimension) as waves (paper, d_model = 48, max_len = 300, from position "
+            "7)");
+  // A bias table is max_len x max_len: d_model says nothing about it.
+  SetScheme(m, Scheme::kAlibi);
+  m.pe.offset = 0;
+  EXPECT_EQ(Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kPng).title,
+            "ALiBi bias, head 0 of 8 (causal, slope m = 2^-1 = 0.5), max_len = 300");
+}
+
 TEST_F(Figures, SvgIsWellFormedWithOneImageAndVectorCurves) {
   ModelParams m;
   const FigureSize size;
@@ -362,8 +380,10 @@ TEST_F(Figures, SvgIsWellFormedWithOneImageAndVectorCurves) {
   EXPECT_LT(count(heat, "<path"), 2000u);  // glyphs and axes, never a path per cell (12,800 cells)
   EXPECT_EQ(count(curves, "<image "), 0u);
   EXPECT_GE(count(curves, "<path"), 4u);
-  EXPECT_NE(heat.find("<title>Sinusoidal positional encoding (paper), d_model = 128</title>"),
-            std::string::npos);
+  EXPECT_NE(
+      heat.find(
+          "<title>Sinusoidal positional encoding (paper), d_model = 128, max_len = 100</title>"),
+      std::string::npos);
   EXPECT_NE(heat.find("<pe:param name=\"d_model\" value=\"128\"/>"), std::string::npos);
   EXPECT_NE(heat.find("<pe:param name=\"view\" value=\"heatmap\"/>"), std::string::npos);
   if (!Have("xmllint")) GTEST_SKIP() << "xmllint not installed (libxml2-utils)";

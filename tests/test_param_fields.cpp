@@ -120,6 +120,34 @@ TEST(ParamFields, MetadataReadBackGivesTheSameParameters) {
 // The blog's typed embedding rows are a parameter: the i-love-nlp preset sets them, the sum is
 // computed from them (not from seeded rows), figure metadata records them and reads them back,
 // and bad rows are refused naming --embedding-rows.
+TEST(ParamFields, NumbersAreWrittenAsPeopleTypeThemAndReadBackExactly) {
+  ModelParams m;
+  const ParamField* base = FindParamField("--base");
+  ASSERT_NE(base, nullptr);
+  const std::pair<double, const char*> cases[] = {{500, "500"},
+                                                  {10000, "10000"},
+                                                  {500000, "500000"},
+                                                  {1.5, "1.5"},
+                                                  {1.1, "1.1"},
+                                                  {1.0001, "1.0001"},
+                                                  {1e20, "1e+20"},
+                                                  {4.0 / 3.0, "1.3333333333333333"},
+                                                  {123456789012345.0, "123456789012345"}};
+  for (const auto& [value, text] : cases) {
+    m.pe.sinusoidal().base = value;
+    EXPECT_EQ(base->get(m), text);
+    ModelParams back;
+    ASSERT_TRUE(base->set(back, base->get(m)).ok()) << text;
+    EXPECT_EQ(back.pe.sinusoidal().base, value) << text;
+  }
+  const ParamField* min_ts = FindParamField("--min-timescale");
+  ASSERT_NE(min_ts, nullptr);
+  m.pe.sinusoidal().min_timescale = 1e-7;
+  EXPECT_EQ(min_ts->get(m), "1e-07");
+  m.pe.sinusoidal().min_timescale = 0.0002;
+  EXPECT_EQ(min_ts->get(m), "0.0002");
+}
+
 TEST(ParamFields, TypedEmbeddingRowsAreAParameterTheBlogPresetSets) {
   ModelParams m;
   ASSERT_TRUE(ApplyWalkthroughPreset("i-love-nlp", m).ok());

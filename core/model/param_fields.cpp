@@ -24,15 +24,14 @@ namespace pe {
 namespace {
 
 std::string Num(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  // The shortest text that reads back to the same double.
-  for (int prec = 1; prec <= 17; ++prec) {
-    char s[40];
-    std::snprintf(s, sizeof s, "%.*g", prec, v);
-    if (std::strtod(s, nullptr) == v) return s;
-  }
-  return buf;
+  // The shortest text that reads back to the same double: plain digits ("500000", "0.02") in
+  // the range people type them, the exponent form only beyond ("1e-07", "1e+20").
+  char buf[400];
+  const double a = std::fabs(v);
+  const std::chars_format form =
+      (a == 0 || (a >= 1e-4 && a < 1e16)) ? std::chars_format::fixed : std::chars_format::general;
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, v, form);
+  return std::string(buf, r.ptr);
 }
 
 std::string Flag(const char* flag) {

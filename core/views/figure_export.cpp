@@ -187,17 +187,24 @@ namespace {
 std::string DefaultTitle(ViewKind view, const ModelParams& m, const Encoding& e) {
   std::ostringstream t;
   const char* width = e.scheme() == Scheme::kRope ? "head dim" : "d_model";
+  // The positions: ", max_len = 100", and where they start when that is not 0.
+  const std::string rows =
+      ", max_len = " + std::to_string(m.pe.max_len) +
+      (m.pe.offset != 0 ? ", from position " + std::to_string(m.pe.offset) : std::string());
   switch (view) {
     case ViewKind::kHeatmap:
-      t << e.Title() << ", " << width << " = " << m.pe.d_model;
+      t << e.Title();
+      // A bias table is L x L: its size is max_len alone.
+      if (e.family() != Family::kBias) t << ", " << width << " = " << m.pe.d_model;
+      t << rows;
       break;
     case ViewKind::kCurves:
       t << e.TableName() << "(position, column) as waves (" << e.Title() << ", " << width << " = "
-        << m.pe.d_model << ")";
+        << m.pe.d_model << rows << ")";
       if (e.scheme() == Scheme::kSinusoidal) {
         t.str("");
         t << "PE(position, dimension) as waves (" << e.FileTag() << ", d_model = " << m.pe.d_model
-          << ")";
+          << rows << ")";
       }
       break;
     case ViewKind::kSums:
