@@ -70,18 +70,32 @@ void PresetButtons(AppState& state) {
   }
 }
 
-// The step list and Back / Next.
+// The step list and, below it, Back / Next and the token followed. In a short panel the list
+// scrolls (keeping the current step in sight) and the buttons stay where they can be reached.
 void StepList(AppState& state, const Walkthrough& w) {
   const int step = state.walkthrough.step;
-  for (int k = 0; k < kWalkStepCount; ++k) {
-    ImGui::PushID(k);
-    const std::string label =
-        std::to_string(k + 1) + ". " + std::string(WalkStepName(kWalkSteps[k]));
-    if (ImGui::Selectable(label.c_str(), k == step)) {
-      Edit(state, [k](AppState& st) { st.walkthrough.step = k; });
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const bool follow = w.token_labels.size() > 1;
+  const float footer = ImGui::GetFrameHeightWithSpacing() + style.ItemSpacing.y +
+                       (follow ? style.ItemSpacing.y + ImGui::GetTextLineHeightWithSpacing() +
+                                     ImGui::GetFrameHeightWithSpacing()
+                               : 0.0f);
+  const float list_h = std::max(ImGui::GetContentRegionAvail().y - footer,
+                                ImGui::GetTextLineHeightWithSpacing() * 2);
+  if (ImGui::BeginChild("step_names", ImVec2(0, list_h), false)) {
+    for (int k = 0; k < kWalkStepCount; ++k) {
+      ImGui::PushID(k);
+      const std::string label =
+          std::to_string(k + 1) + ". " + std::string(WalkStepName(kWalkSteps[k]));
+      if (ImGui::Selectable(label.c_str(), k == step)) {
+        Edit(state, [k](AppState& st) { st.walkthrough.step = k; });
+      }
+      // A step chosen elsewhere (Next, a key, a session) is scrolled into the list's view.
+      if (k == step && !ImGui::IsItemVisible()) ImGui::SetScrollHereY(0.5f);
+      ImGui::PopID();
     }
-    ImGui::PopID();
   }
+  ImGui::EndChild();
   ImGui::Spacing();
   ImGui::BeginDisabled(step <= 0);
   if (ImGui::Button("< Back")) {
