@@ -504,6 +504,10 @@ TEST(CompareFigure, HugeTablesAreComputedForTheWindowOnly) {
   Result<EncodingPtr> ea = MakeEncoding(a.pe);
   Result<ComparePair> pair = MakeComparePair(a, *ea.value());
   ASSERT_TRUE(pair.ok());
+  // B made already is reused when made from B's parameters, and only then.
+  EXPECT_EQ(MakeComparePair(a, *ea.value(), pair.value().b_encoding).value().b_encoding,
+            pair.value().b_encoding);
+  EXPECT_NE(MakeComparePair(a, *ea.value(), ea.value()).value().b_encoding, ea.value());
   const CompareCell cell = CompareCellValues(a, ea.value(), pair.value(), 1000000003, 1000000001);
   const AttentionScorer sa = AttentionScorer::Make(a, ea.value()).value();
   const AttentionScorer sb = AttentionScorer::Make(pair.value().b, pair.value().b_encoding).value();

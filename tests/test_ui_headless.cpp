@@ -296,6 +296,37 @@ TEST_F(HeadlessUi, PanelsDrawWhileATableIsBuiltAndShowItWhenDone) {
   EXPECT_LE(textures_.image(0).w, 512);
 }
 
+// The compare view's B, a large learned table of its own (--versus seed=...), is built beside
+// the frames like A; the panel says so until it is there, then draws with that very encoding.
+TEST_F(HeadlessUi, ALargeLearnedBIsBuiltBesideTheFrames) {
+  caches_.compare.versus.set_background(true);
+  state_.params.pe.scheme = LearnedParams{};
+  state_.params.pe.d_model = 1024;
+  state_.params.pe.max_len = 1023;  // A, below 2^20 values: built in the frame
+  state_.params.versus = "max_len=1024,seed=9";
+  state_.select_tab = ViewKind::kCompare;
+  Frames(2);
+  EXPECT_TRUE(caches_.compare.versus.building());
+  EXPECT_FALSE(caches_.compare.pair.has_value());
+  EXPECT_FALSE(caches_.compare.figure.has_value() && caches_.compare.pair.has_value());
+  caches_.compare.versus.WaitForBuild();
+  Frames(2);
+  ASSERT_FALSE(caches_.compare.versus.building());
+  ASSERT_TRUE(caches_.compare.pair.has_value()) << caches_.compare.pair_error;
+  const EncodingPtr& b = caches_.compare.versus.parts().encoding;
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(caches_.compare.pair->b_encoding, b) << "B was made again instead of reused";
+  EXPECT_EQ(b->rows(), 1024);
+  EXPECT_EQ(b->ValueAt(5, 1000.0), LearnedValue(caches_.compare.pair->b.pe, 1000, 5));
+  ASSERT_TRUE(caches_.compare.figure.has_value()) << caches_.compare.error;
+  // A change of A alone keeps B's table.
+  state_.params.compare_of = CompareOf::kTable;
+  Frames(2);
+  EXPECT_FALSE(caches_.compare.versus.building());
+  ASSERT_TRUE(caches_.compare.pair.has_value());
+  EXPECT_EQ(caches_.compare.pair->b_encoding, b);
+}
+
 // A session restored on a large learned table keeps its saved views: the table is built beside
 // the frames (not while restoring), and when it arrives the views are not refitted over the
 // saved ones. A change of parameters before it arrives refits as usual.

@@ -102,10 +102,26 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
   CompareControls(state);
   const float em = ImGui::GetFontSize();
   const bool score = state.params.compare_of == CompareOf::kScore;
-  // B is made again only when the parameters change (a learned table is generated when made).
+  // B is made again only when the parameters change; a large learned B is built beside the
+  // frames, and the panel says so until it is there.
+  Result<ModelParams> b = CompareB(state.params);
+  if (b.ok() && cache.versus.Update(b.value().pe, b.value().cap)) cache.pair_params.reset();
+  if (b.ok() && cache.versus.building()) {
+    const EncodingParts& parts = cache.versus.parts();
+    Derived shown;
+    shown.pe_status = InvalidArgument("B: " + parts.pe_status.message());
+    shown.building = true;
+    shown.building_since = cache.versus.building_since();
+    shown.building_fraction = cache.versus.building_fraction();
+    NoEncodingText(shown, "");
+    cache.pair.reset();
+    cache.pair_params.reset();
+    return;
+  }
   if (!cache.pair_params || *cache.pair_params != state.params) {
     cache.pair_params = state.params;
-    Result<ComparePair> made = MakeComparePair(state.params, *derived.encoding);
+    Result<ComparePair> made = MakeComparePair(state.params, *derived.encoding,
+                                               b.ok() ? cache.versus.parts().encoding : nullptr);
     cache.pair.reset();
     cache.pair_error.clear();
     cache.key.reset();
@@ -149,7 +165,8 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
   auto key = std::make_tuple(state.params, sel, size.width, size.height);
   if (!cache.key || *cache.key != key) {
     cache.key = key;
-    const ViewContext context{state.params, derived.encoding, sel, size, FigureFormat::kPng};
+    const ViewContext context{state.params, derived.encoding,   sel,
+                              size,         FigureFormat::kPng, cache.pair->b_encoding};
     Result<Figure> f = GetView(ViewKind::kCompare).figure(context);
     cache.figure.reset();
     cache.error.clear();

@@ -63,13 +63,7 @@ EncodingParts BuildEncodingParts(const EncodingParams& params, const MemoryCap& 
   return out;
 }
 
-void DerivedCache::Install(EncodingParts parts) {
-  static_cast<EncodingParts&>(derived_) = std::move(parts);
-  derived_.building = false;
-  sentence_key_.reset();  // the sentence follows the encoding
-}
-
-void DerivedCache::StartBuild(const EncodingParams& params, const MemoryCap& cap) {
+void EncodingBuilder::StartBuild(const EncodingParams& params, const MemoryCap& cap) {
   auto wanted = std::make_shared<std::atomic<bool>>(true);
   auto fraction = std::make_shared<std::atomic<double>>(0.0);
   Progress progress = [wanted, fraction](double f) {
@@ -83,48 +77,61 @@ void DerivedCache::StartBuild(const EncodingParams& params, const MemoryCap& cap
       wanted, fraction});
 }
 
-const Derived& DerivedCache::Update(const AppState& state) {
-  const ModelParams& params = state.params;
+double EncodingBuilder::building_fraction() const {
+  return building_ && build_ && key_ && build_->params == *key_ ? build_->fraction->load() : 0.0;
+}
+
+bool EncodingBuilder::Update(const EncodingParams& params, const MemoryCap& cap) {
   bool changed = false;
   // A finished build: its table if the parameters are still those it was started for.
   if (build_ && build_->result.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     EncodingParts parts = build_->result.get();
     // A build told to stop may have finished anyway, or stopped: either way it is not taken
     // (the parameters may have come back to its own meanwhile; they are built again).
-    const bool current =
-        pe_key_ && *pe_key_ == build_->params && derived_.building && build_->wanted->load();
+    const bool current = key_ && *key_ == build_->params && building_ && build_->wanted->load();
     build_.reset();
     if (current) {
-      Install(std::move(parts));
+      parts_ = std::move(parts);
+      building_ = false;
       changed = true;
     }
   }
-  if (!pe_key_ || *pe_key_ != params.pe) {
-    pe_key_ = params.pe;
-    if (build_ && build_->params != params.pe) build_->wanted->store(false);  // stale: stop it
-    const int64_t cells = StoredCells(params.pe);
-    if (background_ && cells >= kBackgroundBuildCells && ValidateEncodingParams(params.pe).ok() &&
-        CheckEncodingFits(params.pe, params.cap).ok()) {
-      static_cast<EncodingParts&>(derived_) = EncodingParts{};
-      derived_.pe_status =
-          InvalidArgument("building the " + std::to_string(params.pe.max_len) + " x " +
-                          std::to_string(params.pe.d_model) + " learned position table (" +
+  if (!key_ || *key_ != params) {
+    key_ = params;
+    if (build_ && build_->params != params) build_->wanted->store(false);  // stale: stop it
+    const int64_t cells = StoredCells(params);
+    if (background_ && cells >= kBackgroundBuildCells && ValidateEncodingParams(params).ok() &&
+        CheckEncodingFits(params, cap).ok()) {
+      parts_ = EncodingParts{};
+      parts_.pe_status =
+          InvalidArgument("building the " + std::to_string(params.max_len) + " x " +
+                          std::to_string(params.d_model) + " learned position table (" +
                           FormatBytes(static_cast<uint64_t>(cells) * sizeof(float)) + ")");
-      derived_.building = true;
-      derived_.building_since = std::chrono::steady_clock::now();
-      derived_.building_fraction = 0;
-      sentence_key_.reset();
+      building_ = true;
+      building_since_ = std::chrono::steady_clock::now();
     } else {
-      Install(BuildEncodingParts(params.pe, params.cap));
+      parts_ = BuildEncodingParts(params, cap);
+      building_ = false;
     }
     changed = true;
   }
   // One build at a time: the newest parameters start when the last build is done (one for other
   // parameters was told to stop at its next step above; its result is dropped).
-  if (derived_.building && !build_) StartBuild(*pe_key_, params.cap);
-  if (derived_.building && build_ && build_->params == *pe_key_) {
-    derived_.building_fraction = build_->fraction->load();
+  if (building_ && !build_) StartBuild(*key_, cap);
+  return changed;
+}
+
+const Derived& DerivedCache::Update(const AppState& state) {
+  const ModelParams& params = state.params;
+  bool changed = false;
+  if (encoding_.Update(params.pe, params.cap)) {
+    static_cast<EncodingParts&>(derived_) = encoding_.parts();
+    derived_.building = encoding_.building();
+    derived_.building_since = encoding_.building_since();
+    sentence_key_.reset();  // the sentence follows the encoding
+    changed = true;
   }
+  derived_.building_fraction = encoding_.building_fraction();
   // The batch row of typed ids, kept inside the batch (ClampSelections fixes the state after).
   const int64_t row =
       std::clamp<int64_t>(state.selection.batch_row, 0, ExampleBatch(params.example) - 1);

@@ -55,25 +55,29 @@ struct Derived : EncodingParts {
 // to draw on two cores) are built off the UI thread when the cache builds in the background.
 inline constexpr int64_t kBackgroundBuildCells = int64_t{1} << 20;
 
-class DerivedCache {
+// The encoding of the newest parameters given. In the background mode (the interactive window)
+// a large learned table is drawn or read on a thread while the frames go on; otherwise (tests,
+// screenshots) it is built in Update. The newest parameters win: a build for parameters no
+// longer wanted is stopped at its next step (2^20 values), dropped, and the newest are built.
+// Destroying the builder stops a running build at its next step and waits for it.
+class EncodingBuilder {
  public:
-  // In the background mode (the interactive window) a large learned table is drawn or read on
-  // a thread while the frames go on; otherwise (tests, screenshots) everything is built in
-  // Update. Destroying the cache stops a running build at its next step and waits for it.
-  explicit DerivedCache(bool background = false) : background_(background) {}
-  ~DerivedCache() {
+  explicit EncodingBuilder(bool background = false) : background_(background) {}
+  ~EncodingBuilder() {
     if (build_) build_->wanted->store(false);
   }
-  DerivedCache(const DerivedCache&) = delete;
-  DerivedCache& operator=(const DerivedCache&) = delete;
+  EncodingBuilder(const EncodingBuilder&) = delete;
+  EncodingBuilder& operator=(const EncodingBuilder&) = delete;
   void set_background(bool background) { background_ = background; }
 
-  // Brings the derived data up to date with `state` and returns it. While a build runs, the
-  // encoding is null and `building` is set; a later Update takes the result, unless the
-  // parameters changed meanwhile: then the build is stopped at its next step (2^20 values),
-  // dropped, and the newest parameters are built.
-  const Derived& Update(const AppState& state);
-  const Derived& get() const { return derived_; }
+  // Brings parts() up to date with `params`; true when they changed (new parts, or a build
+  // started for new parameters). While a build runs, parts().encoding is null and pe_status says
+  // what is being built.
+  bool Update(const EncodingParams& params, const MemoryCap& cap);
+  const EncodingParts& parts() const { return parts_; }
+  bool building() const { return building_; }
+  std::chrono::steady_clock::time_point building_since() const { return building_since_; }
+  double building_fraction() const;  // of the values drawn so far (a loaded table's rows: 0)
   bool busy() const { return build_.has_value(); }
   // Blocks until a running build is done (tests).
   void WaitForBuild() const {
@@ -87,12 +91,32 @@ class DerivedCache {
     std::shared_ptr<std::atomic<bool>> wanted;      // cleared to stop it
     std::shared_ptr<std::atomic<double>> fraction;  // how far it is
   };
-  void Install(EncodingParts parts);
   void StartBuild(const EncodingParams& params, const MemoryCap& cap);
 
   bool background_ = false;
   std::optional<Build> build_;  // at most one at a time
-  std::optional<EncodingParams> pe_key_;
+  std::optional<EncodingParams> key_;
+  EncodingParts parts_;
+  bool building_ = false;
+  std::chrono::steady_clock::time_point building_since_;
+};
+
+class DerivedCache {
+ public:
+  // See EncodingBuilder for the background mode.
+  explicit DerivedCache(bool background = false) : encoding_(background) {}
+  void set_background(bool background) { encoding_.set_background(background); }
+
+  // Brings the derived data up to date with `state` and returns it. While the encoding is built
+  // off the UI thread it is null and `building` is set.
+  const Derived& Update(const AppState& state);
+  const Derived& get() const { return derived_; }
+  bool busy() const { return encoding_.busy(); }
+  // Blocks until a running build is done (tests).
+  void WaitForBuild() const { encoding_.WaitForBuild(); }
+
+ private:
+  EncodingBuilder encoding_;
   std::optional<std::tuple<EncodingParams, InputLayerParams, TextExample, MemoryCap, int64_t>>
       sentence_key_;
   std::optional<std::tuple<ManualVectors, InputLayerParams>> manual_key_;

@@ -68,6 +68,8 @@ struct ComparePanelCache {
   std::optional<Figure> figure;
   std::optional<ModelParams> pair_params;  // the parameters `pair` (or `pair_error`) is for
   std::optional<ComparePair> pair;
+  // B's encoding: a large learned B is built off the UI thread, like A (derived.h).
+  EncodingBuilder versus;
   std::string pair_error;
   std::string error;
   std::array<ImTextureID, 3> textures = {nullptr, nullptr, nullptr};

@@ -213,6 +213,7 @@ int RunWindow(AppState& state, const WindowRequest& request,
   UiCaches caches;
   // A large learned table is built off the UI thread, except where the frame must show it.
   caches.derived.set_background(!offscreen);
+  caches.compare.versus.set_background(!offscreen);
   std::optional<GlTextureStore> textures;
   textures.emplace();
   // Screenshots must show the final raster and figures, so they compute them in the frame.
@@ -233,7 +234,7 @@ int RunWindow(AppState& state, const WindowRequest& request,
     // waiting for its user waits (IdleWait): while work runs, 50 frames a second at most, and
     // work that just finished gets two frames at once, so its result is taken and drawn.
     const bool working = rasters.Busy() || figures.AnyBusy() || exports.busy() || tables.busy() ||
-                         picker.running() || caches.derived.busy();
+                         picker.running() || caches.derived.busy() || caches.compare.versus.busy();
     frames_since_work = working ? 0 : frames_since_work + 1;
     const bool just_finished = !working && frames_since_work <= 2;
     const bool moving = offscreen || request.animate || state.rotation.playing || just_finished;

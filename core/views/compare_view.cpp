@@ -375,14 +375,29 @@ std::string DefaultVersus(const ModelParams& a) {
   return "";
 }
 
-Result<ComparePair> MakeComparePair(const ModelParams& a, const Encoding& ea) {
+namespace {
+
+const char* EmptyVersusNote(const ModelParams& a) {
+  return a.versus.empty() ? " (the default B of an empty --versus)" : "";
+}
+
+}  // namespace
+
+Result<ModelParams> CompareB(const ModelParams& a) {
+  Result<ModelParams> b = ApplyVersus(a, a.versus.empty() ? DefaultVersus(a) : a.versus);
+  if (!b.ok()) return InvalidArgument(b.message() + EmptyVersusNote(a));
+  return b;
+}
+
+Result<ComparePair> MakeComparePair(const ModelParams& a, const Encoding& ea,
+                                    const EncodingPtr& built_b) {
   ComparePair p;
   p.versus = a.versus.empty() ? DefaultVersus(a) : a.versus;
-  const std::string given = a.versus.empty() ? " (the default B of an empty --versus)" : "";
-  Result<ModelParams> b = ApplyVersus(a, p.versus);
-  if (!b.ok()) return InvalidArgument(b.message() + given);
+  const std::string given = EmptyVersusNote(a);
+  Result<ModelParams> b = CompareB(a);
+  if (!b.ok()) return b.error();
   p.b = std::move(b).value();
-  Result<EncodingPtr> eb = MakeEncoding(p.b.pe, p.b.cap);
+  Result<EncodingPtr> eb = ReuseOrMakeEncoding(p.b.pe, p.b.cap, built_b);
   if (!eb.ok()) {
     return InvalidArgument("B (--versus \"" + p.versus + "\"" + given + "): " + eb.message());
   }
@@ -449,29 +464,39 @@ CompareCell CompareCellValues(const ModelParams& a, const EncodingPtr& ea, const
 }
 
 Result<Figure> CompareFigure(const ViewContext& c) {
-  Result<ComparePair> p = MakeComparePair(c.params, *c.encoding);
+  Result<ComparePair> p = MakeComparePair(c.params, *c.encoding, c.versus);
   if (!p.ok()) return p.error();
   return c.params.compare_of == CompareOf::kScore ? ScoreCompareFigure(c, p.value())
                                                   : TableCompareFigure(c, p.value());
 }
 
-Status CheckCompareTable(const ViewContext& c) {
-  Result<ComparePair> p = MakeComparePair(c.params, *c.encoding);
-  if (!p.ok()) return p.error();
-  if (Status s = CheckCompareSize(c, p.value()); !s.ok()) return s;
+namespace {
+
+// Whether the pair's table can be written (its size, and the scorers of a score comparison).
+Status CheckComparePair(const ViewContext& c, const ComparePair& p) {
+  if (Status s = CheckCompareSize(c, p); !s.ok()) return s;
   if (c.params.compare_of == CompareOf::kScore) {
     if (Status s = AttentionScorer::Make(c.params, c.encoding).status(); !s.ok()) return s;
-    return ScorerB(c.params, p.value()).status();
+    return ScorerB(c.params, p).status();
   }
   return {};
 }
 
+}  // namespace
+
+Status CheckCompareTable(const ViewContext& c) {
+  Result<ComparePair> p = MakeComparePair(c.params, *c.encoding, c.versus);
+  if (!p.ok()) return p.error();
+  return CheckComparePair(c, p.value());
+}
+
 Status WriteCompareView(std::ostream& out, TableFormat format, const ViewContext& c,
                         const Progress& progress) {
-  if (Status s = CheckCompareTable(c); !s.ok()) return s;
-  Result<ComparePair> pair = MakeComparePair(c.params, *c.encoding);
+  // B is made once, for the check and the writing (a learned B is a table to draw).
+  Result<ComparePair> pair = MakeComparePair(c.params, *c.encoding, c.versus);
   if (!pair.ok()) return pair.error();
   const ComparePair& p = pair.value();
+  if (Status s = CheckComparePair(c, p); !s.ok()) return s;
   const Encoding& ea = *c.encoding;
   const Encoding& eb = *p.b_encoding;
   const bool score = c.params.compare_of == CompareOf::kScore;

@@ -34,9 +34,15 @@ struct ComparePair {
 // xpos: scheme=rope (xPos without its decay).
 std::string DefaultVersus(const ModelParams& a);
 
+// B's parameters: `a` with the overrides of `a.versus` (DefaultVersus(a) when empty); an error
+// names --versus and the key, value or parameter refused.
+Result<ModelParams> CompareB(const ModelParams& a);
+
 // B from `a.versus` (DefaultVersus(a) when empty): an error names --versus and the key, value
-// or parameter refused.
-Result<ComparePair> MakeComparePair(const ModelParams& a, const Encoding& a_encoding);
+// or parameter refused. `built_b`: B's encoding when the caller has made it already (reused when
+// made from exactly B's parameters; a large learned table is then not drawn again), or null.
+Result<ComparePair> MakeComparePair(const ModelParams& a, const Encoding& a_encoding,
+                                    const EncodingPtr& built_b = nullptr);
 
 // The plot window of the compare figure: --compare-of score, keys (x) by queries (y) from
 // sel.score; table, columns (x) by positions (y) from sel.heatmap. An axis that shows the whole

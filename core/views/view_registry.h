@@ -28,6 +28,9 @@ struct ViewContext {
   const ViewSelection& sel;
   FigureSize size;
   FigureFormat format = FigureFormat::kPng;
+  // The compare view's B encoding when the caller has made it (reused if made from exactly B's
+  // parameters), or null: B is then made from the parameters.
+  EncodingPtr versus = nullptr;
 };
 
 struct ViewEntry {
