@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
+#include <string>
 
 #include "panels/panels.h"
 #include "ui/clipboard.h"
@@ -14,6 +16,18 @@
 
 namespace pe {
 namespace {
+
+// The first of `texts` that fits the panel's width, greyed (the last one when none fits): a
+// narrow panel gets a shorter note instead of one cut at its edge.
+void FittedNote(std::initializer_list<std::string> texts) {
+  const float width = ImGui::GetContentRegionAvail().x;
+  const std::string* pick = nullptr;
+  for (const std::string& t : texts) {
+    pick = &t;
+    if (ImGui::CalcTextSize(t.c_str()).x <= width) break;
+  }
+  if (pick != nullptr) ImGui::TextDisabled("%s", pick->c_str());
+}
 
 // The selection outline's colour: the one the figures use, far from every colour of the map.
 ImU32 OutlineColor(ColormapId colormap) {
@@ -236,8 +250,9 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
                                      rows_per_px > 2 * derived.slowest_wavelength &&
                                      e.ColumnNoun() != "pair" && !derived.columns.empty();
   if (all_waves_average_out) {
-    ImGui::TextDisabled(
-        "Every wave repeats within one pixel row here: means are ~0. Scroll to zoom.");
+    FittedNote({"Every wave repeats within one pixel row here: means are ~0. Scroll to zoom.",
+                "Every wave repeats within a pixel row: means ~0. Zoom in.",
+                "Means ~0 at this zoom: zoom in."});
     ItemTooltip(
         "Each pixel row covers more positions than the slowest wave's wavelength, so the "
         "exact mean of every pixel is close to 0 (white in RdBu). Zoom in on positions "
@@ -255,15 +270,19 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
     } else if (e.scheme() == Scheme::kLearned && !e.params().learned().table.loaded()) {
       why = " (random values average toward 0)";
     }
-    ImGui::TextDisabled("Pixel = mean of ~%.0f %s x %.0f %s%s", std::max(1.0, rows_per_px),
-                        row_noun, std::max(1.0, cols_per_px), col_noun, why);
+    char mean[160];
+    std::snprintf(mean, sizeof mean, "Pixel = mean of ~%.0f %s x %.0f %s",
+                  std::max(1.0, rows_per_px), row_noun, std::max(1.0, cols_per_px), col_noun);
+    FittedNote({std::string(mean) + why, mean});
     ItemTooltip(
         "The table has more cells than the panel has pixels, so each pixel shows the exact "
         "mean of the cells it covers instead of skipping most of them. Scroll to zoom in "
         "until each pixel is one cell; further in, values appear in the cells.");
   } else {
-    ImGui::TextDisabled("One cell = %.0f x %.0f px. Drag to pan, double-click to fit.",
-                        std::max(1.0, 1 / cols_per_px), std::max(1.0, 1 / rows_per_px));
+    char cell[96];
+    std::snprintf(cell, sizeof cell, "One cell = %.0f x %.0f px.", std::max(1.0, 1 / cols_per_px),
+                  std::max(1.0, 1 / rows_per_px));
+    FittedNote({std::string(cell) + " Drag to pan, double-click to fit.", cell});
   }
 }
 
