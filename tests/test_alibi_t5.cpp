@@ -437,27 +437,27 @@ TEST(BiasPictures, MaskedTexelsAreGreyAndOnlyThose) {
 TEST(BiasParams, BadValuesAreRefusedWithTheirRange) {
   ExpectRefused(Alibi(0, 0, AlibiMode::kCausal), {"heads", "[1, 4096]", "got 0"});
   ExpectRefused(Alibi(5000, 0, AlibiMode::kCausal), {"heads", "got 5000"});
-  ExpectRefused(Alibi(8, 8, AlibiMode::kCausal), {"head", "[0, 7]", "got 8"});
+  ExpectRefused(Alibi(8, 8, AlibiMode::kCausal), {"--head", "[0, 7]", "one of --heads 8", "got 8"});
   ExpectRefused(Alibi(8, -1, AlibiMode::kCausal), {"head", "got -1"});
   EncodingParams a = Alibi(8, 0, AlibiMode::kCausal);
   a.alibi().max_bias = 0;
-  ExpectRefused(a, {"max_bias", "> 0", "got 0"});
+  ExpectRefused(a, {"--alibi-max-bias", "> 0", "got 0"});
   a.alibi().max_bias = std::numeric_limits<double>::infinity();
-  ExpectRefused(a, {"max_bias", "got inf"});
+  ExpectRefused(a, {"--alibi-max-bias", "got inf"});
   a.alibi().max_bias = std::nan("");
-  ExpectRefused(a, {"max_bias", "nan"});
+  ExpectRefused(a, {"--alibi-max-bias", "nan"});
 
   EncodingParams t = T5(T5Direction::kBidirectional, 31, 128);
-  ExpectRefused(t, {"buckets", "even", "got 31"});
+  ExpectRefused(t, {"--t5-buckets", "even", "got 31"});
   t.t5().buckets = 2;
   ExpectRefused(t, {"buckets", "at least 4", "got 2"});
   t.t5().buckets = 32;
   t.t5().max_distance = 8;  // bidirectional 32: 8 exact distances
-  ExpectRefused(t, {"max_distance", "[9, ", "got 8"});
+  ExpectRefused(t, {"--t5-max-distance", "[9, ", "got 8"});
   t.t5().max_distance = 9;
   EXPECT_TRUE(ValidateEncodingParams(t).ok());
   t.t5().direction = T5Direction::kCausal;  // causal 32: 16 exact distances
-  ExpectRefused(t, {"max_distance", "[17, ", "got 9"});
+  ExpectRefused(t, {"--t5-max-distance", "[17, ", "got 9"});
   t.t5().buckets = 3;
   t.t5().max_distance = 128;
   EXPECT_TRUE(ValidateEncodingParams(t).ok());  // odd is fine for the causal direction

@@ -448,6 +448,10 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
       {"--view heatmp", 2, "got \"heatmp\" (did you mean heatmap?)"},
       {"--scheme rop", 2, "got \"rop\" (did you mean rope?)"},
       {"--colormap Viridis", 2, "got \"Viridis\" (did you mean viridis?)"},
+      {"--ui-scale 2", 2, "--ui-scale is a window option; `export` never opens a window"},
+      {"--scheme alibi --head 8", 2, "--head must be in [0, 7] (one of --heads 8), got 8"},
+      {"--scheme t5 --t5-buckets 3", 2, "--t5-buckets must be even and at least 4"},
+      {"--view decay --compare rope,alibbi", 2, "in \"rope,alibbi\" (did you mean alibi?)"},
       {"--view curves --dims 4,200", 2, "dims: dimension 200 is outside [0, 127]"},
       {"--view curves --dims x", 2, "is not a dimension index"},
       {"--view sum --dropout 1.5", 2, "--dropout must be a number in [0, 1], got \"1.5\""},
@@ -524,6 +528,21 @@ TEST_F(Cli, MistypedCommandsAndTabsSuggestTheNearestName) {
   r = RunCli("--tab atention </dev/null");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("got \"atention\" (did you mean attention?)"), std::string::npos)
+      << r.output;
+  // A flag of `export` given to the window, or a window flag mistyped; `check` without a table.
+  r = RunCli("--viw heatmap </dev/null");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--viw is not an option (did you mean `export --view`?)"),
+            std::string::npos)
+      << r.output;
+  r = RunCli("--view heatmap </dev/null");
+  EXPECT_NE(r.output.find("--view is an option of `export`"), std::string::npos) << r.output;
+  r = RunCli("--theme dakr </dev/null");
+  EXPECT_NE(r.output.find("got \"dakr\" (did you mean dark?)"), std::string::npos) << r.output;
+  r = RunCli("check");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("check needs the table to compare: pe-explorer check FILE.npy"),
+            std::string::npos)
       << r.output;
   // An existing file of that name is opened as asked (it fails later, as no file of a view).
   const std::string file = Path("chek");
@@ -775,7 +794,7 @@ TEST_F(Cli, T5BucketsAndBias) {
   EXPECT_NE(r.output.find("buckets must be even"), std::string::npos) << r.output;
   r = RunCli("export --scheme t5 --t5-max-distance 8 --view buckets -o " + Path("x.npy"));
   EXPECT_NE(r.code, 0);
-  EXPECT_NE(r.output.find("max_distance must be in [9, "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--t5-max-distance must be in [9, "), std::string::npos) << r.output;
   EXPECT_FALSE(Exists(Path("x.npy")));
   // The figures render.
   for (const char* view : {"bias", "buckets"}) {

@@ -239,11 +239,11 @@ TEST(CompareVersus, OverridesApplyInTheTablesOrderSchemeFirst) {
     EXPECT_EQ(b.value().example.seed, 7u);
   }
   Result<ModelParams> b =
-      ApplyVersus(a, "d_model=512,variant=t2t,dims=1,2,3,content=tokens:0,2,causal_mask=true");
+      ApplyVersus(a, "d_model=512,variant=t2t,ids=1,2,3,content=tokens:0,2,causal_mask=true");
   ASSERT_TRUE(b.ok()) << b.message();
   EXPECT_EQ(b.value().pe.d_model, 512);
   EXPECT_EQ(b.value().pe.sinusoidal().variant, PeVariant::kT2t);
-  EXPECT_EQ(b.value().curve_dims, (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(b.value().example.ids, (std::vector<std::vector<int64_t>>{{1, 2, 3}}));
   EXPECT_EQ(b.value().content, (ScoreContent{ScoreContent::Kind::kTokens, 0, 2}));
   EXPECT_TRUE(b.value().causal_mask);
   // A switch reads back as metadata records it, and false is its default.
@@ -281,6 +281,10 @@ TEST(CompareVersus, BadTextsAreRefusedNamingKeyValueAndWhatIsAllowed) {
       {"base=50,base=60", {"base is given twice"}},
       {"versus=base=5", {"\"versus\" is not a parameter key"}},
       {"scheme=rope,scaling_factor=2", {"scaling_factor=2", "does not apply", "other than none"}},
+      // What only another view reads cannot make B differ: refused rather than ignored.
+      {"colormap=viridis", {"colormap does not change B", "one colormap", "--colormap"}},
+      {"dims=0,1", {"dims does not change B", "curves"}},
+      {"query=3", {"query does not change B"}},
   };
   for (const Bad& t : bad) {
     Result<ModelParams> b = ApplyVersus(a, t.text);
@@ -310,7 +314,7 @@ TEST(CompareVersus, BadTextsAreRefusedNamingKeyValueAndWhatIsAllowed) {
 
 TEST(CompareMetadata, VersusAndCompareOfAreRecordedAndReadBack) {
   ModelParams a = Small(Scheme::kRope);
-  a.versus = "scheme=sinusoidal,variant=t2t,dims=1,2";
+  a.versus = "scheme=sinusoidal,variant=t2t,content=tokens:0,1";
   a.compare_of = CompareOf::kTable;
   Result<Figure> f =
       BuildViewFigure(ViewKind::kCompare, a, DefaultViews(a), FigureSize{}, FigureFormat::kSvg);
@@ -333,9 +337,10 @@ TEST(CompareMetadata, VersusAndCompareOfAreRecordedAndReadBack) {
   // And in the file itself.
   std::ostringstream svg;
   ASSERT_TRUE(RenderFigure(f.value(), FigureFormat::kSvg, FigureSize{}, svg).ok());
-  EXPECT_NE(svg.str().find(
-                "<pe:param name=\"versus\" value=\"scheme=sinusoidal,variant=t2t,dims=1,2\"/>"),
-            std::string::npos);
+  EXPECT_NE(
+      svg.str().find(
+          "<pe:param name=\"versus\" value=\"scheme=sinusoidal,variant=t2t,content=tokens:0,1\"/>"),
+      std::string::npos);
   EXPECT_NE(svg.str().find("<pe:param name=\"compare_of\" value=\"table\"/>"), std::string::npos);
 }
 

@@ -154,6 +154,46 @@ TEST_F(FigureFrom, TheCommandHasOnlyWhatDiffersFromTheDefaults) {
             "--title 'it'\"'\"'s mine' -o 'my figure.png'");
 }
 
+// A --versus typed for another scheme (kept in the window's state, where the compare view says it
+// does not apply) is no part of another view's figure: its metadata and command leave it out,
+// and a figure written before that still opens.
+TEST_F(FigureFrom, AStaleVersusStaysOutOfOtherViewsFigures) {
+  ModelParams p;
+  p.versus = "rope_theta=500000";  // as left by the window after a switch from rope
+  p.compare_of = CompareOf::kTable;
+  ASSERT_FALSE(ApplyVersus(p, p.versus).ok());
+  const ViewSelection sel = DefaultViews(p);
+  auto has = [](const std::vector<std::pair<std::string, std::string>>& md, const char* key) {
+    return std::any_of(md.begin(), md.end(), [&](const auto& kv) { return kv.first == key; });
+  };
+  const auto heat = FigureMetadata(ViewKind::kHeatmap, p, sel, FigureSize{}, "", nullptr);
+  EXPECT_FALSE(has(heat, "versus"));
+  EXPECT_FALSE(has(heat, "compare_of"));
+  EXPECT_EQ(ExportCommandLine(ViewKind::kHeatmap, p, sel, FigureSize{}, "", "pe.png"),
+            "pe-explorer export --view heatmap -o pe.png");
+  const auto cmp = FigureMetadata(ViewKind::kCompare, p, sel, FigureSize{}, "", nullptr);
+  EXPECT_TRUE(has(cmp, "versus"));
+  EXPECT_TRUE(has(cmp, "compare_of"));
+  // An older heatmap figure that recorded it: the flags read from it leave it out.
+  auto old = heat;
+  old.push_back({"versus", p.versus});
+  old.push_back({"compare_of", "table"});
+  old.push_back({"app_version", PE_VERSION});
+  Result<std::vector<CommandFlag>> flags = FlagsFromMetadata(old, PE_VERSION);
+  ASSERT_TRUE(flags.ok()) << flags.message();
+  for (const CommandFlag& f : flags.value()) {
+    EXPECT_NE(f.flag, "--versus");
+    EXPECT_NE(f.flag, "--compare-of");
+  }
+  // The compare view's own figure keeps reading them.
+  auto old_cmp = old;
+  old_cmp[0].second = "compare";
+  flags = FlagsFromMetadata(old_cmp, PE_VERSION);
+  ASSERT_TRUE(flags.ok());
+  EXPECT_TRUE(std::any_of(flags.value().begin(), flags.value().end(),
+                          [](const CommandFlag& f) { return f.flag == "--versus"; }));
+}
+
 TEST_F(FigureFrom, BadFilesAreRefusedNamingTheFileAndNothingIsWritten) {
   ModelParams p = Small(Scheme::kSinusoidal);
   ExportRequestOptions options;

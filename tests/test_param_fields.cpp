@@ -264,7 +264,7 @@ TEST(ParamFields, BadValuesNameTheFlagTheRangeAndTheText) {
   EXPECT_EQ(set("--scheme", "sinusoid"),
             "--scheme must be one of sinusoidal, learned, rope, alibi, t5, xpos, got \"sinusoid\" "
             "(did you mean sinusoidal?)");
-  EXPECT_EQ(set("--preset", "nope").substr(0, 23), "preset must be one of a");
+  EXPECT_EQ(set("--preset", "nope").substr(0, 25), "--preset must be one of a");
   EXPECT_EQ(
       set("--variant", "tf_text"),
       "--variant must be one of paper, t2t, tf-text, got \"tf_text\" (did you mean tf-text?)");

@@ -349,6 +349,22 @@ TEST(SessionFormat, MigrationsRunFromTheFilesVersionToTheCurrentOne) {
 
 using SessionFiles = pe::testing::TempDirTest;
 
+// A session saved with a --versus typed for another scheme opens, without it, and says so.
+TEST_F(SessionFiles, AStaleVersusIsAWarningNotAFailure) {
+  ModelParams m;
+  m.versus = "rope_theta=500000";  // the window keeps it after a switch from rope
+  m.pe.d_model = 48;
+  SessionDocument doc = MakeSessionDocument({m, DefaultViews(m), {}});
+  ASSERT_TRUE(SaveSessionFile(Path("s.pexs"), doc).ok());
+  Result<LoadedSession> s = LoadSessionFile(Path("s.pexs"), ModelParams{});
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(s.value().warnings.size(), 1u);
+  EXPECT_EQ(s.value().warnings[0].rfind("params.versus was left out: --versus: ", 0), 0u)
+      << s.value().warnings[0];
+  EXPECT_EQ(s.value().content.params.versus, "");
+  EXPECT_EQ(s.value().content.params.pe.d_model, 48);
+}
+
 TEST_F(SessionFiles, AChangedOrMissingFileIsAWarningNotAFailure) {
   const std::string path = Path("table.txt");
   WriteBytes(path, "a");

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <sstream>
 #include <string_view>
 
 #include "base/closest_word.h"
@@ -57,27 +58,64 @@ std::string FieldHelp(const ParamField& f) {
   return "[" + names + "] " + std::string(f.help);
 }
 
-// For each "--word" on the command line that no command knows: "--d-modle is not an option (did
-// you mean --d-model?)", one line each, or "" when every flag is known.
+// For each "--word" on the command line that the command it follows does not take, one line:
+// "--d-modle is not an option (did you mean --d-model?)", "--ui-scale is a window option; `export`
+// never opens a window ...", "--view is an option of `export`, not of the window ...". "" when
+// every flag is known where it stands.
 std::string UnknownFlagHints(const CLI::App& app, int argc, const char* const* argv) {
-  std::vector<std::string> known;
-  auto collect = [&known](const CLI::App& a) {
+  auto names = [](const CLI::App& a) {
+    std::vector<std::string> v;
     for (const CLI::Option* o : a.get_options()) {
-      for (const std::string& n : o->get_lnames()) known.push_back("--" + n);
+      for (const std::string& n : o->get_lnames()) v.push_back("--" + n);
     }
+    return v;
   };
-  collect(app);
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    collect(*sub);
-  }
+  auto has = [](const std::vector<std::string>& v, const std::string& n) {
+    return std::find(v.begin(), v.end(), n) != v.end();
+  };
+  const std::vector<std::string> top = names(app);
+  const auto subs = app.get_subcommands([](const CLI::App*) { return true; });
+  const CLI::App* sub = nullptr;  // the command, once its word has been passed
+  std::vector<std::string> sub_names;
   std::string hints;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg(argv[i]);
     if (arg == "--") break;  // what follows is not flags
+    if (sub == nullptr && arg.substr(0, 1) != "-") {
+      for (const CLI::App* c : subs) {
+        if (c->get_name() == arg) sub = c, sub_names = names(*c);
+      }
+      continue;
+    }
     if (arg.size() < 3 || arg.substr(0, 2) != "--") continue;
     const std::string name(arg.substr(0, arg.find('=')));
-    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-    hints += name + " is not an option" + DidYouMean(name, known) + "\n";
+    const std::vector<std::string>& here = sub != nullptr ? sub_names : top;
+    if (has(here, name)) continue;
+    if (sub != nullptr && has(top, name)) {
+      hints += name + " is a window option; `" + sub->get_name() +
+               "` never opens a window (remove it, or drop `" + sub->get_name() +
+               "` to open the window)\n";
+      continue;
+    }
+    if (sub == nullptr) {
+      const CLI::App* owner = nullptr;
+      for (const CLI::App* c : subs) {
+        if (owner == nullptr && has(names(*c), name)) owner = c;
+      }
+      if (owner != nullptr) {
+        hints += name + " is an option of `" + owner->get_name() + "`: pe-explorer " +
+                 owner->get_name() + " " + name + " ...\n";
+        continue;
+      }
+    }
+    std::string hint = DidYouMean(name, here);
+    for (const CLI::App* c : subs) {
+      if (!hint.empty() || sub != nullptr) break;
+      if (std::optional<std::string> w = ClosestWord(name, names(*c))) {
+        hint = " (did you mean `" + c->get_name() + " " + *w + "`?)";
+      }
+    }
+    hints += name + " is not an option" + hint + "\n";
   }
   return hints;
 }
@@ -371,8 +409,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       "flags fix what they name and restrict the search. Exit 0: a match within float32 "
       "rounding (or --tolerance), or a table computed in float32; 1: no match; 2: bad input");
   CheckRequest& cr = cl.check_request;
+  // Checked after parsing, for a message that says what to give.
   chk->add_option("table", cr.table, "The table, FILE or FILE:TENSOR, shape (L, d)")
-      ->required()
       ->type_name("FILE[:TENSOR]");
   chk->add_flag("--json", cr.json, "Print the report as JSON");
   chk->add_option("--tolerance", cr.tolerance,
@@ -415,8 +453,18 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       exit_code = 2;
       return std::nullopt;
     }
-    std::cerr << "pe-explorer: " << e.what() << "\n"
-              << UnknownFlagHints(app, argc, argv) << "Run with --help for the options.\n";
+    // Flags out of place: each named with what is wrong and what was meant, instead of the
+    // parser's list of the words it could not place.
+    const std::string hints = UnknownFlagHints(app, argc, argv);
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && !hints.empty()) {
+      std::istringstream lines(hints);
+      for (std::string line; std::getline(lines, line);)
+        std::cerr << "pe-explorer: " << line << "\n";
+      std::cerr << "Run with --help for the options.\n";
+    } else {
+      std::cerr << "pe-explorer: " << e.what() << "\n"
+                << hints << "Run with --help for the options.\n";
+    }
     exit_code = 2;
     return std::nullopt;
   }
@@ -426,6 +474,11 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     return std::nullopt;
   };
   cl.mode = exp->parsed() ? RunMode::kExport : chk->parsed() ? RunMode::kCheck : RunMode::kWindow;
+  if (cl.mode == RunMode::kCheck && cr.table.empty()) {
+    return usage_error(
+        "check needs the table to compare: pe-explorer check FILE.npy, or "
+        "FILE.safetensors:TENSOR (a table of shape (L, d))");
+  }
   if (cl.mode == RunMode::kCheck) {
     for (const char* flag : kWindowFlags) {
       if (app.count(flag) > 0) {
@@ -551,7 +604,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     if (!ui_scale_value.ok()) return usage_error(ui_scale_value.message());
     cl.window.ui_scale = static_cast<float>(ui_scale_value.value());
     if (theme != "dark" && theme != "light") {
-      return usage_error("--theme must be dark or light, got \"" + theme + "\"");
+      return usage_error("--theme must be dark or light, got \"" + theme + "\"" +
+                         DidYouMean(theme, {"dark", "light"}));
     }
     cl.window.light_theme = theme == "light";
     cl.window.ui_scale_given = app.count("--ui-scale") > 0;

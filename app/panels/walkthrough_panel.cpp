@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "figure/colormap.h"
@@ -83,6 +84,7 @@ void StepList(AppState& state, const Walkthrough& w) {
   const float list_h = std::max(ImGui::GetContentRegionAvail().y - footer,
                                 ImGui::GetTextLineHeightWithSpacing() * 2);
   if (ImGui::BeginChild("step_names", ImVec2(0, list_h), false)) {
+    const ImGuiID shown = ImGui::GetID("shown_step");  // the step last scrolled into view
     for (int k = 0; k < kWalkStepCount; ++k) {
       ImGui::PushID(k);
       const std::string label =
@@ -90,8 +92,19 @@ void StepList(AppState& state, const Walkthrough& w) {
       if (ImGui::Selectable(label.c_str(), k == step)) {
         Edit(state, [k](AppState& st) { st.walkthrough.step = k; });
       }
-      // A step chosen elsewhere (Next, a key, a session) is scrolled into the list's view.
-      if (k == step && !ImGui::IsItemVisible()) ImGui::SetScrollHereY(0.5f);
+      // A step chosen elsewhere (Next, Back, a key, a session) is scrolled wholly into the
+      // list's view, once per change (the list may then be scrolled by hand).
+      if (k == step) {
+        ImGuiStorage* storage = ImGui::GetStateStorage();
+        const float top = ImGui::GetWindowPos().y;
+        const float bottom = top + ImGui::GetWindowHeight();
+        if (storage->GetInt(shown, -1) != step) {
+          if (ImGui::GetItemRectMin().y < top || ImGui::GetItemRectMax().y > bottom) {
+            ImGui::SetScrollHereY(0.5f);
+          }
+          storage->SetInt(shown, step);
+        }
+      }
       ImGui::PopID();
     }
   }
@@ -187,10 +200,13 @@ void StepBars(const std::vector<WalkBar>& bars, ImVec2 size) {
                                               ToImU32(SeriesRgba(static_cast<int>(k))));
     ImGui::Dummy(ImVec2(em, em));
     ImGui::SameLine();
-    ImGui::Text("%zu: %s = %.6g", k, bars[k].label.c_str(), bars[k].value);
+    char line[256];
+    std::snprintf(line, sizeof line, "%zu: %s = %.6g", k, bars[k].label.c_str(), bars[k].value);
+    WrappedText(line);
   }
-  const ImVec2 left = ImGui::GetContentRegionAvail();
-  if (left.y < ImGui::GetFontSize() * 5) return;
+  // Never squeezed away: in a short panel the legend and the chart scroll together.
+  const ImVec2 left(ImGui::GetContentRegionAvail().x,
+                    std::max(ImGui::GetContentRegionAvail().y, ImGui::GetFontSize() * 9));
   PlotRange view{0, static_cast<double>(bars.size()), 0, hi > 0 ? hi * 1.08 : 1.0};
   PlotSpec spec;
   spec.y_label = "norm";
@@ -282,7 +298,10 @@ void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCa
       if (bars.empty()) {
         StepImage(state, w, cache, services, ImGui::GetContentRegionAvail());
       } else {
-        StepBars(bars, ImGui::GetContentRegionAvail());
+        if (ImGui::BeginChild("walk_bars", ImGui::GetContentRegionAvail(), false)) {
+          StepBars(bars, ImGui::GetContentRegionAvail());
+        }
+        ImGui::EndChild();
       }
       ImGui::EndGroup();
     }

@@ -137,9 +137,17 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
 
   // Title and axis labels.
   if (spec.title) {
-    const float tw = ImGui::CalcTextSize(spec.title).x;
-    draw_->AddText(ImVec2((min_.x + max_.x - tw) / 2, origin.y), CurrentPlotColors().text,
-                   spec.title);
+    // Centred over the data, kept inside the widget; a title wider than the widget ends in an
+    // ellipsis, whole in a tooltip, rather than running into its neighbour.
+    const std::string title = ElideToWidth(spec.title, size.x);
+    const float tw = ImGui::CalcTextSize(title.c_str()).x;
+    const float x = std::clamp((min_.x + max_.x - tw) / 2, origin.x,
+                               std::max(origin.x, origin.x + size.x - tw));
+    draw_->AddText(ImVec2(x, origin.y), CurrentPlotColors().text, title.c_str());
+    if (title != spec.title &&
+        ImGui::IsMouseHoveringRect(ImVec2(x, origin.y), ImVec2(x + tw, origin.y + title_h))) {
+      ImGui::SetTooltip("%s", spec.title);
+    }
   }
   if (spec.y_label)
     draw_->AddText(ImVec2(origin.x, origin.y + title_h), CurrentPlotColors().dim, spec.y_label);
@@ -336,6 +344,22 @@ void Plot::Band(const double* edges, const double* lo, const double* hi, int n, 
     draw_->AddRectFilled(ImVec2(std::min(a.x, b.x), top), ImVec2(std::max(a.x, b.x), bottom),
                          color);
   }
+}
+
+std::string ElideToWidth(const std::string& text, float width) {
+  if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+  const char* ellipsis = "\xe2\x80\xa6";
+  // Whole UTF-8 characters only: cut before a byte that continues a character.
+  std::string cut = text;
+  while (!cut.empty()) {
+    do {
+      cut.pop_back();
+    } while (!cut.empty() && (static_cast<unsigned char>(cut.back()) & 0xC0) == 0x80);
+    if (!cut.empty() && (static_cast<unsigned char>(cut.back()) & 0xC0) == 0xC0) cut.pop_back();
+    while (!cut.empty() && (cut.back() == ' ' || cut.back() == ',')) cut.pop_back();
+    if (ImGui::CalcTextSize((cut + ellipsis).c_str()).x <= width) return cut + ellipsis;
+  }
+  return ellipsis;
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include <span>
+#include <string>
 
 #include "figure/colormap.h"
 #include "figure/figure.h"
@@ -84,6 +85,10 @@ PlotRange ClampView(PlotRange view, const PlotSpec& spec);
 // The width a colour bar of [vmin, vmax] drawn `height` tall needs beside a plot (its longest
 // tick label, "-0.00015", fits, and its `label` above the bar when given), at least the 4.2 em
 // the panels used to give every bar.
+// `text` cut at a character boundary and ended with an ellipsis so that it is at most `width`
+// pixels wide in the current font (the text itself when it fits).
+std::string ElideToWidth(const std::string& text, float width);
+
 float ColorBarWidth(float vmin, float vmax, float height, const char* label = nullptr);
 void ColorBar(const char* id, ColormapId colormap, float vmin, float vmax, const char* label,
               ImVec2 size);

@@ -32,17 +32,18 @@ std::vector<double> AlibiSlopes(int64_t heads, double max_bias) {
 Status ValidateAlibiParams(const EncodingParams& params) {
   const AlibiParams& a = params.alibi();
   if (a.heads < 1 || a.heads > kMaxHeads) {
-    return InvalidArgument("alibi heads must be in [1, " + std::to_string(kMaxHeads) + "], got " +
+    return InvalidArgument("--heads must be in [1, " + std::to_string(kMaxHeads) + "], got " +
                            std::to_string(a.heads));
   }
   if (a.head < 0 || a.head >= a.heads) {
-    return InvalidArgument("alibi head must be in [0, " + std::to_string(a.heads - 1) +
-                           "] (heads - 1), got " + std::to_string(a.head));
+    return InvalidArgument("--head must be in [0, " + std::to_string(a.heads - 1) +
+                           "] (one of --heads " + std::to_string(a.heads) + "), got " +
+                           std::to_string(a.head));
   }
   if (!(a.max_bias > 0) || !std::isfinite(a.max_bias)) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%g", a.max_bias);
-    return InvalidArgument(std::string("alibi max_bias must be a finite number > 0, got ") + buf);
+    return InvalidArgument(std::string("--alibi-max-bias must be a finite number > 0, got ") + buf);
   }
   return {};
 }

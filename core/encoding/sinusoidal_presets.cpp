@@ -224,8 +224,8 @@ Status ApplySinusoidalPreset(std::string_view name, EncodingParams& params) {
     if (!known.empty()) known += ", ";
     known += entry.info.name;
   }
-  return InvalidArgument("preset must be one of " + known + ", got \"" + std::string(name) + "\"" +
-                         DidYouMean(name, WordsOfList(known)));
+  return InvalidArgument("--preset must be one of " + known + ", got \"" + std::string(name) +
+                         "\"" + DidYouMean(name, WordsOfList(known)));
 }
 
 }  // namespace pe

@@ -76,21 +76,23 @@ float T5BucketBias(const T5Params& t5, int64_t head, int64_t bucket) {
 Status ValidateT5Params(const EncodingParams& params) {
   const T5Params& t = params.t5();
   if (t.heads < 1 || t.heads > 4096) {
-    return InvalidArgument("t5 heads must be in [1, 4096], got " + std::to_string(t.heads));
+    return InvalidArgument("--heads must be in [1, 4096], got " + std::to_string(t.heads));
   }
   if (t.head < 0 || t.head >= t.heads) {
-    return InvalidArgument("t5 head must be in [0, " + std::to_string(t.heads - 1) +
-                           "] (heads - 1), got " + std::to_string(t.head));
+    return InvalidArgument("--head must be in [0, " + std::to_string(t.heads - 1) +
+                           "] (one of --heads " + std::to_string(t.heads) + "), got " +
+                           std::to_string(t.head));
   }
   const bool bidirectional = t.direction == T5Direction::kBidirectional;
   if (t.buckets < 2 || t.buckets > (int64_t{1} << 20)) {
-    return InvalidArgument("t5 buckets must be in [2, 1048576], got " + std::to_string(t.buckets));
+    return InvalidArgument("--t5-buckets must be in [2, 1048576], got " +
+                           std::to_string(t.buckets));
   }
   // HF halves the buckets per side and halves again for the exact ones: an odd count leaves a
   // bucket unused and fewer than 4 leaves no exact distance (the log then divides by zero).
   if (bidirectional && (t.buckets % 2 != 0 || t.buckets < 4)) {
     return InvalidArgument(
-        "t5 buckets must be even and at least 4 when bidirectional (half for each side, each "
+        "--t5-buckets must be even and at least 4 when bidirectional (half for each side, each "
         "with at least one exact distance), got " +
         std::to_string(t.buckets));
   }
@@ -107,7 +109,7 @@ Status ValidateT5Params(const EncodingParams& params) {
   // The log bins divide by log(max_distance / max_exact): it must be > 0.
   const int64_t max_exact = T5MaxExact(bidirectional, t.buckets);
   if (t.max_distance <= max_exact || t.max_distance > kMaxPosition) {
-    return InvalidArgument("t5 max_distance must be in [" + std::to_string(max_exact + 1) + ", " +
+    return InvalidArgument("--t5-max-distance must be in [" + std::to_string(max_exact + 1) + ", " +
                            std::to_string(kMaxPosition) + "] (greater than the " +
                            std::to_string(max_exact) + " exact distances of " +
                            std::to_string(t.buckets) + " " +

@@ -193,6 +193,12 @@ Result<LoadedSession> SessionFromDocument(const SessionDocument& doc, const Mode
       out.warnings.push_back("params." + key + " was not loaded: " + s.message());
       continue;
     }
+    if (!s.ok() && key == "versus") {
+      // The compare view's B, typed for another scheme than the one saved: the rest opens, and
+      // the compare view starts on the scheme's own counterpart.
+      out.warnings.push_back("params.versus was left out: " + s.message());
+      continue;
+    }
     if (!s.ok()) return InvalidArgument("params." + key + ": " + s.message());
     m = std::move(trial);
   }

@@ -750,7 +750,8 @@ const ParamField kFields[] = {
          }
        }
        return InvalidArgument(
-           "--content must be random, ones or tokens:A,B (token indices), got \"" + text + "\"");
+           "--content must be random, ones or tokens:A,B (token indices), got \"" + text + "\"" +
+           DidYouMean(text.substr(0, text.find(':')), {"random", "ones", "tokens"}));
      })},
     {"causal_mask", "--causal", "", "Attention scores: hide keys after the query (a decoder)",
      kAllSchemes, nullptr, GET(m.causal_mask ? "true" : "false"), SET({
@@ -776,10 +777,9 @@ const ParamField kFields[] = {
          if (comma == std::string::npos) comma = text.size();
          const std::string name = text.substr(start, comma - start);
          if (!ParseScheme(name)) {
-           return InvalidArgument("--compare: \"" + name +
-                                  "\" is not a scheme (sinusoidal, learned, rope, alibi, t5, "
-                                  "xpos), in \"" +
-                                  text + "\"");
+           const char* names = "sinusoidal, learned, rope, alibi, t5, xpos";
+           return InvalidArgument("--compare: \"" + name + "\" is not a scheme (" + names +
+                                  "), in \"" + text + "\"" + DidYouMean(name, WordsOfList(names)));
          }
          start = comma + 1;
        }
@@ -955,6 +955,32 @@ const ParamField* FindParamField(std::string_view name) {
   return nullptr;
 }
 
+namespace {
+
+// Why a key that sets what another view shows cannot make B differ from A, or null when it can.
+const char* NotPartOfTheComparison(std::string_view key) {
+  static constexpr std::pair<std::string_view, const char*> kOtherViews[] = {
+      {"colormap", "A and B are drawn with one colormap (set it with --colormap)"},
+      {"dims", "it picks the columns of the curves view"},
+      {"rotation_offset", "it is the rotation view's offset"},
+      {"measure", "it is the similarity views' measure"},
+      {"compare", "it lists the schemes of the decay view"},
+      {"check_table", "it is the check view's table"},
+      {"dtype", "it is the precision view's storage format"},
+      {"query", "it is the attention view's query"},
+  };
+  for (const auto& [k, why] : kOtherViews) {
+    if (k == key) return why;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool IsCompareOnlyKey(std::string_view key) {
+  return key == "versus" || key == "compare_of";
+}
+
 std::vector<std::pair<std::string, std::string>> ParamValues(const ModelParams& m) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const ParamField& f : kFields) {
@@ -1017,11 +1043,17 @@ Result<std::vector<std::pair<std::string, std::string>>> ParseVersus(const std::
     key.erase(0, key.find_first_not_of(' '));
     key.erase(key.find_last_not_of(' ') + 1);
     const ParamField* f = key.empty() ? nullptr : FindParamField(key);
+    if (const char* why = NotPartOfTheComparison(key); why != nullptr && f != nullptr) {
+      return InvalidArgument("--versus: " + key + " does not change B: " + why);
+    }
     if (f == nullptr || f->key != key || key == "versus" || key == "compare_of") {
       std::string keys;
       std::vector<std::string> key_list;
       for (const ParamField& g : ParamFields()) {
-        if (g.key.empty() || g.key == "versus" || g.key == "compare_of") continue;
+        if (g.key.empty() || g.key == "versus" || g.key == "compare_of" ||
+            NotPartOfTheComparison(g.key) != nullptr) {
+          continue;
+        }
         if (!keys.empty()) keys += ", ";
         keys += g.key;
         key_list.emplace_back(g.key);

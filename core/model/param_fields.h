@@ -50,6 +50,10 @@ struct ParamField {
 std::span<const ParamField> ParamFields();
 const ParamField* FindParamField(std::string_view flag_or_key);
 
+// The keys that only the compare view reads (versus, compare_of): other views' figures leave
+// them out.
+bool IsCompareOnlyKey(std::string_view key);
+
 // key -> value of every recorded field that applies to `m`, in table order.
 std::vector<std::pair<std::string, std::string>> ParamValues(const ModelParams& m);
 

@@ -181,7 +181,7 @@ Result<Figure> ScoreCompareFigure(const ViewContext& c, const ComparePair& p) {
   }
   double hi = std::max(MaxAbs(ra.values), MaxAbs(rb.values));
   if (!(hi > 0.0)) hi = 1.0;
-  const FigureColorBar shared{ColormapId::kRdBu, -hi, hi, "score, A and B"};
+  const FigureColorBar shared{ColormapId::kRdBu, -hi, hi, "A and B"};
   bool any_masked = false;
   const ScoreRaster* rasters[] = {&ra, &rb};
   for (int k = 0; k < 2; ++k) {
@@ -259,14 +259,16 @@ Result<Figure> TableCompareFigure(const ViewContext& c, const ComparePair& p) {
             (diff ? std::string(" | A ") + kMinus + " B" : std::string());
   const ViewRange w = CompareWindow(c.params, ea, p, c.sel);
   f.view = w;  // recorded in the metadata
-  const TableAxes axes = AxesOf(ea);
+  // Each table on its own axes: a bias table is queries by keys, a PE table positions by columns.
+  const TableAxes axes = AxesOf(ea), axes_b = AxesOf(eb);
   const FigureAxis x{axes.column_axis, true, false}, y{axes.row_axis, true, true};
+  const FigureAxis xb{axes_b.column_axis, true, false}, yb{axes_b.row_axis, true, true};
   f.panels.push_back(Panel("A: " + p.a_label, x, y, w));
-  f.panels.push_back(Panel("B: " + p.b_label, x, y, w));
+  f.panels.push_back(Panel("B: " + p.b_label, xb, yb, w));
   if (diff) f.panels.push_back(Panel(std::string("A ") + kMinus + " B", x, y, w));
   const ValueRange range_a = ea.Range(), range_b = eb.Range();
   const double lo = std::min(range_a.lo, range_b.lo), hi = std::max(range_a.hi, range_b.hi);
-  const FigureColorBar shared{colormap, lo, hi, "value, A and B"};
+  const FigureColorBar shared{colormap, lo, hi, "A and B"};
   for (Figure& panel : f.panels) panel.colorbar = shared;
   const PixelSize px = PanelAreaPixels(f, c.size, c.format).front();
   auto raster = [&](const EncodingPtr& e) {
@@ -283,6 +285,8 @@ Result<Figure> TableCompareFigure(const ViewContext& c, const ComparePair& p) {
         Image(r.values, r.width, r.height, static_cast<double>(r.col_edges.front()),
               static_cast<double>(r.col_edges.back()), static_cast<double>(r.row_edges.front()),
               static_cast<double>(r.row_edges.back()), colormap, lo, hi, any_nan);
+    // Keys a causal bias masks: grey, as in the heatmap (their 0 in the table is no bias).
+    GreyMaskedTexels(r, f.panels[static_cast<size_t>(k)].image->rgba.data());
   }
   bool equal = false;
   if (diff) {
@@ -298,10 +302,15 @@ Result<Figure> TableCompareFigure(const ViewContext& c, const ComparePair& p) {
                 static_cast<double>(ra.col_edges.back()), static_cast<double>(ra.row_edges.front()),
                 static_cast<double>(ra.row_edges.back()), ColormapId::kRdBu, panel.colorbar->vmin,
                 panel.colorbar->vmax, any_nan);
+      GreyMaskedTexels(ra, panel.image->rgba.data());
+      GreyMaskedTexels(rb, panel.image->rgba.data());
     }
   }
   f.legend.push_back({"A: " + ea.Summary(), kNoColor});
   f.legend.push_back({"B: " + eb.Summary(), kNoColor});
+  const size_t before_mask = f.legend.size();
+  AddMaskedLegend(ea, f);
+  if (f.legend.size() == before_mask) AddMaskedLegend(eb, f);
   if (!(ra.one_cell_per_texel() && rb.one_cell_per_texel())) {
     f.legend.push_back({"texel = exact mean of its cells", kNoColor});
   }

@@ -143,7 +143,12 @@ std::vector<std::pair<std::string, std::string>> FigureMetadata(
   // The view, every parameter that applies to the scheme (the same keys a session file uses),
   // then what the view shows: enough to draw the same figure again (export --from).
   std::vector<std::pair<std::string, std::string>> out = {{"view", std::string(ViewName(view))}};
-  for (auto& kv : ParamValues(m)) out.push_back(std::move(kv));
+  for (auto& kv : ParamValues(m)) {
+    // B of the compare view is no part of another view's figure: a --versus left from another
+    // scheme (it may no longer apply) would make the figure impossible to draw again.
+    if (view != ViewKind::kCompare && IsCompareOnlyKey(kv.first)) continue;
+    out.push_back(std::move(kv));
+  }
   if (shown != nullptr) {
     out.push_back({"x_range", RangeText(shown->x0, shown->x1)});
     out.push_back({"y_range", RangeText(shown->y0, shown->y1)});
