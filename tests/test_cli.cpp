@@ -449,6 +449,8 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
       {"--scheme rop", 2, "got \"rop\" (did you mean rope?)"},
       {"--colormap Viridis", 2, "got \"Viridis\" (did you mean viridis?)"},
       {"--ui-scale 2", 2, "--ui-scale is a window option; `export` never opens a window"},
+      {"--view score --query 500", 2,
+       "--query must be a position of the table, 0 to 99 (or -1: the last position), got 500"},
       {"--scheme alibi --head 8", 2, "--head must be in [0, 7] (one of --heads 8), got 8"},
       {"--scheme t5 --t5-buckets 3", 2, "--t5-buckets must be even and at least 4"},
       {"--view decay --compare rope,alibbi", 2, "in \"rope,alibbi\" (did you mean alibi?)"},
@@ -539,6 +541,11 @@ TEST_F(Cli, MistypedCommandsAndTabsSuggestTheNearestName) {
   EXPECT_NE(r.output.find("--view is an option of `export`"), std::string::npos) << r.output;
   r = RunCli("--theme dakr </dev/null");
   EXPECT_NE(r.output.find("got \"dakr\" (did you mean dark?)"), std::string::npos) << r.output;
+  r = RunCli("--screenshot " + Path("shot.bmp") + " </dev/null");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--screenshot writes a PNG: give a .png file name"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(Exists(Path("shot.bmp")));
   r = RunCli("check");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("check needs the table to compare: pe-explorer check FILE.npy"),

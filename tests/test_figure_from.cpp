@@ -155,9 +155,9 @@ TEST_F(FigureFrom, TheCommandHasOnlyWhatDiffersFromTheDefaults) {
 }
 
 // A --versus typed for another scheme (kept in the window's state, where the compare view says it
-// does not apply) is no part of another view's figure: its metadata and command leave it out,
-// and a figure written before that still opens.
-TEST_F(FigureFrom, AStaleVersusStaysOutOfOtherViewsFigures) {
+// does not apply), or a query past a shortened table, is no part of another view's figure: its
+// metadata and command leave it out, and a figure written before that still opens.
+TEST_F(FigureFrom, AStaleVersusOrQueryStaysOutOfOtherViewsFigures) {
   ModelParams p;
   p.versus = "rope_theta=500000";  // as left by the window after a switch from rope
   p.compare_of = CompareOf::kTable;
@@ -166,9 +166,15 @@ TEST_F(FigureFrom, AStaleVersusStaysOutOfOtherViewsFigures) {
   auto has = [](const std::vector<std::pair<std::string, std::string>>& md, const char* key) {
     return std::any_of(md.begin(), md.end(), [&](const auto& kv) { return kv.first == key; });
   };
+  p.query = 500;  // a query past the 100 positions, as left after max_len was shortened
   const auto heat = FigureMetadata(ViewKind::kHeatmap, p, sel, FigureSize{}, "", nullptr);
   EXPECT_FALSE(has(heat, "versus"));
   EXPECT_FALSE(has(heat, "compare_of"));
+  EXPECT_FALSE(has(heat, "query"));
+  p.query = 7;
+  EXPECT_TRUE(
+      has(FigureMetadata(ViewKind::kAttention, p, sel, FigureSize{}, "", nullptr), "query"));
+  p.query = 500;
   EXPECT_EQ(ExportCommandLine(ViewKind::kHeatmap, p, sel, FigureSize{}, "", "pe.png"),
             "pe-explorer export --view heatmap -o pe.png");
   const auto cmp = FigureMetadata(ViewKind::kCompare, p, sel, FigureSize{}, "", nullptr);
@@ -178,12 +184,14 @@ TEST_F(FigureFrom, AStaleVersusStaysOutOfOtherViewsFigures) {
   auto old = heat;
   old.push_back({"versus", p.versus});
   old.push_back({"compare_of", "table"});
+  old.push_back({"query", "500"});
   old.push_back({"app_version", PE_VERSION});
   Result<std::vector<CommandFlag>> flags = FlagsFromMetadata(old, PE_VERSION);
   ASSERT_TRUE(flags.ok()) << flags.message();
   for (const CommandFlag& f : flags.value()) {
     EXPECT_NE(f.flag, "--versus");
     EXPECT_NE(f.flag, "--compare-of");
+    EXPECT_NE(f.flag, "--query");
   }
   // The compare view's own figure keeps reading them.
   auto old_cmp = old;

@@ -575,6 +575,11 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     // A mistyped command would be taken for a file to open.
     if (const std::string m = MistypedCommand(argc, argv); !m.empty()) return usage_error(m);
   }
+  if (cl.mode == RunMode::kWindow && !cl.window.screenshot.empty() &&
+      FileExtension(cl.window.screenshot) != "png") {
+    return usage_error("--screenshot writes a PNG: give a .png file name, got \"" +
+                       cl.window.screenshot + "\"");
+  }
   if (cl.mode == RunMode::kWindow && !cl.window.tab.empty()) {
     std::optional<ViewKind> tab = ParseView(cl.window.tab);
     if (!tab) {

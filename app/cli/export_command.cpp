@@ -163,6 +163,15 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
     }
     sel.batch_row = row;
   }
+  // --query names a position of the table for every view, as the attention view requires
+  // (others draw every query, but a position outside the table is a mistake either way).
+  if (params.query != -1 && (params.query < params.pe.offset ||
+                             params.query > params.pe.offset + params.pe.max_len - 1)) {
+    return fail(InvalidArgument(
+        "--query must be a position of the table, " + std::to_string(params.pe.offset) + " to " +
+        std::to_string(params.pe.offset + params.pe.max_len - 1) +
+        " (or -1: the last position), got " + std::to_string(params.query)));
+  }
   if (!request.rotation_position.empty()) {
     // Checked here for every view, so a mistyped position never passes silently.
     const auto last = static_cast<int64_t>(p.offset + p.max_len - 1);

@@ -103,9 +103,13 @@ void QuickPicks(AppState& state, const Derived& derived) {
     picked.emplace();
     for (int64_t j = 4; j < std::min<int64_t>(8, d); ++j) picked->push_back(j);
   }
-  ItemTooltip("Dimensions 4 to 7, the pairs i = 2 and 3 (the Annotated Transformer's figure).");
-  ImGui::SameLine();
-  if (ImGui::SmallButton("every 8th i")) {
+  ItemTooltip(
+      derived.columns.empty()
+          ? "Columns 4 to 7."
+          : "Dimensions 4 to 7, the pairs i = 2 and 3 (the Annotated Transformer's figure).");
+  // Pairs exist only in tables of waves: a learned or bias table has no "i".
+  if (!derived.columns.empty()) ImGui::SameLine();
+  if (!derived.columns.empty() && ImGui::SmallButton("every 8th i")) {
     picked.emplace();
     for (int64_t j = 0; j < d && picked->size() < 16; ++j) {
       const WaveColumn c = ColumnOf(derived, j);
@@ -115,9 +119,11 @@ void QuickPicks(AppState& state, const Derived& derived) {
       if (first_of_pair && c.pair % 8 == 0) picked->push_back(j);
     }
   }
-  ItemTooltip("The sine of pairs i = 0, 8, 16, ...: each is slower than the one before.");
-  ImGui::SameLine();
-  if (ImGui::SmallButton("one pair")) {
+  if (!derived.columns.empty()) {
+    ItemTooltip("The sine of pairs i = 0, 8, 16, ...: each is slower than the one before.");
+    ImGui::SameLine();
+  }
+  if (!derived.columns.empty() && ImGui::SmallButton("one pair")) {
     // Pair i = 2, or the highest pair that has both a sine and a cosine in a narrower table.
     int64_t pair = -1;
     for (int64_t j = 0; j < d; ++j) {
@@ -234,7 +240,7 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
   const float side_w =
       std::max(em * 3.0f, std::min({em * 15.0f, avail.x * 0.42f, avail.x - em * 8.5f}));
   PlotSpec spec;
-  spec.x_label = "position";
+  spec.x_label = e.family() == Family::kBias ? "query position m" : "position";
   const std::string y_label = e.TableName() + " value";
   spec.y_label = y_label.c_str();
   spec.limits = CurvesLimits(e);

@@ -25,6 +25,10 @@ const char* PanelTitle(const PanelEntry& p, const Derived& derived) {
   const bool bias = derived.encoding && derived.encoding->family() == Family::kBias;
   if (bias && p.view == ViewKind::kHeatmap) return "Bias[query m, key n] as a heatmap";
   if (bias && p.view == ViewKind::kCurves) return "Curves: bias of one key n against the query m";
+  // A stored table (learned, or one read from a file) has columns, not waves.
+  if (derived.encoding && derived.encoding->waves().empty() && p.view == ViewKind::kCurves) {
+    return "Curves: table columns by position";
+  }
   return p.title;
 }
 

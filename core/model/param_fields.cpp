@@ -977,8 +977,10 @@ const char* NotPartOfTheComparison(std::string_view key) {
 
 }  // namespace
 
-bool IsCompareOnlyKey(std::string_view key) {
-  return key == "versus" || key == "compare_of";
+bool OnlyAnotherViewReads(std::string_view key, std::string_view view) {
+  if (key == "versus" || key == "compare_of") return view != "compare";
+  if (key == "query") return view != "attention";
+  return false;
 }
 
 std::vector<std::pair<std::string, std::string>> ParamValues(const ModelParams& m) {

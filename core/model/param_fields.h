@@ -50,9 +50,11 @@ struct ParamField {
 std::span<const ParamField> ParamFields();
 const ParamField* FindParamField(std::string_view flag_or_key);
 
-// The keys that only the compare view reads (versus, compare_of): other views' figures leave
-// them out.
-bool IsCompareOnlyKey(std::string_view key);
+// Whether `key` is read by one view only and `view` (a --view name) is another: versus and
+// compare_of (the compare view), query (the attention view). Their values can go stale as the
+// other parameters change (a --versus typed for another scheme, a query past a shorter table), so
+// other views' figures leave them out and do not read them back.
+bool OnlyAnotherViewReads(std::string_view key, std::string_view view);
 
 // key -> value of every recorded field that applies to `m`, in table order.
 std::vector<std::pair<std::string, std::string>> ParamValues(const ModelParams& m);

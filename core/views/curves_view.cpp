@@ -28,7 +28,13 @@ std::string ColumnLegend(const Encoding& e, int64_t col) {
   char label[160];
   const auto waves = e.waves();
   if (waves.empty()) {
-    std::snprintf(label, sizeof label, "j=%lld", static_cast<long long>(col));
+    // A bias table's columns are keys (absolute positions), a stored table's dimensions.
+    if (e.family() == Family::kBias) {
+      std::snprintf(label, sizeof label, "key n=%lld",
+                    static_cast<long long>(e.first_position() + col));
+    } else {
+      std::snprintf(label, sizeof label, "j=%lld", static_cast<long long>(col));
+    }
     return label;
   }
   const WaveColumn& c = waves[static_cast<size_t>(col)];

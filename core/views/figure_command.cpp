@@ -107,11 +107,10 @@ Result<std::vector<CommandFlag>> FlagsFromMetadata(
   if (auto w = values.find("walkthrough_preset"); w != values.end()) {
     out.push_back({"--walkthrough-preset", w->second, false, "walkthrough_preset"});
   }
-  // Figures written before other views left out the compare view's keys may hold a --versus
-  // that no longer applies to their scheme: it is not read for them.
-  const bool compare = it->second == ViewName(ViewKind::kCompare);
+  // Figures written before other views left out the keys of one view may hold a --versus that
+  // no longer applies to their scheme, or a query past their table: not read for them.
   for (const ParamField& f : ParamFields()) {
-    if (f.key.empty() || (!compare && IsCompareOnlyKey(f.key))) continue;
+    if (f.key.empty() || OnlyAnotherViewReads(f.key, it->second)) continue;
     auto v = values.find(std::string(f.key));
     if (v == values.end()) continue;
     if (f.is_switch()) {

@@ -144,9 +144,9 @@ std::vector<std::pair<std::string, std::string>> FigureMetadata(
   // then what the view shows: enough to draw the same figure again (export --from).
   std::vector<std::pair<std::string, std::string>> out = {{"view", std::string(ViewName(view))}};
   for (auto& kv : ParamValues(m)) {
-    // B of the compare view is no part of another view's figure: a --versus left from another
-    // scheme (it may no longer apply) would make the figure impossible to draw again.
-    if (view != ViewKind::kCompare && IsCompareOnlyKey(kv.first)) continue;
+    // What only another view reads is no part of this figure: a --versus left from another
+    // scheme, or a query past a shortened table, would make it impossible to draw again.
+    if (OnlyAnotherViewReads(kv.first, ViewName(view))) continue;
     out.push_back(std::move(kv));
   }
   if (shown != nullptr) {
@@ -204,8 +204,14 @@ std::string DefaultTitle(ViewKind view, const ModelParams& m, const Encoding& e)
       t << rows;
       break;
     case ViewKind::kCurves:
-      t << e.TableName() << "(position, column) as waves (" << e.Title() << ", " << width << " = "
-        << m.pe.d_model << rows << ")";
+      if (e.family() == Family::kBias) {
+        // Its columns are keys: each curve is one key's bias against the query.
+        t << e.TableName() << "(m, n) of each key n against the query m (" << e.Title() << rows
+          << ")";
+        break;
+      }
+      t << e.TableName() << "(position, column) as " << (e.waves().empty() ? "curves" : "waves")
+        << " (" << e.Title() << ", " << width << " = " << m.pe.d_model << rows << ")";
       if (e.scheme() == Scheme::kSinusoidal) {
         t.str("");
         t << "PE(position, dimension) as waves (" << e.FileTag() << ", d_model = " << m.pe.d_model
