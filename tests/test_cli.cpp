@@ -558,6 +558,22 @@ TEST_F(Cli, MistypedCommandsAndTabsSuggestTheNearestName) {
   std::fclose(f);
   r = RunCli(file + " </dev/null");
   EXPECT_EQ(r.output.find("did you mean"), std::string::npos) << r.output;
+  // Parameter flags beside a file to open would be outvoted by it: refused, naming the way.
+  r = RunCli(file + " --d-model 64 </dev/null");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("sets every parameter, so parameter flags beside it would be ignored"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("export --from FILE"), std::string::npos) << r.output;
+  // A compare figure drawn again as another view of another scheme: its --versus, which only the
+  // compare view reads and which does not apply to the new scheme, is not carried over.
+  ASSERT_EQ(
+      RunCli("export --view compare --scheme rope --versus rope_theta=500000 -o " + Path("c.png"))
+          .code,
+      0);
+  r = RunCli("export --from " + Path("c.png") + " --view heatmap --scheme sinusoidal -o " +
+             Path("h.png"));
+  EXPECT_EQ(r.code, 0) << r.output;
 }
 
 // Numbers are decimal text, read whole, in their full range, and an error echoes the text

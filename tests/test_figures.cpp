@@ -358,7 +358,7 @@ TEST_F(Figures, DefaultTitlesNameTheTablesShape) {
   SetScheme(m, Scheme::kAlibi);
   m.pe.offset = 0;
   EXPECT_EQ(Build(ViewKind::kHeatmap, m, DefaultViews(m), size, FigureFormat::kPng).title,
-            "ALiBi bias, head 0 of 8 (causal, slope m = 2^-1 = 0.5), max_len = 300");
+            "ALiBi bias, head 0 of 8 (causal, slope 2^-1 = 0.5), max_len = 300");
 }
 
 TEST_F(Figures, SvgIsWellFormedWithOneImageAndVectorCurves) {

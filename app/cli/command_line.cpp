@@ -254,11 +254,19 @@ Result<std::optional<std::vector<std::string>>> MergeFromFigure(
     return std::find(given_flags.begin(), given_flags.end(), f) != given_flags.end();
   };
   const bool new_table = given_flag("--scheme") || given_flag("--walkthrough-preset");
+  // Another view asked for: what only the figure's own view reads (a compare figure's --versus,
+  // which may not apply to a new --scheme) is not carried over.
+  std::string view;
+  for (size_t k = 0; k < given.size(); ++k) {
+    if (given[k] == "--view" && k + 1 < given.size()) view = given[k + 1];
+    if (given[k].rfind("--view=", 0) == 0) view = given[k].substr(7);
+  }
   const std::string ext = output == "-" ? "csv" : FileExtension(output);
   const bool table = ext == "csv" || ext == "npy";
   std::vector<std::string> out(argv, argv + export_at + 1);
   for (const CommandFlag& f : flags.value()) {
     if (given_flag(f.flag)) continue;
+    if (!view.empty() && OnlyAnotherViewReads(f.key, view)) continue;
     if ((f.flag == "--highlight" && given_flag("--no-highlight")) ||
         (f.flag == "--no-highlight" && given_flag("--highlight"))) {
       continue;
@@ -574,6 +582,13 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   if (cl.mode == RunMode::kWindow && !cl.window.open.empty()) {
     // A mistyped command would be taken for a file to open.
     if (const std::string m = MistypedCommand(argc, argv); !m.empty()) return usage_error(m);
+    // The file says every parameter; flags beside it would be silently outvoted.
+    if (cl.window.params_given) {
+      return usage_error("\"" + cl.window.open +
+                         "\" sets every parameter, so parameter flags beside it would be "
+                         "ignored: open it and change them in the window, or draw it with other "
+                         "ones with `pe-explorer export --from FILE [flags] -o OUT`");
+    }
   }
   if (cl.mode == RunMode::kWindow && !cl.window.screenshot.empty() &&
       FileExtension(cl.window.screenshot) != "png") {

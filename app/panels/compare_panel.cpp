@@ -193,9 +193,13 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
     }
     cache.images_uploaded = true;
   }
-  // A | B | bar (A and B) | A - B | bar (A - B); without a difference, A | B | bar.
+  // A | B | bar (A and B) | A - B | bar (A - B); without a difference, A | B | bar, or
+  // A | bar | B | bar when the two tables are on ranges of their own.
+  const bool own_bars = n == 2 && f.panels[0].colorbar && f.panels[1].colorbar &&
+                        f.panels[0].colorbar->label != f.panels[1].colorbar->label;
+  const int bars = n == 3 || own_bars ? 2 : 1;
   const float plot_w =
-      (avail.x - bar_w * (n == 3 ? 2.0f : 1.0f) - em * 0.5f * static_cast<float>(n)) /
+      (avail.x - bar_w * static_cast<float>(bars) - em * 0.5f * static_cast<float>(n)) /
       static_cast<float>(n);
   const Rgba8 highlight = SelectionHighlightColor(f.panels[0].colorbar->colormap);
   bool hovering = false;
@@ -229,7 +233,7 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
     }
     plot.End();
     ImGui::EndGroup();
-    if (k >= 1 && p.colorbar) {
+    if (p.colorbar && (k >= 1 || own_bars)) {
       ImGui::SameLine();
       ColorBar("compare_colorbar", p.colorbar->colormap, static_cast<float>(p.colorbar->vmin),
                static_cast<float>(p.colorbar->vmax), p.colorbar->label.c_str(),

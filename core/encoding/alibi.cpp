@@ -104,7 +104,8 @@ class AlibiEncoding final : public Encoding {
   }
   std::string Title() const override {
     const AlibiParams& a = params_.alibi();
-    return Fmt("ALiBi bias, head %lld of %lld (%s, slope m = 2^%g = %.6g)",
+    // "slope 2^-1": the paper's m is the query position in every view here.
+    return Fmt("ALiBi bias, head %lld of %lld (%s, slope 2^%g = %.6g)",
                static_cast<long long>(a.head), static_cast<long long>(a.heads),
                std::string(AlibiModeName(a.mode)).c_str(), exponent_, slope_);
   }

@@ -1052,8 +1052,9 @@ Result<std::vector<std::pair<std::string, std::string>>> ParseVersus(const std::
       std::string keys;
       std::vector<std::string> key_list;
       for (const ParamField& g : ParamFields()) {
+        // Listed: the keys a person types (a file's content hash follows its file by itself).
         if (g.key.empty() || g.key == "versus" || g.key == "compare_of" ||
-            NotPartOfTheComparison(g.key) != nullptr) {
+            NotPartOfTheComparison(g.key) != nullptr || g.key.ends_with("_hash")) {
           continue;
         }
         if (!keys.empty()) keys += ", ";

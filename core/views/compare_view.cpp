@@ -270,6 +270,12 @@ Result<Figure> TableCompareFigure(const ViewContext& c, const ComparePair& p) {
   const double lo = std::min(range_a.lo, range_b.lo), hi = std::max(range_a.hi, range_b.hi);
   const FigureColorBar shared{colormap, lo, hi, "A and B"};
   for (Figure& panel : f.panels) panel.colorbar = shared;
+  // Tables of different cells (a PE table beside a bias table) are not compared value for
+  // value: each on its own range, so neither is flattened by the other's.
+  if (!diff) {
+    f.panels[0].colorbar = FigureColorBar{colormap, range_a.lo, range_a.hi, "A"};
+    f.panels[1].colorbar = FigureColorBar{colormap, range_b.lo, range_b.hi, "B"};
+  }
   const PixelSize px = PanelAreaPixels(f, c.size, c.format).front();
   auto raster = [&](const EncodingPtr& e) {
     return ComputeRaster(RasterRequest{e, w.x0, w.x1, w.y0, w.y1, std::min(px.width, 4096),
@@ -284,7 +290,9 @@ Result<Figure> TableCompareFigure(const ViewContext& c, const ComparePair& p) {
     f.panels[static_cast<size_t>(k)].image =
         Image(r.values, r.width, r.height, static_cast<double>(r.col_edges.front()),
               static_cast<double>(r.col_edges.back()), static_cast<double>(r.row_edges.front()),
-              static_cast<double>(r.row_edges.back()), colormap, lo, hi, any_nan);
+              static_cast<double>(r.row_edges.back()), colormap,
+              f.panels[static_cast<size_t>(k)].colorbar->vmin,
+              f.panels[static_cast<size_t>(k)].colorbar->vmax, any_nan);
     // Keys a causal bias masks: grey, as in the heatmap (their 0 in the table is no bias).
     GreyMaskedTexels(r, f.panels[static_cast<size_t>(k)].image->rgba.data());
   }

@@ -170,6 +170,13 @@ Result<Figure> CurvesFigure(const ViewContext& c) {
   for (size_t k = 0; k < shown; ++k) {
     f.legend.push_back({ColumnLegend(e, m.curve_dims[k]), SeriesRgba(static_cast<int>(k))});
   }
+  // A causal bias masks a key for the queries before it: the table (and so each curve) holds 0
+  // there, which is no bias.
+  if (e.Masked(e.first_position(), e.first_position() + e.cols() - 1)) {
+    f.legend.push_back(
+        {"a key n after the query m is masked (-inf in the model): its curve shows the table's 0",
+         kNoColor});
+  }
   const PixelSize px = PlotAreaPixels(f, c.size, c.format);
   const ViewRange& v = sel.curves;
   const double px_per_pos = px.width / (v.x1 - v.x0);
