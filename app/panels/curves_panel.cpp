@@ -225,7 +225,11 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
   const std::vector<int64_t>& dims = state.params.curve_dims;
 
   QuickPicks(state, derived);
+  // On the same row when it fits, else below (a narrow panel would cut it).
   ImGui::SameLine();
+  const float markers_w = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
+                          ImGui::CalcTextSize("markers").x;
+  if (ImGui::GetContentRegionAvail().x < markers_w) ImGui::NewLine();
   bool markers = state.curves.markers;
   if (ImGui::Checkbox("markers", &markers)) {
     Edit(state, [markers](AppState& st) { st.curves.markers = markers; });
@@ -279,7 +283,8 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
     if (pos >= e.first_position() && pos <= e.last_position()) {
       state.selection.next_hover_position = pos;
       ImGui::BeginTooltip();
-      ImGui::Text("position %lld", static_cast<long long>(pos));
+      ImGui::Text(e.family() == Family::kBias ? "query m = %lld" : "position %lld",
+                  static_cast<long long>(pos));
       for (size_t k = 0; k < shown; ++k) {
         ImGui::TextColored(
             ImGui::ColorConvertU32ToFloat4(SeriesColor(static_cast<int>(k))), "%s = %.6f",
