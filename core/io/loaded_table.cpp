@@ -176,8 +176,8 @@ std::string LoadedTable::Describe() const {
 
 class TableLoader {
  public:
-  TableLoader(const TensorSpec& spec, TableUse use, const MemoryCap& cap,
-              const Progress& progress, int threads)
+  TableLoader(const TensorSpec& spec, TableUse use, const MemoryCap& cap, const Progress& progress,
+              int threads)
       : spec_(spec), use_(use), cap_(cap), progress_(progress), threads_(threads) {}
 
   Result<LoadedTablePtr> Run() {

@@ -92,8 +92,7 @@ class LoadedTable {
 
  private:
   friend Result<std::shared_ptr<const LoadedTable>> LoadTable(const TensorSpec&, TableUse,
-                                                              const MemoryCap&,
-                                                              const Progress&);
+                                                              const MemoryCap&, const Progress&);
   friend class TableLoader;
   LoadedTable() = default;
 
