@@ -58,8 +58,11 @@ void PresetButtons(AppState& state) {
     ImGui::PopID();
   }
   if (!state.params.walkthrough_preset.empty()) {
-    ImGui::SameLine();
-    if (ImGui::SmallButton("keep settings, leave preset")) {
+    // Wrapped like the presets: on their row only when it fits.
+    const char* leave = "keep settings, leave preset";
+    const float w = ImGui::CalcTextSize(leave).x + ImGui::GetStyle().FramePadding.x * 2;
+    if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w < right) ImGui::SameLine();
+    if (ImGui::SmallButton(leave)) {
       Edit(state, [](AppState& st) {
         st.params.walkthrough_preset.clear();
         st.sums.manual = false;
