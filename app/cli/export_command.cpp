@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "analysis/attention_row.h"
 #include "base/closest_word.h"
 #include "io/file_writers.h"
 #include "text/tokenizer.h"
@@ -165,12 +166,11 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
   }
   // --query names a position of the table for every view, as the attention view requires
   // (others draw every query, but a position outside the table is a mistake either way).
-  if (params.query != -1 && (params.query < params.pe.offset ||
-                             params.query > params.pe.offset + params.pe.max_len - 1)) {
-    return fail(InvalidArgument(
-        "--query must be a position of the table, " + std::to_string(params.pe.offset) + " to " +
-        std::to_string(params.pe.offset + params.pe.max_len - 1) +
-        " (or -1: the last position), got " + std::to_string(params.query)));
+  if (params.query != -1) {
+    const int64_t first_pos = params.pe.offset, last_pos = first_pos + params.pe.max_len - 1;
+    if (Status s = CheckQueryPosition(first_pos, last_pos, params.query); !s.ok()) {
+      return fail(s.error());
+    }
   }
   if (!request.rotation_position.empty()) {
     // Checked here for every view, so a mistyped position never passes silently.

@@ -104,7 +104,11 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
   const bool score = state.params.compare_of == CompareOf::kScore;
   // B is made again only when the parameters change; a large learned B is built beside the
   // frames, and the panel says so until it is there.
-  Result<ModelParams> b = CompareB(state.params);
+  if (!cache.b_for || *cache.b_for != state.params) {
+    cache.b_for = state.params;
+    cache.b = CompareB(state.params);
+  }
+  const Result<ModelParams>& b = *cache.b;
   if (b.ok() && cache.versus.Update(b.value().pe, b.value().cap)) cache.pair_params.reset();
   if (b.ok() && cache.versus.building()) {
     const EncodingParts& parts = cache.versus.parts();

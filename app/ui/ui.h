@@ -68,6 +68,9 @@ struct ComparePanelCache {
   std::optional<Figure> figure;
   std::optional<ModelParams> pair_params;  // the parameters `pair` (or `pair_error`) is for
   std::optional<ComparePair> pair;
+  // B's parameters (or why there are none) for `b_for`: made again only when those change.
+  std::optional<ModelParams> b_for;
+  std::optional<Result<ModelParams>> b;
   // B's encoding: a large learned B is built off the UI thread, like A (derived.h).
   EncodingBuilder versus;
   std::string pair_error;

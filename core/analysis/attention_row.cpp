@@ -44,12 +44,18 @@ int64_t ResolveAttentionQuery(const Encoding& e, int64_t query) {
   return query == -1 ? e.last_position() : query;
 }
 
-Status CheckAttentionRow(const Encoding& e, int64_t query) {
-  const int64_t first = e.first_position(), last = e.last_position();
+Status CheckQueryPosition(int64_t first, int64_t last, int64_t query) {
   if (query < first || query > last) {
     return InvalidArgument("--query must be a position of the table, " + std::to_string(first) +
                            " to " + std::to_string(last) + " (or -1: the last position), got " +
                            std::to_string(query));
+  }
+  return {};
+}
+
+Status CheckAttentionRow(const Encoding& e, int64_t query) {
+  if (Status s = CheckQueryPosition(e.first_position(), e.last_position(), query); !s.ok()) {
+    return s;
   }
   if (!AttentionRowHasClosedForm(e) && e.rows() > kMaxEnumeratedKeys) {
     return InvalidArgument(

@@ -35,6 +35,10 @@ bool AttentionRowHasClosedForm(const Encoding& encoding);
 // form and the table is longer than kMaxEnumeratedKeys.
 Status CheckAttentionRow(const Encoding& encoding, int64_t query);
 
+// An error naming --query and the table's positions [first, last] when `query` (not -1) is
+// outside them: the check of every view, before any table is made.
+Status CheckQueryPosition(int64_t first, int64_t last, int64_t query);
+
 // -1 resolved: the table's last position (the query that sees every key, with a causal mask as
 // without); any other value unchanged.
 int64_t ResolveAttentionQuery(const Encoding& encoding, int64_t query);

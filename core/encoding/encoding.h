@@ -128,6 +128,8 @@ class Encoding {
     (void)query_position, (void)key_position;
     return false;
   }
+  // Whether any key is masked: masks are causal, so the first query's last key tells.
+  bool MasksAnyKey() const { return Masked(first_position(), first_position() + cols() - 1); }
 
  protected:
   explicit Encoding(EncodingParams params) : params_(std::move(params)) {}

@@ -172,7 +172,7 @@ Result<Figure> CurvesFigure(const ViewContext& c) {
   }
   // A causal bias masks a key for the queries before it: the table (and so each curve) holds 0
   // there, which is no bias.
-  if (e.Masked(e.first_position(), e.first_position() + e.cols() - 1)) {
+  if (e.MasksAnyKey()) {
     f.legend.push_back(
         {"a key n after the query m is masked (-inf in the model): its curve shows the table's 0",
          kNoColor});

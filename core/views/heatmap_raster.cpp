@@ -61,7 +61,7 @@ int64_t EstimateRasterWork(const RasterRequest& req) {
 void GreyMaskedTexels(const Raster& r, unsigned char* rgba) {
   if (!r.request.encoding || r.empty()) return;
   const Encoding& e = *r.request.encoding;
-  if (!e.Masked(e.first_position(), e.first_position() + e.cols() - 1)) return;  // no mask
+  if (!e.MasksAnyKey()) return;
   // Masks are causal: a texel is all mask when its first key comes after its last query.
   for (int y = 0; y < r.height; ++y) {
     const int64_t last_query = r.row_edges[static_cast<size_t>(y) + 1] - 1;

@@ -10,7 +10,7 @@ namespace pe {
 
 void AddMaskedLegend(const Encoding& e, Figure& f) {
   // The first query's row: its last key is after it whenever the table masks anything.
-  if (e.Masked(e.first_position(), e.first_position() + e.cols() - 1)) {
+  if (e.MasksAnyKey()) {
     f.legend.push_back({"grey: key after the query, masked (-inf in the model; 0 in the table)",
                         Rgba8{kMaskedTexelGrey, kMaskedTexelGrey, kMaskedTexelGrey, 255}});
   }
