@@ -361,6 +361,28 @@ TEST_F(Figures, DefaultTitlesNameTheTablesShape) {
             "ALiBi bias, head 0 of 8 (causal, slope 2^-1 = 0.5), max_len = 300");
 }
 
+// Every view names the query m and the key n (the score, attention and compare views do), so
+// ALiBi's slope, m in its paper, is s here: "-m (m - n)" would read as nonsense.
+TEST_F(Figures, BiasViewsNameTheQueryMTheKeyNAndTheSlopeS) {
+  ModelParams m;
+  SetScheme(m, Scheme::kAlibi);
+  m.pe.max_len = 40;
+  const FigureSize size;
+  const Figure bias = Build(ViewKind::kBias, m, DefaultViews(m), size, FigureFormat::kPng);
+  const Figure score = Build(ViewKind::kScore, m, DefaultViews(m), size, FigureFormat::kPng);
+  EXPECT_EQ(bias.x.label, "key position n");
+  EXPECT_EQ(bias.y.label, "query position m");
+  EXPECT_EQ(bias.x.label, score.x.label);
+  EXPECT_EQ(bias.y.label, score.y.label);
+  ASSERT_TRUE(bias.colorbar.has_value());
+  EXPECT_EQ(bias.colorbar->label, "bias(m, n)");
+  const Figure slopes = Build(ViewKind::kSlopes, m, DefaultViews(m), size, FigureFormat::kPng);
+  EXPECT_EQ(slopes.title, "ALiBi slope s per head (8 heads, max bias 8)");
+  EXPECT_EQ(slopes.y.label, "slope s (bias = -s \xc2\xb7 distance)");
+  ASSERT_GE(slopes.legend.size(), 2u);
+  EXPECT_EQ(slopes.legend[1].label, "head 0: s = 2^-1 = 0.5");
+}
+
 TEST_F(Figures, SvgIsWellFormedWithOneImageAndVectorCurves) {
   ModelParams m;
   const FigureSize size;

@@ -49,11 +49,12 @@ void HeadFields(AppState& state, int64_t heads, int64_t head) {
 void DrawAlibiControls(AppState& state) {
   const AlibiParams& a = state.params.pe.alibi();
   HeadFields(state, a.heads, a.head);
-  const char* modes[] = {"causal (decoder)", "symmetric |i - j|"};
+  const char* modes[] = {"causal (decoder)", "symmetric |m - n|"};
   const char* mode_names[] = {"causal", "symmetric"};
   FieldCombo(state, "mode", "--alibi-mode", modes, mode_names,
-             "causal: -m (i - j) for keys at or before the query, later keys masked (BLOOM, MPT); "
-             "symmetric: -m |i - j| for every key (bidirectional ALiBi).");
+             "causal: -s (m - n) for keys at or before the query, later keys masked (BLOOM, MPT); "
+             "symmetric: -s |m - n| for every key (bidirectional ALiBi). s is the head's slope "
+             "(the ALiBi paper calls it m; here m is the query).");
   double f64 = 0;
   if (NumberField(state, "max bias", a.max_bias, &f64,
                   "MPT's alibi_bias_max (8 in the paper and BLOOM): with n heads a power of "
@@ -89,15 +90,15 @@ void DrawAlibiExplanation(const AppState& state) {
   const EncodingParams& p = state.params.pe;
   const AlibiParams& a = p.alibi();
   const std::vector<double> e = AlibiSlopeExponents(a.heads, a.max_bias);
-  const double m = std::exp2(e[static_cast<size_t>(a.head)]);
+  const double slope = std::exp2(e[static_cast<size_t>(a.head)]);
   const bool causal = a.mode == AlibiMode::kCausal;
   WrappedText(
       Printf("ALiBi adds nothing to the tokens. Each head adds a penalty to the attention "
-             "logit that grows with the distance between query i and key j: %s, with its own "
-             "slope m.",
-             causal ? "-m (i - j) for keys j <= i (later keys are masked)" : "-m |i - j|"));
+             "logit that grows with the distance between query m and key n: %s, with its own "
+             "slope s (the ALiBi paper's m).",
+             causal ? "-s (m - n) for keys n <= m (later keys are masked)" : "-s |m - n|"));
   const int64_t c = static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(a.heads)));
-  std::string rule = Printf("%lld heads: m_k = 2^(-%g k / %lld)", static_cast<long long>(a.heads),
+  std::string rule = Printf("%lld heads: s_k = 2^(-%g k / %lld)", static_cast<long long>(a.heads),
                             a.max_bias, static_cast<long long>(c));
   if (c != a.heads) {
     rule += Printf(" for the first %lld; heads %lld-%lld take the odd slopes of %lld heads",
@@ -107,15 +108,16 @@ void DrawAlibiExplanation(const AppState& state) {
   WrappedText(rule + ".");
   // What the shown head does: how far until the penalty reaches 1 and 10 (e and e^10 times less
   // weight for the same content score).
-  WrappedText(Printf(
-      "Head %lld: m = 2^%g = %.6g. A key 10 positions away loses %.4g in the logit; "
-      "the penalty reaches 1 (weight / e) at distance %.4g and 10 (weight / 22026) at "
-      "%.4g. Steep heads look near, shallow heads far.",
-      static_cast<long long>(a.head), e[static_cast<size_t>(a.head)], m, 10 * m, 1 / m, 10 / m));
-  const double far = m * static_cast<double>(std::max<int64_t>(1, p.max_len - 1));
+  WrappedText(
+      Printf("Head %lld: s = 2^%g = %.6g. A key 10 positions away loses %.4g in the logit; "
+             "the penalty reaches 1 (weight / e) at distance %.4g and 10 (weight / 22026) at "
+             "%.4g. Steep heads look near, shallow heads far.",
+             static_cast<long long>(a.head), e[static_cast<size_t>(a.head)], slope, 10 * slope,
+             1 / slope, 10 / slope));
+  const double far = slope * static_cast<double>(std::max<int64_t>(1, p.max_len - 1));
   WrappedText(
       Printf("Across this table (%lld positions) the bias runs from 0 to %.6g. Softmax ignores "
-             "a constant per row, so BLOOM adds m j instead of -m (i - j): the same attention.",
+             "a constant per row, so BLOOM adds s n instead of -s (m - n): the same attention.",
              static_cast<long long>(p.max_len), -far));
 }
 

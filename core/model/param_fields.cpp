@@ -517,8 +517,8 @@ const ParamField kFields[] = {
        return {};
      })},
     {"alibi_mode", "--alibi-mode", "NAME",
-     "causal: -m (i - j) for keys j <= i; symmetric: -m |i - j|", kAlibi, nullptr,
-     GET(std::string(AlibiModeName(m.pe.alibi().mode))), SET({
+     "causal: -s (m - n) for keys n <= m; symmetric: -s |m - n| (s the head's slope)", kAlibi,
+     nullptr, GET(std::string(AlibiModeName(m.pe.alibi().mode))), SET({
        return SetChoice("--alibi-mode", text, &ParseAlibiMode, "causal or symmetric",
                         m.pe.alibi().mode);
      })},

@@ -69,11 +69,11 @@ Result<Figure> BiasFigure(const ViewContext& c) {
   const auto len = static_cast<double>(e.rows());
   Figure f;
   f.title = e.Title();
-  f.x = {"key position j", true, false, true};
-  f.y = {"query position i", true, true, true};
+  f.x = {"key position n", true, false, true};
+  f.y = {"query position m", true, true, true};
   f.view = {first, first + len, first, first + len};
   const ValueRange range = e.Range();
-  f.colorbar = FigureColorBar{m.colormap, range.lo, range.hi, "bias(i, j)"};
+  f.colorbar = FigureColorBar{m.colormap, range.lo, range.hi, "bias(m, n)"};
   AddMaskedLegend(e, f);
   const PixelSize px = PlotAreaPixels(f, c.size, c.format);
   // x in table columns [0, L), y in absolute positions, as the heatmap raster takes them.
@@ -299,10 +299,10 @@ Result<Figure> SlopesFigure(const ViewContext& c) {
   const std::vector<double> slopes = AlibiSlopes(a.heads, a.max_bias);
   const auto heads = static_cast<double>(a.heads);
   Figure f;
-  f.title = "ALiBi slope m per head (" + std::to_string(a.heads) + " heads, max bias " +
+  f.title = "ALiBi slope s per head (" + std::to_string(a.heads) + " heads, max bias " +
             Num(a.max_bias) + ")";
   f.x = {"head", true, false, true};
-  f.y = {"slope m (bias = -m \xc2\xb7 distance)", false, false};
+  f.y = {"slope s (bias = -s \xc2\xb7 distance)", false, false};
   const double top = *std::max_element(slopes.begin(), slopes.end());
   f.view = {0, heads, 0, top * 1.08};
   const Rgba8 bar = SeriesRgba(0), chosen = SeriesRgba(1);
@@ -315,7 +315,7 @@ Result<Figure> SlopesFigure(const ViewContext& c) {
   }
   const int64_t c_pow = static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(a.heads)));
   f.legend.push_back({"slope of each head", bar});
-  f.legend.push_back({"head " + std::to_string(a.head) + ": m = 2^" +
+  f.legend.push_back({"head " + std::to_string(a.head) + ": s = 2^" +
                           Num(exponents[static_cast<size_t>(a.head)]) + " = " +
                           Num(slopes[static_cast<size_t>(a.head)]),
                       chosen});
