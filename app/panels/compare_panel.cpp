@@ -71,7 +71,16 @@ void CompareControls(AppState& state) {
   FieldCombo(state, "compare", "--compare-of", labels, names,
              "What to put side by side: the attention scores score(m, n) of A and B (query by "
              "key), or the encodings' tables (position by column).");
-  if (!f.error.empty()) ErrorText(f.error);
+  if (!f.error.empty()) {
+    // A refused text changes nothing: say which B the plots below still show, so they are not
+    // read as the refused one's.
+    ErrorText(f.error);
+    const std::string& kept = state.params.versus;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    WrappedText("The plots still show the last B that applied: " +
+                (kept.empty() ? DefaultVersus(state.params) + " (the empty default)" : kept) + ".");
+    ImGui::PopStyleColor();
+  }
 }
 
 // An outline of cell [c, c + 1) x [r, r + 1), at least `min_px` wide so it shows when zoomed out.
