@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <type_traits>
 
 #include "base/random.h"
 
@@ -236,6 +238,33 @@ PE_AVX2_INLINE void SegmentAvx2(const float* a, const float* b, __m256 scale, fl
   }
 }
 
+// The whole 64-byte lines of n floats at dst, as float indices [head, tail); none when dst is not
+// float-aligned or n is short (then nothing is streamed).
+struct WholeLines {
+  int64_t head = 0, tail = 0;
+};
+inline std::optional<WholeLines> WholeLinesOf(const float* dst, int64_t n) {
+  const auto addr = reinterpret_cast<uintptr_t>(dst);
+  if (addr % sizeof(float) != 0 || n < 32) return std::nullopt;
+  return WholeLines{
+      static_cast<int64_t>((64 - addr % 64) % 64 / sizeof(float)),
+      n - static_cast<int64_t>((addr + static_cast<uintptr_t>(n) * 4) % 64 / sizeof(float))};
+}
+
+// The forward rows of one vector path: zeros when every value drops, else `rows` called with
+// std::bool_constant kDrop and kStream.
+template <typename Rows>
+void ForwardRowsOnPath(const ForwardArgs& a, int64_t first, int64_t last, Rows rows) {
+  if (a.dropout.all) {
+    ForwardRowsScalar(a, first, last);  // zeros: nothing to compute
+  } else if (a.dropout.active) {
+    a.stream ? rows(std::true_type{}, std::true_type{}) : rows(std::true_type{}, std::false_type{});
+  } else {
+    a.stream ? rows(std::false_type{}, std::true_type{})
+             : rows(std::false_type{}, std::false_type{});
+  }
+}
+
 // n values of a span. kStream: the whole 64-byte lines inside dst are written with non-temporal
 // stores, the partial lines at either end (shared with the neighbouring rows) with ordinary
 // ones: a line written both ways would be flushed from the cache mid-write.
@@ -243,14 +272,10 @@ template <bool kSum, bool kDrop, bool kStream>
 PE_AVX2_INLINE void SpanAvx2(const float* a, const float* b, __m256 scale, float* dst, int64_t n,
                              uint64_t counter0, uint64_t seed, const Avx2Dropout& k) {
   if constexpr (kStream) {
-    const auto addr = reinterpret_cast<uintptr_t>(dst);
-    if (addr % sizeof(float) == 0 && n >= 32) {
-      const auto head = static_cast<int64_t>((64 - addr % 64) % 64 / sizeof(float));
-      const int64_t tail =
-          n - static_cast<int64_t>((addr + static_cast<uintptr_t>(n) * 4) % 64 / sizeof(float));
-      SegmentAvx2<kSum, kDrop, false>(a, b, scale, dst, 0, head, counter0, seed, k);
-      SegmentAvx2<kSum, kDrop, true>(a, b, scale, dst, head, tail, counter0, seed, k);
-      SegmentAvx2<kSum, kDrop, false>(a, b, scale, dst, tail, n, counter0, seed, k);
+    if (const std::optional<WholeLines> lines = WholeLinesOf(dst, n)) {
+      SegmentAvx2<kSum, kDrop, false>(a, b, scale, dst, 0, lines->head, counter0, seed, k);
+      SegmentAvx2<kSum, kDrop, true>(a, b, scale, dst, lines->head, lines->tail, counter0, seed, k);
+      SegmentAvx2<kSum, kDrop, false>(a, b, scale, dst, lines->tail, n, counter0, seed, k);
       return;
     }
   }
@@ -291,15 +316,9 @@ PE_AVX2 void ForwardRowsAvx2(const ForwardArgs& a, int64_t first, int64_t last) 
 }
 
 void ForwardRowsAvx2Any(const ForwardArgs& a, int64_t first, int64_t last) {
-  if (a.dropout.all) {
-    ForwardRowsScalar(a, first, last);  // zeros: nothing to compute
-  } else if (a.dropout.active) {
-    a.stream ? ForwardRowsAvx2<true, true>(a, first, last)
-             : ForwardRowsAvx2<true, false>(a, first, last);
-  } else {
-    a.stream ? ForwardRowsAvx2<false, true>(a, first, last)
-             : ForwardRowsAvx2<false, false>(a, first, last);
-  }
+  ForwardRowsOnPath(a, first, last, [&](auto drop, auto stream) {
+    ForwardRowsAvx2<decltype(drop)::value, decltype(stream)::value>(a, first, last);
+  });
 }
 
 // AVX-512 by hand (F, DQ, VL): sixteen floats per step. Each half's eight 64-bit draws sit in
@@ -396,14 +415,11 @@ PE_AVX512_INLINE void SpanAvx512(const float* a, const float* b, __m512 scale, f
                                  int64_t n, uint64_t counter0, uint64_t seed,
                                  const Avx512Dropout& k) {
   if constexpr (kStream) {
-    const auto addr = reinterpret_cast<uintptr_t>(dst);
-    if (addr % sizeof(float) == 0 && n >= 32) {
-      const auto head = static_cast<int64_t>((64 - addr % 64) % 64 / sizeof(float));
-      const int64_t tail =
-          n - static_cast<int64_t>((addr + static_cast<uintptr_t>(n) * 4) % 64 / sizeof(float));
-      SegmentAvx512<kSum, kDrop, false>(a, b, scale, dst, 0, head, counter0, seed, k);
-      SegmentAvx512<kSum, kDrop, true>(a, b, scale, dst, head, tail, counter0, seed, k);
-      SegmentAvx512<kSum, kDrop, false>(a, b, scale, dst, tail, n, counter0, seed, k);
+    if (const std::optional<WholeLines> lines = WholeLinesOf(dst, n)) {
+      SegmentAvx512<kSum, kDrop, false>(a, b, scale, dst, 0, lines->head, counter0, seed, k);
+      SegmentAvx512<kSum, kDrop, true>(a, b, scale, dst, lines->head, lines->tail, counter0, seed,
+                                       k);
+      SegmentAvx512<kSum, kDrop, false>(a, b, scale, dst, lines->tail, n, counter0, seed, k);
       return;
     }
   }
@@ -431,15 +447,9 @@ PE_AVX512 void ForwardRowsAvx512(const ForwardArgs& a, int64_t first, int64_t la
 }
 
 void ForwardRowsAvx512Any(const ForwardArgs& a, int64_t first, int64_t last) {
-  if (a.dropout.all) {
-    ForwardRowsScalar(a, first, last);  // zeros: nothing to compute
-  } else if (a.dropout.active) {
-    a.stream ? ForwardRowsAvx512<true, true>(a, first, last)
-             : ForwardRowsAvx512<true, false>(a, first, last);
-  } else {
-    a.stream ? ForwardRowsAvx512<false, true>(a, first, last)
-             : ForwardRowsAvx512<false, false>(a, first, last);
-  }
+  ForwardRowsOnPath(a, first, last, [&](auto drop, auto stream) {
+    ForwardRowsAvx512<decltype(drop)::value, decltype(stream)::value>(a, first, last);
+  });
 }
 
 #endif  // __x86_64__
