@@ -415,6 +415,35 @@ TEST(CompareFigure, ThreePanelsTitledWithWhatDiffersSharedAndDivergingRanges) {
 
 // An empty --versus compares with the scheme's counterpart, never B = A: B is exactly the
 // parameters the default overrides name, and the two differ somewhere in both tables.
+// A --versus whose keys parse can still fail to make B: a head past B's heads, a table past the
+// memory cap. CheckCompareB finds that without building B, so the window refuses the text where
+// it is typed instead of accepting it and showing only an error below.
+TEST(CompareVersus, CheckCompareBFindsABThatCannotBeMade) {
+  ModelParams a = Small(Scheme::kAlibi);
+  a.pe.alibi().heads = 12;
+  a.versus = "head=11";
+  EXPECT_TRUE(CheckCompareB(a).ok());
+  a.versus = "head=99";
+  const Status s = CheckCompareB(a);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("B (--versus \"head=99\")"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("[0, 11]"), std::string::npos) << s.message();
+  // A key that does not parse fails as ApplyVersus says.
+  a.versus = "head=abc";
+  EXPECT_FALSE(CheckCompareB(a).ok());
+  // Too large for the memory cap: refused by size, not by building it.
+  ModelParams big = Small(Scheme::kLearned);
+  big.versus = "max_len=2000000000";
+  const Status fits = CheckCompareB(big);
+  ASSERT_FALSE(fits.ok());
+  EXPECT_NE(fits.message().find("B (--versus"), std::string::npos) << fits.message();
+  // The empty default B of every scheme can be made.
+  for (Scheme scheme : {Scheme::kSinusoidal, Scheme::kLearned, Scheme::kRope, Scheme::kAlibi,
+                        Scheme::kT5, Scheme::kXpos}) {
+    EXPECT_TRUE(CheckCompareB(Small(scheme)).ok()) << static_cast<int>(scheme);
+  }
+}
+
 TEST(CompareVersus, AnEmptyVersusComparesWithTheSchemesCounterpart) {
   struct Expect {
     Scheme scheme;

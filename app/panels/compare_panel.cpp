@@ -15,6 +15,7 @@
 #include "model/param_fields.h"
 #include "panels/panels.h"
 #include "ui/plot.h"
+#include "views/compare_view.h"
 #include "views/view_registry.h"
 
 namespace pe {
@@ -71,10 +72,11 @@ void CompareControls(AppState& state) {
   FieldCombo(state, "compare", "--compare-of", labels, names,
              "What to put side by side: the attention scores score(m, n) of A and B (query by "
              "key), or the encodings' tables (position by column).");
-  if (!f.error.empty()) {
-    // A refused text changes nothing: say which B the plots below still show, so they are not
-    // read as the refused one's.
-    ErrorText(f.error);
+  if (f.error.empty()) return;
+  ErrorText(f.error);
+  // A refused text changes nothing: when the last B still applies, say which B the plots below
+  // show, so they are not read as the refused text's (checked only while a refusal shows).
+  if (CheckCompareB(state.params).ok()) {
     const std::string& kept = state.params.versus;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     WrappedText("The plots still show the last B that applied: " +

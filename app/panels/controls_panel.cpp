@@ -22,6 +22,7 @@
 #include "model/param_fields.h"
 #include "model/token_ids.h"
 #include "panels/panels.h"
+#include "views/compare_view.h"
 
 namespace pe {
 namespace {
@@ -477,6 +478,9 @@ void EditField(AppState& state, const char* label, const char* flag, const std::
   Status s = field->set(next, text);
   if (s.ok()) s = ValidateEncodingParams(next.pe);
   if (s.ok()) s = CheckEncodingFits(next.pe, next.cap);
+  // A new --versus must make B too (a scheme change that B no longer fits is not refused: the
+  // compare view says so).
+  if (s.ok() && next.versus != state.params.versus) s = CheckCompareB(next);
   if (!s.ok()) {
     RefuseField(state, label, s.message());
     return;

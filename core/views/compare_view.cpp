@@ -406,6 +406,16 @@ Result<ModelParams> CompareB(const ModelParams& a) {
   return b;
 }
 
+Status CheckCompareB(const ModelParams& a) {
+  Result<ModelParams> b = CompareB(a);
+  if (!b.ok()) return b.status();
+  Status s = ValidateEncodingParams(b.value().pe);
+  if (s.ok()) s = CheckEncodingFits(b.value().pe, b.value().cap);
+  if (s.ok()) return s;
+  return InvalidArgument("B (--versus \"" + (a.versus.empty() ? DefaultVersus(a) : a.versus) +
+                         "\"" + EmptyVersusNote(a) + "): " + s.message());
+}
+
 Result<ComparePair> MakeComparePair(const ModelParams& a, const Encoding& ea,
                                     const EncodingPtr& built_b) {
   ComparePair p;

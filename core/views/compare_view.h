@@ -37,6 +37,9 @@ std::string DefaultVersus(const ModelParams& a);
 // B's parameters: `a` with the overrides of `a.versus` (DefaultVersus(a) when empty); an error
 // names --versus and the key, value or parameter refused.
 Result<ModelParams> CompareB(const ModelParams& a);
+// CompareB whose parameters also make an encoding: B's ranges and size are checked as A's are
+// (without building it), so a typed --versus that cannot make B is refused where it is typed.
+Status CheckCompareB(const ModelParams& a);
 
 // B from `a.versus` (DefaultVersus(a) when empty): an error names --versus and the key, value
 // or parameter refused. `built_b`: B's encoding when the caller has made it already (reused when
