@@ -128,24 +128,25 @@ TEST_F(HeadlessUi, TypingDModelRebuildsTheTable) {
   Frames(2);
   EXPECT_EQ(state_.fields[Id(controls, "d_model")].text, "64");
   EXPECT_TRUE(state_.fields[Id(controls, "d_model")].error.empty());
-  // Typing there again clears the message; text that is not a decimal number is refused too.
+  // Typing there again clears the message; text that is not a decimal number is refused too,
+  // with the range, as an out-of-range number is.
   Click(at);
   SelectAllAndType("6.5");
   EXPECT_EQ(state_.params.pe.d_model, 64);
   EXPECT_EQ(state_.fields[Id(controls, "d_model")].error,
-            "d_model must be a whole number, got \"6.5\"");
+            "--d-model must be an integer in [1, 65536], got \"6.5\"");
   // Every typed character stays: "1e3" is refused as typed (a character filter once made it 13,
   // applied without a word), saying how it is written in digits, and so are letters.
   Click(at);
   SelectAllAndType("1e3");
   EXPECT_EQ(state_.params.pe.d_model, 64);
   EXPECT_EQ(state_.fields[Id(controls, "d_model")].error,
-            "d_model must be a whole number, got \"1e3\"; in digits that is 1000");
+            "--d-model must be an integer in [1, 65536], got \"1e3\"; in digits that is 1000");
   Click(at);
   SelectAllAndType("abc");
   EXPECT_EQ(state_.params.pe.d_model, 64);
   EXPECT_EQ(state_.fields[Id(controls, "d_model")].error,
-            "d_model must be a whole number, got \"abc\"");
+            "--d-model must be an integer in [1, 65536], got \"abc\"");
   // Leading zeros are decimal, never octal.
   Click(at);
   SelectAllAndType("064");

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "model/param_fields.h"
 #include "panels/panels.h"
 
 namespace pe {
@@ -93,6 +94,11 @@ bool NumberFieldImpl(AppState& state, const char* label, T current, T* typed, co
     T value{};
     if (!ParseNumber(f.text, &value)) {
       f.error = std::string(label) + " must be " + KindName(T{}) + ", got \"" + f.text + "\"";
+      // A field of the parameter table says it as an out-of-range value is said, with its range.
+      if (const ParamField* field = FindParamField(label)) {
+        ModelParams scratch = state.params;
+        if (Status s = field->set(scratch, f.text); !s.ok()) f.error = s.message();
+      }
       // A whole number typed another way ("1e3", "2048.0"): say how to write it.
       double as_double = 0;
       if constexpr (!std::is_same_v<T, double>) {
