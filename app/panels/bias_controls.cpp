@@ -98,8 +98,8 @@ void DrawAlibiExplanation(const AppState& state) {
              "slope s (the ALiBi paper's m).",
              causal ? "-s (m - n) for keys n <= m (later keys are masked)" : "-s |m - n|"));
   const int64_t c = static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(a.heads)));
-  std::string rule = Printf("%lld heads: s_k = 2^(-%g k / %lld)", static_cast<long long>(a.heads),
-                            a.max_bias, static_cast<long long>(c));
+  std::string rule = Printf("%lld heads: head h has s = 2^(-%g (h + 1) / %lld)",
+                            static_cast<long long>(a.heads), a.max_bias, static_cast<long long>(c));
   if (c != a.heads) {
     rule += Printf(" for the first %lld; heads %lld-%lld take the odd slopes of %lld heads",
                    static_cast<long long>(c), static_cast<long long>(c),
@@ -115,10 +115,15 @@ void DrawAlibiExplanation(const AppState& state) {
              static_cast<long long>(a.head), e[static_cast<size_t>(a.head)], slope, 10 * slope,
              1 / slope, 10 / slope));
   const double far = slope * static_cast<double>(std::max<int64_t>(1, p.max_len - 1));
+  // Only the causal bias is a row's constant plus s n: symmetric ALiBi has no such form.
   WrappedText(
-      Printf("Across this table (%lld positions) the bias runs from 0 to %.6g. Softmax ignores "
-             "a constant per row, so BLOOM adds s n instead of -s (m - n): the same attention.",
-             static_cast<long long>(p.max_len), -far));
+      causal ? Printf("Across this table (%lld positions) the bias runs from 0 to %.6g. Softmax "
+                      "ignores a constant per row, so BLOOM adds s n instead of -s (m - n): the "
+                      "same attention.",
+                      static_cast<long long>(p.max_len), -far)
+             : Printf("Across this table (%lld positions) the bias runs from 0 to %.6g, the same "
+                      "on both sides of the query.",
+                      static_cast<long long>(p.max_len), -far));
 }
 
 void DrawT5Explanation(const AppState& state) {

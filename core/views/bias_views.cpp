@@ -160,10 +160,10 @@ Result<Figure> BucketsFigure(const ViewContext& c) {
   const int64_t reach = std::clamp<int64_t>(
       std::max(p.max_len - 1, t.max_distance + t.max_distance / 4 + 1), 1, kMaxPosition);
   Figure f;
-  f.title = "T5 bucket of r = j - i (" + std::string(T5DirectionName(t.direction)) + ", " +
+  f.title = "T5 bucket of r = n - m (" + std::string(T5DirectionName(t.direction)) + ", " +
             std::to_string(t.buckets) + " buckets, max distance " + std::to_string(t.max_distance) +
             ")";
-  f.x = {"relative position r = j - i", false, false, true};
+  f.x = {"relative position r = n - m (key - query)", false, false, true};
   f.y = {"bucket", false, false, true};
   const auto rr = static_cast<double>(reach);
   f.view = {-rr - 0.5, rr + 0.5, -0.5, static_cast<double>(t.buckets) - 0.5};
@@ -322,10 +322,10 @@ Result<Figure> SlopesFigure(const ViewContext& c) {
   if (c_pow != a.heads) {
     f.legend.push_back(
         {"0-" + std::to_string(c_pow - 1) + ": " + std::to_string(c_pow) + "-head slopes",
-         Rgba8{120, 120, 125, 255}});
+         kNoColor});
     f.legend.push_back({std::to_string(c_pow) + "-" + std::to_string(a.heads - 1) +
                             ": odd slopes of " + std::to_string(2 * c_pow) + " heads",
-                        Rgba8{120, 120, 125, 255}});
+                        kNoColor});
   }
   return f;
 }
