@@ -284,7 +284,10 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
     SimilarityControls(state);
   }
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float legend_w = std::min(em * 14.0f, avail.x * 0.38f);
+  // The legend's column, unless the view's figure has no legend (T5's bias): then the plot takes
+  // the width (one figure is made again at the wider size when the first arrives).
+  const bool no_legend = cache.figure && cache.figure->legend.empty();
+  const float legend_w = no_legend ? 0.0f : std::min(em * 14.0f, avail.x * 0.38f);
   ViewSelection sel = ViewsOf(state);
   // The score and similarity views are computed for the window on screen (a table of 2^31
   // positions pans and zooms): the figure follows the plot's view (AppState's, so an export
@@ -453,6 +456,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
       ImGui::PopID();
     }
   }
+  if (legend_w <= 0.0f) return;
   ImGui::SameLine();
   if (ImGui::BeginChild("figure_legend", ImVec2(legend_w, avail.y), true)) {
     // A swatch's label and its wrapped lines start after the swatch; a note (no swatch) uses

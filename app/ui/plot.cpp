@@ -370,6 +370,10 @@ std::vector<Tick> ColorBarTicks(float vmin, float vmax, float height, float em) 
 }
 }  // namespace
 
+// A colour bar's tick (from the bar's edge) and where its label starts, in em: a clear gap, so
+// the tick does not read as a minus sign before the number ("-10" for 10).
+constexpr float kBarTickEm = 0.25f, kBarLabelEm = 0.6f;
+
 float ColorBarWidth(float vmin, float vmax, float height, const char* label) {
   const float em = ImGui::GetFontSize();
   float widest = 0;
@@ -378,7 +382,8 @@ float ColorBarWidth(float vmin, float vmax, float height, const char* label) {
   // Bar, tick, label, and the gap ColorBar's callers leave before what follows; the title above
   // the bar too, when given, so it never runs into what follows.
   const float title = label != nullptr ? ImGui::CalcTextSize(label).x + em * 0.5f : 0.0f;
-  return std::max({em * 4.2f, em * 1.3f + widest + em * 0.6f + em * 0.5f, title + em * 0.5f});
+  return std::max(
+      {em * 4.2f, em * (0.9f + kBarLabelEm) + widest + em * 0.6f + em * 0.5f, title + em * 0.5f});
 }
 
 void ColorBar(const char* id, ColormapId colormap, float vmin, float vmax, const char* label,
@@ -405,8 +410,9 @@ void ColorBar(const char* id, ColormapId colormap, float vmin, float vmax, const
   if (label) draw->AddText(ImVec2(origin.x, origin.y), CurrentPlotColors().dim, label);
   for (const Tick& t : ColorBarTicks(vmin, vmax, size.y, em)) {
     const float y = bottom.y - static_cast<float>((t.value - vmin) / (vmax - vmin)) * h;
-    draw->AddLine(ImVec2(bottom.x, y), ImVec2(bottom.x + em * 0.3f, y), CurrentPlotColors().frame);
-    draw->AddText(ImVec2(bottom.x + em * 0.4f, y - em * 0.5f), CurrentPlotColors().dim,
+    draw->AddLine(ImVec2(bottom.x, y), ImVec2(bottom.x + em * kBarTickEm, y),
+                  CurrentPlotColors().frame);
+    draw->AddText(ImVec2(bottom.x + em * kBarLabelEm, y - em * 0.5f), CurrentPlotColors().dim,
                   t.label.c_str());
   }
   ImGui::Dummy(size);
