@@ -14,8 +14,13 @@
 
 namespace pe {
 
+// Element `counter`'s state before the finaliser; the vector kernels start their lanes from it.
+constexpr uint64_t RandomState(uint64_t seed, uint64_t counter) {
+  return seed + (counter + 1) * 0x9E3779B97F4A7C15ull;
+}
+
 constexpr uint64_t RandomBits(uint64_t seed, uint64_t counter) {
-  uint64_t z = seed + (counter + 1) * 0x9E3779B97F4A7C15ull;
+  uint64_t z = RandomState(seed, counter);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);

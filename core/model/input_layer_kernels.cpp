@@ -188,7 +188,7 @@ PE_AVX2_INLINE __m256 DroppedFloats(__m256i z0, const Avx2Dropout& k) {
 
 // z of value `counter`, in every lane.
 PE_AVX2_INLINE __m256i ZOf(uint64_t seed, uint64_t counter) {
-  return _mm256_set1_epi64x(static_cast<long long>(seed + (counter + 1) * kGolden));
+  return _mm256_set1_epi64x(static_cast<long long>(RandomState(seed, counter)));
 }
 
 // The lanes [lo, hi) of eight, for masked loads and stores.
@@ -387,7 +387,7 @@ PE_AVX512_INLINE void SegmentAvx512(const float* a, const float* b, __m512 scale
                                     int64_t j0, int64_t j1, uint64_t counter0, uint64_t seed,
                                     const Avx512Dropout& k) {
   __m512i z = kDrop ? _mm512_set1_epi64(static_cast<long long>(
-                          seed + (counter0 + static_cast<uint64_t>(j0) + 1) * kGolden))
+                          RandomState(seed, counter0 + static_cast<uint64_t>(j0))))
                     : _mm512_setzero_si512();
   int64_t j = j0;
   for (; j + 16 <= j1; j += 16) {

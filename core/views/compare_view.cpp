@@ -398,6 +398,12 @@ const char* EmptyVersusNote(const ModelParams& a) {
   return a.versus.empty() ? " (the default B of an empty --versus)" : "";
 }
 
+// The start of an error about B's encoding: which overrides made it.
+std::string AboutB(const ModelParams& a) {
+  return "B (--versus \"" + (a.versus.empty() ? DefaultVersus(a) : a.versus) + "\"" +
+         EmptyVersusNote(a) + "): ";
+}
+
 }  // namespace
 
 Result<ModelParams> CompareB(const ModelParams& a) {
@@ -412,21 +418,19 @@ Status CheckCompareB(const ModelParams& a) {
   Status s = ValidateEncodingParams(b.value().pe);
   if (s.ok()) s = CheckEncodingFits(b.value().pe, b.value().cap);
   if (s.ok()) return s;
-  return InvalidArgument("B (--versus \"" + (a.versus.empty() ? DefaultVersus(a) : a.versus) +
-                         "\"" + EmptyVersusNote(a) + "): " + s.message());
+  return InvalidArgument(AboutB(a) + s.message());
 }
 
 Result<ComparePair> MakeComparePair(const ModelParams& a, const Encoding& ea,
                                     const EncodingPtr& built_b) {
   ComparePair p;
   p.versus = a.versus.empty() ? DefaultVersus(a) : a.versus;
-  const std::string given = EmptyVersusNote(a);
   Result<ModelParams> b = CompareB(a);
   if (!b.ok()) return b.error();
   p.b = std::move(b).value();
   Result<EncodingPtr> eb = ReuseOrMakeEncoding(p.b.pe, p.b.cap, built_b);
   if (!eb.ok()) {
-    return InvalidArgument("B (--versus \"" + p.versus + "\"" + given + "): " + eb.message());
+    return InvalidArgument(AboutB(a) + eb.message());
   }
   p.b_encoding = std::move(eb).value();
   Labels(a, p.b, p.versus, p.a_label, p.b_label);
