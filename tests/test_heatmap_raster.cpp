@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "base/simd_path.h"
 #include "encoding/positional_encoding.h"
 #include "encoding/rope_encoding.h"
 #include "views/heatmap_raster.h"
@@ -115,29 +116,37 @@ TEST(HeatmapRaster, FastTexelMeansMatchLongDoubleAtABillion) {
   } windows[] = {{0, 1'000'000'000, 500, 0, 8192, 800},
                  {999'000'000, 1'000'000'000, 333, 100, 7000, 97},
                  {999'999'000, 999'999'700, 500, 8000, 8192, 50}};
-  for (const EncodingParams& p : tables) {
-    const EncodingPtr e = MakeEncoding(p).value();
-    for (const auto& win : windows) {
-      const std::vector<int64_t> rows = RasterEdges(win.r0, win.r1, win.rows_px);
-      // Tables with fewer columns (RoPE's d / 2 angles) take the same window scaled.
-      const std::vector<int64_t> cols =
-          RasterEdges(win.c0 * e->cols() / 8192, win.c1 * e->cols() / 8192, win.cols_px);
-      const size_t width = cols.size() - 1;
-      std::vector<float> fast((rows.size() - 1) * width);
-      ASSERT_TRUE(MeanOverTexels(e->waves(), rows, cols, fast.data()));
-      for (size_t y = 0; y + 1 < rows.size(); y += 29) {
-        for (size_t x = 0; x < width; x += 13) {
-          const long double want =
-              ReferenceTexel(e->waves(), rows[y], rows[y + 1] - rows[y], cols[x], cols[x + 1]);
-          ExpectRoundedFrom(fast[y * width + x], want, e->FileTag().c_str(), int(y), int(x));
-          float naive = 0;  // the per-texel closed forms, for this texel alone
-          MeanOverTexelsNaive(e->waves(), std::span(rows).subspan(y, 2),
-                              std::span(cols).subspan(x, 2), &naive);
-          ExpectRoundedFrom(naive, want, "naive", int(y), int(x));
+  // On every SIMD path this processor has (the anchors' angles come from vector sine and
+  // cosine on the vector paths, the texel rows from the vector loop).
+  for (SimdPath path : kAllSimdPaths) {
+    if (!CpuHasSimdPath(path)) continue;
+    ASSERT_EQ(ForceSimdPath(path).path, path);
+    SCOPED_TRACE(SimdPathName(path));
+    for (const EncodingParams& p : tables) {
+      const EncodingPtr e = MakeEncoding(p).value();
+      for (const auto& win : windows) {
+        const std::vector<int64_t> rows = RasterEdges(win.r0, win.r1, win.rows_px);
+        // Tables with fewer columns (RoPE's d / 2 angles) take the same window scaled.
+        const std::vector<int64_t> cols =
+            RasterEdges(win.c0 * e->cols() / 8192, win.c1 * e->cols() / 8192, win.cols_px);
+        const size_t width = cols.size() - 1;
+        std::vector<float> fast((rows.size() - 1) * width);
+        ASSERT_TRUE(MeanOverTexels(e->waves(), rows, cols, fast.data()));
+        for (size_t y = 0; y + 1 < rows.size(); y += 29) {
+          for (size_t x = 0; x < width; x += 13) {
+            const long double want =
+                ReferenceTexel(e->waves(), rows[y], rows[y + 1] - rows[y], cols[x], cols[x + 1]);
+            ExpectRoundedFrom(fast[y * width + x], want, e->FileTag().c_str(), int(y), int(x));
+            float naive = 0;  // the per-texel closed forms, for this texel alone
+            MeanOverTexelsNaive(e->waves(), std::span(rows).subspan(y, 2),
+                                std::span(cols).subspan(x, 2), &naive);
+            ExpectRoundedFrom(naive, want, "naive", int(y), int(x));
+          }
         }
       }
     }
   }
+  ClearForcedSimdPath();
 }
 
 // The raster goes through the fast path for a zoomed-out wave table, and its texels are the

@@ -1,6 +1,7 @@
 // The offset-texel machinery against independent values: every cell summed by brute force in
 // long double, exact angles in long double at positions near 1e9, and the lattice's promises.
 #include <gtest/gtest.h>
+#include <quadmath.h>
 
 #include <cmath>
 #include <numbers>
@@ -9,7 +10,9 @@
 
 #include "analysis/offset_texels.h"
 #include "analysis/similarity.h"
+#include "base/simd_path.h"
 #include "encoding/encoding.h"
+#include "encoding/wave.h"
 #include "views/heatmap_raster.h"
 
 namespace pe {
@@ -43,23 +46,40 @@ double SumAbs(const std::vector<WaveTerm>& terms) {
   return s;
 }
 
-// Both paths: kBest is AVX2 + FMA on a processor that has them (said in the log when it has not,
-// then both run the plain loop).
-class WaveSumPaths : public testing::TestWithParam<WaveSumPath> {};
+// Every path: kBest forced onto each SIMD path this processor has (skipped, naming the missing
+// feature, where it lacks one), and kPlain.
+struct WaveSumCase {
+  WaveSumPath sum;
+  SimdPath simd;
+};
+class WaveSumPaths : public testing::TestWithParam<WaveSumCase> {
+ protected:
+  void SetUp() override {
+    const std::string missing = MissingSimdFeatures(GetParam().simd);
+    if (!missing.empty()) GTEST_SKIP() << "this processor lacks " << missing;
+    ASSERT_EQ(ForceSimdPath(GetParam().simd).path, GetParam().simd);
+  }
+  void TearDown() override { ClearForcedSimdPath(); }
+};
 INSTANTIATE_TEST_SUITE_P(Paths, WaveSumPaths,
-                         testing::Values(WaveSumPath::kBest, WaveSumPath::kPlain));
+                         testing::Values(WaveSumCase{WaveSumPath::kBest, SimdPath::kAvx512},
+                                         WaveSumCase{WaveSumPath::kBest, SimdPath::kAvx2},
+                                         WaveSumCase{WaveSumPath::kBest, SimdPath::kScalar},
+                                         WaveSumCase{WaveSumPath::kPlain, SimdPath::kAvx2}),
+                         [](const testing::TestParamInfo<WaveSumCase>& param) {
+                           return std::string(param.param.sum == WaveSumPath::kPlain ? "plain_"
+                                                                                     : "best_") +
+                                  std::string(SimdPathName(param.param.simd));
+                         });
 
 TEST_P(WaveSumPaths, MatchesEveryValueFromItsOwnExactAngle) {
-  if (GetParam() == WaveSumPath::kBest && !WaveSumHasFma()) {
-    GTEST_SKIP() << "this processor has no AVX2 + FMA: the best path is the plain one";
-  }
   // 600 terms: three blocks, a ragged last lane group; 5000 values: three anchors.
   const std::vector<WaveTerm> terms = RandomTerms(600, 1);
   for (const auto& [start2, step] : std::vector<std::pair<int64_t, int64_t>>{
            {0, 1}, {1'999'999'999, 1'333'334}, {2'000'000'001, -2'000'000}, {-7, 3}}) {
     const int64_t n = 5000;
     std::vector<double> fast(n), naive(n);
-    WaveSumAlong(terms, start2, step, n, fast.data(), GetParam());
+    WaveSumAlong(terms, start2, step, n, fast.data(), GetParam().sum);
     WaveSumAlongNaive(terms, start2, step, n, naive.data());
     for (int64_t t = 0; t < n; t += 1) {
       ASSERT_NEAR(fast[t], naive[t], 1e-12 * SumAbs(terms)) << "start2 " << start2 << " t " << t;
@@ -69,6 +89,53 @@ TEST_P(WaveSumPaths, MatchesEveryValueFromItsOwnExactAngle) {
       const long double at =
           static_cast<long double>(start2) / 2 + static_cast<long double>(step) * t;
       EXPECT_NEAR(fast[t], static_cast<double>(F(terms, at)), 1e-11 * SumAbs(terms));
+    }
+  }
+}
+
+TEST_P(WaveSumPaths, OneValueAndRaggedLaneGroups) {
+  // Term counts around every lane group and block size, one value (no step) and a few.
+  for (int count : {1, 7, 16, 17, 31, 32, 33, 255, 257}) {
+    const std::vector<WaveTerm> terms = RandomTerms(count, 40 + count);
+    for (int64_t n : {1, 2, 9}) {
+      std::vector<double> fast(n), naive(n);
+      WaveSumAlong(terms, 999'999'999, -4321, n, fast.data(), GetParam().sum);
+      WaveSumAlongNaive(terms, 999'999'999, -4321, n, naive.data());
+      for (int64_t t = 0; t < n; ++t) {
+        ASSERT_NEAR(fast[t], naive[t], 1e-13 * SumAbs(terms)) << count << " terms, t " << t;
+      }
+    }
+  }
+}
+
+// e^{i m w} many at a time on each path against quadruple precision (113 significant bits: the
+// product of an integer below 2^53 and a double is exact in it, and so is its reduction by 2 pi
+// to ~1e-34 relative), for multiples up to 4e9 and frequencies from 1e-12 to 3 (angles up to
+// 1.2e10 rad, just below the 2^31 turns the reduction serves), and the scalar path bit for bit
+// against ExpOfMultiple.
+TEST_P(WaveSumPaths, ExpOfMultiplesIsEachAngleToTheLastBits) {
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> logw(-12.0, 0.5);
+  std::vector<double> w(1003);
+  for (double& x : w) x = std::pow(10.0, logw(gen));
+  w[0] = 0.0;
+  w[1] = 1.0;
+  // (M_PIq's literal suffix needs GNU extensions, which the build leaves off.)
+  const __float128 two_pi = strtoflt128("6.28318530717958647692528676655900576839", nullptr);
+  for (double m : {0.0, 1.0, -3.0, 4097.0, 1e9 + 7, -4e9 - 3, 4e9 + 1}) {
+    std::vector<double> re(w.size()), im(w.size());
+    ExpOfMultiples(m, w, re.data(), im.data());
+    for (size_t l = 0; l < w.size(); ++l) {
+      const __float128 angle = remainderq(static_cast<__float128>(m) * w[l], two_pi);
+      // Sine and cosine of the reduced angle to an ulp or two.
+      constexpr double kTol = 4e-16;
+      ASSERT_NEAR(re[l], static_cast<double>(cosq(angle)), kTol) << "m " << m << " w " << w[l];
+      ASSERT_NEAR(im[l], static_cast<double>(sinq(angle)), kTol) << "m " << m << " w " << w[l];
+      if (ActiveSimdPath() == SimdPath::kScalar) {
+        const UnitComplex z = ExpOfMultiple(m, w[l]);
+        ASSERT_EQ(re[l], z.re);
+        ASSERT_EQ(im[l], z.im);
+      }
     }
   }
 }

@@ -335,6 +335,7 @@ std::optional<ScoreRaster> OffsetScoreRaster(const ScoreWaves& w, int64_t dim, i
   if (!w.key.empty()) SpanMeansOfWaves(w.key, r.key_edges, cols.data());
   const double inv = 1.0 / std::sqrt(static_cast<double>(dim));
   r.values.resize(v.size());
+#pragma omp parallel for schedule(static) if (v.size() >= (1 << 16))
   for (int y = 0; y < r.height; ++y) {
     const double row = w.constant + rows[static_cast<size_t>(y)];
     for (int x = 0; x < r.width; ++x) {

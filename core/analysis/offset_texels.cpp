@@ -7,15 +7,18 @@
 #include <cstring>
 #include <numeric>
 
+#include "base/simd_path.h"
 #include "encoding/wave.h"
 
 namespace pe {
 namespace {
 
-// Sixteen waves advance together: four 4-wide vectors of real and of imaginary parts, enough
-// independent multiply chains to keep the units busy while each waits on the last step.
+// Sixteen waves advance together on the plain and AVX2 paths: four 4-wide vectors of real and of
+// imaginary parts, enough independent multiply chains to keep two vector units busy while each
+// waits on the last step. AVX-512 takes thirty-two, four 8-wide vectors, for the same reason.
 constexpr int kLanes = 16;
 constexpr int kVectors = kLanes / 4;
+constexpr int kLanes512 = 32;
 // Terms are summed in fixed blocks of this many (each block's values in its own buffer, the
 // blocks added in order), so the result is the same on any number of threads.
 constexpr int64_t kTermBlock = 256;
@@ -55,12 +58,12 @@ void AccumulateLanesPlain(int64_t n, const double* __restrict vr, const double* 
 }
 
 // The same with AVX2 and fused multiply-adds (one rounding per multiply-add: the last bits
-// differ from the plain path's, far below float32's rounding), where the processor has them.
-__attribute__((target("avx2,fma"))) void AccumulateLanesFma(int64_t n, const double* __restrict vr,
-                                                            const double* __restrict vi,
-                                                            const double* __restrict rr,
-                                                            const double* __restrict ri,
-                                                            double* __restrict acc) {
+// differ from the plain path's, far below float32's rounding).
+__attribute__((target("avx2,fma"))) void AccumulateLanesAvx2(int64_t n, const double* __restrict vr,
+                                                             const double* __restrict vi,
+                                                             const double* __restrict rr,
+                                                             const double* __restrict ri,
+                                                             double* __restrict acc) {
   __m256d a[kVectors], b[kVectors], c[kVectors], s[kVectors];
   for (int k = 0; k < kVectors; ++k) {
     a[k] = _mm256_loadu_pd(vr + 4 * k);
@@ -80,64 +83,104 @@ __attribute__((target("avx2,fma"))) void AccumulateLanesFma(int64_t n, const dou
   }
 }
 
-bool HasFma() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return has;
+// Thirty-two lanes in four 8-wide vectors, eight slots a value (the same operations as the AVX2
+// kernel's, twice as wide: where the processor has two 512-bit multiply-add units, half the
+// instructions for the same waves).
+__attribute__((target("avx512f"))) void AccumulateLanesAvx512(
+    int64_t n, const double* __restrict vr, const double* __restrict vi,
+    const double* __restrict rr, const double* __restrict ri, double* __restrict acc) {
+  __m512d a[4], b[4], c[4], s[4];
+  for (int k = 0; k < 4; ++k) {
+    a[k] = _mm512_loadu_pd(vr + 8 * k);
+    b[k] = _mm512_loadu_pd(vi + 8 * k);
+    c[k] = _mm512_loadu_pd(rr + 8 * k);
+    s[k] = _mm512_loadu_pd(ri + 8 * k);
+  }
+  for (int64_t t = 0; t < n; ++t) {
+    const __m512d sum = _mm512_add_pd(_mm512_add_pd(a[0], a[1]), _mm512_add_pd(a[2], a[3]));
+    _mm512_storeu_pd(acc + 8 * t, _mm512_add_pd(_mm512_loadu_pd(acc + 8 * t), sum));
+    for (int k = 0; k < 4; ++k) {
+      const __m512d re = _mm512_fmsub_pd(a[k], c[k], _mm512_mul_pd(b[k], s[k]));
+      b[k] = _mm512_fmadd_pd(a[k], s[k], _mm512_mul_pd(b[k], c[k]));
+      a[k] = re;
+    }
+  }
 }
 
-// One block of terms added into acc (n values).
+// The path a sum runs on: kPlain is the portable loop with scalar angles everywhere.
+SimdPath PathOf(WaveSumPath path) {
+  return path == WaveSumPath::kPlain ? SimdPath::kScalar : ActiveSimdPath();
+}
+
+// One block of terms (at most kTermBlock) added into acc (n values).
 void SumBlock(std::span<const WaveTerm> terms, int64_t start2, int64_t step, int64_t n, double* acc,
-              bool fma) {
-  double vr[kLanes], vi[kLanes], rr[kLanes], ri[kLanes];
-  std::vector<double> acc4(static_cast<size_t>(4 * n), 0.0);
-  for (size_t g = 0; g < terms.size(); g += kLanes) {
-    const size_t lanes = std::min<size_t>(kLanes, terms.size() - g);
-    for (size_t l = 0; l < kLanes; ++l) {
-      // The step e^{i w step}; padding lanes stay 0.
-      // (One value never steps: a single texel row or column costs its anchors alone.)
-      const UnitComplex r = l < lanes && n > 1
-                                ? ExpOfMultiple(static_cast<double>(step), terms[g + l].w)
-                                : UnitComplex{};
-      rr[l] = r.re;
-      ri[l] = r.im;
+              SimdPath path) {
+  const int lanes = path == SimdPath::kAvx512 ? kLanes512 : kLanes;
+  const int slots = lanes / 4;
+  const size_t count = terms.size();
+  const size_t padded = (count + lanes - 1) / lanes * lanes;
+  // Per term: w and w / 2, the step e^{i w step} (rr, ri), the anchor's value h e^{i w t}
+  // (vr, vi). Padding lanes have w = 0 and h = 0: they add nothing.
+  std::vector<double> buf(6 * padded, 0.0);
+  double* w = buf.data();
+  double* half = w + padded;
+  double* rr = half + padded;
+  double* ri = rr + padded;
+  double* vr = ri + padded;
+  double* vi = vr + padded;
+  for (size_t l = 0; l < count; ++l) {
+    w[l] = terms[l].w;
+    half[l] = 0.5 * terms[l].w;
+  }
+  if (n > 1) {
+    ExpOfMultiples(static_cast<double>(step), {w, padded}, rr, ri, path);
+  } else {
+    // One value never steps: a single texel row or column costs its anchor alone.
+    std::fill(rr, rr + padded, 1.0);
+  }
+  std::vector<double> slot_acc(static_cast<size_t>(slots * n), 0.0);
+  for (int64_t t0 = 0; t0 < n; t0 += kWaveSumAnchor) {
+    // Exact anchors: h e^{i w (start2 / 2 + step t0)}.
+    ExpOfMultiples(static_cast<double>(start2 + 2 * step * t0), {half, padded}, vr, vi, path);
+    for (size_t l = 0; l < count; ++l) {
+      const double zr = vr[l], zi = vi[l];
+      vr[l] = terms[l].hr * zr - terms[l].hi * zi;
+      vi[l] = terms[l].hr * zi + terms[l].hi * zr;
     }
-    for (int64_t t0 = 0; t0 < n; t0 += kWaveSumAnchor) {
-      // Exact anchors: h e^{i w (start2 / 2 + step t0)}.
-      for (size_t l = 0; l < kLanes; ++l) {
-        if (l >= lanes) {
-          vr[l] = vi[l] = 0.0;
-          continue;
-        }
-        const WaveTerm& term = terms[g + l];
-        const UnitComplex z =
-            ExpOfMultiple(static_cast<double>(start2 + 2 * step * t0), 0.5 * term.w);
-        vr[l] = term.hr * z.re - term.hi * z.im;
-        vi[l] = term.hr * z.im + term.hi * z.re;
+    for (size_t l = count; l < padded; ++l) vr[l] = vi[l] = 0.0;
+    const int64_t len = std::min(kWaveSumAnchor, n - t0);
+    double* out = slot_acc.data() + slots * t0;
+    for (size_t g = 0; g < padded; g += static_cast<size_t>(lanes)) {
+      switch (path) {
+        case SimdPath::kAvx512:
+          AccumulateLanesAvx512(len, vr + g, vi + g, rr + g, ri + g, out);
+          break;
+        case SimdPath::kAvx2:
+          AccumulateLanesAvx2(len, vr + g, vi + g, rr + g, ri + g, out);
+          break;
+        case SimdPath::kScalar:
+          AccumulateLanesPlain(len, vr + g, vi + g, rr + g, ri + g, out);
+          break;
       }
-      (fma ? AccumulateLanesFma : AccumulateLanesPlain)(std::min(kWaveSumAnchor, n - t0), vr, vi,
-                                                        rr, ri, acc4.data() + 4 * t0);
     }
   }
   for (int64_t t = 0; t < n; ++t) {
-    const double* a = acc4.data() + 4 * t;
-    acc[t] += (a[0] + a[1]) + (a[2] + a[3]);
+    const double* a = slot_acc.data() + slots * t;
+    const double four = (a[0] + a[1]) + (a[2] + a[3]);
+    acc[t] += slots == 8 ? four + ((a[4] + a[5]) + (a[6] + a[7])) : four;
   }
 }
 
 }  // namespace
 
-bool WaveSumHasFma() {
-  return HasFma();
-}
-
 void WaveSumAlong(std::span<const WaveTerm> terms, int64_t start2, int64_t step, int64_t n,
                   double* out, WaveSumPath path) {
   if (n <= 0) return;
-  const bool fma = path == WaveSumPath::kBest && HasFma();
+  const SimdPath simd = PathOf(path);
   std::fill(out, out + n, 0.0);
   const auto blocks = static_cast<int64_t>((terms.size() + kTermBlock - 1) / kTermBlock);
   if (blocks <= 1) {
-    SumBlock(terms, start2, step, n, out, fma);
+    SumBlock(terms, start2, step, n, out, simd);
     return;
   }
   std::vector<double> partial(static_cast<size_t>(blocks * n), 0.0);
@@ -147,7 +190,7 @@ void WaveSumAlong(std::span<const WaveTerm> terms, int64_t start2, int64_t step,
     const size_t first = static_cast<size_t>(blk * kTermBlock);
     const size_t count = std::min<size_t>(kTermBlock, terms.size() - first);
     SumBlock(terms.subspan(first, count), start2, step, n,
-             partial.data() + static_cast<size_t>(blk * n), fma);
+             partial.data() + static_cast<size_t>(blk * n), simd);
   }
   for (int64_t blk = 0; blk < blocks; ++blk) {
     const double* p = partial.data() + static_cast<size_t>(blk * n);
@@ -255,16 +298,29 @@ std::optional<OffsetLattice> ChooseOffsetLattice(int64_t x_lo, int64_t x_hi, int
 
 namespace {
 
+// D(n, w) of every term, (terms): sin(n w / 2) / (n sin(w / 2)) from vector angles.
+std::vector<double> DirichletMeans(std::span<const WaveTerm> terms, int64_t n) {
+  const size_t count = terms.size();
+  std::vector<double> d(count, 1.0);
+  if (n == 1) return d;
+  std::vector<double> half(count), re(count), im(count), sin_half(count);
+  for (size_t l = 0; l < count; ++l) half[l] = 0.5 * terms[l].w;
+  ExpOfMultiples(1.0, half, re.data(), sin_half.data());
+  ExpOfMultiples(static_cast<double>(n), half, re.data(), im.data());
+  for (size_t l = 0; l < count; ++l) {
+    if (terms[l].w != 0.0) d[l] = im[l] / (static_cast<double>(n) * sin_half[l]);
+  }
+  return d;
+}
+
 // The terms times D(nx, w) D(ny, w): the mean over an nx x ny block about its centres.
 std::vector<WaveTerm> BlockTerms(std::span<const WaveTerm> terms, int64_t nx, int64_t ny) {
   std::vector<WaveTerm> out(terms.begin(), terms.end());
-  const auto count = static_cast<int64_t>(out.size());
-#pragma omp parallel for schedule(static) if (count >= 1024)
-  for (int64_t i = 0; i < count; ++i) {
-    WaveTerm& t = out[static_cast<size_t>(i)];
-    const double f = DirichletMean(nx, t.w) * DirichletMean(ny, t.w);
-    t.hr *= f;
-    t.hi *= f;
+  const std::vector<double> dx = DirichletMeans(terms, nx), dy = DirichletMeans(terms, ny);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const double f = dx[i] * dy[i];
+    out[i].hr *= f;
+    out[i].hi *= f;
   }
   return out;
 }
@@ -293,6 +349,7 @@ void OffsetTexelMeans(std::span<const WaveTerm> terms, const OffsetLattice& lat,
     const int64_t start2 = Centre2(x0, lat.sx) - Centre2(y0, lat.sy) + 2 * lat.u * j_min;
     std::vector<double> g(static_cast<size_t>(count));
     WaveSumAlong(block, start2, lat.u, count, g.data());
+#pragma omp parallel for schedule(static) if (static_cast <int64_t>(nxf) * nyf >= (1 << 16))
     for (int y = 0; y < nyf; ++y) {
       double* row = out + static_cast<size_t>(y) * nx;
       const int64_t base = -static_cast<int64_t>(lat.a) * y - j_min;

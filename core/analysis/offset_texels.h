@@ -35,10 +35,10 @@ struct WaveTerm {
 // and advance by the recurrence z <- z e^{i w step} between them (errors near 1e-13 relative to
 // sum |h|). Terms are summed in fixed blocks, in a fixed order: the result does not depend on
 // the number of threads. Large sums run on all cores.
-// kBest takes AVX2 with fused multiply-adds where the processor has them; kPlain forces the
-// portable loop (the same bits everywhere), for tests.
+// kBest runs on the active SIMD path (ActiveSimdPath: AVX-512, or AVX2 with fused multiply-adds,
+// angles from vector sine and cosine); kPlain forces the portable loop with libm's angles (the
+// same bits everywhere), for tests.
 enum class WaveSumPath { kBest, kPlain };
-bool WaveSumHasFma();
 void WaveSumAlong(std::span<const WaveTerm> terms, int64_t start2, int64_t step, int64_t n,
                   double* out, WaveSumPath path = WaveSumPath::kBest);
 inline constexpr int64_t kWaveSumAnchor = 2048;

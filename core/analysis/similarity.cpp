@@ -345,7 +345,11 @@ SimilarityRaster ComputeSimilarityRaster(const PositionSimilarity& sim,
       const double scale =
           sim.measure() == SimilarityMeasure::kCosine ? 1.0 / sim.Relative(0) : 1.0;
       r.values.resize(v.size());
-      for (size_t i = 0; i < v.size(); ++i) r.values[i] = static_cast<float>(v[i] * scale);
+      const auto count = static_cast<int64_t>(v.size());
+#pragma omp parallel for schedule(static) if (count >= (1 << 16))
+      for (int64_t i = 0; i < count; ++i) {
+        r.values[static_cast<size_t>(i)] = static_cast<float>(v[static_cast<size_t>(i)] * scale);
+      }
       return r;
     }
   }

@@ -41,7 +41,10 @@ std::string MissingSimdFeatures(SimdPath path) {
     case SimdPath::kScalar:
       return {};
     case SimdPath::kAvx2:
-      return __builtin_cpu_supports("avx2") ? std::string() : std::string("AVX2 (avx2)");
+      // The wave sums' kernels use fused multiply-adds (every AVX2 processor has them).
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+                 ? std::string()
+                 : std::string("AVX2 with FMA (avx2, fma)");
     case SimdPath::kAvx512:
       // 64-bit lane multiplies (vpmullq, DQ) and 256-bit masked forms (VL) on top of F.
       if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&

@@ -11,7 +11,8 @@
 
 namespace pe {
 
-// Ordered: each path needs everything the ones before it need.
+// Ordered: each path needs everything the ones before it need (avx2: AVX2 and FMA; avx512:
+// AVX-512 F, DQ and VL as well).
 enum class SimdPath { kScalar, kAvx2, kAvx512 };
 inline constexpr SimdPath kAllSimdPaths[] = {SimdPath::kScalar, SimdPath::kAvx2, SimdPath::kAvx512};
 

@@ -7,6 +7,8 @@
 #include <numbers>
 #include <vector>
 
+#include "encoding/exp_of_multiples_kernels.h"
+
 namespace pe {
 
 double WaveColumn::wavelength() const {
@@ -103,9 +105,35 @@ UnitComplex ExpOfMultiple(double m, double w) {
   return {c * cl - s * lo, s * cl + c * lo};
 }
 
+void ExpOfMultiples(double m, std::span<const double> w, double* re, double* im, SimdPath path) {
+  assert(CpuHasSimdPath(path) && "pass ActiveSimdPath() or a path ResolveSimdPath gave");
+  const auto n = static_cast<int64_t>(w.size());
+#if defined(__x86_64__)
+  switch (path) {
+    case SimdPath::kAvx512:
+      simd_kernels::ExpOfMultiplesAvx512(m, w.data(), n, re, im);
+      return;
+    case SimdPath::kAvx2:
+      simd_kernels::ExpOfMultiplesAvx2(m, w.data(), n, re, im);
+      return;
+    case SimdPath::kScalar:
+      break;
+  }
+#endif
+  for (int64_t l = 0; l < n; ++l) {
+    const UnitComplex z = ExpOfMultiple(m, w[static_cast<size_t>(l)]);
+    re[l] = z.re;
+    im[l] = z.im;
+  }
+}
+
+void ExpOfMultiples(double m, std::span<const double> w, double* re, double* im) {
+  ExpOfMultiples(m, w, re, im, ActiveSimdPath());
+}
+
 namespace {
 
-#define PE_TEXEL_CLONES __attribute__((target_clones("avx2", "default")))
+#define PE_TEXEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
 // One texel row's column means for columns [0, n) of a tile, from z = e^{i a w} of the span's
 // first position: out = Re(z D) (D folds in the amplitude, the Dirichlet factor and -i for sin
@@ -119,6 +147,26 @@ PE_TEXEL_CLONES void SpanMeansAndStep(int n, const double* __restrict dr,
     out[j] = a * dr[j] - b * di[j];
     zr[j] = a * rr[j] - b * ri[j];
     zi[j] = a * ri[j] + b * rr[j];
+  }
+}
+
+constexpr int64_t kTile = 256;       // columns of a tile
+constexpr int kTexelRowsAtOnce = 4;  // texel rows whose sums advance together
+
+// Adds a tile's column values (kRows rows of kTile, row r at v + r kTile, tile columns [t0, t1)
+// of the table's [c0, ...)) into their texels of each row: row_acc[r * width + x] += the sum of
+// the row's values in texel x, from x_first (the texel holding column t0) on.
+template <int kRows>
+void AddTileToTexels(const double* v, int64_t t0, int64_t t1, int64_t x_first, int64_t c0,
+                     std::span<const int64_t> col_edges, int64_t width, double* row_acc) {
+  int64_t j = t0;
+  for (int64_t x = x_first; j < t1; ++x) {
+    const int64_t e = std::min(col_edges[static_cast<size_t>(x) + 1] - c0, t1);
+    double sum[kRows] = {};
+    for (; j < e; ++j) {
+      for (int r = 0; r < kRows; ++r) sum[r] += v[r * kTile + (j - t0)];
+    }
+    for (int r = 0; r < kRows; ++r) row_acc[r * width + x] += sum[r];
   }
 }
 
@@ -151,22 +199,26 @@ bool MeanOverTexels(std::span<const WaveColumn> columns, std::span<const int64_t
   // R = e^{i n w} (the step to the next span), (n_lengths, n_cols) each; angle columns are
   // linear in p and take their midpoints instead.
   std::vector<double> dr(ncs * n_lengths), di(dr.size()), rr(dr.size()), ri(dr.size());
-  std::vector<double> w(ncs), angle_w(ncs, 0.0);
+  std::vector<double> w(ncs), angle_w(ncs, 0.0), half_w(ncs);
   bool any_angle = false;
   const bool parallel = height * n_cols >= (int64_t{1} << 16);
-#pragma omp parallel for schedule(static) if (parallel)
-  for (int64_t j = 0; j < n_cols; ++j) {
-    const WaveColumn& c = columns[static_cast<size_t>(c0 + j)];
-    const auto js = static_cast<size_t>(j);
-    w[js] = c.wave == Wave::kSin || c.wave == Wave::kCos ? c.frequency : 0.0;
-    if (c.wave == Wave::kAngle) angle_w[js] = c.frequency;
-    UnitComplex half;  // e^{i w / 2}
-    ::sincos(0.5 * c.frequency, &half.im, &half.re);
-    for (int k = 0; k < n_lengths; ++k) {
-      const size_t at = static_cast<size_t>(k) * ncs + js;
-      const auto n = static_cast<double>(lengths[k]);
-      const UnitComplex e = ExpOfMultiple(n, 0.5 * c.frequency);  // e^{i n w / 2}
-      rr[at] = e.re * e.re - e.im * e.im;                         // e^{i n w}
+  for (size_t j = 0; j < ncs; ++j) {
+    const WaveColumn& c = columns[static_cast<size_t>(c0) + j];
+    w[j] = c.wave == Wave::kSin || c.wave == Wave::kCos ? c.frequency : 0.0;
+    if (c.wave == Wave::kAngle) angle_w[j] = c.frequency;
+    half_w[j] = 0.5 * c.frequency;
+  }
+  // e^{i w / 2} and, per span length, e^{i n w / 2} of every column, many angles at a time.
+  std::vector<double> half_re(ncs), half_im(ncs), e_re(ncs), e_im(ncs);
+  ExpOfMultiples(1.0, half_w, half_re.data(), half_im.data());
+  for (int k = 0; k < n_lengths; ++k) {
+    const auto n = static_cast<double>(lengths[k]);
+    ExpOfMultiples(n, half_w, e_re.data(), e_im.data());
+    for (size_t j = 0; j < ncs; ++j) {
+      const WaveColumn& c = columns[static_cast<size_t>(c0) + j];
+      const size_t at = static_cast<size_t>(k) * ncs + j;
+      const UnitComplex half{half_re[j], half_im[j]}, e{e_re[j], e_im[j]};
+      rr[at] = e.re * e.re - e.im * e.im;  // e^{i n w}
       ri[at] = 2.0 * e.re * e.im;
       // e^{i (n - 1) w / 2} sin(n w / 2) / (n sin(w / 2)); 1 for n = 1 and for w = 0.
       const double factor = lengths[k] == 1 || half.im == 0.0 ? 1.0 : e.im / (n * half.im);
@@ -182,11 +234,10 @@ bool MeanOverTexels(std::span<const WaveColumn> columns, std::span<const int64_t
 
   // Texel rows in blocks of kTexelAnchorRows, each anchored exactly at its first row; columns
   // in tiles that stay in the first-level cache.
-  constexpr int64_t kTile = 256;
   const int64_t blocks = (height + kTexelAnchorRows - 1) / kTexelAnchorRows;
 #pragma omp parallel if (parallel)
   {
-    std::vector<double> zr(kTile), zi(kTile), v(kTile),
+    std::vector<double> zr(kTile), zi(kTile), v(kTexelRowsAtOnce * kTile),
         acc(static_cast<size_t>(kTexelAnchorRows * width));
 #pragma omp for schedule(static)
     for (int64_t block = 0; block < blocks; ++block) {
@@ -198,32 +249,36 @@ bool MeanOverTexels(std::span<const WaveColumn> columns, std::span<const int64_t
         const int64_t t1 = std::min(n_cols, t0 + kTile);
         const int tn = static_cast<int>(t1 - t0);
         const auto a0 = static_cast<double>(row_edges[static_cast<size_t>(y0)]);
-        for (int64_t j = t0; j < t1; ++j) {
-          const UnitComplex z = ExpOfMultiple(a0, w[static_cast<size_t>(j)]);
-          zr[static_cast<size_t>(j - t0)] = z.re;
-          zi[static_cast<size_t>(j - t0)] = z.im;
-        }
+        ExpOfMultiples(a0, std::span(w).subspan(static_cast<size_t>(t0), static_cast<size_t>(tn)),
+                       zr.data(), zi.data());
         while (col_edges[static_cast<size_t>(x_first) + 1] - c0 <= t0) ++x_first;
-        for (int64_t y = y0; y < y1; ++y) {
-          const size_t at = length_of[static_cast<size_t>(y)] * ncs + static_cast<size_t>(t0);
-          SpanMeansAndStep(tn, &dr[at], &di[at], &rr[at], &ri[at], zr.data(), zi.data(), v.data());
-          if (any_angle) {
-            const double a = static_cast<double>(row_edges[static_cast<size_t>(y)]);
-            const double n = static_cast<double>(row_edges[static_cast<size_t>(y) + 1]) - a;
-            const double mid = a + 0.5 * (n - 1.0);
-            for (int j = 0; j < tn; ++j)
-              v[static_cast<size_t>(j)] += mid * angle_w[static_cast<size_t>(t0 + j)];
+        for (int64_t y = y0; y < y1; y += kTexelRowsAtOnce) {
+          const int rows = static_cast<int>(std::min<int64_t>(kTexelRowsAtOnce, y1 - y));
+          for (int r = 0; r < rows; ++r) {
+            const auto yr = static_cast<size_t>(y + r);
+            const size_t at = length_of[yr] * ncs + static_cast<size_t>(t0);
+            double* vr = v.data() + static_cast<size_t>(r) * kTile;
+            SpanMeansAndStep(tn, &dr[at], &di[at], &rr[at], &ri[at], zr.data(), zi.data(), vr);
+            if (any_angle) {
+              const double a = static_cast<double>(row_edges[yr]);
+              const double n = static_cast<double>(row_edges[yr + 1]) - a;
+              const double mid = a + 0.5 * (n - 1.0);
+              for (int j = 0; j < tn; ++j)
+                vr[static_cast<size_t>(j)] += mid * angle_w[static_cast<size_t>(t0 + j)];
+            }
           }
           // The tile's columns into their texels (the first and last may go on in the
-          // neighbouring tiles).
+          // neighbouring tiles), several rows at once: each row's sum is one chain of adds,
+          // in column order, and the rows' chains run side by side.
           double* row_acc = &acc[static_cast<size_t>((y - y0) * width)];
-          const double* vt = v.data() - t0;
-          int64_t j = t0;
-          for (int64_t x = x_first; j < t1; ++x) {
-            const int64_t e = std::min(col_edges[static_cast<size_t>(x) + 1] - c0, t1);
-            double sum = 0.0;
-            for (; j < e; ++j) sum += vt[j];
-            row_acc[x] += sum;
+          if (rows == kTexelRowsAtOnce) {
+            AddTileToTexels<kTexelRowsAtOnce>(v.data(), t0, t1, x_first, c0, col_edges, width,
+                                              row_acc);
+          } else {
+            for (int r = 0; r < rows; ++r) {
+              AddTileToTexels<1>(v.data() + static_cast<size_t>(r) * kTile, t0, t1, x_first, c0,
+                                 col_edges, width, row_acc + static_cast<size_t>(r) * width);
+            }
           }
         }
       }

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <span>
 
+#include "base/simd_path.h"
+
 namespace pe {
 
 enum class Wave : uint8_t {
@@ -48,10 +50,21 @@ double MeanOverPositions(const WaveColumn& column, int64_t first, int64_t n);
 // e^{i m w} = (cos, sin) of m w for an integer-valued m (|m| < 2^53), with the product m w
 // carried as the exact sum of two doubles (an FMA gives the rounding error of m * w), so the
 // angle is right to ~1e-16 relative: one rounding of m w is off by up to 6e-8 rad at m ~ 1e9.
+// That holds for |m w| below 2^31 turns (1.3e10 rad; this app's angles stay below 1e10): past
+// it the angle is not reduced, and e^{i lo} from its first-order terms is off by lo^3 / 6 (3e-15
+// at 3e11 rad).
 struct UnitComplex {
   double re = 1.0, im = 0.0;
 };
 UnitComplex ExpOfMultiple(double m, double w);
+
+// re[l] + i im[l] = e^{i m w[l]} for every l, as ExpOfMultiple(m, w[l]) gives it, many at a time:
+// on the avx2 and avx512 paths four or eight angles a vector with SLEEF's 1.0-ulp vector sine and
+// cosine for the reduced angle (the same accuracy, not always the same last bit); on the scalar
+// path ExpOfMultiple itself, bit for bit. `re` and `im` hold w.size() values. `path` must be one
+// this processor has (the default: ActiveSimdPath()).
+void ExpOfMultiples(double m, std::span<const double> w, double* re, double* im, SimdPath path);
+void ExpOfMultiples(double m, std::span<const double> w, double* re, double* im);
 
 // Means over texels of a wave table: out[y * (col_edges.size() - 1) + x] = the mean of the cells
 // at positions [row_edges[y], row_edges[y + 1]) and columns [col_edges[x], col_edges[x + 1])
