@@ -78,7 +78,8 @@ std::vector<float> TestValues(size_t n, uint64_t seed) {
 // The whole forward pass for one shape, with the output placed `offset` floats past a 64-byte
 // boundary (every alignment the stores meet), against the reference element by element.
 void CheckForward(int64_t vocab, int64_t batch, int64_t seq, int64_t d, bool scale, bool train,
-                  double p, uint64_t seed, size_t offset) {
+                  double p, uint64_t seed, size_t offset,
+                  OutputStores stores = OutputStores::kBySize) {
   Matrix table;
   table.rows = vocab;
   table.cols = d;
@@ -95,7 +96,7 @@ void CheckForward(int64_t vocab, int64_t batch, int64_t seq, int64_t d, bool sca
   std::vector<float> buffer(n + 32, 123.0f);
   float* out = buffer.data();
   while (reinterpret_cast<uintptr_t>(out) % 64 != offset * sizeof(float) % 64) ++out;
-  InputLayerForwardInto(table, ids, batch, seq, pe_rows.data(), params, out);
+  InputLayerForwardInto(table, ids, batch, seq, pe_rows.data(), params, out, stores);
   const float s = scale ? static_cast<float>(std::sqrt(static_cast<double>(d))) : 1.0f;
   for (int64_t bt = 0; bt < batch * seq; ++bt) {
     for (int64_t j = 0; j < d; ++j) {
@@ -132,11 +133,14 @@ TEST_P(InputLayerSimd, DropoutInTheForwardPassIsTheReferenceBitForBit) {
   for (double p : {1e-9, 0.5, 0.9, 0.999999, 1.0}) CheckForward(20, 3, 5, 37, true, true, p, 5, 1);
 }
 
-// 8 MiB and more: split over the threads and written with non-temporal stores.
+// 8 MiB: split over the threads and visited in blocks of positions, written with
+// non-temporal stores (as outputs of 8 MiB and more are) and with cached ones.
 TEST_P(InputLayerSimd, LargeOutputsAreTheReferenceBitForBit) {
-  CheckForward(300, 4, 512, 1024, true, false, 0.0, 0, 4);
-  CheckForward(300, 4, 512, 1024, true, true, 0.25, 9, 4);
-  CheckForward(300, 5, 331, 1031, true, true, 0.1, 3, 1);  // rows not whole lines
+  for (OutputStores stores : {OutputStores::kStreamed, OutputStores::kCached}) {
+    CheckForward(300, 4, 512, 1024, true, false, 0.0, 0, 4, stores);
+    CheckForward(300, 4, 512, 1024, true, true, 0.25, 9, 4, stores);
+    CheckForward(300, 5, 331, 1031, true, true, 0.1, 3, 1, stores);  // rows not whole lines
+  }
 }
 
 TEST_P(InputLayerSimd, DropoutInPlaceIsTheReferenceBitForBit) {

@@ -186,11 +186,14 @@ Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> i
 namespace {
 // Outputs of this many bytes or more are written with non-temporal stores (see below).
 constexpr int64_t kStreamBytes = int64_t{8} << 20;
+// The positional rows of one block of positions take about this much: they stay in the
+// second-level cache while the batch's rows of those positions are written.
+constexpr int64_t kPositionBlockBytes = int64_t{128} << 10;
 }  // namespace
 
 void InputLayerForwardInto(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
                            int64_t seq, const float* pe_rows, const InputLayerParams& params,
-                           float* out) {
+                           float* out, OutputStores stores) {
   ForwardArgs args;
   args.table = table.data.data();
   args.ids = ids.data();
@@ -203,10 +206,20 @@ void InputLayerForwardInto(const Matrix& table, std::span<const int64_t> ids, in
   const int64_t rows = batch * seq;
   // Output past the caches is written around them (non-temporal stores): nobody reads it back
   // before it would have been evicted, and the stores skip the read for ownership.
-  args.stream = rows * table.cols * static_cast<int64_t>(sizeof(float)) >= kStreamBytes;
+  args.stream = stores == OutputStores::kBySize
+                    ? rows * table.cols * int64_t{sizeof(float)} >= kStreamBytes
+                    : stores == OutputStores::kStreamed;
+  // Rows in blocks of positions: for each block, every batch row's run of those positions in
+  // memory order. Each positional row is read once per block from the last-level cache rather
+  // than once per batch row, and writes go in runs of whole blocks. At 8 x 512 x 1024 (blocks of
+  // 32 positions) 15-25% faster than memory order on a Xeon (Cascade Lake), whose last-level
+  // cache is slow to read; blocks of 1 to 32 positions measured alike. Each thread takes one
+  // contiguous slice of that order.
+  args.batch = batch;
+  args.block =
+      batch > 1 ? std::max<int64_t>(1, kPositionBlockBytes / (table.cols * int64_t{sizeof(float)}))
+                : 0;
   const SimdPath path = ActiveSimdPath();
-  // Rows in memory order, split into one contiguous slice per thread: sequential writes
-  // measured faster here than revisiting each PE row across the batch.
   const int hw = std::max(1, omp_get_max_threads());  // cores, or OMP_NUM_THREADS
   const int64_t threads =
       std::min<int64_t>({static_cast<int64_t>(hw), rows, rows * table.cols / (int64_t{1} << 18)});

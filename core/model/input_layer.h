@@ -80,10 +80,12 @@ Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> i
 // already checked against the table, pe_rows (seq, d), out (batch * seq, d). Uses all cores
 // for large outputs; dropout draws value k of `out` from RandomUniform(dropout_seed, k). Runs on
 // ActiveSimdPath() (base/simd_path.h; PE_SIMD=scalar|avx2|avx512 forces one); every path gives
-// the same bits. The AVX2 path writes outputs of 8 MiB and more around the caches.
+// the same bits. The vector paths write outputs of 8 MiB and more around the caches (kBySize;
+// tests force either kind of store).
+enum class OutputStores { kBySize, kCached, kStreamed };
 void InputLayerForwardInto(const Matrix& table, std::span<const int64_t> ids, int64_t batch,
                            int64_t seq, const float* pe_rows, const InputLayerParams& params,
-                           float* out);
+                           float* out, OutputStores stores = OutputStores::kBySize);
 
 // A sentence run through tokenizer, vocabulary, seeded embeddings and the input layer.
 struct TextExample {

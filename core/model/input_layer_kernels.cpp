@@ -61,7 +61,8 @@ PE_INLINE void SumRowLoop(const float* __restrict wte, const float* __restrict w
 PE_INLINE void ForwardRowsLoop(const ForwardArgs& a, int64_t first, int64_t last) {
   const int64_t d = a.d;
   const DropoutPlan& dp = a.dropout;
-  for (int64_t bt = first; bt < last; ++bt) {
+  for (int64_t r = first; r < last; ++r) {
+    const int64_t bt = OutputRow(a, r);
     const float* wte = a.table + a.ids[bt] * d;       // (d)
     const float* wpe = a.pe_rows + (bt % a.seq) * d;  // (d)
     float* dst = a.out + bt * d;                      // (d)
@@ -305,10 +306,11 @@ PE_AVX2 void ForwardRowsAvx2(const ForwardArgs& a, int64_t first, int64_t last) 
   const Avx2Dropout k = MakeAvx2Dropout(a.dropout);
   const __m256 scale = _mm256_set1_ps(a.scale);
   const int64_t d = a.d;
-  for (int64_t bt = first; bt < last; ++bt) {
+  for (int64_t r = first; r < last; ++r) {
+    const int64_t bt = OutputRow(a, r);
     const float* wte = a.table + a.ids[bt] * d;       // (d)
     const float* wpe = a.pe_rows + (bt % a.seq) * d;  // (d)
-    if (bt + 1 < last) PrefetchRow(a.table + a.ids[bt + 1] * d, d);
+    if (r + 1 < last) PrefetchRow(a.table + a.ids[OutputRow(a, r + 1)] * d, d);
     SpanAvx2<true, kDrop, kStream>(wte, wpe, scale, a.out + bt * d, d,
                                    static_cast<uint64_t>(bt * d), a.dropout.seed, k);
   }
@@ -437,8 +439,9 @@ PE_AVX512 void ForwardRowsAvx512(const ForwardArgs& a, int64_t first, int64_t la
   const Avx512Dropout k = MakeAvx512Dropout(a.dropout);
   const __m512 scale = _mm512_set1_ps(a.scale);
   const int64_t d = a.d;
-  for (int64_t bt = first; bt < last; ++bt) {
-    if (bt + 1 < last) PrefetchRow(a.table + a.ids[bt + 1] * d, d);  // as in ForwardRowsAvx2
+  for (int64_t r = first; r < last; ++r) {
+    const int64_t bt = OutputRow(a, r);
+    if (r + 1 < last) PrefetchRow(a.table + a.ids[OutputRow(a, r + 1)] * d, d);  // as in Avx2
     SpanAvx512<true, kDrop, kStream>(a.table + a.ids[bt] * d, a.pe_rows + (bt % a.seq) * d, scale,
                                      a.out + bt * d, d, static_cast<uint64_t>(bt * d),
                                      a.dropout.seed, k);

@@ -42,7 +42,22 @@ struct ForwardArgs {
   float scale = 1.0f;
   DropoutPlan dropout;  // inactive in eval mode
   bool stream = false;
+  // The order rows are visited in: with block = P > 0, positions in blocks of P (the last may
+  // be shorter), and within a block each batch row's P positions in turn, so row index r of
+  // block k is (b, t) = (i / p, kP + i % p) with i = r - kPb and p the block's positions; with
+  // block = 0, memory order (r = b seq + t). The kernels' [first, last) are row indices.
+  int64_t batch = 1;
+  int64_t block = 0;
 };
+// The output row (b seq + t) that row index r stands for.
+inline int64_t OutputRow(const ForwardArgs& a, int64_t r) {
+  if (a.block <= 0) return r;
+  const int64_t span = a.block * a.batch;
+  const int64_t blk = r / span, t0 = blk * a.block;
+  const int64_t p = a.seq - t0 < a.block ? a.seq - t0 : a.block;
+  const int64_t within = r - blk * span;
+  return (within / p) * a.seq + t0 + within % p;
+}
 void ForwardRowsKernel(SimdPath path, const ForwardArgs& args, int64_t first, int64_t last);
 
 }  // namespace pe
