@@ -246,6 +246,45 @@ TEST(AttentionScore, RasterTexelsAreTheMeansOfTheirCells) {
   }
 }
 
+// Wide vectors over a window of one to two cells per texel, where no lattice fits: the texels
+// come cell by cell from the score's waves (not a d-long dot product per texel), against the
+// mean of q_m . k_n / sqrt(d) over each texel's cells from Query and Key.
+TEST(AttentionScore, WideVectorsInAFewCellsPerTexel) {
+  for (Scheme scheme : {Scheme::kSinusoidal, Scheme::kRope}) {
+    for (int64_t d : {1024, 1023}) {
+      if (scheme == Scheme::kRope && d % 2 != 0) continue;
+      ModelParams m = Params(scheme, d, 300);
+      const AttentionScorer s = MakeScorer(m);
+      std::vector<double> q(static_cast<size_t>(300 * d)), k(q.size());
+      for (int64_t p = 0; p < 300; ++p) {
+        s.Query(p, q.data() + p * d);
+        s.Key(p, k.data() + p * d);
+      }
+      for (const ScoreRasterRequest req : {ScoreRasterRequest{0, 300, 0, 300, 200, 150},
+                                           ScoreRasterRequest{0, 300, 50, 250, 300, 200}}) {
+        const ScoreRaster r = ComputeScoreRaster(s, req);
+        ASSERT_FALSE(r.empty());
+        EXPECT_TRUE(r.exact);
+        for (int y = 0; y < r.height; ++y) {
+          for (int x = 0; x < r.width; ++x) {
+            double sum = 0;
+            int cells = 0;
+            for (int64_t mq = r.query_edges[y]; mq < r.query_edges[y + 1]; ++mq) {
+              for (int64_t n = r.key_edges[x]; n < r.key_edges[x + 1]; ++n, ++cells) {
+                sum += s.Dot(q.data() + mq * d, k.data() + n * d);
+              }
+            }
+            const double want = sum / cells;
+            ASSERT_NEAR(r.values[static_cast<size_t>(y) * r.width + x], want,
+                        1e-5 * (1 + std::abs(want)))
+                << "d " << d << " texel " << x << "," << y;
+          }
+        }
+      }
+    }
+  }
+}
+
 // Zoomed out on a large raster the texels sit on a lattice and come from the score's waves
 // (analysis/offset_texels.h). Against the mean over every cell, from Score itself: RoPE's score
 // depends on n - m alone (tested above), so each offset's score is computed once, naively.

@@ -386,6 +386,43 @@ TEST(Similarity, RasterTexelsAreTheMeansOfTheirCells) {
   }
 }
 
+// Wide vectors over a window of one to two cells per texel, where no lattice fits: the texels
+// come cell by cell from the closed form's waves (not a d-long dot product per texel) and are
+// still the means of their cells, against the naive Gram matrix.
+TEST(Similarity, WideVectorsInAFewCellsPerTexel) {
+  for (ModelParams m :
+       {Sinusoid(1023, 300, PeVariant::kPaper), Sinusoid(1024, 300, PeVariant::kT2t),
+        Rope(1024, 300, RopePairing::kHalf, RopeScaling::kYarn)}) {
+    for (SimilarityMeasure measure : {SimilarityMeasure::kDot, SimilarityMeasure::kCosine}) {
+      m.measure = measure;
+      const auto g = NaiveGram(m, measure == SimilarityMeasure::kCosine);
+      const PositionSimilarity s = Sim(m);
+      for (const SimilarityRasterRequest req :
+           {SimilarityRasterRequest{0, 300, 0, 300, 200, 150},
+            SimilarityRasterRequest{0, 300, 50, 250, 300, 200}}) {
+        const SimilarityRaster r = ComputeSimilarityRaster(s, req);
+        ASSERT_FALSE(r.empty());
+        EXPECT_TRUE(r.exact);
+        for (int y = 0; y < r.height; ++y) {
+          for (int x = 0; x < r.width; ++x) {
+            double sum = 0;
+            int64_t n = 0;
+            for (int64_t p = r.p_edges[y]; p < r.p_edges[y + 1]; ++p) {
+              for (int64_t q = r.q_edges[x]; q < r.q_edges[x + 1]; ++q) {
+                sum += g[static_cast<size_t>(p)][static_cast<size_t>(q)];
+                ++n;
+              }
+            }
+            ASSERT_NEAR(r.values[static_cast<size_t>(y * r.width + x)], sum / n,
+                        Tol(measure == SimilarityMeasure::kCosine ? 1 : Scale(g), 8))
+                << Describe(m) << " texel " << x << "," << y;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Similarity, RasterAtTwoToThe31PositionsNeedsNoTable) {
   ModelParams m = Sinusoid(129, int64_t{1} << 31, PeVariant::kPaper);
   for (SimilarityMeasure measure : {SimilarityMeasure::kDot, SimilarityMeasure::kCosine}) {

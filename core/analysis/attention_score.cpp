@@ -346,6 +346,62 @@ std::optional<ScoreRaster> OffsetScoreRaster(const ScoreWaves& w, int64_t dim, i
   return r;
 }
 
+// The score's parts along a window of keys [k_lo, k_lo + nk) and queries [q_lo, q_lo + nq):
+// each part's values at every position, offset n - m and sum n + m the window's cells take, each
+// from one sum of waves along them.
+struct ScoreParts {
+  int64_t k_lo = 0, q_lo = 0, o0 = 0, s0 = 0, nk = 0;
+  double constant = 0, inv = 1;
+  std::vector<double> query, key, offset, sum;
+
+  // score(m, n) / 1 for the window's keys n = k_lo, ..., k_lo + nk - 1: values (nk).
+  void Row(int64_t m, double* values) const {
+    const double row = constant + query[static_cast<size_t>(m - q_lo)];
+    const double* off = offset.data() + (k_lo - m - o0);  // at n - m
+    const double* su = sum.data() + (k_lo + m - s0);      // at n + m
+    for (int64_t i = 0; i < nk; ++i) {
+      values[i] = (row + key[static_cast<size_t>(i)] + off[i] + su[i]) * inv;
+    }
+  }
+};
+
+ScoreParts MakeScoreParts(const ScoreWaves& w, int64_t dim, int64_t k_lo, int64_t nk, int64_t q_lo,
+                          int64_t nq) {
+  ScoreParts p;
+  p.k_lo = k_lo;
+  p.q_lo = q_lo;
+  p.nk = nk;
+  // Offsets n - m from k_lo - (q_lo + nq - 1), sums n + m from k_lo + q_lo: nk + nq - 1 each.
+  p.o0 = k_lo - (q_lo + nq - 1);
+  p.s0 = k_lo + q_lo;
+  const int64_t spread = nk + nq - 1;
+  p.constant = w.constant;
+  p.inv = 1.0 / std::sqrt(static_cast<double>(dim));
+  auto along = [](const std::vector<WaveTerm>& terms, int64_t lo, int64_t n) {
+    std::vector<double> v(static_cast<size_t>(n), 0.0);
+    if (!terms.empty()) WaveSumAlong(terms, 2 * lo, 1, n, v.data());
+    return v;
+  };
+  p.query = along(w.query, q_lo, nq);
+  p.key = along(w.key, k_lo, nk);
+  p.offset = along(w.offset, p.o0, spread);
+  p.sum = along(w.sum, p.s0, spread);
+  return p;
+}
+
+// The raster cell by cell from the score's waves, for windows of at most kCellMeansMaxCells
+// cells (one to a few per texel, where no lattice fits): each texel the mean of its cells.
+void CellScoreRaster(const ScoreWaves& w, int64_t dim, ScoreRaster& r) {
+  const int64_t k_lo = r.key_edges.front(), q_lo = r.query_edges.front();
+  const ScoreParts parts =
+      MakeScoreParts(w, dim, k_lo, r.key_edges.back() - k_lo, q_lo, r.query_edges.back() - q_lo);
+  r.values.assign(static_cast<size_t>(r.width) * r.height, 0.0f);
+  MeansOverCells(
+      r.key_edges, r.query_edges, [&](int64_t m, double* values) { parts.Row(m, values); },
+      r.values.data());
+  r.exact = true;
+}
+
 // Cells (m, n) of [m0, m1) x [n0, n1) that a causal mask leaves (n <= m), in closed form.
 double CellsOnOrBelowDiagonal(int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
   long double total = 0;
@@ -429,6 +485,15 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
                                 q_hi, std::min(px_h, req.height_px))) {
         return std::move(*fast);
       }
+    }
+  }
+  // A window of few cells per texel with a large d: cell by cell from the waves, rather than a
+  // d-long dot product per texel.
+  if (static_cast<int64_t>(r.width) * r.height * s.dim() > kOffsetRasterMinWork &&
+      (k_hi - k_lo) * (q_hi - q_lo) <= kCellMeansMaxCells) {
+    if (const std::optional<ScoreWaves> waves = MakeScoreWaves(s)) {
+      CellScoreRaster(*waves, s.dim(), r);
+      return r;
     }
   }
   // A bias whose masked cells (if any) are the scheme's own: closed-form block means.
@@ -524,6 +589,13 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
 }
 
 void ScoreRow(const AttentionScorer& s, int64_t m, int64_t n0, int64_t count, double* out) {
+  if (count * s.dim() > kOffsetRasterMinWork) {
+    // Long rows of wide vectors: from the score's waves along the keys.
+    if (const std::optional<ScoreWaves> waves = MakeScoreWaves(s)) {
+      MakeScoreParts(*waves, s.dim(), n0, count, m, 1).Row(m, out);
+      return;
+    }
+  }
   const auto d = static_cast<size_t>(s.dim());
   std::vector<double> q(d), k(d);
   s.Query(m, q.data());

@@ -390,6 +390,41 @@ void SpanMeansOfWaves(std::span<const WaveTerm> terms, std::span<const int64_t> 
   }
 }
 
+void MeansOverCells(std::span<const int64_t> x_edges, std::span<const int64_t> y_edges,
+                    const std::function<void(int64_t p, double* values)>& row, float* out) {
+  if (x_edges.size() < 2 || y_edges.size() < 2) return;
+  const auto nx = static_cast<int64_t>(x_edges.size()) - 1;
+  const auto ny = static_cast<int64_t>(y_edges.size()) - 1;
+  const int64_t x0 = x_edges.front(), width = x_edges.back() - x0;
+  const int64_t cells = width * (y_edges.back() - y_edges.front());
+#pragma omp parallel if (cells >= (int64_t{1} << 16))
+  {
+    std::vector<double> values(static_cast<size_t>(width)), acc(static_cast<size_t>(nx));
+#pragma omp for schedule(dynamic, 4)
+    for (int64_t y = 0; y < ny; ++y) {
+      const int64_t p0 = y_edges[static_cast<size_t>(y)], p1 = y_edges[static_cast<size_t>(y) + 1];
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t p = p0; p < p1; ++p) {
+        row(p, values.data());
+        for (int64_t x = 0; x < nx; ++x) {
+          double sum = 0.0;
+          for (int64_t q = x_edges[static_cast<size_t>(x)]; q < x_edges[static_cast<size_t>(x) + 1];
+               ++q) {
+            sum += values[static_cast<size_t>(q - x0)];
+          }
+          acc[static_cast<size_t>(x)] += sum;
+        }
+      }
+      for (int64_t x = 0; x < nx; ++x) {
+        const auto n = static_cast<double>(x_edges[static_cast<size_t>(x) + 1] -
+                                           x_edges[static_cast<size_t>(x)]);
+        out[static_cast<size_t>(y * nx + x)] =
+            static_cast<float>(acc[static_cast<size_t>(x)] / (n * static_cast<double>(p1 - p0)));
+      }
+    }
+  }
+}
+
 void AddSumPositionMeans(std::span<const WaveTerm> terms, std::span<const int64_t> x_edges,
                          std::span<const int64_t> y_edges, double* out) {
   if (x_edges.size() < 2 || y_edges.size() < 2) return;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -89,6 +90,18 @@ void OffsetTexelMeans(std::span<const WaveTerm> terms, const OffsetLattice& latt
 // out[i] = the mean of f(p) = sum of `terms` at p over [edges[i], edges[i + 1]), for edges that
 // advance by one span but for the last (a lattice's x_edges or y_edges).
 void SpanMeansOfWaves(std::span<const WaveTerm> terms, std::span<const int64_t> edges, double* out);
+
+// Windows of at most this many cells may be averaged cell by cell (MeansOverCells): for
+// windows of one to a few cells per pixel, where no lattice fits, the cells' values come from a
+// few sums of waves along the window's offsets and positions, and each costs a lookup.
+inline constexpr int64_t kCellMeansMaxCells = int64_t{1} << 22;
+
+// out[y * nx + x] = the mean over texel (x, y)'s cells, for texel edges of any spans (x_edges
+// columns, y_edges rows), summed in double and rounded once to float32. row(p, values) writes the
+// cells of row position p for every column position q of the window, values[q - x_edges.front()];
+// it is called once per row position, from several threads at once for windows of many cells.
+void MeansOverCells(std::span<const int64_t> x_edges, std::span<const int64_t> y_edges,
+                    const std::function<void(int64_t p, double* values)>& row, float* out);
 
 // out[y * nx + x] += the mean over texel (x, y)'s cells of f(column position + row position),
 // f = sum of `terms`: per term and texel one complex product of the column's and the row's mean

@@ -295,19 +295,25 @@ SimilarityRaster ComputeSimilarityRaster(const PositionSimilarity& sim,
   r.one_cell_per_texel = q_hi - q_lo == r.width && p_hi - p_lo == r.height;
   r.values.assign(static_cast<size_t>(r.width) * r.height, 0.0f);
 
-  if (r.one_cell_per_texel && sim.closed_form()) {
-    // Each cell from its k = q - p and s = q + p, each evaluated once for the window.
-    const int64_t k0 = q_lo - (p_hi - 1), k1 = (q_hi - 1) - p_lo;  // inclusive
-    std::vector<double> rel(static_cast<size_t>(k1 - k0 + 1));
-    for (int64_t k = k0; k <= k1; ++k) rel[static_cast<size_t>(k - k0)] = sim.Relative(k);
+  const int64_t cells = (q_hi - q_lo) * (p_hi - p_lo);
+  const bool large = static_cast<int64_t>(r.width) * r.height * sim.dim() > kOffsetRasterMinWork;
+  // Cell by cell from the closed form: one cell per texel, or a few where no lattice fits (below)
+  // and a dot product of mean vectors per texel would cost d each.
+  auto cell_means = [&] {
+    // Each cell from its k = q - p and s = q + p, each evaluated once for the window as sums of
+    // waves along them.
+    const int64_t k0 = q_lo - (p_hi - 1), spread = (q_hi - q_lo) + (p_hi - p_lo) - 1;
+    std::vector<double> rel(static_cast<size_t>(spread));
+    WaveSumAlong(sim.RelativeWaves(), 2 * k0, 1, spread, rel.data());
     const bool absolute = !sim.toeplitz();
-    const int64_t s0 = absolute ? q_lo + p_lo : 0, s1 = absolute ? q_hi + p_hi - 2 : -1;
-    std::vector<double> abs_part(static_cast<size_t>(std::max<int64_t>(0, s1 - s0 + 1)));
-    for (int64_t s = s0; s <= s1; ++s) abs_part[static_cast<size_t>(s - s0)] = sim.Absolute(s);
+    const int64_t s0 = q_lo + p_lo;
+    std::vector<double> abs_part(absolute ? static_cast<size_t>(spread) : 0);
+    if (absolute) WaveSumAlong(sim.AbsoluteWaves(), 2 * s0, 1, spread, abs_part.data());
     const bool cosine = sim.measure() == SimilarityMeasure::kCosine;
-    const double rel0 = sim.Relative(0);  // |PE(p)|^2 = Relative(0) + Absolute(2p)
+    // |PE(p)|^2 = Relative(0) + Absolute(2p): the inverse norms of the rows and columns.
     std::vector<double> inv_p, inv_q;
     if (cosine) {
+      const double rel0 = sim.Relative(0);
       auto inv = [&](int64_t p) {
         const double n2 = rel0 + (absolute ? sim.Absolute(2 * p) : 0.0);
         return n2 > 0.0 ? 1.0 / std::sqrt(n2) : kNaN;
@@ -315,22 +321,25 @@ SimilarityRaster ComputeSimilarityRaster(const PositionSimilarity& sim,
       for (int64_t p = p_lo; p < p_hi; ++p) inv_p.push_back(inv(p));
       for (int64_t q = q_lo; q < q_hi; ++q) inv_q.push_back(inv(q));
     }
-    for (int y = 0; y < r.height; ++y) {
-      const int64_t p = p_lo + y;
-      float* out = r.values.data() + static_cast<size_t>(y) * r.width;
-      for (int x = 0; x < r.width; ++x) {
-        const int64_t q = q_lo + x;
-        double v = rel[static_cast<size_t>(q - p - k0)];
-        if (absolute) v += abs_part[static_cast<size_t>(q + p - s0)];
-        if (cosine) v *= inv_p[static_cast<size_t>(y)] * inv_q[static_cast<size_t>(x)];
-        out[x] = static_cast<float>(v);
-      }
-    }
+    const int64_t nq = q_hi - q_lo;
+    MeansOverCells(
+        r.q_edges, r.p_edges,
+        [&](int64_t p, double* values) {
+          const double* rel_row = rel.data() + (q_lo - p - k0);  // at q - p
+          const double* abs_row = absolute ? abs_part.data() + (q_lo + p - s0) : nullptr;
+          for (int64_t i = 0; i < nq; ++i) {
+            double v = rel_row[i];
+            if (absolute) v += abs_row[i];
+            if (cosine) v *= inv_p[static_cast<size_t>(p - p_lo)] * inv_q[static_cast<size_t>(i)];
+            values[i] = v;
+          }
+        },
+        r.values.data());
     return r;
-  }
+  };
+  if (sim.closed_form() && r.one_cell_per_texel) return cell_means();
 
-  if (sim.closed_form() && (sim.measure() == SimilarityMeasure::kDot || sim.toeplitz()) &&
-      static_cast<int64_t>(r.width) * r.height * sim.dim() > kOffsetRasterMinWork) {
+  if (sim.closed_form() && (sim.measure() == SimilarityMeasure::kDot || sim.toeplitz()) && large) {
     if (std::optional<OffsetLattice> lat = ChooseOffsetLattice(
             q_lo, q_hi, std::min(px_w, req.width_px), p_lo, p_hi, std::min(px_h, req.height_px))) {
       // Columns are q (x), rows p (y): the relative part is a function of q - p, the absolute
@@ -353,6 +362,8 @@ SimilarityRaster ComputeSimilarityRaster(const PositionSimilarity& sim,
       return r;
     }
   }
+
+  if (sim.closed_form() && large && cells <= kCellMeansMaxCells) return cell_means();
 
   // Mean vectors of the texel rows and columns; each texel their dot product.
   const int64_t d = sim.dim();
