@@ -1014,6 +1014,50 @@ TEST_F(ScorePanel, FiguresComeFromTheWorkerAndAreNeverShownForOlderParameters) {
   EXPECT_TRUE(causal_note);
 }
 
+// A parameter only another view reads (the curves' dims) leaves the score view's figure as it
+// is: no "computing", no new build; one the score view reads makes it again.
+TEST_F(ScorePanel, ParametersOfOtherViewsDoNotRemakeTheFigure) {
+  FigureWorker figures(/*synchronous=*/false);
+  services_.figures = &figures;
+  state_.params.pe.scheme = RopeParams{};
+  Frames(2);
+  ASSERT_TRUE(ChooseTab("score"));
+  figures.WaitIdle();
+  Frames(2);
+  const FigurePanelCache& c = caches_.figure_panels[ViewKind::kScore];
+  ASSERT_TRUE(c.built && c.figure);
+  const Figure* before = &*c.figure;
+  figures.Hold(true);
+  state_.params.curve_dims = {0, 1, 2};
+  state_.params.measure = SimilarityMeasure::kCosine;
+  Frames(3);
+  EXPECT_TRUE(caches_.drawn.figures_computing.empty());
+  EXPECT_FALSE(figures.Busy(ViewKind::kScore));
+  EXPECT_EQ(&*c.figure, before);
+  state_.params.causal_mask = true;
+  Frames(2);
+  EXPECT_TRUE(figures.Busy(ViewKind::kScore));
+  figures.Hold(false);
+  figures.WaitIdle();
+}
+
+// Requests waiting together are built newest first: the tab a person has just opened does not
+// wait behind one they left.
+TEST(FigureWorkerOrder, TheNewestRequestIsBuiltFirst) {
+  FigureWorker figures(/*synchronous=*/false);
+  figures.Hold(true);
+  ModelParams m;
+  m.pe.scheme = RopeParams{};
+  const EncodingPtr e = MakeEncoding(m.pe).value();
+  for (ViewKind v : {ViewKind::kScore, ViewKind::kSimilarity, ViewKind::kDecay}) {
+    figures.Request({v, m, e, ViewSelection{}, FigureSize{}});
+  }
+  figures.Hold(false);
+  figures.WaitIdle();
+  EXPECT_EQ(figures.BuildOrder(),
+            (std::vector<ViewKind>{ViewKind::kDecay, ViewKind::kSimilarity, ViewKind::kScore}));
+}
+
 // The compare panel's zoomed window is what its export draws (as the score view's is), and its
 // notes start folded so the three plots get the panel.
 TEST_F(ScorePanel, TheCompareExportDrawsThePanelsZoomedWindow) {

@@ -48,6 +48,7 @@ void FigureWorker::Request(const FigureRequest& request) {
     return;
   }
   pending_.insert_or_assign(request.view, request);
+  pending_order_.insert_or_assign(request.view, ++requests_);
   wake_.notify_one();
   done_cv_.wait_for(lock, kInFrameWait, [&] {
     auto d = done_.find(request.view);
@@ -87,15 +88,25 @@ void FigureWorker::Hold(bool held) {
   wake_.notify_all();
 }
 
+std::vector<ViewKind> FigureWorker::BuildOrder() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return build_order_;
+}
+
 void FigureWorker::Loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return stop_ || (!pending_.empty() && !held_); });
     if (stop_) return;
     auto next = pending_.begin();
+    for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+      if (pending_order_[it->first] > pending_order_[next->first]) next = it;
+    }
     FigureRequest request = std::move(next->second);
+    pending_order_.erase(next->first);
     pending_.erase(next);
     building_ = request.view;
+    build_order_.push_back(request.view);
     lock.unlock();
     FigureResult r = BuildFigure(request);
     lock.lock();
@@ -103,7 +114,7 @@ void FigureWorker::Loop() {
     // Kept while it is the newest request of its view, or of the newest parameters (a window
     // panned since: still a newer picture than the one on screen).
     const FigureRequest& newest = last_requested_.at(request.view);
-    if (newest == request || newest.params == request.params) {
+    if (newest == request || newest.SameParams(request.params)) {
       done_.insert_or_assign(request.view, std::move(r));
     }
     done_cv_.notify_all();

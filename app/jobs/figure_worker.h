@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "figure/figure.h"
 #include "views/figure_export.h"
@@ -25,9 +26,13 @@ struct FigureRequest {
   EncodingPtr encoding;  // built from params.pe; never null
   ViewSelection sel;
   FigureSize size;
-  // The encoding is made from params.pe, so equal params mean an equal encoding.
+  // The encoding is made from params.pe, so equal params mean an equal encoding. Parameters
+  // only other views read do not count (ParamsViewReads).
   bool operator==(const FigureRequest& o) const {
-    return view == o.view && params == o.params && sel == o.sel && size == o.size;
+    return view == o.view && SameParams(o.params) && sel == o.sel && size == o.size;
+  }
+  bool SameParams(const ModelParams& other) const {
+    return ParamsViewReads(params, view) == ParamsViewReads(other, view);
   }
 };
 
@@ -63,6 +68,8 @@ class FigureWorker {
   // While held, requests wait and nothing is built: tests see the panel between a request and
   // its figure without depending on timing. Not for synchronous workers.
   void Hold(bool held);
+  // The views whose builds have started, in order (tests).
+  std::vector<ViewKind> BuildOrder();
 
  private:
   void Loop();
@@ -70,6 +77,11 @@ class FigureWorker {
   std::mutex mutex_;
   std::condition_variable wake_, done_cv_;
   std::map<ViewKind, FigureRequest> last_requested_, pending_;
+  // When each pending request was made (a count of requests): the newest is built first, so the
+  // tab on screen, which asks every frame, goes before tabs left behind.
+  std::map<ViewKind, int64_t> pending_order_;
+  int64_t requests_ = 0;
+  std::vector<ViewKind> build_order_;
   std::map<ViewKind, FigureResult> done_;
   std::optional<ViewKind> building_;
   bool stop_ = false, held_ = false;

@@ -334,7 +334,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
   // What is on screen must be of the current parameters: a figure of older parameters is never
   // shown as if current; one of these parameters for another window or size is (the newest
   // picture there is, in its own coordinates) until the new one is ready.
-  const bool current_params = cache.built && cache.built->params == state.params;
+  const bool current_params = cache.built && cache.built->SameParams(state.params);
   if (!current_params) {
     drawn.figures_computing.push_back(view);
     ImGui::TextDisabled("Computing the figure for the new parameters...");

@@ -74,6 +74,28 @@ const ViewEntry kViews[] = {
 
 }  // namespace
 
+ModelParams ParamsViewReads(const ModelParams& m, ViewKind view) {
+  const ModelParams defaults;
+  ModelParams out = m;
+  auto keep_for = [&](auto member, std::initializer_list<ViewKind> readers) {
+    for (ViewKind v : readers) {
+      if (v == view) return;
+    }
+    out.*member = defaults.*member;
+  };
+  keep_for(&ModelParams::curve_dims, {ViewKind::kCurves});
+  keep_for(&ModelParams::rotation_offset, {ViewKind::kRotation});
+  keep_for(&ModelParams::measure, {ViewKind::kSimilarity, ViewKind::kSimilarityOffset});
+  keep_for(&ModelParams::compare, {ViewKind::kScore, ViewKind::kDecay});
+  keep_for(&ModelParams::query, {ViewKind::kAttention});
+  keep_for(&ModelParams::versus, {ViewKind::kCompare});
+  keep_for(&ModelParams::compare_of, {ViewKind::kCompare});
+  keep_for(&ModelParams::dtype, {ViewKind::kPrecision, ViewKind::kCheck});
+  keep_for(&ModelParams::check_table, {ViewKind::kCheck});
+  keep_for(&ModelParams::walkthrough_preset, {ViewKind::kWalkthrough});
+  return out;
+}
+
 std::span<const ViewEntry> Views() {
   return kViews;
 }

@@ -48,6 +48,13 @@ struct ViewEntry {
   Result<std::vector<Figure>> (*pdf_pages)(const ViewContext& c) = nullptr;
 };
 
+// `m` with the parameters that only other views read reset to their defaults: the curves' dims,
+// the rotation offset, the similarity measure, the decay view's compared schemes, the attention
+// view's query, the compare view's B, the precision and check views' format and table, the
+// walkthrough's preset. Two parameter sets with equal ParamsViewReads give the same figure of
+// `view`, so a window need not make it again (ticking a curve leaves the score view alone).
+ModelParams ParamsViewReads(const ModelParams& m, ViewKind view);
+
 std::span<const ViewEntry> Views();
 const ViewEntry& GetView(ViewKind kind);
 // An error naming the view and the scheme when `kind` does not apply to `params`.
