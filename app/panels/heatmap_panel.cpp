@@ -153,6 +153,15 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
     plot.Image(cache.texture, static_cast<double>(r.col_edges.front()),
                static_cast<double>(r.row_edges.front()), static_cast<double>(r.col_edges.back()),
                static_cast<double>(r.row_edges.back()));
+  } else if (services.rasters && services.rasters->Busy()) {
+    // The new parameters' picture is on its way (a large table's first raster can take
+    // seconds): say so rather than show an empty plot, or the old table as if it were new.
+    drawn.heatmap_computing = true;
+    const char* text = "Computing the picture for the new parameters...";
+    const ImVec2 ts = ImGui::CalcTextSize(text);
+    const ImVec2 a = plot.area_min(), b = plot.area_max();
+    plot.draw_list()->AddText(ImVec2(0.5f * (a.x + b.x - ts.x), 0.5f * (a.y + b.y - ts.y)),
+                              ImGui::GetColorU32(ImGuiCol_TextDisabled), text);
   }
 
   // Zoomed in: cell borders, then values once they fit.

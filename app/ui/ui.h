@@ -97,12 +97,13 @@ struct WalkthroughCache {
 // derivation from the state. Pointers point into the derived data and live until the next frame.
 struct DrawnRecord {
   std::optional<EncodingParams> heatmap_image;  // the parameters of the raster on screen, if any
-  int heatmap_outlined_rows = 0;                // rows of the selection outline (tokens)
-  std::vector<WaveColumn> picker_rows;          // the dimension picker's visible rows
-  std::vector<WaveColumn> legend;               // the curves' legend entries
-  std::vector<const float*> sum_rows;  // (tokens) rows of the sum the sums panel shows, or empty
-  int64_t sum_width = 0;               // their length
-  const Matrix* manual_sum = nullptr;  // the typed-vectors sum shown, if any
+  bool heatmap_computing = false;       // no raster of the current parameters yet, one on its way
+  int heatmap_outlined_rows = 0;        // rows of the selection outline (tokens)
+  std::vector<WaveColumn> picker_rows;  // the dimension picker's visible rows
+  std::vector<WaveColumn> legend;       // the curves' legend entries
+  std::vector<const float*> sum_rows;   // (tokens) rows of the sum the sums panel shows, or empty
+  int64_t sum_width = 0;                // their length
+  const Matrix* manual_sum = nullptr;   // the typed-vectors sum shown, if any
   std::vector<std::pair<ViewKind, const Figure*>> figures;  // figures drawn by figure panels
   const Walkthrough* walkthrough = nullptr;  // the walkthrough the panel drew, if any
   int walkthrough_step = -1;                 // and its step on show

@@ -150,6 +150,12 @@ class XposEncoding final : public Encoding {
       w_.push_back(XposFrequency(x.theta, params.d_model, i));
       zeta_.push_back(XposZeta(params.d_model, i));
       log_zeta_.push_back(std::log(zeta_.back()));
+      // The step of a pair's geometric sums, z - 1 = e^(c + i w) - 1 (DecayedPairMean).
+      c_.push_back(DecayExponent(sign_, 1.0, log_zeta_.back(), x.scale_base));
+      double re = 0, im = 0;
+      ComplexExpm1(c_.back(), w_.back(), re, im);
+      den_re_.push_back(re);
+      den_im_.push_back(im);
     }
     // The rotation's waves in the interleaved layout (cos / sin), or one angle per pair.
     const bool angle = x.part == RopePart::kAngle;
@@ -249,9 +255,33 @@ class XposEncoding final : public Encoding {
   void MeanOverRows(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                     double* out) const override {
     const int64_t first = params_.offset + row0;
+    if (angle() || rows == 1) {
+      for (int64_t j = 0; j < cols; ++j) {
+        const WaveColumn& c = columns_[static_cast<size_t>(col0 + j)];
+        out[j] = angle() ? MeanOverPositions(c, first, rows)
+                         : ValueAt(col0 + j, static_cast<double>(first));
+      }
+      return;
+    }
+    // The pairs of the columns: each pair's two columns share one complex mean (Re for cos,
+    // Im for sin), from e^{i w first} of every pair at once.
+    const int64_t pair_lo = columns_[static_cast<size_t>(col0)].pair;
+    const int64_t pair_hi = columns_[static_cast<size_t>(col0 + cols - 1)].pair + 1;
+    const auto np = static_cast<size_t>(pair_hi - pair_lo);
+    std::vector<double> turn_re(np), turn_im(np);
+    ExpOfMultiples(static_cast<double>(first),
+                   std::span(w_).subspan(static_cast<size_t>(pair_lo), np), turn_re.data(),
+                   turn_im.data());
+    int64_t done_pair = -1;
+    double mean_re = 0, mean_im = 0;
     for (int64_t j = 0; j < cols; ++j) {
       const WaveColumn& c = columns_[static_cast<size_t>(col0 + j)];
-      out[j] = angle() ? MeanOverPositions(c, first, rows) : DecayedMean(c, first, rows);
+      if (c.pair != done_pair) {
+        const auto k = static_cast<size_t>(c.pair - pair_lo);
+        DecayedPairMean(c.pair, first, rows, turn_re[k], turn_im[k], mean_re, mean_im);
+        done_pair = c.pair;
+      }
+      out[j] = c.wave == Wave::kCos ? mean_re : mean_im;
     }
   }
 
@@ -302,32 +332,36 @@ class XposEncoding final : public Encoding {
     }
   }
 
-  // Mean of wave(n w) * zeta^(sign n' / sb) over positions [first, first + n): a geometric sum
-  // of z = e^(c + i w), c = sign ln(zeta) / sb:
+  // Mean of e^{i n w} * zeta^(sign n' / sb) over positions [first, first + n) (n > 1), for
+  // pair i with turn = e^{i w first}: a geometric sum of z = e^(c + i w), c = sign ln(zeta) / sb:
   //   sum_{j<n} e^{c (first + shift + j)} e^{i w (first + j)}
   //     = e^{c (first + shift)} e^{i w first} (e^{n (c + i w)} - 1) / (e^{c + i w} - 1),
-  // with both differences from the complex expm1, so slow pairs (c, w near 0) keep their digits.
-  double DecayedMean(const WaveColumn& col, int64_t first, int64_t n) const {
-    if (n == 1) return ValueAt(col.dim, static_cast<double>(first));
-    const double lz = log_zeta_[static_cast<size_t>(col.pair)];
-    const double c = DecayExponent(sign_, 1.0, lz, params_.xpos().scale_base);
-    const double w = col.frequency;
+  // with both differences from the complex expm1, so slow pairs (c, w near 0) keep their digits
+  // (the denominator, the same for every span, made once). Re is the cos column's mean, Im the
+  // sin column's.
+  void DecayedPairMean(int64_t pair, int64_t first, int64_t n, double turn_re, double turn_im,
+                       double& re, double& im) const {
+    const auto i = static_cast<size_t>(pair);
+    const double w = w_[i];
     const auto nn = static_cast<double>(n);
-    double num_re, num_im, den_re, den_im;
-    ComplexExpm1(nn * c, nn * w, num_re, num_im);
-    ComplexExpm1(c, w, den_re, den_im);
+    const double den_re = den_re_[i], den_im = den_im_[i];
     const double den2 = den_re * den_re + den_im * den_im;
-    // z = 1 to double precision (a scale_base so large that c underflows, and w ~ 0): every
-    // term is the same, the mean is the middle one
-    if (!(den2 > 0.0)) return ValueAt(col.dim, static_cast<double>(first) + 0.5 * (nn - 1.0));
+    if (!(den2 > 0.0)) {
+      // z = 1 to double precision (a scale_base so large that c underflows, and w ~ 0): every
+      // term is the same, the mean is the middle one.
+      const double mid = static_cast<double>(first) + 0.5 * (nn - 1.0);
+      const double decay = Decay(pair, mid + static_cast<double>(shift_));
+      re = std::cos(mid * w) * decay;
+      im = std::sin(mid * w) * decay;
+      return;
+    }
+    double num_re, num_im;
+    ComplexExpm1(nn * c_[i], nn * w, num_re, num_im);
     const double q_re = (num_re * den_re + num_im * den_im) / den2;
     const double q_im = (num_im * den_re - num_re * den_im) / den2;
-    const double mag = Decay(col.pair, static_cast<double>(first + shift_));
-    const double a = static_cast<double>(first) * w;
-    const double ca = std::cos(a), sa = std::sin(a);
-    const double s_re = mag * (ca * q_re - sa * q_im);
-    const double s_im = mag * (ca * q_im + sa * q_re);
-    return (col.wave == Wave::kCos ? s_re : s_im) / nn;
+    const double mag = Decay(pair, static_cast<double>(first + shift_)) / nn;
+    re = mag * (turn_re * q_re - turn_im * q_im);
+    im = mag * (turn_re * q_im + turn_im * q_re);
   }
 
   // The cos / sin table: the rotation by the angle-addition recurrence in double, anchored with
@@ -387,6 +421,7 @@ class XposEncoding final : public Encoding {
   double sign_;
   int64_t shift_;
   std::vector<double> w_, zeta_, log_zeta_;  // (d/2)
+  std::vector<double> c_, den_re_, den_im_;  // (d/2): each pair's c and e^(c + i w) - 1
   std::vector<WaveColumn> columns_;          // (d) or (d/2) for the angle
 };
 
