@@ -10,11 +10,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "analysis/check.h"
 #include "encoding/encoding.h"
 #include "encoding/rope.h"
+#include "io/file_writers.h"
+#include "views/figure_export.h"
+#include "views/view_registry.h"
 
 namespace pe {
 namespace {
@@ -424,6 +428,58 @@ TEST(CheckTensor, SqueezesUnitAxes) {
   EXPECT_EQ(DtypeSignificandBits("BF16"), 8);
   EXPECT_EQ(DtypeSignificandBits("<f2"), 11);
   EXPECT_EQ(DtypeSignificandBits("<f4"), 24);
+}
+
+}  // namespace
+}  // namespace pe
+
+namespace pe {
+namespace {
+
+// The check view of a file whose shape is not the current parameters': from the default
+// window (the whole current table) it shows the whole file, the wrong cell included, and may
+// pan over all of it; a window zoomed inside the file is kept.
+TEST(CheckView, ShowsTheWholeFileFromTheDefaultWindow) {
+  EncodingParams p;
+  p.d_model = 64;
+  p.max_len = 300;
+  const EncodingPtr e = MakeEncoding(p).value();
+  std::vector<float> table(static_cast<size_t>(300 * 64));
+  e->FillBlock(0, 300, 0, 64, table.data());
+  table[static_cast<size_t>(250 * 64 + 50)] += 0.5f;  // row 250, column 50: past (100, 128)
+  const std::string path = testing::TempDir() + "check_view_whole.npy";
+  const int64_t shape[] = {300, 64};
+  ASSERT_TRUE(WriteFileAtomically(path, [&](std::ostream& out) {
+                const std::string header = NpyHeader(shape);
+                out.write(header.data(), static_cast<std::streamsize>(header.size()));
+                WriteFloatsLE(out, table.data(), static_cast<int64_t>(table.size()));
+                return Status{};
+              }).ok());
+  ModelParams m;  // d_model 128, max_len 100
+  m.check_table = path;
+  const EncodingPtr current = MakeEncoding(m.pe).value();
+  ViewSelection sel = DefaultViews(m, *current);
+  Result<Figure> f = GetView(ViewKind::kCheck).figure({m, current, sel, {}, FigureFormat::kPng});
+  ASSERT_TRUE(f.ok()) << f.message();
+  EXPECT_EQ(f.value().view, (ViewRange{0, 64, 0, 300}));
+  ASSERT_TRUE(f.value().extent.has_value());
+  EXPECT_EQ(*f.value().extent, (ViewRange{0, 64, 0, 300}));
+  // The worst cell is in the window shown (no line saying the window's largest is smaller).
+  auto window_note = [](const Figure& fig) {
+    for (const FigureLegendItem& it : fig.legend) {
+      if (it.label.find("largest |error| in the window shown") != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_FALSE(window_note(f.value()));
+  // A window inside the file (not the whole current table) is what the view shows; this one
+  // leaves the wrong cell out, and says so.
+  sel.heatmap = {0, 40, 0, 200};
+  f = GetView(ViewKind::kCheck).figure({m, current, sel, {}, FigureFormat::kPng});
+  ASSERT_TRUE(f.ok()) << f.message();
+  EXPECT_EQ(f.value().view, (ViewRange{0, 40, 0, 200}));
+  EXPECT_TRUE(window_note(f.value()));
+  std::remove(path.c_str());
 }
 
 }  // namespace

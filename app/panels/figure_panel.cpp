@@ -358,7 +358,8 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
     PlotSpec spec;
     spec.x_label = fig.x.label.c_str();
     spec.y_label = fig.y.label.c_str();
-    spec.limits = main && (follows_view || shares_heatmap_view) ? whole : fig.view;
+    spec.limits =
+        main && (follows_view || shares_heatmap_view) ? fig.extent.value_or(whole) : fig.view;
     // The figure was fitted to the exported figure's plot area, which reserves room for the
     // legend; here the legend has its own column, so the plot is wider: widen the view to the
     // plot's shape (last frame's, and from this frame on when it changed).

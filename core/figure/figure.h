@@ -95,7 +95,10 @@ struct Figure {
   std::vector<FigureText> text;  // under the title, above the plot
   bool plot = true;              // false: a page of text only (no axes)
   FigureAxis x, y;
-  ViewRange view;                    // what the plot area shows
+  ViewRange view;  // what the plot area shows
+  // Where the window may pan and zoom, when that is not the current table (the check view's
+  // file has its own shape); unset: the panel's own limits.
+  std::optional<ViewRange> extent;
   std::optional<FigureImage> image;  // drawn first, nearest-neighbour
   std::vector<FigureRect> rects;     // bars, under the lines
   std::vector<double> hlines;        // thin reference lines (y = 0)

@@ -74,12 +74,23 @@ Result<CheckData> LoadCheckData(const ViewContext& c) {
   return d;
 }
 
-// The heatmap's window inside the table (dims x positions), or the whole table.
+// The heatmap's window inside the table (dims x positions), or the whole table: also when the
+// window is the whole of the current parameters' table, whose shape is not the file's (a
+// (2000, 256) file checked from the default (100, 128) parameters is shown whole, not its
+// corner).
 ViewRange CheckWindow(const ViewContext& c, const CheckData& d) {
   const auto first = static_cast<double>(d.reference->first_position());
   const double end = first + static_cast<double>(d.table.rows);
   const auto cols = static_cast<double>(d.table.cols);
   ViewRange w = c.sel.heatmap;
+  if (c.encoding) {
+    const Encoding& current = *c.encoding;
+    const auto c_first = static_cast<double>(current.first_position());
+    if (w.x0 <= 0 && w.x1 >= static_cast<double>(current.cols()) && w.y0 <= c_first &&
+        w.y1 >= c_first + static_cast<double>(current.rows())) {
+      return {0, cols, first, end};
+    }
+  }
   w.x0 = std::clamp(w.x0, 0.0, cols);
   w.x1 = std::clamp(w.x1, 0.0, cols);
   w.y0 = std::clamp(w.y0, first, end);
@@ -182,6 +193,9 @@ Result<Figure> CheckFigure(const ViewContext& c) {
       "Check: |table " + std::string(kMinus) + " reference|, " + d.name + " against " + e.Summary();
   const ViewRange w = CheckWindow(c, d);
   f.view = w;
+  f.extent =
+      ViewRange{0, static_cast<double>(d.table.cols), static_cast<double>(e.first_position()),
+                static_cast<double>(e.first_position()) + static_cast<double>(d.table.rows)};
   Figure heat;
   heat.title = "|table " + std::string(kMinus) + " reference| (texel: max over its cells)";
   heat.x = {axes.column_axis, true, false, true};
