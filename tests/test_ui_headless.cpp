@@ -1041,6 +1041,18 @@ TEST_F(ScorePanel, ParametersOfOtherViewsDoNotRemakeTheFigure) {
   figures.WaitIdle();
 }
 
+// A new d refits the sums view's dims while its tab is hidden, so a session saved meanwhile
+// does not keep the old d's window.
+TEST_F(ScorePanel, AHiddenSumsViewFollowsANewWidth) {
+  Frames(2);
+  ASSERT_TRUE(ChooseTab("score"));
+  state_.params.pe.d_model = 4096;
+  Frames(3);
+  EXPECT_EQ(state_.sums.view.x0, -0.5);
+  EXPECT_EQ(state_.sums.view.x1, 4095.5);
+  EXPECT_EQ(ViewsOf(state_).sums.x1, 4095.5);
+}
+
 // Requests waiting together are built newest first: the tab a person has just opened does not
 // wait behind one they left.
 TEST(FigureWorkerOrder, TheNewestRequestIsBuiltFirst) {

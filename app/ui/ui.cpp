@@ -56,8 +56,16 @@ void RefitOnNewExtents(AppState& state, const Derived& derived) {
     state.score.view = {first, end, first, end};
     state.score.fitted = true;
   }
-  if (state.heatmap.fitted && state.curves.fitted) return;
+  if (state.heatmap.fitted && state.curves.fitted && state.sums.fitted) return;
   const ViewSelection defaults = DefaultViews(state.params, e);
+  if (!state.sums.fitted) {
+    // Fitted here too, not only when its panel is drawn: a hidden sums view must not keep the
+    // old d's dims (a session saved meanwhile would restore them). Its panel sets the values
+    // axis from the bars each frame.
+    state.sums.view.x0 = defaults.sums.x0;
+    state.sums.view.x1 = defaults.sums.x1;
+    state.sums.fitted = true;
+  }
   if (!state.heatmap.fitted) {
     state.heatmap.view = defaults.heatmap;
     state.heatmap.fitted = true;
