@@ -862,6 +862,22 @@ TEST_F(HeadlessUi, AParameterChangeReachesTheScreenInTheNextFrame) {
   services_.rasters = &rasters_;
 }
 
+// A learned table's new seed changes its value range but not its shape: a zoomed heatmap stays
+// where it is (as for a sinusoid's new base); the curves, whose axis is the values, refit.
+TEST_F(HeadlessUi, ANewSeedKeepsTheHeatmapsZoom) {
+  state_.params.pe.scheme = LearnedParams{};
+  Frames(2);
+  const PlotRange zoomed{10, 40, 20, 60};
+  state_.heatmap.view = zoomed;
+  Frames(1);
+  state_.params.pe.learned().seed = 7;
+  Frames(2);
+  EXPECT_EQ(state_.heatmap.view, zoomed);
+  state_.params.pe.d_model = 64;  // a new shape refits
+  Frames(2);
+  EXPECT_NE(state_.heatmap.view, zoomed);
+}
+
 TEST_F(HeadlessUi, DerivedDataIsRebuiltOnlyWhenItsInputsChange) {
   Frames(3);
   const int gen = caches_.derived.get().generation;

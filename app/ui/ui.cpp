@@ -44,11 +44,18 @@ void RefitOnNewExtents(AppState& state, const Derived& derived) {
     state.restored_views_for.reset();
   }
   if (extents != state.fitted_extents) {
+    // A new shape, first position or scheme refits every view; a new value range alone (a
+    // learned table's new seed) only the curves, whose axis is the values: a zoomed heatmap
+    // stays where it is, as it does for a new base.
+    const bool same_shape =
+        std::equal(extents.begin(), extents.begin() + 4, state.fitted_extents.begin());
     state.fitted_extents = extents;
-    state.heatmap.fitted = false;
     state.curves.fitted = false;
-    state.sums.fitted = false;
-    state.score.fitted = false;
+    if (!same_shape) {
+      state.heatmap.fitted = false;
+      state.sums.fitted = false;
+      state.score.fitted = false;
+    }
   }
   if (!state.score.fitted) {
     const auto first = static_cast<double>(e.first_position());
