@@ -9,6 +9,7 @@
 #include "analysis/attention_row.h"
 #include "analysis/attention_score.h"
 #include "base/random.h"
+#include "encoding/rope.h"
 #include "model/embedding.h"
 #include "model/param_fields.h"
 #include "views/figure_export.h"
@@ -87,6 +88,40 @@ TEST(AttentionScore, RoformerBoundMatchesThePaperFigure) {
   EXPECT_NEAR(RoformerDecayBound(128, 10000.0, 50), 12.629, 1e-3);
   EXPECT_NEAR(RoformerDecayBound(128, 10000.0, 100), 10.227, 1e-3);
   EXPECT_NEAR(RoformerDecayBound(128, 10000.0, 250), 6.548, 1e-3);
+}
+
+// The bound over a list of frequencies is the paper's for theta^(-2k/d), and the view's table
+// takes the model's scaled frequencies (YaRN's differ from the paper's).
+TEST(AttentionScore, RoformerBoundTakesTheScaledFrequencies) {
+  std::vector<double> paper;
+  for (int k = 0; k < 64; ++k) paper.push_back(std::pow(10000.0, -2.0 * k / 128.0));
+  for (double r : {0.0, 10.0, 250.0}) {
+    EXPECT_NEAR(RoformerDecayBound(paper, r), RoformerDecayBound(128, 10000.0, r), 1e-12);
+  }
+  ModelParams m = Params(Scheme::kRope, 128, 400);
+  RopeParams rope;
+  rope.scaling = RopeScaling::kYarn;
+  rope.factor = 8;
+  rope.original_max_len = 64;
+  m.pe.scheme = rope;
+  std::vector<double> scaled;
+  for (const RopePair& p : ComputeRopeFrequencies(m.pe).pairs) scaled.push_back(p.scaled);
+  const EncodingPtr e = MakeEncoding(m.pe).value();
+  std::ostringstream out;
+  ASSERT_TRUE(
+      GetView(ViewKind::kRoformerDecay)
+          .write_table(out, TableFormat::kCsv, {m, e, DefaultViews(m), {}, FigureFormat::kPng}, {})
+          .ok());
+  std::istringstream in(out.str());
+  std::string line;
+  std::getline(in, line);  // header
+  for (int r = 0; r <= 300 && std::getline(in, line); ++r) {
+    const double got = std::stod(line.substr(line.find(',') + 1));
+    ASSERT_NEAR(got, RoformerDecayBound(scaled, r), 1e-6 * (1 + got)) << "r " << r;
+    if (r == 300) {
+      EXPECT_GT(std::abs(got - RoformerDecayBound(paper, r)), 1e-3);
+    }
+  }
 }
 
 TEST(AttentionScore, SinusoidalIsTheSumOfContentAndPositionDotted) {

@@ -668,6 +668,17 @@ std::vector<double> SoftmaxRow(std::span<const double> logits) {
   return w;
 }
 
+double RoformerDecayBound(std::span<const double> frequencies, double distance) {
+  if (frequencies.empty()) return kNaN;
+  std::complex<double> partial(0.0, 0.0);
+  double total = 0.0;
+  for (double freq : frequencies) {
+    partial += std::polar(1.0, distance * freq);  // S_{k+1}
+    total += std::abs(partial);
+  }
+  return total / static_cast<double>(frequencies.size());
+}
+
 double RoformerDecayBound(int64_t d, double theta, double distance) {
   const int64_t half = d / 2;
   if (half < 1) return kNaN;

@@ -144,5 +144,9 @@ std::vector<double> SoftmaxRow(std::span<const double> logits);
 //   theta_k = theta^(-2k/d).
 // (d/2 + 1) / 2 at r = 0 (32.5 for d = 128). `d` even and >= 2.
 double RoformerDecayBound(int64_t d, double theta, double distance);
+// The same bound over any frequencies, in their order (the sum's S_j are the partial sums of
+// e^{i r theta_k} in this order): RoPE's frequencies after its scaling (RopeFrequencies), since
+// the bound |sum h_k e^{i r theta_k}| <= max |h_{k+1} - h_k| sum_j |S_j| holds for any.
+double RoformerDecayBound(std::span<const double> frequencies, double distance);
 
 }  // namespace pe

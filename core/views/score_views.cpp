@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "analysis/attention_score.h"
+#include "encoding/rope.h"
 #include "io/file_writers.h"
 #include "model/param_fields.h"
 #include "text/tokenizer.h"
@@ -467,6 +468,14 @@ Status CheckRoformerShape(const EncodingParams& p) {
   return {};
 }
 
+// The model's rotation frequencies in pair order, after its scaling (the paper's theta^(-2k/d)
+// without one).
+std::vector<double> RoformerFrequencies(const EncodingParams& p) {
+  std::vector<double> out;
+  for (const RopePair& pair : ComputeRopeFrequencies(p).pairs) out.push_back(pair.scaled);
+  return out;
+}
+
 }  // namespace
 
 Result<Figure> RoformerDecayFigure(const ViewContext& c) {
@@ -474,9 +483,14 @@ Result<Figure> RoformerDecayFigure(const ViewContext& c) {
   if (Status s = CheckRoformerShape(p); !s.ok()) return s.error();
   const double theta = p.rope().theta;
   const int64_t L = p.max_len;
+  const std::vector<double> freqs = RoformerFrequencies(p);
+  const bool scaled = p.rope().scaling != RopeScaling::kNone || p.rope().rotary_fraction != 1.0;
   Figure f;
   f.title = "Long-term decay of RoPE (RoFormer, Figure 2): d = " + std::to_string(p.d_model) +
             ", \xce\xb8 = " + Num(theta, 6);
+  if (p.rope().scaling != RopeScaling::kNone) {
+    f.title += ", " + std::string(RopeScalingName(p.rope().scaling)) + " scaling";
+  }
   f.x = {"relative distance", false, false, true};
   f.y = {"relative upper bound", false, false};
   const double x0 = L > 1 ? 0.0 : -0.5, x1 = L > 1 ? static_cast<double>(L - 1) : 0.5;
@@ -490,7 +504,7 @@ Result<Figure> RoformerDecayFigure(const ViewContext& c) {
 #pragma omp parallel for schedule(static) if (dist.size() * static_cast <size_t>(p.d_model) >= \
                                               (size_t{1} << 16))
   for (size_t k = 0; k < dist.size(); ++k) {
-    ys[k] = RoformerDecayBound(p.d_model, theta, static_cast<double>(dist[k]));
+    ys[k] = RoformerDecayBound(freqs, static_cast<double>(dist[k]));
   }
   for (size_t k = 0; k < dist.size(); ++k) {
     line.xs.push_back(static_cast<double>(dist[k]));
@@ -505,6 +519,12 @@ Result<Figure> RoformerDecayFigure(const ViewContext& c) {
        "2k/d)",
        SeriesRgba(0)});
   f.legend.push_back({"r: relative distance m \xe2\x88\x92 n", kNoColor});
+  if (scaled) {
+    f.legend.push_back({"\xce\xb8_k: the model's " + std::to_string(freqs.size()) +
+                            " rotation frequencies after its scaling (the paper's " +
+                            "\xce\xb8^(\xe2\x88\x92" + "2k/d) without one)",
+                        kNoColor});
+  }
   if (static_cast<int64_t>(dist.size()) < L) {
     f.legend.push_back({"drawn through " + std::to_string(dist.size()) + " of " +
                             std::to_string(L) + " distances, spread evenly",
@@ -523,13 +543,14 @@ Status WriteRoformerDecayView(std::ostream& out, TableFormat format, const ViewC
                               const Progress& progress) {
   if (Status s = CheckRoformerDecayTable(c); !s.ok()) return s;
   const EncodingParams& p = c.params.pe;
-  return WriteDistanceTable(
-      out, format, p.max_len, {"bound"}, progress, [&](int64_t r0, int64_t rows, double* values) {
+  const std::vector<double> freqs = RoformerFrequencies(p);
+  return WriteDistanceTable(out, format, p.max_len, {"bound"}, progress,
+                            [&](int64_t r0, int64_t rows, double* values) {
 #pragma omp parallel for schedule(static) if (rows * p.d_model >= (int64_t{1} << 16))
-        for (int64_t i = 0; i < rows; ++i) {
-          values[i] = RoformerDecayBound(p.d_model, p.rope().theta, static_cast<double>(r0 + i));
-        }
-      });
+                              for (int64_t i = 0; i < rows; ++i) {
+                                values[i] = RoformerDecayBound(freqs, static_cast<double>(r0 + i));
+                              }
+                            });
 }
 
 }  // namespace pe
