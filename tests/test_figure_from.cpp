@@ -152,6 +152,15 @@ TEST_F(FigureFrom, TheCommandHasOnlyWhatDiffersFromTheDefaults) {
                               "it's mine", "my figure.png"),
             "pe-explorer export --view score --scheme rope --d-model 64 --width 800 --scale 2 "
             "--title 'it'\"'\"'s mine' -o 'my figure.png'");
+  // A scaling's own parameters at their defaults are not named; one changed is.
+  p.pe.rope().scaling = RopeScaling::kYarn;
+  EXPECT_EQ(ExportCommandLine(ViewKind::kHeatmap, p, DefaultViews(p), FigureSize{}, "", "y.png"),
+            "pe-explorer export --view heatmap --scheme rope --d-model 64 --rope-scaling yarn "
+            "-o y.png");
+  p.pe.rope().beta_fast = 16;
+  EXPECT_EQ(ExportCommandLine(ViewKind::kHeatmap, p, DefaultViews(p), FigureSize{}, "", "y.png"),
+            "pe-explorer export --view heatmap --scheme rope --d-model 64 --rope-scaling yarn "
+            "--beta-fast 16 -o y.png");
 }
 
 // A --versus typed for another scheme (kept in the window's state, where the compare view says it

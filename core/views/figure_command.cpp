@@ -159,6 +159,15 @@ std::vector<CommandFlag> ExportCommandFlags(ViewKind view, const ModelParams& pa
   SetScheme(scheme_defaults, params.pe.kind());
   const auto dv = ParamValues(scheme_defaults);
   std::map<std::string, std::string> defaults_params(dv.begin(), dv.end());
+  // Fields that apply only once another of the scheme's parameters is set (YaRN's betas under
+  // --rope-scaling yarn) have defaults too: the scheme's, so they are left out when unchanged.
+  for (const ParamField& f : ParamFields()) {
+    if (f.key.empty() || defaults_params.count(std::string(f.key)) > 0 ||
+        !f.WhyNotApplicable(params).empty()) {
+      continue;
+    }
+    defaults_params[std::string(f.key)] = f.get(scheme_defaults);
+  }
   // The scheme's own parameters are its defaults once --scheme is given; the scheme is not.
   for (const auto& [k, v] : ParamValues(ModelParams{})) {
     if (k == "scheme") defaults_params[k] = v;
