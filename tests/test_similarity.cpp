@@ -353,53 +353,16 @@ TEST(Similarity, CosineIsOneOnTheDiagonal) {
   }
 }
 
-TEST(Similarity, RasterTexelsAreTheMeansOfTheirCells) {
-  for (ModelParams m : {Sinusoid(8, 64, PeVariant::kPaper), Sinusoid(7, 64, PeVariant::kTfText),
-                        Learned(6, 64), Rope(8, 64, RopePairing::kHalf, RopeScaling::kYarn)}) {
+// For each model and measure, each request's raster: exact, every texel the mean of its cells
+// in the naive Gram matrix.
+void ExpectTexelsAreCellMeans(std::vector<ModelParams> models,
+                              const std::vector<SimilarityRasterRequest>& requests) {
+  for (ModelParams& m : models) {
     for (SimilarityMeasure measure : {SimilarityMeasure::kDot, SimilarityMeasure::kCosine}) {
       m.measure = measure;
       const auto g = NaiveGram(m, measure == SimilarityMeasure::kCosine);
       const PositionSimilarity s = Sim(m);
-      // 8 x 8 texels of 8 x 8 cells, then one cell per texel over a corner.
-      for (const SimilarityRasterRequest req : {SimilarityRasterRequest{0, 64, 0, 64, 8, 8},
-                                                SimilarityRasterRequest{40, 50, 3, 9, 100, 100}}) {
-        const SimilarityRaster r = ComputeSimilarityRaster(s, req);
-        ASSERT_FALSE(r.empty());
-        EXPECT_TRUE(r.exact);
-        for (int y = 0; y < r.height; ++y) {
-          for (int x = 0; x < r.width; ++x) {
-            double sum = 0;
-            int64_t n = 0;
-            for (int64_t p = r.p_edges[y]; p < r.p_edges[y + 1]; ++p) {
-              for (int64_t q = r.q_edges[x]; q < r.q_edges[x + 1]; ++q) {
-                sum += g[static_cast<size_t>(p)][static_cast<size_t>(q)];
-                ++n;
-              }
-            }
-            EXPECT_NEAR(r.values[static_cast<size_t>(y * r.width + x)], sum / n,
-                        Tol(measure == SimilarityMeasure::kCosine ? 1 : Scale(g), 8))
-                << Describe(m) << " texel " << x << "," << y;
-          }
-        }
-      }
-    }
-  }
-}
-
-// Wide vectors over a window of one to two cells per texel, where no lattice fits: the texels
-// come cell by cell from the closed form's waves (not a d-long dot product per texel) and are
-// still the means of their cells, against the naive Gram matrix.
-TEST(Similarity, WideVectorsInAFewCellsPerTexel) {
-  for (ModelParams m :
-       {Sinusoid(1023, 300, PeVariant::kPaper), Sinusoid(1024, 300, PeVariant::kT2t),
-        Rope(1024, 300, RopePairing::kHalf, RopeScaling::kYarn)}) {
-    for (SimilarityMeasure measure : {SimilarityMeasure::kDot, SimilarityMeasure::kCosine}) {
-      m.measure = measure;
-      const auto g = NaiveGram(m, measure == SimilarityMeasure::kCosine);
-      const PositionSimilarity s = Sim(m);
-      for (const SimilarityRasterRequest req :
-           {SimilarityRasterRequest{0, 300, 0, 300, 200, 150},
-            SimilarityRasterRequest{0, 300, 50, 250, 300, 200}}) {
+      for (const SimilarityRasterRequest& req : requests) {
         const SimilarityRaster r = ComputeSimilarityRaster(s, req);
         ASSERT_FALSE(r.empty());
         EXPECT_TRUE(r.exact);
@@ -421,6 +384,23 @@ TEST(Similarity, WideVectorsInAFewCellsPerTexel) {
       }
     }
   }
+}
+
+TEST(Similarity, RasterTexelsAreTheMeansOfTheirCells) {
+  // 8 x 8 texels of 8 x 8 cells, then one cell per texel over a corner.
+  ExpectTexelsAreCellMeans({Sinusoid(8, 64, PeVariant::kPaper), Sinusoid(7, 64, PeVariant::kTfText),
+                            Learned(6, 64), Rope(8, 64, RopePairing::kHalf, RopeScaling::kYarn)},
+                           {{0, 64, 0, 64, 8, 8}, {40, 50, 3, 9, 100, 100}});
+}
+
+// Wide vectors over a window of one to two cells per texel, where no lattice fits: the texels
+// come cell by cell from the closed form's waves (not a d-long dot product per texel) and are
+// still the means of their cells.
+TEST(Similarity, WideVectorsInAFewCellsPerTexel) {
+  ExpectTexelsAreCellMeans(
+      {Sinusoid(1023, 300, PeVariant::kPaper), Sinusoid(1024, 300, PeVariant::kT2t),
+       Rope(1024, 300, RopePairing::kHalf, RopeScaling::kYarn)},
+      {{0, 300, 0, 300, 200, 150}, {0, 300, 50, 250, 300, 200}});
 }
 
 TEST(Similarity, RasterAtTwoToThe31PositionsNeedsNoTable) {
