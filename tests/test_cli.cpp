@@ -469,6 +469,8 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
       {"--scheme alibi --view similarity", 2, "the similarity view needs a vector per position"},
       {"--view similarity --max-len 100000", 2,
        "the (position x position) similarity table of 100000 x 100000 float32 values needs"},
+      {"--view score --max-len 100000", 2,
+       "raise the cap (--memory-cap-mib); or write only positions A to B-1 with --positions A:B"},
       {"--view sum --ids ''", 2, "--ids is empty: give token ids such as 2,5,0,9"},
       {"--view sum --ids 2,x", 2, "--ids: \"x\" at position 1 is not an integer token id"},
       {"--view sum --ids 1,99999999999999999999", 2, "does not fit a 64-bit integer"},

@@ -257,7 +257,17 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
   }
   Status s = ExportView(*view, table_params ? *table_params : params, sel, request.output, options);
   if (shown_percent >= 0) std::fputc('\n', stderr);
-  if (!s.ok()) return fail(s.error());
+  if (!s.ok()) {
+    // The numbers of a long table over the cap: a script usually wants some of its rows, and
+    // --positions says which (a zoomed figure's window is not a table of its own).
+    Error e = s.error();
+    const std::string ext = request.output == "-" ? "csv" : FileExtension(request.output);
+    if ((ext == "csv" || ext == "npy") && request.positions.empty() && *view != ViewKind::kSums &&
+        e.message.find("over the memory cap") != std::string::npos) {
+      e.message += "; or write only positions A to B-1 with --positions A:B";
+    }
+    return fail(e);
+  }
   return 0;
 }
 
