@@ -12,6 +12,7 @@
 #include "encoding/learned.h"
 #include "figure/colormap.h"
 #include "headless_ui.h"
+#include "io/file_writers.h"
 #include "jobs/export_runner.h"
 #include "model/param_fields.h"
 #include "model/walkthrough_presets.h"
@@ -1067,6 +1068,44 @@ TEST_F(ScorePanel, AHiddenSumsViewFollowsANewWidth) {
   EXPECT_EQ(state_.sums.view.x0, -0.5);
   EXPECT_EQ(state_.sums.view.x1, 4095.5);
   EXPECT_EQ(ViewsOf(state_).sums.x1, 4095.5);
+}
+
+// A loaded table taller and narrower than the current one: the check view pans and zooms over
+// the whole file in a window of its own, and the heatmap keeps the current table's window.
+TEST_F(ScorePanel, TheCheckViewHasTheWholeFileAndLeavesTheHeatmapAlone) {
+  EncodingParams p;
+  p.d_model = 64;
+  p.max_len = 2000;
+  const EncodingPtr e = MakeEncoding(p).value();
+  std::vector<float> table(static_cast<size_t>(2000 * 64));
+  e->FillBlock(0, 2000, 0, 64, table.data());
+  table[static_cast<size_t>(1500 * 64 + 10)] += 0.5f;  // past the current table's 100 rows
+  const std::string path = ::testing::TempDir() + "check_panel_tall.npy";
+  const int64_t shape[] = {2000, 64};
+  ASSERT_TRUE(WriteFileAtomically(path, [&](std::ostream& out) {
+                const std::string header = NpyHeader(shape);
+                out.write(header.data(), static_cast<std::streamsize>(header.size()));
+                WriteFloatsLE(out, table.data(), static_cast<int64_t>(table.size()));
+                return Status{};
+              }).ok());
+  Frames(2);
+  const ViewRange heatmap = state_.heatmap.view;  // d_model 128, max_len 100
+  ASSERT_EQ(heatmap.x1 - heatmap.x0, 128);
+  state_.params.check_table = path;
+  ASSERT_TRUE(ChooseTab("check"));
+  Frames(4);
+  const FigurePanelCache& c = caches_.figure_panels[ViewKind::kCheck];
+  ASSERT_TRUE(c.figure) << c.error;
+  EXPECT_EQ(c.figure->view, (ViewRange{0, 64, 0, 2000}));
+  EXPECT_EQ(state_.check_view.view, (ViewRange{0, 64, 0, 2000}));
+  EXPECT_EQ(state_.heatmap.view, heatmap);
+  // Zoomed onto the wrong cell: the figure and an export draw that window; the heatmap stays.
+  state_.check_view.view = {0, 32, 1400, 1600};
+  Frames(3);
+  EXPECT_EQ(c.figure->view, (ViewRange{0, 32, 1400, 1600}));
+  EXPECT_EQ(ViewsOf(state_, ViewKind::kCheck).heatmap, (ViewRange{0, 32, 1400, 1600}));
+  EXPECT_EQ(state_.heatmap.view, heatmap);
+  std::remove(path.c_str());
 }
 
 // Requests waiting together are built newest first: the tab a person has just opened does not

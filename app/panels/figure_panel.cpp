@@ -288,7 +288,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
   // the width (one figure is made again at the wider size when the first arrives).
   const bool no_legend = cache.figure && cache.figure->legend.empty();
   const float legend_w = no_legend ? 0.0f : std::min(em * 14.0f, avail.x * 0.38f);
-  ViewSelection sel = ViewsOf(state);
+  ViewSelection sel = ViewsOf(state, view);
   // The score and similarity views are computed for the window on screen (a table of 2^31
   // positions pans and zooms): the figure follows the plot's view (AppState's, so an export
   // draws it too; the two (position x position) views share it), within the whole table.
@@ -302,8 +302,10 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
   }
   // The precision view shows the heatmap's window (computed at screen resolution, so a table
   // of 2^31 positions pans and zooms): panning or zooming here moves the heatmap too, and an
-  // export from the window shows the same window.
-  const bool shares_heatmap_view = view == ViewKind::kPrecision || view == ViewKind::kCheck;
+  // export from the window shows the same window. The check view pans and zooms over the
+  // loaded table in a window of its own (AppState's, so an export draws it too).
+  const bool shares_heatmap_view = view == ViewKind::kPrecision;
+  const bool own_table_view = view == ViewKind::kCheck;
   if (shares_heatmap_view) {
     const Encoding& e = *derived.encoding;
     const auto first = static_cast<double>(e.first_position());
@@ -358,8 +360,10 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
     PlotSpec spec;
     spec.x_label = fig.x.label.c_str();
     spec.y_label = fig.y.label.c_str();
-    spec.limits =
-        main && (follows_view || shares_heatmap_view) ? fig.extent.value_or(whole) : fig.view;
+    // (A figure of panels, as the check view's, holds its extent on the whole, not the panel.)
+    spec.limits = main && (follows_view || shares_heatmap_view || own_table_view)
+                      ? fig.extent.value_or(f.extent.value_or(whole))
+                      : fig.view;
     // The figure was fitted to the exported figure's plot area, which reserves room for the
     // legend; here the legend has its own column, so the plot is wider: widen the view to the
     // plot's shape (last frame's, and from this frame on when it changed).
@@ -445,6 +449,12 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
                ImVec2(bar_w - em * 0.5f, avail.y - em * 2.5f));
     }
   };
+  // A loaded table of another extent (a new file) starts from the whole of it.
+  CheckViewState& check = state.check_view;
+  if (own_table_view && f.extent && (!check.fitted || !(check.whole == *f.extent))) {
+    check.view = check.whole = *f.extent;
+    check.fitted = true;
+  }
   if (f.panels.empty()) {
     draw_plot(f, follows_view ? state.score.view : cache.view, avail.x - legend_w, true);
   } else {
@@ -453,7 +463,11 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
       ImGui::PushID(static_cast<int>(k));
       if (k > 0) ImGui::SameLine();
       PlotRange fixed = f.panels[k].view;
-      draw_plot(f.panels[k], k == 0 ? cache.view : fixed, each, k == 0);
+      draw_plot(f.panels[k],
+                k > 0            ? fixed
+                : own_table_view ? check.view
+                                 : cache.view,
+                each, k == 0);
       ImGui::PopID();
     }
   }

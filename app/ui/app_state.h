@@ -110,6 +110,15 @@ struct CompareViewState {
   bool notes_open = false;
 };
 
+// The check view's window, in the loaded table's coordinates (its columns by its positions): its
+// own, since that table may be taller or narrower than the current one, whose heatmap window
+// cannot hold it; fitted to the whole file when a table of another shape is loaded.
+struct CheckViewState {
+  PlotRange view{0, 0, 0, 0};
+  ViewRange whole{0, 0, 0, 0};  // the file's extent `view` was fitted to
+  bool fitted = false;
+};
+
 // The export dialog: what is exported, where, and how large.
 struct ExportDialogState {
   bool open_requested = false;  // open the dialog next frame
@@ -214,6 +223,7 @@ struct AppState {
   WalkthroughViewState walkthrough;
   ScoreViewState score;
   CompareViewState compare;
+  CheckViewState check_view;
   ManualVectors manual;
   // (cols, rows, first position, scheme, value range as bits) the views were fitted to
   std::array<int64_t, 6> fitted_extents = {-1, -1, -1, -1, -1, -1};

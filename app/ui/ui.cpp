@@ -428,6 +428,11 @@ ViewSelection ViewsOf(const AppState& state, ViewKind view) {
   if (view == ViewKind::kCompare && state.compare.fitted) {
     (state.params.compare_of == CompareOf::kScore ? v.score : v.heatmap) = state.compare.view;
   }
+  // The check view reads the heatmap's key (--heatmap-window) in the loaded table's coordinates;
+  // not fitted yet: the whole file.
+  if (view == ViewKind::kCheck) {
+    v.heatmap = state.check_view.fitted ? state.check_view.view : ViewRange{0, 0, 0, 0};
+  }
   return v;
 }
 
