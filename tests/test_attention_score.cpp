@@ -30,6 +30,9 @@ ModelParams Params(Scheme scheme, int64_t d, int64_t max_len, int64_t offset = 0
     case Scheme::kLearned:
       m.pe.scheme = LearnedParams{};
       break;
+    case Scheme::kXpos:
+      m.pe.scheme = XposParams{};
+      break;
     default:
       m.pe.scheme = SinusoidalParams{};
       break;
@@ -285,10 +288,15 @@ TEST(AttentionScore, RasterTexelsAreTheMeansOfTheirCells) {
 // come cell by cell from the score's waves (not a d-long dot product per texel), against the
 // mean of q_m . k_n / sqrt(d) over each texel's cells from Query and Key.
 TEST(AttentionScore, WideVectorsInAFewCellsPerTexel) {
-  for (Scheme scheme : {Scheme::kSinusoidal, Scheme::kRope}) {
+  // xPos twice: its decay positions absolute and centred (the shift cancels in the score).
+  for (int variant = 0; variant < 4; ++variant) {
+    const Scheme scheme = variant == 0   ? Scheme::kSinusoidal
+                          : variant == 1 ? Scheme::kRope
+                                         : Scheme::kXpos;
     for (int64_t d : {1024, 1023}) {
-      if (scheme == Scheme::kRope && d % 2 != 0) continue;
+      if (scheme != Scheme::kSinusoidal && d % 2 != 0) continue;
       ModelParams m = Params(scheme, d, 300);
+      if (variant == 3) std::get<XposParams>(m.pe.scheme).positions = XposPositions::kCentred;
       const AttentionScorer s = MakeScorer(m);
       std::vector<double> q(static_cast<size_t>(300 * d)), k(q.size());
       for (int64_t p = 0; p < 300; ++p) {
@@ -312,7 +320,7 @@ TEST(AttentionScore, WideVectorsInAFewCellsPerTexel) {
             const double want = sum / cells;
             ASSERT_NEAR(r.values[static_cast<size_t>(y) * r.width + x], want,
                         1e-5 * (1 + std::abs(want)))
-                << "d " << d << " texel " << x << "," << y;
+                << "variant " << variant << " d " << d << " texel " << x << "," << y;
           }
         }
       }
@@ -521,6 +529,82 @@ TEST(AttentionScore, SoftmaxRowsSumToOneAndIgnoreShifts) {
   const std::vector<double> wr = SoftmaxRow(r);
   EXPECT_NEAR(std::accumulate(wr.begin(), wr.end(), 0.0), 1.0, 1e-12);
   EXPECT_EQ(wr[61], 0.0);
+}
+
+// xPos zoomed out: every texel the mean of all its cells (its unmasked ones under a causal
+// mask), from the waves along the window's offsets. The naive mean takes each offset's score
+// from Score once (xPos's score depends on n - m alone: checked on cells spread over the table).
+TEST(AttentionScore, XposRasterIsTheMeanOfEveryCell) {
+  for (bool causal : {false, true}) {
+    ModelParams m = Params(Scheme::kXpos, 64, 3000);
+    std::get<XposParams>(m.pe.scheme).positions = XposPositions::kCentred;
+    m.causal_mask = causal;
+    const AttentionScorer s = MakeScorer(m);
+    const int64_t L = 3000;
+    std::vector<double> g(static_cast<size_t>(2 * L - 1));  // g[k + L - 1] at offset k = n - m
+    ModelParams open = m;
+    open.causal_mask = false;
+    const AttentionScorer unmasked = MakeScorer(open);
+    for (int64_t k = -(L - 1); k < L; ++k) {
+      const int64_t q = std::max<int64_t>(0, -k);
+      g[static_cast<size_t>(k + L - 1)] = unmasked.Score(q, q + k);
+    }
+    for (int64_t q : {7, 1500, 2999}) {
+      for (int64_t n : {0, 11, 2000, 2999}) {
+        const double want = g[static_cast<size_t>(n - q + L - 1)];
+        EXPECT_NEAR(unmasked.Score(q, n), want, 1e-9 * (1 + std::abs(want)));
+      }
+    }
+    const ScoreRaster r = ComputeScoreRaster(s, {0, 3000, 0, 3000, 100, 80});
+    ASSERT_EQ(r.width, 100);
+    ASSERT_EQ(r.height, 80);
+    EXPECT_TRUE(r.exact);
+    for (int y = 0; y < r.height; ++y) {
+      for (int x = 0; x < r.width; ++x) {
+        double sum = 0;
+        int64_t cells = 0;
+        for (int64_t q = r.query_edges[y]; q < r.query_edges[y + 1]; ++q) {
+          for (int64_t n = r.key_edges[x]; n < r.key_edges[x + 1]; ++n) {
+            if (causal && n > q) continue;
+            sum += g[static_cast<size_t>(n - q + L - 1)];
+            ++cells;
+          }
+        }
+        const float got = r.values[static_cast<size_t>(y) * r.width + x];
+        if (cells == 0) {
+          EXPECT_TRUE(std::isnan(got)) << x << "," << y;
+          continue;
+        }
+        const double want = sum / static_cast<double>(cells);
+        ASSERT_NEAR(got, want, 1e-6 * (1 + std::abs(want)))
+            << "causal " << causal << " texel " << x << "," << y;
+      }
+    }
+  }
+}
+
+// A long row of wide vectors (the attention view at d 1024 over 5000 keys) comes from the
+// score's waves; each key's score against Score's own dot product of the rotated vectors.
+TEST(AttentionScore, LongRowsOfWideVectorsAreEachCellsScore) {
+  for (Scheme scheme : {Scheme::kSinusoidal, Scheme::kRope, Scheme::kXpos}) {
+    for (bool causal : {false, true}) {
+      ModelParams m = Params(scheme, 1024, 5000);
+      m.causal_mask = causal;
+      const AttentionScorer s = MakeScorer(m);
+      std::vector<double> r(5000);
+      ScoreRow(s, 1234, 0, 5000, r.data());
+      for (int64_t n = 0; n < 5000; n += 7) {
+        const double want = s.Score(1234, n);
+        if (std::isnan(want)) {
+          ASSERT_TRUE(std::isnan(r[static_cast<size_t>(n)])) << "key " << n;
+          continue;
+        }
+        ASSERT_NEAR(r[static_cast<size_t>(n)], want, 1e-9 * (1 + std::abs(want)))
+            << static_cast<int>(scheme) << " causal " << causal << " key " << n;
+      }
+      EXPECT_EQ(std::isnan(r[1235]), causal);
+    }
+  }
 }
 
 TEST(AttentionScore, DecayFixesTheKeyAtTheFirstPosition) {

@@ -5,11 +5,13 @@
 #include <complex>
 #include <limits>
 #include <optional>
+#include <span>
 
 #include "analysis/offset_texels.h"
 #include "analysis/similarity.h"
 #include "base/random.h"
 #include "encoding/rope.h"
+#include "encoding/xpos.h"
 #include "io/loaded_table.h"
 #include "model/embedding.h"
 #include "text/tokenizer.h"
@@ -19,6 +21,10 @@ namespace pe {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The largest (keys + queries) x wave terms PrefixScoreRaster takes on (about a second on two
+// cores; past it texels are sampled).
+constexpr int64_t kPrefixRasterMaxWork = int64_t{1} << 32;
 
 // `samples` positions spread evenly over [p0, p0 + count): the centres of equal slices, or every
 // position when they fit.
@@ -240,14 +246,51 @@ namespace {
 // The score as sums of waves, for the exact zoomed-out raster (no mask, no bias). Keys are the
 // columns (x = n), queries the rows (y = m); score = (constant + query(m) + key(n) + offset(n - m)
 // + sum(n + m)) / sqrt(d), each part a sum of waves of its variable.
+// A wave of the offset k = n - m that grows or decays along it: e^{lambda k} Re(H e^{i k w}),
+// H = hr + i hi (xPos's pairs).
+struct DecayingWave {
+  double w = 0, lambda = 0, hr = 0, hi = 0;
+};
+
 struct ScoreWaves {
   double constant = 0;
   std::vector<WaveTerm> query, key, offset, sum;
+  std::vector<DecayingWave> offset_decaying;
 };
 
-std::optional<ScoreWaves> MakeScoreWaves(const AttentionScorer& s) {
+// out[j] += sum of the terms at offsets k = k0 + j, j < n. Each block of kDecayBlock offsets
+// starts from e^{(lambda + i w) k} made afresh (exp and sincos) and steps by z = e^{lambda + i w}
+// within it, so rounding never accumulates over more than a block; blocks run in parallel.
+void AddDecayingWavesAlong(std::span<const DecayingWave> terms, int64_t k0, int64_t n,
+                           double* out) {
+  constexpr int64_t kDecayBlock = 256;
+  const int64_t blocks = (n + kDecayBlock - 1) / kDecayBlock;
+  const auto nt = static_cast<int64_t>(terms.size());
+#pragma omp parallel for schedule(dynamic, 1) if (nt * n >= (int64_t{1} << 18))
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t j0 = b * kDecayBlock, len = std::min(kDecayBlock, n - j0);
+    const auto k = static_cast<double>(k0 + j0);
+    double acc[kDecayBlock] = {};
+    for (const DecayingWave& t : terms) {
+      const double mag = std::exp(t.lambda * k);
+      double cr = mag * std::cos(t.w * k), ci = mag * std::sin(t.w * k);
+      const double e = std::exp(t.lambda);
+      const double zr = e * std::cos(t.w), zi = e * std::sin(t.w);
+      for (int64_t j = 0; j < len; ++j) {
+        acc[j] += t.hr * cr - t.hi * ci;  // Re(H c)
+        const double r = cr * zr - ci * zi;
+        ci = cr * zi + ci * zr;
+        cr = r;
+      }
+    }
+    for (int64_t j = 0; j < len; ++j) out[j0 + j] += acc[j];
+  }
+}
+
+// The score's waves; a causal mask (which the waves do not hold) only when `masked_ok`.
+std::optional<ScoreWaves> MakeScoreWaves(const AttentionScorer& s, bool masked_ok = false) {
   const Encoding& e = s.encoding();
-  if (s.causal() || s.has_bias()) return std::nullopt;
+  if ((s.causal() && !masked_ok) || s.has_bias()) return std::nullopt;
   const std::vector<double>& xq = s.x_query();
   const std::vector<double>& xk = s.x_key();
   const auto d = static_cast<size_t>(s.dim());
@@ -296,7 +339,25 @@ std::optional<ScoreWaves> MakeScoreWaves(const AttentionScorer& s) {
     }
     return out;
   }
-  if (e.params().kind() != Scheme::kRope) return std::nullopt;  // xPos: its decay
+  if (e.params().kind() == Scheme::kXpos) {
+    // xPos (Sun et al. 2022; torchscale's XPOS) turns the query's pair i = (2i, 2i + 1) by
+    // m w_i and scales it by zeta_i^(m'/s), the key's by n w_i and zeta_i^(-n'/s) (m', n' the
+    // decay positions, shifted alike when centred; s = scale_base): with Q and K as for RoPE
+    // their dot is zeta_i^(-(n - m)/s) Re(conj(Q) K e^{i (n - m) w_i}), a wave of the offset
+    // that decays or grows along it.
+    const XposParams& x = e.params().xpos();
+    const int64_t d_model = e.params().d_model;
+    for (int64_t i = 0; i < d_model / 2; ++i) {
+      const auto i1 = static_cast<size_t>(2 * i), i2 = i1 + 1;
+      const double q1 = xq[i1], q2 = xq[i2], k1 = xk[i1], k2 = xk[i2];
+      out.offset_decaying.push_back({XposFrequency(x.theta, d_model, i),
+                                     -std::log(XposZeta(d_model, i)) / x.scale_base,
+                                     q1 * k1 + q2 * k2, q1 * k2 - q2 * k1});
+    }
+    for (size_t j = static_cast<size_t>(d_model / 2) * 2; j < d; ++j) out.constant += xq[j] * xk[j];
+    return out;
+  }
+  if (e.params().kind() != Scheme::kRope) return std::nullopt;
   // RoPE rotates pair i of the query by m theta_i and of the key by n theta_i, both times the
   // attention factor a: with Q = q1 + i q2 and K = k1 + i k2, their dot is
   //   a^2 Re(Q conj(K) e^{i (m - n) theta}) = Re(a^2 conj(Q) K e^{i (n - m) theta}),
@@ -319,6 +380,7 @@ std::optional<ScoreWaves> MakeScoreWaves(const AttentionScorer& s) {
 std::optional<ScoreRaster> OffsetScoreRaster(const ScoreWaves& w, int64_t dim, int64_t k_lo,
                                              int64_t k_hi, int k_px, int64_t q_lo, int64_t q_hi,
                                              int q_px) {
+  if (!w.offset_decaying.empty()) return std::nullopt;  // no closed texel means for these
   const std::optional<OffsetLattice> lat = ChooseOffsetLattice(k_lo, k_hi, k_px, q_lo, q_hi, q_px);
   if (!lat) return std::nullopt;
   ScoreRaster r;
@@ -385,6 +447,8 @@ ScoreParts MakeScoreParts(const ScoreWaves& w, int64_t dim, int64_t k_lo, int64_
   p.query = along(w.query, q_lo, nq);
   p.key = along(w.key, k_lo, nk);
   p.offset = along(w.offset, p.o0, spread);
+  if (!w.offset_decaying.empty())
+    AddDecayingWavesAlong(w.offset_decaying, p.o0, spread, p.offset.data());
   p.sum = along(w.sum, p.s0, spread);
   return p;
 }
@@ -399,6 +463,55 @@ void CellScoreRaster(const ScoreWaves& w, int64_t dim, ScoreRaster& r) {
   MeansOverCells(
       r.key_edges, r.query_edges, [&](int64_t m, double* values) { parts.Row(m, values); },
       r.values.data());
+  r.exact = true;
+}
+
+// The raster from the score along every key and offset the window takes, for waves with no
+// lattice (xPos's, which grow or decay along the offset), when a causal mask may hide cells:
+// each texel the mean over its cells (its unmasked ones) of constant + query(m) + key(n) +
+// offset(n - m), from prefix sums of the keys' and offsets' parts along each query (in long
+// double, so a sum of a few cells keeps its digits beside the large ones before it). Work:
+// (keys + queries) x terms for the parts, queries x texel columns for the means.
+void PrefixScoreRaster(const ScoreWaves& w, int64_t dim, bool causal, ScoreRaster& r) {
+  const int64_t k_lo = r.key_edges.front(), q_lo = r.query_edges.front();
+  const int64_t nk = r.key_edges.back() - k_lo, nq = r.query_edges.back() - q_lo;
+  const ScoreParts parts = MakeScoreParts(w, dim, k_lo, nk, q_lo, nq);
+  std::vector<long double> key_sums(static_cast<size_t>(nk) + 1, 0.0L),
+      offset_sums(parts.offset.size() + 1, 0.0L);
+  for (size_t i = 0; i < parts.key.size(); ++i) key_sums[i + 1] = key_sums[i] + parts.key[i];
+  for (size_t i = 0; i < parts.offset.size(); ++i) {
+    offset_sums[i + 1] = offset_sums[i] + parts.offset[i];
+  }
+  r.values.assign(static_cast<size_t>(r.width) * r.height, 0.0f);
+#pragma omp parallel for schedule(dynamic, 4) if (nq * r.width >= (int64_t{1} << 16))
+  for (int y = 0; y < r.height; ++y) {
+    std::vector<long double> acc(static_cast<size_t>(r.width), 0.0L);
+    std::vector<int64_t> cells(static_cast<size_t>(r.width), 0);
+    for (int64_t m = r.query_edges[static_cast<size_t>(y)];
+         m < r.query_edges[static_cast<size_t>(y) + 1]; ++m) {
+      const long double row = parts.constant + parts.query[static_cast<size_t>(m - q_lo)];
+      for (int x = 0; x < r.width; ++x) {
+        const int64_t n0 = r.key_edges[static_cast<size_t>(x)];
+        const int64_t n1 = causal ? std::min(r.key_edges[static_cast<size_t>(x) + 1], m + 1)
+                                  : r.key_edges[static_cast<size_t>(x) + 1];
+        if (n1 <= n0) continue;
+        const auto i = static_cast<size_t>(x);
+        acc[i] +=
+            static_cast<long double>(n1 - n0) * row +
+            (key_sums[static_cast<size_t>(n1 - k_lo)] - key_sums[static_cast<size_t>(n0 - k_lo)]) +
+            (offset_sums[static_cast<size_t>(n1 - m - parts.o0)] -
+             offset_sums[static_cast<size_t>(n0 - m - parts.o0)]);
+        cells[i] += n1 - n0;
+      }
+    }
+    float* out = r.values.data() + static_cast<size_t>(y) * r.width;
+    for (int x = 0; x < r.width; ++x) {
+      const auto i = static_cast<size_t>(x);
+      out[x] = cells[i] > 0
+                   ? static_cast<float>(acc[i] / static_cast<long double>(cells[i]) * parts.inv)
+                   : std::numeric_limits<float>::quiet_NaN();
+    }
+  }
   r.exact = true;
 }
 
@@ -485,6 +598,16 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
                                 q_hi, std::min(px_h, req.height_px))) {
         return std::move(*fast);
       }
+    }
+  }
+  // xPos: exact texel means from its waves along every key and offset of the window, while
+  // those are few enough (a window of some 10^5 positions at d 65536), masked or not.
+  if (s.encoding().params().kind() == Scheme::kXpos && !s.has_bias() &&
+      (k_hi - k_lo + q_hi - q_lo) * (s.dim() / 2) <= kPrefixRasterMaxWork &&
+      static_cast<int64_t>(r.width) * r.height * s.dim() > (int64_t{1} << 16)) {
+    if (const std::optional<ScoreWaves> waves = MakeScoreWaves(s, /*masked_ok=*/true)) {
+      PrefixScoreRaster(*waves, s.dim(), s.causal(), r);
+      return r;
     }
   }
   // A window of few cells per texel with a large d: cell by cell from the waves, rather than a
@@ -590,9 +713,12 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
 
 void ScoreRow(const AttentionScorer& s, int64_t m, int64_t n0, int64_t count, double* out) {
   if (count * s.dim() > kOffsetRasterMinWork) {
-    // Long rows of wide vectors: from the score's waves along the keys.
-    if (const std::optional<ScoreWaves> waves = MakeScoreWaves(s)) {
+    // Long rows of wide vectors: from the score's waves along the keys, masked after.
+    if (const std::optional<ScoreWaves> waves = MakeScoreWaves(s, /*masked_ok=*/true)) {
       MakeScoreParts(*waves, s.dim(), n0, count, m, 1).Row(m, out);
+      for (int64_t i = 0; i < count; ++i) {
+        if (s.Masked(m, n0 + i)) out[i] = kNaN;
+      }
       return;
     }
   }
