@@ -99,6 +99,12 @@ void FillWaveBlock(std::span<const WaveColumn> columns, int64_t first_position, 
                    int64_t rows, float* out);
 inline constexpr int64_t kPeAnchorPositions = 1024;
 
+// Steps n pairs' (s_i, c_i) = (sin, cos) of p w_i on by `steps` positions with the fill's
+// recurrence: s <- s cw_i + c sw_i, c <- c cw_i - s sw_i (cw_i, sw_i = cos, sin of w_i), each pair
+// through all its steps in registers; the same bits as stepping all pairs once a position.
+void StepWavePairs(int64_t n, int64_t steps, const double* cw, const double* sw, double* s,
+                   double* c);
+
 // The reference: every value from WaveValueAt (one sin or cos of the double angle). Agrees with
 // FillWaveBlock to within 1e-13 before rounding, so to float32 rounding after it.
 void FillWaveBlockNaive(std::span<const WaveColumn> columns, int64_t first_position, int64_t row0,

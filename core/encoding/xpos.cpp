@@ -392,20 +392,20 @@ class XposEncoding final : public Encoding {
         cw[static_cast<size_t>(k)] = std::cos(w);
         sw[static_cast<size_t>(k)] = std::sin(w);
       }
-      for (int64_t p = anchor; p < hi; ++p) {
-        if (p >= lo) {
-          float* row = out + (p - p0) * cols;
-          const auto k_pos = static_cast<double>(p + shift_);
-          for (int64_t k = 0; k < np; ++k) {
-            const int64_t i = pair_lo + k;
-            const double m =
-                std::exp(DecayExponent(sign_, k_pos, log_zeta_[static_cast<size_t>(i)], sb));
-            const auto v = static_cast<float>(
-                (cos_part ? cs[static_cast<size_t>(k)] : sn[static_cast<size_t>(k)]) * m);
-            const int64_t j0 = 2 * i - col0;
-            if (j0 >= 0) row[j0] = v;
-            if (j0 + 1 < cols) row[j0 + 1] = v;
-          }
+      // To the first row asked for with the pairs in registers (the same bits as below).
+      StepWavePairs(np, lo - anchor, cw.data(), sw.data(), sn.data(), cs.data());
+      for (int64_t p = lo; p < hi; ++p) {
+        float* row = out + (p - p0) * cols;
+        const auto k_pos = static_cast<double>(p + shift_);
+        for (int64_t k = 0; k < np; ++k) {
+          const int64_t i = pair_lo + k;
+          const double m =
+              std::exp(DecayExponent(sign_, k_pos, log_zeta_[static_cast<size_t>(i)], sb));
+          const auto v = static_cast<float>(
+              (cos_part ? cs[static_cast<size_t>(k)] : sn[static_cast<size_t>(k)]) * m);
+          const int64_t j0 = 2 * i - col0;
+          if (j0 >= 0) row[j0] = v;
+          if (j0 + 1 < cols) row[j0 + 1] = v;
         }
         for (int64_t k = 0; k < np; ++k) {
           const auto u = static_cast<size_t>(k);
