@@ -59,6 +59,13 @@ TEST(Ticks, NiceStepsAndLabels) {
   EXPECT_EQ(big[1].label, "2e+08");
   EXPECT_TRUE(NiceTicks(0, 3, 10, /*integer_only=*/true)[1].value == 1.0);
   EXPECT_TRUE(NiceTicks(5, 5, 4).empty());
+  // Tiny steps in powers of ten, not thirty digits after the point (a colour bar of bf16
+  // errors of 1e-26); steps down to 1e-5 keep their decimals.
+  const std::vector<Tick> tiny = NiceTicks(-6.9e-26, 6.9e-26, 4);
+  ASSERT_GE(tiny.size(), 3u);
+  EXPECT_EQ(tiny.back().label, "6e-26");
+  for (const Tick& t : tiny) EXPECT_LE(t.label.size(), 6u) << t.label;
+  EXPECT_EQ(NiceTicks(0, 4e-5, 4)[1].label, "0.00001");
 }
 
 // A range between its nice steps still gets a scale: [-49.5, 49.5] asked for 2 ticks would have

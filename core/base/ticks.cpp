@@ -32,6 +32,10 @@ std::vector<Tick> TicksAtStep(double lo, double hi, int target, bool integer_onl
     char buf[48];
     if (big && step >= 1e6) {
       std::snprintf(buf, sizeof buf, "%.4g", v);
+    } else if (decimals > 5) {
+      // Tiny steps in powers of ten ("2e-08", not "0.00000002"; a precision view's errors can
+      // be 1e-26): three significant digits hold every nice step's multiple.
+      std::snprintf(buf, sizeof buf, "%.3g", v);
     } else {
       std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
     }
