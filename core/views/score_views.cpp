@@ -148,6 +148,11 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
   f.legend.push_back({ScoreContentText(m), kNoColor});
   if (m.causal_mask) {
     f.legend.push_back({"grey: masked, causal (key after query, n > m)", kMaskedGrey});
+  } else if (any_masked && e.params().kind() == Scheme::kXpos) {
+    f.legend.push_back({"grey: no number: the query's and key's scales \xce\xb6^(\xc2\xb1n/s) "
+                        "overflow float64 this far from position 0 (centred positions or a "
+                        "causal mask keep them in range)",
+                        kMaskedGrey});
   } else if (any_masked) {
     f.legend.push_back({"grey: masked, causal ALiBi, key after query", kMaskedGrey});
   }
