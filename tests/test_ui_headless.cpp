@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "encoding/learned.h"
 #include "figure/colormap.h"
@@ -1106,6 +1109,74 @@ TEST_F(ScorePanel, TheCheckViewHasTheWholeFileAndLeavesTheHeatmapAlone) {
   EXPECT_EQ(ViewsOf(state_, ViewKind::kCheck).heatmap, (ViewRange{0, 32, 1400, 1600}));
   EXPECT_EQ(state_.heatmap.view, heatmap);
   std::remove(path.c_str());
+}
+
+// While the precision picture of a new window is made, the old one stays on screen and its plot
+// says a new one is coming; when it is there, the note goes.
+TEST_F(ScorePanel, APictureOfAnotherWindowSaysTheNewOneIsComing) {
+  FigureWorker figures(/*synchronous=*/false);
+  services_.figures = &figures;
+  Frames(2);
+  ASSERT_TRUE(ChooseTab("precision"));
+  figures.WaitIdle();
+  Frames(2);
+  const FigurePanelCache& c = caches_.figure_panels[ViewKind::kPrecision];
+  ASSERT_TRUE(c.figure);
+  EXPECT_TRUE(caches_.drawn.figures_for_other_window.empty());
+  figures.Hold(true);
+  state_.heatmap.view = {0, 64, 0, 50};
+  Frames(2);
+  EXPECT_TRUE(c.figure);
+  EXPECT_EQ(caches_.drawn.figures_for_other_window, std::vector<ViewKind>{ViewKind::kPrecision});
+  EXPECT_TRUE(caches_.drawn.figures_computing.empty());  // the parameters are the same
+  figures.Hold(false);
+  figures.WaitIdle();
+  Frames(2);
+  EXPECT_TRUE(caches_.drawn.figures_for_other_window.empty());
+  EXPECT_EQ(c.figure->view.x1, 64);
+}
+
+// A long build of one view (a tab just left; it cannot be stopped) does not hold up another's:
+// the two build side by side.
+TEST(FigureWorkerOrder, ALongBuildDoesNotHoldUpAnotherView) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool release = false;
+  FigureWorker figures(/*synchronous=*/false, [&](const FigureRequest& r) {
+    if (r.view == ViewKind::kScore) {
+      std::unique_lock<std::mutex> lock(m);
+      cv.wait(lock, [&] { return release; });
+    }
+    return BuildFigure(r);
+  });
+  auto let_go = [&] {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      release = true;
+    }
+    cv.notify_all();
+  };
+  // Lets the held build go before the worker is joined, should an assertion end the test early.
+  struct AtExit {
+    std::function<void()> f;
+    ~AtExit() { f(); }
+  } at_exit{let_go};
+  ModelParams p;
+  p.pe.scheme = RopeParams{};
+  const EncodingPtr e = MakeEncoding(p.pe).value();
+  figures.Request({ViewKind::kScore, p, e, ViewSelection{}, FigureSize{}});
+  figures.Request({ViewKind::kDecay, p, e, ViewSelection{}, FigureSize{}});
+  std::optional<FigureResult> decay;
+  for (int k = 0; k < 2000 && !decay; ++k) {
+    decay = figures.Take(ViewKind::kDecay);
+    if (!decay) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(decay.has_value());
+  EXPECT_TRUE(decay->figure.has_value()) << decay->error;
+  EXPECT_TRUE(figures.Busy(ViewKind::kScore));
+  let_go();
+  figures.WaitIdle();
+  EXPECT_TRUE(figures.Take(ViewKind::kScore).has_value());
 }
 
 // Requests waiting together are built newest first: the tab a person has just opened does not

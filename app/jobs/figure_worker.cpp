@@ -1,5 +1,6 @@
 #include "jobs/figure_worker.h"
 
+#include <algorithm>
 #include <exception>
 
 namespace pe {
@@ -22,8 +23,11 @@ FigureResult BuildFigure(const FigureRequest& request) {
   return r;
 }
 
-FigureWorker::FigureWorker(bool synchronous) : synchronous_(synchronous) {
-  if (!synchronous_) thread_ = std::thread([this] { Loop(); });
+FigureWorker::FigureWorker(bool synchronous, Builder build)
+    : synchronous_(synchronous), build_(std::move(build)) {
+  if (!synchronous_) {
+    for (int k = 0; k < kThreads; ++k) threads_.emplace_back([this] { Loop(); });
+  }
 }
 
 FigureWorker::~FigureWorker() {
@@ -32,7 +36,7 @@ FigureWorker::~FigureWorker() {
     stop_ = true;
   }
   wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  for (std::thread& t : threads_) t.join();
 }
 
 void FigureWorker::Request(const FigureRequest& request) {
@@ -42,7 +46,7 @@ void FigureWorker::Request(const FigureRequest& request) {
   last_requested_.insert_or_assign(request.view, request);
   if (synchronous_) {
     lock.unlock();
-    FigureResult r = BuildFigure(request);
+    FigureResult r = build_(request);
     lock.lock();
     done_.insert_or_assign(request.view, std::move(r));
     return;
@@ -67,17 +71,17 @@ std::optional<FigureResult> FigureWorker::Take(ViewKind view) {
 
 bool FigureWorker::Busy(ViewKind view) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return pending_.count(view) > 0 || building_ == view;
+  return pending_.count(view) > 0 || Building(view);
 }
 
 bool FigureWorker::AnyBusy() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return (!pending_.empty() && !held_) || building_.has_value();
+  return (!pending_.empty() && !held_) || !building_.empty();
 }
 
 void FigureWorker::WaitIdle() {
   std::unique_lock<std::mutex> lock(mutex_);
-  done_cv_.wait(lock, [this] { return (pending_.empty() || held_) && !building_; });
+  done_cv_.wait(lock, [this] { return (pending_.empty() || held_) && building_.empty(); });
 }
 
 void FigureWorker::Hold(bool held) {
@@ -93,24 +97,36 @@ std::vector<ViewKind> FigureWorker::BuildOrder() {
   return build_order_;
 }
 
+bool FigureWorker::Building(ViewKind view) const {
+  return std::find(building_.begin(), building_.end(), view) != building_.end();
+}
+
+std::map<ViewKind, FigureRequest>::iterator FigureWorker::NextToBuild() {
+  auto next = pending_.end();
+  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+    if (Building(it->first)) continue;  // its newer request waits for that build to end
+    if (next == pending_.end() || pending_order_[it->first] > pending_order_[next->first]) {
+      next = it;
+    }
+  }
+  return next;
+}
+
 void FigureWorker::Loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [this] { return stop_ || (!pending_.empty() && !held_); });
+    wake_.wait(lock, [this] { return stop_ || (!held_ && NextToBuild() != pending_.end()); });
     if (stop_) return;
-    auto next = pending_.begin();
-    for (auto it = pending_.begin(); it != pending_.end(); ++it) {
-      if (pending_order_[it->first] > pending_order_[next->first]) next = it;
-    }
+    auto next = NextToBuild();
     FigureRequest request = std::move(next->second);
     pending_order_.erase(next->first);
     pending_.erase(next);
-    building_ = request.view;
+    building_.push_back(request.view);
     build_order_.push_back(request.view);
     lock.unlock();
-    FigureResult r = BuildFigure(request);
+    FigureResult r = build_(request);
     lock.lock();
-    building_.reset();
+    building_.erase(std::find(building_.begin(), building_.end(), request.view));
     // Kept while it is the newest request of its view, or of the newest parameters (a window
     // panned since: still a newer picture than the one on screen).
     const FigureRequest& newest = last_requested_.at(request.view);
@@ -118,6 +134,7 @@ void FigureWorker::Loop() {
       done_.insert_or_assign(request.view, std::move(r));
     }
     done_cv_.notify_all();
+    wake_.notify_all();  // a newer request of this view may wait for this build
   }
 }
 

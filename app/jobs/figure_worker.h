@@ -1,12 +1,14 @@
 // Builds the figure panels' figures off the UI thread, newest request per view wins, so a figure
 // that takes long (the score view at max_len 1e9, the attention row of 2^20 keys) never stalls a
-// frame. A request is given a few milliseconds to finish before the frame goes on, so quick
-// figures still show in the frame that asked for them; in synchronous mode (tests, screenshots)
-// every figure is built in place.
+// frame. Two threads build figures of different views side by side, so a long build of a tab
+// just left (it cannot be stopped) does not hold up the tab now on screen. A request is given a few
+// milliseconds to finish before the frame goes on, so quick figures still show in the frame that
+// asked for them; in synchronous mode (tests, screenshots) every figure is built in place.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -49,7 +51,9 @@ class FigureWorker {
  public:
   // Time a request may take before the frame goes on without it.
   static constexpr std::chrono::milliseconds kInFrameWait{4};
-  explicit FigureWorker(bool synchronous);
+  // `build` makes a figure (BuildFigure; tests give one they can hold up).
+  using Builder = std::function<FigureResult(const FigureRequest&)>;
+  explicit FigureWorker(bool synchronous, Builder build = BuildFigure);
   ~FigureWorker();
   FigureWorker(const FigureWorker&) = delete;
   FigureWorker& operator=(const FigureWorker&) = delete;
@@ -74,6 +78,7 @@ class FigureWorker {
  private:
   void Loop();
   const bool synchronous_;
+  const Builder build_;
   std::mutex mutex_;
   std::condition_variable wake_, done_cv_;
   std::map<ViewKind, FigureRequest> last_requested_, pending_;
@@ -83,9 +88,13 @@ class FigureWorker {
   int64_t requests_ = 0;
   std::vector<ViewKind> build_order_;
   std::map<ViewKind, FigureResult> done_;
-  std::optional<ViewKind> building_;
+  std::vector<ViewKind> building_;  // one build per view at a time
   bool stop_ = false, held_ = false;
-  std::thread thread_;
+  static constexpr int kThreads = 2;
+  std::vector<std::thread> threads_;
+  bool Building(ViewKind view) const;
+  // The newest pending request of a view no thread is building, or pending_.end().
+  std::map<ViewKind, FigureRequest>::iterator NextToBuild();
 };
 
 }  // namespace pe

@@ -449,6 +449,11 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
                ImVec2(bar_w - em * 0.5f, avail.y - em * 2.5f));
     }
   };
+  // The picture of these parameters for another window or size stays until the new one is
+  // there (a large table's precision picture can take a second): the plot says so in its corner.
+  const bool other_window =
+      services.figures && !(*cache.built == request) && services.figures->Busy(view);
+  const ImVec2 plot_corner = ImGui::GetCursorScreenPos();
   // A loaded table of another extent (a new file) starts from the whole of it.
   CheckViewState& check = state.check_view;
   if (own_table_view && f.extent && (!check.fitted || !(check.whole == *f.extent))) {
@@ -470,6 +475,19 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
                 each, k == 0);
       ImGui::PopID();
     }
+  }
+  if (other_window) {
+    drawn.figures_for_other_window.push_back(view);
+    const char* note = "Computing the picture for this window...";
+    const ImVec2 at(plot_corner.x + em * 7.0f, plot_corner.y + em * 0.4f);
+    const ImVec2 note_size = ImGui::CalcTextSize(note);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+    bg.w = 0.85f;
+    dl->AddRectFilled(ImVec2(at.x - em * 0.3f, at.y - em * 0.1f),
+                      ImVec2(at.x + note_size.x + em * 0.3f, at.y + note_size.y + em * 0.1f),
+                      ImGui::ColorConvertFloat4ToU32(bg));
+    dl->AddText(at, ImGui::GetColorU32(ImGuiCol_Text), note);
   }
   if (legend_w <= 0.0f) return;
   ImGui::SameLine();

@@ -110,7 +110,8 @@ struct DrawnRecord {
   std::vector<std::pair<ViewKind, ModelParams>> figure_params;  // the parameters each was made of
   std::vector<ViewKind>
       figures_computing;  // figure panels waiting for their new parameters' figure
-  int shortcut_rows = 0;  // rows of the shortcut overlay, when it is open
+  std::vector<ViewKind> figures_for_other_window;  // showing another window's, the new on its way
+  int shortcut_rows = 0;                           // rows of the shortcut overlay, when it is open
   void Clear() { *this = DrawnRecord(); }
 };
 
