@@ -125,6 +125,17 @@ TEST(AttentionScore, RoformerBoundTakesTheScaledFrequencies) {
       EXPECT_GT(std::abs(got - RoformerDecayBound(paper, r)), 1e-3);
     }
   }
+  // The figure names the scaling with what it depends on, in its title and legend.
+  Result<Figure> f =
+      GetView(ViewKind::kRoformerDecay).figure({m, e, DefaultViews(m), {}, FigureFormat::kPng});
+  ASSERT_TRUE(f.ok()) << f.message();
+  EXPECT_NE(f.value().title.find("yarn x8 (original 64)"), std::string::npos) << f.value().title;
+  bool legend_names_it = false;
+  for (const FigureLegendItem& item : f.value().legend) {
+    legend_names_it =
+        legend_names_it || item.label.find("(yarn x8 (original 64))") != std::string::npos;
+  }
+  EXPECT_TRUE(legend_names_it);
 }
 
 TEST(AttentionScore, SinusoidalIsTheSumOfContentAndPositionDotted) {

@@ -88,7 +88,7 @@ class RopeEncoding final : public WaveTableEncoding {
         "rope %s %s, head dim %lld (d_rot %lld), theta %g",
         std::string(RopePairingName(r.pairing)).c_str(), std::string(RopePartName(r.part)).c_str(),
         static_cast<long long>(params_.d_model), static_cast<long long>(freq_.d_rot), r.theta);
-    s += ScalingText();
+    s += RopeScalingText(params_, freq_.attention_factor);
     s += Fmt(", L=%lld", static_cast<long long>(params_.max_len));
     if (params_.offset != 0)
       s += Fmt(", from position %lld", static_cast<long long>(params_.offset));
@@ -98,24 +98,8 @@ class RopeEncoding final : public WaveTableEncoding {
     const RopeParams& r = params_.rope();
     std::string s = Fmt("RoPE %s (%s, theta %g", TableName().c_str(),
                         std::string(RopePairingName(r.pairing)).c_str(), r.theta);
-    s += ScalingText();
+    s += RopeScalingText(params_, freq_.attention_factor);
     return s + ")";
-  }
-  // ", yarn x8 (original 2048)": the scaling with what it depends on, so a figure's title is
-  // enough to regenerate it.
-  std::string ScalingText() const {
-    const RopeParams& r = params_.rope();
-    if (r.scaling == RopeScaling::kNone) return {};
-    std::string s = Fmt(", %s x%g", std::string(RopeScalingName(r.scaling)).c_str(), r.factor);
-    if (r.scaling == RopeScaling::kDynamicNtk) {
-      s += Fmt(" at length %lld (original %lld)",
-               static_cast<long long>(RopeDynamicSequenceLength(params_)),
-               static_cast<long long>(r.original_max_len));
-    } else if (r.scaling == RopeScaling::kYarn || r.scaling == RopeScaling::kLlama3) {
-      s += Fmt(" (original %lld)", static_cast<long long>(r.original_max_len));
-    }
-    if (freq_.attention_factor != 1.0) s += Fmt(", attention factor %.8g", freq_.attention_factor);
-    return s;
   }
   std::string FileTag() const override {
     const RopeParams& r = params_.rope();
@@ -180,6 +164,21 @@ class RopeEncoding final : public WaveTableEncoding {
 };
 
 }  // namespace
+
+std::string RopeScalingText(const EncodingParams& params, double attention_factor) {
+  const RopeParams& r = params.rope();
+  if (r.scaling == RopeScaling::kNone) return {};
+  std::string s = Fmt(", %s x%g", std::string(RopeScalingName(r.scaling)).c_str(), r.factor);
+  if (r.scaling == RopeScaling::kDynamicNtk) {
+    s += Fmt(" at length %lld (original %lld)",
+             static_cast<long long>(RopeDynamicSequenceLength(params)),
+             static_cast<long long>(r.original_max_len));
+  } else if (r.scaling == RopeScaling::kYarn || r.scaling == RopeScaling::kLlama3) {
+    s += Fmt(" (original %lld)", static_cast<long long>(r.original_max_len));
+  }
+  if (attention_factor != 1.0) s += Fmt(", attention factor %.8g", attention_factor);
+  return s;
+}
 
 Result<EncodingPtr> MakeRopeEncoding(const EncodingParams& params) {
   return EncodingPtr(std::make_shared<RopeEncoding>(params));

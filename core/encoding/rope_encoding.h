@@ -8,6 +8,8 @@
 // Frequencies and the attention factor come from rope.h (every scaling).
 #pragma once
 
+#include <string>
+
 #include "base/status.h"
 #include "encoding/encoding.h"
 #include "encoding/rope.h"
@@ -16,6 +18,10 @@ namespace pe {
 
 // The columns of the RoPE table `params.rope().part` picks, in its layout (valid params).
 std::vector<WaveColumn> RopeColumns(const EncodingParams& params, const RopeFrequencies& f);
+
+// ", yarn x8 (original 2048), attention factor 1.2079442": a rope scaling with what it depends
+// on, so a figure's title is enough to regenerate it; empty without one.
+std::string RopeScalingText(const EncodingParams& params, double attention_factor);
 
 // The rotary Encoding (valid params).
 Result<EncodingPtr> MakeRopeEncoding(const EncodingParams& params);

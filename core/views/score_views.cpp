@@ -17,6 +17,7 @@
 
 #include "analysis/attention_score.h"
 #include "encoding/rope.h"
+#include "encoding/rope_encoding.h"
 #include "io/file_writers.h"
 #include "model/param_fields.h"
 #include "text/tokenizer.h"
@@ -149,10 +150,11 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
   if (m.causal_mask) {
     f.legend.push_back({"grey: masked, causal (key after query, n > m)", kMaskedGrey});
   } else if (any_masked && e.params().kind() == Scheme::kXpos) {
-    f.legend.push_back({"grey: no number: the query's and key's scales \xce\xb6^(\xc2\xb1n/s) "
-                        "overflow float64 this far from position 0 (centred positions or a "
-                        "causal mask keep them in range)",
-                        kMaskedGrey});
+    f.legend.push_back(
+        {"grey: no number: the query's and key's scales \xce\xb6^(\xc2\xb1n/s) "
+         "overflow float64 this far from position 0 (centred positions or a "
+         "causal mask keep them in range)",
+         kMaskedGrey});
   } else if (any_masked) {
     f.legend.push_back({"grey: masked, causal ALiBi, key after query", kMaskedGrey});
   }
@@ -493,8 +495,11 @@ Result<Figure> RoformerDecayFigure(const ViewContext& c) {
   Figure f;
   f.title = "Long-term decay of RoPE (RoFormer, Figure 2): d = " + std::to_string(p.d_model) +
             ", \xce\xb8 = " + Num(theta, 6);
-  if (p.rope().scaling != RopeScaling::kNone) {
-    f.title += ", " + std::string(RopeScalingName(p.rope().scaling)) + " scaling";
+  if (scaled) {
+    // The scaling with what it depends on (factor, original length, ...): enough to regenerate.
+    const RopeParams& r = p.rope();
+    f.title += RopeScalingText(p, ComputeRopeFrequencies(p).attention_factor);
+    if (r.rotary_fraction != 1.0) f.title += ", rotary fraction " + Num(r.rotary_fraction, 6);
   }
   f.x = {"relative distance", false, false, true};
   f.y = {"relative upper bound", false, false};
@@ -518,16 +523,22 @@ Result<Figure> RoformerDecayFigure(const ViewContext& c) {
   const ViewRange fitted = FitY({ys}, x0, x1);
   f.view = {x0, x1, std::min(0.0, fitted.y0), fitted.y1};
   f.series.push_back(std::move(line));
-  f.legend.push_back(
-      {"(1/(d/2)) \xce\xa3_{j=1}^{d/2} |S_j|,  S_j = \xce\xa3_{k=0}^{j-1} "
-       "e^{i r \xce\xb8_k},  \xce\xb8_k = \xce\xb8^(\xe2\x88\x92"
-       "2k/d)",
-       SeriesRgba(0)});
+  const std::string bound =
+      "(1/(d/2)) \xce\xa3_{j=1}^{d/2} |S_j|,  S_j = \xce\xa3_{k=0}^{j-1} e^{i r \xce\xb8_k}";
+  f.legend.push_back({bound + (scaled ? std::string(",  \xce\xb8_k: the model's frequencies")
+                                      : std::string(",  \xce\xb8_k = \xce\xb8^(\xe2\x88\x92"
+                                                    "2k/d)")),
+                      SeriesRgba(0)});
   f.legend.push_back({"r: relative distance m \xe2\x88\x92 n", kNoColor});
   if (scaled) {
+    // Which frequencies: the scaling with what it depends on (factor, original length, ...).
+    std::string scaling = RopeScalingText(p, 1.0);  // ", yarn x8 (original 8192)"
+    if (p.rope().rotary_fraction != 1.0) {
+      scaling += ", rotary fraction " + Num(p.rope().rotary_fraction, 6);
+    }
     f.legend.push_back({"\xce\xb8_k: the model's " + std::to_string(freqs.size()) +
-                            " rotation frequencies after its scaling (the paper's " +
-                            "\xce\xb8^(\xe2\x88\x92" + "2k/d) without one)",
+                            " rotation frequencies after its scaling (" + scaling.substr(2) +
+                            "); the paper's \xce\xb8^(\xe2\x88\x92" + "2k/d) without one",
                         kNoColor});
   }
   if (static_cast<int64_t>(dist.size()) < L) {
