@@ -1,5 +1,6 @@
 #include "cli/check_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -39,8 +40,8 @@ void PrintCheckReport(std::ostream& out, const CheckReport& r, const std::string
     out << "no match\n";
   } else {
     const CheckCandidate& b = r.ranked.front();
-    out << (r.verdict == CheckVerdict::kNoMatch ? "no match" : "match") << ": " << VerdictText(b)
-        << "\n";
+    // A near miss says "no match; nearest: ..." once; a match "match: matches ...".
+    out << (r.verdict == CheckVerdict::kNoMatch ? "" : "match: ") << VerdictText(b) << "\n";
     out << "  flags: " << b.flags << "\n";
     const ErrorStats& s = b.stats;
     out << "  max |error| " << CheckNumberText(s.max_abs) << ", mean |error| "
@@ -52,14 +53,24 @@ void PrintCheckReport(std::ostream& out, const CheckReport& r, const std::string
     out << "    reference formula: " << b.worst_formula << "\n";
     out << "  error in float32 ulps:\n";
     const int64_t cells = s.rows * s.cols;
+    int label_width = 0;  // the widest label shown, so the counts line up
+    for (int k = 0; k < kUlpBuckets; ++k) {
+      if (s.ulp_histogram[static_cast<size_t>(k)] > 0) {
+        label_width = std::max(label_width, static_cast<int>(UlpBucketLabel(k).size()));
+      }
+    }
     for (int k = 0; k < kUlpBuckets; ++k) {
       const int64_t n = s.ulp_histogram[static_cast<size_t>(k)];
       if (n == 0) continue;
       const double share = cells > 0 ? static_cast<double>(n) / static_cast<double>(cells) : 0;
       char line[160];
-      std::snprintf(line, sizeof line, "    %12s  %10lld  %5.1f%%  ", UlpBucketLabel(k).c_str(),
-                    static_cast<long long>(n), 100 * share);
+      std::snprintf(line, sizeof line, "    %*s  %10lld  %5.1f%%  ", label_width,
+                    UlpBucketLabel(k).c_str(), static_cast<long long>(n), 100 * share);
       out << line << std::string(static_cast<size_t>(std::lround(share * 40)), '#') << "\n";
+    }
+    if (r.ranked.size() > 1) {
+      out << "other readings, ranked as the first by max |error| over the table's amplitude (an "
+             "unround parameter counts a quarter more among near misses):\n";
     }
     const char* const ordinal[] = {"second", "third", "fourth", "fifth"};
     for (size_t k = 1; k < r.ranked.size() && k <= 4; ++k) {

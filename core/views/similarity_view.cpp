@@ -470,8 +470,8 @@ Result<Figure> SimilarityOffsetFigure(const ViewContext& c) {
   f.legend.push_back({Definition(cosine, "p + k"), kNoColor});
   if (s.toeplitz()) {
     f.legend.push_back(
-        {"no band: the same for every p, the band collapses to the line, "
-         "(a function of k alone)",
+        {"no band: the similarity is the same for every p (a function of k alone), so the band "
+         "collapses to the line",
          kNoColor});
   } else if (s.closed_form()) {
     f.legend.push_back(
