@@ -17,6 +17,7 @@
 #include "encoding/encoding.h"
 #include "encoding/rope.h"
 #include "io/file_writers.h"
+#include "test_support.h"
 #include "views/figure_export.h"
 #include "views/view_registry.h"
 
@@ -440,21 +441,9 @@ namespace {
 // window (the whole current table) it shows the whole file, the wrong cell included, and may
 // pan over all of it; a window zoomed inside the file is kept.
 TEST(CheckView, ShowsTheWholeFileFromTheDefaultWindow) {
-  EncodingParams p;
-  p.d_model = 64;
-  p.max_len = 300;
-  const EncodingPtr e = MakeEncoding(p).value();
-  std::vector<float> table(static_cast<size_t>(300 * 64));
-  e->FillBlock(0, 300, 0, 64, table.data());
-  table[static_cast<size_t>(250 * 64 + 50)] += 0.5f;  // row 250, column 50: past (100, 128)
-  const std::string path = testing::TempDir() + "check_view_whole.npy";
-  const int64_t shape[] = {300, 64};
-  ASSERT_TRUE(WriteFileAtomically(path, [&](std::ostream& out) {
-                const std::string header = NpyHeader(shape);
-                out.write(header.data(), static_cast<std::streamsize>(header.size()));
-                WriteFloatsLE(out, table.data(), static_cast<int64_t>(table.size()));
-                return Status{};
-              }).ok());
+  const std::string path = ::testing::TempDir() + "check_view_whole.npy";
+  // Row 250, column 50: past (100, 128).
+  ASSERT_TRUE(pe::testing::WriteSinusoidNpyWithAWrongCell(path, 300, 64, 250, 50));
   ModelParams m;  // d_model 128, max_len 100
   m.check_table = path;
   const EncodingPtr current = MakeEncoding(m.pe).value();

@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "encoding/encoding.h"
+#include "io/file_writers.h"
+
 namespace pe::testing {
 
 struct NpyArray {
@@ -121,5 +124,28 @@ class TempDirTest : public ::testing::Test {
   std::string Path(const std::string& name) const { return dir_ + "/" + name; }
   std::string dir_;
 };
+
+// Writes the exact sinusoidal table (paper layout) of rows x cols to `path` as float32 NPY with
+// 0.5 added to cell (wrong_row, wrong_col): a file for the check view to find the wrong cell in.
+inline bool WriteSinusoidNpyWithAWrongCell(const std::string& path, int64_t rows, int64_t cols,
+                                           int64_t wrong_row, int64_t wrong_col) {
+  EncodingParams p;
+  p.d_model = cols;
+  p.max_len = rows;
+  const EncodingPtr e = MakeEncoding(p).value();
+  std::vector<float> table(static_cast<size_t>(rows * cols));
+  e->FillBlock(0, rows, 0, cols, table.data());
+  table[static_cast<size_t>(wrong_row * cols + wrong_col)] += 0.5f;
+  const int64_t shape[] = {rows, cols};
+  return WriteFileAtomically(path,
+                             [&](std::ostream& out) {
+                               const std::string header = NpyHeader(shape);
+                               out.write(header.data(),
+                                         static_cast<std::streamsize>(header.size()));
+                               WriteFloatsLE(out, table.data(), static_cast<int64_t>(table.size()));
+                               return Status{};
+                             })
+      .ok();
+}
 
 }  // namespace pe::testing

@@ -15,7 +15,6 @@
 #include "encoding/learned.h"
 #include "figure/colormap.h"
 #include "headless_ui.h"
-#include "io/file_writers.h"
 #include "jobs/export_runner.h"
 #include "model/param_fields.h"
 #include "model/walkthrough_presets.h"
@@ -1076,21 +1075,9 @@ TEST_F(ScorePanel, AHiddenSumsViewFollowsANewWidth) {
 // A loaded table taller and narrower than the current one: the check view pans and zooms over
 // the whole file in a window of its own, and the heatmap keeps the current table's window.
 TEST_F(ScorePanel, TheCheckViewHasTheWholeFileAndLeavesTheHeatmapAlone) {
-  EncodingParams p;
-  p.d_model = 64;
-  p.max_len = 2000;
-  const EncodingPtr e = MakeEncoding(p).value();
-  std::vector<float> table(static_cast<size_t>(2000 * 64));
-  e->FillBlock(0, 2000, 0, 64, table.data());
-  table[static_cast<size_t>(1500 * 64 + 10)] += 0.5f;  // past the current table's 100 rows
   const std::string path = ::testing::TempDir() + "check_panel_tall.npy";
-  const int64_t shape[] = {2000, 64};
-  ASSERT_TRUE(WriteFileAtomically(path, [&](std::ostream& out) {
-                const std::string header = NpyHeader(shape);
-                out.write(header.data(), static_cast<std::streamsize>(header.size()));
-                WriteFloatsLE(out, table.data(), static_cast<int64_t>(table.size()));
-                return Status{};
-              }).ok());
+  // Row 1500: past the current table's 100 rows.
+  ASSERT_TRUE(pe::testing::WriteSinusoidNpyWithAWrongCell(path, 2000, 64, 1500, 10));
   Frames(2);
   const ViewRange heatmap = state_.heatmap.view;  // d_model 128, max_len 100
   ASSERT_EQ(heatmap.x1 - heatmap.x0, 128);
