@@ -1072,6 +1072,29 @@ TEST_F(ScorePanel, AHiddenSumsViewFollowsANewWidth) {
   EXPECT_EQ(ViewsOf(state_).sums.x1, 4095.5);
 }
 
+// A narrower table keeps the curves' columns that fit it; a wider one again brings back the rest
+// of that choice, unless columns were chosen anew in between.
+TEST_F(HeadlessUi, ANarrowerTableForAMomentKeepsTheCurvesColumns) {
+  Frames(2);
+  ASSERT_EQ(state_.params.curve_dims, (std::vector<int64_t>{4, 5, 6, 7}));
+  state_.params.pe.d_model = 5;
+  Frames(2);
+  EXPECT_EQ(state_.params.curve_dims, (std::vector<int64_t>{4}));
+  state_.params.pe.d_model = 6;
+  Frames(2);
+  EXPECT_EQ(state_.params.curve_dims, (std::vector<int64_t>{4, 5}));
+  state_.params.pe.d_model = 128;
+  Frames(2);
+  EXPECT_EQ(state_.params.curve_dims, (std::vector<int64_t>{4, 5, 6, 7}));
+  state_.params.pe.d_model = 5;
+  Frames(2);
+  state_.params.curve_dims = {0, 1};  // chosen anew at d 5
+  Frames(2);
+  state_.params.pe.d_model = 128;
+  Frames(2);
+  EXPECT_EQ(state_.params.curve_dims, (std::vector<int64_t>{0, 1}));
+}
+
 // A loaded table taller and narrower than the current one: the check view pans and zooms over
 // the whole file in a window of its own, and the heatmap keeps the current table's window.
 TEST_F(ScorePanel, TheCheckViewHasTheWholeFileAndLeavesTheHeatmapAlone) {

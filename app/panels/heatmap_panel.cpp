@@ -17,6 +17,14 @@
 namespace pe {
 namespace {
 
+// A count of cells or pixels as people read it: whole from 10 up, else two digits (1.2, 0.8), so
+// 1.25 rows to a pixel is not "1" and 0.8 px to a cell not "1".
+std::string Amount(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v >= 10 ? "%.0f" : "%.2g", v);
+  return buf;
+}
+
 // The first of `texts` that fits the panel's width, greyed (the last one when none fits): a
 // narrow panel gets a shorter note instead of one cut at its edge.
 void FittedNote(std::initializer_list<std::string> texts) {
@@ -75,8 +83,8 @@ void CellTooltip(const AppState& state, const Derived& derived, const HeatmapCac
     const double rows = 1.0 / plot.pixels_per_y(), cols = 1.0 / plot.pixels_per_x();
     if (rows > 1.0 || cols > 1.0) {
       ImGui::Separator();
-      ImGui::TextDisabled("zoomed out: each pixel shows the mean of about %.0f x %.0f cells",
-                          std::max(1.0, rows), std::max(1.0, cols));
+      ImGui::TextDisabled("zoomed out: each pixel shows the mean of about %s x %s cells",
+                          Amount(std::max(1.0, rows)).c_str(), Amount(std::max(1.0, cols)).c_str());
     }
   }
   ImGui::EndTooltip();
@@ -289,8 +297,8 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
         "until each pixel is one cell; further in, values appear in the cells.");
   } else {
     char cell[96];
-    std::snprintf(cell, sizeof cell, "One cell = %.0f x %.0f px.", std::max(1.0, 1 / cols_per_px),
-                  std::max(1.0, 1 / rows_per_px));
+    std::snprintf(cell, sizeof cell, "One cell = %s x %s px.", Amount(1 / cols_per_px).c_str(),
+                  Amount(1 / rows_per_px).c_str());
     FittedNote({std::string(cell) + " Drag to pan, double-click to fit.", cell});
   }
 }

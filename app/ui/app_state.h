@@ -71,6 +71,9 @@ struct CurvesViewState {
   bool fitted = false;
   std::string search;
   bool markers = true;
+  // The columns chosen before a narrower table dropped some (d 5 keeps only d4 of 4,5,6,7), and
+  // what was left: while the choice stays as it was left, a wider table brings them back.
+  std::vector<int64_t> dims_before_narrowing, dims_after_narrowing;
 };
 
 struct SumsViewState {

@@ -154,8 +154,26 @@ void ApplyPendingEdits(AppState& state) {
 void ClampSelections(AppState& state, const Derived& derived) {
   std::vector<int64_t>& dims = state.params.curve_dims;
   const int64_t d = derived.encoding ? derived.encoding->cols() : state.params.pe.d_model;
-  dims.erase(std::remove_if(dims.begin(), dims.end(), [&](int64_t j) { return j < 0 || j >= d; }),
-             dims.end());
+  auto outside = [d](int64_t j) { return j < 0 || j >= d; };
+  CurvesViewState& curves = state.curves;
+  if (!curves.dims_before_narrowing.empty() && dims != curves.dims_after_narrowing) {
+    curves.dims_before_narrowing.clear();  // chosen anew since: that choice stands
+  }
+  if (!curves.dims_before_narrowing.empty()) {
+    // A wider table again: the columns of the earlier choice that fit it now.
+    std::vector<int64_t> back = curves.dims_before_narrowing;
+    back.erase(std::remove_if(back.begin(), back.end(), outside), back.end());
+    dims = back;
+    if (back.size() == curves.dims_before_narrowing.size()) {
+      curves.dims_before_narrowing.clear();
+    } else {
+      curves.dims_after_narrowing = back;
+    }
+  } else if (std::any_of(dims.begin(), dims.end(), outside)) {
+    curves.dims_before_narrowing = dims;
+    dims.erase(std::remove_if(dims.begin(), dims.end(), outside), dims.end());
+    curves.dims_after_narrowing = dims;
+  }
   const int tokens =
       derived.sentence.ok() ? static_cast<int>(derived.sentence.value().tokens.size()) : 0;
   int64_t& row = state.selection.batch_row;
