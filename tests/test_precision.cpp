@@ -505,6 +505,52 @@ TEST(PrecisionView, FigureOfAHugeTableComputesOnlyTheWindow) {
   EXPECT_EQ(zoomed.value().overlays[0].y0, 2049.0);
 }
 
+// A bias table is as wide as it is long: a window of a million keys is judged by 8 columns
+// spread evenly in each texel column (the rule the legend states), filled column by column
+// without a row of every key. Each texel row here is one query, so every texel is known: the
+// error of largest magnitude over its 8 sampled keys, by the reference rounding.
+TEST(PrecisionView, WideBiasWindowsSampleTheirColumnsWithoutWholeRows) {
+  ModelParams m = SmallSinusoid(LowPrecision::kBf16, 1000000);
+  SetScheme(m, Scheme::kAlibi);
+  m.pe.alibi().mode = AlibiMode::kSymmetric;
+  ViewSelection sel = DefaultViews(m);
+  sel.heatmap = {0, 1000000, 0, 64};
+  Result<Figure> f = BuildViewFigure(ViewKind::kPrecision, m, sel, {}, FigureFormat::kPng);
+  ASSERT_TRUE(f.ok()) << f.message();
+  ASSERT_TRUE(f.value().image.has_value());
+  const FigureImage& im = *f.value().image;
+  ASSERT_EQ(im.height, 64);
+  ASSERT_GT(im.width, 100);
+  Result<EncodingPtr> e = MakeEncoding(m.pe, m.cap);
+  ASSERT_TRUE(e.ok());
+  const std::vector<GridPoint> grid = PositiveGrid(LowPrecision::kBf16);
+  const std::vector<int64_t> cols = RasterEdges(0, 1000000, im.width);
+  std::vector<float> texels(static_cast<size_t>(im.width * im.height));
+  double mx = 0;
+  for (int y = 0; y < im.height; ++y) {
+    for (int x = 0; x < im.width; ++x) {
+      const int64_t a = cols[static_cast<size_t>(x)], n = cols[static_cast<size_t>(x) + 1] - a;
+      ASSERT_GT(n, 8);
+      float best = 0.0f;
+      for (int k = 0; k < 8; ++k) {
+        const int64_t key = a + static_cast<int64_t>((k + 0.5) * static_cast<double>(n) / 8.0);
+        const auto v = static_cast<float>(e.value()->Bias(y, key));
+        const float err = ReferenceRound(grid, v) - v;
+        if (std::abs(err) > std::abs(best)) best = err;
+      }
+      texels[static_cast<size_t>(y * im.width + x)] = best;
+      mx = std::max(mx, static_cast<double>(std::abs(best)));
+    }
+  }
+  ASSERT_GT(mx, 0.0);
+  ASSERT_TRUE(f.value().colorbar.has_value());
+  EXPECT_DOUBLE_EQ(f.value().colorbar->vmax, mx);
+  std::vector<uint8_t> rgba(texels.size() * 4);
+  MapToRgba(ColormapId::kRdBu, texels.data(), static_cast<int64_t>(texels.size()),
+            static_cast<float>(-mx), static_cast<float>(mx), rgba.data());
+  EXPECT_EQ(im.rgba, rgba);
+}
+
 TEST(PrecisionView, AppliesToEveryScheme) {
   for (Scheme s : kAllSchemeKinds) {
     ModelParams m;

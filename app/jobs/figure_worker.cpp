@@ -3,12 +3,22 @@
 #include <algorithm>
 #include <exception>
 
+#include "views/figure_budget.h"
+
 namespace pe {
 
 FigureResult BuildFigure(const FigureRequest& request) {
   FigureResult r;
   r.request = request;
   try {
+    // The estimate first, as exports do: a figure over the memory cap is refused with the
+    // estimate's message instead of being built.
+    if (Status s = CheckFigureMemory(request.view, request.params, request.sel, request.size,
+                                     FigureFormat::kPng);
+        !s.ok()) {
+      r.error = s.message();
+      return r;
+    }
     const ViewContext context{request.params, request.encoding, request.sel, request.size,
                               FigureFormat::kPng};
     Result<Figure> f = GetView(request.view).figure(context);

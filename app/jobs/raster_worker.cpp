@@ -2,7 +2,24 @@
 
 #include <omp.h>
 
+#include <exception>
+
 namespace pe {
+namespace {
+
+// The raster, or an empty one (the panel then shows no picture) when computing it threw: an
+// exception leaving the raster thread would end the process.
+Raster ComputeRasterOrEmpty(const RasterRequest& request) {
+  try {
+    return ComputeRaster(request);
+  } catch (const std::exception&) {
+    Raster r;
+    r.request = request;
+    return r;
+  }
+}
+
+}  // namespace
 
 RasterWorker::RasterWorker(bool synchronous) : synchronous_(synchronous) {
   if (!synchronous_) thread_ = std::thread([this] { Loop(); });
@@ -33,7 +50,7 @@ void RasterWorker::Request(const RasterRequest& request) {
       return;
     }
   }
-  Raster r = ComputeRaster(request);
+  Raster r = ComputeRasterOrEmpty(request);
   std::lock_guard<std::mutex> lock(mutex_);
   pending_.reset();  // an older background request would only overwrite this newer raster
   done_ = std::move(r);
@@ -78,7 +95,7 @@ void RasterWorker::Loop() {
     pending_.reset();
     busy_ = true;
     lock.unlock();
-    Raster r = ComputeRaster(request);
+    Raster r = ComputeRasterOrEmpty(request);
     lock.lock();
     // Superseded while computing, it is still the exact picture of a recent view (drawn at its
     // own coordinates), better than none while the view keeps moving; but never over a newer

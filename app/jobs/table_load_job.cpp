@@ -30,10 +30,15 @@ void TableLoadJob::Run(TableLoadRequest request) {
   } else {
     const TableUse use =
         request.target == TableTarget::kEmbeddings ? TableUse::kEmbeddings : TableUse::kPositions;
-    out.table = SharedTableCache().Get(spec.value(), use, request.cap, [this](double f) {
-      progress_ = f;
-      return !cancel_.load();
-    });
+    try {
+      out.table = SharedTableCache().Get(spec.value(), use, request.cap, [this](double f) {
+        progress_ = f;
+        return !cancel_.load();
+      });
+    } catch (const std::exception& e) {
+      // Leaving this thread, it would end the process.
+      out.table = RuntimeError(std::string("loading the table failed: ") + e.what());
+    }
   }
   {
     std::lock_guard lock(mutex_);

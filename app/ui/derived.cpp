@@ -70,11 +70,22 @@ void EncodingBuilder::StartBuild(const EncodingParams& params, const MemoryCap& 
     fraction->store(f);
     return wanted->load();
   };
-  build_.emplace(Build{
-      params,
-      std::async(std::launch::async,
-                 [params, cap, progress] { return BuildEncodingParts(params, cap, progress); }),
-      wanted, fraction});
+  build_.emplace(Build{params,
+                       std::async(std::launch::async,
+                                  [params, cap, progress] {
+                                    // An exception (an allocation the machine cannot give) becomes
+                                    // the status the controls show, instead of leaving the build
+                                    // through the future.
+                                    try {
+                                      return BuildEncodingParts(params, cap, progress);
+                                    } catch (const std::exception& e) {
+                                      EncodingParts failed;
+                                      failed.pe_status = RuntimeError(
+                                          std::string("building the table failed: ") + e.what());
+                                      return failed;
+                                    }
+                                  }),
+                       wanted, fraction});
 }
 
 double EncodingBuilder::building_fraction() const {

@@ -264,8 +264,20 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
   // `state` as it is now and `derived` made from it; their edits wait for the next frame.
   // Sessions opened, new or saved from the File menu come first: they replace the state the
   // edits apply to. A widget held (a slider being dragged) keeps its changes one undo step.
-  HandleSessionRequests(state, services.sessions);
-  ApplyPendingEdits(state);
+  // Nothing thrown here may leave the frame (ImGui would abort): it becomes a message.
+  try {
+    HandleSessionRequests(state, services.sessions);
+  } catch (const std::exception& e) {
+    state.session.open_requests.clear();
+    state.session.notice = std::string("Opening failed: ") + e.what();
+    state.session.notice_error = true;
+  }
+  try {
+    ApplyPendingEdits(state);
+  } catch (const std::exception& e) {
+    state.session.notice = std::string("The change could not be made: ") + e.what();
+    state.session.notice_error = true;
+  }
   RecordUndo(state, ImGui::IsAnyItemActive());
   if (!state.session.notice.empty()) {
     state.toast = {state.session.notice, state.session.notice_error,
@@ -420,10 +432,25 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
     }
   }
   ImGui::End();
-  DrawSessionDialogs(state, services);
-  caches.drawn.shortcut_rows = DrawShortcutOverlay(state);
-  DrawExportStatus(state, services);
-  if (services.sessions != nullptr) services.sessions->Tick(state, ImGui::GetTime());
+  // The windows drawn over the main one: an exception in one closes what it left open and
+  // becomes a message, so the frame still ends as ImGui expects.
+  auto guarded = [&](const char* what, const auto& draw) {
+    // Read without GetCurrentWindow(), which would show the implicit "Debug" window.
+    ImGuiWindow* root = GImGui->CurrentWindow;
+    try {
+      draw();
+    } catch (const std::exception& e) {
+      RecoverToWindow(root);
+      state.session.notice = std::string(what) + " failed: " + e.what();
+      state.session.notice_error = true;
+    }
+  };
+  guarded("The session dialog", [&] { DrawSessionDialogs(state, services); });
+  guarded("The shortcut list", [&] { caches.drawn.shortcut_rows = DrawShortcutOverlay(state); });
+  guarded("The export status", [&] { DrawExportStatus(state, services); });
+  guarded("Saving the session", [&] {
+    if (services.sessions != nullptr) services.sessions->Tick(state, ImGui::GetTime());
+  });
 }
 
 ViewSelection ViewsOf(const AppState& state) {

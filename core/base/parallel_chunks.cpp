@@ -13,6 +13,8 @@
 #include <system_error>
 #include <thread>
 
+#include "base/loop_exceptions.h"
+
 namespace pe {
 namespace {
 
@@ -23,13 +25,14 @@ struct ChunkJob {
   std::atomic<int64_t> done{0};  // chunks finished
   std::mutex mutex;
   std::condition_variable all_done;
+  LoopExceptions errors;  // the first exception a chunk threw, rethrown on the caller's thread
 };
 
 void Work(ChunkJob& job) {
   for (;;) {
     const int64_t k = job.next.fetch_add(1);
     if (k >= job.chunks) return;
-    job.body(k);
+    job.errors.Run([&] { job.body(k); });
     if (job.done.fetch_add(1) + 1 == job.chunks) {
       const std::lock_guard<std::mutex> lock(job.mutex);
       job.all_done.notify_all();
@@ -59,6 +62,7 @@ void ForEachChunk(int64_t chunks, int threads, const std::function<void(int64_t)
   Work(*job);
   std::unique_lock<std::mutex> lock(job->mutex);
   job->all_done.wait(lock, [&] { return job->done.load() == job->chunks; });
+  job->errors.Rethrow();
 }
 
 int FillThreads() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/parallel_chunks.h"
 #include "model/param_fields.h"
 #include "text/tokenizer.h"
 #include "views/compare_view.h"
@@ -84,6 +85,10 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
       const auto w = std::min<uint64_t>(width_px, 4096), h = std::min<uint64_t>(height_px, 4096);
       bytes += kFigureBytesPerTexel * w * h +
                kFigureBytesPerCurveSample * std::clamp<uint64_t>(2 * width_px + 1, 64, 20001);
+      // Scores without a closed form over their texels (a learned table, xPos over a wide
+      // window) average the queries of each texel row and the keys of each texel column:
+      // (texel rows + columns) x d doubles.
+      if (view == ViewKind::kScore) bytes += 8 * (w + h) * d;
       break;
     }
     case ViewKind::kDecay:
@@ -105,6 +110,8 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
       // with markers, and one band slice (a filled rectangle, about four points) per offset.
       const uint64_t samples = std::clamp<uint64_t>(2 * width_px + 1, 64, 20001);
       bytes += kFigureBytesPerCurveSample * (samples + width_px + 4 * samples);
+      // The similarity's terms (as SimilarityFigure's): a few doubles per dimension.
+      bytes += 16 * sizeof(double) * d;
       break;
     }
     case ViewKind::kSpectrum: {
@@ -157,6 +164,16 @@ uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const Vie
           std::min<uint64_t>({height_px, 4096, static_cast<uint64_t>(std::max(1.0, rows))});
       bytes += (kFigureBytesPerTexel + sizeof(float)) * w * h + 3 * sizeof(double) * h +
                8 * 2 * sizeof(int64_t) * w + 2 * 4 * 8 * sizeof(float) * w;
+      // Per thread, a block of the sampled rows over the visible columns: about 4 MiB (at
+      // least 8 rows), never more than the visible cells; windows wider than 2^17 columns (the
+      // biases' keys) fill only the sampled columns, 8 rows of at most 8 per texel column.
+      const auto vis_cols = static_cast<uint64_t>(std::max(1.0, cols));
+      const auto vis_rows = static_cast<uint64_t>(std::max(1.0, rows));
+      const uint64_t block = vis_cols > (uint64_t{1} << 17)
+                                 ? 2 * 8 * 8 * sizeof(float) * w
+                                 : std::min((uint64_t{4} << 20) + 8 * sizeof(float) * vis_cols,
+                                            sizeof(float) * vis_rows * vis_cols);
+      bytes += static_cast<uint64_t>(FillThreads()) * block;
       break;
     }
     case ViewKind::kCheck:

@@ -18,6 +18,7 @@
 #include <limits>
 
 #include "analysis/precision.h"
+#include "base/loop_exceptions.h"
 #include "encoding/wave.h"
 #include "io/file_writers.h"
 #include "views/figure_export.h"
@@ -143,10 +144,22 @@ PrecisionRaster ComputePrecisionRaster(const Encoding& e, LowPrecision dtype, co
   // The sampled rows over every visible column, one FillBlock for a group of texel rows whose
   // runs lie within kPrecisionBlockBytes of rows (texel rows of a few positions share a block;
   // the fast fill makes a row of 65536 in tens of microseconds, where one call per sampled value
-  // cost a row's set-up each: 7 s at d 65536).
+  // cost a row's set-up each: 7 s at d 65536). A window too wide for a block of
+  // kPrecisionTexelSamples such rows (the bias tables, whose columns are the keys: up to 2^31)
+  // fills only the sampled columns instead, a run of adjacent ones per FillBlock, so the buffer
+  // holds at most 8 x 8 cells per texel column whatever the table's width.
   const int64_t span = c_hi - c_lo;
+  const bool sparse_columns =
+      span > kPrecisionBlockBytes / (kPrecisionTexelSamples * int64_t{sizeof(float)});
+  // Runs of adjacent sampled columns: [run_start[k], run_start[k + 1]) index sample_cols.
+  std::vector<size_t> run_start;
+  for (size_t k = 0; k < sample_cols.size(); ++k) {
+    if (k == 0 || sample_cols[k] != sample_cols[k - 1] + 1) run_start.push_back(k);
+  }
+  run_start.push_back(sample_cols.size());
+  const int64_t buf_cols = sparse_columns ? static_cast<int64_t>(sample_cols.size()) : span;
   const int64_t block_rows =
-      std::max(kPrecisionTexelSamples, kPrecisionBlockBytes / (span * int64_t{sizeof(float)}));
+      std::max(kPrecisionTexelSamples, kPrecisionBlockBytes / (buf_cols * int64_t{sizeof(float)}));
   std::vector<std::pair<int64_t, int64_t>> runs(static_cast<size_t>(r.height));
   std::vector<int> group_start{0};  // texel rows [group_start[g], group_start[g + 1])
   for (int y = 0; y < r.height; ++y) {
@@ -163,41 +176,66 @@ PrecisionRaster ComputePrecisionRaster(const Encoding& e, LowPrecision dtype, co
   std::vector<int64_t> row_max_pos(static_cast<size_t>(r.height), 0),
       row_max_col(static_cast<size_t>(r.height), 0);
   std::vector<char> row_overflow(static_cast<size_t>(r.height), 0);
+  LoopExceptions loop_errors;
 #pragma omp parallel for schedule( \
     dynamic,                       \
     1) if (groups > 1 &&           \
            static_cast <int64_t>(r.height) * static_cast <int64_t>(sample_cols.size()) >= 4096)
   for (int64_t g = 0; g < groups; ++g) {
-    const int y0 = group_start[static_cast<size_t>(g)],
-              y1 = group_start[static_cast<size_t>(g) + 1];
-    const int64_t b0 = runs[static_cast<size_t>(y0)].first;
-    const int64_t b1 =
-        runs[static_cast<size_t>(y1) - 1].first + runs[static_cast<size_t>(y1) - 1].second;
-    std::vector<float> buf(static_cast<size_t>((b1 - b0) * span));
-    e.FillBlock(b0 - first, b1 - b0, c_lo, span, buf.data());
-    for (int y = y0; y < y1; ++y) {
-      const auto [p0, n_rows] = runs[static_cast<size_t>(y)];
-      float* texels = r.values.data() + static_cast<size_t>(y) * r.width;
-      for (int64_t i = 0; i < n_rows; ++i) {
-        const int64_t p = p0 + i;
-        const float* row = buf.data() + (p - b0) * span;
-        for (size_t k = 0; k < sample_cols.size(); ++k) {
-          const int64_t j = sample_cols[k];
-          const float v = row[j - c_lo];
-          const float err = RoundTo(dtype, v) - v;
-          float& t = texels[sample_texel[k]];
-          if (std::abs(err) > std::abs(t)) t = err;
-          if (std::isinf(err)) {
-            row_overflow[static_cast<size_t>(y)] = 1;
-          } else if (std::abs(err) > row_max[static_cast<size_t>(y)]) {
-            row_max[static_cast<size_t>(y)] = std::abs(err);
-            row_max_pos[static_cast<size_t>(y)] = p;
-            row_max_col[static_cast<size_t>(y)] = j;
+    loop_errors.Run([&] {
+      const int y0 = group_start[static_cast<size_t>(g)],
+                y1 = group_start[static_cast<size_t>(g) + 1];
+      const int64_t b0 = runs[static_cast<size_t>(y0)].first;
+      const int64_t b1 =
+          runs[static_cast<size_t>(y1) - 1].first + runs[static_cast<size_t>(y1) - 1].second;
+      std::vector<float> buf;
+      if (!sparse_columns) {
+        buf.resize(static_cast<size_t>((b1 - b0) * span));
+        e.FillBlock(b0 - first, b1 - b0, c_lo, span, buf.data());
+      }
+      for (int y = y0; y < y1; ++y) {
+        const auto [p0, n_rows] = runs[static_cast<size_t>(y)];
+        float* texels = r.values.data() + static_cast<size_t>(y) * r.width;
+        if (sparse_columns) {
+          // This texel row's sampled rows over the sampled columns, (n_rows, sample_cols) with
+          // each run's columns side by side: FillBlock writes a run as (n_rows, run) row-major.
+          buf.assign(static_cast<size_t>(n_rows) * sample_cols.size(), 0.0f);
+          std::vector<float> part;
+          for (size_t run = 0; run + 1 < run_start.size(); ++run) {
+            const size_t k0 = run_start[run], k1 = run_start[run + 1];
+            const auto n_cols = static_cast<int64_t>(k1 - k0);
+            part.resize(static_cast<size_t>(n_rows * n_cols));
+            e.FillBlock(p0 - first, n_rows, sample_cols[k0], n_cols, part.data());
+            for (int64_t i = 0; i < n_rows; ++i) {
+              std::copy_n(part.data() + i * n_cols, n_cols,
+                          buf.data() + static_cast<size_t>(i) * sample_cols.size() + k0);
+            }
+          }
+        }
+        for (int64_t i = 0; i < n_rows; ++i) {
+          const int64_t p = p0 + i;
+          const float* row = sparse_columns
+                                 ? buf.data() + static_cast<size_t>(i) * sample_cols.size()
+                                 : buf.data() + (p - b0) * span;
+          for (size_t k = 0; k < sample_cols.size(); ++k) {
+            const int64_t j = sample_cols[k];
+            const float v = sparse_columns ? row[k] : row[j - c_lo];
+            const float err = RoundTo(dtype, v) - v;
+            float& t = texels[sample_texel[k]];
+            if (std::abs(err) > std::abs(t)) t = err;
+            if (std::isinf(err)) {
+              row_overflow[static_cast<size_t>(y)] = 1;
+            } else if (std::abs(err) > row_max[static_cast<size_t>(y)]) {
+              row_max[static_cast<size_t>(y)] = std::abs(err);
+              row_max_pos[static_cast<size_t>(y)] = p;
+              row_max_col[static_cast<size_t>(y)] = j;
+            }
           }
         }
       }
-    }
+    });
   }
+  loop_errors.Rethrow();
   for (size_t y = 0; y < row_max.size(); ++y) {
     r.overflow = r.overflow || row_overflow[y] != 0;
     if (row_max[y] > r.max_abs) {

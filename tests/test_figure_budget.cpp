@@ -1,0 +1,182 @@
+// Every figure against the memory cap at the largest tables the app takes: max_len 1e9 (the
+// bias schemes' tables are then 1e9 x 1e9) and d_model 65536. Each view of each scheme is asked
+// for its estimate; the figure is then built, and what it allocated at its peak (counted by
+// this binary's operator new) must stay within the estimate. A view whose estimate is over the
+// cap is refused by CheckFigureMemory with a message naming the view, never built.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <string>
+
+#include "views/figure_budget.h"
+#include "views/figure_export.h"
+#include "views/view_registry.h"
+
+namespace {
+
+// Bytes held through operator new, and the most held at once since the last reset.
+std::atomic<int64_t> g_held{0};
+std::atomic<int64_t> g_peak{0};
+
+void Count(int64_t bytes) {
+  const int64_t now = g_held.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  int64_t peak = g_peak.load(std::memory_order_relaxed);
+  while (now > peak && !g_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+}
+
+// Each block starts with a header of `align` bytes (at least 16) holding its size, so the
+// pointer handed out keeps the alignment asked for.
+void* Allocate(std::size_t n, std::size_t align) {
+  align = std::max<std::size_t>(align, 16);
+  void* base = std::aligned_alloc(align, (n + 2 * align - 1) / align * align);
+  if (base == nullptr) throw std::bad_alloc();
+  *static_cast<std::size_t*>(base) = n;
+  *(static_cast<std::size_t*>(base) + 1) = align;
+  Count(static_cast<int64_t>(n));
+  return static_cast<char*>(base) + align;
+}
+
+void Release(void* p, std::size_t align) noexcept {
+  if (p == nullptr) return;
+  align = std::max<std::size_t>(align, 16);
+  auto* base = static_cast<std::size_t*>(static_cast<void*>(static_cast<char*>(p) - align));
+  Count(-static_cast<int64_t>(base[0]));
+  std::free(base);
+}
+
+}  // namespace
+
+void* operator new(std::size_t n) {
+  return Allocate(n, 16);
+}
+void* operator new[](std::size_t n) {
+  return Allocate(n, 16);
+}
+void* operator new(std::size_t n, std::align_val_t a) {
+  return Allocate(n, static_cast<std::size_t>(a));
+}
+void* operator new[](std::size_t n, std::align_val_t a) {
+  return Allocate(n, static_cast<std::size_t>(a));
+}
+void operator delete(void* p) noexcept {
+  Release(p, 16);
+}
+void operator delete[](void* p) noexcept {
+  Release(p, 16);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  Release(p, 16);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  Release(p, 16);
+}
+void operator delete(void* p, std::align_val_t a) noexcept {
+  Release(p, static_cast<std::size_t>(a));
+}
+void operator delete[](void* p, std::align_val_t a) noexcept {
+  Release(p, static_cast<std::size_t>(a));
+}
+void operator delete(void* p, std::size_t, std::align_val_t a) noexcept {
+  Release(p, static_cast<std::size_t>(a));
+}
+void operator delete[](void* p, std::size_t, std::align_val_t a) noexcept {
+  Release(p, static_cast<std::size_t>(a));
+}
+
+namespace pe {
+namespace {
+
+// A table of `scheme` with max_len rows (the bias schemes' tables are max_len x max_len) and
+// d_model columns; a learned table, drawn and held in memory, at 2^12 rows of at most 2048.
+ModelParams Table(Scheme scheme, int64_t max_len, int64_t d_model) {
+  ModelParams m;
+  switch (scheme) {
+    case Scheme::kSinusoidal:
+      m.pe.scheme = SinusoidalParams{};
+      break;
+    case Scheme::kLearned:
+      m.pe.scheme = LearnedParams{};
+      break;
+    case Scheme::kRope:
+      m.pe.scheme = RopeParams{};
+      break;
+    case Scheme::kAlibi:
+      m.pe.scheme = AlibiParams{};
+      break;
+    case Scheme::kT5:
+      m.pe.scheme = T5Params{};
+      break;
+    case Scheme::kXpos:
+      m.pe.scheme = XposParams{};
+      break;
+  }
+  m.pe.max_len = scheme == Scheme::kLearned ? 4096 : max_len;
+  m.pe.d_model = scheme == Scheme::kLearned ? std::min<int64_t>(d_model, 2048) : d_model;
+  return m;
+}
+
+// Builders allocate some bookkeeping the estimates leave out (labels, legends, small vectors).
+constexpr int64_t kSlack = int64_t{1} << 20;
+
+// Every view of every scheme at max_len 1e9 and d 65536 has an estimate, and one over the cap
+// is refused by the check the window and exports run before building, naming the view.
+TEST(FigureBudget, EveryViewOfEverySchemeAtTheLargestTablesHasAnEstimateTheCapChecks) {
+  const FigureSize size{1920, 1080, 2.0};
+  for (Scheme scheme : kAllSchemeKinds) {
+    ModelParams m = Table(scheme, 1'000'000'000, 65536);
+    ASSERT_TRUE(ValidateEncodingParams(m.pe).ok()) << SchemeName(scheme);
+    const ViewSelection sel = DefaultViews(m);
+    for (const ViewEntry& v : Views()) {
+      if (!ViewApplies(v.kind, m.pe)) continue;
+      const std::string what = std::string(v.name) + " of " + std::string(SchemeName(scheme));
+      const uint64_t estimate = EstimateFigureBytes(v.kind, m, sel, size, FigureFormat::kPng);
+      EXPECT_GT(estimate, 0u) << what;
+      for (const uint64_t cap : {uint64_t{1} << 20, uint64_t{2} << 30}) {
+        m.cap.bytes = cap;
+        const Status fits = CheckFigureMemory(v.kind, m, sel, size, FigureFormat::kPng);
+        EXPECT_EQ(fits.ok(), estimate <= cap) << what;
+        if (!fits.ok()) {
+          EXPECT_NE(fits.message().find(std::string(v.name)), std::string::npos)
+              << what << ": " << fits.message();
+        }
+      }
+    }
+  }
+}
+
+// The figures themselves, built at max_len 1e9 (d 1024 keeps the suite fast; every term of the
+// estimates that grows with d is exercised), allocate at their peak no more than estimated.
+TEST(FigureBudget, EveryViewOfEverySchemeAtABillionPositionsStaysWithinItsEstimate) {
+  const FigureSize size{480, 320, 1.0};
+  for (Scheme scheme : kAllSchemeKinds) {
+    const ModelParams m = Table(scheme, 1'000'000'000, 1024);
+    const Result<EncodingPtr> e = MakeEncoding(m.pe, m.cap);
+    ASSERT_TRUE(e.ok()) << e.message();
+    const ViewSelection sel = DefaultViews(m, *e.value());
+    for (const ViewEntry& v : Views()) {
+      if (!ViewApplies(v.kind, m.pe)) continue;
+      // The check view needs a file; the walkthrough follows the text, not the table.
+      if (v.kind == ViewKind::kCheck || v.kind == ViewKind::kWalkthrough) continue;
+      const std::string what = std::string(v.name) + " of " + std::string(SchemeName(scheme));
+      const uint64_t estimate = EstimateFigureBytes(v.kind, m, sel, size, FigureFormat::kPng);
+      // Over the cap (the attention row of a table without a closed form holds every key's
+      // score): refused before building, which the test above checks.
+      if (!CheckFigureMemory(v.kind, m, sel, size, FigureFormat::kPng).ok()) continue;
+      const int64_t before = g_held.load();
+      g_peak.store(before);
+      const Result<Figure> f =
+          BuildViewFigure(v.kind, m, sel, size, FigureFormat::kPng, "", e.value());
+      const int64_t peak = g_peak.load() - before;
+      EXPECT_TRUE(f.ok()) << what << ": " << f.message();
+      EXPECT_LE(peak, static_cast<int64_t>(estimate) + kSlack)
+          << what << ": built with a peak of " << peak << " bytes, estimated " << estimate;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pe
