@@ -1,5 +1,7 @@
 #include "ui/session.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -287,8 +289,10 @@ std::string WithWarnings(std::string text, const std::vector<std::string>& warni
   return text;
 }
 
+// The config folder's files: written through a symbolic link (a dotfile manager's) to the file
+// it names.
 Status WriteText(const std::string& path, const std::string& text) {
-  return WriteFileAtomically(path, [&](std::ostream& out) -> Status {
+  return WriteFileAtomicallyThroughLinks(path, [&](std::ostream& out) -> Status {
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     return {};
   });
@@ -312,6 +316,47 @@ Status MakeDirs(const std::string& dir) {
 bool Exists(const std::string& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;
+}
+
+// The number of a copy of a broken last session in `dir`: "last.pexs.broken" is 0, and
+// "last.pexs.broken.N" is N; -1 for any other name.
+int64_t BrokenNumber(const char* name) {
+  static constexpr char kBroken[] = "last.pexs.broken";
+  const size_t len = sizeof kBroken - 1;
+  if (std::strncmp(name, kBroken, len) != 0) return -1;
+  const char* rest = name + len;
+  if (*rest == '\0') return 0;
+  if (*rest != '.' || rest[1] < '1' || rest[1] > '9') return -1;
+  const char* end = rest + std::strlen(rest);
+  if (end - rest > 19) return -1;  // 18 digits at most: no overflow
+  int64_t n = 0;
+  const auto [p, ec] = std::from_chars(rest + 1, end, n);
+  return ec == std::errc() && p == end ? n : -1;
+}
+
+// The copies of broken last sessions in `dir`, by number, oldest first.
+std::vector<std::pair<int64_t, std::string>> BrokenCopies(const std::string& dir) {
+  std::vector<std::pair<int64_t, std::string>> copies;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      if (const int64_t n = BrokenNumber(e->d_name); n >= 0) copies.emplace_back(n, e->d_name);
+    }
+    ::closedir(d);
+  }
+  std::sort(copies.begin(), copies.end());
+  return copies;
+}
+
+// Renames `from` to `to` unless `to` exists (then fails with EEXIST); filesystems without
+// RENAME_NOREPLACE get a plain rename.
+int RenameNoReplace(const std::string& from, const std::string& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return -1;
+  if (Exists(to)) {
+    errno = EEXIST;
+    return -1;
+  }
+  return ::rename(from.c_str(), to.c_str());
 }
 
 }  // namespace
@@ -432,12 +477,35 @@ Status SessionKeeper::RestoreLast(AppState& state, std::vector<std::string>& war
   const std::string path = LastSessionPath();
   Result<LoadedSession> s = LoadSessionFile(path, WindowDefaultParams());
   if (!s.ok()) {
-    // Kept aside, never overwritten: last.pexs.broken, .broken.1, ...
-    std::string aside = path + ".broken";
-    for (int k = 1; Exists(aside) && k < 1000; ++k) aside = path + ".broken." + std::to_string(k);
-    const bool moved = ::rename(path.c_str(), aside.c_str()) == 0;
-    return Error{s.error().kind, "the last session could not be restored: " + s.message() +
-                                     (moved ? "; it was kept as \"" + aside + "\"" : "") +
+    // Kept aside under a new name, never over another copy: last.pexs.broken, .broken.1, ...
+    // (one more than the newest); of the copies only the newest kMaxBrokenCopies stay.
+    std::vector<std::pair<int64_t, std::string>> copies = BrokenCopies(dir_);
+    int64_t next = copies.empty() ? 0 : copies.back().first + 1;
+    std::string aside;
+    bool moved = false;
+    for (int attempt = 0; attempt < 8 && !moved; ++attempt, ++next) {
+      aside = path + ".broken" + (next == 0 ? "" : "." + std::to_string(next));
+      moved = RenameNoReplace(path, aside) == 0;
+      if (!moved && errno != EEXIST) break;
+    }
+    std::string note;
+    if (moved) {
+      note = "; it was kept as \"" + aside + "\"";
+      copies = BrokenCopies(dir_);
+      std::vector<std::string> removed;
+      for (size_t k = 0; k + kMaxBrokenCopies < copies.size(); ++k) {
+        const std::string old = dir_ + "/" + copies[k].second;
+        if (::unlink(old.c_str()) == 0) removed.push_back(old);
+      }
+      if (!removed.empty()) {
+        note += " (only the newest " + std::to_string(kMaxBrokenCopies) + " copies are kept: ";
+        note += removed.size() == 1
+                    ? "the oldest, \"" + removed[0] + "\", was removed)"
+                    : "the " + std::to_string(removed.size()) + " oldest, up to \"" +
+                          removed.back() + "\", were removed)";
+      }
+    }
+    return Error{s.error().kind, "the last session could not be restored: " + s.message() + note +
                                      "; starting on the built-in example"};
   }
   RestoreSession(state, s.value().content, warnings);
