@@ -484,7 +484,8 @@ Status SessionKeeper::RestoreLast(AppState& state, std::vector<std::string>& war
     std::string aside;
     bool moved = false;
     for (int attempt = 0; attempt < 8 && !moved; ++attempt, ++next) {
-      aside = path + ".broken" + (next == 0 ? "" : "." + std::to_string(next));
+      aside = path + ".broken";
+      if (next != 0) aside += '.' + std::to_string(next);
       moved = RenameNoReplace(path, aside) == 0;
       if (!moved && errno != EEXIST) break;
     }
