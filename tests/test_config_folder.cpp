@@ -138,5 +138,36 @@ TEST_F(ConfigFolder, LinkedConfigFilesAreWrittenThroughTheirLinks) {
                              Path("config/last.pexs") + " is a symbolic link to it)");
 }
 
+// A dangling link at start is no last session (the autosave makes its file), and a linked
+// session that cannot be read is copied aside: the link stays for the next autosave.
+TEST_F(ConfigFolder, ALinkedLastSessionStaysALink) {
+  ASSERT_EQ(::mkdir(Path("config").c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir(Path("dotfiles").c_str(), 0700), 0);
+  ASSERT_EQ(::symlink("../dotfiles/last.pexs", Path("config/last.pexs").c_str()), 0);
+  AppState a;
+  std::vector<std::string> warnings;
+  const Status none = SessionKeeper(Path("config")).RestoreLast(a, warnings);
+  EXPECT_TRUE(none.ok()) << none.message();
+  EXPECT_EQ(Names(Path("config")), std::vector<std::string>{"last.pexs"});
+
+  WriteBytes(Path("dotfiles/last.pexs"), "{\"broken");
+  SessionKeeper keeper(Path("config"));
+  const Status s = keeper.RestoreLast(a, warnings);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("kept as \"" + Path("config/last.pexs.broken") + "\""),
+            std::string::npos)
+      << s.message();
+  struct stat st {};
+  ASSERT_EQ(::lstat(Path("config/last.pexs").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  ASSERT_EQ(::lstat(Path("config/last.pexs.broken").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(ReadFile(Path("config/last.pexs.broken")), "{\"broken");
+  a.params.pe.d_model = 40;
+  ASSERT_TRUE(keeper.SaveNow(a).ok());
+  EXPECT_NE(ReadFile(Path("dotfiles/last.pexs")).find("\"d_model\": \"40\""), std::string::npos);
+  EXPECT_EQ(Names(Path("dotfiles")), std::vector<std::string>{"last.pexs"});
+}
+
 }  // namespace
 }  // namespace pe

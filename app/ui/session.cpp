@@ -359,6 +359,38 @@ int RenameNoReplace(const std::string& from, const std::string& to) {
   return ::rename(from.c_str(), to.c_str());
 }
 
+// Moves `path` to `aside` (never over a file there). A symbolic link (a dotfile manager's)
+// stays where it is: the bytes of the file it names are copied to `aside` instead, and the
+// next autosave writes that file. -1 with errno on failure.
+int KeepAside(const std::string& path, const std::string& aside) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return RenameNoReplace(path, aside);
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (!in) {
+    errno = EIO;
+    return -1;
+  }
+  const std::string text = bytes.str();
+  const int fd = ::open(aside.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  const bool ok = ::close(fd) == 0 && done == text.size();
+  if (!ok) {
+    ::unlink(aside.c_str());
+    errno = EIO;
+    return -1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::string DefaultConfigDir() {
@@ -473,7 +505,10 @@ void SessionKeeper::AddRecent(const std::string& path) {
 }
 
 Status SessionKeeper::RestoreLast(AppState& state, std::vector<std::string>& warnings) {
-  if (dir_.empty() || !Exists(LastSessionPath())) return {};
+  // A symbolic link to a file not made yet (a dotfile manager's) is no last session: the
+  // autosave makes the file.
+  struct stat st {};
+  if (dir_.empty() || ::stat(LastSessionPath().c_str(), &st) != 0) return {};
   const std::string path = LastSessionPath();
   Result<LoadedSession> s = LoadSessionFile(path, WindowDefaultParams());
   if (!s.ok()) {
@@ -486,7 +521,7 @@ Status SessionKeeper::RestoreLast(AppState& state, std::vector<std::string>& war
     for (int attempt = 0; attempt < 8 && !moved; ++attempt, ++next) {
       aside = path + ".broken";
       if (next != 0) aside += '.' + std::to_string(next);
-      moved = RenameNoReplace(path, aside) == 0;
+      moved = KeepAside(path, aside) == 0;
       if (!moved && errno != EEXIST) break;
     }
     std::string note;

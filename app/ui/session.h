@@ -49,7 +49,8 @@ class SessionKeeper {
 
   // The last session into `state`, when there is one. A file that cannot be read is moved
   // aside to last.pexs.broken, or last.pexs.broken.N with N one more than the newest copy
-  // (never over another file), and the message returned as the error. Only the newest
+  // (never over another file), and the message returned as the error; a symbolic link stays,
+  // its file's bytes are copied aside. Only the newest
   // kMaxBrokenCopies copies are kept: the oldest (lowest N) are removed, and the message says so.
   Status RestoreLast(AppState& state, std::vector<std::string>& warnings);
   // Writes the last session when it changed since the last write, at most every
