@@ -1,19 +1,26 @@
 // NPY and CSV writers: header layout, round trips to exact float32 values, atomic files.
+#include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 #include <streambuf>
+#include <vector>
 
 #include "encoding/positional_encoding.h"
 #include "io/file_writers.h"
@@ -311,6 +318,193 @@ TEST(AtomicFile, TheNamedFallbackReplacesWholeAndCleansUp) {
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0604u);
   EXPECT_EQ(std::system(("test \"$(ls -A " + dir + ")\" = out.txt").c_str()), 0);
+  std::system(("rm -rf " + dir).c_str());
+}
+
+// The names in `dir` (without "." and ".."), sorted.
+std::vector<std::string> Names(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      const std::string n = e->d_name;
+      if (n != "." && n != "..") names.push_back(n);
+    }
+    ::closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A child process that overwrites `path` through the named fallback and stops in the middle of
+// the data (the first part written to the temporary), until a signal ends it. `before` runs in
+// the child first. Returns its pid once it is stopped there, or -1.
+pid_t StartExportStoppedMidWrite(const std::string& path, const std::function<void()>& before) {
+  int ready[2];
+  if (::pipe(ready) != 0) return -1;
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(ready[0]);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives the test
+    const rlimit no_core{0, 0};
+    ::setrlimit(RLIMIT_CORE, &no_core);  // SIGQUIT, SIGABRT, ...: no core file for the test
+    ::setenv("PE_EXPLORER_NAMED_TEMP", "1", 1);
+    before();
+    (void)WriteFileAtomically(path, [&](std::ostream& out) -> Status {
+      out << std::string(100000, 'p');
+      out.flush();
+      const char c = 'r';
+      (void)!::write(ready[1], &c, 1);
+      for (;;) ::pause();  // until the signal
+      return {};
+    });
+    ::_exit(3);
+  }
+  ::close(ready[1]);
+  char c = 0;
+  const bool stopped = child > 0 && ::read(ready[0], &c, 1) == 1;
+  ::close(ready[0]);
+  if (!stopped && child > 0) ::waitpid(child, nullptr, 0);
+  return stopped ? child : -1;
+}
+
+// Every catchable signal whose default action ends the process, sent while the named temporary
+// is half written: the temporary goes, the old target stays whole, and the process still dies
+// of that signal (re-raised with the default action).
+TEST(AtomicFile, EveryTerminatingSignalMidWriteRemovesTheNamedTemporary) {
+  std::vector<int> sigs = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM,   SIGUSR1,  SIGUSR2, SIGPIPE,
+                           SIGALRM, SIGXFSZ, SIGXCPU, SIGVTALRM, SIGPROF,  SIGABRT, SIGIO,
+                           SIGPWR,  SIGSYS,  SIGTRAP, SIGSTKFLT, SIGRTMIN, SIGRTMAX};
+  for (int sig : sigs) {
+    SCOPED_TRACE(std::string("signal ") + std::to_string(sig) + " (" + ::strsignal(sig) + ")");
+    const std::string dir = TempDir();
+    const std::string path = dir + "/out.txt";
+    { std::ofstream(path) << "old"; }
+    const pid_t child = StartExportStoppedMidWrite(path, [sig] {
+      // As a user's shell leaves it: the default action, not blocked.
+      ::signal(sig, SIG_DFL);
+      sigset_t set;
+      sigemptyset(&set);
+      sigaddset(&set, sig);
+      ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
+    });
+    ASSERT_GT(child, 0);
+    const std::string temp_prefix = ".pe-export-" + std::to_string(child) + "-";
+    const std::vector<std::string> during = Names(dir);
+    ASSERT_EQ(during.size(), 2u);  // the target and the named temporary, with the writer's pid
+    EXPECT_EQ(during[0].rfind(temp_prefix, 0), 0u) << during[0];
+    ASSERT_EQ(::kill(child, sig), 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
+    EXPECT_EQ(Names(dir), std::vector<std::string>{"out.txt"});
+    EXPECT_EQ(pe::testing::ReadFile(path), "old");
+    std::system(("rm -rf " + dir).c_str());
+  }
+}
+
+// A file-size limit reached in the middle of the data raises SIGXFSZ in the writer itself.
+TEST(AtomicFile, AFileSizeLimitMidWriteLeavesNoTemporary) {
+  const std::string dir = TempDir();
+  const std::string path = dir + "/out.npy";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const rlimit no_core{0, 0}, limit{65536, 65536};
+    ::setrlimit(RLIMIT_CORE, &no_core);
+    ::signal(SIGXFSZ, SIG_DFL);
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    ::setenv("PE_EXPLORER_NAMED_TEMP", "1", 1);
+    (void)WriteFileAtomically(path, [](std::ostream& out) -> Status {
+      out << std::string(1 << 20, 'x');
+      return {};
+    });
+    ::_exit(3);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) << "status " << status;
+  EXPECT_EQ(Names(dir), std::vector<std::string>{});
+  std::system(("rm -rf " + dir).c_str());
+}
+
+// SIGKILL cannot be caught: its temporary stays until the next export into the folder, which
+// removes it because its writer is gone. A live writer's, a link, another machine's (its host
+// part differs) and, as root, another user's are kept.
+TEST(AtomicFile, AKilledWritersTemporaryIsRemovedByTheNextExport) {
+  const std::string dir = TempDir();
+  const std::string path = dir + "/out.txt";
+  { std::ofstream(path) << "old"; }
+  const pid_t child = StartExportStoppedMidWrite(path, [] {});
+  ASSERT_GT(child, 0);
+  ASSERT_EQ(::kill(child, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  std::vector<std::string> left = Names(dir);
+  ASSERT_EQ(left.size(), 2u);
+  const std::string dead = left[0];
+  const std::string dead_prefix = ".pe-export-" + std::to_string(child) + "-";
+  ASSERT_EQ(dead.rfind(dead_prefix, 0), 0u) << dead;
+  EXPECT_EQ(pe::testing::ReadFile(path), "old");
+  ASSERT_EQ(::kill(child, 0), -1);  // reaped: no such process
+  // The same name with this (live) process's pid, with another host part, and as a link.
+  const std::string rest = dead.substr(dead_prefix.size());  // HOST-RANDOM.tmp
+  const std::string live = ".pe-export-" + std::to_string(::getpid()) + "-" + rest;
+  std::string other_host = dead;
+  other_host[dead_prefix.size()] = other_host[dead_prefix.size()] == '0' ? '1' : '0';
+  std::string link = dead;
+  link[link.size() - 5] = link[link.size() - 5] == '0' ? '1' : '0';  // last random digit
+  for (const std::string& n : {live, other_host}) {
+    std::ofstream(dir + "/" + n) << "keep";
+  }
+  ASSERT_EQ(::symlink("out.txt", (dir + "/" + link).c_str()), 0);
+  std::vector<std::string> kept = {".pe-export-a.tmp", link, live, other_host};
+  if (::geteuid() == 0) {  // another user's temporary of a dead writer
+    std::string others = dead;
+    others[others.size() - 6] = others[others.size() - 6] == '0' ? '1' : '0';
+    { std::ofstream(dir + "/" + others) << "keep"; }
+    ASSERT_EQ(::chown((dir + "/" + others).c_str(), 65534, 65534), 0);
+    kept.push_back(others);
+  }
+  { std::ofstream(dir + "/.pe-export-a.tmp") << "keep"; }  // not a name this program makes
+  // The next export into the folder, by either path, to another file there.
+  ASSERT_TRUE(WriteFileAtomically(dir + "/new.csv", [](std::ostream& o) -> Status {
+                o << "new";
+                return {};
+              }).ok());
+  kept.push_back("new.csv");
+  kept.push_back("out.txt");
+  std::sort(kept.begin(), kept.end());
+  EXPECT_EQ(Names(dir), kept);
+  EXPECT_EQ(pe::testing::ReadFile(path), "old");
+  std::system(("rm -rf " + dir).c_str());
+}
+
+// An overwritten file keeps rwx bits only: a set-user-ID, set-group-ID or sticky bit would now
+// apply to a file the writer made.
+TEST(AtomicFile, AnOverwrittenTargetKeepsPermissionBitsButNotSetIdOrSticky) {
+  const std::string dir = TempDir();
+  const std::string path = dir + "/tool";
+  for (const bool named : {false, true}) {
+    SCOPED_TRACE(named ? "named temporary" : "unnamed temporary");
+    { std::ofstream(path) << "old"; }
+    ASSERT_EQ(::chmod(path.c_str(), 07751), 0);
+    struct stat st {};
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    ASSERT_EQ(st.st_mode & 07777, 07751u);  // the filesystem keeps them
+    if (named) {
+      ASSERT_EQ(::setenv("PE_EXPLORER_NAMED_TEMP", "1", 1), 0);
+    }
+    const Status s = WriteFileAtomically(path, [](std::ostream& o) -> Status {
+      o << "new";
+      return {};
+    });
+    ::unsetenv("PE_EXPLORER_NAMED_TEMP");
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0751u);
+    EXPECT_EQ(pe::testing::ReadFile(path), "new");
+  }
   std::system(("rm -rf " + dir).c_str());
 }
 

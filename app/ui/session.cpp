@@ -1,5 +1,7 @@
 #include "ui/session.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -287,8 +289,10 @@ std::string WithWarnings(std::string text, const std::vector<std::string>& warni
   return text;
 }
 
+// The config folder's files: written through a symbolic link (a dotfile manager's) to the file
+// it names.
 Status WriteText(const std::string& path, const std::string& text) {
-  return WriteFileAtomically(path, [&](std::ostream& out) -> Status {
+  return WriteFileAtomicallyThroughLinks(path, [&](std::ostream& out) -> Status {
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     return {};
   });
@@ -312,6 +316,79 @@ Status MakeDirs(const std::string& dir) {
 bool Exists(const std::string& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;
+}
+
+// The number of a copy of a broken last session in `dir`: "last.pexs.broken" is 0, and
+// "last.pexs.broken.N" is N; -1 for any other name.
+int64_t BrokenNumber(const char* name) {
+  static constexpr char kBroken[] = "last.pexs.broken";
+  const size_t len = sizeof kBroken - 1;
+  if (std::strncmp(name, kBroken, len) != 0) return -1;
+  const char* rest = name + len;
+  if (*rest == '\0') return 0;
+  if (*rest != '.' || rest[1] < '1' || rest[1] > '9') return -1;
+  const char* end = rest + std::strlen(rest);
+  if (end - rest > 19) return -1;  // 18 digits at most: no overflow
+  int64_t n = 0;
+  const auto [p, ec] = std::from_chars(rest + 1, end, n);
+  return ec == std::errc() && p == end ? n : -1;
+}
+
+// The copies of broken last sessions in `dir`, by number, oldest first.
+std::vector<std::pair<int64_t, std::string>> BrokenCopies(const std::string& dir) {
+  std::vector<std::pair<int64_t, std::string>> copies;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      if (const int64_t n = BrokenNumber(e->d_name); n >= 0) copies.emplace_back(n, e->d_name);
+    }
+    ::closedir(d);
+  }
+  std::sort(copies.begin(), copies.end());
+  return copies;
+}
+
+// Renames `from` to `to` unless `to` exists (then fails with EEXIST); filesystems without
+// RENAME_NOREPLACE get a plain rename.
+int RenameNoReplace(const std::string& from, const std::string& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return -1;
+  if (Exists(to)) {
+    errno = EEXIST;
+    return -1;
+  }
+  return ::rename(from.c_str(), to.c_str());
+}
+
+// Moves `path` to `aside` (never over a file there). A symbolic link (a dotfile manager's)
+// stays where it is: the bytes of the file it names are copied to `aside` instead, and the
+// next autosave writes that file. -1 with errno on failure.
+int KeepAside(const std::string& path, const std::string& aside) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return RenameNoReplace(path, aside);
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (!in) {
+    errno = EIO;
+    return -1;
+  }
+  const std::string text = bytes.str();
+  const int fd = ::open(aside.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  const bool ok = ::close(fd) == 0 && done == text.size();
+  if (!ok) {
+    ::unlink(aside.c_str());
+    errno = EIO;
+    return -1;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -428,16 +505,43 @@ void SessionKeeper::AddRecent(const std::string& path) {
 }
 
 Status SessionKeeper::RestoreLast(AppState& state, std::vector<std::string>& warnings) {
-  if (dir_.empty() || !Exists(LastSessionPath())) return {};
+  // A symbolic link to a file not made yet (a dotfile manager's) is no last session: the
+  // autosave makes the file.
+  struct stat st {};
+  if (dir_.empty() || ::stat(LastSessionPath().c_str(), &st) != 0) return {};
   const std::string path = LastSessionPath();
   Result<LoadedSession> s = LoadSessionFile(path, WindowDefaultParams());
   if (!s.ok()) {
-    // Kept aside, never overwritten: last.pexs.broken, .broken.1, ...
-    std::string aside = path + ".broken";
-    for (int k = 1; Exists(aside) && k < 1000; ++k) aside = path + ".broken." + std::to_string(k);
-    const bool moved = ::rename(path.c_str(), aside.c_str()) == 0;
-    return Error{s.error().kind, "the last session could not be restored: " + s.message() +
-                                     (moved ? "; it was kept as \"" + aside + "\"" : "") +
+    // Kept aside under a new name, never over another copy: last.pexs.broken, .broken.1, ...
+    // (one more than the newest); of the copies only the newest kMaxBrokenCopies stay.
+    std::vector<std::pair<int64_t, std::string>> copies = BrokenCopies(dir_);
+    int64_t next = copies.empty() ? 0 : copies.back().first + 1;
+    std::string aside;
+    bool moved = false;
+    for (int attempt = 0; attempt < 8 && !moved; ++attempt, ++next) {
+      aside = path + ".broken";
+      if (next != 0) aside += '.' + std::to_string(next);
+      moved = KeepAside(path, aside) == 0;
+      if (!moved && errno != EEXIST) break;
+    }
+    std::string note;
+    if (moved) {
+      note = "; it was kept as \"" + aside + "\"";
+      copies = BrokenCopies(dir_);
+      std::vector<std::string> removed;
+      for (size_t k = 0; k + kMaxBrokenCopies < copies.size(); ++k) {
+        const std::string old = dir_ + "/" + copies[k].second;
+        if (::unlink(old.c_str()) == 0) removed.push_back(old);
+      }
+      if (!removed.empty()) {
+        note += " (only the newest " + std::to_string(kMaxBrokenCopies) + " copies are kept: ";
+        note += removed.size() == 1
+                    ? "the oldest, \"" + removed[0] + "\", was removed)"
+                    : "the " + std::to_string(removed.size()) + " oldest, up to \"" +
+                          removed.back() + "\", were removed)";
+      }
+    }
+    return Error{s.error().kind, "the last session could not be restored: " + s.message() + note +
                                      "; starting on the built-in example"};
   }
   RestoreSession(state, s.value().content, warnings);

@@ -37,17 +37,21 @@ class SessionKeeper {
  public:
   static constexpr size_t kMaxRecent = 8;
   static constexpr double kAutosaveSeconds = 2.0;
+  static constexpr size_t kMaxBrokenCopies = 20;  // last.pexs.broken* kept, the newest
 
   explicit SessionKeeper(std::string config_dir);
   const std::string& dir() const { return dir_; }
-  std::string LastSessionPath() const;  // DIR/last.pexs
+  std::string LastSessionPath() const;  // DIR/last.pexs; a symbolic link is written through
   std::string RecentPath() const;       // DIR/recent.txt, one path a line, newest first
   const std::vector<std::string>& recent() const { return recent_; }
   // Moves `path` to the front of the recent list and writes it (atomically).
   void AddRecent(const std::string& path);
 
   // The last session into `state`, when there is one. A file that cannot be read is moved
-  // aside to last.pexs.broken (never overwritten) and the message returned as the error.
+  // aside to last.pexs.broken, or last.pexs.broken.N with N one more than the newest copy
+  // (never over another file), and the message returned as the error; a symbolic link stays,
+  // its file's bytes are copied aside. Only the newest
+  // kMaxBrokenCopies copies are kept: the oldest (lowest N) are removed, and the message says so.
   Status RestoreLast(AppState& state, std::vector<std::string>& warnings);
   // Writes the last session when it changed since the last write, at most every
   // kAutosaveSeconds (`now` in seconds); errors go to the toast once.

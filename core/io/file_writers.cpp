@@ -1,5 +1,6 @@
 #include "io/file_writers.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -12,12 +13,12 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <mutex>
 #include <random>
 #include <streambuf>
 #include <utility>
@@ -195,27 +196,43 @@ extern "C" void RemoveTemporariesAndReraise(int sig) {
   errno = saved_errno;
 }
 
-// Installs the handler for SIGINT, SIGTERM and SIGHUP where their action is the default; a
-// handler the program set, or an ignored signal (nohup), is left alone.
-void InstallTemporaryCleanup() {
-  static std::once_flag once;  // a process-wide, one-time installation
-  std::call_once(once, [] {
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
-      struct sigaction old {};
-      if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL ||
-          (old.sa_flags & SA_SIGINFO) != 0) {
-        continue;
-      }
-      struct sigaction sa {};
-      sa.sa_handler = RemoveTemporariesAndReraise;
-      sigemptyset(&sa.sa_mask);
-      sa.sa_flags = SA_RESTART;
-      ::sigaction(sig, &sa, nullptr);
-    }
-  });
+// Every signal a handler can catch whose default action ends the process (signal(7): "Term"
+// and "Core"), the real-time ones included. SIGKILL cannot be caught: the next export into the
+// folder removes what it leaves (RemoveStaleTemporaries).
+std::vector<int> TerminatingSignals() {
+  std::vector<int> sigs = {SIGHUP,  SIGINT,  SIGQUIT,   SIGILL,  SIGTRAP, SIGABRT, SIGBUS,
+                           SIGFPE,  SIGUSR1, SIGSEGV,   SIGUSR2, SIGPIPE, SIGALRM, SIGTERM,
+                           SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,   SIGSYS};
+#ifdef SIGSTKFLT
+  sigs.push_back(SIGSTKFLT);
+#endif
+#ifdef SIGPWR
+  sigs.push_back(SIGPWR);
+#endif
+  for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig) sigs.push_back(sig);
+  return sigs;
 }
 
-// One named temporary, registered for removal on SIGINT, SIGTERM and SIGHUP while active.
+// Installs the handler for every terminating signal whose action is the default; a handler the
+// program set, or an ignored signal (nohup), is left alone. Checked at each registration (a few
+// dozen system calls), so a signal set back to its default later is covered again.
+void InstallTemporaryCleanup() {
+  static const std::vector<int> kSignals = TerminatingSignals();
+  for (int sig : kSignals) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL ||
+        (old.sa_flags & SA_SIGINFO) != 0) {
+      continue;
+    }
+    struct sigaction sa {};
+    sa.sa_handler = RemoveTemporariesAndReraise;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    ::sigaction(sig, &sa, nullptr);
+  }
+}
+
+// One named temporary, registered for removal on a terminating signal while active.
 class TempName {
  public:
   ~TempName() { Release(); }
@@ -250,16 +267,85 @@ class TempName {
   char name_[kTempNameBytes] = {};
 };
 
-// ".pe-export-0123456789abcdef.tmp": short whatever the target's name (a 255-byte target name
-// still works) and unguessable, so nobody can plant a file or link there in advance.
+// This machine in the temporaries' names: 32-bit FNV-1a of the host name. On a folder shared
+// between machines (NFS) a process id means something only on the machine that wrote it.
+uint32_t HostTag() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  uint32_t h = 2166136261u;
+  for (const char* p = host; *p != '\0'; ++p) {
+    h ^= static_cast<unsigned char>(*p);
+    h *= 16777619u;
+  }
+  return h;
+}
+
+constexpr char kTempPrefix[] = ".pe-export-";
+
+// ".pe-export-PID-HOST-0123456789abcdef.tmp" (PID decimal, HOST 8 hex digits of HostTag()):
+// short whatever the target's name (a 255-byte target name still works), unguessable, so
+// nobody can plant a file or link there in advance, and naming its writer, so one left by
+// SIGKILL can be recognised as stale.
 std::string RandomTempName() {
   uint64_t bits = 0;
   if (::getrandom(&bits, sizeof bits, 0) != static_cast<ssize_t>(sizeof bits)) {
     bits = static_cast<uint64_t>(std::random_device{}()) << 32 ^ std::random_device{}();
   }
   char name[kTempNameBytes];
-  std::snprintf(name, sizeof name, ".pe-export-%016llx.tmp", static_cast<unsigned long long>(bits));
+  std::snprintf(name, sizeof name, "%s%d-%08x-%016llx.tmp", kTempPrefix,
+                static_cast<int>(::getpid()), static_cast<unsigned>(HostTag()),
+                static_cast<unsigned long long>(bits));
   return name;
+}
+
+// The writer's process id in a temporary's name made on this machine (`host`), or 0 when
+// `name` is not such a temporary.
+pid_t TemporaryWriter(const char* name, uint32_t host) {
+  const size_t prefix = sizeof kTempPrefix - 1;
+  if (std::strncmp(name, kTempPrefix, prefix) != 0) return 0;
+  const char* p = name + prefix;
+  int64_t pid = 0;
+  int digits = 0;
+  for (; *p >= '0' && *p <= '9'; ++p, ++digits) {
+    if (digits == 10) return 0;
+    pid = pid * 10 + (*p - '0');
+  }
+  if (digits == 0 || pid <= 0 || pid > INT_MAX || *p != '-') return 0;
+  char expected_host[10];
+  std::snprintf(expected_host, sizeof expected_host, "%08x-", static_cast<unsigned>(host));
+  if (std::strncmp(p + 1, expected_host, 9) != 0) return 0;
+  p += 10;
+  for (int k = 0; k < 16; ++k, ++p) {
+    if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))) return 0;
+  }
+  return std::strcmp(p, ".tmp") == 0 ? static_cast<pid_t>(pid) : 0;
+}
+
+// Removes the temporaries that writers killed by SIGKILL (which no handler sees) left in the
+// folder `dir_fd`: regular files of this user, named by a process of this machine that no
+// longer exists. A live writer's (another export going on) are kept. Best effort: a folder
+// that cannot be listed is left as it is.
+void RemoveStaleTemporaries(int dir_fd) {
+  const int list_fd = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (list_fd < 0) return;
+  DIR* dir = ::fdopendir(list_fd);
+  if (dir == nullptr) {
+    ::close(list_fd);
+    return;
+  }
+  const uint32_t host = HostTag();
+  const uid_t user = ::geteuid();
+  while (const dirent* entry = ::readdir(dir)) {
+    const pid_t pid = TemporaryWriter(entry->d_name, host);
+    if (pid <= 0) continue;
+    struct stat st {};
+    if (::fstatat(dir_fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != user) {
+      continue;
+    }
+    if (::kill(pid, 0) == -1 && errno == ESRCH) ::unlinkat(dir_fd, entry->d_name, 0);
+  }
+  ::closedir(dir);
 }
 
 // PE_EXPLORER_NAMED_TEMP=1 takes the fallback path for filesystems without O_TMPFILE, so it
@@ -324,7 +410,8 @@ Status WriteFileAtomically(const std::string& path,
   // The data goes to an unnamed file in the target's folder (O_TMPFILE): until it is linked
   // in, no signal, not even SIGKILL, can leave it behind. Filesystems without O_TMPFILE get a
   // named temporary with a random name, created exclusively (O_EXCL, O_NOFOLLOW), that the
-  // SIGINT, SIGTERM and SIGHUP handlers remove.
+  // handlers of the terminating signals remove; what SIGKILL left there before goes first.
+  RemoveStaleTemporaries(dir_fd);
   TempName named;
   int fd = -1;
   if (!ForceNamedTemporary()) {
@@ -356,8 +443,9 @@ Status WriteFileAtomically(const std::string& path,
     return s;
   };
   // An overwritten file keeps its permission bits; a new one has 0666 minus the umask, as
-  // open(2) gives it. (Owner and group stay those of the writer.)
-  if (target_exists && ::fchmod(fd, target.st_mode & 07777) != 0) {
+  // open(2) gives it. (Owner and group stay those of the writer, so the set-user-ID,
+  // set-group-ID and sticky bits are not carried over: they would now name the writer.)
+  if (target_exists && ::fchmod(fd, target.st_mode & 0777) != 0) {
     return discard(io_error("cannot set the permissions of", errno));
   }
 
@@ -402,6 +490,32 @@ Status WriteFileAtomically(const std::string& path,
     if (err != EEXIST) return io_error("cannot put the finished file in place at", err);
   }
   return io_error("cannot put the finished file in place at", EEXIST);
+}
+
+Status WriteFileAtomicallyThroughLinks(const std::string& path,
+                                       const std::function<Status(std::ostream&)>& write) {
+  std::string at = path;
+  for (int hops = 0;; ++hops) {
+    struct stat st {};
+    if (::lstat(at.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) break;  // the end of the chain
+    if (hops == 40) {  // as the kernel's own limit (ELOOP)
+      return RuntimeError("cannot write " + path + ": " + std::strerror(ELOOP));
+    }
+    std::vector<char> buf(static_cast<size_t>(st.st_size > 0 ? st.st_size : PATH_MAX) + 1);
+    const ssize_t n = ::readlink(at.c_str(), buf.data(), buf.size());
+    if (n < 0) {
+      return RuntimeError("cannot write " + path + ": " + std::strerror(errno));
+    }
+    if (static_cast<size_t>(n) >= buf.size() || n == 0) {  // changed meanwhile, or empty
+      return RuntimeError("cannot write " + path + ": its symbolic link cannot be read");
+    }
+    const std::string target(buf.data(), static_cast<size_t>(n));
+    const size_t slash = at.find_last_of('/');
+    at = target[0] == '/' || slash == std::string::npos ? target : at.substr(0, slash + 1) + target;
+  }
+  Status s = WriteFileAtomically(at, write);
+  if (s.ok() || at == path) return s;
+  return Error{s.error().kind, s.message() + " (" + path + " is a symbolic link to it)"};
 }
 
 }  // namespace pe
