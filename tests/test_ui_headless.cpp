@@ -533,14 +533,14 @@ TEST_F(HeadlessUi, TypingTokenIdsReplacesTheTextAndBadIdsAreRefusedInPlace) {
   Click(at);
   SelectAllAndType("1,2;3");
   EXPECT_EQ(state_.fields[Id(controls, "ids")].error,
-            "--ids: row 1 has 1 ids but row 0 has 2; every row of a batch must have the same "
+            "ids: row 1 has 1 ids but row 0 has 2; every row of a batch must have the same "
             "length");
   EXPECT_EQ(state_.params.example.ids.size(), 2u);
   state_.params.example.vocab_size = 100;
   Click(at);
   SelectAllAndType("5,100");
   EXPECT_EQ(state_.fields[Id(controls, "ids")].error,
-            "--ids: id 100 at position 1 is outside [0, 100): the vocabulary size is 100");
+            "ids: id 100 at position 1 is outside [0, 100): the vocabulary size is 100");
   EXPECT_EQ(state_.params.example.ids[1], (std::vector<int64_t>{97, 61, 19}));
   // Empty: the text again.
   Click(at);

@@ -88,6 +88,7 @@ constexpr ControlName kControlNames[] = {
     {"--compare-of", "compare"},
     {"--causal", "causal mask"},
     {"--dtype", "format"},
+    {"--preset", "preset"},
 };
 
 bool FlagChar(char c) {
@@ -95,15 +96,15 @@ bool FlagChar(char c) {
 }
 
 // What the window calls `field`: `label` (without its "##" id part) for the field typed into,
-// else its control's label, else its key.
+// else its control's label, else its key, else (no control) its flag.
 std::string ControlLabel(const ParamField& field, std::string_view label, std::string_view flag) {
   const std::string_view shown = label.substr(0, label.find("##"));
   if (!flag.empty() && field.flag == flag && !shown.empty()) return std::string(shown);
   for (const ControlName& c : kControlNames) {
     if (c.flag == field.flag) return std::string(c.label);
   }
-  if (!field.key.empty()) return std::string(field.key);
-  return std::string(field.flag.substr(2));
+  // A field with no key is the command line's alone (--memory-cap-mib): its flag is its name.
+  return std::string(field.key.empty() ? field.flag : field.key);
 }
 
 template <typename T>

@@ -402,7 +402,10 @@ std::string SessionKeeper::SettingsPath() const {
 
 namespace {
 std::string SettingsText(const UiSettings& ui) {
-  return "ui_scale=" + FloatText(ui.scale) + "\ntheme=" + std::string(UiThemeName(ui.theme)) + "\n";
+  char scale[32];  // the shortest text that reads back as the same float ("1.1")
+  const auto [end, ec] = std::to_chars(scale, scale + sizeof scale, ui.scale);
+  return "ui_scale=" + std::string(scale, ec == std::errc() ? end : scale) +
+         "\ntheme=" + std::string(UiThemeName(ui.theme)) + "\n";
 }
 }  // namespace
 
