@@ -490,13 +490,14 @@ Status SessionKeeper::RestoreLast(AppState& state, std::vector<std::string>& war
 
 Status SessionKeeper::SaveNow(const AppState& state) {
   if (dir_.empty()) return {};
-  if (Status s = SaveSettings(state.ui); !s.ok()) return s;
+  // The preferences and the session are written apart: one failing does not stop the other.
+  const Status settings = SaveSettings(state.ui);
   const std::string text = WriteSessionText(MakeSessionDocument(SessionOf(state), &hashes_));
-  if (text == saved_text_) return {};
+  if (text == saved_text_) return settings;
   if (Status s = MakeDirs(dir_); !s.ok()) return s;
   if (Status s = WriteText(LastSessionPath(), text); !s.ok()) return s;
   saved_text_ = text;
-  return {};
+  return settings;
 }
 
 void SessionKeeper::Tick(AppState& state, double now) {
