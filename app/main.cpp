@@ -58,9 +58,16 @@ int main(int argc, char** argv) {
       window.height = state.session.window_height;
     }
     if (!window.tab.empty()) state.select_tab = pe::ParseView(window.tab);
-    if (window.ui_scale_given || !keeper || window.fresh) state.ui.scale = window.ui_scale;
-    if (window.theme_given || !keeper || window.fresh)
-      state.ui.theme = window.light_theme ? pe::UiTheme::kLight : pe::UiTheme::kDark;
+    // The UI scale and theme are preferences: neither --fresh nor a session changes them.
+    std::vector<std::string> look_warnings;
+    pe::ApplyStartLook(state, sessions,
+                       window.ui_scale_given ? std::optional<float>(window.ui_scale) : std::nullopt,
+                       window.theme_given
+                           ? std::optional<pe::UiTheme>(window.light_theme ? pe::UiTheme::kLight
+                                                                           : pe::UiTheme::kDark)
+                           : std::nullopt,
+                       look_warnings);
+    for (const std::string& w : look_warnings) std::cerr << "pe-explorer: " << w << "\n";
     window.started = started;
     return pe::RunWindow(state, window, {}, sessions);
   } catch (const std::exception& e) {

@@ -343,6 +343,76 @@ TEST_F(Figures, LegendWrapsLongWordsAndKeepsEveryCharacter) {
   EXPECT_TRUE(at_punct);
 }
 
+// No text of any figure is cut, at 640 x 400 and at the least size a figure may have (200 x
+// 200): every text's box lies on the page and inside the region it is drawn in (its panel), and
+// every legend item and line of text is drawn whole. The check view of a table with a wrong
+// cell has the longest legend (the worst cell, the nearest candidate and how far it is); the
+// other views of two schemes too.
+TEST_F(Figures, NoTextIsCutAtSmallSizes) {
+  const std::string table = Path("T.npy");
+  ASSERT_TRUE(pe::testing::WriteSinusoidNpyWithAWrongCell(table, 3200, 64, 3001, 40));
+  int checked = 0;
+  for (Scheme scheme : {Scheme::kSinusoidal, Scheme::kRope}) {
+    ModelParams m;
+    SetScheme(m, scheme);
+    m.pe.d_model = 64;
+    m.check_table = table;
+    for (int v = 0; v <= static_cast<int>(ViewKind::kProjection); ++v) {
+      const ViewKind view = static_cast<ViewKind>(v);
+      if (!ViewApplies(view, m.pe)) continue;
+      if (view == ViewKind::kCheck && scheme != Scheme::kSinusoidal) continue;
+      for (const FigureSize size : {FigureSize{640, 400, 1}, FigureSize{200, 200, 1}}) {
+        const std::string what = std::string(ViewName(view)) + " at " +
+                                 std::to_string(static_cast<int>(size.width)) + "x" +
+                                 std::to_string(static_cast<int>(size.height));
+        Result<Figure> built = BuildViewFigure(view, m, DefaultViews(m), size, FigureFormat::kPng);
+        if (!built.ok()) continue;  // a view that needs more than these parameters give
+        const Figure& f = built.value();
+        const std::vector<FigureTextBox> boxes = FigureTextBoxes(f, size);
+        ASSERT_FALSE(boxes.empty()) << what;
+        std::string drawn;
+        for (const FigureTextBox& b : boxes) {
+          const double e = 0.5;
+          EXPECT_TRUE(b.x0 >= -e && b.y0 >= -e && b.x1 <= size.width + e && b.y1 <= size.height + e)
+              << what << ": \"" << b.text << "\" runs off the page: (" << b.x0 << ", " << b.y0
+              << ") to (" << b.x1 << ", " << b.y1 << ")";
+          EXPECT_TRUE(b.x0 >= b.clip_x0 - e && b.y0 >= b.clip_y0 - e && b.x1 <= b.clip_x1 + e &&
+                      b.y1 <= b.clip_y1 + e)
+              << what << ": \"" << b.text << "\" is cut by its panel: (" << b.x0 << ", " << b.y0
+              << ") to (" << b.x1 << ", " << b.y1 << ") in (" << b.clip_x0 << ", " << b.clip_y0
+              << ") to (" << b.clip_x1 << ", " << b.clip_y1 << ")";
+          drawn += b.text;
+        }
+        drawn = WithoutSpaces(drawn);
+        for (const FigureLegendItem& it : f.legend) {
+          EXPECT_NE(drawn.find(WithoutSpaces(it.label)), std::string::npos)
+              << what << ": the legend item \"" << it.label << "\" is not drawn whole";
+        }
+        for (const FigureText& t : f.text) {
+          EXPECT_NE(drawn.find(WithoutSpaces(t.text)), std::string::npos)
+              << what << ": the text \"" << t.text << "\" is not drawn whole";
+        }
+        if (f.panels.empty()) {
+          EXPECT_TRUE(FigureLegendLayout(f, size).complete) << what;
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 20);
+  // The check view's legend at 640 x 400 names the wrong cell and stays readable.
+  ModelParams m;
+  m.pe.d_model = 64;
+  m.check_table = table;
+  const FigureSize size{640, 400, 1};
+  Result<Figure> check =
+      BuildViewFigure(ViewKind::kCheck, m, DefaultViews(m), size, FigureFormat::kPng);
+  ASSERT_TRUE(check.ok()) << check.message();
+  const LegendLayout legend = FigureLegendLayout(check.value(), size);
+  EXPECT_TRUE(legend.complete);
+  EXPECT_GE(legend.pt, 8.0);
+}
+
 TEST_F(Figures, DefaultTitlesNameTheTablesShape) {
   ModelParams m;
   m.pe.d_model = 48;

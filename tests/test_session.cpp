@@ -513,8 +513,10 @@ TEST(SessionUi, TheWindowsSettingsRoundTrip) {
   EXPECT_EQ(b.focused_view, ViewKind::kCurves);
   EXPECT_TRUE(b.sums.manual);
   EXPECT_EQ(b.curves.search, "i=3");
-  EXPECT_EQ(b.ui.scale, 1.75f);
-  EXPECT_EQ(b.ui.theme, UiTheme::kLight);
+  // The UI scale and theme are preferences (settings.txt), not the session's.
+  EXPECT_EQ(text.find("look."), std::string::npos) << text;
+  EXPECT_EQ(b.ui.scale, 1.0f);
+  EXPECT_EQ(b.ui.theme, UiTheme::kDark);
   EXPECT_EQ(b.export_dialog.format, 2);
   EXPECT_EQ(b.export_dialog.width, 777.5f);
   EXPECT_EQ(b.export_dialog.title, "T, with a comma");
@@ -523,14 +525,61 @@ TEST(SessionUi, TheWindowsSettingsRoundTrip) {
   RestoreSession(b, {a.params, ViewsOf(a), {{"panel.heatmap", "maybe"}, {"future", "1"}}},
                  warnings);
   EXPECT_EQ(warnings.size(), 2u);
-  // A scale outside the range names it and keeps the scale; an unknown theme keeps the theme.
+  // An older session's look is read without a warning and changes nothing.
   warnings.clear();
-  RestoreSession(b, {a.params, ViewsOf(a), {{"look.scale", "9"}, {"look.theme", "sepia"}}},
+  b.ui.scale = 1.25f;
+  RestoreSession(b, {a.params, ViewsOf(a), {{"look.scale", "2"}, {"look.theme", "light"}}},
                  warnings);
+  EXPECT_TRUE(warnings.empty()) << warnings.front();
+  EXPECT_EQ(b.ui.scale, 1.25f);
+  EXPECT_EQ(b.ui.theme, UiTheme::kDark);
+}
+
+// The UI scale and theme are preferences: kept in the config folder's settings.txt when changed
+// in the window, back at the next start whatever it opens, and kept by New session.
+TEST_F(SessionFiles, TheLookIsAPreferenceThatNewSessionAndAFreshStartKeep) {
+  {
+    SessionKeeper keeper(Path("config"));
+    AppState a;
+    keeper.Tick(a, 100.0);  // the look the run started with: nothing to write
+    EXPECT_FALSE(Exists(Path("config/settings.txt")));
+    a.ui.scale = 1.5f;
+    a.ui.theme = UiTheme::kLight;
+    keeper.Tick(a, 100.0 + SessionKeeper::kAutosaveSeconds);
+    EXPECT_EQ(ReadFile(Path("config/settings.txt")), "ui_scale=1.5\ntheme=light\n");
+    // New session: the parameters go back to the example, the look stays.
+    a.params.pe.d_model = 48;
+    a.session.new_requested = true;
+    HandleSessionRequests(a, &keeper);
+    EXPECT_EQ(a.params.pe.d_model, WindowDefaultParams().pe.d_model);
+    EXPECT_EQ(a.ui.scale, 1.5f);
+    EXPECT_EQ(a.ui.theme, UiTheme::kLight);
+    ASSERT_TRUE(keeper.SaveNow(a).ok());
+  }
+  // The next start, --fresh or not (no session restored): the preferences.
+  SessionKeeper keeper(Path("config"));
+  std::vector<std::string> warnings;
+  AppState fresh;
+  ApplyStartLook(fresh, &keeper, std::nullopt, std::nullopt, warnings);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(fresh.ui.scale, 1.5f);
+  EXPECT_EQ(fresh.ui.theme, UiTheme::kLight);
+  // The command line wins for its run, and that run does not write its flags as preferences.
+  AppState flagged;
+  ApplyStartLook(flagged, &keeper, 2.0f, UiTheme::kDark, warnings);
+  EXPECT_EQ(flagged.ui.scale, 2.0f);
+  EXPECT_EQ(flagged.ui.theme, UiTheme::kDark);
+  ASSERT_TRUE(keeper.SaveNow(flagged).ok());
+  EXPECT_EQ(ReadFile(Path("config/settings.txt")), "ui_scale=1.5\ntheme=light\n");
+  // A value that cannot be used is named and left at what it was.
+  WriteBytes(Path("config/settings.txt"), "ui_scale=9\ntheme=sepia\n");
+  AppState bad;
+  SessionKeeper(Path("config")).LoadSettings(bad.ui, warnings);
   ASSERT_EQ(warnings.size(), 2u);
-  EXPECT_NE(warnings[0].find("from 0.5 to 3"), std::string::npos) << warnings[0];
-  EXPECT_EQ(b.ui.scale, 1.75f);
-  EXPECT_EQ(b.ui.theme, UiTheme::kLight);
+  EXPECT_NE(warnings[0].find("ui_scale = \"9\" is not a UI scale from 0.5 to 3"), std::string::npos)
+      << warnings[0];
+  EXPECT_EQ(bad.ui.scale, 1.0f);
+  EXPECT_EQ(bad.ui.theme, UiTheme::kDark);
 }
 
 // ---- undo / redo

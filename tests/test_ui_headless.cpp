@@ -18,10 +18,12 @@
 #include "jobs/export_runner.h"
 #include "model/param_fields.h"
 #include "model/walkthrough_presets.h"
+#include "panels/panels.h"
 #include "test_support.h"
 #include "ui/app_state.h"
 #include "ui/derived.h"
 #include "ui/session.h"
+#include "ui/shortcuts.h"
 #include "ui/ui.h"
 
 namespace pe {
@@ -137,19 +139,19 @@ TEST_F(HeadlessUi, TypingDModelRebuildsTheTable) {
   SelectAllAndType("6.5");
   EXPECT_EQ(state_.params.pe.d_model, 64);
   EXPECT_EQ(state_.fields[Id(controls, "d_model")].error,
-            "--d-model must be an integer in [1, 65536], got \"6.5\"");
+            "d_model must be an integer in [1, 65536], got \"6.5\"");
   // Every typed character stays: "1e3" is refused as typed (a character filter once made it 13,
   // applied without a word), saying how it is written in digits, and so are letters.
   Click(at);
   SelectAllAndType("1e3");
   EXPECT_EQ(state_.params.pe.d_model, 64);
   EXPECT_EQ(state_.fields[Id(controls, "d_model")].error,
-            "--d-model must be an integer in [1, 65536], got \"1e3\"; in digits that is 1000");
+            "d_model must be an integer in [1, 65536], got \"1e3\"; in digits that is 1000");
   Click(at);
   SelectAllAndType("abc");
   EXPECT_EQ(state_.params.pe.d_model, 64);
   EXPECT_EQ(state_.fields[Id(controls, "d_model")].error,
-            "--d-model must be an integer in [1, 65536], got \"abc\"");
+            "d_model must be an integer in [1, 65536], got \"abc\"");
   // Leading zeros are decimal, never octal.
   Click(at);
   SelectAllAndType("064");
@@ -368,14 +370,16 @@ TEST_F(HeadlessUi, ARestoredSessionKeepsItsViewsWhileItsTableIsBuilt) {
 }
 
 // A combo choice the core refuses (the learned table at d_model 8192 x max_len 1e9: 32 TB) is
-// not taken, and the reason stays under the combo, as under a number field; another choice
-// clears it.
-TEST_F(HeadlessUi, ARefusedComboChoiceSaysWhyUnderTheCombo) {
+// not taken, and the reason shows on the status line, in one line, until another choice clears
+// it: every control stays where it was (lines of text under the scheme combo once moved them
+// all, so the next click landed on another field).
+TEST_F(HeadlessUi, ARefusedComboChoiceSaysWhyOnTheStatusLineAndMovesNoControl) {
   state_.params.pe.d_model = 8192;
   state_.params.pe.max_len = 1000000000;
   Frames(2);
   ImGuiWindow* controls = nullptr;
-  ImVec2 at;
+  ImVec2 at, max_len_before, max_len_after;
+  ASSERT_TRUE(FindControlsField("max_len", &controls, &max_len_before));
   ASSERT_TRUE(FindControlsField("scheme", &controls, &at));
   const ImGuiID scheme = Id(controls, "scheme");
   // ImGui's Combo pushes each item's index as an ID before its Selectable.
@@ -400,10 +404,105 @@ TEST_F(HeadlessUi, ARefusedComboChoiceSaysWhyUnderTheCombo) {
   EXPECT_NE(error.find("learned position table"), std::string::npos) << error;
   EXPECT_NE(error.find("1000000000"), std::string::npos) << error;
   EXPECT_TRUE(caches_.derived.get().pe_status.ok());
+  EXPECT_EQ(state_.refusal_line, "scheme: " + error);
+  ASSERT_TRUE(FindControlsField("max_len", &controls, &max_len_after));
+  EXPECT_EQ(max_len_after.y, max_len_before.y);
+  EXPECT_EQ(state_.refusal_line, "scheme: " + error);  // still there frames later
   // Another choice is taken and clears the reason.
   choose(2, "RoPE (rotates q, k)");
   EXPECT_EQ(state_.params.pe.kind(), Scheme::kRope);
   EXPECT_TRUE(state_.fields[scheme].error.empty());
+  EXPECT_TRUE(state_.refusal_line.empty());
+}
+
+// A refusal worded by the parameter table for the command line names the window's control
+// ("max_len", "versus"), not the flag ("--max-len", "--versus").
+TEST_F(HeadlessUi, RefusalsNameTheWindowsControlsNotTheCommandLinesFlags) {
+  Frames(2);
+  ImGuiWindow* controls = nullptr;
+  ImVec2 at;
+  ASSERT_TRUE(FindControlsField("max_len", &controls, &at));
+  Click(at);
+  SelectAllAndType("1e3");
+  EXPECT_EQ(state_.fields[Id(controls, "max_len")].error,
+            "max_len must be an integer in [1, 2147483648], got \"1e3\"; in digits that is 1000");
+  // The compare view's B with a key RoPE does not have.
+  Edit(state_, [](AppState& s) { SetScheme(s.params, Scheme::kRope); });
+  Frames(2);
+  state_.select_tab = ViewKind::kCompare;
+  Frames(3);
+  ImGuiWindow* compare = Child("compare");
+  ASSERT_NE(compare, nullptr);
+  ASSERT_TRUE(Find(compare, Id(compare, "versus"), ImVec2(compare->Pos.x + 25, compare->Pos.y),
+                   false, &at));
+  Click(at);
+  SelectAllAndType("base=500");
+  EXPECT_EQ(state_.params.versus, "");
+  const std::string& versus = state_.fields[Id(compare, "versus")].error;
+  EXPECT_EQ(versus.rfind("versus: base=500 does not apply", 0), 0u) << versus;
+  EXPECT_EQ(versus.find("--"), std::string::npos) << versus;
+  // Flags become their controls' labels; the field typed into takes its own label; words that
+  // are not flags of the table stay.
+  EXPECT_EQ(InWindowTerms("--head must be in [0, 3], got 4 (--heads is 4)", "head"),
+            "head must be in [0, 3], got 4 (heads is 4)");
+  EXPECT_EQ(InWindowTerms("--d-model must be even", "head dim##rope", "--d-model"),
+            "head dim must be even");
+  EXPECT_EQ(InWindowTerms("--t5-buckets must be in [2, 1048576]; --width 10", "x"),
+            "buckets must be in [2, 1048576]; --width 10");
+}
+
+// View > UI scale lists the steps Ctrl + and Ctrl - take and marks the one in use (Ctrl + once
+// went to 1.1, which the menu did not list, and nothing was marked).
+TEST_F(HeadlessUi, CtrlPlusAndMinusStepThroughTheUiScaleMenuWhichMarksTheCurrentScale) {
+  Frames(2);
+  auto chord = [&](int key) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeyCtrl = true;
+    io.KeysDown[key] = true;
+    Frame();
+    io.KeysDown[key] = false;
+    io.KeyCtrl = false;
+    Frames(2);
+  };
+  auto check = [&](const char* when) {
+    const std::vector<UiScaleItem> items = UiScaleMenuItems(state_.ui.scale);
+    EXPECT_EQ(items.size(), UiScaleSteps().size()) << when << " " << state_.ui.scale;
+    int marked = 0;
+    for (const UiScaleItem& item : items) {
+      if (!item.current) continue;
+      ++marked;
+      EXPECT_EQ(item.scale, state_.ui.scale) << when;
+    }
+    EXPECT_EQ(marked, 1) << when << " " << state_.ui.scale;
+  };
+  check("at the start");
+  std::vector<float> up;
+  for (int k = 0; k < 16; ++k) {
+    chord(native_key::kEqual);
+    check("after Ctrl +");
+    if (up.empty() || up.back() != state_.ui.scale) up.push_back(state_.ui.scale);
+  }
+  EXPECT_EQ(state_.ui.scale, 3.0f);
+  for (int k = 0; k < 16; ++k) {
+    chord(native_key::kMinus);
+    check("after Ctrl -");
+  }
+  EXPECT_EQ(state_.ui.scale, 0.5f);
+  // Every step above 1 is in the menu, in order.
+  std::vector<float> listed;
+  for (float s : UiScaleSteps()) {
+    if (s > 1.0f) listed.push_back(s);
+  }
+  EXPECT_EQ(up, listed);
+  // A scale none of the steps is (--ui-scale 1.3) is listed in its place and marked.
+  const std::vector<UiScaleItem> odd = UiScaleMenuItems(1.3f);
+  ASSERT_EQ(odd.size(), UiScaleSteps().size() + 1);
+  const auto it =
+      std::find_if(odd.begin(), odd.end(), [](const UiScaleItem& i) { return i.current; });
+  ASSERT_NE(it, odd.end());
+  EXPECT_EQ(it->label, "1.3x");
+  EXPECT_EQ((it - 1)->label, "1.25x");
+  EXPECT_EQ((it + 1)->label, "1.5x");
 }
 
 // Token ids typed in the controls replace the text; a bad list is refused in place with the
@@ -434,14 +533,14 @@ TEST_F(HeadlessUi, TypingTokenIdsReplacesTheTextAndBadIdsAreRefusedInPlace) {
   Click(at);
   SelectAllAndType("1,2;3");
   EXPECT_EQ(state_.fields[Id(controls, "ids")].error,
-            "--ids: row 1 has 1 ids but row 0 has 2; every row of a batch must have the same "
+            "ids: row 1 has 1 ids but row 0 has 2; every row of a batch must have the same "
             "length");
   EXPECT_EQ(state_.params.example.ids.size(), 2u);
   state_.params.example.vocab_size = 100;
   Click(at);
   SelectAllAndType("5,100");
   EXPECT_EQ(state_.fields[Id(controls, "ids")].error,
-            "--ids: id 100 at position 1 is outside [0, 100): the vocabulary size is 100");
+            "ids: id 100 at position 1 is outside [0, 100): the vocabulary size is 100");
   EXPECT_EQ(state_.params.example.ids[1], (std::vector<int64_t>{97, 61, 19}));
   // Empty: the text again.
   Click(at);
@@ -758,7 +857,9 @@ TEST_F(HeadlessUi, BiasSchemesDrawAndFewerHeadsMoveTheShownHead) {
   Click(at);
   SelectAllAndType("0");
   EXPECT_EQ(state_.params.pe.alibi().heads, 4);
-  EXPECT_NE(state_.fields[Id(controls, "heads")].error.find("--heads"), std::string::npos)
+  EXPECT_EQ(
+      state_.fields[Id(controls, "heads")].error.rfind("heads must be an integer in [1, 4096]", 0),
+      0u)
       << state_.fields[Id(controls, "heads")].error;
   // T5: a bucket count the formula cannot use is refused with the core's message.
   T5Params t;

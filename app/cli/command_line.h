@@ -52,8 +52,8 @@ struct WindowRequest {
   bool size_given = false;
   float ui_scale = 1.0f;     // --ui-scale, kMinUiScale to kMaxUiScale (ui/ui_scale_range.h)
   bool light_theme = false;  // --theme light
-  // Given on the command line: they win over the restored session's look; otherwise the
-  // session's scale and theme stay.
+  // Given on the command line: they win over the preferences (the config folder's
+  // settings.txt) for this run; otherwise the preferences' scale and theme stay.
   bool ui_scale_given = false, theme_given = false;
 };
 

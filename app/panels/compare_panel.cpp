@@ -147,7 +147,7 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
     }
   }
   if (!cache.pair) {
-    ErrorText(cache.pair_error);
+    ErrorText(InWindowTerms(cache.pair_error, ""));
     return;
   }
   // The figure follows the plots' view within both tables (a table of 2^31 positions pans and
@@ -193,7 +193,7 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
     }
   }
   if (!cache.figure) {
-    ErrorText(cache.error);
+    ErrorText(InWindowTerms(cache.error, ""));
     return;
   }
   const Figure& f = *cache.figure;

@@ -482,7 +482,7 @@ void EditField(AppState& state, const char* label, const char* flag, const std::
   // compare view says so).
   if (s.ok() && next.versus != state.params.versus) s = CheckCompareB(next);
   if (!s.ok()) {
-    RefuseField(state, label, s.message());
+    RefuseField(state, label, InWindowTerms(s.message(), label, flag));
     return;
   }
   Edit(state, [field, text](AppState& st) { (void)field->set(st.params, text); });
@@ -508,15 +508,20 @@ void FieldCombo(AppState& state, const char* label, const char* flag,
   }
   FitComboWidth(label, labels);
   const ImGuiID id = ImGui::GetID(label);
-  if (ImGui::Combo(label, &index, labels.data(), static_cast<int>(labels.size()))) {
-    state.fields[id].error.clear();  // a new choice: its own answer, below
+  // A choice the core refused (a learned table over the memory cap, say) keeps a red frame and
+  // says why on the status line (all of it in the tooltip), until another choice or a change of
+  // the parameters: lines under the combo would move every control below it.
+  const auto it = state.fields.find(id);
+  const std::string reason = it != state.fields.end() ? it->second.error : std::string();
+  if (!reason.empty()) PushRefusedFrame();
+  const bool chosen = ImGui::Combo(label, &index, labels.data(), static_cast<int>(labels.size()));
+  if (!reason.empty()) PopRefusedFrame();
+  ItemTooltip(reason.empty() ? tip : (reason + "\n\n" + tip).c_str());
+  if (chosen) {
+    state.fields[id].error.clear();  // a new choice: its own answer
     EditField(state, label, flag, names[static_cast<size_t>(index)]);
   }
-  ItemTooltip(tip);
-  // A choice the core refused (a learned table over the memory cap, say) says why here, as the
-  // number fields do, until another choice or a change of the parameters.
-  if (auto it = state.fields.find(id); it != state.fields.end() && !it->second.error.empty())
-    ErrorText(it->second.error);
+  if (!reason.empty()) state.refusal_line = std::string(label) + ": " + reason;
 }
 
 std::string NumberText(double v) {
@@ -697,6 +702,7 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
     Edit(state, [](AppState& st) {
       AppState fresh;
       fresh.show = st.show;
+      fresh.ui = st.ui;  // the UI scale and theme are preferences
       fresh.params.example.truncate = st.params.example.truncate;
       st = std::move(fresh);
     });

@@ -6,9 +6,11 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <string_view>
 
 #include "model/param_fields.h"
 #include "panels/panels.h"
@@ -62,6 +64,49 @@ bool ParseNumber(const std::string& text, T* out) {
   }
 }
 
+// The controls whose label is not their parameter's key (the others show the key: "max_len").
+struct ControlName {
+  std::string_view flag, label;
+};
+constexpr ControlName kControlNames[] = {
+    {"--alibi-max-bias", "max bias"},
+    {"--t5-buckets", "buckets"},
+    {"--t5-max-distance", "max distance"},
+    {"--xpos-scale-base", "scale base"},
+    {"--rotation-offset", "K"},
+    {"--scaling-factor", "factor"},
+    {"--original-max-len", "original len"},
+    {"--sequence-len", "sequence len"},
+    {"--min-timescale", "min timescale"},
+    {"--output-scale", "output scale"},
+    {"--rotary-fraction", "rotary fraction"},
+    {"--attention-factor", "attention factor"},
+    {"--low-freq-factor", "low freq factor"},
+    {"--high-freq-factor", "high freq factor"},
+    {"--vocab-size", "vocab size"},
+    {"--dropout-seed", "dropout seed"},
+    {"--compare-of", "compare"},
+    {"--causal", "causal mask"},
+    {"--dtype", "format"},
+    {"--preset", "preset"},
+};
+
+bool FlagChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_';
+}
+
+// What the window calls `field`: `label` (without its "##" id part) for the field typed into,
+// else its control's label, else its key, else (no control) its flag.
+std::string ControlLabel(const ParamField& field, std::string_view label, std::string_view flag) {
+  const std::string_view shown = label.substr(0, label.find("##"));
+  if (!flag.empty() && field.flag == flag && !shown.empty()) return std::string(shown);
+  for (const ControlName& c : kControlNames) {
+    if (c.flag == field.flag) return std::string(c.label);
+  }
+  // A field with no key is the command line's alone (--memory-cap-mib): its flag is its name.
+  return std::string(field.key.empty() ? field.flag : field.key);
+}
+
 template <typename T>
 bool NumberFieldImpl(AppState& state, const char* label, T current, T* typed, const char* tip) {
   const ImGuiID id = ImGui::GetID(label);
@@ -97,7 +142,9 @@ bool NumberFieldImpl(AppState& state, const char* label, T current, T* typed, co
       // A field of the parameter table says it as an out-of-range value is said, with its range.
       if (const ParamField* field = FindParamField(label)) {
         ModelParams scratch = state.params;
-        if (Status s = field->set(scratch, f.text); !s.ok()) f.error = s.message();
+        if (Status s = field->set(scratch, f.text); !s.ok()) {
+          f.error = InWindowTerms(s.message(), label, field->flag);
+        }
       }
       // A whole number typed another way ("1e3", "2048.0"): say how to write it.
       double as_double = 0;
@@ -143,7 +190,28 @@ void PopRefusedFrame() {
 }
 
 void RefuseField(AppState& state, const char* label, const std::string& reason) {
-  state.fields[ImGui::GetID(label)].error = reason;
+  state.fields[ImGui::GetID(label)].error = InWindowTerms(reason, label);
+}
+
+std::string InWindowTerms(const std::string& message, std::string_view label,
+                          std::string_view flag) {
+  std::string out;
+  size_t k = 0;
+  while (k < message.size()) {
+    if (message.compare(k, 2, "--") == 0 && (k == 0 || !FlagChar(message[k - 1]))) {
+      size_t end = k + 2;
+      while (end < message.size() && FlagChar(message[end])) ++end;
+      const std::string_view token(message.data() + k, end - k);
+      const ParamField* field = end > k + 2 ? FindParamField(token) : nullptr;
+      if (field != nullptr && field->flag == token) {
+        out += ControlLabel(*field, label, flag);
+        k = end;
+        continue;
+      }
+    }
+    out += message[k++];
+  }
+  return out;
 }
 
 }  // namespace pe

@@ -125,7 +125,7 @@ void ApplyLoaded(AppState& st, const TableLoadRequest& request) {
   Status s = field->set(next, request.spec);
   if (s.ok()) s = ValidateEncodingParams(next.pe);
   if (!s.ok()) {
-    st.open_table.error = s.message();
+    st.open_table.error = InWindowTerms(s.message(), "");
     st.open_table.open_requested = true;
     return;
   }

@@ -118,7 +118,14 @@ bool NumberField(AppState& state, const char* label, uint64_t current, uint64_t*
                  const char* tip);
 bool NumberField(AppState& state, const char* label, double current, double* typed,
                  const char* tip);
+// The reason is put in the window's words (InWindowTerms).
 void RefuseField(AppState& state, const char* label, const std::string& reason);
+// A message of the parameter table (worded for the command line) as the window says it: every
+// flag of a parameter ("--max-len", "--versus") becomes the label of its control ("max_len",
+// "versus"); `flag`, when given, becomes `label` (the control the value was typed into). The
+// command line's own messages keep their flags.
+std::string InWindowTerms(const std::string& message, std::string_view label,
+                          std::string_view flag = {});
 
 // File > Open: the menu items, the dialog (path, the tensors of a safetensors file, what the
 // table is for, loading with progress and Cancel), files dropped on the window, and the loaded

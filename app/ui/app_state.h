@@ -243,6 +243,9 @@ struct AppState {
   // Transient: edits waiting for the next frame, and numeric fields being typed into.
   std::vector<StateEdit> pending_edits;
   std::unordered_map<unsigned, FieldEdit> fields;  // by ImGui id
+  // A refused combo choice's reason, for the status line: set by the combo each frame it is
+  // drawn, cleared at the start of every frame.
+  std::string refusal_line;
   UiSettings ui;  // scale, theme, presentation mode, shortcut overlay (ui_settings.h)
   OpenTableState open_table;
   // Files dropped on the window since the last frame (window.cpp's drop callback queues them;

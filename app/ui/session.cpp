@@ -111,9 +111,8 @@ KeyValues UiKeyValues(const AppState& state) {
                                        std::to_string(state.session.window_height));
   }
   ui.emplace_back("sums.manual", Bool(state.sums.manual));
-  // The classroom look: a teacher's projector scale and theme come back with the session.
-  ui.emplace_back("look.scale", FloatText(state.ui.scale));
-  ui.emplace_back("look.theme", std::string(UiThemeName(state.ui.theme)));
+  // The UI scale and theme are preferences, kept in the config folder's settings.txt
+  // (SessionKeeper), not with a session.
   ui.emplace_back("curves.search", state.curves.search);
   const ExportDialogState& d = state.export_dialog;
   ui.emplace_back("export.view", std::string(ViewName(d.view)));
@@ -188,20 +187,8 @@ void ApplyUiSettings(const KeyValues& ui, AppState& state, std::vector<std::stri
         bad(key, text);
     } else if (key == "curves.search") {
       state.curves.search = text;
-    } else if (key == "look.scale") {
-      std::vector<float> v;
-      if (ParseFloats(text, v) && v.size() == 1 && v[0] >= kMinUiScale && v[0] <= kMaxUiScale) {
-        state.ui.scale = v[0];
-      } else {
-        warnings.push_back("ui.look.scale = \"" + text + "\" is not a UI scale from " +
-                           FloatText(kMinUiScale) + " to " + FloatText(kMaxUiScale) +
-                           "; kept the default");
-      }
-    } else if (key == "look.theme") {
-      if (std::optional<UiTheme> t = ParseUiTheme(text))
-        state.ui.theme = *t;
-      else
-        bad(key, text);
+    } else if (key == "look.scale" || key == "look.theme") {
+      // Older sessions carried the UI scale and theme; they are preferences now (settings.txt).
     } else if (key == "export.folder") {
       state.export_dialog.folder = text;
     } else if (key == "export.title") {
@@ -486,6 +473,62 @@ std::string SessionKeeper::LastSessionPath() const {
 std::string SessionKeeper::RecentPath() const {
   return dir_ + "/recent.txt";
 }
+std::string SessionKeeper::SettingsPath() const {
+  return dir_ + "/settings.txt";
+}
+
+namespace {
+std::string SettingsText(const UiSettings& ui) {
+  char scale[32];  // the shortest text that reads back as the same float ("1.1")
+  const auto [end, ec] = std::to_chars(scale, scale + sizeof scale, ui.scale);
+  return "ui_scale=" + std::string(scale, ec == std::errc() ? end : scale) +
+         "\ntheme=" + std::string(UiThemeName(ui.theme)) + "\n";
+}
+}  // namespace
+
+void SessionKeeper::LoadSettings(UiSettings& ui, std::vector<std::string>& warnings) const {
+  if (dir_.empty()) return;
+  std::ifstream in(SettingsPath());
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t eq = line.find('=');
+    if (line.empty() || eq == std::string::npos) continue;
+    const std::string key = line.substr(0, eq), text = line.substr(eq + 1);
+    std::vector<float> v;
+    if (key == "ui_scale") {
+      if (ParseFloats(text, v) && v.size() == 1 && v[0] >= kMinUiScale && v[0] <= kMaxUiScale) {
+        ui.scale = v[0];
+      } else {
+        warnings.push_back(SettingsPath() + ": ui_scale = \"" + text +
+                           "\" is not a UI scale from " + FloatText(kMinUiScale) + " to " +
+                           FloatText(kMaxUiScale) + "; kept " + FloatText(ui.scale));
+      }
+    } else if (key == "theme") {
+      if (std::optional<UiTheme> t = ParseUiTheme(text)) {
+        ui.theme = *t;
+      } else {
+        warnings.push_back(SettingsPath() + ": theme = \"" + text +
+                           "\" is not light or dark; kept " + std::string(UiThemeName(ui.theme)));
+      }
+    }
+  }
+}
+
+Status SessionKeeper::SaveSettings(const UiSettings& ui) {
+  if (dir_.empty()) return {};
+  const std::string text = SettingsText(ui);
+  // The look the run started with (the file's, or --ui-scale / --theme for this run only) is
+  // not written; a change made in the window is, and every one after it.
+  if (!settings_text_) {
+    settings_text_ = text;
+    return {};
+  }
+  if (text == *settings_text_) return {};
+  if (Status s = MakeDirs(dir_); !s.ok()) return s;
+  if (Status s = WriteText(SettingsPath(), text); !s.ok()) return s;
+  settings_text_ = text;
+  return {};
+}
 
 void SessionKeeper::AddRecent(const std::string& path) {
   if (dir_.empty() || path.find('\n') != std::string::npos) return;
@@ -551,12 +594,14 @@ Status SessionKeeper::RestoreLast(AppState& state, std::vector<std::string>& war
 
 Status SessionKeeper::SaveNow(const AppState& state) {
   if (dir_.empty()) return {};
+  // The preferences and the session are written apart: one failing does not stop the other.
+  const Status settings = SaveSettings(state.ui);
   const std::string text = WriteSessionText(MakeSessionDocument(SessionOf(state), &hashes_));
-  if (text == saved_text_) return {};
+  if (text == saved_text_) return settings;
   if (Status s = MakeDirs(dir_); !s.ok()) return s;
   if (Status s = WriteText(LastSessionPath(), text); !s.ok()) return s;
   saved_text_ = text;
-  return {};
+  return settings;
 }
 
 void SessionKeeper::Tick(AppState& state, double now) {
@@ -621,6 +666,7 @@ void HandleSessionRequests(AppState& state, SessionKeeper* keeper) {
     AppState fresh;
     fresh.params = WindowDefaultParams();
     fresh.history = std::move(state.history);  // "New" is a step to undo, not the end of history
+    fresh.ui = state.ui;  // the UI scale and theme are preferences, not the session's
     fresh.session.window_width = s.window_width;
     fresh.session.window_height = s.window_height;
     state = std::move(fresh);
@@ -642,6 +688,13 @@ void HandleSessionRequests(AppState& state, SessionKeeper* keeper) {
       (void)SaveSessionAs(state, s.path, keeper);
     }
   }
+}
+
+void ApplyStartLook(AppState& state, const SessionKeeper* keeper, std::optional<float> scale,
+                    std::optional<UiTheme> theme, std::vector<std::string>& warnings) {
+  if (keeper != nullptr) keeper->LoadSettings(state.ui, warnings);
+  if (scale) state.ui.scale = *scale;
+  if (theme) state.ui.theme = *theme;
 }
 
 void RecordUndo(AppState& state, bool holding) {

@@ -3,6 +3,7 @@
 // and undo / redo of parameter changes. No GL or GLFW; the file format is core's (io/session.h).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,15 @@ class SessionKeeper {
   const std::string& dir() const { return dir_; }
   std::string LastSessionPath() const;  // DIR/last.pexs; a symbolic link is written through
   std::string RecentPath() const;       // DIR/recent.txt, one path a line, newest first
+  // DIR/settings.txt: the preferences ("ui_scale=1.25", "theme=light"), which no session,
+  // New session or --fresh changes.
+  std::string SettingsPath() const;
+  // The preferences into `ui`; a value that cannot be used is named in `warnings` and left.
+  void LoadSettings(UiSettings& ui, std::vector<std::string>& warnings) const;
+  // Writes the preferences when they changed in the window (the first call notes the look the
+  // run started with, a command line's --ui-scale included, and writes nothing). SaveNow calls
+  // it.
+  Status SaveSettings(const UiSettings& ui);
   const std::vector<std::string>& recent() const { return recent_; }
   // Moves `path` to the front of the recent list and writes it (atomically).
   void AddRecent(const std::string& path);
@@ -63,6 +73,7 @@ class SessionKeeper {
   std::string dir_;
   std::vector<std::string> recent_;
   std::string saved_text_;  // what last.pexs holds (as this run last wrote or read it)
+  std::optional<std::string> settings_text_;  // the preferences as last noted or written
   double last_check_ = -1e300;
   bool reported_error_ = false;
   FileHashCache hashes_;
@@ -78,6 +89,11 @@ Status SaveSessionAs(AppState& state, const std::string& path, SessionKeeper* ke
 void HandleSessionRequests(AppState& state, SessionKeeper* keeper);
 // True for the files a drop or the command line opens as a session: .pexs, .png, .svg, .pdf.
 bool IsSessionOrFigurePath(const std::string& path);
+
+// The look a window starts with: the config folder's preferences (`keeper` null: none), whatever
+// session it opens (--fresh too), with the command line's --ui-scale and --theme over them.
+void ApplyStartLook(AppState& state, const SessionKeeper* keeper, std::optional<float> scale,
+                    std::optional<UiTheme> theme, std::vector<std::string>& warnings);
 
 // Undo / redo: RecordUndo after the edits of a frame are applied (`holding`: a widget is held,
 // so a drag goes on and is not yet a step); Undo and Redo queue the step as an edit.

@@ -188,6 +188,20 @@ void ClampSelections(AppState& state, const Derived& derived) {
   }
 }
 
+// The status line's place taken by a refused choice's reason: one red line, ending in "..." when
+// it is longer, the whole of it in the tooltip. Nothing above it moves.
+void DrawRefusalLine(const std::string& text) {
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  const float right = at.x + ImGui::GetContentRegionAvail().x;
+  const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+  ImGui::RenderTextEllipsis(ImGui::GetWindowDrawList(), at, ImVec2(right, at.y + size.y), right,
+                            right, text.c_str(), nullptr, &size);
+  ImGui::PopStyleColor();
+  ImGui::Dummy(ImVec2(std::max(1.0f, std::min(size.x, right - at.x)), size.y));
+  if (ImGui::IsItemHovered()) WrappedTooltip(text.c_str());
+}
+
 // The View menu: UI scale, theme, presentation mode, the shortcut list. The keys shown beside
 // the items are the shortcut table's.
 void DrawViewMenu(AppState& state) {
@@ -207,11 +221,10 @@ void DrawViewMenu(AppState& state) {
         ApplyShortcut(state, ShortcutAction::kScaleReset, 0);
       }
       ImGui::Separator();
-      for (float s : {0.75f, 1.0f, 1.25f, 1.5f, 2.0f, 2.5f, 3.0f}) {
-        char label[16];
-        std::snprintf(label, sizeof label, "%gx", static_cast<double>(s));
-        if (ImGui::MenuItem(label, nullptr, std::fabs(now - s) < 1e-3f)) {
-          Edit(state, [s](AppState& st) { st.ui.scale = s; });
+      // The steps Ctrl + and Ctrl - take, the current one checked.
+      for (const UiScaleItem& item : UiScaleMenuItems(now)) {
+        if (ImGui::MenuItem(item.label.c_str(), nullptr, item.current)) {
+          Edit(state, [s = item.scale](AppState& st) { st.ui.scale = s; });
         }
       }
       ImGui::EndMenu();
@@ -286,6 +299,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
   }
   const Derived& derived = caches.derived.Update(state);
   ClampSelections(state, derived);
+  state.refusal_line.clear();
   caches.drawn.Clear();
   state.selection.hover_position = state.selection.next_hover_position;
   state.selection.hover_dim = state.selection.next_hover_dim;
@@ -421,6 +435,8 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
                             panel_count, ShortcutFor(ShortcutAction::kNextPanel).keys,
                             ShortcutFor(ShortcutAction::kPreviousPanel).keys,
                             ShortcutFor(ShortcutAction::kLeave).keys);
+      } else if (!state.refusal_line.empty()) {
+        DrawRefusalLine(state.refusal_line);
       } else {
         DrawStatusLine(state, derived);
       }

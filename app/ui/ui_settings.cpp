@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iterator>
 
 #include "ui/fonts.h"
@@ -54,6 +55,25 @@ std::optional<UiTheme> ParseUiTheme(std::string_view name) {
   if (name == "dark") return UiTheme::kDark;
   if (name == "light") return UiTheme::kLight;
   return std::nullopt;
+}
+
+std::span<const float> UiScaleSteps() {
+  return kScaleLadder;
+}
+
+std::vector<UiScaleItem> UiScaleMenuItems(float current) {
+  auto same = [current](float s) { return std::fabs(current - s) < 1e-3f; };
+  std::vector<float> scales(std::begin(kScaleLadder), std::end(kScaleLadder));
+  if (std::none_of(scales.begin(), scales.end(), same)) {
+    scales.insert(std::upper_bound(scales.begin(), scales.end(), current), current);
+  }
+  std::vector<UiScaleItem> items;
+  for (float s : scales) {
+    char label[32];
+    std::snprintf(label, sizeof label, "%gx", static_cast<double>(s));
+    items.push_back({s, label, same(s)});
+  }
+  return items;
 }
 
 float StepUiScale(float scale, int direction) {

@@ -6,8 +6,10 @@
 #include <imgui.h>
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ui/ui_scale_range.h"
 
@@ -30,9 +32,22 @@ struct UiSettings {
   bool operator==(const UiSettings&) const = default;
 };
 
-// The next scale up (+1) or down (-1) on the ladder 0.5, 0.67, 0.75, 0.8, 0.9, 1, 1.1, 1.25, 1.5,
-// 1.75, 2, 2.5, 3 (the nearest step beyond `scale`), held inside the range.
+// The scales View > UI scale lists and Ctrl + / Ctrl - step through: 0.5, 0.67, 0.75, 0.8, 0.9,
+// 1, 1.1, 1.25, 1.5, 1.75, 2, 2.5, 3.
+std::span<const float> UiScaleSteps();
+
+// The next scale up (+1) or down (-1) in UiScaleSteps() (the nearest step beyond `scale`), held
+// inside the range.
 float StepUiScale(float scale, int direction);
+
+// The items of View > UI scale: every step, "1.25x", and the current scale marked (listed in
+// its place when it is none of them, as a --ui-scale or a settings file may give).
+struct UiScaleItem {
+  float scale;
+  std::string label;
+  bool current;
+};
+std::vector<UiScaleItem> UiScaleMenuItems(float current);
 
 // The scale the fonts and style are built at: the setting times the monitor's content scale,
 // times kPresentationScale in presentation mode, clamped to [kMinUiScale, kMaxUiScale * 1.5].

@@ -152,6 +152,25 @@ void ShowText(cairo_t* cr, const std::string& s) {
   ForEachFontRun(cr, s, [&](const std::string& run) { cairo_show_text(cr, run.c_str()); });
 }
 
+// Set while FigureTextBoxes measures a figure: every Text adds its box and clip here.
+thread_local std::vector<FigureTextBox>* g_text_boxes = nullptr;
+
+// The device-space bounding box of the user-space rectangle (x0, y0) to (x1, y1).
+void DeviceBox(cairo_t* cr, double x0, double y0, double x1, double y1, double out[4]) {
+  out[0] = out[1] = 1e300;
+  out[2] = out[3] = -1e300;
+  for (double x : {x0, x1}) {
+    for (double y : {y0, y1}) {
+      double dx = x, dy = y;
+      cairo_user_to_device(cr, &dx, &dy);
+      out[0] = std::min(out[0], dx);
+      out[1] = std::min(out[1], dy);
+      out[2] = std::max(out[2], dx);
+      out[3] = std::max(out[3], dy);
+    }
+  }
+}
+
 // Text with its anchor at (x, y): ax 0 left .. 1 right; ay 0 top .. 1 bottom (of the font box).
 void Text(cairo_t* cr, const std::string& s, double x, double y, double ax, double ay,
           double angle = 0) {
@@ -164,7 +183,28 @@ void Text(cairo_t* cr, const std::string& s, double x, double y, double ax, doub
   cairo_rotate(cr, angle);
   cairo_move_to(cr, -ax * w, -ay * h + fe.ascent);
   ShowText(cr, s);
+  if (g_text_boxes != nullptr) {
+    FigureTextBox box;
+    box.text = s;
+    double d[4];
+    DeviceBox(cr, -ax * w, -ay * h, -ax * w + w, -ay * h + h, d);
+    box.x0 = d[0], box.y0 = d[1], box.x1 = d[2], box.y1 = d[3];
+    double c[4];
+    cairo_clip_extents(cr, &c[0], &c[1], &c[2], &c[3]);
+    DeviceBox(cr, c[0], c[1], c[2], c[3], d);
+    box.clip_x0 = d[0], box.clip_y0 = d[1], box.clip_x1 = d[2], box.clip_y1 = d[3];
+    g_text_boxes->push_back(std::move(box));
+  }
   cairo_restore(cr);
+}
+
+// The font size (from `pt` down, 10% a step) at which `fits` holds, for text that must not run
+// off the page: at least `floor` (tiny, but on the page rather than cut). The last call of
+// `fits` is for the size returned, so what it lays out is that size's layout.
+template <typename Fits>
+double FittingSize(double pt, const Fits& fits, double floor = 1.0) {
+  while (!fits(pt) && pt > floor) pt = std::max(floor, pt * 0.9);
+  return pt;
 }
 
 // `text` in lines no wider than `max_width` in the current font (text_wrap.h: after ", " first).
@@ -182,38 +222,44 @@ struct TextLine {
 };
 constexpr double kTextLeft = 16;
 
-void TextFont(cairo_t* cr, FigureText::Style style) {
+// `scale`: the text's sizes times this (below 1 when the text would not fit the page).
+void TextFont(cairo_t* cr, FigureText::Style style, double scale = 1.0) {
   switch (style) {
     case FigureText::Style::kBody:
-      Font(cr, 12.5);
+      Font(cr, 12.5 * scale);
       return;
     case FigureText::Style::kFormula:
-      Font(cr, 13, true);
+      Font(cr, 13 * scale, true);
       return;
     case FigureText::Style::kNote:
-      Font(cr, 11);
+      Font(cr, 11 * scale);
       return;
     case FigureText::Style::kCode:
     case FigureText::Style::kNumbers:
       cairo_select_font_face(cr, "DejaVu Sans Mono", CAIRO_FONT_SLANT_NORMAL,
                              CAIRO_FONT_WEIGHT_NORMAL);
-      cairo_set_font_size(cr, 10.5);
+      cairo_set_font_size(cr, 10.5 * scale);
       return;
   }
 }
 
-std::vector<TextLine> LayoutText(cairo_t* cr, const Figure& f, double width, double* height) {
+// `*widest`: the widest line (a word wider than `width` keeps its own line).
+std::vector<TextLine> LayoutText(cairo_t* cr, const Figure& f, double width, double scale,
+                                 double* height, double* widest) {
   std::vector<TextLine> lines;
   double y = 0;
+  *widest = 0;
   for (const FigureText& t : f.text) {
-    TextFont(cr, t.style);
+    TextFont(cr, t.style, scale);
     cairo_font_extents_t fe;
     cairo_font_extents(cr, &fe);
     const double step = (fe.ascent + fe.descent) * 1.18;
-    if (t.style == FigureText::Style::kFormula || t.style == FigureText::Style::kCode) y += 3;
+    if (t.style == FigureText::Style::kFormula || t.style == FigureText::Style::kCode)
+      y += 3 * scale;
     std::string line;
     size_t at = 0;
     auto flush = [&] {
+      *widest = std::max(*widest, TextWidth(cr, line));
       lines.push_back({line, t.style, y});
       y += step;
       line.clear();
@@ -237,7 +283,8 @@ std::vector<TextLine> LayoutText(cairo_t* cr, const Figure& f, double width, dou
       at = space + 1;
     }
     flush();
-    if (t.style == FigureText::Style::kFormula || t.style == FigureText::Style::kCode) y += 3;
+    if (t.style == FigureText::Style::kFormula || t.style == FigureText::Style::kCode)
+      y += 3 * scale;
   }
   *height = y;
   return lines;
@@ -254,7 +301,12 @@ struct Layout {
   std::vector<Tick> xticks, yticks, cticks;
   std::vector<TextLine> text;
   double text_top = 0;
+  double text_scale = 1;         // the text under the title, shrunk when it would not fit
+  double legend_pt = kLegendPt;  // the legend's size, smaller when it would not fit
 };
+
+LegendLayout LayOutLegend(cairo_t* cr, const Figure& f, const FigureSize& size, const Box& b,
+                          double pt);
 
 std::vector<Tick> AxisTicks(double lo, double hi, const FigureAxis& axis, double length,
                             double label_len) {
@@ -301,9 +353,19 @@ Layout ComputeLayout(cairo_t* cr, const Figure& f, const FigureSize& size,
   double text_h = 0;
   l.text_top = 12 + (f.title.empty() ? 0 : title_pt * 1.6) +
                title_pt * 1.25 * static_cast<double>(title_lines - 1) + (f.text.empty() ? 0 : 4);
-  l.text = LayoutText(cr, f, size.width - 2 * kTextLeft, &text_h);
-  const double top = l.text_top + text_h + (f.text.empty() ? 0 : 10);
   const double bottom = 8 + kTickLen + kTickPt * 1.5 + (f.x.label.empty() ? 0 : kLabelPt * 1.6);
+  // The text under the title shrinks until it fits the page's width and leaves the plot (when
+  // there is one) its least height: no line runs off the page.
+  const double text_room = size.height - l.text_top - (f.plot ? 10 + bottom + 40 : 4);
+  l.text_scale = FittingSize(
+      1.0,
+      [&](double scale) {
+        double widest = 0;
+        l.text = LayoutText(cr, f, size.width - 2 * kTextLeft, scale, &text_h, &widest);
+        return text_h <= text_room && widest <= size.width - kTextLeft - 4;
+      },
+      0.05);
+  const double top = l.text_top + text_h + (f.text.empty() ? 0 : 10);
   Font(cr, kTickPt);
   const double est_h = size.height - top - bottom;
   l.yticks = AxisTicks(f.view.y0, f.view.y1, f.y, est_h, kTickPt * 3.2);
@@ -320,14 +382,29 @@ Layout ComputeLayout(cairo_t* cr, const Figure& f, const FigureSize& size,
     right = std::max(right, 20 + 14 + kTickLen + 4 + cw + 10);
     right = std::max(right, 20 + TextWidth(cr, f.colorbar->label) + 10);
   }
-  if (!f.legend.empty()) {
-    Font(cr, kLegendPt);
-    double lw = 0;
-    for (const FigureLegendItem& it : f.legend) lw = std::max(lw, TextWidth(cr, it.label));
-    right = std::max(right, 20 + 24 + 6 + std::min(lw, size.width * 0.3) + 12);
-  }
   l.plot = {left, top, std::max(40.0, size.width - left - right),
             std::max(40.0, size.height - top - bottom)};
+  if (!f.legend.empty()) {
+    // The legend's column right of the plot: as wide as its longest item up to 30% of the page;
+    // when its lines would run past the page's bottom, wider (to 46%) and smaller (to 8 pt),
+    // then smaller still until every line is on the page.
+    const double least_plot = std::min(l.plot.w, std::max(40.0, size.width * 0.3));
+    auto fits = [&](double share, double pt) {
+      Font(cr, pt);
+      double lw = 0;
+      for (const FigureLegendItem& it : f.legend) lw = std::max(lw, TextWidth(cr, it.label));
+      const double column = 20 + pt * 2.5 + std::min(lw, size.width * share) + 12;
+      l.plot.w = std::max(least_plot, size.width - left - std::max(right, column));
+      l.legend_pt = pt;
+      return LayOutLegend(cr, f, size, l.plot, pt).complete;
+    };
+    bool done = false;
+    for (double share : {0.3, 0.38, 0.46}) {
+      for (double pt = kLegendPt; pt >= 8 && !done; pt -= 1) done = fits(share, pt);
+      if (done) break;
+    }
+    if (!done) FittingSize(8.0, [&](double pt) { return fits(0.46, pt); });
+  }
   Font(cr, kTickPt);
   double xlabel_w = 0;
   for (const Tick& t : AxisTicks(f.view.x0, f.view.x1, f.x, l.plot.w, 60)) {
@@ -405,28 +482,32 @@ void PaintImage(cairo_t* cr, cairo_surface_t* img, int w, int h, double dx0, dou
 // Where the legend's lines go: right of the plot (under the colour bar when there is one),
 // each item wrapped to the room left on the page (WrapText: at ", ", then spaces, then inside a
 // word too long for a line). Lines past the page's bottom are left out and `complete` says so.
-LegendLayout LayOutLegend(cairo_t* cr, const Figure& f, const FigureSize& size, const Box& b) {
+LegendLayout LayOutLegend(cairo_t* cr, const Figure& f, const FigureSize& size, const Box& b,
+                          double pt) {
   LegendLayout out;
+  out.pt = pt;
   if (f.legend.empty()) return out;
-  Font(cr, kLegendPt);
+  Font(cr, pt);
   const double right_x = b.x + b.w + 20;
   double y = f.colorbar ? b.y + b.h * ColorBarShare(f) + 10 : b.y + 4;
-  out.max_width = std::max(1.0, size.width - right_x - 30 - 10);
+  // The sample line takes 2.5 em before the text; 10 units stay free at the page's edge.
+  out.max_width = std::max(1.0, size.width - right_x - pt * 2.5 - 10);
   const auto width = [cr](const std::string& t) { return TextWidth(cr, t); };
   for (const FigureLegendItem& item : f.legend) {
     LegendLayout::Item it;
-    it.x = right_x + 30;
+    it.x = right_x + pt * 2.5;
     for (const std::string& line : WrapText(item.label, out.max_width, width, true)) {
-      if (y + kLegendPt > size.height - 4) {
+      const double w = TextWidth(cr, line);
+      if (y + pt * 1.2 > size.height - 2 || it.x + w > size.width - 2) {
         out.complete = false;
         break;
       }
       it.lines.push_back(line);
-      it.widths.push_back(TextWidth(cr, line));
+      it.widths.push_back(w);
       it.ys.push_back(y);
-      y += kLegendPt * 1.25;
+      y += pt * 1.25;
     }
-    y += kLegendPt * 0.3;
+    y += pt * 0.3;
     out.items.push_back(std::move(it));
   }
   return out;
@@ -480,7 +561,7 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
   cairo_paint(cr);
 
   for (const TextLine& t : l.text) {
-    TextFont(cr, t.style);
+    TextFont(cr, t.style, l.text_scale);
     SetColor(cr, t.style == FigureText::Style::kCode   ? Rgba8{40, 80, 150, 255}
                  : t.style == FigureText::Style::kNote ? grey
                                                        : ink);
@@ -643,9 +724,30 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
       Text(cr, lines[k], tx, 10 + title_pt * 1.25 * static_cast<double>(k), 0, 0);
     }
   }
-  Font(cr, kLabelPt);
-  if (!f.x.label.empty()) Text(cr, f.x.label, b.x + b.w / 2, size.height - 6, 0.5, 1);
-  if (!f.y.label.empty()) Text(cr, f.y.label, 8, b.y + b.h / 2, 0.5, 0, -M_PI / 2);
+  // Axis titles: smaller when longer than the page's side, centred on the plot while that keeps
+  // them on the page.
+  if (!f.x.label.empty()) {
+    const double pt = FittingSize(kLabelPt, [&](double p) {
+      Font(cr, p);
+      return TextWidth(cr, f.x.label) <= size.width - 8;
+    });
+    Font(cr, pt);
+    const double w = TextWidth(cr, f.x.label);
+    Text(cr, f.x.label,
+         std::clamp(b.x + b.w / 2, 4 + w / 2, std::max(4 + w / 2, size.width - 4 - w / 2)),
+         size.height - 6, 0.5, 1);
+  }
+  if (!f.y.label.empty()) {
+    const double pt = FittingSize(kLabelPt, [&](double p) {
+      Font(cr, p);
+      return TextWidth(cr, f.y.label) <= size.height - 8;
+    });
+    Font(cr, pt);
+    const double w = TextWidth(cr, f.y.label);
+    Text(cr, f.y.label, 8,
+         std::clamp(b.y + b.h / 2, 4 + w / 2, std::max(4 + w / 2, size.height - 4 - w / 2)), 0.5, 0,
+         -M_PI / 2);
+  }
 
   // Colour bar from the same LUT as the heatmap, with its range.
   double right_x = b.x + b.w + 20;
@@ -679,18 +781,22 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
       SetColor(cr, ink);
       Text(cr, t.label, right_x + 14 + kTickLen + 3, y, 0, 0.5);
     }
-    Font(cr, kLabelPt);
+    Font(cr, FittingSize(kLabelPt, [&](double p) {
+           Font(cr, p);
+           return right_x + TextWidth(cr, c.label) <= size.width - 2;
+         }));
     Text(cr, c.label, right_x, b.y, 0, 0);
   }
   // Legend beside the plot: never over the data.
-  const LegendLayout legend = LayOutLegend(cr, f, size, b);
+  const LegendLayout legend = LayOutLegend(cr, f, size, b, l.legend_pt);
+  const double lpt = legend.pt;
   for (size_t i = 0; i < legend.items.size(); ++i) {
     const LegendLayout::Item& it = legend.items[i];
     if (it.lines.empty()) break;
     SetColor(cr, f.legend[i].color);
-    cairo_set_line_width(cr, 3);
-    cairo_move_to(cr, it.x - 30, it.ys[0] + kLegendPt * 0.6);
-    cairo_line_to(cr, it.x - 6, it.ys[0] + kLegendPt * 0.6);
+    cairo_set_line_width(cr, std::min(3.0, lpt / 4));
+    cairo_move_to(cr, it.x - lpt * 2.5, it.ys[0] + lpt * 0.6);
+    cairo_line_to(cr, it.x - lpt * 0.5, it.ys[0] + lpt * 0.6);
     cairo_stroke(cr);
     SetColor(cr, ink);
     for (size_t k = 0; k < it.lines.size(); ++k) Text(cr, it.lines[k], it.x, it.ys[k], 0, 0);
@@ -699,9 +805,24 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
 
 // A figure of side-by-side panels: the title on top, the panels in equal columns, the legend
 // in a strip under them (its lines wrapped to the page, at most 40% of the height).
+// A panel smaller than this (in page units) is laid out at this size and drawn scaled down to
+// its frame: its text gets smaller but stays inside it (a 200-unit page of three panels).
+constexpr double kLeastPanelWidth = 200, kLeastPanelHeight = 180;
+
+// The scale a panel of frame `b` is drawn at (1, or below for a small frame) and the page it
+// is laid out on.
+double PanelScale(const Box& b) {
+  return std::min({1.0, b.w / kLeastPanelWidth, b.h / kLeastPanelHeight});
+}
+FigureSize PanelPage(const Box& b, double scale) {
+  const double k = PanelScale(b);
+  return {b.w / k, b.h / k, scale};
+}
+
 struct PanelsLayout {
   std::vector<Box> frames;  // each panel's page rectangle
   double legend_top = 0;
+  double legend_pt = kLegendPt;  // smaller when the strip would not hold every line
   std::vector<std::vector<std::string>> legend_lines;  // per legend item
   size_t title_lines = 1;                              // the most lines a panel's title takes
 };
@@ -710,13 +831,18 @@ PanelsLayout ComputePanelsLayout(cairo_t* cr, const Figure& f, const FigureSize&
   FixFontOptions(cr);
   PanelsLayout l;
   const double top = 4 + (f.title.empty() ? 0 : kTitlePt * 1.6);
-  Font(cr, kLegendPt);
   double legend_h = 0;
-  for (const FigureLegendItem& it : f.legend) {
-    l.legend_lines.push_back(WrapAtCommas(cr, it.label, size.width - 16 - 30));
-    legend_h +=
-        kLegendPt * 1.25 * static_cast<double>(l.legend_lines.back().size()) + kLegendPt * 0.3;
-  }
+  // The strip takes at most 40% of the page: its text shrinks until every line is in it.
+  l.legend_pt = FittingSize(kLegendPt, [&](double pt) {
+    Font(cr, pt);
+    l.legend_lines.clear();
+    legend_h = 0;
+    for (const FigureLegendItem& it : f.legend) {
+      l.legend_lines.push_back(WrapAtCommas(cr, it.label, size.width - 12 - pt * 2.5 - 6));
+      legend_h += pt * 1.25 * static_cast<double>(l.legend_lines.back().size()) + pt * 0.3;
+    }
+    return legend_h + (f.legend.empty() ? 0 : 8) <= size.height * 0.4;
+  });
   legend_h = std::min(legend_h + (f.legend.empty() ? 0 : 8), size.height * 0.4);
   const double panels_h = std::max(40.0, size.height - top - legend_h);
   const double w = size.width / static_cast<double>(f.panels.size());
@@ -725,7 +851,7 @@ PanelsLayout ComputePanelsLayout(cairo_t* cr, const Figure& f, const FigureSize&
   }
   l.legend_top = top + panels_h + 4;
   for (size_t i = 0; i < f.panels.size(); ++i) {
-    const FigureSize panel{l.frames[i].w, l.frames[i].h, size.scale};
+    const FigureSize panel = PanelPage(l.frames[i], size.scale);
     l.title_lines =
         std::max(l.title_lines, TitleLines(cr, f.panels[i], panel, kPanelTitlePt).size());
   }
@@ -743,7 +869,9 @@ void DrawPanels(cairo_t* cr, const Figure& f, const FigureSize& size, FigureForm
     cairo_translate(cr, b.x, b.y);
     cairo_rectangle(cr, 0, 0, b.w, b.h);
     cairo_clip(cr);
-    Draw(cr, f.panels[i], FigureSize{b.w, b.h, size.scale}, format, kPanelTitlePt, l.title_lines);
+    const double k = PanelScale(b);
+    cairo_scale(cr, k, k);
+    Draw(cr, f.panels[i], PanelPage(b, size.scale), format, kPanelTitlePt, l.title_lines);
     cairo_restore(cr);
   }
   SetColor(cr, ink);
@@ -754,23 +882,24 @@ void DrawPanels(cairo_t* cr, const Figure& f, const FigureSize& size, FigureForm
     if (w > avail) Font(cr, kTitlePt * avail / w, true);
     Text(cr, f.title, std::max(4.0, size.width / 2 - std::min(w, avail) / 2), 8, 0, 0);
   }
-  Font(cr, kLegendPt);
+  const double pt = l.legend_pt;
+  Font(cr, pt);
   double y = l.legend_top;
   for (size_t i = 0; i < f.legend.size(); ++i) {
     const FigureLegendItem& it = f.legend[i];
-    if (y + kLegendPt > size.height - 4) break;
+    if (y + pt > size.height - 2) break;
     SetColor(cr, it.color);
-    cairo_set_line_width(cr, 3);
-    cairo_move_to(cr, 12, y + kLegendPt * 0.6);
-    cairo_line_to(cr, 12 + 24, y + kLegendPt * 0.6);
+    cairo_set_line_width(cr, std::min(3.0, pt / 4));
+    cairo_move_to(cr, 12, y + pt * 0.6);
+    cairo_line_to(cr, 12 + pt * 2, y + pt * 0.6);
     cairo_stroke(cr);
     SetColor(cr, ink);
     for (const std::string& line : l.legend_lines[i]) {
-      if (y + kLegendPt > size.height - 4) break;
-      Text(cr, line, 12 + 30, y, 0, 0);
-      y += kLegendPt * 1.25;
+      if (y + pt > size.height - 2) break;
+      Text(cr, line, 12 + pt * 2.5, y, 0, 0);
+      y += pt * 1.25;
     }
-    y += kLegendPt * 0.3;
+    y += pt * 0.3;
   }
 }
 
@@ -929,9 +1058,11 @@ std::vector<PlotBox> FigurePanelPlotBoxes(const Figure& figure, const FigureSize
   std::vector<PlotBox> out;
   for (size_t i = 0; i < figure.panels.size(); ++i) {
     const Box& b = panels.frames[i];
-    const Layout l = ComputeLayout(cr, figure.panels[i], FigureSize{b.w, b.h, size.scale},
-                                   kPanelTitlePt, panels.title_lines);
-    out.push_back({b.x + l.plot.x, b.y + l.plot.y, l.plot.w, l.plot.h});
+    // A small panel is laid out larger and drawn scaled down (PanelScale).
+    const double k = PanelScale(b);
+    const Layout l = ComputeLayout(cr, figure.panels[i], PanelPage(b, size.scale), kPanelTitlePt,
+                                   panels.title_lines);
+    out.push_back({b.x + k * l.plot.x, b.y + k * l.plot.y, k * l.plot.w, k * l.plot.h});
   }
   cairo_destroy(cr);
   cairo_surface_destroy(s);
@@ -942,10 +1073,23 @@ LegendLayout FigureLegendLayout(const Figure& figure, const FigureSize& size) {
   cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
   cairo_t* cr = cairo_create(s);
   const Layout l = ComputeLayout(cr, figure, size);
-  LegendLayout out = LayOutLegend(cr, figure, size, l.plot);
+  LegendLayout out = LayOutLegend(cr, figure, size, l.plot, l.legend_pt);
   cairo_destroy(cr);
   cairo_surface_destroy(s);
   return out;
+}
+
+std::vector<FigureTextBox> FigureTextBoxes(const Figure& figure, const FigureSize& size) {
+  std::vector<FigureTextBox> boxes;
+  const cairo_rectangle_t page{0, 0, size.width, size.height};
+  cairo_surface_t* s = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, &page);
+  cairo_t* cr = cairo_create(s);
+  g_text_boxes = &boxes;
+  Draw(cr, figure, size, FigureFormat::kPng);
+  g_text_boxes = nullptr;
+  cairo_destroy(cr);
+  cairo_surface_destroy(s);
+  return boxes;
 }
 
 std::vector<PixelSize> PanelAreaPixels(const Figure& figure, const FigureSize& size,

@@ -65,10 +65,21 @@ struct LegendLayout {
     std::vector<double> widths, ys;
   };
   double max_width = 0;     // the room for one line
+  double pt = 12;           // the text's size: smaller when the legend would not fit at 12
   std::vector<Item> items;  // (legend items), in order
   bool complete = true;
 };
 LegendLayout FigureLegendLayout(const Figure& figure, const FigureSize& size);
+
+// Every text RenderFigure draws: its box (the font's ascent to descent, its advance; turned
+// with the text) and the region it shows in (the page, or its panel), in page units. What tests
+// hold against the page, so that no text is cut at any size.
+struct FigureTextBox {
+  std::string text;
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  double clip_x0 = 0, clip_y0 = 0, clip_x1 = 0, clip_y1 = 0;
+};
+std::vector<FigureTextBox> FigureTextBoxes(const Figure& figure, const FigureSize& size);
 
 // Renders `figure` into `out`. Errors (cairo failures, invalid size) leave `out` partly written:
 // write files through WriteFileAtomically.
