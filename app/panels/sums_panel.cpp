@@ -5,6 +5,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -650,8 +651,8 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) 
           "row has positions 0..T-1. A .npy/.csv export writes every row.");
     }
   } else {
-    // Several lines (a paragraph, a poem, code): Enter starts a new line. Three lines tall,
-    // more when the text has more (up to eight; beyond that the box scrolls).
+    // Several lines (a paragraph, a poem, code): Enter starts a new line and Tab types a tab.
+    // Three lines tall, more when the text has more (up to eight; beyond that it scrolls).
     const int lines = 1 + static_cast<int>(std::count(ex.text.begin(), ex.text.end(), '\n'));
     const float box_h = ImGui::GetTextLineHeight() * static_cast<float>(std::clamp(lines, 3, 8)) +
                         ImGui::GetStyle().FramePadding.y * 2;
@@ -659,7 +660,8 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) 
     if (ImGui::InputTextMultiline("##text", &text,
                                   ImVec2(std::max(em * 10, ImGui::GetContentRegionAvail().x -
                                                                em * (long_text ? 26.0f : 16.0f)),
-                                         box_h))) {
+                                         box_h),
+                                  ImGuiInputTextFlags_AllowTabInput)) {
       Edit(state, [text](AppState& st) { st.params.example.text = text; });
     }
     ItemTooltip(
@@ -704,7 +706,12 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) 
               std::to_string(s.dropped_tokens) + " cut off). Raise max_len to see them all.");
   }
   if (s.tokens.empty()) {
-    ImGui::TextDisabled("No tokens yet: type a sentence above.");
+    // Abbreviated: a text of 1,000 spaces is not repeated.
+    std::string none = NoTokensMessage(state.params.example.text);
+    none[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(none[0])));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    WrappedText(none + ": type a text above.");
+    ImGui::PopStyleColor();
     return;
   }
   // At most three rows of chips; more scroll, so the bars and numbers stay in view.

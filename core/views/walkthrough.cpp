@@ -337,7 +337,8 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     } else if (!ex.ids.empty() && !w.ids_pending) {
       p.numbers.push_back("no text: the token ids are typed directly");
     } else {
-      p.numbers.push_back("text: \"" + VisibleWhitespace(ex.text) + "\"");
+      p.numbers.push_back("text: " + (ex.text.empty() ? std::string("\"\" (empty)")
+                                                      : AbbreviatedText(ex.text, 400)));
     }
     if (preset != nullptr) p.numbers.push_back("example: " + std::string(preset->source));
     p.highlight_text = "The sums view shows the same example.";
