@@ -656,11 +656,14 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) 
     const int lines = 1 + static_cast<int>(std::count(ex.text.begin(), ex.text.end(), '\n'));
     const float box_h = ImGui::GetTextLineHeight() * static_cast<float>(std::clamp(lines, 3, 8)) +
                         ImGui::GetStyle().FramePadding.y * 2;
+    // The box is a child window: it must fit the panel. The tokenizer picker goes beside it,
+    // or below it in a narrow panel.
+    const float avail = ImGui::GetContentRegionAvail().x;
+    float box_w = avail - em * (long_text ? 26.0f : 16.0f);
+    const bool picker_below = box_w < em * 10;
+    if (picker_below) box_w = std::max(em * 4, avail);
     std::string text = ex.text;
-    if (ImGui::InputTextMultiline("##text", &text,
-                                  ImVec2(std::max(em * 10, ImGui::GetContentRegionAvail().x -
-                                                               em * (long_text ? 26.0f : 16.0f)),
-                                         box_h),
+    if (ImGui::InputTextMultiline("##text", &text, ImVec2(box_w, box_h),
                                   ImGuiInputTextFlags_AllowTabInput)) {
       Edit(state, [text](AppState& st) { st.params.example.text = text; });
     }
@@ -669,7 +672,7 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) 
         "is a token of the char tokenizer, shown as \xe2\x86\xb5). Word-level tokens by "
         "default; the vocabulary is built from the text in order of first appearance (the "
         "first new word is id 0). To give ids directly, type them in the controls (ids).");
-    ImGui::SameLine();
+    if (!picker_below) ImGui::SameLine();
     TokenizerPicker(state);
   }
 
