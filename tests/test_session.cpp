@@ -367,8 +367,8 @@ TEST_F(SessionFiles, AStaleVersusIsAWarningNotAFailure) {
 
 // A text of several lines (a poem, code with tabs) comes back exactly, as does an empty one.
 TEST_F(SessionFiles, MultiLineAndEmptyTextsRoundTrip) {
-  for (const std::string text : {std::string("for i in range(3):\n\tprint(i)\r\n\n"),
-                                 std::string(""), std::string(1000, ' ')}) {
+  for (const std::string& text : {std::string("for i in range(3):\n\tprint(i)\r\n\n"),
+                                  std::string(""), std::string(1000, ' ')}) {
     ModelParams m;
     m.example.text = text;
     m.example.tokenizer = TokenizerKind::kChar;

@@ -43,7 +43,11 @@ std::string DefaultSessionPath(const AppState& state) {
 std::string SessionFolder(const std::string& path) {
   std::error_code ec;
   std::filesystem::path p = std::filesystem::absolute(path.empty() ? "x" : path, ec);
-  if (ec) return "(" + ec.message() + ")";
+  if (ec) {
+    std::string why = "(";
+    why += ec.message();
+    return why + ")";
+  }
   const std::filesystem::path folder = p.parent_path();
   std::string text = folder.string();
   if (!std::filesystem::is_directory(folder, ec)) text += " (no such folder)";
