@@ -612,7 +612,7 @@ TEST_F(HeadlessUi, OpenKnowsATokenizerByItsContent) {
   EXPECT_EQ(hello.value()[1].id, 995);
 
   const std::string glove = std::string(PE_TEST_TMP) + "/open_glove.txt";
-  std::system(("mkdir -p " + std::string(PE_TEST_TMP)).c_str());
+  ASSERT_EQ(std::system(("mkdir -p " + std::string(PE_TEST_TMP)).c_str()), 0);
   {
     std::ofstream out(glove);
     out << "the 0.1 0.2 0.3\ncat 0.4 0.5 0.6\n";
