@@ -146,6 +146,42 @@ TEST_F(TokenizerFiles, Gpt2EncoderJsonAndVocabBpeNames) {
   EXPECT_EQ(Ids(*t.value(), "Hello world"), (std::vector<int64_t>{15496, 995}));
 }
 
+// File > Open recognises tokenizers by content, whatever their names.
+TEST_F(TokenizerFiles, TokenizerFilesAreKnownByTheirContent) {
+  EXPECT_EQ(SniffTokenizerFile(SmallGpt2Json(false)), TokenizerFileKind::kTokenizerJson);
+  EXPECT_EQ(SniffTokenizerFile(ReadAll(std::string(PE_TEST_DATA) + "/llama3_small/tokenizer.json")),
+            TokenizerFileKind::kTokenizerJson);
+  EXPECT_EQ(SniffTokenizerFile(ReadAll(kData + "/vocab.json")), TokenizerFileKind::kGpt2Vocab);
+  EXPECT_EQ(SniffTokenizerFile(" {\"version\": \"1.0\", \"model\": {}}"),
+            TokenizerFileKind::kTokenizerJson);
+  // Not tokenizers: GloVe text, a JSON object with "model" only nested, an array, a config.
+  EXPECT_EQ(SniffTokenizerFile("the 0.418 0.24968 -0.41242\n, 0.013441 0.23682\n"),
+            TokenizerFileKind::kNone);
+  EXPECT_EQ(SniffTokenizerFile("{\"a\": {\"model\": 1}, \"b\": \"model\"}"),
+            TokenizerFileKind::kNone);
+  EXPECT_EQ(SniffTokenizerFile("[\"model\", 1]"), TokenizerFileKind::kNone);
+  EXPECT_EQ(SniffTokenizerFile("{\"model_type\": \"gpt2\", \"n_embd\": 768}"),
+            TokenizerFileKind::kNone);
+  EXPECT_EQ(SniffTokenizerFile(""), TokenizerFileKind::kNone);
+  // A copy under another name is still known; a folder or a missing path is not a file.
+  std::ofstream(Path("saved.txt")) << ReadAll(kData + "/vocab.json");
+  EXPECT_EQ(SniffTokenizerPath(Path("saved.txt")), TokenizerFileKind::kGpt2Vocab);
+  EXPECT_EQ(SniffTokenizerPath(dir_), TokenizerFileKind::kNone);
+  EXPECT_EQ(SniffTokenizerPath(Path("missing.json")), TokenizerFileKind::kNone);
+}
+
+// A GPT-2 folder's vocab.json, opened as a file, loads with the merges beside it.
+TEST_F(TokenizerFiles, Gpt2VocabJsonAsAFileLoadsItsFolder) {
+  Result<std::shared_ptr<const SubwordTokenizer>> t =
+      LoadSubwordTokenizer(kData + "/vocab.json", MemoryCap{});
+  ASSERT_TRUE(t.ok()) << t.message();
+  EXPECT_EQ(Ids(*t.value(), "Hello world"), (std::vector<int64_t>{15496, 995}));
+  std::ofstream(Path("vocab.json")) << ReadAll(kData + "/vocab.json");
+  t = LoadSubwordTokenizer(Path("vocab.json"), MemoryCap{});
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.message().find(Path("merges.txt")), std::string::npos) << t.message();
+}
+
 TEST(BytePairEncoding, PiecesCoverTheTextAndDecodeToIt) {
   auto t = SmallGpt2();
   ASSERT_TRUE(t);

@@ -707,7 +707,8 @@ TEST_F(Cli, TextFlagsMustBeValidUtf8WithoutControlCharacters) {
       {"--view sum --text $'caf\\xc3'", "--text is not valid UTF-8 at byte offset 3 (0xC3)"},
       {"--view sum --text $'\\xc0\\xaf'", "--text is not valid UTF-8 at byte offset 0 (0xC0)"},
       {"--view sum --text $'a\\x01b'",
-       "--text holds a control character (only tab is allowed) at byte offset 1 (0x01)"},
+       "--text holds a control character at byte offset 1 (0x01); only tab and newline are "
+       "allowed"},
       {"--title $'x\\xed\\xa0\\x80'", "--title is not valid UTF-8 at byte offset 1 (0xED)"},
       {"--title $'line\\nbreak'",
        "--title holds a control character (only tab is allowed) at byte offset 4 (0x0A)"},
@@ -721,6 +722,81 @@ TEST_F(Cli, TextFlagsMustBeValidUtf8WithoutControlCharacters) {
   CliRun ok = RunCli("export --view sum --text $'caf\\xc3\\xa9\\tau lait' --title $'a\\tb' -o " +
                      Path("f.svg"));
   EXPECT_EQ(ok.code, 0) << ok.output;
+  // A text of several lines is a text (a title stays one line).
+  ok = RunCli("export --view sum --text $'line one\\nline two' -o " + Path("g.svg"));
+  EXPECT_EQ(ok.code, 0) << ok.output;
+}
+
+// A poem from a file: newlines and tabs are tokens of the char tokenizer, drawn as marks in the
+// figures (valid SVG, PDF text), recorded in the metadata and read back by --from.
+TEST_F(Cli, MultiLineTextFromAFileMakesValidFiguresThatReadBack) {
+  const std::string poem = "Two roads\n\tdiverged\n";
+  {
+    std::ofstream out(Path("poem.txt"), std::ios::binary);
+    out << poem;
+  }
+  CliRun r = RunCli("export --view sum --tokenizer char --token 9 --text-file " + Path("poem.txt") +
+                    " -o " + Path("p.svg"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string svg = ReadFile(Path("p.svg"));
+  // The metadata keeps the newlines and the tab as character references (a parser would turn
+  // raw ones in an attribute into spaces).
+  EXPECT_NE(svg.find("<pe:param name=\"text\" value=\"Two roads&#10;&#9;diverged&#10;\"/>"),
+            std::string::npos);
+  if (std::system("command -v xmllint >/dev/null 2>&1") == 0) {
+    EXPECT_EQ(std::system(("xmllint --noout " + Path("p.svg")).c_str()), 0);
+    const std::string value = testing::Capture(
+        "xmllint --xpath 'string(//*[local-name()=\"param\"][@name=\"text\"]/@value)' " +
+        Path("p.svg"));
+    // xmllint ends what it prints with a newline of its own.
+    EXPECT_EQ(value, poem + "\n");
+  }
+  // Redrawn from the figure: the same text, so the same file.
+  r = RunCli("export --from " + Path("p.svg") + " -o " + Path("again.svg"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(ReadFile(Path("again.svg")), svg);
+  r = RunCli("export --from " + Path("p.svg") + " -o " + Path("p.pdf"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  r = RunCli("export --from " + Path("p.pdf") + " -o " + Path("p.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  // The CSV's tokens: the text's characters, newline and tab included, in order.
+  r = RunCli("export --view sum --tokenizer char --text-file " + Path("poem.txt") + " -o " +
+             Path("direct.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(ReadFile(Path("p.csv")), ReadFile(Path("direct.csv")));
+  if (std::system("command -v pdftotext >/dev/null 2>&1") == 0) {
+    // The token 9 is the newline after "roads": its title and legend show the mark.
+    const std::string text = testing::Capture("pdftotext " + Path("p.pdf") + " -");
+    EXPECT_NE(text.find("\u21b5"), std::string::npos) << text;
+    const std::string info = testing::Capture("pdfinfo " + Path("p.pdf"));
+    EXPECT_NE(info.find("Two%20roads%0A%09diverged%0A"), std::string::npos) << info;
+  }
+  // Bad files are refused naming the file and the byte.
+  {
+    std::ofstream out(Path("latin1.txt"), std::ios::binary);
+    out << "caf\xe9";
+  }
+  r = RunCli("export --view sum --text-file " + Path("latin1.txt") + " -o " + Path("bad.svg"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--text-file: \"" + Path("latin1.txt") +
+                          "\" is not valid UTF-8 at byte offset 3 (0xE9)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(Exists(Path("bad.svg")));
+}
+
+// An empty text, or one of spaces only, has no tokens: the message does not repeat the text.
+TEST_F(Cli, AnEmptyTextHasNoTokensAndTheMessageIsShort) {
+  CliRun r = RunCli("export --view sum --text \"$(printf '%1000s')\" -o " + Path("s.svg"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("the text (1000 spaces) has no tokens"), std::string::npos) << r.output;
+  EXPECT_LT(r.output.size(), 200u) << r.output;
+  r = RunCli("export --view sum --text '' -o " + Path("s.svg"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("the text is empty: it has no tokens"), std::string::npos) << r.output;
+  // Views that do not need tokens take an empty text.
+  r = RunCli("export --view heatmap --text '' -o " + Path("h.svg"));
+  EXPECT_EQ(r.code, 0) << r.output;
 }
 
 TEST_F(Cli, AlibiBiasAndSlopes) {

@@ -163,6 +163,26 @@ TEST_F(FigureFrom, TheCommandHasOnlyWhatDiffersFromTheDefaults) {
             "--beta-fast 16 -o y.png");
 }
 
+// A text of several lines stays one command line ($'...' quoting), and the command run by bash
+// gives the text back exactly.
+TEST_F(FigureFrom, AMultiLineTextIsOneCommandLineThatRunsBack) {
+  ModelParams p;
+  p.example.text = "it's\n\tan \\ odd\r\n poem";
+  p.example.tokenizer = TokenizerKind::kChar;
+  const std::string line =
+      ExportCommandLine(ViewKind::kSums, p, DefaultViews(p), FigureSize{}, "", Path("a.csv"));
+  EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+  EXPECT_NE(line.find("--text $'it\\'s\\n\\tan \\\\ odd\\r\\n poem'"), std::string::npos) << line;
+  const std::string args = line.substr(std::string("pe-explorer ").size());
+  ShellRun r = Shell(args);
+  ASSERT_EQ(r.code, 0) << r.output;
+  // One row per character of the text: 23 code points, 23 tokens.
+  r = Shell("export --view sum --tokenizer char --text $'it\\'s\\n\\tan \\\\ odd\\r\\n poem' -o " +
+            Path("b.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(pe::testing::ReadFile(Path("a.csv")), pe::testing::ReadFile(Path("b.csv")));
+}
+
 // A --versus typed for another scheme (kept in the window's state, where the compare view says it
 // does not apply), or a query past a shortened table, is no part of another view's figure: its
 // metadata and command leave it out, and a figure written before that still opens.

@@ -115,6 +115,12 @@ TEST(ParamFields, MetadataReadBackGivesTheSameParameters) {
     if (scaling == RopeScaling::kLinear || scaling == RopeScaling::kNtk) r.original_max_len = 8192;
     EXPECT_EQ(FromValues(ParamValues(m)).pe, m.pe) << RopeScalingName(scaling);
   }
+  // A text of several lines (a poem, code with tabs) and an empty one read back as they were.
+  for (const char* text : {"Roses are red,\n\tviolets blue\r\n", ""}) {
+    ModelParams m;
+    m.example.text = text;
+    EXPECT_EQ(FromValues(ParamValues(m)).example.text, text);
+  }
 }
 
 // The blog's typed embedding rows are a parameter: the i-love-nlp preset sets them, the sum is

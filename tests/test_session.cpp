@@ -365,6 +365,22 @@ TEST_F(SessionFiles, AStaleVersusIsAWarningNotAFailure) {
   EXPECT_EQ(s.value().content.params.pe.d_model, 48);
 }
 
+// A text of several lines (a poem, code with tabs) comes back exactly, as does an empty one.
+TEST_F(SessionFiles, MultiLineAndEmptyTextsRoundTrip) {
+  for (const std::string& text : {std::string("for i in range(3):\n\tprint(i)\r\n\n"),
+                                  std::string(""), std::string(1000, ' ')}) {
+    ModelParams m;
+    m.example.text = text;
+    m.example.tokenizer = TokenizerKind::kChar;
+    ASSERT_TRUE(
+        SaveSessionFile(Path("s.pexs"), MakeSessionDocument({m, DefaultViews(m), {}})).ok());
+    Result<LoadedSession> s = LoadSessionFile(Path("s.pexs"), ModelParams{});
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_TRUE(s.value().warnings.empty());
+    EXPECT_EQ(s.value().content.params.example.text, text);
+  }
+}
+
 TEST_F(SessionFiles, AChangedOrMissingFileIsAWarningNotAFailure) {
   const std::string path = Path("table.txt");
   WriteBytes(path, "a");

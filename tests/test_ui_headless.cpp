@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 #include <imgui.h>
 #include <imgui_internal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -20,6 +23,7 @@
 #include "model/walkthrough_presets.h"
 #include "panels/panels.h"
 #include "test_support.h"
+#include "text/subword_tokenizer.h"
 #include "ui/app_state.h"
 #include "ui/derived.h"
 #include "ui/session.h"
@@ -594,7 +598,16 @@ TEST_F(HeadlessUi, TypingASentenceAndClickingATokenLinksTheViews) {
                    ImVec2(sums->Pos.x + 12, sums->Pos.y), false, &box));
   ASSERT_TRUE(Find(sums, Id(sums, "##text"), ImVec2(box.x + 40, box.y), true, &at));
   Click(at);
-  SelectAllAndType("I love NLP.");
+  // The box takes several lines: Enter starts a new one, so the text is typed without it.
+  ImGuiIO& io = ImGui::GetIO();
+  io.KeyCtrl = true;
+  io.KeysDown['A'] = true;
+  Frame();
+  io.KeysDown['A'] = false;
+  io.KeyCtrl = false;
+  Frame();
+  io.AddInputCharactersUTF8("I love NLP.");
+  Frames(3);
   ASSERT_EQ(state_.params.example.text, "I love NLP.");
   const SentenceResult& s = caches_.derived.get().sentence.value();
   ASSERT_EQ(s.tokens.size(), 4u);
@@ -615,6 +628,109 @@ TEST_F(HeadlessUi, TypingASentenceAndClickingATokenLinksTheViews) {
   Click(all);
   Frame();
   EXPECT_EQ(state_.selection.selected_token, -1);
+}
+
+// A poem typed line by line (Enter between the lines) is one text: the char tokenizer makes the
+// newline a token, its chip shows it as a mark.
+TEST_F(HeadlessUi, TheTextBoxTakesSeveralLines) {
+  Frames(2);
+  ImGuiWindow* sums = Child("sums");
+  ASSERT_NE(sums, nullptr);
+  ImVec2 box, at;
+  ASSERT_TRUE(Find(sums, Id(sums, "type the vectors yourself"),
+                   ImVec2(sums->Pos.x + 12, sums->Pos.y), false, &box));
+  ASSERT_TRUE(Find(sums, Id(sums, "##text"), ImVec2(box.x + 40, box.y), true, &at));
+  Click(at);
+  ImGuiIO& io = ImGui::GetIO();
+  io.KeyCtrl = true;
+  io.KeysDown['A'] = true;
+  Frame();
+  io.KeysDown['A'] = false;
+  io.KeyCtrl = false;
+  Frame();
+  io.AddInputCharactersUTF8("ab");
+  Frame();
+  io.KeysDown[13] = true;
+  Frame();
+  io.KeysDown[13] = false;
+  Frame();
+  io.AddInputCharactersUTF8("cd");
+  Frames(3);
+  ASSERT_EQ(state_.params.example.text, "ab\ncd");
+  state_.params.example.tokenizer = TokenizerKind::kChar;
+  Frames(3);
+  const SentenceResult& s = caches_.derived.get().sentence.value();
+  ASSERT_EQ(s.tokens.size(), 5u);
+  EXPECT_EQ(s.tokens[2].text, "\n");
+  ImVec2 all;
+  ASSERT_TRUE(
+      Find(sums, IdUnderInt(sums, -1, "all tokens"), ImVec2(sums->Pos.x + 20, at.y), false, &all));
+  EXPECT_TRUE(Find(sums, IdUnderInt(sums, 2, "\u21b5  id 2  pos 2"), all, true, &at));
+}
+
+// File > Open of a tokenizer.json (whatever its name) offers it as the text's tokenizer and
+// nothing else; a GloVe file is said to be word vectors, without an NPY error first.
+TEST_F(HeadlessUi, OpenKnowsATokenizerByItsContent) {
+  const std::string dir = std::string(PE_TEST_DATA);
+  state_.dropped_files.push_back(dir + "/llama3_small/tokenizer.json");
+  Frames(3);
+  EXPECT_TRUE(state_.open_table.tokenizer);
+  EXPECT_NE(state_.open_table.note.find("tokenizer.json"), std::string::npos)
+      << state_.open_table.note;
+  ImGuiWindow* dialog = ImGui::FindWindowByName("Open a table");
+  ASSERT_NE(dialog, nullptr);
+  ImVec2 at;
+  ASSERT_TRUE(Find(dialog, Id(dialog, "Use as tokenizer"),
+                   ImVec2(dialog->Pos.x + 20, dialog->Pos.y), false, &at));
+  EXPECT_FALSE(Find(dialog, Id(dialog, "token embeddings (--embeddings)"),
+                    ImVec2(dialog->Pos.x + 20, dialog->Pos.y), false, &at));
+  ASSERT_TRUE(Find(dialog, Id(dialog, "Use as tokenizer"),
+                   ImVec2(dialog->Pos.x + 20, dialog->Pos.y), false, &at));
+  Click(at);
+  Frames(2);
+  ASSERT_NE(state_.params.example.subword, nullptr) << state_.open_table.error;
+  EXPECT_EQ(state_.params.example.tokenizer_file, dir + "/llama3_small/tokenizer.json");
+
+  // GPT-2's vocab.json, opened as a file, loads its folder's pair.
+  state_.dropped_files.push_back(dir + "/gpt2_small/vocab.json");
+  Frames(3);
+  EXPECT_TRUE(state_.open_table.tokenizer);
+  dialog = ImGui::FindWindowByName("Open a table");
+  ASSERT_TRUE(Find(dialog, Id(dialog, "Use as tokenizer"),
+                   ImVec2(dialog->Pos.x + 20, dialog->Pos.y), false, &at));
+  Click(at);
+  Frames(2);
+  EXPECT_EQ(state_.params.example.tokenizer_file, dir + "/gpt2_small/vocab.json")
+      << state_.open_table.error;
+  ASSERT_NE(state_.params.example.subword, nullptr);
+  Result<std::vector<SubwordPiece>> hello = state_.params.example.subword->Encode("Hello world");
+  ASSERT_TRUE(hello.ok());
+  ASSERT_EQ(hello.value().size(), 2u);
+  EXPECT_EQ(hello.value()[0].id, 15496);
+  EXPECT_EQ(hello.value()[1].id, 995);
+
+  const std::string glove = std::string(PE_TEST_TMP) + "/open_glove.txt";
+  ASSERT_EQ(std::system(("mkdir -p " + std::string(PE_TEST_TMP)).c_str()), 0);
+  {
+    std::ofstream out(glove);
+    out << "the 0.1 0.2 0.3\ncat 0.4 0.5 0.6\n";
+  }
+  state_.dropped_files.push_back(glove);
+  Frames(3);
+  EXPECT_FALSE(state_.open_table.tokenizer);
+  EXPECT_EQ(state_.open_table.note.find("NPY"), std::string::npos) << state_.open_table.note;
+  EXPECT_NE(state_.open_table.note.find("word vectors"), std::string::npos)
+      << state_.open_table.note;
+  std::remove(glove.c_str());
+}
+
+// The session's Save-as dialog says which folder a bare name goes to.
+TEST(SessionSaveAs, TheFolderIsShown) {
+  char cwd[4096];
+  ASSERT_NE(::getcwd(cwd, sizeof cwd), nullptr);
+  EXPECT_EQ(SessionFolder("session.pexs"), std::string(cwd));
+  EXPECT_EQ(SessionFolder("/tmp/a.pexs"), "/tmp");
+  EXPECT_EQ(SessionFolder("/no/such/folder/a.pexs"), "/no/such/folder (no such folder)");
 }
 
 TEST_F(HeadlessUi, TypedVectorSizesAreClampedAndTheSumFollowsTheirShape) {

@@ -343,7 +343,14 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
     return;
   }
   if (!cache.figure) {
-    ErrorText(cache.error);
+    // A text without tokens (empty, or spaces only) is a state, not a mistake: said plainly.
+    if (cache.error.find("has no tokens") != std::string::npos) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      WrappedText("Nothing to show: " + cache.error + ". Type a text in the token sums panel.");
+      ImGui::PopStyleColor();
+    } else {
+      ErrorText(cache.error);
+    }
     return;
   }
   const Figure& f = *cache.figure;

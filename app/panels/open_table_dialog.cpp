@@ -4,7 +4,9 @@
 // position table, T5's relative bias) and loads it on the table-load job with a progress bar and
 // Cancel. The loaded table then enters the parameters through its field (--embeddings or
 // --positions-table), which finds it in the shared cache. Files dropped on the window arrive
-// here too. The controls panel shows what is loaded (DrawLoadedTablesInfo).
+// here too. The controls panel shows what is loaded (DrawLoadedTablesInfo). A tokenizer file
+// (tokenizer.json, GPT-2's vocab.json; known by its content) is offered as the text's tokenizer
+// only (--tokenizer-file).
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -14,6 +16,7 @@
 #include "jobs/table_load_job.h"
 #include "model/param_fields.h"
 #include "panels/panels.h"
+#include "text/subword_tokenizer.h"
 #include "ui/shortcuts.h"
 
 namespace pe {
@@ -43,6 +46,25 @@ void ListPath(OpenTableState& o) {
   o.note.clear();
   o.picked = -1;
   o.error.clear();
+  o.tokenizer = false;
+  // A tokenizer is known by its content (a JSON object with "model", or GPT-2's token -> id
+  // map), whatever its name: it can only be the text's tokenizer, never a table.
+  switch (SniffTokenizerPath(o.path)) {
+    case TokenizerFileKind::kTokenizerJson:
+      o.listed_path = o.path;
+      o.tokenizer = true;
+      o.note = "A Hugging Face tokenizer.json: it tokenizes the text (--tokenizer-file).";
+      return;
+    case TokenizerFileKind::kGpt2Vocab:
+      o.listed_path = o.path;
+      o.tokenizer = true;
+      o.note =
+          "GPT-2's token -> id map (vocab.json or encoder.json): with the merges.txt or "
+          "vocab.bpe beside it, it tokenizes the text (--tokenizer-file).";
+      return;
+    case TokenizerFileKind::kNone:
+      break;
+  }
   Result<TensorSpec> spec = ParseTensorSpec(o.path);
   if (!spec.ok()) {
     o.note = spec.message();
@@ -52,9 +74,10 @@ void ListPath(OpenTableState& o) {
   o.listed_path = o.path;
   Result<std::vector<TensorListing>> list = ListTensorFile(spec.value().path);
   if (!list.ok()) {
-    o.note = "Not an NPY or safetensors file (" + list.message() +
-             "). It can be read as word vectors (GloVe text, .vec, word2vec binary): token "
-             "embeddings only.";
+    // Not a tensor file: what it can be, not why it is not an NPY (which it never claimed).
+    o.note =
+        "It can be read as word vectors (GloVe text, .vec, word2vec binary): token "
+        "embeddings only.";
     o.target = static_cast<int>(TableTarget::kEmbeddings);
     return;
   }
@@ -136,6 +159,21 @@ void ApplyLoaded(AppState& st, const TableLoadRequest& request) {
               false, ImGui::GetTime() + 6.0};
 }
 
+// Makes the listed tokenizer file the text's tokenizer through its field (--tokenizer-file).
+void ApplyTokenizer(AppState& st, const std::string& path) {
+  ModelParams next = st.params;
+  if (Status s = FindParamField("--tokenizer-file")->set(next, path); !s.ok()) {
+    st.open_table.error = s.message();
+    st.open_table.open_requested = true;
+    return;
+  }
+  st.params = std::move(next);
+  st.open_table.error.clear();
+  st.open_table.loaded = true;
+  st.toast = {"Tokenizer " + path + ": " + st.params.example.subword->Describe(), false,
+              ImGui::GetTime() + 6.0};
+}
+
 }  // namespace
 
 void DrawFileMenuItems(AppState& state) {
@@ -144,7 +182,8 @@ void DrawFileMenuItems(AppState& state) {
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip(
         "Load a model's table from a file: token embeddings (NPY, safetensors, "
-        "GloVe / word2vec / fastText), a learned position table, or T5's bias. "
+        "GloVe / word2vec / fastText), a learned position table, or T5's bias; or a "
+        "tokenizer for the text (tokenizer.json, GPT-2's vocab.json). "
         "Dropping a file on the window opens this too.");
   }
 }
@@ -177,7 +216,8 @@ void DrawOpenTableDialog(AppState& state, UiServices& services) {
   ImGui::SetNextWindowSize(ImVec2(em * 40, em * 25), ImGuiCond_Appearing);
   if (!ImGui::BeginPopupModal(kDialog, nullptr, ImGuiWindowFlags_NoSavedSettings)) return;
   const bool busy = job != nullptr && job->busy();
-  ImGui::TextUnformatted("File: NPY, safetensors (FILE or FILE:TENSOR), or word vectors");
+  ImGui::TextUnformatted(
+      "File: NPY, safetensors (FILE or FILE:TENSOR), word vectors, or a tokenizer");
   ImGui::SetNextItemWidth(-em * 7);
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
   const bool entered = ImGui::InputTextWithHint("##path", "/path/to/model.safetensors", &o.path,
@@ -223,6 +263,30 @@ void DrawOpenTableDialog(AppState& state, UiServices& services) {
     }
   }
   ImGui::Separator();
+  const bool tokenizer = o.tokenizer && o.listed_path == o.path;
+  if (tokenizer) {
+    // A tokenizer is what it is: no table choices.
+    ImGui::TextUnformatted("Use it as the text's tokenizer (--tokenizer-file)");
+    if (!o.error.empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+      WrappedText(o.error);
+      ImGui::PopStyleColor();
+    }
+    if (ImGui::Button("Use as tokenizer")) {
+      o.error.clear();
+      Edit(state, [path = o.path](AppState& st) { ApplyTokenizer(st, path); });
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Close") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+      ImGui::CloseCurrentPopup();
+    }
+    if (o.loaded) {
+      o.loaded = false;
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+    return;
+  }
   ImGui::TextUnformatted("Use it as");
   ImGui::RadioButton("token embeddings (--embeddings)", &o.target,
                      static_cast<int>(TableTarget::kEmbeddings));
@@ -245,7 +309,11 @@ void DrawOpenTableDialog(AppState& state, UiServices& services) {
     if (!can) ImGui::BeginDisabled();
     if (ImGui::Button("Load")) {
       o.error.clear();
-      job->Start({SpecToLoad(o), static_cast<TableTarget>(o.target), state.params.cap});
+      // A path typed and loaded without List: a tokenizer shows its own choice instead.
+      if (o.listed_path != o.path) ListPath(o);
+      if (!o.tokenizer) {
+        job->Start({SpecToLoad(o), static_cast<TableTarget>(o.target), state.params.cap});
+      }
     }
     if (!can) ImGui::EndDisabled();
     if (job == nullptr) {

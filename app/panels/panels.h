@@ -82,6 +82,9 @@ FigureSize ExportDialogSize(const ExportDialogState& d);
 // and the dialogs that ask for a session's path.
 void DrawFileMenu(AppState& state, UiServices& services);
 void DrawEditMenu(AppState& state);
+// The absolute folder a session path names (the working folder for a bare name), with
+// " (no such folder)" when it does not exist: the Save-as dialog shows it under the path.
+std::string SessionFolder(const std::string& path);
 void DrawSessionDialogs(AppState& state, UiServices& services);
 
 // The heatmap's table for its copy menu (ui/clipboard.h): rows are positions from the first,

@@ -4,6 +4,9 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <filesystem>
+#include <system_error>
+
 #include "io/file_writers.h"
 #include "panels/panels.h"
 #include "ui/session.h"
@@ -36,6 +39,20 @@ std::string DefaultSessionPath(const AppState& state) {
 }
 
 }  // namespace
+
+std::string SessionFolder(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::absolute(path.empty() ? "x" : path, ec);
+  if (ec) {
+    std::string why = "(";
+    why += ec.message();
+    return why + ")";
+  }
+  const std::filesystem::path folder = p.parent_path();
+  std::string text = folder.string();
+  if (!std::filesystem::is_directory(folder, ec)) text += " (no such folder)";
+  return text;
+}
 
 void DrawFileMenu(AppState& state, UiServices& services) {
   if (!ImGui::BeginMenu("File")) return;
@@ -110,6 +127,13 @@ void DrawSessionDialogs(AppState& state, UiServices& /*services*/) {
     ImGui::SetNextItemWidth(-FLT_MIN);
     const bool enter =
         ImGui::InputText("##path", &s.dialog_path, ImGuiInputTextFlags_EnterReturnsTrue);
+    if (saving) {
+      // Where the file goes: a bare name is relative to the working folder, which the field
+      // does not show.
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextDisabled("Folder: %s", SessionFolder(s.dialog_path).c_str());
+      ImGui::PopTextWrapPos();
+    }
     if (!error.empty()) {
       ImGui::PushTextWrapPos(0.0f);
       ErrorText(error);

@@ -5,11 +5,13 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "panels/panels.h"
+#include "text/tokenizer.h"
 #include "ui/clipboard.h"
 #include "ui/fonts.h"
 #include "ui/plot.h"
@@ -64,8 +66,9 @@ void TokenChips(AppState& state, const SentenceResult& s) {
   chip(-1, "all tokens", false);
   const size_t shown = std::min<size_t>(s.tokens.size(), kMaxChips);
   for (size_t t = 0; t < shown; ++t) {
+    // A space as ␣, a newline as ↵, a tab as →: a chip is one line.
     const std::string text =
-        s.tokens[t].text == " " ? std::string("\xe2\x90\xa3") : s.tokens[t].text;
+        s.tokens[t].text == " " ? std::string("\xe2\x90\xa3") : VisibleWhitespace(s.tokens[t].text);
     char label[160];
     if (state.params.example.ids.empty()) {
       std::snprintf(label, sizeof label, "%s  id %lld  pos %lld", text.c_str(),
@@ -563,6 +566,49 @@ void ManualEditor(AppState& state, const Derived& derived, DrawnRecord& drawn) {
 
 }  // namespace
 
+// Word tokens, char tokens, or the tokenizer file loaded (File > Open of a tokenizer.json or
+// a GPT-2 vocab.json, or --tokenizer-file), with Open... to load one.
+static void TokenizerPicker(AppState& state) {
+  const float em = ImGui::GetFontSize();
+  const TextExample& ex = state.params.example;
+  ImGui::BeginGroup();
+  std::string file_item;
+  if (!ex.tokenizer_file.empty()) {
+    const size_t slash = ex.tokenizer_file.find_last_of('/', ex.tokenizer_file.size() - 2);
+    file_item =
+        (slash == std::string::npos ? ex.tokenizer_file : ex.tokenizer_file.substr(slash + 1)) +
+        " tokens";
+  }
+  const char* toks[] = {"word tokens", "char tokens", file_item.c_str()};
+  const int count = file_item.empty() ? 2 : 3;
+  int tok = ex.subword ? 2 : static_cast<int>(ex.tokenizer);
+  ImGui::SetNextItemWidth(em * 8);
+  FitComboWidth("##tokenizer", std::span<const char* const>(toks, static_cast<size_t>(count)));
+  if (ImGui::Combo("##tokenizer", &tok, toks, count) && tok < 2) {
+    Edit(state, [tok](AppState& st) {
+      st.params.example.tokenizer = static_cast<TokenizerKind>(tok);
+      st.params.example.tokenizer_file.clear();
+      st.params.example.subword.reset();
+    });
+  }
+  if (ex.subword) {
+    ItemTooltip((ex.tokenizer_file + ": " + ex.subword->Describe() +
+                 ". Ids and V are the tokenizer's. Hover a token for its vocabulary entry. "
+                 "Word or char tokens drop the file.")
+                    .c_str());
+  } else {
+    ItemTooltip(
+        "Word level splits on spaces and punctuation; character level makes every "
+        "character (spaces and newlines too) a token. A real subword tokenizer: Open... "
+        "a tokenizer.json or a GPT-2 vocab.json (or --tokenizer-file).");
+  }
+  if (ImGui::SmallButton("Open...##tokenizer_file")) state.open_table.open_requested = true;
+  ItemTooltip(
+      "Load a tokenizer: a Hugging Face tokenizer.json (GPT-2, Llama 3, BERT) or GPT-2's "
+      "vocab.json with merges.txt beside it (File > Open).");
+  ImGui::EndGroup();
+}
+
 void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) {
   const float em = ImGui::GetFontSize();
   bool manual = state.sums.manual;
@@ -605,47 +651,29 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) 
           "row has positions 0..T-1. A .npy/.csv export writes every row.");
     }
   } else {
-    ImGui::SetNextItemWidth(
-        std::max(em * 10, ImGui::GetContentRegionAvail().x - em * (long_text ? 26.0f : 16.0f)));
+    // Several lines (a paragraph, a poem, code): Enter starts a new line and Tab types a tab.
+    // Three lines tall, more when the text has more (up to eight; beyond that it scrolls).
+    const int lines = 1 + static_cast<int>(std::count(ex.text.begin(), ex.text.end(), '\n'));
+    const float box_h = ImGui::GetTextLineHeight() * static_cast<float>(std::clamp(lines, 3, 8)) +
+                        ImGui::GetStyle().FramePadding.y * 2;
+    // The box is a child window: it must fit the panel. The tokenizer picker goes beside it,
+    // or below it in a narrow panel.
+    const float avail = ImGui::GetContentRegionAvail().x;
+    float box_w = avail - em * (long_text ? 26.0f : 16.0f);
+    const bool picker_below = box_w < em * 10;
+    if (picker_below) box_w = std::max(em * 4, avail);
     std::string text = ex.text;
-    if (ImGui::InputTextWithHint("##text", "type a sentence", &text)) {
+    if (ImGui::InputTextMultiline("##text", &text, ImVec2(box_w, box_h),
+                                  ImGuiInputTextFlags_AllowTabInput)) {
       Edit(state, [text](AppState& st) { st.params.example.text = text; });
     }
     ItemTooltip(
-        "The sentence to embed. Word-level tokens by default; the vocabulary is built from "
-        "the text in order of first appearance (the first new word is id 0). To give ids "
-        "directly, type them in the controls (ids).");
-    ImGui::SameLine();
-    if (ex.subword) {
-      // A tokenizer file (--tokenizer-file) replaces the word and character tokenizers.
-      ImGui::AlignTextToFramePadding();
-      ImGui::TextUnformatted("subword tokens");
-      ItemTooltip((ex.tokenizer_file + ": " + ex.subword->Describe() +
-                   ". Ids and V are the tokenizer's. Hover a token for its vocabulary entry.")
-                      .c_str());
-      ImGui::SameLine();
-      if (ImGui::SmallButton("word tokens##drop_tokenizer_file")) {
-        Edit(state, [](AppState& st) {
-          st.params.example.tokenizer_file.clear();
-          st.params.example.subword.reset();
-        });
-      }
-      ItemTooltip("Drop the tokenizer file and go back to the word tokenizer.");
-    } else {
-      int tok = static_cast<int>(ex.tokenizer);
-      const char* toks[] = {"word tokens", "char tokens"};
-      ImGui::SetNextItemWidth(em * 8);
-      FitComboWidth("##tokenizer", toks);
-      if (ImGui::Combo("##tokenizer", &tok, toks, 2)) {
-        Edit(state, [tok](AppState& st) {
-          st.params.example.tokenizer = static_cast<TokenizerKind>(tok);
-        });
-      }
-      ItemTooltip(
-          "Word level splits on spaces and punctuation; character level makes every "
-          "character (spaces too) a token. A real subword tokenizer: start with "
-          "--tokenizer-file (a tokenizer.json or a GPT-2 folder).");
-    }
+        "The text to embed: a sentence, or several lines (Enter starts a new line; a newline "
+        "is a token of the char tokenizer, shown as \xe2\x86\xb5). Word-level tokens by "
+        "default; the vocabulary is built from the text in order of first appearance (the "
+        "first new word is id 0). To give ids directly, type them in the controls (ids).");
+    if (!picker_below) ImGui::SameLine();
+    TokenizerPicker(state);
   }
 
   if (!derived.sentence.ok()) {
@@ -681,14 +709,19 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn) 
               std::to_string(s.dropped_tokens) + " cut off). Raise max_len to see them all.");
   }
   if (s.tokens.empty()) {
-    ImGui::TextDisabled("No tokens yet: type a sentence above.");
+    // Abbreviated: a text of 1,000 spaces is not repeated.
+    std::string none = NoTokensMessage(state.params.example.text);
+    none[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(none[0])));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    WrappedText(none + ": type a text above.");
+    ImGui::PopStyleColor();
     return;
   }
   // At most three rows of chips; more scroll, so the bars and numbers stay in view.
   const float row_h = ImGui::GetFrameHeightWithSpacing();
   float chips_w = ImGui::CalcTextSize("all tokens").x;
   for (size_t t = 0; t < std::min<size_t>(s.tokens.size(), kMaxChips); ++t) {
-    chips_w += ImGui::CalcTextSize(s.tokens[t].text.c_str()).x + em * 9.5f;
+    chips_w += ImGui::CalcTextSize(VisibleWhitespace(s.tokens[t].text).c_str()).x + em * 9.5f;
   }
   const float rows = std::ceil(chips_w / std::max(em, ImGui::GetContentRegionAvail().x));
   if (rows > 3) {

@@ -203,8 +203,9 @@ struct OpenTableState {
   std::string path;             // as typed: FILE, or FILE:TENSOR
   std::string listed_path;      // the file `listing` and `note` describe
   std::vector<TensorListing> listing;
-  std::string note;  // what the file is (or why it cannot be listed)
-  int picked = -1;   // the tensor chosen in `listing`
+  std::string note;        // what the file is (or why it cannot be listed)
+  bool tokenizer = false;  // the listed file is a tokenizer (tokenizer.json, GPT-2 vocab.json)
+  int picked = -1;         // the tensor chosen in `listing`
   int target = 0;
   std::string error;    // why the last load was refused
   bool loaded = false;  // a load was applied: the dialog closes

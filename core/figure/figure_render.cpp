@@ -18,6 +18,7 @@
 #include "figure/label_placement.h"
 #include "figure/text_wrap.h"
 #include "io/figure_metadata_reader.h"
+#include "text/tokenizer.h"
 
 namespace pe {
 
@@ -98,9 +99,14 @@ bool IsCjk(char32_t c) {
 // Calls draw(run, cjk) for each run of `s` that is all CJK or all other characters, with the
 // font switched to Noto Sans CJK (fonts-noto-cjk, through fontconfig) for CJK runs: cairo's toy
 // text API draws each string in one face, so a token such as "日本" would otherwise come out as
-// DejaVu's empty boxes. The current face (family, weight) is restored afterwards.
+// DejaVu's empty boxes. The current face (family, weight) is restored afterwards. Newlines and
+// tabs (a multi-line text, a token of one) are drawn as the marks ↵ and → (VisibleWhitespace).
 template <typename Draw>
-void ForEachFontRun(cairo_t* cr, const std::string& s, const Draw& draw) {
+void ForEachFontRun(cairo_t* cr, const std::string& text, const Draw& draw) {
+  std::string visible;
+  const std::string& s = text.find_first_of("\n\r\t") == std::string::npos
+                             ? text
+                             : (visible = VisibleWhitespace(text));
   size_t start = 0;
   bool run_cjk = false;
   auto flush = [&](size_t end) {
@@ -923,6 +929,17 @@ std::string XmlEscape(const std::string& s) {
         break;
       case '"':
         out += "&quot;";
+        break;
+      // Character references, so an attribute keeps them (a parser turns a raw newline or tab
+      // in an attribute value into a space).
+      case '\n':
+        out += "&#10;";
+        break;
+      case '\r':
+        out += "&#13;";
+        break;
+      case '\t':
+        out += "&#9;";
         break;
       default:
         out += c;

@@ -115,6 +115,12 @@ Result<std::string> XmlUnescape(std::string_view s) {
       out += '>';
     } else if (entity == "&quot;") {
       out += '"';
+    } else if (entity == "&#10;") {
+      out += '\n';
+    } else if (entity == "&#13;") {
+      out += '\r';
+    } else if (entity == "&#9;") {
+      out += '\t';
     } else {
       return InvalidArgument("has an unknown XML entity \"" + std::string(entity.substr(0, 12)) +
                              "\" in its metadata");

@@ -602,10 +602,22 @@ const ParamField kFields[] = {
        m.curve_dims = v.value();
        return {};
      })},
-    {"text", "--text", "TEXT", "Sentence for the token sums", kAllSchemes, nullptr,
-     GET(m.example.text), SET({
-       if (Status s = CheckText("--text", text); !s.ok()) return s;
+    {"text", "--text", "TEXT",
+     "Text for the token sums: a sentence, or several lines (a paragraph, a poem, code); "
+     "UTF-8 with tabs and newlines (empty: no tokens)",
+     kAllSchemes, nullptr, GET(m.example.text), SET({
+       if (Status s = CheckMultilineText("--text", text); !s.ok()) return s;
        m.example.text = text;
+       return {};
+     })},
+    // Read into the text (which figures and sessions record): not recorded itself.
+    {"", "--text-file", "FILE",
+     "Read the text from a UTF-8 file (a regular file, or a pipe such as /dev/stdin), "
+     "newlines and all; replaces --text",
+     kAllSchemes, nullptr, [](const ModelParams&) { return std::string(); }, SET({
+       Result<std::string> t = ReadTextFile(text, m.cap);
+       if (!t.ok()) return Error{t.error().kind, "--text-file: " + t.message()};
+       m.example.text = std::move(t).value();
        return {};
      })},
     {"tokenizer", "--tokenizer", "NAME", "word or char", kAllSchemes, nullptr,

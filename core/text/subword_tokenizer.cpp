@@ -18,6 +18,7 @@
 #include <queue>
 #include <unordered_set>
 
+#include "io/read_support.h"
 #include "text/unicode_props.h"
 
 namespace pe {
@@ -1053,6 +1054,58 @@ constexpr uint64_t kJsonFactor = 24;  // parsed JSON and the tables built from i
 
 }  // namespace
 
+TokenizerFileKind SniffTokenizerFile(std::string_view b) {
+  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  size_t k = 0;
+  if (b.substr(0, 3) == "\xEF\xBB\xBF") k = 3;  // a byte order mark
+  while (k < b.size() && is_space(b[k])) ++k;
+  if (k >= b.size() || b[k] != '{') return TokenizerFileKind::kNone;
+  ++k;
+  int depth = 1;
+  bool first_member = true;
+  while (k < b.size() && depth > 0) {
+    const char c = b[k];
+    if (c == '"') {
+      // A string: at depth 1 followed by ':' it is a top-level key.
+      const size_t begin = ++k;
+      while (k < b.size() && b[k] != '"') k += b[k] == '\\' ? 2 : 1;
+      if (k >= b.size()) break;
+      const std::string_view str = b.substr(begin, k - begin);
+      ++k;
+      if (depth != 1) continue;
+      size_t j = k;
+      while (j < b.size() && is_space(b[j])) ++j;
+      if (j >= b.size() || b[j] != ':') continue;  // a value
+      if (str == "model") return TokenizerFileKind::kTokenizerJson;
+      k = j + 1;  // past the ':', at the value
+      if (first_member) {
+        first_member = false;
+        size_t v = k;
+        while (v < b.size() && is_space(b[v])) ++v;
+        if (v < b.size() && (b[v] == '-' || (b[v] >= '0' && b[v] <= '9'))) {
+          return TokenizerFileKind::kGpt2Vocab;
+        }
+      }
+      continue;
+    }
+    if (c == '{' || c == '[') ++depth;
+    if (c == '}' || c == ']') --depth;
+    ++k;
+  }
+  return TokenizerFileKind::kNone;
+}
+
+TokenizerFileKind SniffTokenizerPath(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return TokenizerFileKind::kNone;
+  Result<std::unique_ptr<FileSource>> src = FileSource::Open(path, 0);
+  if (!src.ok()) return TokenizerFileKind::kNone;
+  Result<std::span<const std::byte>> bytes = src.value()->Prefix(UINT64_MAX);
+  if (!bytes.ok()) return TokenizerFileKind::kNone;
+  return SniffTokenizerFile(
+      std::string_view(reinterpret_cast<const char*>(bytes.value().data()), bytes.value().size()));
+}
+
 Result<std::shared_ptr<const SubwordTokenizer>> LoadSubwordTokenizer(const std::string& path,
                                                                      const MemoryCap& cap) {
   struct stat st {};
@@ -1064,6 +1117,22 @@ Result<std::shared_ptr<const SubwordTokenizer>> LoadSubwordTokenizer(const std::
     return std::shared_ptr<const SubwordTokenizer>(
         std::make_shared<SubwordTokenizer>(std::move(t).value()));
   };
+  if (!S_ISDIR(st.st_mode) && SniffTokenizerPath(path) == TokenizerFileKind::kGpt2Vocab) {
+    // GPT-2's vocab.json (or encoder.json) names its folder: the merges are beside it.
+    const size_t slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "./" : path.substr(0, slash + 1);
+    const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    const std::string merges = dir + (base == "encoder.json" ? "vocab.bpe" : "merges.txt");
+    if (!IsFile(merges)) {
+      return InvalidArgument("\"" + path + "\" is GPT-2's token -> id map; its merges, \"" +
+                             merges + "\", are not beside it");
+    }
+    Result<std::string> v = ReadSmallFile(path, kJsonFactor, cap);
+    if (!v.ok()) return v.error();
+    Result<std::string> m = ReadSmallFile(merges, kJsonFactor, cap);
+    if (!m.ok()) return m.error();
+    return wrap(SubwordTokenizer::FromGpt2Files(v.value(), path, m.value(), merges));
+  }
   if (S_ISDIR(st.st_mode)) {
     std::string dir = path;
     if (!dir.empty() && dir.back() != '/') dir += '/';

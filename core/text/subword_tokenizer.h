@@ -119,7 +119,18 @@ class SubwordTokenizer {
        lowercase_ = false;
 };
 
-// A tokenizer from `path`: a tokenizer.json, or a folder holding vocab.json + merges.txt or
+// What a file's bytes say it is, for File > Open: a Hugging Face tokenizer.json (a JSON object
+// with a top-level "model" key), GPT-2's vocab.json / encoder.json (a JSON object whose first
+// member maps a string to an integer), or neither. Looks at the structure only (strings,
+// nesting); the full check is the load's.
+enum class TokenizerFileKind { kNone, kTokenizerJson, kGpt2Vocab };
+TokenizerFileKind SniffTokenizerFile(std::string_view bytes);
+// The same for the file at `path`: a regular file (memory-mapped, read as far as the answer
+// needs); anything else, or a file that cannot be opened, is kNone.
+TokenizerFileKind SniffTokenizerPath(const std::string& path);
+
+// A tokenizer from `path`: a tokenizer.json, GPT-2's vocab.json or encoder.json (read with the
+// merges.txt or vocab.bpe beside it), or a folder holding vocab.json + merges.txt or
 // encoder.json + vocab.bpe (or a tokenizer.json). Only regular files are read; each must fit
 // under `cap` with room for its parsed form (about 24 times the file's size for JSON). Errors
 // name the path and, for a folder, the files looked for.

@@ -4,8 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <span>
+
+#include "io/read_support.h"
 
 namespace pe {
 
@@ -173,6 +178,115 @@ Result<std::vector<std::string>> ReadVocabularyFile(const std::string& path, con
   if (Status s = finish_line(); !s.ok()) return s.error();
   if (words.empty()) return InvalidArgument(quoted + " holds no tokens");
   return words;
+}
+
+std::string VisibleWhitespace(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t k = 0; k < text.size(); ++k) {
+    const char c = text[k];
+    if (c == '\r' && k + 1 < text.size() && text[k + 1] == '\n') continue;
+    if (c == '\n' || c == '\r') {
+      out += "\xe2\x86\xb5";  // ↵
+    } else if (c == '\t') {
+      out += "\xe2\x86\x92";  // →
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string AbbreviatedText(std::string_view text, size_t max_chars) {
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    // Whitespace alone: count it instead of repeating it.
+    size_t spaces = 0, tabs = 0, newlines = 0;
+    for (size_t k = 0; k < text.size(); ++k) {
+      if (text[k] == ' ') ++spaces;
+      if (text[k] == '\t') ++tabs;
+      if (text[k] == '\n' || (text[k] == '\r' && (k + 1 == text.size() || text[k + 1] != '\n')))
+        ++newlines;
+    }
+    std::string parts;
+    auto add = [&](size_t n, const char* one, const char* many) {
+      if (n == 0) return;
+      if (!parts.empty()) parts += ", ";
+      parts += std::to_string(n) + " " + (n == 1 ? one : many);
+    };
+    add(spaces, "space", "spaces");
+    add(tabs, "tab", "tabs");
+    add(newlines, "newline", "newlines");
+    return parts;
+  }
+  // Cut after `max_chars` code points (never inside one).
+  size_t chars = 0, cut = 0;
+  while (cut < text.size() && chars < max_chars) {
+    cut += static_cast<size_t>(Utf8Length(static_cast<unsigned char>(text[cut])));
+    ++chars;
+  }
+  cut = std::min(cut, text.size());
+  std::string out = "\"";
+  out += VisibleWhitespace(text.substr(0, cut));
+  if (cut < text.size()) {
+    out += "\xe2\x80\xa6\" (" + std::to_string(text.size()) + " bytes)";  // …
+  } else {
+    out += "\"";
+  }
+  return out;
+}
+
+std::string NoTokensMessage(std::string_view text) {
+  if (text.empty()) return "the text is empty: it has no tokens";
+  const std::string a = AbbreviatedText(text);
+  return a.front() == '"' ? "the text " + a + " has no tokens"
+                          : "the text (" + a + ") has no tokens";
+}
+
+Status CheckMultilineText(const std::string& what, std::string_view text) {
+  auto fail = [&](size_t at, const std::string& problem) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%02X", static_cast<unsigned char>(text[at]));
+    return InvalidArgument(what + " " + problem + " at byte offset " + std::to_string(at) + " (" +
+                           buf + ")");
+  };
+  size_t bad = 0;
+  if (!IsValidUtf8(std::as_bytes(std::span<const char>(text.data(), text.size())), &bad)) {
+    return fail(bad, "is not valid UTF-8");
+  }
+  for (size_t k = 0; k < text.size(); ++k) {
+    const auto c = static_cast<unsigned char>(text[k]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
+      Error e = fail(k, "holds a control character");
+      e.message += "; only tab and newline are allowed";
+      return e;
+    }
+  }
+  return {};
+}
+
+Result<std::string> ReadTextFile(const std::string& path, const MemoryCap& cap) {
+  const uint64_t limit = cap.bytes / kTextFileCopies;
+  auto too_long = [&](const std::string& size) {
+    return InvalidArgument(Quoted(path) + " (" + size + ") is longer than the " +
+                           FormatBytes(limit) + " a text may take under the memory cap of " +
+                           FormatBytes(cap.bytes) + " (1/" + std::to_string(kTextFileCopies) +
+                           " of it); use a shorter text or raise the cap (--memory-cap-mib)");
+  };
+  Result<std::unique_ptr<FileSource>> src = FileSource::Open(path, limit);
+  if (!src.ok()) return src.error();
+  if (std::optional<uint64_t> size = src.value()->KnownSize(); size && *size > limit) {
+    return too_long(FormatBytes(*size));
+  }
+  Result<std::span<const std::byte>> bytes = src.value()->Prefix(limit + 1);
+  if (!bytes.ok()) {
+    return bytes.error().kind == Error::Kind::kRuntime
+               ? bytes.error()
+               : too_long("a stream of more than " + FormatBytes(limit));
+  }
+  if (bytes.value().size() > limit) return too_long(FormatBytes(bytes.value().size()));
+  std::string text(reinterpret_cast<const char*>(bytes.value().data()), bytes.value().size());
+  if (Status s = CheckMultilineText(Quoted(path), text); !s.ok()) return s.error();
+  return text;
 }
 
 }  // namespace pe

@@ -73,4 +73,29 @@ inline constexpr uint64_t kVocabularyCopies = 4;
 inline constexpr uint64_t kVocabularyBytesPerEntry = 128;
 Result<std::vector<std::string>> ReadVocabularyFile(const std::string& path, const MemoryCap& cap);
 
+// A token or a text as a figure or a chip shows it: a newline as U+21B5 (↵), a tab as U+2192
+// (→), a carriage return before a newline dropped (one ↵ for "\r\n") and a lone one as ↵ too;
+// everything else as it is.
+std::string VisibleWhitespace(std::string_view text);
+
+// The text quoted for a message, at most about `max_chars` code points (longer: its start and
+// "…", with the length in bytes), whitespace shown by VisibleWhitespace; a text of whitespace
+// alone is described ("1000 spaces", "2 newlines and 3 spaces") rather than repeated.
+std::string AbbreviatedText(std::string_view text, size_t max_chars = 40);
+// "the text \"...\" has no tokens" / "the text is empty: it has no tokens", abbreviated.
+std::string NoTokensMessage(std::string_view text);
+
+// The text of a file for --text-file: UTF-8 (a message names the file and the byte offset of the
+// first bad byte), holding no control characters but tab, newline and carriage return. Regular
+// files, pipes and character devices are read (FileSource); the text is kept several times
+// over (tokens, figures, the session), so it may take at most cap / kTextFileCopies bytes,
+// checked from a regular file's size before reading and while a stream is read.
+// Ok when `text` is valid UTF-8 holding no control characters but tab, newline and carriage
+// return; else "WHAT is not valid UTF-8 at byte offset N (0xFF)" or "WHAT holds a control
+// character at byte offset N (0x01); only tab and newline are allowed".
+Status CheckMultilineText(const std::string& what, std::string_view text);
+
+inline constexpr uint64_t kTextFileCopies = 64;
+Result<std::string> ReadTextFile(const std::string& path, const MemoryCap& cap);
+
 }  // namespace pe

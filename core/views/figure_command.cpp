@@ -206,6 +206,25 @@ std::string ShellQuote(const std::string& text) {
                     std::string_view("-_.,:/+=%@").find(c) != std::string_view::npos);
   }
   if (safe) return text;
+  if (text.find_first_of("\n\r\t") != std::string::npos) {
+    // A text of several lines stays one command line: bash's $'...' with \n, \r and \t.
+    std::string out = "$'";
+    for (char c : text) {
+      if (c == '\n') {
+        out += "\\n";
+      } else if (c == '\r') {
+        out += "\\r";
+      } else if (c == '\t') {
+        out += "\\t";
+      } else if (c == '\\' || c == '\'') {
+        out += '\\';
+        out += c;
+      } else {
+        out += c;
+      }
+    }
+    return out + "'";
+  }
   std::string out = "'";
   for (char c : text) {
     if (c == '\'') {

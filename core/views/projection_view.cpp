@@ -13,6 +13,7 @@
 
 #include "analysis/pca.h"
 #include "io/file_writers.h"
+#include "text/tokenizer.h"
 #include "views/figure_export.h"
 #include "views/view_builders.h"
 
@@ -39,7 +40,7 @@ Result<Projection> ComputeProjection(const ViewContext& c) {
   p.sentence = std::move(s).value();
   const InputParts& parts = p.sentence.parts;
   const int64_t t_count = parts.tokens();
-  if (t_count == 0) return InvalidArgument("the text \"" + m.example.text + "\" has no tokens");
+  if (t_count == 0) return InvalidArgument(NoTokensMessage(m.example.text));
   if (t_count > kMaxProjectionTokens) {
     return InvalidArgument("the projection view fits at most " +
                            std::to_string(kMaxProjectionTokens) + " tokens; the sentence has " +
@@ -151,7 +152,7 @@ Result<Figure> ProjectionFigure(const ViewContext& c) {
   // Labels: the inputs as "word p", the embeddings once per id (repeated words coincide there).
   std::vector<int64_t> labelled_ids;
   for (int64_t t = 0; t < t_count; ++t) {
-    const std::string& word = s.tokens[static_cast<size_t>(t)].text;
+    const std::string word = VisibleWhitespace(s.tokens[static_cast<size_t>(t)].text);
     const int64_t position = m.pe.offset + t;
     const int64_t id = s.ids[static_cast<size_t>(t)];
     const std::string who = "\"" + word + "\" (id " + std::to_string(id) + ", position " +

@@ -101,7 +101,7 @@ std::string ScoreContentText(const ModelParams& m) {
   const std::vector<Token> tokens = ExampleTokens(m.example);
   auto name = [&](int64_t t) {
     return t >= 0 && t < static_cast<int64_t>(tokens.size())
-               ? "\"" + tokens[static_cast<size_t>(t)].text + "\""
+               ? "\"" + VisibleWhitespace(tokens[static_cast<size_t>(t)].text) + "\""
                : std::string("?");
   };
   return "x_A: token " + std::to_string(m.content.token_a) + " " + name(m.content.token_a) +

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "io/loaded_table.h"
+#include "text/tokenizer.h"
 #include "views/figure_export.h"
 #include "views/view_builders.h"
 #include "views/view_geometry.h"
@@ -26,8 +27,8 @@ std::string SumsTitle(const ModelParams& m, const Encoding& e, const SentenceRes
     t << "Input vector of id " << s.ids[static_cast<size_t>(token)] << " (position "
       << m.pe.offset + token << "), d_model = " << m.pe.d_model;
   } else {
-    t << "Input vector of \"" << s.tokens[static_cast<size_t>(token)].text << "\" (id "
-      << s.ids[static_cast<size_t>(token)] << ", position " << m.pe.offset + token
+    t << "Input vector of \"" << VisibleWhitespace(s.tokens[static_cast<size_t>(token)].text)
+      << "\" (id " << s.ids[static_cast<size_t>(token)] << ", position " << m.pe.offset + token
       << "), d_model = " << m.pe.d_model;
   }
   if (s.batch > 1) t << ", batch row " << s.row << " (rows 0 to " << s.batch - 1 << ")";
@@ -100,7 +101,7 @@ Result<Figure> SumsFigure(const ViewContext& c) {
       ComputeSentence(m.example, *c.encoding, m.input, m.cap, sel.batch_row);
   if (!sentence.ok()) return sentence.error();
   const SentenceResult& s = sentence.value();
-  if (s.tokens.empty()) return InvalidArgument("the text \"" + m.example.text + "\" has no tokens");
+  if (s.tokens.empty()) return InvalidArgument(NoTokensMessage(m.example.text));
   const int tokens = static_cast<int>(s.tokens.size());
   if (sel.selected_token >= tokens) {
     return InvalidArgument("token must be in [0, " + std::to_string(tokens - 1) + "] or all, got " +
@@ -128,7 +129,7 @@ Result<Figure> SumsFigure(const ViewContext& c) {
     for (int t = 0; t < std::min(tokens, kMaxTokenSeries); ++t) {
       series.push_back(parts.sum.row(t));
       // Typed ids are labelled "id 23" already; words are quoted.
-      const std::string& word = s.tokens[static_cast<size_t>(t)].text;
+      const std::string word = VisibleWhitespace(s.tokens[static_cast<size_t>(t)].text);
       f.legend.push_back({(m.example.ids.empty() ? "\"" + word + "\"" : word) +
                               " (p=" + std::to_string(m.pe.offset + t) + ")",
                           SeriesRgba(t)});
@@ -177,7 +178,7 @@ Result<std::vector<SentenceResult>> Batch(const ViewContext& c) {
       ComputeBatch(c.params.example, *c.encoding, c.params.input, c.params.cap);
   if (!b.ok()) return b;
   if (b.value().front().tokens.empty()) {
-    return InvalidArgument("the text \"" + c.params.example.text + "\" has no tokens");
+    return InvalidArgument(NoTokensMessage(c.params.example.text));
   }
   return b;
 }

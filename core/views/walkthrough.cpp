@@ -11,6 +11,7 @@
 #include "io/read_support.h"
 #include "model/embedding.h"
 #include "model/walkthrough_presets.h"
+#include "text/tokenizer.h"
 
 namespace pe {
 
@@ -230,7 +231,8 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
                                                          std::to_string(k % seq) + "]"
                                                    : "id " + std::to_string(s.ids[t]));
       } else {
-        w.token_labels.push_back(s.tokens[t].text == " " ? "\xe2\x90\xa3" : s.tokens[t].text);
+        w.token_labels.push_back(s.tokens[t].text == " " ? "\xe2\x90\xa3"
+                                                         : VisibleWhitespace(s.tokens[t].text));
       }
     }
     const LoadedTable* loaded = ex.embeddings.table.get();
@@ -335,7 +337,8 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     } else if (!ex.ids.empty() && !w.ids_pending) {
       p.numbers.push_back("no text: the token ids are typed directly");
     } else {
-      p.numbers.push_back("text: \"" + ex.text + "\"");
+      p.numbers.push_back("text: " + (ex.text.empty() ? std::string("\"\" (empty)")
+                                                      : AbbreviatedText(ex.text, 400)));
     }
     if (preset != nullptr) p.numbers.push_back("example: " + std::string(preset->source));
     p.highlight_text = "The sums view shows the same example.";
