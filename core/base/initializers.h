@@ -58,9 +58,9 @@ struct InitChoice {
   bool operator==(const InitChoice&) const = default;
 };
 inline constexpr const char* kInitChoices =
-    "normal-1, normal-scaled, normal-0.02, truncated-normal, torch:SEED (PyTorch's numbers as "
-    "on an AVX2 CPU) or torch-scalar:SEED (its scalar kernel), SEED an integer in "
-    "[0, 18446744073709551615]";
+    "normal-1, normal-scaled, normal-0.02, truncated-normal, torch:SEED or torch-scalar:SEED "
+    "(SEED an integer in [0, 18446744073709551615]; torch: PyTorch's numbers as on an AVX2 "
+    "CPU, torch-scalar: as its scalar kernel draws them)";
 std::optional<InitChoice> ParseInitChoice(std::string_view text);
 // "normal-1" ... , "torch:7" or "torch-scalar:7"; ParseInitChoice reads it back.
 std::string InitChoiceName(const InitChoice& choice);
