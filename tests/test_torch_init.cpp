@@ -163,6 +163,11 @@ TEST(TorchRandom, AvxLogAndSinCosAreCloseToTheLibrary) {
   TorchAvxSinCos(0.0f, &s, &c);
   EXPECT_EQ(s, 0.0f);
   EXPECT_EQ(c, 1.0f);
+  // Far outside the kernel's range (theta < 2 pi) it still returns, with no undefined steps.
+  for (float far : {3e9f, -3e9f, std::numeric_limits<float>::infinity(),
+                    std::numeric_limits<float>::quiet_NaN()}) {
+    TorchAvxSinCos(far, &s, &c);
+  }
 }
 
 // The fill written again from PyTorch's description (DistributionTemplates.h normal_fill, for

@@ -144,17 +144,20 @@ float TorchAvxLog(float x) {
 void TorchAvxSinCos(float x, float* sin_x, float* cos_x) {
   uint32_t sign_sin = BitsOf(x) & 0x80000000u;
   x = FloatOf(BitsOf(x) & 0x7fffffffu);
-  // The octant j = (trunc(|x| 4 / pi) + 1) & ~1, even; y = j as float.
-  int32_t j = static_cast<int32_t>(x * kFourOverPi);  // _mm256_cvttps_epi32 truncates
-  j = (j + 1) & ~1;
-  const float y = static_cast<float>(j);
-  const uint32_t swap_sign_sin = static_cast<uint32_t>(j & 4) << 29;
-  const bool sin_poly_for_sin = (j & 2) == 0;
+  // The octant j = (trunc(|x| 4 / pi) + 1) & ~1, even; y = j as float. _mm256_cvttps_epi32
+  // truncates, and gives 0x80000000 for NaN or a value past 2^31; the integer steps wrap.
+  const float scaled = x * kFourOverPi;
+  uint32_t j =
+      scaled < 2147483648.0f ? static_cast<uint32_t>(static_cast<int32_t>(scaled)) : 0x80000000u;
+  j = (j + 1u) & ~1u;
+  const auto y = static_cast<float>(static_cast<int32_t>(j));
+  const uint32_t swap_sign_sin = (j & 4u) << 29;
+  const bool sin_poly_for_sin = (j & 2u) == 0;
   // x - y * pi / 4 in three parts, each product fused into its add.
   x = std::fma(y, kMinusDp1, x);
   x = std::fma(y, kMinusDp2, x);
   x = std::fma(y, kMinusDp3, x);
-  const uint32_t sign_cos = static_cast<uint32_t>(~(j - 2) & 4) << 29;
+  const uint32_t sign_cos = (~(j - 2u) & 4u) << 29;
   sign_sin ^= swap_sign_sin;
   const float z = x * x;
   // cos on [-pi/4, pi/4]: ((c0 z + c1) z + c2) z z - z / 2 + 1; the second "* z" is fused into
