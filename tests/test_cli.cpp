@@ -484,8 +484,10 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
        "--vocab-size must be an integer in [0, 16777216], got \"-1\""},
       {"--view sum --ids 1,2,3,4 --max-len 3", 2, "the sequence has 4 tokens but max_len is 3"},
       {"--view sum --init xavier", 2,
-       "--init must be normal-1, normal-scaled, normal-0.02, truncated-normal or torch:SEED (SEED "
-       "an integer in [0, 18446744073709551615]), got \"xavier\""},
+       "--init must be normal-1, normal-scaled, normal-0.02, truncated-normal, torch:SEED or "
+       "torch-scalar:SEED (SEED an integer in [0, 18446744073709551615]; torch: PyTorch's "
+       "numbers as on an AVX2 CPU, torch-scalar: as its scalar kernel draws them), got "
+       "\"xavier\""},
       {"--learned-init normal-1", 2,
        "--learned-init applies to the learned scheme, not to sinusoidal"},
   };

@@ -292,8 +292,10 @@ TEST(TokenIds, FieldsApplyWholeOrNotAtAll) {
   EXPECT_EQ(vocab.set(m, "16777217").message(),
             "--vocab-size must be an integer in [0, 16777216], got \"16777217\"");
   EXPECT_EQ(FindParamField("--init")->set(m, "xavier").message(),
-            "--init must be normal-1, normal-scaled, normal-0.02, truncated-normal or "
-            "torch:SEED (SEED an integer in [0, 18446744073709551615]), got \"xavier\"");
+            "--init must be normal-1, normal-scaled, normal-0.02, truncated-normal, torch:SEED or "
+            "torch-scalar:SEED (SEED an integer in [0, 18446744073709551615]; torch: PyTorch's "
+            "numbers as on an AVX2 CPU, torch-scalar: as its scalar kernel draws them), got "
+            "\"xavier\"");
 }
 
 TEST(TokenIds, InitSetsBothTablesAndLearnedInitThePositionTableAlone) {

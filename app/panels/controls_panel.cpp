@@ -337,7 +337,8 @@ void DrawTokenEmbeddingControls(AppState& state) {
   }
   if (ImGui::Combo("init", &index, labels, 5)) {
     EditField(state, "init", "--init",
-              index == 4 ? InitChoiceName({EmbeddingInit::kTorch, p.example.torch_seed})
+              index == 4 ? InitChoiceName({EmbeddingInit::kTorch, p.example.torch_seed,
+                                           p.example.torch_kernel})
                          : std::string(kInitNames[index]));
   }
   ItemTooltip(
@@ -354,7 +355,8 @@ void DrawTokenEmbeddingControls(AppState& state) {
                     "The seed of torch.manual_seed(seed) before nn.Embedding(V, d): row k of "
                     "the table is row k of that weight. Only the low 32 bits reach PyTorch's "
                     "Mersenne Twister.")) {
-      EditField(state, "torch seed", "--init", InitChoiceName({EmbeddingInit::kTorch, u64}));
+      EditField(state, "torch seed", "--init",
+                InitChoiceName({EmbeddingInit::kTorch, u64, p.example.torch_kernel}));
     }
   }
   IdsField(state);

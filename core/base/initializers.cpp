@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numbers>
+#include <utility>
 
 #include "base/random.h"
 
@@ -40,19 +41,33 @@ std::optional<EmbeddingInit> ParseEmbeddingInit(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+
+// "torch:" and "torch-scalar:" followed by decimal digits only: no sign, no spaces, nothing
+// after, no overflow.
+std::optional<uint64_t> ParseTorchSeed(std::string_view digits) {
+  uint64_t seed = 0;
+  const char* end = digits.data() + digits.size();
+  const auto [ptr, ec] = std::from_chars(digits.data(), end, seed);
+  if (digits.empty() || digits.front() < '0' || digits.front() > '9' || ec != std::errc() ||
+      ptr != end) {
+    return std::nullopt;
+  }
+  return seed;
+}
+
+constexpr std::string_view kTorchPrefix = "torch:";
+constexpr std::string_view kTorchScalarPrefix = "torch-scalar:";
+
+}  // namespace
+
 std::optional<InitChoice> ParseInitChoice(std::string_view text) {
-  constexpr std::string_view kTorchPrefix = "torch:";
-  if (text.starts_with(kTorchPrefix)) {
-    const std::string_view digits = text.substr(kTorchPrefix.size());
-    uint64_t seed = 0;
-    const char* end = digits.data() + digits.size();
-    const auto [ptr, ec] = std::from_chars(digits.data(), end, seed);
-    // Decimal digits only: no sign, no spaces, nothing after, no overflow.
-    if (digits.empty() || digits.front() < '0' || digits.front() > '9' || ec != std::errc() ||
-        ptr != end) {
-      return std::nullopt;
-    }
-    return InitChoice{EmbeddingInit::kTorch, seed};
+  for (const auto& [prefix, kernel] : {std::pair{kTorchPrefix, TorchKernel::kAvx2},
+                                       std::pair{kTorchScalarPrefix, TorchKernel::kScalar}}) {
+    if (!text.starts_with(prefix)) continue;
+    const std::optional<uint64_t> seed = ParseTorchSeed(text.substr(prefix.size()));
+    if (!seed) return std::nullopt;
+    return InitChoice{EmbeddingInit::kTorch, *seed, kernel};
   }
   if (std::optional<EmbeddingInit> init = ParseEmbeddingInit(text)) return InitChoice{*init, 0};
   return std::nullopt;
@@ -60,7 +75,7 @@ std::optional<InitChoice> ParseInitChoice(std::string_view text) {
 
 std::string InitChoiceName(const InitChoice& choice) {
   if (choice.init == EmbeddingInit::kTorch) {
-    std::string s = "torch:";
+    std::string s(choice.torch_kernel == TorchKernel::kScalar ? kTorchScalarPrefix : kTorchPrefix);
     s += std::to_string(choice.torch_seed);
     return s;
   }

@@ -14,15 +14,21 @@
 //                     standard deviation is that number, not 1:
 //                       var = 1 - 2 b phi(b) / (2 Phi(b) - 1) with b = 2, std = 0.8796256610.
 //   torch:SEED        N(0, 1) exactly as PyTorch draws it: torch.manual_seed(SEED);
-//                     nn.Embedding(V, d).weight (base/torch_random.h). Not counter-based: the
-//                     table is one stream of V * d values, so it depends on V; InitValue does
-//                     not make it (model/embedding.h EmbeddingRows does).
+//                     nn.Embedding(V, d).weight (base/torch_random.h), as torch computes it on
+//                     a CPU with AVX2 (its vectorised kernel for V * d >= 16).
+//   torch-scalar:SEED The same with torch's scalar kernel (ATEN_CPU_CAPABILITY=default or a
+//                     CPU without AVX2); the two differ in the last bits.
+//                     Neither is counter-based: the table is one stream of V * d values, so
+//                     it depends on V; InitValue does not make it (model/embedding.h
+//                     EmbeddingRows does).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "base/torch_random.h"
 
 namespace pe {
 
@@ -41,19 +47,22 @@ inline constexpr const char* kEmbeddingInitChoices =
 std::string_view EmbeddingInitName(EmbeddingInit init);
 std::optional<EmbeddingInit> ParseEmbeddingInit(std::string_view name);
 
-// The --init value: one of the four names, or "torch:SEED" with SEED a decimal integer in
-// [0, 2^64 - 1] as torch.manual_seed takes it (at::mt19937 keeps its low 32 bits, so SEED and
-// SEED + 2^32 give one table, as in PyTorch).
+// The --init value: one of the four names, "torch:SEED" (torch's AVX2 kernel) or
+// "torch-scalar:SEED" (its scalar kernel), with SEED a decimal integer in [0, 2^64 - 1] as
+// torch.manual_seed takes it (at::mt19937 keeps its low 32 bits, so SEED and SEED + 2^32 give
+// one table, as in PyTorch).
 struct InitChoice {
   EmbeddingInit init = EmbeddingInit::kNormal1;
-  uint64_t torch_seed = 0;  // used by kTorch only
+  uint64_t torch_seed = 0;                        // used by kTorch only
+  TorchKernel torch_kernel = TorchKernel::kAvx2;  // used by kTorch only
   bool operator==(const InitChoice&) const = default;
 };
 inline constexpr const char* kInitChoices =
-    "normal-1, normal-scaled, normal-0.02, truncated-normal or torch:SEED (SEED an integer in "
-    "[0, 18446744073709551615])";
+    "normal-1, normal-scaled, normal-0.02, truncated-normal, torch:SEED or torch-scalar:SEED "
+    "(SEED an integer in [0, 18446744073709551615]; torch: PyTorch's numbers as on an AVX2 "
+    "CPU, torch-scalar: as its scalar kernel draws them)";
 std::optional<InitChoice> ParseInitChoice(std::string_view text);
-// "normal-1" ... or "torch:7"; ParseInitChoice reads it back.
+// "normal-1" ... , "torch:7" or "torch-scalar:7"; ParseInitChoice reads it back.
 std::string InitChoiceName(const InitChoice& choice);
 
 // The standard deviation the initialiser multiplies N(0, 1) (or the truncated N(0, 1)) by:

@@ -22,7 +22,7 @@ Result<Matrix> InitEmbeddingNormal(int64_t vocab_size, int64_t d_model, uint64_t
 }
 
 Result<Matrix> InitEmbedding(EmbeddingInit init, int64_t vocab_size, int64_t d_model, uint64_t seed,
-                             const MemoryCap& cap) {
+                             const MemoryCap& cap, TorchKernel torch_kernel) {
   if (vocab_size < 1 || vocab_size > kMaxVocab) {
     return InvalidArgument("vocab_size must be in [1, " + std::to_string(kMaxVocab) + "], got " +
                            std::to_string(vocab_size));
@@ -39,7 +39,7 @@ Result<Matrix> InitEmbedding(EmbeddingInit init, int64_t vocab_size, int64_t d_m
                              std::to_string(d_model) + ") has more than " +
                              std::to_string(kMaxTorchTableValues) + " values");
     }
-    m.data = TorchRandn(seed, vocab_size * d_model);
+    m.data = TorchRandn(seed, vocab_size * d_model, torch_kernel);
     return table;
   }
   for (int64_t r = 0; r < m.rows; ++r) {
@@ -49,7 +49,8 @@ Result<Matrix> InitEmbedding(EmbeddingInit init, int64_t vocab_size, int64_t d_m
 }
 
 Result<Matrix> EmbeddingRows(EmbeddingInit init, uint64_t seed, int64_t vocab_size, int64_t d_model,
-                             std::span<const int64_t> rows, const MemoryCap& cap) {
+                             std::span<const int64_t> rows, const MemoryCap& cap,
+                             TorchKernel torch_kernel) {
   if (d_model < 1) {
     return InvalidArgument("d_model must be at least 1, got " + std::to_string(d_model));
   }
@@ -79,7 +80,7 @@ Result<Matrix> EmbeddingRows(EmbeddingInit init, uint64_t seed, int64_t vocab_si
       indices[static_cast<size_t>(r * d_model + c)] = rows[static_cast<size_t>(r)] * d_model + c;
     }
   }
-  m.data = TorchNormalAt(seed, vocab_size * d_model, indices);
+  m.data = TorchNormalAt(seed, vocab_size * d_model, indices, torch_kernel);
   return out;
 }
 

@@ -29,17 +29,20 @@ float EmbeddingValue(EmbeddingInit init, uint64_t seed, int64_t d_model, int64_t
 // The (vocab_size, d_model) table for `seed`, or an error for sizes out of range or over `cap`.
 Result<Matrix> InitEmbeddingNormal(int64_t vocab_size, int64_t d_model, uint64_t seed,
                                    const MemoryCap& cap = {});
-// The same with any initialiser.
+// The same with any initialiser (`torch_kernel` picks kTorch's kernel, base/torch_random.h).
 Result<Matrix> InitEmbedding(EmbeddingInit init, int64_t vocab_size, int64_t d_model, uint64_t seed,
-                             const MemoryCap& cap = {});
+                             const MemoryCap& cap = {},
+                             TorchKernel torch_kernel = TorchKernel::kAvx2);
 
 // Rows `rows` (each in [0, vocab_size)) of the (vocab_size, d_model) table `init` makes:
 // (rows.size(), d_model). The counter-based initialisers give EmbeddingValue(init, seed, ...)
 // whatever V; kTorch (seed = the torch seed) gives rows of torch.manual_seed(seed);
-// nn.Embedding(V, d).weight, which depend on V (base/torch_random.h), and refuses
-// V * d > kMaxTorchTableValues with a message naming --init and --vocab-size.
+// nn.Embedding(V, d).weight, which depend on V (base/torch_random.h), with torch's kernel
+// `torch_kernel`, and refuses V * d > kMaxTorchTableValues with a message naming --init and
+// --vocab-size.
 Result<Matrix> EmbeddingRows(EmbeddingInit init, uint64_t seed, int64_t vocab_size, int64_t d_model,
-                             std::span<const int64_t> rows, const MemoryCap& cap = {});
+                             std::span<const int64_t> rows, const MemoryCap& cap = {},
+                             TorchKernel torch_kernel = TorchKernel::kAvx2);
 
 // Ok when every id is in [0, vocab_size); else an error naming the first id outside.
 Status CheckIds(int64_t vocab_size, std::span<const int64_t> ids);

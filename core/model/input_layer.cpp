@@ -506,7 +506,7 @@ Result<Matrix> ExampleEmbeddingRows(const TextExample& example, int64_t vocab_si
     return out;
   }
   const uint64_t seed = example.init == EmbeddingInit::kTorch ? example.torch_seed : example.seed;
-  return EmbeddingRows(example.init, seed, vocab_size, d, rows, cap);
+  return EmbeddingRows(example.init, seed, vocab_size, d, rows, cap, example.torch_kernel);
 }
 
 Result<std::vector<SentenceResult>> ComputeBatch(const TextExample& example,

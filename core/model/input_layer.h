@@ -97,6 +97,8 @@ struct TextExample {
   // The seed of init = kTorch (--init torch:SEED): torch.manual_seed(torch_seed), then
   // nn.Embedding(V, d). `seed` does not enter that table.
   uint64_t torch_seed = 0;
+  // Which of torch's kernels draws it (--init torch:SEED AVX2, torch-scalar:SEED scalar).
+  TorchKernel torch_kernel = TorchKernel::kAvx2;
   std::vector<std::string> vocabulary;  // fixed vocabulary; empty: built from the text
   // More tokens than max_len: keep the first max_len, as a model truncates its input (true), or
   // refuse with a message (false, the default: a script should hear about it).

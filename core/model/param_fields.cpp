@@ -355,14 +355,17 @@ const ParamField kFields[] = {
      "BERT initializer_range), truncated-normal = N(0,1) cut to [-2, 2], std 0.88 (Haiku "
      "hk.Embed) or torch:SEED = PyTorch's own numbers, torch.manual_seed(SEED); "
      "nn.Embedding(V, d_model).weight with V from --vocab-size (token table only; V * d_model "
-     "<= 2^28)",
-     kAllSchemes, nullptr, GET(InitChoiceName({m.example.init, m.example.torch_seed})), SET({
+     "<= 2^28), as torch computes them on a CPU with AVX2; torch-scalar:SEED the same with "
+     "torch's scalar kernel (ATEN_CPU_CAPABILITY=default; the last bits differ)",
+     kAllSchemes, nullptr,
+     GET(InitChoiceName({m.example.init, m.example.torch_seed, m.example.torch_kernel})), SET({
        InitChoice choice{};
        if (Status s = SetChoice("--init", text, &ParseInitChoice, kInitChoices, choice); !s.ok()) {
          return s;
        }
        m.example.init = choice.init;
        m.example.torch_seed = choice.torch_seed;
+       m.example.torch_kernel = choice.torch_kernel;
        // PyTorch's stream belongs to the token table; the position table keeps its own.
        if (m.pe.kind() == Scheme::kLearned && choice.init != EmbeddingInit::kTorch) {
          m.pe.learned().init = choice.init;
