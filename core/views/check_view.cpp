@@ -228,7 +228,7 @@ Result<Figure> CheckFigure(const ViewContext& c) {
   hist.view.y1 = std::max(5.0, top * 1.08);
   f.panels.push_back(std::move(heat));
   f.panels.push_back(std::move(hist));
-  const std::vector<PixelSize> px = PanelAreaPixels(f, c.size, c.format);
+  const std::vector<PixelSize> px = PanelPixels(c, f);
   const ErrorRaster r = ComputeErrorRaster(d, w, e.first_position(), std::min(px[0].width, 4096),
                                            std::min(px[0].height, 4096));
   Figure& hp = f.panels[0];
