@@ -131,7 +131,7 @@ TEST_F(FigureTexels, OneWrongCellOfALlama3RopeTableShowsInEveryFormat) {
   }
   EncodingParams p;
   p.d_model = 128;
-  p.max_len = 4096;
+  p.max_len = 2048;
   RopeParams rp;  // Llama 3: theta 500000, llama3 scaling, the cos table
   rp.theta = 500000;
   rp.scaling = RopeScaling::kLlama3;
