@@ -125,17 +125,15 @@ class TempDirTest : public ::testing::Test {
   std::string dir_;
 };
 
-// Writes the exact sinusoidal table (paper layout) of rows x cols to `path` as float32 NPY with
-// 0.5 added to cell (wrong_row, wrong_col): a file for the check view to find the wrong cell in.
-inline bool WriteSinusoidNpyWithAWrongCell(const std::string& path, int64_t rows, int64_t cols,
-                                           int64_t wrong_row, int64_t wrong_col) {
-  EncodingParams p;
-  p.d_model = cols;
-  p.max_len = rows;
+// Writes the exact table of `p` to `path` as float32 NPY with `delta` added to cell
+// (wrong_row, wrong_col): a file for the check view to find the wrong cell in.
+inline bool WriteTableNpyWithAWrongCell(const std::string& path, const EncodingParams& p,
+                                        int64_t wrong_row, int64_t wrong_col, float delta) {
   const EncodingPtr e = MakeEncoding(p).value();
+  const int64_t rows = p.max_len, cols = p.d_model;
   std::vector<float> table(static_cast<size_t>(rows * cols));
   e->FillBlock(0, rows, 0, cols, table.data());
-  table[static_cast<size_t>(wrong_row * cols + wrong_col)] += 0.5f;
+  table[static_cast<size_t>(wrong_row * cols + wrong_col)] += delta;
   const int64_t shape[] = {rows, cols};
   return WriteFileAtomically(path,
                              [&](std::ostream& out) {
@@ -146,6 +144,17 @@ inline bool WriteSinusoidNpyWithAWrongCell(const std::string& path, int64_t rows
                                return Status{};
                              })
       .ok();
+}
+
+// The exact sinusoidal table (paper layout) of rows x cols with `delta` (0.5 unless given)
+// added to cell (wrong_row, wrong_col).
+inline bool WriteSinusoidNpyWithAWrongCell(const std::string& path, int64_t rows, int64_t cols,
+                                           int64_t wrong_row, int64_t wrong_col,
+                                           float delta = 0.5f) {
+  EncodingParams p;
+  p.d_model = cols;
+  p.max_len = rows;
+  return WriteTableNpyWithAWrongCell(path, p, wrong_row, wrong_col, delta);
 }
 
 }  // namespace pe::testing

@@ -467,6 +467,17 @@ int VectorImageRepeat(int w, int h, double width_units, double height_units) {
   return std::max(1, repeat);
 }
 
+// Output pixels per layout unit: PNG's scale; in SVG and PDF one texel per unit, so a viewer at
+// 1x (72 dpi for PDF) shows every texel as one pixel and at 2x as a block of four.
+double TexelsPerUnit(const FigureSize& size, FigureFormat format) {
+  return format == FigureFormat::kPng ? size.scale : kVectorTexelsPerUnit;
+}
+
+// The grid line at or after `v` (in grid cells): the first cell whose centre is at or past v.
+double GridEdge(double v) {
+  return std::ceil(v - 0.5);
+}
+
 // Paints `img` (w x h pixels) onto the device rectangle from (dx0, dy0) to (dx1, dy1), which
 // may be flipped, with nearest-neighbour sampling.
 void PaintImage(cairo_t* cr, cairo_surface_t* img, int w, int h, double dx0, double dy0, double dx1,
@@ -610,7 +621,17 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
             ? 1
             : VectorImageRepeat(im.width, im.height, std::fabs(x1 - x0), std::fabs(y1 - y0));
     cairo_surface_t* s = ImageSurface(im.width, im.height, im.rgba.data(), repeat);
-    PaintImage(cr, s, im.width * repeat, im.height * repeat, x0, y0, x1, y1);
+    // The image's edges on the output's grid (PlotAreaPixels counts the same cells): an image
+    // of as many texels as the grid has cells there lands one texel on each, never resampled.
+    double gx0 = x0, gy0 = y0, gx1 = x1, gy1 = y1;
+    cairo_user_to_device(cr, &gx0, &gy0);
+    cairo_user_to_device(cr, &gx1, &gy1);
+    const double k = format == FigureFormat::kPng ? 1.0 : kVectorTexelsPerUnit;
+    cairo_save(cr);
+    cairo_identity_matrix(cr);
+    PaintImage(cr, s, im.width * repeat, im.height * repeat, GridEdge(gx0 * k) / k,
+               GridEdge(gy0 * k) / k, GridEdge(gx1 * k) / k, GridEdge(gy1 * k) / k);
+    cairo_restore(cr);
     cairo_surface_destroy(s);
   }
   for (const FigureRect& r : f.rects) {
@@ -1060,12 +1081,29 @@ PlotBox FigurePlotBox(const Figure& figure, const FigureSize& size) {
   return {l.plot.x, l.plot.y, l.plot.w, l.plot.h};
 }
 
+namespace {
+
+// The cells of a grid of `k` per unit whose centres lie in [lo, hi) (page units).
+int GridCells(double lo, double hi, double k) {
+  return std::max(1, static_cast<int>(GridEdge(hi * k) - GridEdge(lo * k)));
+}
+
+// Every exported figure has a title (BuildViewFigure gives one to a figure without): a builder
+// asks for pixels before that, so an untitled figure is measured with one.
+const Figure& Titled(const Figure& figure, std::optional<Figure>& copy) {
+  if (!figure.title.empty()) return figure;
+  copy = figure;
+  copy->title = "title";
+  return *copy;
+}
+
+}  // namespace
+
 PixelSize PlotAreaPixels(const Figure& figure, const FigureSize& size, FigureFormat format) {
-  const PlotBox box = FigurePlotBox(figure, size);
-  // Vector files get twice the units, so zoomed-in PDFs keep detail.
-  const double k = format == FigureFormat::kPng ? size.scale : 2.0;
-  return {std::max(1, static_cast<int>(std::ceil(box.w * k))),
-          std::max(1, static_cast<int>(std::ceil(box.h * k)))};
+  std::optional<Figure> copy;
+  const PlotBox box = FigurePlotBox(Titled(figure, copy), size);
+  const double k = TexelsPerUnit(size, format);
+  return {GridCells(box.x, box.x + box.w, k), GridCells(box.y, box.y + box.h, k)};
 }
 
 std::vector<PlotBox> FigurePanelPlotBoxes(const Figure& figure, const FigureSize& size) {
@@ -1111,11 +1149,11 @@ std::vector<FigureTextBox> FigureTextBoxes(const Figure& figure, const FigureSiz
 
 std::vector<PixelSize> PanelAreaPixels(const Figure& figure, const FigureSize& size,
                                        FigureFormat format) {
-  const double k = format == FigureFormat::kPng ? size.scale : 2.0;
+  std::optional<Figure> copy;
+  const double k = TexelsPerUnit(size, format);
   std::vector<PixelSize> out;
-  for (const PlotBox& box : FigurePanelPlotBoxes(figure, size)) {
-    out.push_back({std::max(1, static_cast<int>(std::ceil(box.w * k))),
-                   std::max(1, static_cast<int>(std::ceil(box.h * k)))});
+  for (const PlotBox& box : FigurePanelPlotBoxes(Titled(figure, copy), size)) {
+    out.push_back({GridCells(box.x, box.x + box.w, k), GridCells(box.y, box.y + box.h, k)});
   }
   return out;
 }

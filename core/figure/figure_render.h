@@ -44,9 +44,16 @@ struct PlotBox {
 };
 PlotBox FigurePlotBox(const Figure& figure, const FigureSize& size);
 
-// The plot area's size in output pixels (PNG) or units (vector): how fine an image to attach.
+// The plot area's size in output pixels: how many texels an image over the whole plot holds so
+// that each lands on one pixel. PNG: the pixels at the figure's scale whose centres lie in the
+// plot area; SVG and PDF: kVectorTexelsPerUnit per layout unit, counted the same way (a viewer
+// at 1x shows each texel as one pixel, at 2x as 2 x 2). RenderFigure puts an image's edges on
+// that grid, so such an image is copied texel for texel, never shrunk. A figure without a title
+// is measured as titled (every export gets one).
+inline constexpr double kVectorTexelsPerUnit = 1.0;
 struct PixelSize {
   int width = 1, height = 1;
+  bool operator==(const PixelSize&) const = default;
 };
 PixelSize PlotAreaPixels(const Figure& figure, const FigureSize& size, FigureFormat format);
 // The same for each of a figure's side-by-side panels (Figure::panels), in page units and in

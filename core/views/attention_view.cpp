@@ -71,7 +71,7 @@ Result<Figure> AttentionFigure(const ViewContext& c) {
   f.y = {"weight(m, n)", false, false};
   const double x0 = static_cast<double>(first) - 0.5, x1 = static_cast<double>(end) - 0.5;
   f.view = {x0, x1, 0, 1};
-  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  const PixelSize px = PlotPixels(c, f);
   FigureSeries line;
   line.color = SeriesRgba(0);
   line.line_width = 1.5;

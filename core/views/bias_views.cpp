@@ -75,7 +75,7 @@ Result<Figure> BiasFigure(const ViewContext& c) {
   const ValueRange range = e.Range();
   f.colorbar = FigureColorBar{m.colormap, range.lo, range.hi, "bias(m, n)"};
   AddMaskedLegend(e, f);
-  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  const PixelSize px = PlotPixels(c, f);
   // x in table columns [0, L), y in absolute positions, as the heatmap raster takes them.
   RasterRequest req{
       c.encoding, 0, len, first, first + len, std::min(px.width, 4096), std::min(px.height, 4096)};

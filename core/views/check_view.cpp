@@ -228,27 +228,13 @@ Result<Figure> CheckFigure(const ViewContext& c) {
   hist.view.y1 = std::max(5.0, top * 1.08);
   f.panels.push_back(std::move(heat));
   f.panels.push_back(std::move(hist));
-  const std::vector<PixelSize> px = PanelAreaPixels(f, c.size, c.format);
-  const ErrorRaster r = ComputeErrorRaster(d, w, e.first_position(), std::min(px[0].width, 4096),
-                                           std::min(px[0].height, 4096));
+  // The window's largest |error| (one texel over it all): the colour bar's top, set before the
+  // raster's pixels are measured, which come last, with the legend in.
+  const double window_max = ComputeErrorRaster(d, w, e.first_position(), 1, 1).max_abs;
   Figure& hp = f.panels[0];
-  const double hi = r.max_abs > 0 ? r.max_abs : 1.0;
+  const double hi = window_max > 0 ? window_max : 1.0;
   hp.colorbar = FigureColorBar{ColormapId::kViridis, 0, hi,
-                               r.max_abs > 0 ? "|error|" : "|error| (0 everywhere shown)"};
-  if (r.width > 0 && r.height > 0) {
-    FigureImage im;
-    im.width = r.width;
-    im.height = r.height;
-    im.rgba.resize(static_cast<size_t>(r.width) * static_cast<size_t>(r.height) * 4);
-    MapToRgba(ColormapId::kViridis, r.values.data(), static_cast<int64_t>(r.values.size()), 0.0f,
-              static_cast<float>(hi), im.rgba.data());
-    const auto first = static_cast<double>(e.first_position());
-    im.x0 = static_cast<double>(r.col_edges.front());
-    im.x1 = static_cast<double>(r.col_edges.back());
-    im.y0 = first + static_cast<double>(r.row_edges.front());
-    im.y1 = first + static_cast<double>(r.row_edges.back());
-    hp.image = std::move(im);
-  }
+                               window_max > 0 ? "|error|" : "|error| (0 everywhere shown)"};
   // The numbers.
   const int64_t worst_p = e.first_position() + s.worst_row;
   f.legend.push_back({"table: " + d.name + ", (" + std::to_string(d.table.rows) + ", " +
@@ -266,9 +252,9 @@ Result<Figure> CheckFigure(const ViewContext& c) {
                           CheckFloatText(s.worst_reference) +
                           ", reference = " + e.DescribeCell(worst_p, s.worst_col),
                       kNoColor});
-  if (r.width > 0 && r.max_abs < s.max_abs) {
+  if (window_max < s.max_abs) {
     f.legend.push_back(
-        {"largest |error| in the window shown: " + CheckNumberText(r.max_abs), kNoColor});
+        {"largest |error| in the window shown: " + CheckNumberText(window_max), kNoColor});
   }
   if (cells <= kIdentifyCells) {
     CheckConstraints none;
@@ -289,6 +275,23 @@ Result<Figure> CheckFigure(const ViewContext& c) {
     }
   }
   f.legend.push_back({"texel: the largest |error| of all the cells it covers", kNoColor});
+  const std::vector<PixelSize> px = PanelPixels(c, f);
+  const ErrorRaster r = ComputeErrorRaster(d, w, e.first_position(), std::min(px[0].width, 4096),
+                                           std::min(px[0].height, 4096));
+  if (r.width > 0 && r.height > 0) {
+    FigureImage im;
+    im.width = r.width;
+    im.height = r.height;
+    im.rgba.resize(static_cast<size_t>(r.width) * static_cast<size_t>(r.height) * 4);
+    MapToRgba(ColormapId::kViridis, r.values.data(), static_cast<int64_t>(r.values.size()), 0.0f,
+              static_cast<float>(hi), im.rgba.data());
+    const auto first = static_cast<double>(e.first_position());
+    im.x0 = static_cast<double>(r.col_edges.front());
+    im.x1 = static_cast<double>(r.col_edges.back());
+    im.y0 = first + static_cast<double>(r.row_edges.front());
+    im.y1 = first + static_cast<double>(r.row_edges.back());
+    f.panels[0].image = std::move(im);
+  }
   return f;
 }
 

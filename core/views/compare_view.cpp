@@ -168,7 +168,7 @@ Result<Figure> ScoreCompareFigure(const ViewContext& c, const ComparePair& p) {
   // A typical colour bar, for the layout the rasters are sized to.
   for (Figure& panel : f.panels)
     panel.colorbar = FigureColorBar{ColormapId::kRdBu, -10, 10, "score"};
-  const PixelSize px = PanelAreaPixels(f, c.size, c.format).front();
+  const PixelSize px = PanelPixels(c, f).front();
   ScoreRasterRequest req{
       w.x0, w.x1, w.y0, w.y1, std::min(px.width, 4096), std::min(px.height, 4096)};
   ScoreRaster ra = ComputeScoreRaster(sa.value(), req);
@@ -276,7 +276,7 @@ Result<Figure> TableCompareFigure(const ViewContext& c, const ComparePair& p) {
     f.panels[0].colorbar = FigureColorBar{colormap, range_a.lo, range_a.hi, "A"};
     f.panels[1].colorbar = FigureColorBar{colormap, range_b.lo, range_b.hi, "B"};
   }
-  const PixelSize px = PanelAreaPixels(f, c.size, c.format).front();
+  const PixelSize px = PanelPixels(c, f).front();
   auto raster = [&](const EncodingPtr& e) {
     return ComputeRaster(RasterRequest{e, w.x0, w.x1, w.y0, w.y1, std::min(px.width, 4096),
                                        std::min(px.height, 4096)});

@@ -177,7 +177,7 @@ Result<Figure> CurvesFigure(const ViewContext& c) {
         {"a key n after the query m is masked (-inf in the model): its curve shows the table's 0",
          kNoColor});
   }
-  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  const PixelSize px = PlotPixels(c, f);
   const ViewRange& v = sel.curves;
   const double px_per_pos = px.width / (v.x1 - v.x0);
   const auto first = static_cast<double>(e.first_position());

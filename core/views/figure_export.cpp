@@ -264,13 +264,31 @@ Result<Figure> BuildViewFigure(ViewKind view, const ModelParams& params, const V
   if (Status s = ValidateFigureSize(size); !s.ok()) return s.error();
   Result<EncodingPtr> encoding = ReuseOrMakeEncoding(params.pe, params.cap, built);
   if (!encoding.ok()) return encoding.error();
-  const ViewContext context{params, encoding.value(), sel, size, format};
-  Result<Figure> f = GetView(view).figure(context);
-  if (!f.ok()) return f;
-  if (!title.empty()) {
-    f.value().title = title;
-  } else if (f.value().title.empty()) {
-    f.value().title = DefaultTitle(view, params, *encoding.value());
+  ViewContext context{params, encoding.value(), sel, size, format};
+  Result<Figure> f = InvalidArgument("no figure");
+  // A raster is computed on the plot area's pixels; when the finished figure's plot area (its
+  // legend and title in) has another grid than the builder measured, it is built again on that
+  // grid, so no texel is dropped or stretched in the file.
+  for (int pass = 0; pass < 3; ++pass) {
+    context.pixels_used.clear();
+    f = GetView(view).figure(context);
+    if (!f.ok()) return f;
+    if (!title.empty()) {
+      f.value().title = title;
+    } else if (f.value().title.empty()) {
+      f.value().title = DefaultTitle(view, params, *encoding.value());
+    }
+    const Figure& built_figure = f.value();
+    const bool has_image = built_figure.image.has_value() ||
+                           std::any_of(built_figure.panels.begin(), built_figure.panels.end(),
+                                       [](const Figure& p) { return p.image.has_value(); });
+    if (!has_image || context.pixels_used.empty()) break;
+    std::vector<PixelSize> finished =
+        built_figure.panels.empty()
+            ? std::vector<PixelSize>{PlotAreaPixels(built_figure, size, format)}
+            : PanelAreaPixels(built_figure, size, format);
+    if (finished == context.pixels_used) break;
+    context.plot_pixels = std::move(finished);
   }
   f.value().metadata =
       FigureMetadata(view, params, sel, size, title, &f.value().view, encoding.value());

@@ -30,7 +30,7 @@ Result<Figure> HeatmapFigure(const ViewContext& c) {
       FigureColorBar{m.colormap, range.lo, range.hi,
                      e.TableName() + "(" + axes.row_index + ", " + axes.column_index + ")"};
   AddMaskedLegend(e, f);
-  PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  PixelSize px = PlotPixels(c, f);
   // A table with more cells than the figure has pixels is drawn as exact means, which fade
   // (waves cancel, noise shrinks): the figure says so, as the window's caption does.
   const double rows_per_px = (sel.heatmap.y1 - sel.heatmap.y0) / std::min(px.height, 4096);
@@ -44,7 +44,7 @@ Result<Figure> HeatmapFigure(const ViewContext& c) {
                   : axes.csv_prefix == "i" ? "pairs"
                                            : "columns");
     f.legend.push_back({note, kNoColor});
-    px = PlotAreaPixels(f, c.size, c.format);
+    px = PlotPixels(c, f);
   }
   RasterRequest req{
       c.encoding,     sel.heatmap.x0,           sel.heatmap.x1,           sel.heatmap.y0,

@@ -266,7 +266,7 @@ Result<Figure> PrecisionFigure(const ViewContext& c) {
   f.x = {axes.column_axis, true, false};
   f.y = {axes.row_axis, true, true};
   f.view = PrecisionWindow(c);
-  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  const PixelSize px = PlotPixels(c, f);
   const PrecisionRaster r =
       ComputePrecisionRaster(e, dtype, f.view, std::min(px.width, 4096), std::min(px.height, 4096));
   const double hi = r.max_abs > 0 ? r.max_abs : 1.0;

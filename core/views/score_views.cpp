@@ -124,7 +124,7 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
   f.x = {"key position n", true, false, true};
   f.y = {"query position m", true, true, true};
   f.view = ScoreWindow(c);
-  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  const PixelSize px = PlotPixels(c, f);
   const ScoreRasterRequest req{f.view.x0,
                                f.view.x1,
                                f.view.y0,
@@ -396,7 +396,7 @@ Result<Figure> DecayFigure(const ViewContext& c) {
   f.y = {"score(n + k, n), n = " + std::to_string(first), false, false};
   const double x0 = L > 1 ? 0.0 : -0.5, x1 = L > 1 ? static_cast<double>(L - 1) : 0.5;
   f.view = {x0, x1, -1, 1};
-  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  const PixelSize px = PlotPixels(c, f);
   const std::vector<int64_t> dist = CurveDistances(L, CurveSamples(px.width));
   std::vector<std::vector<double>> ys;
   for (const DecayScheme& d : schemes.value()) ys.push_back(DecayCurve(d.scorer, dist));
@@ -505,7 +505,7 @@ Result<Figure> RoformerDecayFigure(const ViewContext& c) {
   f.y = {"relative upper bound", false, false};
   const double x0 = L > 1 ? 0.0 : -0.5, x1 = L > 1 ? static_cast<double>(L - 1) : 0.5;
   f.view = {x0, x1, 0, 1};
-  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  const PixelSize px = PlotPixels(c, f);
   const std::vector<int64_t> dist = CurveDistances(L, CurveSamples(px.width));
   FigureSeries line;
   line.color = SeriesRgba(0);

@@ -158,7 +158,7 @@ Result<Figure> SimilarityFigure(const ViewContext& c) {
   f.x = {"position q", true, false, true};
   f.y = {"position p", true, true, true};
   f.view = SimilarityWindow(c);
-  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  const PixelSize px = PlotPixels(c, f);
   const SimilarityRasterRequest req{f.view.x0,
                                     f.view.x1,
                                     f.view.y0,
@@ -399,7 +399,7 @@ Result<Figure> SimilarityOffsetFigure(const ViewContext& c) {
   const double x0 = L > 1 ? -static_cast<double>(L - 1) : -0.5;
   const double x1 = L > 1 ? static_cast<double>(L - 1) : 0.5;
   f.view = {x0, x1, -1, 1};
-  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  const PixelSize px = PlotPixels(c, f);
   const std::vector<int64_t> ks = CurveOffsets(L, CurveSamples(px.width));
   // Each offset's band over as many positions as the work budget allows.
   const auto per_k = static_cast<int64_t>(std::clamp(

@@ -145,7 +145,7 @@ Result<Figure> SumsFigure(const ViewContext& c) {
   const ViewRange extent = SumsExtent(series, d);
   f.view = {sel.sums.x0, sel.sums.x1, extent.y0, extent.y1};
   f.hlines.push_back(0.0);
-  const PixelSize px = PlotAreaPixels(f, c.size, c.format);
+  const PixelSize px = PlotPixels(c, f);
   const double bar = 0.8 / static_cast<double>(series.size());
   const double px_per_dim = px.width / (f.view.x1 - f.view.x0);
   const auto j0 = static_cast<int64_t>(std::max(0.0, std::floor(f.view.x0)));

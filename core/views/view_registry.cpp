@@ -5,6 +5,21 @@
 #include "views/view_builders.h"
 
 namespace pe {
+
+PixelSize PlotPixels(const ViewContext& c, const Figure& f) {
+  c.pixels_used = c.plot_pixels.size() == 1
+                      ? c.plot_pixels
+                      : std::vector<PixelSize>{PlotAreaPixels(f, c.size, c.format)};
+  return c.pixels_used.front();
+}
+
+std::vector<PixelSize> PanelPixels(const ViewContext& c, const Figure& f) {
+  c.pixels_used = c.plot_pixels.size() == f.panels.size() && !f.panels.empty()
+                      ? c.plot_pixels
+                      : PanelAreaPixels(f, c.size, c.format);
+  return c.pixels_used;
+}
+
 namespace {
 
 constexpr unsigned kAdded = SchemeBit(Scheme::kSinusoidal) | SchemeBit(Scheme::kLearned);

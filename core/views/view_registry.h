@@ -31,7 +31,18 @@ struct ViewContext {
   // The compare view's B encoding when the caller has made it (reused if made from exactly B's
   // parameters), or null: B is then made from the parameters.
   EncodingPtr versus = nullptr;
+  // The plot areas' output pixels (one per panel, or one) measured on the finished figure, for
+  // a build after one whose layout moved once its legend and title were in; empty: measure.
+  std::vector<PixelSize> plot_pixels = {};
+  // What PlotPixels / PanelPixels last answered.
+  mutable std::vector<PixelSize> pixels_used = {};
 };
+
+// How many texels an image over `f`'s plot area (or each panel's) holds: plot_pixels when
+// given, else PlotAreaPixels / PanelAreaPixels of `f` as built so far. Builders of rasters ask
+// here, so BuildViewFigure can build again on the finished figure's grid.
+PixelSize PlotPixels(const ViewContext& c, const Figure& f);
+std::vector<PixelSize> PanelPixels(const ViewContext& c, const Figure& f);
 
 struct ViewEntry {
   ViewKind kind;
