@@ -528,15 +528,18 @@ class TableLoader {
       d = tokens - 1;
       if (d < 1) return ReadWordVectorsSerial();
     }
-    // Before parsing: the table the file would make, estimated from its first lines (rows from
-    // their mean length, each row charged as the serial reader charges it). One over the cap
-    // goes to the serial reader, which stops at the line where the cap is reached (parsing
-    // everything first peaked at several times the cap).
+    // Before parsing: the table the file would make, estimated from its first lines (rows
+    // from their mean length, each row charged as the serial reader charges it). Parsing
+    // first peaked at several times the cap. A header's count is exact: the serial reader
+    // refuses it before reading a row. Without one, an estimate clearly over the cap (by an
+    // eighth, for a sample unlike the rest) is refused here, before a row is parsed; one near
+    // the cap goes to the serial reader, which stops at the line where the cap is reached.
     {
       const char* sample_end =
           body + std::min<uint64_t>(static_cast<uint64_t>(end - body), 1 << 20);
       uint64_t lines = 0, word_bytes = 0;
-      for (const char* p = body; p < sample_end;) {
+      const char* p = body;
+      while (p < sample_end) {
         const char* q =
             static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(sample_end - p)));
         if (q == nullptr) break;
@@ -546,14 +549,27 @@ class TableLoader {
         ++lines;
         p = q + 1;
       }
-      if (lines > 0) {
+      if (header_v >= 0) {
+        if (SaturatingMul(static_cast<uint64_t>(header_v), 4 * static_cast<uint64_t>(d) + 128) >
+            cap_.bytes) {
+          return ReadWordVectorsSerial();
+        }
+      } else if (lines > 0) {
         const auto body_bytes = static_cast<uint64_t>(end - body);
-        const uint64_t sampled = static_cast<uint64_t>(sample_end - body);
-        const uint64_t rows = header_v >= 0 ? static_cast<uint64_t>(header_v)
-                                            : SaturatingMul(body_bytes / sampled, lines) +
-                                                  (body_bytes % sampled) * lines / sampled;
+        const auto sampled = static_cast<uint64_t>(p - body);
+        const uint64_t rows = SaturatingAdd(SaturatingMul(body_bytes / sampled, lines),
+                                            (body_bytes % sampled) * lines / sampled);
         const uint64_t per_row = 4 * static_cast<uint64_t>(d) + 2 * (word_bytes / lines) + 128;
-        if (SaturatingMul(rows, per_row) > cap_.bytes) return ReadWordVectorsSerial();
+        const uint64_t need = SaturatingMul(rows, per_row);
+        if (need > SaturatingAdd(cap_.bytes, cap_.bytes / 8)) {
+          return InvalidArgument(
+              Quoted(spec_.path) + ": about " + std::to_string(rows) + " words of " +
+              std::to_string(d) + " values (estimated from the first " + std::to_string(lines) +
+              " lines) need about " + FormatBytes(need) + ", over the memory cap of " +
+              FormatBytes(cap_.bytes) +
+              "; refusing it before parsing (raise the cap with --memory-cap-mib if it is real)");
+        }
+        if (need > cap_.bytes) return ReadWordVectorsSerial();
       }
     }
     // Chunks split at line ends, one per thread.
