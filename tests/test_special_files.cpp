@@ -159,6 +159,28 @@ TEST_F(SpecialFiles, ATableTruncatedWhileItLoadsIsRefused) {
   }
 }
 
+// The same for word-vector text past the part every file source copies (16 MiB): it is read
+// into memory, then parsed, and the change is noticed.
+TEST_F(SpecialFiles, WordVectorsTruncatedWhileTheyLoadAreRefused) {
+  const std::string path = Path("big.txt");
+  const int64_t rows = 60000, cols = 40;  // about 20 MB of text
+  WriteBytes(path, GloveTable(rows, cols));
+  bool truncated = false;
+  Progress cut = [&](double) {
+    if (!truncated) truncated = ::truncate(path.c_str(), 4096) == 0;
+    return true;
+  };
+  Result<LoadedTablePtr> t = LoadTable({path, ""}, TableUse::kEmbeddings, {}, cut, 2);
+  ASSERT_TRUE(truncated);
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(Contains(t.message(), "changed while it was read")) << t.message();
+  // Untouched, the same file loads with its values.
+  WriteBytes(path, GloveTable(rows, cols));
+  Result<LoadedTablePtr> again = LoadTable({path, ""}, TableUse::kEmbeddings, {}, {}, 2);
+  ASSERT_TRUE(again.ok()) << again.message();
+  ExpectTableValues(*again.value(), rows, cols);
+}
+
 // ---- pipes
 
 // A FIFO fed by a thread. `keep` holds a read end open so the writer's open returns at once;

@@ -480,10 +480,26 @@ class TableLoader {
     if (!file_->KnownSize()) return ReadWordVectorsSerial();
     LoadedTable& t = *table_;
     const uint64_t size = *file_->KnownSize();
-    auto all = file_->Prefix(size);
-    if (!all.ok()) return all.status();
-    if (all.value().size() != size || size == 0) return ReadWordVectorsSerial();
-    const char* base = reinterpret_cast<const char*>(all.value().data());
+    // Text that fits the cap is read with pread into memory, so a file truncated while it
+    // loads is an error instead of SIGBUS; a larger one is parsed through the mapping.
+    std::vector<std::byte> copy;
+    std::span<const std::byte> text;
+    if (size <= cap_.bytes && size > FileSource::kCopiedPrefixBytes) {
+      try {
+        copy.resize(static_cast<size_t>(size));
+      } catch (const std::exception&) {
+        return RuntimeError(Quoted(spec_.path) + ": cannot allocate " + FormatBytes(size) +
+                            " to read it");
+      }
+      if (Status st = file_->ReadAt(0, copy); !st.ok()) return st;
+      text = copy;
+    } else {
+      auto all = file_->Prefix(size);
+      if (!all.ok()) return all.status();
+      text = all.value();
+    }
+    if (text.size() != size || size == 0) return ReadWordVectorsSerial();
+    const char* base = reinterpret_cast<const char*>(text.data());
     const char* end = base + size;
     // The first line: a "V d" header, or GloVe's first row (looked for in the first 16 MiB:
     // a longer line goes to the serial reader, which bounds it by the cap).
@@ -601,7 +617,7 @@ class TableLoader {
     uint64_t h = kFnvOffsetBasis;
     constexpr uint64_t kBlock = uint64_t{8} << 20;
     for (uint64_t at = 0; at < size && !cancelled; at += kBlock) {
-      h = HashBytes(all.value().subspan(at, std::min(kBlock, size - at)), h);
+      h = HashBytes(text.subspan(at, std::min(kBlock, size - at)), h);
       const double parsed = static_cast<double>(done.load()) / static_cast<double>(size);
       cancelled =
           !Report(0.1 * static_cast<double>(at) / static_cast<double>(size) + 0.85 * parsed);
@@ -649,6 +665,7 @@ class TableLoader {
       t.chunks_.push_back(std::move(part.values));
       part.words.clear();
     }
+    if (Status st = file_->CheckUnchanged(); !st.ok()) return st;
     t.format_ = header_v >= 0 ? WordVectorFormatName(WordVectorFormat::kVecText)
                               : WordVectorFormatName(WordVectorFormat::kGloveText);
     t.dtype_ = "text";
