@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -456,15 +457,52 @@ Status OpenFigureSession(AppState& state, const std::string& path) {
   return {};
 }
 
+namespace {
+
+// The recent list as AddRecent writes it: at most kRecentBytes are read (the list is a few
+// paths), and a line longer than a path can be is skipped, so a damaged file costs nothing.
+constexpr size_t kRecentBytes = 64 << 10;
+constexpr size_t kRecentLineBytes = 4096;  // PATH_MAX on Linux
+
+std::vector<std::string> ReadRecentList(const std::string& path, size_t max_entries) {
+  std::vector<std::string> out;
+  // O_NONBLOCK and a regular file only: a FIFO or device put there cannot hold the start.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return out;
+  struct stat st {};
+  std::string text;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    text.resize(kRecentBytes + 1);
+    size_t got = 0;
+    while (got < text.size()) {
+      const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    text.resize(got);
+  }
+  ::close(fd);
+  const bool cut = text.size() > kRecentBytes;
+  if (cut) text.resize(kRecentBytes);
+  for (size_t at = 0; at < text.size() && out.size() < max_entries;) {
+    const size_t nl = text.find('\n', at);
+    if (nl == std::string::npos && cut) break;  // a line cut by the bound
+    const size_t end = nl == std::string::npos ? text.size() : nl;
+    std::string line = text.substr(at, end - at);
+    at = end + 1;
+    if (line.empty() || line.size() > kRecentLineBytes || line.find('\0') != std::string::npos)
+      continue;
+    if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(std::move(line));
+  }
+  return out;
+}
+
+}  // namespace
+
 SessionKeeper::SessionKeeper(std::string config_dir) : dir_(std::move(config_dir)) {
   if (dir_.empty()) return;
-  std::ifstream in(RecentPath());
-  std::string line;
-  while (recent_.size() < kMaxRecent && std::getline(in, line)) {
-    if (!line.empty() && std::find(recent_.begin(), recent_.end(), line) == recent_.end()) {
-      recent_.push_back(line);
-    }
-  }
+  recent_ = ReadRecentList(RecentPath(), kMaxRecent);
 }
 
 std::string SessionKeeper::LastSessionPath() const {

@@ -1,6 +1,8 @@
 #include "io/figure_metadata_reader.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <array>
 #include <cerrno>
@@ -8,6 +10,8 @@
 #include <fstream>
 #include <set>
 #include <string_view>
+
+#include "io/read_support.h"
 
 namespace pe {
 namespace {
@@ -279,24 +283,39 @@ Result<FigureFileMetadata> ParseFigureMetadata(std::span<const std::byte> bytes)
 
 Result<FigureFileMetadata> ReadFigureMetadata(const std::string& path) {
   auto named = [&](const std::string& what) { return "\"" + path + "\" " + what; };
+  // Opened once, without waiting for a FIFO's writer, and checked by what was opened: a
+  // path swapped for a FIFO after a stat cannot hold the read.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return RuntimeError(named(std::string("cannot be read: ") + std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
+  if (::fstat(fd, &st) != 0) {
     return RuntimeError(named(std::string("cannot be read: ") + std::strerror(errno)));
   }
   if (S_ISDIR(st.st_mode)) return InvalidArgument(named("is a directory, not a figure file"));
-  if (!S_ISREG(st.st_mode)) return InvalidArgument(named("is not a regular file"));
+  if (!S_ISREG(st.st_mode)) {
+    return InvalidArgument(
+        named(std::string("is ") + FileKindName(st.st_mode) + ", not a regular file"));
+  }
   if (static_cast<uint64_t>(st.st_size) > kMaxFigureFileBytes) {
     return InvalidArgument(named("is larger than the " + std::to_string(kMaxFigureFileBytes >> 20) +
                                  " MiB a figure file may have"));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return RuntimeError(named(std::string("cannot be read: ") + std::strerror(errno)));
   std::string bytes(static_cast<size_t>(st.st_size), '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (static_cast<size_t>(in.gcount()) != bytes.size()) {
-    return RuntimeError(named("could not be read to its end"));
+  size_t got = 0;
+  while (got < bytes.size()) {
+    const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return RuntimeError(named(std::string("cannot be read: ") + std::strerror(errno)));
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
   }
-  Result<FigureFileMetadata> r = ParseFigureMetadata(std::as_bytes(std::span(bytes)));
+  if (got != bytes.size()) return RuntimeError(named("changed while it was read (it got shorter)"));
+  Result<FigureFileMetadata> r = CatchReaderExceptions(
+      path, [&] { return ParseFigureMetadata(std::as_bytes(std::span(bytes))); });
   if (!r.ok()) return InvalidArgument(named(r.message()));
   return r;
 }

@@ -94,59 +94,67 @@ int64_t LoadedTable::FindWord(std::string_view word) const {
 }
 
 void LoadedTable::Read(int64_t row0, int64_t n, int64_t col0, int64_t ncols, float* out) const {
-  if (storage_ == Storage::kOwned) {
-    for (int64_t r = 0; r < n; ++r) {
-      const int64_t row = row0 + r;
-      const size_t k =
-          static_cast<size_t>(std::upper_bound(chunk_first_.begin(), chunk_first_.end(), row) -
-                              chunk_first_.begin() - 1);
-      const float* src = chunks_[k].data() + (row - chunk_first_[k]) * cols_ + col0;
-      std::copy(src, src + ncols, out + r * ncols);
-    }
-    return;
-  }
-  if (storage_ == Storage::kMappedF4 && !big_endian_ &&
-      std::endian::native == std::endian::little) {
-    for (int64_t r = 0; r < n; ++r) {  // the file's float32 bits as they are
-      std::memcpy(out + r * ncols, mapped_ + 4 * static_cast<size_t>((row0 + r) * cols_ + col0),
-                  4 * static_cast<size_t>(ncols));
-    }
-    return;
-  }
   for (int64_t r = 0; r < n; ++r) {
-    const auto first = static_cast<size_t>((row0 + r) * cols_ + col0);
-    float* dst = out + r * ncols;
-    for (int64_t c = 0; c < ncols; ++c) {
-      const size_t i = first + static_cast<size_t>(c);
-      switch (storage_) {
-        case Storage::kMappedF4: {
-          uint32_t bits = 0;
-          std::memcpy(&bits, mapped_ + 4 * i, 4);
-          if (big_endian_) bits = __builtin_bswap32(bits);
-          dst[c] = std::bit_cast<float>(bits);
-          break;
-        }
-        case Storage::kMappedF2:
-        case Storage::kMappedBf16: {
-          uint16_t bits = 0;
-          std::memcpy(&bits, mapped_ + 2 * i, 2);
-          if (big_endian_) bits = __builtin_bswap16(bits);
-          dst[c] = storage_ == Storage::kMappedF2 ? HalfToFloat(bits) : BFloat16ToFloat(bits);
-          break;
-        }
-        case Storage::kMappedF8: {
-          uint64_t bits = 0;
-          std::memcpy(&bits, mapped_ + 8 * i, 8);
-          if (big_endian_) bits = __builtin_bswap64(bits);
-          dst[c] = static_cast<float>(std::bit_cast<double>(bits));
-          break;
-        }
-        case Storage::kOwned:
-          break;
-      }
-    }
+    const int64_t row = row0 + r;
+    const size_t k = static_cast<size_t>(
+        std::upper_bound(chunk_first_.begin(), chunk_first_.end(), row) - chunk_first_.begin() - 1);
+    const float* src = chunks_[k].data() + (row - chunk_first_[k]) * cols_ + col0;
+    std::copy(src, src + ncols, out + r * ncols);
   }
 }
+
+namespace {
+
+// `count` values of the file's dtype at `src` as float32 into `dst`.
+void ConvertValues(LoadedTable::Dtype dtype, bool big_endian, const std::byte* src, size_t count,
+                   float* dst) {
+  switch (dtype) {
+    case LoadedTable::Dtype::kF4:
+      if (!big_endian && std::endian::native == std::endian::little) {
+        std::memcpy(dst, src, 4 * count);  // the file's float32 bits as they are
+        return;
+      }
+      for (size_t i = 0; i < count; ++i) {
+        uint32_t bits = 0;
+        std::memcpy(&bits, src + 4 * i, 4);
+        if (big_endian) bits = __builtin_bswap32(bits);
+        dst[i] = std::bit_cast<float>(bits);
+      }
+      return;
+    case LoadedTable::Dtype::kF2:
+    case LoadedTable::Dtype::kBf16:
+      for (size_t i = 0; i < count; ++i) {
+        uint16_t bits = 0;
+        std::memcpy(&bits, src + 2 * i, 2);
+        if (big_endian) bits = __builtin_bswap16(bits);
+        dst[i] = dtype == LoadedTable::Dtype::kF2 ? HalfToFloat(bits) : BFloat16ToFloat(bits);
+      }
+      return;
+    case LoadedTable::Dtype::kF8:
+      for (size_t i = 0; i < count; ++i) {
+        uint64_t bits = 0;
+        std::memcpy(&bits, src + 8 * i, 8);
+        if (big_endian) bits = __builtin_bswap64(bits);
+        dst[i] = static_cast<float>(std::bit_cast<double>(bits));
+      }
+      return;
+  }
+}
+
+size_t DtypeBytes(LoadedTable::Dtype dtype) {
+  switch (dtype) {
+    case LoadedTable::Dtype::kF2:
+    case LoadedTable::Dtype::kBf16:
+      return 2;
+    case LoadedTable::Dtype::kF4:
+      return 4;
+    case LoadedTable::Dtype::kF8:
+      return 8;
+  }
+  return 4;
+}
+
+}  // namespace
 
 float LoadedTable::At(int64_t row, int64_t col) const {
   float v = 0;
@@ -184,12 +192,17 @@ class TableLoader {
     std::shared_ptr<LoadedTable> t(new LoadedTable());
     t->spec_ = spec_;
     table_ = t.get();
-    auto source = FileSource::Open(spec_.path, cap_.bytes);
+    // A stream is held whole (an NPY or safetensors header on top of the cap's data); the
+    // readers check what they keep against the cap.
+    auto source = FileSource::Open(spec_.path, SaturatingAdd(cap_.bytes, 100'000'000 + 16));
     if (!source.ok()) return source.error();
     file_ = std::move(source).value();
+    // A pipe's first bytes stay in the source's buffer: every reader below reads this source,
+    // from byte 0, and never opens the path again.
     auto head = file_->Prefix(9);
     if (!head.ok()) return head.error();
     const std::span<const std::byte> b = head.value();
+    if (b.empty()) return InvalidArgument(Quoted(spec_.path) + ": the file is empty");
     const bool npy = b.size() >= 6 && std::memcmp(b.data(), "\x93NUMPY", 6) == 0;
     const bool safetensors = !npy && b.size() >= 9 && static_cast<char>(b[8]) == '{';
     Status s;
@@ -213,7 +226,6 @@ class TableLoader {
         !c.ok()) {
       return c.error();
     }
-    if (t->storage_ != LoadedTable::Storage::kOwned) t->file_ = std::move(file_);
     return LoadedTablePtr(std::move(t));
   }
 
@@ -251,14 +263,10 @@ class TableLoader {
       return InvalidArgument(Quoted(spec_.path) + ": " + s.message());
     }
     if (h.fortran_order) return ReadWhole();
-    t.big_endian_ = h.big_endian;
-    t.storage_ = h.type == NpyFloatType::kFloat16   ? LoadedTable::Storage::kMappedF2
-                 : h.type == NpyFloatType::kFloat32 ? LoadedTable::Storage::kMappedF4
-                                                    : LoadedTable::Storage::kMappedF8;
-    auto all = file_->Prefix(size);
-    if (!all.ok()) return all.status();
-    t.mapped_ = all.value().data() + h.data_offset;
-    return Scan(all.value().first(h.data_offset), all.value().subspan(h.data_offset));
+    const LoadedTable::Dtype dtype = h.type == NpyFloatType::kFloat16   ? LoadedTable::Dtype::kF2
+                                     : h.type == NpyFloatType::kFloat32 ? LoadedTable::Dtype::kF4
+                                                                        : LoadedTable::Dtype::kF8;
+    return Scan(0, h.data_offset, h.data_offset, h.data_bytes, dtype, h.big_endian);
   }
 
   Status OpenSafetensors() {
@@ -294,35 +302,62 @@ class TableLoader {
     t.rows_ = info->shape[0];
     t.cols_ = info->shape[1];
     t.file_bytes_ = *file_->KnownSize();
-    t.storage_ = info->dtype == "F32"    ? LoadedTable::Storage::kMappedF4
-                 : info->dtype == "F16"  ? LoadedTable::Storage::kMappedF2
-                 : info->dtype == "BF16" ? LoadedTable::Storage::kMappedBf16
-                                         : LoadedTable::Storage::kMappedF8;
-    auto all = file_->Prefix(t.file_bytes_);
-    if (!all.ok()) return all.status();
-    const auto data = all.value().subspan(ix.data_offset + info->begin, info->end - info->begin);
-    t.mapped_ = data.data();
-    return Scan(all.value().first(ix.data_offset), data);
+    const LoadedTable::Dtype dtype = info->dtype == "F32"    ? LoadedTable::Dtype::kF4
+                                     : info->dtype == "F16"  ? LoadedTable::Dtype::kF2
+                                     : info->dtype == "BF16" ? LoadedTable::Dtype::kBf16
+                                                             : LoadedTable::Dtype::kF8;
+    return Scan(0, ix.data_offset, ix.data_offset + info->begin, info->end - info->begin, dtype,
+                false);
   }
 
-  // One pass over the table's bytes `data` (the file's dtype): the NaN / Inf count, and the
-  // hash of `header` then of `data` (each in 8-byte words from its start; blocks of a multiple
-  // of 8 rows keep the words of one call), a block at a time with progress.
-  Status Scan(std::span<const std::byte> header, std::span<const std::byte> data) {
+  // One pass over the table's bytes: the file's bytes [header_offset, + header_bytes) and
+  // [data_offset, + data_bytes) (values of `dtype`) are read with pread, never through the
+  // mapping, so a file truncated meanwhile is an error, not SIGBUS. The values are kept as
+  // float32 (the caller checked their size against the cap), NaN and Inf counted, and the hash
+  // taken of the header then of the data (each in 8-byte words from its start; blocks of a
+  // multiple of 8 rows keep the words of one call), a block at a time with progress.
+  Status Scan(uint64_t header_offset, uint64_t header_bytes, uint64_t data_offset,
+              uint64_t data_bytes, LoadedTable::Dtype dtype, bool big_endian) {
     LoadedTable& t = *table_;
-    uint64_t h = HashBytes(header);
+    const size_t item = DtypeBytes(dtype);
+    const auto count = static_cast<uint64_t>(t.rows_) * static_cast<uint64_t>(t.cols_);
+    if (data_bytes != count * item) {
+      return InvalidArgument(Quoted(spec_.path) + ": the table's data is " +
+                             std::to_string(data_bytes) + " bytes; expected " +
+                             std::to_string(count * item));
+    }
+    std::vector<float> values;
+    std::vector<std::byte> header(static_cast<size_t>(header_bytes));
     const int64_t block_rows = (std::max<int64_t>(1, (int64_t{1} << 18) / t.cols_) + 7) / 8 * 8;
-    std::vector<float> buf(static_cast<size_t>(block_rows * t.cols_));
-    const uint64_t row_bytes = data.size() / static_cast<uint64_t>(t.rows_);
+    const uint64_t row_bytes = static_cast<uint64_t>(t.cols_) * item;
+    std::vector<std::byte> raw;
+    try {
+      values.resize(static_cast<size_t>(count));
+      raw.resize(static_cast<size_t>(static_cast<uint64_t>(block_rows) * row_bytes));
+    } catch (const std::exception&) {  // bad_alloc: the cap is larger than the memory there is
+      return RuntimeError(Quoted(spec_.path) + ": cannot allocate " + FormatBytes(count * 4) +
+                          " for the table's values");
+    }
+    if (Status s = file_->ReadAt(header_offset, header); !s.ok()) return s;
+    uint64_t h = HashBytes(header);
     for (int64_t r = 0; r < t.rows_; r += block_rows) {
       if (!Report(static_cast<double>(r) / static_cast<double>(t.rows_))) return Cancelled();
       const int64_t n = std::min(block_rows, t.rows_ - r);
-      t.Read(r, n, 0, t.cols_, buf.data());
-      CountValues(buf.data(), static_cast<size_t>(n * t.cols_), t.nan_count_, t.inf_count_);
-      h = HashBytes(
-          data.subspan(static_cast<size_t>(r) * row_bytes, static_cast<size_t>(n) * row_bytes), h);
+      const std::span<std::byte> block(raw.data(), static_cast<size_t>(n) * row_bytes);
+      if (Status s = file_->ReadAt(data_offset + static_cast<uint64_t>(r) * row_bytes, block);
+          !s.ok()) {
+        return s;
+      }
+      float* dst = values.data() + static_cast<size_t>(r * t.cols_);
+      ConvertValues(dtype, big_endian, block.data(), static_cast<size_t>(n * t.cols_), dst);
+      CountValues(dst, static_cast<size_t>(n * t.cols_), t.nan_count_, t.inf_count_);
+      h = HashBytes(block, h);
     }
-    t.hash_ = FinishHash(h, header.size() + data.size());
+    // Rewritten while read (np.save truncates, then writes): refuse rather than keep a mix.
+    if (Status s = file_->CheckUnchanged(); !s.ok()) return s;
+    t.hash_ = FinishHash(h, header_bytes + data_bytes);
+    t.chunks_.push_back(std::move(values));
+    t.chunk_first_ = {0};
     Report(1.0);
     return {};
   }
@@ -330,7 +365,7 @@ class TableLoader {
   // A pipe or device, or a Fortran-order array: read into float32 by the readers.
   Status ReadWhole() {
     LoadedTable& t = *table_;
-    auto r = ReadTensorFile(spec_, cap_);
+    auto r = ReadTensorSource(std::move(file_), spec_, cap_);
     if (!r.ok()) return r.status();
     LoadedTensor& lt = r.value();
     if (!Is2D(lt.values.shape))
@@ -343,7 +378,6 @@ class TableLoader {
     t.cols_ = lt.values.shape[1];
     t.nan_count_ = lt.values.nan_count;
     t.inf_count_ = lt.values.inf_count;
-    t.storage_ = LoadedTable::Storage::kOwned;
     // The hash of the values as float32 (the file's bytes are not all at hand for a stream).
     t.hash_ =
         FinishHash(HashBytes(std::as_bytes(std::span(lt.values.data))), lt.values.data.size() * 4);
@@ -366,10 +400,12 @@ class TableLoader {
 
   // Parses lines [b, e) of a text body with d values per row; false at anything the serial
   // reader would refuse or treat specially (it then gives the message).
+  // `budget` is shared by every chunk: together they stay under the cap (the serial reader
+  // then refuses the file with its line).
   static void ParseChunk(const char* b, const char* e, int64_t d, uint64_t cap_bytes,
-                         std::atomic<uint64_t>& done, const std::atomic<bool>& stop,
-                         ChunkResult& out) {
-    uint64_t used = 0;
+                         std::atomic<uint64_t>& budget, std::atomic<uint64_t>& done,
+                         const std::atomic<bool>& stop, ChunkResult& out) {
+    uint64_t used = 0, charged = 0;
     const char* last_report = b;
     while (b < e) {
       if (stop.load(std::memory_order_relaxed)) {
@@ -423,9 +459,13 @@ class TableLoader {
         return;
       }
       used += 4 * static_cast<uint64_t>(d) + 2 * out.words.back().size() + 128;
-      if (used > cap_bytes) {
-        out.ok = false;
-        return;
+      if (used - charged > (uint64_t{1} << 20) || used > cap_bytes) {
+        const uint64_t total = budget.fetch_add(used - charged) + (used - charged);
+        charged = used;
+        if (total > cap_bytes) {
+          out.ok = false;
+          return;
+        }
       }
       b = next;
       if (b - last_report > (1 << 20)) {
@@ -440,12 +480,32 @@ class TableLoader {
     if (!file_->KnownSize()) return ReadWordVectorsSerial();
     LoadedTable& t = *table_;
     const uint64_t size = *file_->KnownSize();
-    auto all = file_->Prefix(size);
-    if (!all.ok()) return all.status();
-    const char* base = reinterpret_cast<const char*>(all.value().data());
+    // Text that fits the cap is read with pread into memory, so a file truncated while it
+    // loads is an error instead of SIGBUS; a larger one is parsed through the mapping.
+    std::vector<std::byte> copy;
+    std::span<const std::byte> text;
+    if (size <= cap_.bytes && size > FileSource::kCopiedPrefixBytes) {
+      try {
+        copy.resize(static_cast<size_t>(size));
+      } catch (const std::exception&) {
+        return RuntimeError(Quoted(spec_.path) + ": cannot allocate " + FormatBytes(size) +
+                            " to read it");
+      }
+      if (Status st = file_->ReadAt(0, copy); !st.ok()) return st;
+      text = copy;
+    } else {
+      auto all = file_->Prefix(size);
+      if (!all.ok()) return all.status();
+      text = all.value();
+    }
+    if (text.size() != size || size == 0) return ReadWordVectorsSerial();
+    const char* base = reinterpret_cast<const char*>(text.data());
     const char* end = base + size;
-    // The first line: a "V d" header, or GloVe's first row.
-    const char* nl = static_cast<const char*>(std::memchr(base, '\n', size));
+    // The first line: a "V d" header, or GloVe's first row (looked for in the first 16 MiB:
+    // a longer line goes to the serial reader, which bounds it by the cap).
+    const char* nl = static_cast<const char*>(
+        std::memchr(base, '\n', static_cast<size_t>(std::min<uint64_t>(size, 16 << 20))));
+    if (nl == nullptr && size > (16 << 20)) return ReadWordVectorsSerial();
     const char* first_end = nl ? nl : end;
     int64_t header_v = -1, d = 0;
     {
@@ -484,6 +544,50 @@ class TableLoader {
       d = tokens - 1;
       if (d < 1) return ReadWordVectorsSerial();
     }
+    // Before parsing: the table the file would make, estimated from its first lines (rows
+    // from their mean length, each row charged as the serial reader charges it). Parsing
+    // first peaked at several times the cap. A header's count is exact: the serial reader
+    // refuses it before reading a row. Without one, an estimate clearly over the cap (by an
+    // eighth, for a sample unlike the rest) is refused here, before a row is parsed; one near
+    // the cap goes to the serial reader, which stops at the line where the cap is reached.
+    {
+      const char* sample_end =
+          body + std::min<uint64_t>(static_cast<uint64_t>(end - body), 1 << 20);
+      uint64_t lines = 0, word_bytes = 0;
+      const char* p = body;
+      while (p < sample_end) {
+        const char* q =
+            static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(sample_end - p)));
+        if (q == nullptr) break;
+        const char* w = p;
+        while (w < q && !IsBlank(*w)) ++w;
+        word_bytes += static_cast<uint64_t>(w - p);
+        ++lines;
+        p = q + 1;
+      }
+      if (header_v >= 0) {
+        if (SaturatingMul(static_cast<uint64_t>(header_v), 4 * static_cast<uint64_t>(d) + 128) >
+            cap_.bytes) {
+          return ReadWordVectorsSerial();
+        }
+      } else if (lines > 0) {
+        const auto body_bytes = static_cast<uint64_t>(end - body);
+        const auto sampled = static_cast<uint64_t>(p - body);
+        const uint64_t rows = SaturatingAdd(SaturatingMul(body_bytes / sampled, lines),
+                                            (body_bytes % sampled) * lines / sampled);
+        const uint64_t per_row = 4 * static_cast<uint64_t>(d) + 2 * (word_bytes / lines) + 128;
+        const uint64_t need = SaturatingMul(rows, per_row);
+        if (need > SaturatingAdd(cap_.bytes, cap_.bytes / 8)) {
+          return InvalidArgument(
+              Quoted(spec_.path) + ": about " + std::to_string(rows) + " words of " +
+              std::to_string(d) + " values (estimated from the first " + std::to_string(lines) +
+              " lines) need about " + FormatBytes(need) + ", over the memory cap of " +
+              FormatBytes(cap_.bytes) +
+              "; refusing it before parsing (raise the cap with --memory-cap-mib if it is real)");
+        }
+        if (need > cap_.bytes) return ReadWordVectorsSerial();
+      }
+    }
     // Chunks split at line ends, one per thread.
     const int threads = std::max(
         1, threads_ > 0 ? threads_ : static_cast<int>(std::thread::hardware_concurrency()));
@@ -497,13 +601,13 @@ class TableLoader {
     }
     cuts.push_back(end);
     std::vector<ChunkResult> parts(static_cast<size_t>(threads));
-    std::atomic<uint64_t> done{0};
+    std::atomic<uint64_t> done{0}, budget{0};
     std::atomic<bool> stop{false};
     std::vector<std::thread> workers;
     for (int k = 0; k < threads; ++k) {
       workers.emplace_back([&, k] {
         ParseChunk(cuts[static_cast<size_t>(k)], cuts[static_cast<size_t>(k) + 1], d, cap_.bytes,
-                   done, stop, parts[static_cast<size_t>(k)]);
+                   budget, done, stop, parts[static_cast<size_t>(k)]);
         if (!parts[static_cast<size_t>(k)].ok) stop = true;
       });
     }
@@ -513,7 +617,7 @@ class TableLoader {
     uint64_t h = kFnvOffsetBasis;
     constexpr uint64_t kBlock = uint64_t{8} << 20;
     for (uint64_t at = 0; at < size && !cancelled; at += kBlock) {
-      h = HashBytes(all.value().subspan(at, std::min(kBlock, size - at)), h);
+      h = HashBytes(text.subspan(at, std::min(kBlock, size - at)), h);
       const double parsed = static_cast<double>(done.load()) / static_cast<double>(size);
       cancelled =
           !Report(0.1 * static_cast<double>(at) / static_cast<double>(size) + 0.85 * parsed);
@@ -561,6 +665,7 @@ class TableLoader {
       t.chunks_.push_back(std::move(part.values));
       part.words.clear();
     }
+    if (Status st = file_->CheckUnchanged(); !st.ok()) return st;
     t.format_ = header_v >= 0 ? WordVectorFormatName(WordVectorFormat::kVecText)
                               : WordVectorFormatName(WordVectorFormat::kGloveText);
     t.dtype_ = "text";
@@ -568,7 +673,6 @@ class TableLoader {
     t.cols_ = d;
     t.file_bytes_ = size;
     t.hash_ = FinishHash(h, size);
-    t.storage_ = LoadedTable::Storage::kOwned;
     Report(1.0);
     return {};
   }
@@ -578,8 +682,10 @@ class TableLoader {
   Status ReadWordVectorsSerial() {
     LoadedTable& t = *table_;
     if (!Report(0.0)) return Cancelled();
-    auto wv = ReadWordVectorsFile(spec_.path, WordVectorFormat::kAuto, cap_);
-    if (!wv.ok()) return wv.status();
+    // The same source: a pipe's first bytes are in its buffer, not read again.
+    file_->set_stream_limit(cap_.bytes);
+    auto wv = ReadWordVectors(*file_, WordVectorFormat::kAuto, cap_);
+    if (!wv.ok()) return WithPath(wv.error(), spec_.path);
     WordVectors& v = wv.value();
     t.words_.clear();
     t.word_rows_.clear();
@@ -597,7 +703,6 @@ class TableLoader {
     }
     t.chunks_.push_back(std::move(v.table.data));
     t.chunk_first_ = {0};
-    t.storage_ = LoadedTable::Storage::kOwned;
     if (file_->KnownSize()) {
       const uint64_t size = *file_->KnownSize();
       auto all = file_->Prefix(size);
@@ -625,7 +730,7 @@ class TableLoader {
 Result<LoadedTablePtr> LoadTable(const TensorSpec& spec, TableUse use, const MemoryCap& cap,
                                  const Progress& progress, int threads) {
   TableLoader loader(spec, use, cap, progress, threads);
-  return loader.Run();
+  return CatchReaderExceptions(spec.path, [&] { return loader.Run(); });
 }
 
 Result<LoadedTablePtr> LoadTable(const TensorSpec& spec, TableUse use, const MemoryCap& cap,

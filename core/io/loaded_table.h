@@ -2,10 +2,10 @@
 // a token-embedding table E (V, d), a learned position table (max_len, d) such as GPT-2's wpe,
 // or T5's relative_attention_bias (num_buckets, heads). The sources:
 //   - an NPY array or a safetensors tensor (io/tensor_file.h names it "FILE[:TENSOR]"): the
-//     file stays memory-mapped and values are converted from the file's dtype when rows are
-//     read (float32 bit for bit, float16 and bfloat16 exactly, float64 rounded to nearest), so
-//     opening costs the header whatever the file's size; a Fortran-order NPY array is read
-//     whole into float32 instead;
+//     values are read (pread, not a mapping: a file rewritten in place later, as np.save does,
+//     cannot fault a view) and kept as float32 (float32 bit for bit, float16 and bfloat16
+//     exactly, float64 rounded to nearest), under the memory cap; a file that changes while it
+//     is read is refused;
 //   - a word-vector file (io/word_vectors_reader.h: GloVe text, word2vec/fastText .vec text,
 //     word2vec binary), whose words name the rows. Text files are parsed on every core in
 //     chunks split at line ends (std::from_chars); anything the fast path does not accept is
@@ -96,7 +96,6 @@ class LoadedTable {
   friend class TableLoader;
   LoadedTable() = default;
 
-  enum class Storage { kMappedF2, kMappedBf16, kMappedF4, kMappedF8, kOwned };
   TensorSpec spec_;
   std::string format_, dtype_, tensor_name_;
   int64_t rows_ = 0, cols_ = 0;
@@ -105,10 +104,11 @@ class LoadedTable {
   std::vector<std::string> words_;
   std::unordered_map<std::string, int64_t> word_rows_;
 
-  Storage storage_ = Storage::kOwned;
-  bool big_endian_ = false;
-  std::unique_ptr<FileSource> file_;   // keeps the mapping alive
-  const std::byte* mapped_ = nullptr;  // (rows, cols) values of the file's dtype
+ public:
+  // The value types a file's table is converted from.
+  enum class Dtype { kF2, kBf16, kF4, kF8 };
+
+ private:
   // Owned float32 values in chunks of whole rows (a parallel parse fills one per thread):
   // chunk k holds rows [chunk_first_[k], chunk_first_[k + 1]).
   std::vector<std::vector<float>> chunks_;

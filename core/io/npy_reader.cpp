@@ -91,6 +91,12 @@ class DictParser {
                               Describe(text_, pos_));
       }
     }
+    // NEP 1: the header "is terminated by a newline (\n)"; numpy always writes one.
+    if (text_.empty() || static_cast<char>(text_.back()) != '\n') {
+      const size_t last = text_.empty() ? 0 : text_.size() - 1;
+      return Fail(last, "the header ends with " + Describe(text_, last) +
+                            "; expected it to end with a newline ('\\n')");
+    }
     return {};
   }
 
@@ -404,9 +410,9 @@ Result<NpyFloatArray> ReadNpy(std::span<const std::byte> bytes, const MemoryCap&
 
 Result<NpyFloatArray> ReadNpyFile(const std::string& path, const MemoryCap& cap) {
   // A stream is held in memory whole: header plus data, which the cap bounds.
-  auto source = FileSource::Open(path, cap.bytes + kMaxHeaderBytes + 16);
+  auto source = FileSource::Open(path, SaturatingAdd(cap.bytes, kMaxHeaderBytes + 16));
   if (!source.ok()) return source.error();
-  auto result = ReadNpy(*source.value(), cap);
+  auto result = CatchReaderExceptions(path, [&] { return ReadNpy(*source.value(), cap); });
   if (result.ok()) return result;
   const std::string& m = result.message();
   if (m.rfind(Quoted(path), 0) == 0) return result;  // the source already named the file

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -24,6 +25,22 @@ std::string Quoted(const std::string& path) {
   return q;
 }
 
+Error WithPath(Error e, const std::string& path) {
+  const std::string q = Quoted(path);
+  if (e.message.rfind(q, 0) != 0) e.message = q + ": " + e.message;
+  return e;
+}
+
+const char* FileKindName(unsigned mode) {
+  return S_ISREG(mode)    ? "a regular file"
+         : S_ISDIR(mode)  ? "a directory"
+         : S_ISFIFO(mode) ? "a FIFO"
+         : S_ISCHR(mode)  ? "a character device"
+         : S_ISBLK(mode)  ? "a block device"
+         : S_ISSOCK(mode) ? "a socket"
+                          : "not a regular file";
+}
+
 Result<std::unique_ptr<FileSource>> FileSource::Open(const std::string& path,
                                                      uint64_t stream_limit) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; reads block again below.
@@ -37,19 +54,25 @@ Result<std::unique_ptr<FileSource>> FileSource::Open(const std::string& path,
   if (::fstat(fd, &st) != 0) {
     return RuntimeError("cannot read " + Quoted(path) + ": " + std::strerror(errno));
   }
-  if (S_ISREG(st.st_mode)) {
+  // A regular file of size 0 may be empty or a kernel file (/proc) that has content: read
+  // it as a stream.
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
     f->mapped_ = true;
     f->map_size_ = static_cast<uint64_t>(st.st_size);
-    if (f->map_size_ > 0) {
-      void* p = ::mmap(nullptr, static_cast<size_t>(f->map_size_), PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p == MAP_FAILED) {
-        return RuntimeError("cannot map " + Quoted(path) + ": " + std::strerror(errno));
-      }
-      f->map_ = static_cast<const std::byte*>(p);
+    f->mtime_ns_ = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    if (f->map_size_ > std::numeric_limits<size_t>::max()) {
+      return InvalidArgument(Quoted(path) + " is " + FormatBytes(f->map_size_) +
+                             ", more than this system can map");
     }
+    void* p = ::mmap(nullptr, static_cast<size_t>(f->map_size_), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      return RuntimeError("cannot map " + Quoted(path) + " (" + FormatBytes(f->map_size_) +
+                          "): " + std::strerror(errno));
+    }
+    f->map_ = static_cast<const std::byte*>(p);
     return f;
   }
-  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode)) {
     const int flags = ::fcntl(fd, F_GETFL);
     if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
     return f;
@@ -72,9 +95,71 @@ std::optional<uint64_t> FileSource::KnownSize() const {
   return std::nullopt;
 }
 
+Status FileSource::ReadAt(uint64_t offset, std::span<std::byte> out) const {
+  assert(mapped_);
+  size_t done = 0;
+  while (done < out.size()) {
+    const uint64_t at = offset + done;
+    const ssize_t got = ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(at));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      return RuntimeError("cannot read " + Quoted(path_) + " at byte " + std::to_string(at) + ": " +
+                          std::strerror(errno));
+    }
+    if (got == 0) {
+      return RuntimeError(Quoted(path_) + " changed while it was read: it ends at byte " +
+                          std::to_string(at) + ", but had " + std::to_string(map_size_) +
+                          " bytes when opened; load it again");
+    }
+    done += static_cast<size_t>(got);
+  }
+  return {};
+}
+
+Status FileSource::CheckUnchanged() const {
+  assert(mapped_);
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) {
+    return RuntimeError("cannot read " + Quoted(path_) + ": " + std::strerror(errno));
+  }
+  const int64_t mtime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  if (static_cast<uint64_t>(st.st_size) != map_size_ || mtime != mtime_ns_) {
+    return RuntimeError(Quoted(path_) + " changed while it was read (" + std::to_string(map_size_) +
+                        " bytes when opened, " + std::to_string(st.st_size) +
+                        " now); load it again");
+  }
+  return {};
+}
+
 Result<std::span<const std::byte>> FileSource::Prefix(uint64_t n) {
   if (mapped_) {
-    return std::span<const std::byte>(map_, static_cast<size_t>(std::min(n, map_size_)));
+    n = std::min(n, map_size_);
+    if (n > kCopiedPrefixBytes) return std::span<const std::byte>(map_, static_cast<size_t>(n));
+    // A header: copied, so a file truncated meanwhile gives fewer bytes instead of a fault.
+    if (n > buffer_.size() && !eof_) {
+      size_t have = buffer_.size();
+      buffer_.resize(static_cast<size_t>(
+          std::min<uint64_t>({map_size_, kCopiedPrefixBytes, std::max<uint64_t>(n, 2 * have)})));
+      while (have < buffer_.size()) {
+        const ssize_t got =
+            ::pread(fd_, buffer_.data() + have, buffer_.size() - have, static_cast<off_t>(have));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+          const int err = errno;
+          buffer_.resize(have);
+          return RuntimeError("cannot read " + Quoted(path_) + " at byte " + std::to_string(have) +
+                              ": " + std::strerror(err));
+        }
+        if (got == 0) {
+          eof_ = true;
+          break;
+        }
+        have += static_cast<size_t>(got);
+      }
+      buffer_.resize(have);
+    }
+    return std::span<const std::byte>(buffer_.data(),
+                                      static_cast<size_t>(std::min<uint64_t>(n, buffer_.size())));
   }
   if (n > buffer_.size() && !eof_) {
     // One byte past the limit tells a stream that ends at the limit from a longer one.

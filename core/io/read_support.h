@@ -8,8 +8,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -52,14 +54,18 @@ class SpanSource final : public ByteSource {
   std::span<const std::byte> bytes_;
 };
 
-// A file opened for reading. A regular file is memory-mapped read-only (pages are read when a
-// reader touches them; a file truncated by someone else while mapped is undefined behaviour,
-// as for any mmap reader). Pipes and character devices (/dev/zero, /dev/stdin) are read on
-// demand into a buffer, never beyond `stream_limit` bytes, so a device without end cannot
-// make a reader hang or exhaust memory. Directories, sockets and block devices are refused.
-// Errors name the path and the system's reason.
+// A file opened for reading. A regular file is memory-mapped read-only; a prefix of up to
+// kCopiedPrefixBytes (a header) is copied with pread instead, and ReadAt reads any range the
+// same way, so neither can fault on a file truncated since it was opened (a reader that
+// walks a large mapping can: LoadedTable copies what it keeps through ReadAt). Pipes,
+// character devices (/dev/zero, /dev/stdin) and regular files whose size reads as 0 (an
+// empty file, /proc/self/environ) are read on demand into a buffer, never beyond
+// `stream_limit` bytes, so a device without end cannot make a reader hang or exhaust memory.
+// Directories, sockets and block devices are refused. Errors name the path and the system's
+// reason.
 class FileSource final : public ByteSource {
  public:
+  static constexpr uint64_t kCopiedPrefixBytes = uint64_t{16} << 20;
   static Result<std::unique_ptr<FileSource>> Open(const std::string& path, uint64_t stream_limit);
   ~FileSource() override;
   FileSource(const FileSource&) = delete;
@@ -68,6 +74,13 @@ class FileSource final : public ByteSource {
   Result<std::span<const std::byte>> Prefix(uint64_t n) override;
   std::optional<uint64_t> KnownSize() const override;
   const std::string& path() const { return path_; }
+  void set_stream_limit(uint64_t limit) { stream_limit_ = limit; }
+  // A mapped file only: `out.size()` bytes from `offset`, read with pread. A file that ends
+  // first (truncated since it was opened) or cannot supply a page is an error, not a fault.
+  Status ReadAt(uint64_t offset, std::span<std::byte> out) const;
+  // A mapped file only: an error when its size or modification time is no longer what it was
+  // when opened.
+  Status CheckUnchanged() const;
 
  private:
   FileSource() = default;
@@ -76,7 +89,8 @@ class FileSource final : public ByteSource {
   bool mapped_ = false;
   const std::byte* map_ = nullptr;  // (map_size_,) when mapped_
   uint64_t map_size_ = 0;
-  std::vector<std::byte> buffer_;  // what a stream gave so far
+  int64_t mtime_ns_ = 0;           // when opened (a mapped file)
+  std::vector<std::byte> buffer_;  // what a stream gave so far, or a mapped file's copied prefix
   bool eof_ = false;
   uint64_t stream_limit_ = 0;
 };
@@ -86,6 +100,43 @@ void CountNonFinite(FloatTensor& t);
 
 // "\"path\"" for messages.
 std::string Quoted(const std::string& path);
+
+// Runs a reader `f` (returning a Result or Status) and turns an exception it lets out into an
+// error naming `path`: bad_alloc when the cap is more than the memory there is, length_error
+// and the like from a library. Readers call this at their public boundary so nothing throws
+// across core's API.
+template <class F>
+auto CatchReaderExceptions(const std::string& path, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return RuntimeError(Quoted(path) +
+                        ": out of memory while reading it (lower --memory-cap-mib to have such "
+                        "files refused before they are read)");
+  } catch (const std::exception& e) {
+    return RuntimeError(Quoted(path) + ": cannot be read (" + e.what() + ")");
+  }
+}
+
+// What a file of mode `mode` (stat's st_mode) is, for messages: "a directory", "a FIFO",
+// "a character device", "a block device", "a socket", "a regular file".
+const char* FileKindName(unsigned mode);
+
+// `size * factor`, or UINT64_MAX when the product does not fit: size checks against a cap
+// stay right for sizes near 2^63 (a sparse file can claim any size).
+inline uint64_t SaturatingMul(uint64_t size, uint64_t factor) {
+  uint64_t out = 0;
+  return __builtin_mul_overflow(size, factor, &out) ? UINT64_MAX : out;
+}
+
+// `a + b`, or UINT64_MAX when the sum does not fit.
+inline uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
+  uint64_t out = 0;
+  return __builtin_add_overflow(a, b, &out) ? UINT64_MAX : out;
+}
+
+// `e` with its message starting "\"path\": " (unless it already starts with the quoted path).
+Error WithPath(Error e, const std::string& path);
 
 // IEEE 754 binary16 bits -> float32, exact (every half value is a float32 value).
 float HalfToFloat(uint16_t bits);

@@ -372,27 +372,35 @@ Result<FloatTensor> ReadSafetensor(std::span<const std::byte> bytes, const std::
 }
 
 Result<SafetensorsFile> SafetensorsFile::Open(const std::string& path, const MemoryCap& cap) {
-  auto source = FileSource::Open(path, cap.bytes + kMaxHeaderBytes + 16);
+  auto source = FileSource::Open(path, SaturatingAdd(cap.bytes, kMaxHeaderBytes + 16));
   if (!source.ok()) return source.error();
-  auto index = ParseIndex(*source.value(), cap);
-  if (!index.ok()) {
-    const std::string& m = index.message();
-    if (m.rfind(Quoted(path), 0) == 0) return index.error();
-    return Error{index.error().kind, Quoted(path) + ": " + m};
-  }
+  return FromSource(std::move(source).value(), cap);
+}
+
+Result<SafetensorsFile> SafetensorsFile::FromSource(std::unique_ptr<FileSource> source,
+                                                    const MemoryCap& cap) {
+  const std::string path = source->path();
+  auto index = CatchReaderExceptions(path, [&] { return ParseIndex(*source, cap); });
+  if (!index.ok()) return WithPath(index.error(), path);
   SafetensorsFile f;
   f.path_ = path;
   f.index_ = std::move(index).value();
-  auto all = source.value()->Prefix(f.index_.data_offset +
-                                    (f.index_.tensors.empty() ? 0 : f.index_.tensors.back().end));
+  const uint64_t end =
+      f.index_.data_offset + (f.index_.tensors.empty() ? 0 : f.index_.tensors.back().end);
+  auto all = source->Prefix(end);
   if (!all.ok()) return all.error();
+  if (all.value().size() < end) {
+    return InvalidArgument(Quoted(path) + ": the file ends at byte " +
+                           std::to_string(all.value().size()) + ", before the tensors' end at " +
+                           std::to_string(end) + " (it changed while it was read)");
+  }
   f.bytes_ = all.value();
-  f.source_ = std::move(source).value();
+  f.source_ = std::move(source);
   return f;
 }
 
 Result<FloatTensor> SafetensorsFile::Read(const std::string& name, const MemoryCap& cap) const {
-  auto t = ReadSafetensor(bytes_, index_, name, cap);
+  auto t = CatchReaderExceptions(path_, [&] { return ReadSafetensor(bytes_, index_, name, cap); });
   if (t.ok()) return t;
   return Error{t.error().kind, Quoted(path_) + ": " + t.message()};
 }

@@ -68,6 +68,9 @@ Result<FloatTensor> ReadSafetensor(std::span<const std::byte> bytes, const std::
 class SafetensorsFile {
  public:
   static Result<SafetensorsFile> Open(const std::string& path, const MemoryCap& cap = {});
+  // From a file already open (a stream's first bytes may be in its buffer already).
+  static Result<SafetensorsFile> FromSource(std::unique_ptr<FileSource> source,
+                                            const MemoryCap& cap = {});
   const SafetensorsIndex& index() const { return index_; }
   const std::vector<SafetensorsTensorInfo>& tensors() const { return index_.tensors; }
   Result<FloatTensor> Read(const std::string& name, const MemoryCap& cap = {}) const;

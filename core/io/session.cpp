@@ -242,8 +242,11 @@ Result<SessionDocument> ReadSessionDocument(const std::string& path) {
   if (!bytes.ok()) return bytes.error();
   const std::string_view text(reinterpret_cast<const char*>(bytes.value().data()),
                               bytes.value().size());
-  Result<SessionDocument> doc = ParseSessionText(text);
-  if (!doc.ok()) return InvalidArgument(Quoted(path) + " " + doc.message());
+  Result<SessionDocument> doc = CatchReaderExceptions(path, [&] { return ParseSessionText(text); });
+  if (!doc.ok()) {
+    if (doc.message().rfind(Quoted(path), 0) == 0) return doc.error();  // an exception caught
+    return InvalidArgument(Quoted(path) + " " + doc.message());
+  }
   return doc;
 }
 

@@ -1,6 +1,7 @@
 #include "io/session_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,6 +9,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
+
+#include "io/read_support.h"
 
 namespace pe {
 namespace {
@@ -147,22 +150,43 @@ uint64_t Fnv1a64(std::span<const std::byte> bytes) {
 }
 
 Result<uint64_t> Fnv1a64File(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO is refused below instead of waiting for a writer.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return RuntimeError("cannot read \"" + path + "\": " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    return RuntimeError("cannot read \"" + path + "\": " + std::strerror(errno));
+  }
+  // Only a regular file has a content to hash: a FIFO or /dev/zero would never end.
+  if (!S_ISREG(st.st_mode)) {
+    return InvalidArgument("\"" + path + "\" is " + FileKindName(st.st_mode) +
+                           "; expected a regular file");
+  }
+  // No further than the size it had when opened, so a file that keeps growing cannot hold
+  // the read; and no file larger than a table can be (a sparse file can claim exabytes).
+  const auto size = static_cast<uint64_t>(st.st_size);
+  if (size > kMaxHashedFileBytes) {
+    return InvalidArgument("\"" + path + "\" is " + FormatBytes(size) + ", larger than the " +
+                           FormatBytes(kMaxHashedFileBytes) + " a session's file may be");
+  }
   uint64_t h = kFnvOffsetBasis;
   unsigned char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
+  for (uint64_t done = 0; done < size;) {
+    const ssize_t n =
+        ::read(fd, buf, static_cast<size_t>(std::min<uint64_t>(sizeof buf, size - done)));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      const int e = errno;
-      ::close(fd);
-      return RuntimeError("cannot read \"" + path + "\": " + std::strerror(e));
+      return RuntimeError("cannot read \"" + path + "\" at byte " + std::to_string(done) + ": " +
+                          std::strerror(errno));
     }
     if (n == 0) break;
     h = Fnv1a64Update(h, buf, static_cast<size_t>(n));
+    done += static_cast<uint64_t>(n);
   }
-  ::close(fd);
   return h;
 }
 
@@ -200,6 +224,12 @@ Result<SessionDocument> ParseSessionText(std::string_view text) {
     return InvalidArgument("is " + std::to_string(text.size()) +
                            " bytes; a session file is at most " +
                            std::to_string(kMaxSessionFileBytes) + " bytes");
+  }
+  // JSON text holds no NUL byte: binary data (or a file zeroed by a crash) is named as such
+  // instead of a parse error ("unexpected end of input" at a NUL).
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    return InvalidArgument("is not a session file: binary data (a NUL byte) at byte " +
+                           std::to_string(nul) + "; a session file is JSON text");
   }
   Json root;
   DuplicateKeys dups;

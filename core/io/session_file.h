@@ -55,7 +55,10 @@ struct SessionDocument {
 // 64-bit FNV-1a (Fowler, Noll, Vo: offset basis 14695981039346656037, prime 1099511628211) of
 // `bytes`; "a" hashes to 0xaf63dc4c8601ec8c.
 uint64_t Fnv1a64(std::span<const std::byte> bytes);
-// The same over a file's bytes, read in blocks; errors name the path.
+// The same over a regular file's bytes (a FIFO or device is refused, so it cannot hang the
+// read), read in blocks up to the size it had when opened, at most kMaxHashedFileBytes; errors
+// name the path.
+inline constexpr uint64_t kMaxHashedFileBytes = uint64_t{64} << 30;
 Result<uint64_t> Fnv1a64File(const std::string& path);
 // 16 lower-case hex digits, as the file writes it.
 std::string SessionHashText(uint64_t h);

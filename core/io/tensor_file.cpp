@@ -15,20 +15,10 @@ bool IsRegularFile(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
-// The format from the first bytes: NPY starts with "\x93NUMPY"; safetensors with an 8-byte
-// little-endian length and then '{'.
-Result<TensorFileFormat> SniffFormat(const std::string& path) {
-  // A pipe or device is read no further than the 9 bytes asked for.
-  auto source = FileSource::Open(path, 1 << 20);
-  if (!source.ok()) return source.error();
-  auto head = source.value()->Prefix(9);
-  if (!head.ok()) return head.error();
-  const std::span<const std::byte> b = head.value();
-  if (b.size() >= 6 && std::memcmp(b.data(), "\x93NUMPY", 6) == 0) return TensorFileFormat::kNpy;
-  if (b.size() >= 9 && static_cast<char>(b[8]) == '{') return TensorFileFormat::kSafetensors;
-  return InvalidArgument(Quoted(path) +
-                         ": byte 0: expected an NPY file (magic \\x93NUMPY) or a safetensors "
-                         "file (an 8-byte header length, then '{'); this is neither");
+// What a tensor file is read with: the larger of the NPY and safetensors readers' header
+// allowances on top of the cap (a stream is held whole).
+uint64_t TensorStreamLimit(const MemoryCap& cap) {
+  return SaturatingAdd(cap.bytes, 100'000'000 + 16);
 }
 
 }  // namespace
@@ -58,8 +48,30 @@ std::string TensorSpecText(const TensorSpec& spec) {
   return s;
 }
 
+Result<TensorFileFormat> SniffTensorFormat(ByteSource& source, const std::string& path) {
+  // A stream keeps what this reads in its buffer, so the reader after it starts at byte 0.
+  auto head = source.Prefix(9);
+  if (!head.ok()) return head.error();
+  const std::span<const std::byte> b = head.value();
+  if (b.empty()) return InvalidArgument(Quoted(path) + ": the file is empty");
+  if (b.size() >= 6 && std::memcmp(b.data(), "\x93NUMPY", 6) == 0) return TensorFileFormat::kNpy;
+  if (b.size() >= 9 && static_cast<char>(b[8]) == '{') return TensorFileFormat::kSafetensors;
+  return InvalidArgument(Quoted(path) +
+                         ": byte 0: expected an NPY file (magic \\x93NUMPY) or a safetensors "
+                         "file (an 8-byte header length, then '{'); this is neither");
+}
+
 Result<LoadedTensor> ReadTensorFile(const TensorSpec& spec, const MemoryCap& cap) {
-  auto format = SniffFormat(spec.path);
+  auto source = FileSource::Open(spec.path, TensorStreamLimit(cap));
+  if (!source.ok()) return source.error();
+  return CatchReaderExceptions(
+      spec.path, [&] { return ReadTensorSource(std::move(source).value(), spec, cap); });
+}
+
+Result<LoadedTensor> ReadTensorSource(std::unique_ptr<FileSource> source, const TensorSpec& spec,
+                                      const MemoryCap& cap) {
+  source->set_stream_limit(TensorStreamLimit(cap));
+  auto format = SniffTensorFormat(*source, spec.path);
   if (!format.ok()) return format.error();
   LoadedTensor out;
   out.format = format.value();
@@ -68,13 +80,13 @@ Result<LoadedTensor> ReadTensorFile(const TensorSpec& spec, const MemoryCap& cap
       return InvalidArgument(Quoted(spec.path) + ": an NPY file holds one array; \"" + spec.tensor +
                              "\" names a tensor, which only a safetensors file has");
     }
-    auto npy = ReadNpyFile(spec.path, cap);
-    if (!npy.ok()) return npy.error();
+    auto npy = ReadNpy(*source, cap);
+    if (!npy.ok()) return WithPath(npy.error(), spec.path);
     out.dtype = npy.value().header.descr;
     out.values = std::move(npy.value().tensor);
     return out;
   }
-  auto file = SafetensorsFile::Open(spec.path, cap);
+  auto file = SafetensorsFile::FromSource(std::move(source), cap);
   if (!file.ok()) return file.error();
   const SafetensorsFile& f = file.value();
   std::string name = spec.tensor;
@@ -113,24 +125,33 @@ Result<LoadedTensor> ReadTensorFile(const TensorSpec& spec, const MemoryCap& cap
   return out;
 }
 
-Result<std::vector<TensorListing>> ListTensorFile(const std::string& path, const MemoryCap& cap) {
-  auto format = SniffFormat(path);
+namespace {
+
+Result<std::vector<TensorListing>> ListTensorFileImpl(const std::string& path,
+                                                      const MemoryCap& cap) {
+  auto source = FileSource::Open(path, TensorStreamLimit(cap));
+  if (!source.ok()) return source.error();
+  auto format = SniffTensorFormat(*source.value(), path);
   if (!format.ok()) return format.error();
   std::vector<TensorListing> out;
   if (format.value() == TensorFileFormat::kNpy) {
-    auto source = FileSource::Open(path, 1 << 20);
-    if (!source.ok()) return source.error();
     auto h = ReadNpyHeader(*source.value(), cap);
-    if (!h.ok()) return h.error();
+    if (!h.ok()) return WithPath(h.error(), path);
     out.push_back({"", h.value().descr, h.value().shape, true});
     return out;
   }
-  auto file = SafetensorsFile::Open(path, cap);
+  auto file = SafetensorsFile::FromSource(std::move(source).value(), cap);
   if (!file.ok()) return file.error();
   for (const SafetensorsTensorInfo& t : file.value().tensors()) {
     out.push_back({t.name, t.dtype, t.shape, t.readable});
   }
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<TensorListing>> ListTensorFile(const std::string& path, const MemoryCap& cap) {
+  return CatchReaderExceptions(path, [&] { return ListTensorFileImpl(path, cap); });
 }
 
 }  // namespace pe

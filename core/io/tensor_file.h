@@ -5,6 +5,7 @@
 // Every message starts with the quoted path.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,13 @@ struct LoadedTensor {
 // Reads the tensor `spec` names, under `cap`. A safetensors file with several tensors and no
 // name given is refused with the list of its readable tensors (the first 20 and a count).
 Result<LoadedTensor> ReadTensorFile(const TensorSpec& spec, const MemoryCap& cap = {});
+// The same from a file already open, whose first bytes a stream may already have given (they
+// stay in its buffer): a pipe is read once, from its first byte. `spec.path` names it.
+Result<LoadedTensor> ReadTensorSource(std::unique_ptr<FileSource> source, const TensorSpec& spec,
+                                      const MemoryCap& cap = {});
+// The format from the first 9 bytes of `source` (NPY magic, or a safetensors header length
+// then '{'); an empty file, or neither, is refused naming `path`.
+Result<TensorFileFormat> SniffTensorFormat(ByteSource& source, const std::string& path);
 
 // The names of the tensors of a file that ReadTensorFile can read ("" alone for an NPY file),
 // with their shapes as "(rows, cols)"; for a picker in the window.

@@ -484,7 +484,8 @@ Result<WordVectors> ReadWordVectorsFile(const std::string& path, WordVectorForma
                                         const MemoryCap& cap) {
   auto source = FileSource::Open(path, cap.bytes);
   if (!source.ok()) return source.error();
-  auto result = ReadWordVectors(*source.value(), format, cap);
+  auto result =
+      CatchReaderExceptions(path, [&] { return ReadWordVectors(*source.value(), format, cap); });
   if (result.ok() || result.message().rfind(Quoted(path), 0) == 0) return result;
   return Error{result.error().kind, Quoted(path) + ": " + result.message()};
 }

@@ -1026,13 +1026,21 @@ Result<std::string> ReadSmallFile(const std::string& path, uint64_t factor, cons
     return RuntimeError("cannot read " + quoted + ": " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return InvalidArgument(quoted + " is not a regular file");
   const auto size = static_cast<uint64_t>(st.st_size);
-  if (size * factor > cap.bytes) {
-    return InvalidArgument(quoted + " (" + FormatBytes(size) + ") needs about " +
-                           FormatBytes(size * factor) + " to parse, over the memory cap of " +
-                           FormatBytes(cap.bytes) + " (--memory-cap-mib)");
+  // Saturating: a sparse file of 4 EiB must not wrap the product below the cap.
+  const uint64_t need = SaturatingMul(size, factor);
+  if (need > cap.bytes || size > std::string().max_size()) {
+    return InvalidArgument(
+        quoted + " (" + FormatBytes(size) + ") needs about " +
+        (need == UINT64_MAX ? std::string("more than 16 EiB") : FormatBytes(need)) +
+        " to parse, over the memory cap of " + FormatBytes(cap.bytes) + " (--memory-cap-mib)");
   }
   std::string bytes;
-  bytes.resize(static_cast<size_t>(size));
+  try {
+    bytes.resize(static_cast<size_t>(size));
+  } catch (const std::exception&) {  // bad_alloc, length_error
+    return RuntimeError("cannot read " + quoted + ": " + FormatBytes(size) +
+                        " could not be allocated");
+  }
   size_t got = 0;
   while (got < bytes.size()) {
     const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
@@ -1106,8 +1114,10 @@ TokenizerFileKind SniffTokenizerPath(const std::string& path) {
       std::string_view(reinterpret_cast<const char*>(bytes.value().data()), bytes.value().size()));
 }
 
-Result<std::shared_ptr<const SubwordTokenizer>> LoadSubwordTokenizer(const std::string& path,
-                                                                     const MemoryCap& cap) {
+namespace {
+
+Result<std::shared_ptr<const SubwordTokenizer>> LoadSubwordTokenizerImpl(const std::string& path,
+                                                                         const MemoryCap& cap) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     return RuntimeError("cannot read \"" + path + "\": " + std::strerror(errno));
@@ -1157,6 +1167,13 @@ Result<std::shared_ptr<const SubwordTokenizer>> LoadSubwordTokenizer(const std::
   Result<std::string> j = ReadSmallFile(path, kJsonFactor, cap);
   if (!j.ok()) return j.error();
   return wrap(SubwordTokenizer::FromTokenizerJson(j.value(), path));
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const SubwordTokenizer>> LoadSubwordTokenizer(const std::string& path,
+                                                                     const MemoryCap& cap) {
+  return CatchReaderExceptions(path, [&] { return LoadSubwordTokenizerImpl(path, cap); });
 }
 
 }  // namespace pe

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <span>
+#include <unordered_map>
 
 #include "io/read_support.h"
 
@@ -115,7 +116,10 @@ std::vector<int64_t> Vocabulary::Ids(const std::vector<Token>& tokens) const {
   return ids;
 }
 
-Result<std::vector<std::string>> ReadVocabularyFile(const std::string& path, const MemoryCap& cap) {
+namespace {
+
+Result<std::vector<std::string>> ReadVocabularyFileImpl(const std::string& path,
+                                                        const MemoryCap& cap) {
   const std::string quoted = "\"" + path + "\"";
   // O_NONBLOCK: opening a FIFO must not wait for a writer before it can be refused.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -139,7 +143,8 @@ Result<std::vector<std::string>> ReadVocabularyFile(const std::string& path, con
                            "; expected a regular text file with one token per line");
   }
   auto over_cap = [&](uint64_t bytes, uint64_t entries) -> Status {
-    const uint64_t need = kVocabularyCopies * bytes + kVocabularyBytesPerEntry * entries;
+    const uint64_t need = SaturatingAdd(SaturatingMul(kVocabularyCopies, bytes),
+                                        SaturatingMul(kVocabularyBytesPerEntry, entries));
     if (need <= cap.bytes) return {};
     return InvalidArgument(quoted + " (" + FormatBytes(bytes) + ", " + std::to_string(entries) +
                            " entries so far) needs about " + FormatBytes(need) +
@@ -149,12 +154,31 @@ Result<std::vector<std::string>> ReadVocabularyFile(const std::string& path, con
   const auto size = static_cast<uint64_t>(st.st_size);
   if (Status s = over_cap(size, 0); !s.ok()) return s.error();
   std::vector<std::string> words;
+  std::unordered_map<std::string, uint64_t> first_line;  // word -> its line (from 1)
   std::string line;
-  uint64_t total = 0;
+  uint64_t total = 0, line_no = 0;
   char buf[1 << 16];
   auto finish_line = [&]() -> Status {
+    ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty()) words.push_back(std::move(line));
+    if (!line.empty()) {
+      const std::string at = quoted + " line " + std::to_string(line_no) + ": ";
+      size_t bad = 0;
+      if (const size_t nul = line.find('\0'); nul != std::string::npos) {
+        return InvalidArgument(at + "byte " + std::to_string(nul) +
+                               " of the line is a NUL byte: binary data, not a token list");
+      }
+      if (!IsValidUtf8(std::as_bytes(std::span(line)), &bad)) {
+        return InvalidArgument(at + "byte " + std::to_string(bad) +
+                               " of the line is not valid UTF-8; expected one UTF-8 token a line");
+      }
+      auto [it, inserted] = first_line.emplace(line, line_no);
+      if (!inserted) {
+        return InvalidArgument(at + "the token \"" + line + "\" appears again (first at line " +
+                               std::to_string(it->second) + "); expected unique tokens");
+      }
+      words.push_back(std::move(line));
+    }
     line.clear();
     return over_cap(total, words.size());
   };
@@ -175,9 +199,17 @@ Result<std::vector<std::string>> ReadVocabularyFile(const std::string& path, con
     }
     if (Status s = over_cap(total, words.size()); !s.ok()) return s.error();
   }
-  if (Status s = finish_line(); !s.ok()) return s.error();
+  if (!line.empty()) {
+    if (Status s = finish_line(); !s.ok()) return s.error();
+  }
   if (words.empty()) return InvalidArgument(quoted + " holds no tokens");
   return words;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> ReadVocabularyFile(const std::string& path, const MemoryCap& cap) {
+  return CatchReaderExceptions(path, [&] { return ReadVocabularyFileImpl(path, cap); });
 }
 
 std::string VisibleWhitespace(std::string_view text) {

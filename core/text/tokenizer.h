@@ -60,6 +60,7 @@ class Vocabulary {
 };
 
 // Reads a vocabulary file: one token per line, "\r\n" line ends allowed, empty lines skipped.
+// Each token must be valid UTF-8 and appear once: the refusal names the file and the line.
 // Only regular files are read (a directory, FIFO or device such as /dev/zero is refused with a
 // message naming the path and what it is). The list is kept several times over (the request,
 // the app's caches, the Vocabulary's index), so the read is bounded by `cap` against an
