@@ -333,6 +333,18 @@ ModelParams WindowDefaultParams() {
   return p;
 }
 
+namespace {
+
+// What a session or figure is read over: the defaults, with the memory cap in force (given on the
+// command line; no session records it), which bounds the files the session loads.
+ModelParams SessionBase(const AppState& state) {
+  ModelParams p = WindowDefaultParams();
+  p.cap = state.params.cap;
+  return p;
+}
+
+}  // namespace
+
 SessionContent SessionOf(const AppState& state) {
   return {state.params, ViewsOf(state), UiKeyValues(state)};
 }
@@ -364,7 +376,7 @@ void RestoreSession(AppState& state, const SessionContent& content,
 }
 
 Status OpenFigureSession(AppState& state, const std::string& path) {
-  Result<FigureSession> f = SessionFromFigure(path);
+  Result<FigureSession> f = SessionFromFigure(path, state.params.cap);
   if (!f.ok()) return f.error();
   std::vector<std::string> ignored;
   RestoreSession(state, {f.value().params, f.value().views, {}}, ignored);
@@ -430,7 +442,7 @@ void SessionKeeper::AddRecent(const std::string& path) {
 Status SessionKeeper::RestoreLast(AppState& state, std::vector<std::string>& warnings) {
   if (dir_.empty() || !Exists(LastSessionPath())) return {};
   const std::string path = LastSessionPath();
-  Result<LoadedSession> s = LoadSessionFile(path, WindowDefaultParams());
+  Result<LoadedSession> s = LoadSessionFile(path, SessionBase(state));
   if (!s.ok()) {
     // Kept aside, never overwritten: last.pexs.broken, .broken.1, ...
     std::string aside = path + ".broken";
@@ -483,7 +495,7 @@ Status OpenSessionPath(AppState& state, const std::string& path, SessionKeeper* 
     state.session.path.clear();  // Save asks for a .pexs name
     Notice(state, "Opened the figure " + path + " as a session", false);
   } else {
-    Result<LoadedSession> s = LoadSessionFile(path, WindowDefaultParams());
+    Result<LoadedSession> s = LoadSessionFile(path, SessionBase(state));
     if (!s.ok()) {
       Notice(state, "Cannot open the session: " + s.message(), true);
       return s.error();
@@ -515,7 +527,7 @@ void HandleSessionRequests(AppState& state, SessionKeeper* keeper) {
   if (s.new_requested) {
     s.new_requested = false;
     AppState fresh;
-    fresh.params = WindowDefaultParams();
+    fresh.params = SessionBase(state);
     fresh.history = std::move(state.history);  // "New" is a step to undo, not the end of history
     fresh.session.window_width = s.window_width;
     fresh.session.window_height = s.window_height;
