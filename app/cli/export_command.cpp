@@ -236,7 +236,7 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
       (ext == "png" || ext == "svg")) {
     return fail(InvalidArgument("a walkthrough ." + ext +
                                 " holds one step: give --walkthrough-step S (0 to 7), or write "
-                                "the handout of every step as .pdf"));
+                                "it as .pdf (the handout of every step)"));
   }
   return sel;
 }
