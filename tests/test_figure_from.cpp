@@ -351,6 +351,19 @@ TEST_F(FigureFrom, BadMetadataValuesNameTheFileAndTheKey) {
       EXPECT_NE(opened.message().find(said), std::string::npos) << opened.message();
     }
   }
+  // The drawn range is not read back, but a NaN there is no figure this app wrote.
+  {
+    const std::string from = "name=\"x_range\" value=\"";
+    const size_t at = svg.find(from);
+    ASSERT_NE(at, std::string::npos);
+    const size_t end = svg.find('"', at + from.size());
+    WriteBytes(Path("nan_range.svg"), svg.substr(0, at + from.size()) + "nan:3" + svg.substr(end));
+    ShellRun r = Shell("export --from " + Path("nan_range.svg") + " -o " + Path("out.png"));
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find(Path("nan_range.svg")), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("x_range \"nan:3\""), std::string::npos) << r.output;
+    EXPECT_FALSE(Exists(Path("out.png")));
+  }
   // A flag typed beside the file is still named as the flag.
   ShellRun r = Shell("export --from " + Path("ok.svg") + " --d-model 0 -o " + Path("out.png"));
   EXPECT_EQ(r.code, 2) << r.output;
