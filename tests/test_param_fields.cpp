@@ -269,8 +269,12 @@ TEST(ParamFields, TheMemoryCapComesBeforeEveryFieldThatLoads) {
   // Applied in table order, a cap given after the file still bounds it.
   ModelParams m;
   for (const ParamField& f : fields) {
-    if (f.flag == "--memory-cap-mib") ASSERT_TRUE(f.set(m, "1").ok());
-    if (f.flag == "--d-model") EXPECT_EQ(m.cap.bytes, uint64_t{1} << 20) << "set after the shape";
+    if (f.flag == "--memory-cap-mib") {
+      ASSERT_TRUE(f.set(m, "1").ok());
+    }
+    if (f.flag == "--d-model") {
+      EXPECT_EQ(m.cap.bytes, uint64_t{1} << 20) << "set after the shape";
+    }
   }
 }
 
