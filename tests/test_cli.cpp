@@ -16,6 +16,7 @@
 #include "analysis/similarity.h"
 #include "base/random.h"
 #include "cli/command_line.h"
+#include "cli/export_command.h"
 #include "encoding/alibi.h"
 #include "encoding/positional_encoding.h"
 #include "encoding/t5_buckets.h"
@@ -449,7 +450,7 @@ TEST_F(Cli, BadArgumentsGiveAMessageAnExitCodeAndNoFile) {
       {"--scheme rop", 2, "got \"rop\" (did you mean rope?)"},
       {"--colormap Viridis", 2, "got \"Viridis\" (did you mean viridis?)"},
       {"--ui-scale 2", 2, "--ui-scale is a window option; `export` never opens a window"},
-      {"--view score --query 500", 2,
+      {"--view attention --query 500", 2,
        "--query must be a position of the table, 0 to 99 (or -1: the last position), got 500"},
       {"--scheme alibi --head 8", 2, "--head must be in [0, 7] (one of --heads 8), got 8"},
       {"--scheme t5 --t5-buckets 3", 2, "--t5-buckets must be even and at least 4"},
@@ -613,11 +614,26 @@ TEST_F(Cli, NumbersAreDecimalAndErrorsEchoTheText) {
     EXPECT_NE(bad.output.find(c.message), std::string::npos) << c.args << "\n" << bad.output;
     EXPECT_FALSE(Exists(Path("out.csv"))) << c.args;
   }
-  CliRun width = RunCli("export --width 0x300 -o " + Path("f.svg"));
-  EXPECT_EQ(width.code, 2) << width.output;
-  EXPECT_NE(width.output.find("--width must be a finite decimal number, got \"0x300\""),
-            std::string::npos)
-      << width.output;
+  // The figure's size: whole layout units (1e3 is not one), a scale in range; the message repeats
+  // the text given, not the number it reads as ("1e+23").
+  const Case size_cases[] = {
+      {"--width 0x300", "--width must be an integer in [200, 10000], got \"0x300\""},
+      {"--width 1e3", "--width must be an integer in [200, 10000], got \"1e3\""},
+      {"--height 1e3", "--height must be an integer in [200, 10000], got \"1e3\""},
+      {"--width 1e23", "--width must be an integer in [200, 10000], got \"1e23\""},
+      {"--height 100", "--height must be an integer in [200, 10000], got \"100\""},
+      {"--width 960.5", "--width must be an integer in [200, 10000], got \"960.5\""},
+      {"--scale 1e9", "--scale must be a number in [0.25, 8], got \"1e9\""},
+  };
+  for (const Case& c : size_cases) {
+    CliRun bad = RunCli("export " + c.args + " -o " + Path("f.svg"));
+    EXPECT_EQ(bad.code, 2) << c.args << "\n" << bad.output;
+    EXPECT_NE(bad.output.find(c.message), std::string::npos) << c.args << "\n" << bad.output;
+    EXPECT_EQ(bad.output.find("e+"), std::string::npos) << c.args << "\n" << bad.output;
+    EXPECT_FALSE(Exists(Path("f.svg"))) << c.args;
+  }
+  CliRun size = RunCli("export --width 1000 --height 300 --scale 0.5 -o " + Path("f.svg"));
+  EXPECT_EQ(size.code, 0) << size.output;
   // The seed is the number given: 2^64 - 1 and 0 give different embeddings, and 1 is not 01x.
   CliRun a = RunCli("export --view sum --seed 18446744073709551615 -o -");
   CliRun b = RunCli("export --view sum --seed 0 -o -");
@@ -1183,6 +1199,217 @@ TEST_F(Cli, EmbeddingsFromGloveAndConflictsAreRefusedNamingTheFile) {
   EXPECT_NE(r.output.find(Path("bad.txt")), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("line 2"), std::string::npos) << r.output;
   EXPECT_FALSE(Exists(Path("x.png")));
+}
+
+// The memory cap bounds every file a flag loads, wherever --memory-cap-mib stands: a
+// tokenizer.json of 60000 bytes needs 24 bytes per byte to parse (1.4 MiB), over a cap of 1 MiB
+// and under one of 2 MiB, before or after --tokenizer-file, and under the figure of --from.
+TEST_F(Cli, TheMemoryCapBoundsTheTokenizerFileInEitherOrder) {
+  std::string json = ReadFile(std::string(PE_TEST_DATA) + "/llama3_small/tokenizer.json");
+  ASSERT_FALSE(json.empty());
+  ASSERT_LT(json.size(), 60000u);
+  json += std::string(60000 - json.size(), ' ');
+  std::ofstream(Path("tokenizer.json"), std::ios::binary) << json;
+  const std::string tokenizer = "--tokenizer-file " + Path("tokenizer.json");
+  for (const char* cap : {"1", "2"}) {
+    const std::string c = std::string("--memory-cap-mib ") + cap;
+    for (const std::string& args : {c + " " + tokenizer, tokenizer + " " + c}) {
+      const std::string out = Path(std::string("sum") + cap + ".csv");
+      CliRun r = RunCli("export --view sum --d-model 8 " + args + " -o " + out);
+      if (std::string(cap) == "1") {
+        EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+        EXPECT_NE(r.output.find("--tokenizer-file"), std::string::npos) << args << r.output;
+        EXPECT_NE(r.output.find("over the memory cap of 1.0 MiB"), std::string::npos)
+            << args << "\n"
+            << r.output;
+        EXPECT_FALSE(Exists(out)) << args;
+      } else {
+        EXPECT_EQ(r.code, 0) << args << "\n" << r.output;
+      }
+      std::remove(out.c_str());
+    }
+  }
+  // The figure records the tokenizer, not the cap: drawn again under a smaller one, the file is
+  // refused; under the default it loads.
+  CliRun fig = RunCli("export --view sum --d-model 8 " + tokenizer + " -o " + Path("fig.svg"));
+  ASSERT_EQ(fig.code, 0) << fig.output;
+  CliRun capped =
+      RunCli("export --from " + Path("fig.svg") + " --memory-cap-mib 1 -o " + Path("again.svg"));
+  EXPECT_EQ(capped.code, 2) << capped.output;
+  EXPECT_NE(capped.output.find("over the memory cap of 1.0 MiB"), std::string::npos)
+      << capped.output;
+  EXPECT_FALSE(Exists(Path("again.svg")));
+  CliRun again = RunCli("export --from " + Path("fig.svg") + " -o " + Path("again.svg"));
+  EXPECT_EQ(again.code, 0) << again.output;
+  // The window opens the figure under its cap too.
+  Result<FigureSession> opened = SessionFromFigure(Path("fig.svg"), MemoryCap{uint64_t{1} << 20});
+  ASSERT_FALSE(opened.ok());
+  EXPECT_NE(opened.message().find("over the memory cap of 1.0 MiB"), std::string::npos)
+      << opened.message();
+  EXPECT_TRUE(SessionFromFigure(Path("fig.svg")).ok());
+  // Beside a file to open, the cap is no parameter the file would outvote.
+  int exit_code = -1;
+  const std::string file = Path("fig.svg");
+  const char* argv[] = {"pe-explorer", "--memory-cap-mib", "1", file.c_str()};
+  std::optional<CommandLine> cl = ParseCommandLine(4, argv, exit_code);
+  ASSERT_TRUE(cl.has_value()) << exit_code;
+  EXPECT_EQ(cl->params.cap.bytes, uint64_t{1} << 20);
+  EXPECT_FALSE(cl->window.params_given);
+}
+
+// A flag given an empty value is refused naming the flag, not taken for absent.
+TEST_F(Cli, EmptyValuesAreRefusedNamingTheFlag) {
+  struct Case {
+    std::string args, message;
+  };
+  const Case cases[] = {
+      {"export --view sum --ids '1,2;3,4' --batch-row '' -o " + Path("x.png"),
+       "--batch-row must be a row of the ids in [0, 1], got \"\""},
+      {"export --view rotation --rotation-position '' -o " + Path("x.csv"),
+       "--rotation-position must be a whole position"},
+      {"export --positions '' -o " + Path("x.csv"), "--positions must be A:B"},
+      {"export --dim-range '' -o " + Path("x.png"), "--dim-range must be A:B"},
+      {"export --token '' -o " + Path("x.png"), "--token must be all or a token index"},
+      {"export --heatmap-window '' -o " + Path("x.png"), "--heatmap-window must be X0:X1:Y0:Y1"},
+      {"export --view walkthrough --walkthrough-step '' -o " + Path("x.png"),
+       "--walkthrough-step must be a step in [0, 7], got \"\""},
+      {"export --view sum --ids '1,2;3,4' --batch-row= -o " + Path("x.png"),
+       "--batch-row must be a row of the ids in [0, 1], got \"\""},
+      {"--tab '' </dev/null", "--tab must be a view name"},
+      {"--tab= </dev/null", "--tab must be a view name"},
+      {"--screenshot '' </dev/null", "--screenshot writes a PNG: give a .png file name, got \"\""},
+  };
+  for (const Case& c : cases) {
+    CliRun r = RunCli(c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_FALSE(Exists(Path("x.csv")) || Exists(Path("x.png"))) << c.args;
+  }
+  // check --tolerance '': refused before the table is read.
+  CliRun r = RunCli("export --d-model 8 --max-len 10 -o " + Path("t.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  r = RunCli("check " + Path("t.npy") + " --tolerance ''");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--tolerance must be a finite number >= 0, got \"\""), std::string::npos)
+      << r.output;
+}
+
+// "--title=" is an empty value: the option after it stays an option.
+TEST_F(Cli, AnEmptyValueAfterAnEqualsSignKeepsTheNextOption) {
+  CliRun r = RunCli("export --view heatmap --title= --d-model 8 --max-len 10 -o " + Path("t.svg"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(ReadFile(Path("t.svg")).find("d_model\" value=\"8\""), std::string::npos);
+  // An empty --text=: whatever the text path says of it, the next option is not its value.
+  const std::string dir = std::string(PE_TEST_DATA) + "/gpt2_small";
+  r = RunCli("export --view sum --d-model 8 --text= --tokenizer-file " + dir + " -o " +
+             Path("s.csv"));
+  EXPECT_EQ(r.output.find("not expected"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("--tokenizer-file"), std::string::npos) << r.output;
+}
+
+// Windows far beyond any table (cairo cannot invert the matrix of 0:1e308) or of no extent are
+// usage errors naming the flag and the limits.
+TEST_F(Cli, HugeWindowsAreRefusedNamingTheFlagAndTheLimit) {
+  struct Case {
+    std::string view, flag, window;
+  };
+  const Case cases[] = {
+      {"heatmap", "--heatmap-window", "0:1e308:0:1e308"},
+      {"heatmap", "--heatmap-window", "-1e308:1e308:-1e308:1e308"},
+      {"precision", "--heatmap-window", "0:4:0:1e17"},
+      {"curves", "--curves-window", "0:1e308:-1:1"},
+      {"curves", "--curves-window", "0:10:-1e300:1e300"},
+      {"score", "--score-window", "0:1e308:0:1e308"},
+      {"sum", "--sums-window", "-1e308:1e308:-1:1"},
+      {"curves", "--curves-window", "0:1e-300:-1:1"},
+  };
+  for (const Case& c : cases) {
+    const std::string args =
+        "export --view " + c.view + " " + c.flag + " " + c.window + " -o " + Path("w.png");
+    CliRun r = RunCli(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.flag + " must be X0:X1:Y0:Y1"), std::string::npos) << args << "\n"
+                                                                                 << r.output;
+    EXPECT_NE(r.output.find("9007199254740992"), std::string::npos) << args << "\n" << r.output;
+    EXPECT_FALSE(Exists(Path("w.png"))) << args;
+  }
+  CliRun ok = RunCli("export --view curves --curves-window -5:120.5:-1.5:1.5 -o " + Path("w.png"));
+  EXPECT_EQ(ok.code, 0) << ok.output;
+}
+
+// Flags the chosen view does not read are refused naming the views they apply to, as flags of
+// another scheme are; those it reads still work.
+TEST_F(Cli, FlagsThatTheViewDoesNotReadAreRefused) {
+  struct Case {
+    std::string args, message;
+  };
+  const Case cases[] = {
+      {"--view heatmap --versus d_model=64 -o " + Path("x.png"),
+       "--versus applies to the compare view, not to heatmap"},
+      {"--view heatmap --compare rope -o " + Path("x.csv"),
+       "--compare applies to the decay view, not to heatmap"},
+      {"--view heatmap --compare-of table -o " + Path("x.csv"),
+       "--compare-of applies to the compare view, not to heatmap"},
+      {"--view heatmap --dims 0-3 -o " + Path("x.csv"),
+       "--dims applies to the curves view, not to heatmap"},
+      {"--view score --measure cosine -o " + Path("x.csv"),
+       "--measure applies to the similarity and similarity-offset views, not to score"},
+      {"--view heatmap --dtype fp16 -o " + Path("x.csv"),
+       "--dtype applies to the precision and check views, not to heatmap"},
+      {"--view curves --query 3 -o " + Path("x.csv"),
+       "--query applies to the attention view, not to curves"},
+      {"--view heatmap --rotation-offset 3 -o " + Path("x.csv"),
+       "--rotation-offset applies to the rotation view, not to heatmap"},
+      {"--view heatmap --highlight --no-highlight --token 1 -o " + Path("x.png"),
+       "--highlight and --no-highlight contradict each other"},
+      {"--view score --highlight -o " + Path("x.png"),
+       "--highlight applies to the heatmap and curves views, not to score"},
+      {"--view heatmap --no-markers -o " + Path("x.png"),
+       "--no-markers applies to the curves view, not to heatmap"},
+      {"--view curves --heatmap-window 0:4:0:10 -o " + Path("x.png"),
+       "--heatmap-window applies to the heatmap, precision, compare and check views, not to "
+       "curves"},
+      {"--view heatmap --score-window 0:4:0:10 -o " + Path("x.png"),
+       "--score-window applies to the score, compare, similarity and similarity-offset views, "
+       "not to heatmap"},
+      {"--view score --dim-range 0:4 -o " + Path("x.png"), "--dim-range applies to the"},
+  };
+  for (const Case& c : cases) {
+    CliRun r = RunCli("export " + c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_FALSE(Exists(Path("x.png")) || Exists(Path("x.csv"))) << c.args;
+  }
+  // Before `export` too.
+  CliRun before = RunCli("--versus d_model=64 export --view heatmap -o " + Path("x.csv"));
+  EXPECT_EQ(before.code, 2) << before.output;
+  EXPECT_NE(before.output.find("--versus applies to the compare view"), std::string::npos)
+      << before.output;
+  const std::pair<const char*, const char*> fine[] = {
+      {"--view compare --versus d_model=64 --d-model 32 --max-len 20", "x.csv"},
+      {"--view decay --compare rope --d-model 16 --max-len 20", "x.csv"},
+      {"--view curves --dims 0-3 --no-markers --highlight --token 1", "x.png"},
+      {"--view similarity --measure cosine --d-model 16 --max-len 20", "x.csv"},
+      {"--view precision --dtype fp16 --heatmap-window 0:4:0:10", "x.png"},
+      {"--view sum --dim-range 0:4", "x.png"},
+  };
+  for (const auto& [args, out] : fine) {
+    CliRun r = RunCli(std::string("export ") + args + " -o " + Path(out));
+    EXPECT_EQ(r.code, 0) << args << "\n" << r.output;
+    EXPECT_TRUE(Exists(Path(out))) << args;
+    std::remove(Path(out).c_str());
+  }
+}
+
+// A walkthrough PNG holds one step: without one, the message says how to give it.
+TEST_F(Cli, AWalkthroughPngWithoutAStepAsksForTheStep) {
+  CliRun r = RunCli("export --view walkthrough -o " + Path("w.png"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--walkthrough-step"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(".pdf"), std::string::npos) << r.output;
+  EXPECT_FALSE(Exists(Path("w.png")));
+  r = RunCli("export --view walkthrough --walkthrough-step 2 -o " + Path("w.png"));
+  EXPECT_EQ(r.code, 0) << r.output;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <span>
 #include <sstream>
 
+#include "cli/export_command.h"
 #include "io/figure_metadata_reader.h"
 #include "model/param_fields.h"
 #include "test_support.h"
@@ -283,6 +284,134 @@ TEST_F(FigureFrom, BadFilesAreRefusedNamingTheFileAndNothingIsWritten) {
     EXPECT_NE(r.output.find(says), std::string::npos) << name << ": " << r.output;
     EXPECT_FALSE(Exists(out)) << name;
   }
+}
+
+// The PNG CRC-32 (ISO 3309) of `bytes`, to write a tEXt chunk by hand.
+uint32_t Crc32(const std::string& bytes) {
+  uint32_t c = 0xffffffffu;
+  for (unsigned char b : bytes) {
+    c ^= b;
+    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+  }
+  return c ^ 0xffffffffu;
+}
+
+// `png` with the text of its "pe:KEY" tEXt chunk replaced by `value` (length and CRC rewritten).
+std::string WithPngText(const std::string& png, const std::string& key, const std::string& value) {
+  const std::string type_and_key = "tEXtpe:" + key + std::string(1, '\0');
+  const size_t at = png.find(type_and_key);
+  EXPECT_NE(at, std::string::npos) << key;
+  if (at == std::string::npos || at < 4) return png;
+  auto be32 = [](uint32_t v) {
+    return std::string{static_cast<char>(v >> 24), static_cast<char>(v >> 16),
+                       static_cast<char>(v >> 8), static_cast<char>(v)};
+  };
+  const size_t start = at - 4;
+  const uint32_t length = (uint32_t{static_cast<unsigned char>(png[start])} << 24) |
+                          (uint32_t{static_cast<unsigned char>(png[start + 1])} << 16) |
+                          (uint32_t{static_cast<unsigned char>(png[start + 2])} << 8) |
+                          uint32_t{static_cast<unsigned char>(png[start + 3])};
+  const std::string data = type_and_key.substr(4) + value;
+  const std::string chunk =
+      be32(static_cast<uint32_t>(data.size())) + "tEXt" + data + be32(Crc32("tEXt" + data));
+  return png.substr(0, start) + chunk + png.substr(start + 12 + length);
+}
+
+// A bad value in a figure's metadata is said of the file and its key, not of a flag nobody typed,
+// by export --from and when the window opens the figure; a NaN window is one of them.
+TEST_F(FigureFrom, BadMetadataValuesNameTheFileAndTheKey) {
+  ModelParams p = Small(Scheme::kSinusoidal);
+  ExportRequestOptions options;
+  options.size = {300, 200, 1};
+  const ViewSelection sel = Zoomed(p, ViewKind::kHeatmap);
+  ASSERT_TRUE(ExportView(ViewKind::kHeatmap, p, sel, Path("ok.svg"), options).ok());
+  ASSERT_TRUE(ExportView(ViewKind::kHeatmap, p, sel, Path("ok.png"), options).ok());
+  const std::string svg = ReadFile(Path("ok.svg"));
+  const std::string png = ReadFile(Path("ok.png"));
+  struct Case {
+    std::string key, value, says;
+  };
+  const Case cases[] = {
+      {"view", "heatmapx", "must be one of"},
+      {"scheme", "ropex", "must be one of"},
+      {"d_model", "0", "must be an integer in [1, 65536], got \"0\""},
+      {"max_len", "0", "must be an integer in [1, 2147483648], got \"0\""},
+      {"base", "1", "must be a finite number greater than 1, got \"1\""},
+      {"width", "1e3", "must be an integer in [200, 10000], got \"1e3\""},
+      {"height", "50", "must be an integer in [200, 10000], got \"50\""},
+      {"scale", "99", "must be a number in [0.25, 8], got \"99\""},
+      {"token", "99", "must be all or a token index"},
+      {"heatmap_window", "nan:nan:nan:nan", "must be X0:X1:Y0:Y1"},
+      {"heatmap_window", "0:1e308:0:1e308", "must be X0:X1:Y0:Y1"},
+  };
+  int k = 0;
+  for (Case c : cases) {
+    for (const char* ext : {"svg", "png"}) {
+      const std::string name = Path("bad" + std::to_string(k++) + "." + ext);
+      if (std::string(ext) == "svg") {
+        const std::string from = "name=\"" + c.key + "\" value=\"";
+        const size_t at = svg.find(from);
+        ASSERT_NE(at, std::string::npos) << c.key;
+        const size_t end = svg.find('"', at + from.size());
+        WriteBytes(name, svg.substr(0, at + from.size()) + c.value + svg.substr(end));
+      } else {
+        WriteBytes(name, WithPngText(png, c.key, c.value));
+      }
+      const std::string said =
+          name + ": metadata " + (std::string(ext) == "png" ? "pe:" : "") + c.key + ": " + c.says;
+      const std::string out = Path("out.png");
+      ShellRun r = Shell("export --from " + name + " -o " + out);
+      EXPECT_EQ(r.code, 2) << c.key << " " << ext << ": " << r.output;
+      EXPECT_NE(r.output.find(said), std::string::npos) << said << "\n" << r.output;
+      EXPECT_EQ(r.output.find("pe-explorer: --"), std::string::npos) << r.output;
+      EXPECT_FALSE(Exists(out)) << c.key;
+      // The window opens a figure through the same reading.
+      Result<FigureSession> opened = SessionFromFigure(name);
+      ASSERT_FALSE(opened.ok()) << c.key << " " << ext;
+      EXPECT_NE(opened.message().find(said), std::string::npos) << opened.message();
+    }
+  }
+  // The drawn range is not read back, but a NaN there is no figure this app wrote.
+  {
+    const std::string from = "name=\"x_range\" value=\"";
+    const size_t at = svg.find(from);
+    ASSERT_NE(at, std::string::npos);
+    const size_t end = svg.find('"', at + from.size());
+    WriteBytes(Path("nan_range.svg"), svg.substr(0, at + from.size()) + "nan:3" + svg.substr(end));
+    ShellRun r = Shell("export --from " + Path("nan_range.svg") + " -o " + Path("out.png"));
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find(Path("nan_range.svg")), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("x_range \"nan:3\""), std::string::npos) << r.output;
+    EXPECT_FALSE(Exists(Path("out.png")));
+  }
+  // A flag typed beside the file is still named as the flag.
+  ShellRun r = Shell("export --from " + Path("ok.svg") + " --d-model 0 -o " + Path("out.png"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--d-model must be an integer in [1, 65536], got \"0\""),
+            std::string::npos)
+      << r.output;
+}
+
+// Parameters only other views read are no part of a figure: a heatmap's metadata and command
+// leave out the curves' dims and the similarity measure, so the command runs and redraws it.
+TEST_F(FigureFrom, WhatOnlyOtherViewsReadStaysOutOfTheCommand) {
+  ModelParams p = Small(Scheme::kSinusoidal);
+  p.curve_dims = {0, 1};
+  p.measure = SimilarityMeasure::kCosine;
+  const ViewSelection sel = DefaultViews(p);
+  const FigureSize size{300, 200, 1};
+  const std::string line = ExportCommandLine(ViewKind::kHeatmap, p, sel, size, "", Path("c.png"));
+  EXPECT_EQ(line.find("--dims"), std::string::npos) << line;
+  EXPECT_EQ(line.find("--measure"), std::string::npos) << line;
+  ExportRequestOptions options;
+  options.size = size;
+  ASSERT_TRUE(ExportView(ViewKind::kHeatmap, p, sel, Path("a.png"), options).ok());
+  ShellRun r = Shell(line.substr(std::string("pe-explorer ").size()));
+  ASSERT_EQ(r.code, 0) << line << "\n" << r.output;
+  EXPECT_TRUE(ReadFile(Path("c.png")) == ReadFile(Path("a.png")));
+  // The curves keep theirs.
+  const std::string curves = ExportCommandLine(ViewKind::kCurves, p, sel, size, "", Path("d.png"));
+  EXPECT_NE(curves.find("--dims 0,1"), std::string::npos) << curves;
 }
 
 TEST(FigureMetadataReader, ReadsBackWhatEachFormatWrites) {

@@ -255,6 +255,49 @@ TEST(ParamFields, KeysAndFlagsAreUniqueAndFindable) {
   EXPECT_EQ(FindParamField("--nope"), nullptr);
 }
 
+// Fields are applied in table order (the CLI, sessions, figure metadata): the memory cap must
+// come before every field that loads a file or a preset's tables, whatever order they are given.
+TEST(ParamFields, TheMemoryCapComesBeforeEveryFieldThatLoads) {
+  const auto fields = ParamFields();
+  auto index = [&](std::string_view flag) {
+    for (size_t k = 0; k < fields.size(); ++k) {
+      if (fields[k].flag == flag) return k;
+    }
+    ADD_FAILURE() << flag;
+    return fields.size();
+  };
+  const size_t cap = index("--memory-cap-mib");
+  EXPECT_EQ(cap, 0u);
+  for (std::string_view flag : {"--walkthrough-preset", "--tokenizer-file", "--embeddings",
+                                "--positions-table", "--check-table", "--preset"}) {
+    EXPECT_LT(cap, index(flag)) << flag;
+  }
+  // Applied in table order, a cap given after the file still bounds it.
+  ModelParams m;
+  for (const ParamField& f : fields) {
+    if (f.flag == "--memory-cap-mib") {
+      ASSERT_TRUE(f.set(m, "1").ok());
+    }
+    if (f.flag == "--d-model") {
+      EXPECT_EQ(m.cap.bytes, uint64_t{1} << 20) << "set after the shape";
+    }
+  }
+}
+
+// Keys only some views read: the registry's list, and nothing else.
+TEST(ParamFields, KeysOnlySomeViewsReadNameThoseViews) {
+  EXPECT_TRUE(OnlyAnotherViewReads("versus", "heatmap"));
+  EXPECT_FALSE(OnlyAnotherViewReads("versus", "compare"));
+  EXPECT_TRUE(OnlyAnotherViewReads("dims", "heatmap"));
+  EXPECT_FALSE(OnlyAnotherViewReads("dims", "curves"));
+  EXPECT_TRUE(OnlyAnotherViewReads("measure", "score"));
+  EXPECT_FALSE(OnlyAnotherViewReads("measure", "similarity-offset"));
+  EXPECT_FALSE(OnlyAnotherViewReads("dtype", "check"));
+  EXPECT_TRUE(OnlyAnotherViewReads("compare", "heatmap"));
+  EXPECT_FALSE(OnlyAnotherViewReads("d_model", "heatmap"));
+  EXPECT_FALSE(OnlyAnotherViewReads("colormap", "curves"));
+}
+
 TEST(ParamFields, BadValuesNameTheFlagTheRangeAndTheText) {
   ModelParams m;
   auto set = [&](const char* flag, const std::string& text) {

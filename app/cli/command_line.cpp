@@ -24,6 +24,29 @@
 #include "views/view_tables.h"
 
 namespace pe {
+
+bool ExportRequest::Given(const std::string& flag) const {
+  return std::find(given.begin(), given.end(), flag) != given.end();
+}
+
+std::string FromFigureMessage(const ExportRequest& request, const std::string& message) {
+  const std::pair<std::string, std::string>* best = nullptr;
+  for (const auto& from : request.from_keys) {
+    const std::string& flag = from.first;
+    if (message.rfind(flag, 0) != 0) continue;
+    if (message.size() > flag.size() && message[flag.size()] != ' ' &&
+        message[flag.size()] != ':') {
+      continue;
+    }
+    if (best == nullptr || flag.size() > best->first.size()) best = &from;
+  }
+  if (best == nullptr) return message;
+  std::string rest = message.substr(best->first.size());
+  if (rest.rfind(':', 0) == 0) rest.erase(0, 1);
+  if (rest.rfind(' ', 0) == 0) rest.erase(0, 1);
+  return request.from + ": metadata " + best->second + ": " + rest;
+}
+
 namespace {
 
 // Raw flag values, as the user typed them, one per parameter field (model/param_fields.h);
@@ -159,9 +182,10 @@ void AddParameterOptions(CLI::App& app, Flags& f) {
 // (2 usage, 1 runtime). `before`: the top level when `app` is the export subcommand, where a
 // parameter given before the word `export` counts too (later ones win, as CLI11 parses them in
 // order).
-int BuildParams(const CLI::App& app, const CLI::App* before, const Flags& f, ModelParams& p) {
-  auto fail = [](const std::string& message, int code = 2) {
-    std::cerr << "pe-explorer: " << message << "\n";
+int BuildParams(const CLI::App& app, const CLI::App* before, const Flags& f, ModelParams& p,
+                const ExportRequest& request) {
+  auto fail = [&request](const std::string& message, int code = 2) {
+    std::cerr << "pe-explorer: " << FromFigureMessage(request, message) << "\n";
     return code;
   };
   const auto fields = ParamFields();
@@ -207,6 +231,82 @@ int BuildParams(const CLI::App& app, const CLI::App* before, const Flags& f, Mod
   return 0;
 }
 
+// The selection flags of `export` (ExportSelection reads them); one given an empty value is
+// refused there like any other bad value, not taken for absent.
+constexpr const char* kSelectionFlags[] = {
+    "--positions",      "--dim-range",     "--token",       "--batch-row",    "--rotation-position",
+    "--heatmap-window", "--curves-window", "--sums-window", "--score-window", "--walkthrough-step"};
+
+// The views (--view names) that read the window `key`: those whose figures record it
+// (ViewWindowKeys), and the check view, which draws the heatmap's window.
+std::vector<std::string_view> WindowReaders(ViewWindowKey key) {
+  std::vector<std::string_view> out;
+  for (const ViewEntry& v : Views()) {
+    const std::vector<ViewWindowKey> keys = ViewWindowKeys(v.kind);
+    if (std::find(keys.begin(), keys.end(), key) != keys.end() ||
+        (key == ViewWindowKey::kHeatmap && v.kind == ViewKind::kCheck)) {
+      out.push_back(v.name);
+    }
+  }
+  return out;
+}
+
+// A flag given on the command line (not taken from the figure of --from) that the view of
+// `request` does not read, as a message naming the flag and the views it applies to, like a
+// flag of another scheme; "" when every flag given has an effect. (--batch-row,
+// --rotation-position and --walkthrough-step say so themselves, after their values.)
+std::string FlagNotForView(const CLI::App& exp, const CLI::App& top, const ExportRequest& request) {
+  if (!ParseView(request.view)) return "";  // ExportSelection names the view
+  auto typed = [&](const std::string& flag) {
+    for (const auto& from : request.from_keys) {
+      if (from.first == flag) return false;
+    }
+    const CLI::Option* before = top.get_option_no_throw(flag);
+    return exp.count(flag) > 0 || (before != nullptr && before->count() > 0);
+  };
+  if (typed("--highlight") && typed("--no-highlight")) {
+    return "--highlight and --no-highlight contradict each other: give one of them";
+  }
+  auto not_read = [&](const std::string& flag,
+                      const std::vector<std::string_view>& readers) -> std::string {
+    if (readers.empty() || !typed(flag) ||
+        std::find(readers.begin(), readers.end(), request.view) != readers.end()) {
+      return "";
+    }
+    std::string names;
+    for (size_t k = 0; k < readers.size(); ++k) {
+      names += (k == 0 ? "" : k + 1 == readers.size() ? " and " : ", ") + std::string(readers[k]);
+    }
+    return flag + " applies to the " + names + (readers.size() > 1 ? " views" : " view") +
+           ", not to " + request.view;
+  };
+  for (const ParamField& f : ParamFields()) {
+    if (f.key.empty()) continue;
+    const std::span<const std::string_view> readers = ViewsThatRead(f.key);
+    std::string why = not_read(std::string(f.flag), {readers.begin(), readers.end()});
+    if (!why.empty()) return why;
+  }
+  const std::pair<const char*, ViewWindowKey> windows[] = {
+      {"--heatmap-window", ViewWindowKey::kHeatmap},
+      {"--curves-window", ViewWindowKey::kCurves},
+      {"--sums-window", ViewWindowKey::kSums},
+      {"--score-window", ViewWindowKey::kScore}};
+  for (const auto& [flag, key] : windows) {
+    if (std::string why = not_read(flag, WindowReaders(key)); !why.empty()) return why;
+  }
+  std::vector<std::string_view> dims = WindowReaders(ViewWindowKey::kHeatmap);
+  for (std::string_view v : WindowReaders(ViewWindowKey::kSums)) dims.push_back(v);
+  for (const auto& [flag, readers] :
+       std::initializer_list<std::pair<const char*, std::vector<std::string_view>>>{
+           {"--dim-range", dims},
+           {"--highlight", {"heatmap", "curves"}},
+           {"--no-highlight", {"heatmap", "curves"}},
+           {"--no-markers", {"curves"}}}) {
+    if (std::string why = not_read(flag, readers); !why.empty()) return why;
+  }
+  return "";
+}
+
 // `export ... --from FIGURE ...`: argv with --from replaced by the flags the figure's metadata
 // gives, placed before the ones given on the command line. A flag given there drops the
 // file's; a --scheme or --walkthrough-preset given drops the file's scheme parameters and
@@ -214,7 +314,8 @@ int BuildParams(const CLI::App& app, const CLI::App* before, const Flags& f, Mod
 // Nothing when there is no --from; an error names the file and what is wrong with it.
 template <size_t N>
 Result<std::optional<std::vector<std::string>>> MergeFromFigure(
-    int argc, const char* const* argv, const char* const (&figure_flags)[N]) {
+    int argc, const char* const* argv, const char* const (&figure_flags)[N],
+    ExportRequest& request) {
   int export_at = -1;
   for (int k = 1; k < argc; ++k) {
     if (std::string_view(argv[k]) == "export") {
@@ -282,7 +383,11 @@ Result<std::optional<std::vector<std::string>>> MergeFromFigure(
     }
     out.push_back(f.flag);
     if (!f.is_switch) out.push_back(f.value);
+    // As the file shows the key: a PNG's tEXt keyword, an SVG's or PDF's item name.
+    request.from_keys.emplace_back(
+        f.flag, (metadata.value().format == FigureFileFormat::kPng ? "pe:" : "") + f.key);
   }
+  request.from = from;
   out.insert(out.end(), given.begin(), given.end());
   return std::optional<std::vector<std::string>>(std::move(out));
 }
@@ -428,9 +533,39 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   AddParameterOptions(*chk, flags);
   app.require_subcommand(0, 1);
 
+  // "--text=" gives an empty value; CLI11 would take the next argument (another flag) for it,
+  // so an option that takes a value gets "--text" "" instead. After "--" nothing is a flag.
+  std::vector<std::string> split;
+  for (int k = 0; k < argc; ++k) {
+    const std::string a = argv[k];
+    if (a == "--") {
+      split.insert(split.end(), argv + k, argv + argc);
+      break;
+    }
+    const std::string name = a.substr(0, a.find('='));
+    const bool takes_value = [&] {
+      for (const CLI::App* c :
+           {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(exp),
+            static_cast<const CLI::App*>(chk)}) {
+        const CLI::Option* o = c->get_option_no_throw(name);
+        if (o != nullptr && o->get_type_size_max() > 0) return true;
+      }
+      return false;
+    }();
+    split.push_back(k > 0 && a.size() > 3 && a.rfind("--", 0) == 0 && a.back() == '=' &&
+                            name.size() + 1 == a.size() && takes_value
+                        ? name
+                        : a);
+    if (split.back() != a) split.emplace_back();
+  }
+  std::vector<const char*> split_argv;
+  for (const std::string& a : split) split_argv.push_back(a.c_str());
+  argc = static_cast<int>(split_argv.size());
+  argv = split_argv.data();
   // export --from FIGURE: the figure's metadata as flags, before the ones given (which win).
   std::vector<std::string> merged;
-  if (Result<std::optional<std::vector<std::string>>> m = MergeFromFigure(argc, argv, kFigureFlags);
+  if (Result<std::optional<std::vector<std::string>>> m =
+          MergeFromFigure(argc, argv, kFigureFlags, er);
       !m.ok()) {
     std::cerr << "pe-explorer export: " << m.message() << "\n";
     exit_code = m.error().kind == Error::Kind::kInvalidArgument ? 2 : 1;
@@ -477,7 +612,7 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     return std::nullopt;
   }
   auto usage_error = [&](const std::string& message) {
-    std::cerr << "pe-explorer: " << message << "\n";
+    std::cerr << "pe-explorer: " << FromFigureMessage(er, message) << "\n";
     exit_code = 2;
     return std::nullopt;
   };
@@ -499,7 +634,7 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
                            " does not apply to check: the table's shape (L, d) gives it");
       }
     }
-    if (!cr.tolerance.empty()) {
+    if (chk->count("--tolerance") > 0) {
       Result<double> t = ParseNumber("--tolerance", cr.tolerance, "a finite number >= 0",
                                      [](double v) { return v >= 0; });
       if (!t.ok()) return usage_error(t.message());
@@ -546,25 +681,29 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
         }
       }
     }
-    // Their ranges are checked with the figure (ValidateFigureSize), where the window's
-    // exports are checked too.
-    auto any = [](double) { return true; };
-    Result<double> w = ParseNumber("--width", width, "a finite decimal number", any);
+    // The ranges of ValidateFigureSize (which checks the window's exports and the pixel count),
+    // here so that the message repeats the text given.
+    Result<int64_t> w = ParseInteger("--width", width, 200, 10000);
     if (!w.ok()) return usage_error(w.message());
-    Result<double> h = ParseNumber("--height", height, "a finite decimal number", any);
+    Result<int64_t> h = ParseInteger("--height", height, 200, 10000);
     if (!h.ok()) return usage_error(h.message());
-    Result<double> sc = ParseNumber("--scale", scale, "a finite decimal number", any);
+    Result<double> sc = ParseNumber("--scale", scale, "a number in [0.25, 8]",
+                                    [](double v) { return v >= 0.25 && v <= 8; });
     if (!sc.ok()) return usage_error(sc.message());
-    er.width = w.value();
-    er.height = h.value();
+    er.width = static_cast<double>(w.value());
+    er.height = static_cast<double>(h.value());
     er.scale = sc.value();
+    for (const char* flag : kSelectionFlags) {
+      if (exp->count(flag) > 0) er.given.emplace_back(flag);
+    }
+    if (std::string why = FlagNotForView(*exp, app, er); !why.empty()) return usage_error(why);
     if (Status s = CheckText("--title", er.title); !s.ok()) return usage_error(s.message());
   }
   CLI::App& flags_app = cl.mode == RunMode::kExport  ? *exp
                         : cl.mode == RunMode::kCheck ? *chk
                                                      : app;
-  if (int code =
-          BuildParams(flags_app, cl.mode == RunMode::kWindow ? nullptr : &app, flags, cl.params);
+  if (int code = BuildParams(flags_app, cl.mode == RunMode::kWindow ? nullptr : &app, flags,
+                             cl.params, er);
       code != 0) {
     exit_code = code;
     return std::nullopt;
@@ -575,6 +714,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     for (size_t k = 0; k < fields.size(); ++k) {
       const bool given =
           fields[k].is_switch() ? flags.switches[k] : app.count(std::string(fields[k].flag)) > 0;
+      // The memory cap is no parameter of a session: it bounds the one opened or restored.
+      if (fields[k].flag == "--memory-cap-mib") continue;
       cl.window.params_given = cl.window.params_given || given;
     }
     cl.window.params_given = cl.window.params_given || !flags.vocab_file.empty();
@@ -590,12 +731,12 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
                          "ones with `pe-explorer export --from FILE [flags] -o OUT`");
     }
   }
-  if (cl.mode == RunMode::kWindow && !cl.window.screenshot.empty() &&
+  if (cl.mode == RunMode::kWindow && app.count("--screenshot") > 0 &&
       FileExtension(cl.window.screenshot) != "png") {
     return usage_error("--screenshot writes a PNG: give a .png file name, got \"" +
                        cl.window.screenshot + "\"");
   }
-  if (cl.mode == RunMode::kWindow && !cl.window.tab.empty()) {
+  if (cl.mode == RunMode::kWindow && app.count("--tab") > 0) {
     std::optional<ViewKind> tab = ParseView(cl.window.tab);
     if (!tab) {
       std::vector<std::string> names;

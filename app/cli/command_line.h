@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/model_params.h"
@@ -32,7 +33,20 @@ struct ExportRequest {
   std::string walkthrough_step;                  // "S": the walkthrough step a PNG or SVG shows
   std::string from;           // the figure whose metadata gave the defaults (--from)
   bool list_presets = false;  // print the sinusoidal presets and exit
+  // The flags --from took from the figure (none given on the command line), each with the
+  // metadata key it came from as the file names it ("pe:d_model" in a PNG): an error about one
+  // names the file and the key, not a flag nobody typed.
+  std::vector<std::pair<std::string, std::string>> from_keys;
+  // The selection flags given, also those given an empty value (which is refused, not taken as
+  // "not given").
+  std::vector<std::string> given;
+  bool Given(const std::string& flag) const;
 };
+
+// `message` (an error about a flag) said of the figure and its metadata key when --from took that
+// flag from the figure: "fig.png: metadata pe:d_model: must be an integer in [1, 65536], got
+// "0""; otherwise `message` unchanged.
+std::string FromFigureMessage(const ExportRequest& request, const std::string& message);
 
 struct WindowRequest {
   std::string screenshot;  // write the pixels of the last frame here, then exit

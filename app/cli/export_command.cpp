@@ -39,7 +39,13 @@ Result<std::pair<double, double>> ParseRange(const std::string& flag, const std:
   return std::make_pair(a, b);
 }
 
-// "X0:X1:Y0:Y1", four finite numbers with X0 < X1 and Y0 < Y1.
+// The largest |coordinate| of a window (every whole position and dimension of a table is far
+// below) and the smallest extent: beyond them no figure can be drawn (cairo's matrix of
+// 0:1e308 has no inverse) and nothing a table holds is shown.
+constexpr double kMaxWindowCoordinate = 9007199254740992.0;  // 2^53
+constexpr double kMinWindowExtent = 1.0 / kMaxWindowCoordinate;
+
+// "X0:X1:Y0:Y1", four finite numbers with X0 < X1 and Y0 < Y1, within the limits above.
 Result<ViewRange> ParseWindow(const std::string& flag, const std::string& text) {
   double v[4] = {NAN, NAN, NAN, NAN};
   const char* p = text.c_str();
@@ -51,10 +57,13 @@ Result<ViewRange> ParseWindow(const std::string& flag, const std::string& text) 
          (k == 3 ? next == end : next < end && *next == ':');
     p = next + 1;
   }
-  if (!ok || !(v[0] < v[1]) || !(v[2] < v[3])) {
+  for (int k = 0; k < 4 && ok; ++k) ok = std::fabs(v[k]) <= kMaxWindowCoordinate;
+  ok = ok && v[1] - v[0] >= kMinWindowExtent && v[3] - v[2] >= kMinWindowExtent;
+  if (!ok) {
     return InvalidArgument(flag +
-                           " must be X0:X1:Y0:Y1, four finite numbers with X0 < X1 and "
-                           "Y0 < Y1, got \"" +
+                           " must be X0:X1:Y0:Y1, four finite numbers with X0 < X1 and Y0 < Y1, "
+                           "|each| <= 9007199254740992 (2^53) and X1 - X0, Y1 - Y0 >= 2^-53, "
+                           "got \"" +
                            text + "\"");
   }
   return ViewRange{v[0], v[1], v[2], v[3]};
@@ -84,7 +93,11 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
   const std::string ext = request.output == "-" ? "csv" : FileExtension(request.output);
   const bool table = ext == "csv" || ext == "npy";
   const double first = static_cast<double>(p.offset), end = first + static_cast<double>(p.max_len);
-  if (!request.positions.empty()) {
+  // Given, also with an empty value (refused below like any other bad value).
+  auto given = [&request](const char* flag, const std::string& value) {
+    return !value.empty() || request.Given(flag);
+  };
+  if (given("--positions", request.positions)) {
     Result<std::pair<double, double>> r = ParseRange("--positions", request.positions, first, end);
     if (!r.ok()) return fail(r.error());
     const auto [a, b] = r.value();
@@ -110,7 +123,7 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
     sel.heatmap.y1 = sel.curves.x1 = b;
     sel.score = {a, b, a, b};  // the score view: queries and keys A to B
   }
-  if (!request.dim_range.empty()) {
+  if (given("--dim-range", request.dim_range)) {
     Result<std::pair<double, double>> r =
         ParseRange("--dim-range", request.dim_range, 0, static_cast<double>(cols));
     if (!r.ok()) return fail(r.error());
@@ -119,7 +132,7 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
     sel.sums.x0 = r.value().first - 0.5;
     sel.sums.x1 = r.value().second - 0.5;
   }
-  if (!request.token.empty()) {
+  if (given("--token", request.token)) {
     // A token index means a token of the sentence in every view (the heatmap and curves
     // outline its position), so the range is the sentence's, not max_len's.
     sel.highlight = true;
@@ -143,7 +156,7 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
                                   " tokens), got \"" + request.token + "\""));
     }
   }
-  if (!request.batch_row.empty()) {
+  if (given("--batch-row", request.batch_row)) {
     const int64_t batch = ExampleBatch(params.example);
     int64_t row = -1;
     const std::string& text = request.batch_row;
@@ -172,7 +185,7 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
       return fail(s.error());
     }
   }
-  if (!request.rotation_position.empty()) {
+  if (given("--rotation-position", request.rotation_position)) {
     // Checked here for every view, so a mistyped position never passes silently.
     const auto last = static_cast<int64_t>(p.offset + p.max_len - 1);
     int64_t pos = 0;
@@ -196,15 +209,16 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
       {&request.sums_window, ViewWindowKey::kSums},
       {&request.score_window, ViewWindowKey::kScore}};
   for (const auto& [text, key] : windows) {
-    if (text->empty()) continue;
-    const std::string flag = "--" + std::string(WindowKeyName(key));
-    Result<ViewRange> w = ParseWindow(flag.substr(0, flag.size() - 7) + "-window", *text);
+    const std::string name(WindowKeyName(key));  // "heatmap_window"
+    const std::string flag = "--" + name.substr(0, name.size() - 7) + "-window";
+    if (!given(flag.c_str(), *text)) continue;
+    Result<ViewRange> w = ParseWindow(flag, *text);
     if (!w.ok()) return fail(w.error());
     WindowOf(sel, key) = w.value();
   }
   if (request.highlight) sel.highlight = true;
   if (request.no_highlight) sel.highlight = false;
-  if (!request.walkthrough_step.empty()) {
+  if (given("--walkthrough-step", request.walkthrough_step)) {
     if (*view != ViewKind::kWalkthrough) {
       return fail(InvalidArgument("--walkthrough-step applies to the walkthrough view, not to " +
                                   request.view));
@@ -218,12 +232,18 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
     }
     sel.walkthrough_step = static_cast<int>(step);
   }
+  if (*view == ViewKind::kWalkthrough && sel.walkthrough_step < 0 &&
+      (ext == "png" || ext == "svg")) {
+    return fail(InvalidArgument("a walkthrough ." + ext +
+                                " holds one step: give --walkthrough-step S (0 to 7), or write "
+                                "it as .pdf (the handout of every step)"));
+  }
   return sel;
 }
 
 int RunExport(const ModelParams& params, const ExportRequest& request) {
-  auto fail = [](const Error& e) {
-    std::cerr << "pe-explorer export: " << e.message << "\n";
+  auto fail = [&request](const Error& e) {
+    std::cerr << "pe-explorer export: " << FromFigureMessage(request, e.message) << "\n";
     return e.kind == Error::Kind::kInvalidArgument ? 2 : 1;
   };
   // A table export with --positions holds only those rows (a copy: params may carry a large
@@ -275,7 +295,7 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
 
 namespace pe {
 
-Result<FigureSession> SessionFromFigure(const std::string& path) {
+Result<FigureSession> SessionFromFigure(const std::string& path, const MemoryCap& cap) {
   const std::string ext = FileExtension(path);
   if (ext != "png" && ext != "svg" && ext != "pdf") {
     return InvalidArgument("\"" + path + "\" is not a figure (.png, .svg or .pdf)");
@@ -283,14 +303,15 @@ Result<FigureSession> SessionFromFigure(const std::string& path) {
   // The command line export --from reads; the parser's messages go to std::cerr, so they are
   // caught there for the caller (the window shows them).
   const std::string output = "figure." + ext;
-  const char* const argv[] = {"pe-explorer", "export", "--from",
-                              path.c_str(),  "-o",     output.c_str()};
+  const std::string cap_mib = std::to_string(cap.bytes >> 20);
+  const char* const argv[] = {"pe-explorer", "export",       "--from",           path.c_str(),
+                              "-o",          output.c_str(), "--memory-cap-mib", cap_mib.c_str()};
   std::ostringstream messages;
   std::streambuf* const old = std::cerr.rdbuf(messages.rdbuf());
   int exit_code = 0;
   std::optional<CommandLine> cl;
   try {
-    cl = ParseCommandLine(6, argv, exit_code);
+    cl = ParseCommandLine(8, argv, exit_code);
   } catch (...) {
     std::cerr.rdbuf(old);
     throw;
@@ -310,7 +331,11 @@ Result<FigureSession> SessionFromFigure(const std::string& path) {
     return Error{exit_code == 1 ? Error::Kind::kRuntime : Error::Kind::kInvalidArgument, text};
   }
   Result<ViewSelection> views = ExportSelection(cl->params, cl->export_request, nullptr);
-  if (!views.ok()) return InvalidArgument("\"" + path + "\": " + views.message());
+  if (!views.ok()) {
+    // Named by the metadata key when it is about one, else by the file.
+    const std::string said = FromFigureMessage(cl->export_request, views.message());
+    return InvalidArgument(said != views.message() ? said : "\"" + path + "\": " + said);
+  }
   FigureSession out;
   out.view = *ParseView(cl->export_request.view);
   out.params = std::move(cl->params);

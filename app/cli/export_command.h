@@ -32,6 +32,7 @@ struct FigureSession {
   std::string title;
 };
 // Errors name the file and what is wrong (not a figure, no metadata, a newer version, ...).
-Result<FigureSession> SessionFromFigure(const std::string& path);
+// `cap` bounds what the parameters load (figures do not record it).
+Result<FigureSession> SessionFromFigure(const std::string& path, const MemoryCap& cap = {});
 
 }  // namespace pe

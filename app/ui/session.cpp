@@ -398,6 +398,18 @@ ModelParams WindowDefaultParams() {
   return p;
 }
 
+namespace {
+
+// What a session or figure is read over: the defaults, with the memory cap in force (given on the
+// command line; no session records it), which bounds the files the session loads.
+ModelParams SessionBase(const AppState& state) {
+  ModelParams p = WindowDefaultParams();
+  p.cap = state.params.cap;
+  return p;
+}
+
+}  // namespace
+
 SessionContent SessionOf(const AppState& state) {
   return {state.params, ViewsOf(state), UiKeyValues(state)};
 }
@@ -429,7 +441,7 @@ void RestoreSession(AppState& state, const SessionContent& content,
 }
 
 Status OpenFigureSession(AppState& state, const std::string& path) {
-  Result<FigureSession> f = SessionFromFigure(path);
+  Result<FigureSession> f = SessionFromFigure(path, state.params.cap);
   if (!f.ok()) return f.error();
   std::vector<std::string> ignored;
   RestoreSession(state, {f.value().params, f.value().views, {}}, ignored);
@@ -591,7 +603,7 @@ Status SessionKeeper::RestoreLast(AppState& state, std::vector<std::string>& war
   struct stat st {};
   if (dir_.empty() || ::stat(LastSessionPath().c_str(), &st) != 0) return {};
   const std::string path = LastSessionPath();
-  Result<LoadedSession> s = LoadSessionFile(path, WindowDefaultParams());
+  Result<LoadedSession> s = LoadSessionFile(path, SessionBase(state));
   if (!s.ok()) {
     // Kept aside under a new name, never over another copy: last.pexs.broken, .broken.1, ...
     // (one more than the newest); of the copies only the newest kMaxBrokenCopies stay.
@@ -670,7 +682,7 @@ Status OpenSessionPath(AppState& state, const std::string& path, SessionKeeper* 
     state.session.path.clear();  // Save asks for a .pexs name
     Notice(state, "Opened the figure " + path + " as a session", false);
   } else {
-    Result<LoadedSession> s = LoadSessionFile(path, WindowDefaultParams());
+    Result<LoadedSession> s = LoadSessionFile(path, SessionBase(state));
     if (!s.ok()) {
       Notice(state, "Cannot open the session: " + s.message(), true);
       return s.error();
@@ -702,7 +714,7 @@ void HandleSessionRequests(AppState& state, SessionKeeper* keeper) {
   if (s.new_requested) {
     s.new_requested = false;
     AppState fresh;
-    fresh.params = WindowDefaultParams();
+    fresh.params = SessionBase(state);
     fresh.history = std::move(state.history);  // "New" is a step to undo, not the end of history
     fresh.ui = state.ui;  // the UI scale and theme are preferences, not the session's
     fresh.session.window_width = s.window_width;

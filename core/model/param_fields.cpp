@@ -255,7 +255,17 @@ Status CheckHash(const char* flag, const char* table_flag, const TableRef& ref,
 #define SET(...) [](ModelParams& m, const std::string& text) -> Status { __VA_ARGS__ }
 
 const ParamField kFields[] = {
-    // First: it resets the parameters to a seed's example, which the flags after it adjust.
+    // Before anything that allocates or loads (a preset's tables, --tokenizer-file, --embeddings,
+    // ...), whatever the order of the flags, a session or a figure's metadata.
+    {"", "--memory-cap-mib", "INT", "Largest table a request may allocate, in MiB", kAllSchemes,
+     nullptr, GET(std::to_string(m.cap.bytes >> 20)), SET({
+       Result<int64_t> v = ParseInteger("--memory-cap-mib", text, 1, int64_t{1} << 40);
+       if (!v.ok()) return v.error();
+       m.cap.bytes = static_cast<uint64_t>(v.value()) << 20;
+       return {};
+     })},
+    // Next: it resets the parameters to a seed's example (keeping the cap), which the flags after
+    // it adjust.
     {"", "--walkthrough-preset", "NAME",
      "A tutorial's example for the walkthrough: the-cat-sits, blog-position-2, i-love-nlp, "
      "jax-pitfall, embedding-ids, embedding-batch (none: the current example)",
@@ -822,13 +832,6 @@ const ParamField kFields[] = {
      kAllSchemes, nullptr, GET(std::string(ColormapName(m.colormap))), SET({
        return SetChoice("--colormap", text, &ParseColormap, "rdbu, viridis or cividis", m.colormap);
      })},
-    {"", "--memory-cap-mib", "INT", "Largest table a request may allocate, in MiB", kAllSchemes,
-     nullptr, GET(std::to_string(m.cap.bytes >> 20)), SET({
-       Result<int64_t> v = ParseInteger("--memory-cap-mib", text, 1, int64_t{1} << 40);
-       if (!v.ok()) return v.error();
-       m.cap.bytes = static_cast<uint64_t>(v.value()) << 20;
-       return {};
-     })},
     // The check view's loaded table; the file is read when the view is drawn.
     {"check_table", "--check-table", "FILE",
      "Check view: a table you computed, FILE.npy or FILE.safetensors:TENSOR, shape (L, d), "
@@ -992,10 +995,30 @@ const char* NotPartOfTheComparison(std::string_view key) {
 
 }  // namespace
 
+std::span<const std::string_view> ViewsThatRead(std::string_view key) {
+  // As views/view_registry.cpp's ParamsViewReads: the keys only some views read.
+  static constexpr std::string_view kCurves[] = {"curves"};
+  static constexpr std::string_view kRotation[] = {"rotation"};
+  static constexpr std::string_view kSimilarity[] = {"similarity", "similarity-offset"};
+  static constexpr std::string_view kDecay[] = {"decay"};
+  static constexpr std::string_view kAttention[] = {"attention"};
+  static constexpr std::string_view kCompare[] = {"compare"};
+  static constexpr std::string_view kPrecision[] = {"precision", "check"};
+  static constexpr std::string_view kCheck[] = {"check"};
+  if (key == "dims") return kCurves;
+  if (key == "rotation_offset") return kRotation;
+  if (key == "measure") return kSimilarity;
+  if (key == "compare") return kDecay;
+  if (key == "query") return kAttention;
+  if (key == "versus" || key == "compare_of") return kCompare;
+  if (key == "dtype") return kPrecision;
+  if (key == "check_table") return kCheck;
+  return {};
+}
+
 bool OnlyAnotherViewReads(std::string_view key, std::string_view view) {
-  if (key == "versus" || key == "compare_of") return view != "compare";
-  if (key == "query") return view != "attention";
-  return false;
+  const std::span<const std::string_view> readers = ViewsThatRead(key);
+  return !readers.empty() && std::find(readers.begin(), readers.end(), view) == readers.end();
 }
 
 std::vector<std::pair<std::string, std::string>> ParamValues(const ModelParams& m) {

@@ -45,15 +45,20 @@ struct ParamField {
   std::string WhyNotApplicable(const ModelParams& m) const;
 };
 
-// Every field, in the order the CLI applies them: the scheme and preset first (they reset the
+// Every field, in the order the CLI applies them: the memory cap first (it bounds every table and
+// file loaded after it), then the scheme and preset (they reset the
 // scheme's parameters), then the shape, then the rest.
 std::span<const ParamField> ParamFields();
 const ParamField* FindParamField(std::string_view flag_or_key);
 
-// Whether `key` is read by one view only and `view` (a --view name) is another: versus and
-// compare_of (the compare view), query (the attention view). Their values can go stale as the
-// other parameters change (a --versus typed for another scheme, a query past a shorter table), so
-// other views' figures leave them out and do not read them back.
+// The views (--view names) that read `key` when only some do: dims (curves), rotation_offset
+// (rotation), measure (the similarity views), compare (decay), query (attention), versus and
+// compare_of (compare), dtype (precision, check), check_table (check); empty: every view.
+std::span<const std::string_view> ViewsThatRead(std::string_view key);
+// Whether `key` is read by some views only and `view` (a --view name) is not one of them. Such
+// values can go stale as the other parameters change (a --versus typed for another scheme, a
+// query past a shorter table) and do not change the figure, so other views' figures leave them
+// out and do not read them back, and `export` refuses them for another view.
 bool OnlyAnotherViewReads(std::string_view key, std::string_view view);
 
 // key -> value of every recorded field that applies to `m`, in table order.

@@ -1,6 +1,7 @@
 #include "views/figure_command.h"
 
 #include <charconv>
+#include <cmath>
 #include <map>
 
 #include "model/param_fields.h"
@@ -85,8 +86,25 @@ Result<std::vector<CommandFlag>> FlagsFromMetadata(
                            ": its parameters may mean something this version "
                            "does not know; open it with that version or newer");
   }
-  // Every key must be one this version writes.
+  // Every key must be one this version writes. The drawn ranges are not read back (the windows
+  // are), but a figure whose ranges are not two finite numbers is not one this app wrote.
   for (const auto& [key, value] : entries) {
+    if (key == "x_range" || key == "y_range") {
+      const size_t colon = value.find(':');
+      double a = NAN, b = NAN;
+      if (colon != std::string::npos) {
+        const char* t = value.c_str();
+        auto [pa, ea] = std::from_chars(t, t + colon, a);
+        auto [pb, eb] = std::from_chars(t + colon + 1, t + value.size(), b);
+        if (ea != std::errc() || pa != t + colon || eb != std::errc() || pb != t + value.size()) {
+          a = NAN;
+        }
+      }
+      if (!std::isfinite(a) || !std::isfinite(b)) {
+        return InvalidArgument("has metadata " + key + " \"" + value +
+                               "\", which is not A:B, two finite numbers");
+      }
+    }
     if (key == "view" || key == "app_version" || key == "x_range" || key == "y_range" ||
         key == "highlight" || key == "markers" || key == "walkthrough_preset") {
       continue;
