@@ -119,7 +119,19 @@ TEST_F(WalkthroughPanel, OneClickLoadsTheBlogsTypedSum) {
   Click(at);
   Frames(2);
   EXPECT_EQ(state_.params.walkthrough_preset, "i-love-nlp");
-  EXPECT_TRUE(state_.sums.manual) << "the sums view shows the same typed vectors";
+  // The sums panel shows the preset's rows through the input layer, not its own editor: the
+  // bars it draws are the blog's sums, as the walkthrough's and the export's.
+  EXPECT_FALSE(state_.sums.manual);
+  state_.selection.selected_token = -1;
+  Frames(2);
+  ASSERT_EQ(caches_.drawn.sum_rows.size(), 3u);
+  ASSERT_EQ(caches_.drawn.sum_width, 3);
+  const double blog_sum[3][3] = {{0.11, 0.32, 0.43}, {0.24, 0.65, 0.56}, {0.77, 0.98, 0.89}};
+  for (int t = 0; t < 3; ++t) {
+    for (int j = 0; j < 3; ++j) {
+      EXPECT_NEAR(caches_.drawn.sum_rows[static_cast<size_t>(t)][j], blog_sum[t][j], 1e-7);
+    }
+  }
   state_.walkthrough.step = static_cast<int>(WalkStep::kInput);
   Frames(2);
   const Walkthrough& w = *caches_.drawn.walkthrough;

@@ -88,6 +88,18 @@ void DrawLearnedExplanation(const AppState& state) {
   ImGui::Spacing();
   ImGui::Separator();
   ImGui::TextDisabled("What you are looking at");
+  if (const TableRef& t = p.learned().table; t.loaded()) {
+    // A table loaded from a file: what it is, never called noise.
+    WrappedText(Printf(
+        "A learned table (GPT-2's wpe, BERT's position_embeddings) looked up by position and "
+        "added to the token embeddings. This one is loaded: %s (hash %s); its rows %lld to "
+        "%lld are shown, as trained, so neighbouring rows may be alike where training made "
+        "them so. The initialiser and seed do not apply to it. It has no row past its %lld: "
+        "the model cannot see longer inputs.",
+        t.table->Describe().c_str(), HashText(t.hash).c_str(), static_cast<long long>(p.offset),
+        static_cast<long long>(p.offset + p.max_len - 1), static_cast<long long>(t.table->rows())));
+    return;
+  }
   WrappedText(Printf(
       "A learned table (GPT-2's wpe, BERT's position_embeddings) is a (%lld, %lld) matrix "
       "looked up by position and added to the token embeddings, like the sinusoid but trained. "
@@ -273,6 +285,13 @@ constexpr const char* kInitNames[] = {"normal-1", "normal-scaled", "normal-0.02"
                                       "truncated-normal"};
 
 void DrawLearnedControls(AppState& state) {
+  // A loaded table replaces the seeded one: the initialiser no longer applies (greyed out).
+  const TableRef& loaded = state.params.pe.learned().table;
+  if (loaded.loaded()) {
+    WrappedText("Position table loaded: " + loaded.table->Describe() + ", hash " +
+                HashText(loaded.hash) + " (--positions-table)");
+  }
+  ImGui::BeginDisabled(loaded.loaded());
   ImGui::SetNextItemWidth(
       std::max(ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().x -
                                              ImGui::CalcTextSize("position init").x -
@@ -282,6 +301,8 @@ void DrawLearnedControls(AppState& state) {
              "(initializer_range); torch.nn.Embedding's default is N(0, 1); fairseq N(0, 1/d); "
              "Haiku's hk.Embed N(0, 1) cut to [-2, 2]. The token embeddings' init (below) sets "
              "this one too. The seed is the one below.");
+  ImGui::EndDisabled();
+  if (loaded.loaded()) ItemTooltip("Not used: the position table is loaded from a file.");
 }
 
 // Token ids typed instead of the text: applied on Enter or when the field loses focus; a value
@@ -335,11 +356,23 @@ void DrawTokenEmbeddingControls(AppState& state) {
   for (int k = 0; k < 4 && !torch; ++k) {
     if (EmbeddingInitName(p.example.init) == kInitNames[k]) index = k;
   }
+  // Loaded or typed embedding rows replace the drawn ones: the initialiser does not apply to
+  // them (it still starts a learned position table, which the combo above shows).
+  const bool e_given = p.example.embeddings.loaded() || !p.example.embedding_rows.empty();
+  if (p.example.embeddings.loaded()) {
+    WrappedText("E loaded: " + p.example.embeddings.table->Describe() + ", hash " +
+                HashText(p.example.embeddings.hash) + " (--embeddings)");
+  } else if (!p.example.embedding_rows.empty()) {
+    WrappedText(Printf("E typed: rows E[0] to E[%zu] (--embedding-rows)",
+                       p.example.embedding_rows.size() - 1));
+  }
+  ImGui::BeginDisabled(e_given);
   if (ImGui::Combo("init", &index, labels, 5)) {
     EditField(state, "init", "--init",
               index == 4 ? InitChoiceName({EmbeddingInit::kTorch, p.example.torch_seed})
                          : std::string(kInitNames[index]));
   }
+  ImGui::EndDisabled();
   ItemTooltip(
       "Initialiser of the embedding table (the learned position table follows the first "
       "four): N(0, 1) is torch nn.Embedding's default; N(0, 1/d) fairseq's Embedding and "
@@ -608,6 +641,15 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
                   "given (1 to 2^31).")) {
     EditPe(state, "max_len", [&](EncodingParams& q) { q.max_len = i64; });
   }
+  if (p.pe.kind() == Scheme::kLearned && p.pe.learned().table.loaded()) {
+    // The loaded table set d_model and max_len: say so where they are edited.
+    const LoadedTable& t = *p.pe.learned().table.table;
+    ImGui::TextDisabled(
+        "d_model and max_len follow the loaded table: %lld rows from offset "
+        "%lld, %lld columns",
+        static_cast<long long>(t.rows() - p.pe.offset), static_cast<long long>(p.pe.offset),
+        static_cast<long long>(t.cols()));
+  }
   if (NumberField(state, "offset", p.pe.offset, &i64,
                   "Position of the first row: a model continuing a long text sees positions "
                   "offset, offset+1, ... (negative only for the sinusoid: relative offsets).")) {
@@ -740,7 +782,10 @@ void DrawStatusLine(const AppState& state, const Derived& derived) {
                             static_cast<long long>(e.rows()), static_cast<long long>(e.cols()),
                             e.Summary().c_str(), s.exact ? "min/max" : "bound",
                             static_cast<double>(s.min), static_cast<double>(s.max));
-  if (e.family() == Family::kAdded) text += Printf("   |PE(1)| = %.6f", s.norm_pe1);
+  if (e.family() == Family::kAdded && s.norm_position >= 0) {
+    // Position 1, or the last one the table has (max_len 1 has position 0 only).
+    text += Printf("   |PE(%lld)| = %.6f", static_cast<long long>(s.norm_position), s.norm_pe1);
+  }
   ImGui::TextUnformatted(text.c_str());
 }
 
