@@ -79,8 +79,9 @@ TEST_F(Cli, ALoadedPositionTableIsExportedWhole) {
   r = RunCli("export --view heatmap --scheme learned --max-len 100 --positions-table " +
              Path("wpe.npy") + " -o " + Path("some.npy"));
   ASSERT_EQ(r.code, 0) << r.output;
-  ASSERT_TRUE(ParseNpy(ReadFile(Path("some.npy")), a, why)) << why;
-  EXPECT_EQ(a.shape, (std::vector<int64_t>{100, 4}));
+  NpyArray some;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("some.npy")), some, why)) << why;
+  EXPECT_EQ(some.shape, (std::vector<int64_t>{100, 4}));
 }
 
 // A figure made with a table named by a relative path is drawn again from another folder: the

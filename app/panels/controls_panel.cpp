@@ -286,11 +286,8 @@ constexpr const char* kInitNames[] = {"normal-1", "normal-scaled", "normal-0.02"
 
 void DrawLearnedControls(AppState& state) {
   // A loaded table replaces the seeded one: the initialiser no longer applies (greyed out).
+  // (The loaded file, its shape and hash are named under "Position table from a file".)
   const TableRef& loaded = state.params.pe.learned().table;
-  if (loaded.loaded()) {
-    WrappedText("Position table loaded: " + loaded.table->Describe() + ", hash " +
-                HashText(loaded.hash) + " (--positions-table)");
-  }
   ImGui::BeginDisabled(loaded.loaded());
   ImGui::SetNextItemWidth(
       std::max(ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().x -
@@ -359,10 +356,7 @@ void DrawTokenEmbeddingControls(AppState& state) {
   // Loaded or typed embedding rows replace the drawn ones: the initialiser does not apply to
   // them (it still starts a learned position table, which the combo above shows).
   const bool e_given = p.example.embeddings.loaded() || !p.example.embedding_rows.empty();
-  if (p.example.embeddings.loaded()) {
-    WrappedText("E loaded: " + p.example.embeddings.table->Describe() + ", hash " +
-                HashText(p.example.embeddings.hash) + " (--embeddings)");
-  } else if (!p.example.embedding_rows.empty()) {
+  if (!p.example.embeddings.loaded() && !p.example.embedding_rows.empty()) {
     WrappedText(Printf("E typed: rows E[0] to E[%zu] (--embedding-rows)",
                        p.example.embedding_rows.size() - 1));
   }
@@ -402,6 +396,12 @@ void DrawTokenEmbeddingControls(AppState& state) {
                     ? "The embeddings are the loaded word vectors: each word of the text takes "
                       "the file's row for it."
                     : "The embeddings are the loaded table's rows: the ids index them.");
+  } else if (!p.example.embedding_rows.empty()) {
+    WrappedText(p.example.ids.empty()
+                    ? "The embeddings are the typed rows (E[id] is row id); the text's ids "
+                      "follow the order of first appearance in the text."
+                    : "The embeddings are the typed rows (E[id] is row id); the ids are the "
+                      "ones typed above, not the text's.");
   } else {
     WrappedText(p.example.ids.empty() && p.example.subword
                     ? "The embeddings are random and untrained (drawn from the seed); the text's "
@@ -644,11 +644,13 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   if (p.pe.kind() == Scheme::kLearned && p.pe.learned().table.loaded()) {
     // The loaded table set d_model and max_len: say so where they are edited.
     const LoadedTable& t = *p.pe.learned().table.table;
-    ImGui::TextDisabled(
-        "d_model and max_len follow the loaded table: %lld rows from offset "
-        "%lld, %lld columns",
-        static_cast<long long>(t.rows() - p.pe.offset), static_cast<long long>(p.pe.offset),
-        static_cast<long long>(t.cols()));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    WrappedText(
+        Printf("d_model and max_len follow the loaded table: its %lld columns, its %lld "
+               "rows from offset %lld (type a smaller max_len to show fewer)",
+               static_cast<long long>(t.cols()), static_cast<long long>(t.rows() - p.pe.offset),
+               static_cast<long long>(p.pe.offset)));
+    ImGui::PopStyleColor();
   }
   if (NumberField(state, "offset", p.pe.offset, &i64,
                   "Position of the first row: a model continuing a long text sees positions "
