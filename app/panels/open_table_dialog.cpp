@@ -103,7 +103,7 @@ std::string UseSentence(const OpenTableState& o, const ModelParams& m) {
       return rows > 0 ? "W_pos (" + n(rows) + ", " + n(cols) +
                             ") for the learned scheme: row = "
                             "position, d_model becomes " +
-                            n(cols) + ", max_len at most " + n(rows) +
+                            n(cols) + ", max_len " + n(rows) + " (the whole table)" +
                             (m.pe.kind() != Scheme::kLearned ? " (switches to learned)." : ".")
                       : "W_pos (positions, d) for the learned scheme.";
     case TableTarget::kT5Bias:
