@@ -28,7 +28,6 @@ int main(int argc, char** argv) {
     if (const pe::WalkthroughPreset* p =
             pe::FindWalkthroughPreset(state.params.walkthrough_preset)) {
       state.selection.selected_token = p->focus_token;
-      state.sums.manual = p->typed != nullptr;
     }
     // Screenshots and frame statistics show the built-in example (or the file given) and keep
     // nothing; a window of its own restores the last session unless flags or --fresh say what

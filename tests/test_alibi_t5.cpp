@@ -3,6 +3,7 @@
 // and refused parameters.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -11,7 +12,9 @@
 
 #include "encoding/alibi.h"
 #include "encoding/t5_buckets.h"
+#include "views/figure_export.h"
 #include "views/heatmap_raster.h"
+#include "views/view_geometry.h"
 
 namespace pe {
 namespace {
@@ -466,6 +469,68 @@ TEST(BiasParams, BadValuesAreRefusedWithTheirRange) {
   t.t5().head = 0;
   t.t5().heads = 0;
   ExpectRefused(t, {"heads", "[1, 4096]", "got 0"});
+}
+
+// Causal ALiBi's curves leave a key's masked queries out (the table's 0 there is no bias a
+// model adds, and the largest value of the curve): column k starts at query k, in the figure and
+// in the trace the window draws, and both legends say so.
+TEST(MaskedCurves, CausalAlibiCurvesStartWhereTheKeyIsSeen) {
+  ModelParams m;
+  SetScheme(m, Scheme::kAlibi);
+  m.pe.max_len = 12;
+  m.curve_dims = {0, 3, 7};
+  const EncodingPtr e = MakeEncoding(m.pe).value();
+  ASSERT_TRUE(e->MasksAnyKey());
+  for (int64_t col : m.curve_dims) {
+    EXPECT_EQ(FirstVisibleQuery(*e, col), col);
+    const CurveTrace t = TraceTableCurve(*e, col, -0.5, 11.5, 400);
+    ASSERT_FALSE(t.xs.empty());
+    EXPECT_EQ(*std::min_element(t.xs.begin(), t.xs.end()), static_cast<double>(col)) << col;
+    // The largest bias drawn is the key's own, 0, at m = k only.
+    for (size_t i = 0; i < t.xs.size(); ++i) {
+      if (t.xs[i] > static_cast<double>(col)) {
+        EXPECT_LT(t.ys[i], 0.0) << col;
+      }
+    }
+  }
+  ViewSelection sel = DefaultViews(m);
+  Result<Figure> f = BuildViewFigure(ViewKind::kCurves, m, sel, FigureSize{}, FigureFormat::kPng);
+  ASSERT_TRUE(f.ok()) << f.message();
+  bool noted = false;
+  for (const FigureLegendItem& l : f.value().legend) noted |= l.label == kMaskedCurvesNote;
+  EXPECT_TRUE(noted);
+  for (size_t k = 0; k < f.value().series.size(); ++k) {
+    const FigureSeries& s = f.value().series[k];
+    for (double x : s.xs) EXPECT_GE(x, static_cast<double>(m.curve_dims[k]));
+    for (double x : s.marker_xs) EXPECT_GE(x, static_cast<double>(m.curve_dims[k]));
+  }
+  // Symmetric ALiBi masks nothing: its curves span the table.
+  m.pe.alibi().mode = AlibiMode::kSymmetric;
+  const EncodingPtr sym = MakeEncoding(m.pe).value();
+  EXPECT_EQ(FirstVisibleQuery(*sym, 7), 0);
+}
+
+// A causal T5 (a decoder) masks the keys after the query, as the model's causal mask does: the
+// bias view greys them instead of showing bucket 0's bias there; bidirectional T5 masks none.
+TEST(MaskedCurves, CausalT5MasksTheKeysAfterTheQuery) {
+  EncodingParams p;
+  p.scheme = T5Params{};
+  p.max_len = 16;
+  p.t5().direction = T5Direction::kCausal;
+  const EncodingPtr causal = MakeEncoding(p).value();
+  EXPECT_TRUE(causal->Masked(3, 4));
+  EXPECT_FALSE(causal->Masked(4, 4));
+  EXPECT_FALSE(causal->Masked(4, 3));
+  EXPECT_TRUE(causal->MasksAnyKey());
+  const Raster r = ComputeRaster({causal, 0, 16, 0, 16, 16, 16});
+  ASSERT_EQ(r.width, 16);
+  ASSERT_EQ(r.height, 16);
+  std::vector<unsigned char> rgba(16 * 16 * 4, 0);
+  GreyMaskedTexels(r, rgba.data());
+  EXPECT_EQ(rgba[(2 * 16 + 9) * 4], kMaskedTexelGrey) << "query 2, key 9: masked";
+  EXPECT_EQ(rgba[(9 * 16 + 2) * 4], 0) << "query 9, key 2: its bias";
+  p.t5().direction = T5Direction::kBidirectional;
+  EXPECT_FALSE(MakeEncoding(p).value()->MasksAnyKey());
 }
 
 }  // namespace

@@ -62,6 +62,53 @@ bool Exists(const std::string& path) {
 
 using Cli = pe::testing::TempDirTest;
 
+// The CLI run by bash in the folder `dir`.
+CliRun RunCliIn(const std::string& dir, const std::string& args) {
+  return RunCli("--version > /dev/null && cd '" + dir + "' && " + PE_EXPLORER_EXE + " " + args);
+}
+
+// A loaded position table is exported whole: max_len follows its 1024 rows unless given.
+TEST_F(Cli, ALoadedPositionTableIsExportedWhole) {
+  ASSERT_TRUE(pe::testing::WriteSinusoidNpyWithAWrongCell(Path("wpe.npy"), 1024, 4, 0, 0));
+  CliRun r = RunCli("export --view heatmap --scheme learned --positions-table " + Path("wpe.npy") +
+                    " -o " + Path("all.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("all.npy")), a, why)) << why;
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{1024, 4}));
+  r = RunCli("export --view heatmap --scheme learned --max-len 100 --positions-table " +
+             Path("wpe.npy") + " -o " + Path("some.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray some;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("some.npy")), some, why)) << why;
+  EXPECT_EQ(some.shape, (std::vector<int64_t>{100, 4}));
+}
+
+// A figure made with a table named by a relative path is drawn again from another folder: the
+// table is found beside the figure, or (the figure moved) where it was read from.
+TEST_F(Cli, AFigureWithARelativeTablePathIsDrawnAgainFromAnotherFolder) {
+  ASSERT_EQ(::mkdir(Path("a").c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir(Path("b").c_str(), 0700), 0);
+  ASSERT_TRUE(pe::testing::WriteSinusoidNpyWithAWrongCell(Path("a/w.npy"), 12, 4, 0, 0));
+  CliRun r = RunCliIn(Path("a"),
+                      "export --view heatmap --scheme learned --positions-table w.npy -o fig.png");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string png = ReadFile(Path("a/fig.png"));
+  EXPECT_NE(png.find("positions_table=w.npy"), std::string::npos);
+  r = RunCliIn(Path("b"), "export --from ../a/fig.png -o t.npy");
+  ASSERT_EQ(r.code, 0) << r.output;
+  NpyArray a;
+  std::string why;
+  ASSERT_TRUE(ParseNpy(ReadFile(Path("b/t.npy")), a, why)) << why;
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{12, 4}));
+  // The figure alone in another folder: the absolute path recorded finds the table.
+  std::ofstream(Path("b/moved.png"), std::ios::binary) << png;
+  r = RunCliIn(Path("b"), "export --from moved.png -o u.npy");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(Exists(Path("b/u.npy")));
+}
+
 TEST_F(Cli, HeatmapNpyIsTheEngineTable) {
   CliRun r = RunCli("export --view heatmap --d-model 128 --max-len 100 -o " + Path("pe.npy"));
   ASSERT_EQ(r.code, 0) << r.output;

@@ -551,5 +551,27 @@ TEST(CompareFigure, HugeTablesAreComputedForTheWindowOnly) {
   EXPECT_TRUE(std::isnan(CompareCellValues(a, ea.value(), pair.value(), -1, 0).a));
 }
 
+// A table of one position: the attention view draws the one key's weight 1 and says why, with
+// no band over the whole plot (the query's own key spans it).
+TEST(AttentionView, OnePositionShowsOneKeyNotAFilledPlot) {
+  ModelParams m;
+  m.pe.max_len = 1;
+  Result<Figure> f =
+      BuildViewFigure(ViewKind::kAttention, m, DefaultViews(m), FigureSize{}, FigureFormat::kPng);
+  ASSERT_TRUE(f.ok()) << f.message();
+  const Figure& fig = f.value();
+  for (const FigureRect& r : fig.rects) {
+    EXPECT_FALSE(r.x0 <= fig.view.x0 && r.x1 >= fig.view.x1 && r.y0 <= fig.view.y0 &&
+                 r.y1 >= fig.view.y1)
+        << "a rect fills the plot";
+  }
+  for (const FigureRect& r : fig.overlays) {
+    EXPECT_FALSE(r.x0 <= fig.view.x0 && r.x1 >= fig.view.x1) << "an overlay fills the plot";
+  }
+  bool said = false;
+  for (const FigureLegendItem& l : fig.legend) said |= l.label.find("one key") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 }  // namespace
 }  // namespace pe

@@ -18,6 +18,7 @@
 #include "encoding/learned.h"
 #include "encoding/t5_buckets.h"
 #include "io/loaded_table.h"
+#include "io/session.h"
 #include "io/word_vectors_reader.h"
 #include "model/input_layer.h"
 #include "model/param_fields.h"
@@ -242,6 +243,29 @@ TEST_F(LoadedTables, ShapesAndFilesAreCheckedWithMessagesNamingTheFile) {
   r = LoadTable({Path("big.npy"), ""}, TableUse::kPositions, MemoryCap{1024});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("memory cap"), std::string::npos) << r.message();
+}
+
+// A loaded position table is shown whole: max_len follows its rows from the offset (1024 for
+// GPT-2's wpe, not the default 100) unless given; a session's max_len, saved before the table in
+// the field order, is the one it reopens with.
+TEST_F(LoadedTables, MaxLenFollowsALoadedPositionTableUnlessGiven) {
+  WriteBytes(Path("wpe.npy"), Npy("<f4", 1024, 4, Raw(std::vector<float>(4096, 0.25f))));
+  ModelParams m;
+  SetScheme(m, Scheme::kLearned);
+  ASSERT_EQ(m.pe.max_len, 100);
+  ASSERT_TRUE(FindParamField("--positions-table")->set(m, Path("wpe.npy")).ok());
+  EXPECT_EQ(m.pe.max_len, 1024);
+  EXPECT_EQ(m.pe.d_model, 4);
+  ModelParams from24;
+  SetScheme(from24, Scheme::kLearned);
+  ASSERT_TRUE(FindParamField("--offset")->set(from24, "24").ok());
+  ASSERT_TRUE(FindParamField("--positions-table")->set(from24, Path("wpe.npy")).ok());
+  EXPECT_EQ(from24.pe.max_len, 1000);
+  SessionDocument doc;
+  doc.params = {{"scheme", "learned"}, {"max_len", "100"}, {"positions_table", Path("wpe.npy")}};
+  Result<LoadedSession> session = SessionFromDocument(doc, ModelParams{});
+  ASSERT_TRUE(session.ok()) << session.message();
+  EXPECT_EQ(session.value().content.params.pe.max_len, 100);
 }
 
 TEST_F(LoadedTables, DModelFollowsTheTableAndConflictsAreRefused) {

@@ -201,6 +201,45 @@ TEST(ParamFields, TypedEmbeddingRowsAreAParameterTheBlogPresetSets) {
       << s.message();
 }
 
+// The blog's typed positional rows are a parameter too: the preset sets them, the sum adds
+// them (the blog's [0.11, 0.32, 0.43], not E + the sinusoid's [0, 1, 0]), figure metadata (and
+// so the copied command) records them, and a position without a row is refused.
+TEST(ParamFields, TypedPositionalRowsAreAParameterTheBlogPresetSets) {
+  ModelParams m;
+  ASSERT_TRUE(ApplyWalkthroughPreset("i-love-nlp", m).ok());
+  const std::vector<std::vector<float>> blog = {
+      {0.01f, 0.02f, 0.03f}, {0.04f, 0.05f, 0.06f}, {0.07f, 0.08f, 0.09f}};
+  EXPECT_EQ(m.example.positional_rows, blog);
+  Result<SentenceResult> s = ComputeSentence(m.example, m.pe, m.input, m.cap);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(s.value().ids, (std::vector<int64_t>{0, 1, 2}));
+  const double sum[3][3] = {{0.11, 0.32, 0.43}, {0.24, 0.65, 0.56}, {0.77, 0.98, 0.89}};
+  for (int64_t t = 0; t < 3; ++t) {
+    for (int64_t j = 0; j < 3; ++j) {
+      EXPECT_EQ(s.value().parts.positional.at(t, j),
+                blog[static_cast<size_t>(t)][static_cast<size_t>(j)]);
+      EXPECT_NEAR(s.value().parts.sum.at(t, j), sum[t][j], 1e-7);
+    }
+  }
+  std::string recorded;
+  for (const auto& [k, v] : ParamValues(m)) {
+    if (k == "positional_rows") recorded = v;
+  }
+  EXPECT_EQ(recorded, "0.01,0.02,0.03;0.04,0.05,0.06;0.07,0.08,0.09");
+  EXPECT_EQ(FromValues(ParamValues(m)).example.positional_rows, blog);
+  for (const auto& [k, v] : ParamValues(ModelParams())) EXPECT_NE(k, "positional_rows");
+  // Four tokens need P[3], which is not typed.
+  ModelParams longer = m;
+  longer.example.text = "I love NLP NLP";
+  longer.pe.max_len = 4;
+  s = ComputeSentence(longer.example, longer.pe, longer.input, longer.cap);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("--positional-rows: token 3 is at position 3 but only P[0] to P[2] "
+                             "are typed"),
+            std::string::npos)
+      << s.message();
+}
+
 TEST(ParamFields, OnlyTheFieldsOfTheSchemeAreRecorded) {
   auto keys = [](const ModelParams& m) {
     std::set<std::string> k;

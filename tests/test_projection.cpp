@@ -321,5 +321,17 @@ TEST(ProjectionView, AppliesToAddedSchemesOnly) {
   EXPECT_FALSE(ViewApplies(ViewKind::kProjection, m.pe));
 }
 
+// At d_model 1 there is nothing to lay out on two axes: the view says so instead of drawing
+// axes in units of 1e-10 with "0.0% of the variance".
+TEST(ProjectionView, DModelOneHasNothingToProject) {
+  ModelParams m;
+  m.pe.d_model = 1;
+  Result<Figure> f =
+      BuildViewFigure(ViewKind::kProjection, m, DefaultViews(m), FigureSize{}, FigureFormat::kPng);
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.message().find("nothing to project"), std::string::npos) << f.message();
+  EXPECT_NE(f.message().find("d_model 1"), std::string::npos) << f.message();
+}
+
 }  // namespace
 }  // namespace pe

@@ -40,6 +40,21 @@ void OpenExportDialogForTest(AppState& state, const std::string& folder, const s
   state.export_dialog.format = 2;
 }
 
+// The status bar's norm names a position the table has: position 1, or at max_len 1 the only
+// one, 0 (|PE(0)| = sqrt(d/2): each cos 0 is 1), never "|PE(1)| = 0" for a row it lacks.
+TEST(StatusNorm, NamesAPositionTheTableHas) {
+  EncodingParams p;
+  p.d_model = 8;
+  p.max_len = 1;
+  TableSummary s = SummarizeTable(*MakeEncoding(p).value(), 1 << 20);
+  EXPECT_EQ(s.norm_position, 0);
+  EXPECT_NEAR(s.norm_pe1, 2.0, 1e-12);
+  p.max_len = 5;
+  s = SummarizeTable(*MakeEncoding(p).value(), 1 << 20);
+  EXPECT_EQ(s.norm_position, 1);
+  EXPECT_NEAR(s.norm_pe1, 2.0, 1e-12);
+}
+
 TEST_F(HeadlessUi, DefaultStateDerivesTheExampleAndUploadsTheTable) {
   Frames(3);
   const Derived& d = caches_.derived.get();

@@ -119,9 +119,24 @@ TEST_F(WalkthroughPanel, OneClickLoadsTheBlogsTypedSum) {
   Click(at);
   Frames(2);
   EXPECT_EQ(state_.params.walkthrough_preset, "i-love-nlp");
-  EXPECT_TRUE(state_.sums.manual) << "the sums view shows the same typed vectors";
+  // The sums panel shows the preset's rows through the input layer, not its own editor: the
+  // bars it draws are the blog's sums, as the walkthrough's and the export's.
+  EXPECT_FALSE(state_.sums.manual);
+  state_.selection.selected_token = -1;
+  state_.select_tab = ViewKind::kSums;
+  Frames(3);
+  ASSERT_EQ(caches_.drawn.sum_rows.size(), 3u);
+  ASSERT_EQ(caches_.drawn.sum_width, 3);
+  const double blog_sum[3][3] = {{0.11, 0.32, 0.43}, {0.24, 0.65, 0.56}, {0.77, 0.98, 0.89}};
+  for (int t = 0; t < 3; ++t) {
+    for (int j = 0; j < 3; ++j) {
+      EXPECT_NEAR(caches_.drawn.sum_rows[static_cast<size_t>(t)][j], blog_sum[t][j], 1e-7);
+    }
+  }
+  state_.select_tab = ViewKind::kWalkthrough;
   state_.walkthrough.step = static_cast<int>(WalkStep::kInput);
-  Frames(2);
+  Frames(3);
+  ASSERT_NE(caches_.drawn.walkthrough, nullptr);
   const Walkthrough& w = *caches_.drawn.walkthrough;
   ASSERT_TRUE(w.typed);
   EXPECT_EQ(w.token_labels, (std::vector<std::string>{"I", "love", "NLP"}));
@@ -141,6 +156,18 @@ TEST_F(WalkthroughPanel, OneClickLoadsTheBlogsTypedSum) {
   for (size_t k = 0; k < 64; ++k) {
     EXPECT_EQ(p.values[k], 0.0);
     EXPECT_NEAR(p.alt_values[k], PaperPe(pos, static_cast<int64_t>(k), 64), 1e-6);
+  }
+  // The sums tab shows the same model input: the scaled embedding alone, no sinusoid added.
+  const Matrix input = caches_.drawn.walkthrough->parts.sum;
+  const Matrix scaled = caches_.drawn.walkthrough->parts.scaled;
+  EXPECT_EQ(input.data, scaled.data);
+  state_.select_tab = ViewKind::kSums;
+  Frames(3);
+  ASSERT_EQ(static_cast<int64_t>(caches_.drawn.sum_rows.size()), input.rows);
+  for (int64_t t = 0; t < input.rows; ++t) {
+    for (int64_t j = 0; j < input.cols; ++j) {
+      EXPECT_EQ(caches_.drawn.sum_rows[static_cast<size_t>(t)][j], input.at(t, j)) << t << "," << j;
+    }
   }
 }
 

@@ -4,7 +4,9 @@
 // step.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -16,6 +18,7 @@
 #include "model/param_fields.h"
 #include "model/walkthrough_presets.h"
 #include "test_support.h"
+#include "views/figure_command.h"
 #include "views/figure_export.h"
 #include "views/walkthrough.h"
 
@@ -104,8 +107,8 @@ TEST(WalkthroughSteps, ILoveNlpTypedSumReproducesTheBlogExactly) {
   const Walkthrough w = Walk(m, 0);
   ASSERT_TRUE(w.typed);
   EXPECT_EQ(w.token_labels, (std::vector<std::string>{"I", "love", "NLP"}));
-  EXPECT_EQ(w.ids,
-            (std::vector<int64_t>{1, 2, 3}));  // the blog's "I" -> 1, "love" -> 2, "NLP" -> 3
+  // Ids count from 0 here as in the sums view (the blog's "I" -> 1 is its E[1], typed as E[0]).
+  EXPECT_EQ(w.ids, (std::vector<int64_t>{0, 1, 2}));
   const float e[3][3] = {{0.1f, 0.3f, 0.4f}, {0.2f, 0.6f, 0.5f}, {0.7f, 0.9f, 0.8f}};
   const float p[3][3] = {{0.01f, 0.02f, 0.03f}, {0.04f, 0.05f, 0.06f}, {0.07f, 0.08f, 0.09f}};
   const double blog[3][3] = {{0.11, 0.32, 0.43}, {0.24, 0.65, 0.56}, {0.77, 0.98, 0.89}};
@@ -131,7 +134,75 @@ TEST(WalkthroughSteps, ILoveNlpTypedSumReproducesTheBlogExactly) {
   ASSERT_TRUE(enc.ok());
   Result<Walkthrough> bad = BuildWalkthrough(wide, *enc.value(), 0);
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.message().find("--d-model must be 3, got 8"), std::string::npos) << bad.message();
+  EXPECT_NE(bad.message().find("--embedding-rows: the rows have 3 values but d_model is 8"),
+            std::string::npos)
+      << bad.message();
+}
+
+// Every preset says one thing everywhere: the sums export (CSV, as `export --view sum` and the
+// window's Export... write it) holds the walkthrough's ids and its four parts, number for
+// number; for the blog's typed sum those are the blog's own rows.
+TEST(WalkthroughSteps, EveryPresetsSumsExportHoldsTheWalkthroughsNumbers) {
+  char tmpl[] = "/tmp/pe-presets-XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  for (const WalkthroughPreset& preset : WalkthroughPresets()) {
+    const std::string name(preset.name);
+    const ModelParams m = Preset(name);
+    const Walkthrough w = Walk(m, 0);
+    ViewSelection sel = DefaultViews(m);
+    sel.selected_token = -1;
+    const std::string path = dir + "/" + name + ".csv";
+    Status st = ExportView(ViewKind::kSums, m, sel, path, ExportRequestOptions{});
+    ASSERT_TRUE(st.ok()) << name << ": " << st.message();
+    std::istringstream in(pe::testing::ReadFile(path));
+    std::string line;
+    std::getline(in, line);
+    const std::vector<std::string> header = pe::testing::SplitCsvLine(line);
+    const auto col = [&](const std::string& c) {
+      return static_cast<size_t>(std::find(header.begin(), header.end(), c) - header.begin());
+    };
+    const size_t id_col = col("id"), part_col = col("part"), v0 = col("v0");
+    ASSERT_LT(v0, header.size()) << name;
+    int64_t rows = 0;
+    while (std::getline(in, line)) {
+      const std::vector<std::string> cells = pe::testing::SplitCsvLine(line);
+      const int64_t t = rows / 4;
+      const Part part = kAllParts[rows % 4];
+      ++rows;
+      ASSERT_LT(t, w.parts.tokens()) << name;
+      EXPECT_EQ(cells[part_col], PartName(part)) << name;
+      EXPECT_EQ(std::stoll(cells[id_col]), w.ids[static_cast<size_t>(t)]) << name << " token " << t;
+      for (int64_t j = 0; j < w.d; ++j) {
+        EXPECT_EQ(std::stof(cells[v0 + static_cast<size_t>(j)]), w.parts.part(part).at(t, j))
+            << name << " token " << t << " " << PartName(part) << " dim " << j;
+      }
+    }
+    EXPECT_EQ(rows, 4 * w.parts.tokens()) << name;
+  }
+  // The blog's own numbers in the export: PE [0.01, 0.02, 0.03] and the sum [0.11, 0.32, 0.43]
+  // for "I", id 0 as in the walkthrough.
+  const std::string blog = pe::testing::ReadFile(dir + "/i-love-nlp.csv");
+  EXPECT_NE(blog.find("\"I\",0,0,positional,0.01,0.02,0.03"), std::string::npos) << blog;
+  // (0.3f + 0.02f rounds to the float32 written 0.32000002; the blog's 0.32 to 1e-7.)
+  EXPECT_NE(blog.find("\"I\",0,0,sum,0.11,0.32000002,0.43"), std::string::npos) << blog;
+  std::system(("rm -rf " + dir).c_str());
+}
+
+// The copied command of a preset's sums carries what makes its numbers: the blog's typed rows,
+// and the JAX pitfall's preset (its zero table is no flag of its own).
+TEST(WalkthroughSteps, ThePresetsSumsCommandCarriesTheirRowsAndPitfall) {
+  const ModelParams blog = Preset("i-love-nlp");
+  const std::string line =
+      ExportCommandLine(ViewKind::kSums, blog, DefaultViews(blog), FigureSize{}, "", "s.csv");
+  EXPECT_NE(line.find("--embedding-rows '0.1,0.3,0.4;0.2,0.6,0.5;0.7,0.9,0.8'"), std::string::npos)
+      << line;
+  EXPECT_NE(line.find("--positional-rows '0.01,0.02,0.03;0.04,0.05,0.06;0.07,0.08,0.09'"),
+            std::string::npos)
+      << line;
+  const ModelParams jax = Preset("jax-pitfall");
+  const std::string jax_line =
+      ExportCommandLine(ViewKind::kSums, jax, DefaultViews(jax), FigureSize{}, "", "s.csv");
+  EXPECT_NE(jax_line.find("--walkthrough-preset jax-pitfall"), std::string::npos) << jax_line;
 }
 
 TEST(WalkthroughSteps, TheCatSitsIsZeroOneTwoWithTheSeedsSixWords) {
@@ -191,7 +262,7 @@ TEST(WalkthroughSteps, JaxPitfallAddsAZeroTableAndShowsTheIntendedSinusoid) {
   EXPECT_EQ(PageOf(w, WalkStep::kInput).values, PageOf(w, WalkStep::kScale).values);
   // Without the pitfall the same example adds the sinusoid.
   ModelParams fixed = m;
-  fixed.walkthrough_preset.clear();
+  ASSERT_TRUE(ApplyWalkthroughPreset("none", fixed).ok());
   const Walkthrough ok = Walk(fixed, w.focus);
   EXPECT_EQ(PageOf(ok, WalkStep::kPosition).values, pe.alt_values);
   EXPECT_NE(PageOf(ok, WalkStep::kInput).values, PageOf(ok, WalkStep::kScale).values);

@@ -20,6 +20,7 @@
 #include "text/tokenizer.h"
 #include "ui/ui_scale_range.h"
 #include "views/figure_command.h"
+#include "views/figure_paths.h"
 #include "views/view_registry.h"
 #include "views/view_tables.h"
 
@@ -351,6 +352,8 @@ Result<std::optional<std::vector<std::string>>> MergeFromFigure(
   if (!metadata.ok()) return Error{metadata.error().kind, "--from " + metadata.message()};
   Result<std::vector<CommandFlag>> flags = FlagsFromMetadata(metadata.value().entries, PE_VERSION);
   if (!flags.ok()) return InvalidArgument("--from \"" + from + "\" " + flags.message());
+  // Table files named by relative paths: beside the figure, else where they were read from.
+  ResolveFigureFiles(flags.value(), metadata.value().entries, from);
   auto given_flag = [&](std::string_view f) {
     return std::find(given_flags.begin(), given_flags.end(), f) != given_flags.end();
   };

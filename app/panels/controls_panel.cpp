@@ -88,6 +88,18 @@ void DrawLearnedExplanation(const AppState& state) {
   ImGui::Spacing();
   ImGui::Separator();
   ImGui::TextDisabled("What you are looking at");
+  if (const TableRef& t = p.learned().table; t.loaded()) {
+    // A table loaded from a file: what it is, never called noise.
+    WrappedText(Printf(
+        "A learned table (GPT-2's wpe, BERT's position_embeddings) looked up by position and "
+        "added to the token embeddings. This one is loaded: %s (hash %s); its rows %lld to "
+        "%lld are shown, as trained, so neighbouring rows may be alike where training made "
+        "them so. The initialiser and seed do not apply to it. It has no row past its %lld: "
+        "the model cannot see longer inputs.",
+        t.table->Describe().c_str(), HashText(t.hash).c_str(), static_cast<long long>(p.offset),
+        static_cast<long long>(p.offset + p.max_len - 1), static_cast<long long>(t.table->rows())));
+    return;
+  }
   WrappedText(Printf(
       "A learned table (GPT-2's wpe, BERT's position_embeddings) is a (%lld, %lld) matrix "
       "looked up by position and added to the token embeddings, like the sinusoid but trained. "
@@ -273,6 +285,10 @@ constexpr const char* kInitNames[] = {"normal-1", "normal-scaled", "normal-0.02"
                                       "truncated-normal"};
 
 void DrawLearnedControls(AppState& state) {
+  // A loaded table replaces the seeded one: the initialiser no longer applies (greyed out).
+  // (The loaded file, its shape and hash are named under "Position table from a file".)
+  const TableRef& loaded = state.params.pe.learned().table;
+  ImGui::BeginDisabled(loaded.loaded());
   ImGui::SetNextItemWidth(
       std::max(ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().x -
                                              ImGui::CalcTextSize("position init").x -
@@ -282,6 +298,8 @@ void DrawLearnedControls(AppState& state) {
              "(initializer_range); torch.nn.Embedding's default is N(0, 1); fairseq N(0, 1/d); "
              "Haiku's hk.Embed N(0, 1) cut to [-2, 2]. The token embeddings' init (below) sets "
              "this one too. The seed is the one below.");
+  ImGui::EndDisabled();
+  if (loaded.loaded()) ItemTooltip("Not used: the position table is loaded from a file.");
 }
 
 // Token ids typed instead of the text: applied on Enter or when the field loses focus; a value
@@ -335,12 +353,21 @@ void DrawTokenEmbeddingControls(AppState& state) {
   for (int k = 0; k < 4 && !torch; ++k) {
     if (EmbeddingInitName(p.example.init) == kInitNames[k]) index = k;
   }
+  // Loaded or typed embedding rows replace the drawn ones: the initialiser does not apply to
+  // them (it still starts a learned position table, which the combo above shows).
+  const bool e_given = p.example.embeddings.loaded() || !p.example.embedding_rows.empty();
+  if (!p.example.embeddings.loaded() && !p.example.embedding_rows.empty()) {
+    WrappedText(Printf("E typed: rows E[0] to E[%zu] (--embedding-rows)",
+                       p.example.embedding_rows.size() - 1));
+  }
+  ImGui::BeginDisabled(e_given);
   if (ImGui::Combo("init", &index, labels, 5)) {
     EditField(state, "init", "--init",
               index == 4 ? InitChoiceName({EmbeddingInit::kTorch, p.example.torch_seed,
                                            p.example.torch_kernel})
                          : std::string(kInitNames[index]));
   }
+  ImGui::EndDisabled();
   ItemTooltip(
       "Initialiser of the embedding table (the learned position table follows the first "
       "four): N(0, 1) is torch nn.Embedding's default; N(0, 1/d) fairseq's Embedding and "
@@ -371,6 +398,12 @@ void DrawTokenEmbeddingControls(AppState& state) {
                     ? "The embeddings are the loaded word vectors: each word of the text takes "
                       "the file's row for it."
                     : "The embeddings are the loaded table's rows: the ids index them.");
+  } else if (!p.example.embedding_rows.empty()) {
+    WrappedText(p.example.ids.empty()
+                    ? "The embeddings are the typed rows (E[id] is row id); the text's ids "
+                      "follow the order of first appearance in the text."
+                    : "The embeddings are the typed rows (E[id] is row id); the ids are the "
+                      "ones typed above, not the text's.");
   } else {
     WrappedText(p.example.ids.empty() && p.example.subword
                     ? "The embeddings are random and untrained (drawn from the seed); the text's "
@@ -615,6 +648,17 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
                   "given (1 to 2^31).")) {
     EditPe(state, "max_len", [&](EncodingParams& q) { q.max_len = i64; });
   }
+  if (p.pe.kind() == Scheme::kLearned && p.pe.learned().table.loaded()) {
+    // The loaded table set d_model and max_len: say so where they are edited.
+    const LoadedTable& t = *p.pe.learned().table.table;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    WrappedText(
+        Printf("d_model and max_len follow the loaded table: its %lld columns, its %lld "
+               "rows from offset %lld (type a smaller max_len to show fewer)",
+               static_cast<long long>(t.cols()), static_cast<long long>(t.rows() - p.pe.offset),
+               static_cast<long long>(p.pe.offset)));
+    ImGui::PopStyleColor();
+  }
   if (NumberField(state, "offset", p.pe.offset, &i64,
                   "Position of the first row: a model continuing a long text sees positions "
                   "offset, offset+1, ... (negative only for the sinusoid: relative offsets).")) {
@@ -748,7 +792,10 @@ void DrawStatusLine(const AppState& state, const Derived& derived) {
                             static_cast<long long>(e.rows()), static_cast<long long>(e.cols()),
                             e.Summary().c_str(), s.exact ? "min/max" : "bound",
                             static_cast<double>(s.min), static_cast<double>(s.max));
-  if (e.family() == Family::kAdded) text += Printf("   |PE(1)| = %.6f", s.norm_pe1);
+  if (e.family() == Family::kAdded && s.norm_position >= 0) {
+    // Position 1, or the last one the table has (max_len 1 has position 0 only).
+    text += Printf("   |PE(%lld)| = %.6f", static_cast<long long>(s.norm_position), s.norm_pe1);
+  }
   ImGui::TextUnformatted(text.c_str());
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -83,8 +84,13 @@ void UpdateSamples(CurvesCache& cache, const Encoding& e, const std::vector<int6
       t = TraceTableCurve(e, col, view.x0, view.x1, std::max(width_px, 1));
     }
     cache.marker_ys[k].resize(cache.marker_xs.size());
+    // A masked key's queries have no marker (NaN: Plot::Markers skips it), as no line.
+    const auto seen =
+        static_cast<double>(e.waves().empty() ? FirstVisibleQuery(e, col) : e.first_position());
     for (size_t s = 0; s < cache.marker_xs.size(); ++s) {
-      cache.marker_ys[k][s] = static_cast<float>(e.ValueAt(col, cache.marker_xs[s]));
+      cache.marker_ys[k][s] = cache.marker_xs[s] < seen
+                                  ? std::numeric_limits<double>::quiet_NaN()
+                                  : static_cast<float>(e.ValueAt(col, cache.marker_xs[s]));
     }
   }
 }
@@ -286,6 +292,12 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
       ImGui::Text(e.family() == Family::kBias ? "query m = %lld" : "position %lld",
                   static_cast<long long>(pos));
       for (size_t k = 0; k < shown; ++k) {
+        if (e.waves().empty() && pos < FirstVisibleQuery(e, dims[k])) {
+          ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(SeriesColor(static_cast<int>(k))),
+                             "%s: masked (key after the query)",
+                             ColumnName(derived, dims[k]).c_str());
+          continue;
+        }
         ImGui::TextColored(
             ImGui::ColorConvertU32ToFloat4(SeriesColor(static_cast<int>(k))), "%s = %.6f",
             ColumnName(derived, dims[k]).c_str(),
@@ -371,6 +383,12 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
             "positions",
             c.frequency, c.wavelength());
       }
+    }
+    if (e.MasksAnyKey()) {
+      // As the exported figure's legend: masked queries are left out, not drawn as 0.
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextDisabled("%s", kMaskedCurvesNote);
+      ImGui::PopTextWrapPos();
     }
     if (dims.size() > kMaxCurves)
       ImGui::TextDisabled("(showing the first %zu of %zu)", kMaxCurves, dims.size());

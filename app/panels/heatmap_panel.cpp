@@ -299,7 +299,14 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
     char cell[96];
     std::snprintf(cell, sizeof cell, "One cell = %s x %s px.", Amount(1 / cols_per_px).c_str(),
                   Amount(1 / rows_per_px).c_str());
-    FittedNote({std::string(cell) + " Drag to pan, double-click to fit.", cell});
+    if (!state.params.example.positional_rows.empty()) {
+      // The sums add typed rows instead of this table (the i-love-nlp preset): say so here.
+      FittedNote({std::string(cell) + " The sums add the typed rows of --positional-rows, not "
+                                      "this table.",
+                  "The sums add --positional-rows, not this table.", cell});
+    } else {
+      FittedNote({std::string(cell) + " Drag to pan, double-click to fit.", cell});
+    }
   }
 }
 

@@ -126,7 +126,7 @@ std::string UseSentence(const OpenTableState& o, const ModelParams& m) {
       return rows > 0 ? "W_pos (" + n(rows) + ", " + n(cols) +
                             ") for the learned scheme: row = "
                             "position, d_model becomes " +
-                            n(cols) + ", max_len at most " + n(rows) +
+                            n(cols) + ", max_len " + n(rows) + " (the whole table)" +
                             (m.pe.kind() != Scheme::kLearned ? " (switches to learned)." : ".")
                       : "W_pos (positions, d) for the learned scheme.";
     case TableTarget::kT5Bias:
@@ -370,7 +370,9 @@ void DrawLoadedTablesInfo(AppState& state, const Derived& derived) {
     }
     if (std::string_view(shown[k].what) == "Position table") {
       WrappedText(
-          Printf("max_len + offset is at most its %lld rows.", static_cast<long long>(t.rows())));
+          Printf("max_len follows its %lld rows from the offset (the whole table) unless "
+                 "given smaller; max_len + offset is at most its rows.",
+                 static_cast<long long>(t.rows())));
     }
     if (t.has_non_finite()) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));

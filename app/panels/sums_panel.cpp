@@ -321,8 +321,11 @@ std::string SinusoidNormText(const EncodingParams& pe, int64_t d) {
       a * std::sqrt(pairs), a * std::sqrt(pairs + 1));
 }
 
-void NormLine(const SentenceResult& s, const EncodingParams& pe, int t, bool scaled,
-              EmbeddingInit init, bool loaded) {
+void NormLine(const SentenceResult& s, const ModelParams& m, int t) {
+  const EncodingParams& pe = m.pe;
+  const bool scaled = m.input.scale;
+  const EmbeddingInit init = m.example.init;
+  const bool loaded = m.example.embeddings.loaded();
   const int64_t offset = pe.offset;
   const InputParts& parts = s.parts;
   const int64_t d = parts.embedding.cols;
@@ -351,12 +354,26 @@ void NormLine(const SentenceResult& s, const EncodingParams& pe, int t, bool sca
   // the positional row's.
   const double rd = std::sqrt(static_cast<double>(d));
   const std::string pe_size =
-      pe.kind() == Scheme::kLearned
+      m.input.pe_discarded
+          ? "PE is the zero table the JAX notebook adds (its .at[].set() results are never "
+            "kept): the model input is the scaled embedding alone, as the walkthrough shows"
+      : !m.example.positional_rows.empty()
+          ? Printf("PE is the typed rows P[0] to P[%zu] (--positional-rows): |PE| = %.4g here",
+                   m.example.positional_rows.size() - 1, parts.Norm(Part::kPositional, t))
+      : pe.kind() == Scheme::kLearned && pe.learned().table.loaded()
+          ? Printf("W_pos is the loaded table %s: |W_pos| = %.4g here",
+                   pe.learned().table.spec.c_str(), parts.Norm(Part::kPositional, t))
+      : pe.kind() == Scheme::kLearned
           ? Printf("|W_pos| is about %.3g (%s)", InitStd(pe.learned().init, d) * rd,
                    InitFormula(pe.learned().init, d).c_str())
           : SinusoidNormText(pe, d);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  if (loaded) {
+  if (!m.example.embedding_rows.empty() && !loaded) {
+    WrappedText(Printf(
+        "E is the typed rows E[0] to E[%zu] (--embedding-rows): |E| = %.4g here; "
+        "%s.",
+        m.example.embedding_rows.size() - 1, parts.Norm(Part::kEmbedding, t), pe_size.c_str()));
+  } else if (loaded) {
     // A loaded table's rows have whatever size its training gave them: no initialiser to quote.
     WrappedText(Printf("E is the loaded table's rows: |E| = %.4g here; %s.",
                        parts.Norm(Part::kEmbedding, t), pe_size.c_str()));
@@ -384,9 +401,18 @@ void ShowParts(AppState& state, const SentenceResult& s, const std::vector<std::
   std::vector<ImU32> colors;
   for (int t = 0; t < tokens; ++t) drawn.sum_rows.push_back(parts.sum.row(t));
   drawn.sum_width = d;
+  if (state.params.input.pe_discarded) {
+    // The JAX pitfall, named where the sums are shown: the same model input as the walkthrough.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.65f, 0.2f, 1.0f));
+    WrappedText(
+        "JAX pitfall (preset jax-pitfall): the positional table the code adds stayed zero "
+        "(pe.at[].set() returns a new array the code never keeps), so PE is 0 and the model "
+        "input is the scaled embedding alone. The walkthrough's + PE step shows the intended "
+        "rows.");
+    ImGui::PopStyleColor();
+  }
   if (sel >= 0) {
-    NormLine(s, state.params.pe, sel, state.params.input.scale, state.params.example.init,
-             state.params.example.embeddings.loaded());
+    NormLine(s, state.params, sel);
     for (int k = 0; k < 4; ++k) {
       series.push_back(parts.part(kAllParts[k]).row(sel));
       // The figure's labels (views/sum_view.cpp): a learned table's rows are W_pos[p].
@@ -561,6 +587,13 @@ void ManualEditor(AppState& state, const Derived& derived, DrawnRecord& drawn) {
   } else if (!derived_parts.ok()) {
     ErrorText(derived_parts.message());
   }
+  // Export... and the copied command write the sentence's sums, not this editor's vectors.
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  WrappedText(
+      "These vectors are this editor's own: Export... and the copied command write the "
+      "sentence's sums. To export typed rows, give them as --embedding-rows and "
+      "--positional-rows (the i-love-nlp preset does).");
+  ImGui::PopStyleColor();
   ImGui::EndChild();
 }
 

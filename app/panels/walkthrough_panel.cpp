@@ -23,8 +23,8 @@ ImU32 ToImU32(Rgba8 c) {
 }
 
 // One button per preset, wrapping; the loaded one is marked. A preset resets the parameters to
-// its example and follows its token; the blog's typed sum also opens the sums view's typed
-// vectors, which hold the same numbers.
+// its example and follows its token; a preset's typed rows are parameters, so the sums view
+// (leaving its own "type the vectors yourself" editor) shows the same numbers.
 void PresetButtons(AppState& state) {
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   ImGui::TextDisabled("Tutorial examples:");
@@ -43,13 +43,12 @@ void PresetButtons(AppState& state) {
     if (ImGui::SmallButton(label.c_str())) {
       const std::string name(p.name);
       const int focus = p.focus_token;
-      const bool typed = p.typed != nullptr;
-      Edit(state, [name, focus, typed](AppState& st) {
+      Edit(state, [name, focus](AppState& st) {
         const bool truncate = st.params.example.truncate;  // the window's own choice
         if (!ApplyWalkthroughPreset(name, st.params).ok()) return;
         st.params.example.truncate = truncate;
         st.selection.selected_token = focus;
-        st.sums.manual = typed;
+        st.sums.manual = false;  // the sums view shows the preset's own rows
         st.walkthrough.fitted_step = -1;
       });
     }
@@ -65,12 +64,13 @@ void PresetButtons(AppState& state) {
     if (ImGui::SmallButton(leave)) {
       Edit(state, [](AppState& st) {
         st.params.walkthrough_preset.clear();
+        st.params.input.pe_discarded = false;  // the pitfall belongs to its preset
         st.sums.manual = false;
       });
     }
     ItemTooltip(
-        "Follow the current example (text, seed, d_model) instead of the preset's typed "
-        "tables or its pitfall; the parameters stay as they are.");
+        "Forget the preset and its pitfall (the JAX notebook's zero PE table); the "
+        "parameters, typed rows included, stay as they are.");
   }
 }
 

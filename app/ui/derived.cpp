@@ -7,11 +7,16 @@ namespace pe {
 
 TableSummary SummarizeTable(const Encoding& e, int64_t max_cells) {
   TableSummary s;
-  // |positional vector at position 1| (0 past the table), in double.
-  if (e.family() == Family::kAdded && e.first_position() <= 1 && e.last_position() >= 1) {
+  // |positional vector at position 1|, or at the last position when 1 is not in the table, in
+  // double.
+  if (e.family() == Family::kAdded) {
+    const int64_t p = e.first_position() <= 1 && e.last_position() >= 1 ? 1 : e.last_position();
     double acc = 0.0;
-    for (int64_t j = 0; j < e.cols(); ++j) acc += std::pow(e.ValueAt(j, 1.0), 2);
+    for (int64_t j = 0; j < e.cols(); ++j) {
+      acc += std::pow(e.ValueAt(j, static_cast<double>(p)), 2);
+    }
     s.norm_pe1 = std::sqrt(acc);
+    s.norm_position = p;
   }
   const int64_t rows = e.rows(), cols = e.cols();
   if (rows > max_cells / cols) {
@@ -157,6 +162,7 @@ const Derived& DerivedCache::Update(const AppState& state) {
   // The typed vectors have their own scaling switch; dropout follows the input layer's.
   InputLayerParams manual_input = params.input;
   manual_input.scale = state.manual.scale;
+  manual_input.pe_discarded = false;  // typed vectors add the PE typed beside them
   auto manual_key = std::make_tuple(state.manual, manual_input);
   if (!manual_key_ || *manual_key_ != manual_key) {
     manual_key_ = manual_key;

@@ -19,8 +19,9 @@ namespace pe {
 struct TableSummary {
   float min = 0.0f;
   float max = 0.0f;
-  bool exact = false;   // false: the table was too large to scan and [min, max] is a bound
-  double norm_pe1 = 0;  // |PE(position 1)|
+  bool exact = false;          // false: the table was too large to scan and [min, max] is a bound
+  double norm_pe1 = 0;         // |PE(norm_position)|
+  int64_t norm_position = -1;  // 1, or the last position when 1 is not in the table; -1: none
 };
 
 // What follows from the encoding parameters alone.

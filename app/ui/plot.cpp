@@ -299,7 +299,9 @@ void Plot::Line(const double* xs, const double* ys, int n, ImU32 color, float th
 }
 
 void Plot::Markers(const double* xs, const double* ys, int n, ImU32 color, float radius) {
-  for (int k = 0; k < n; ++k) draw_->AddCircleFilled(ToPixels(xs[k], ys[k]), radius, color, 8);
+  for (int k = 0; k < n; ++k) {
+    if (std::isfinite(ys[k])) draw_->AddCircleFilled(ToPixels(xs[k], ys[k]), radius, color, 8);
+  }
 }
 
 void Plot::Image(ImTextureID texture, double x0, double y0, double x1, double y1) {

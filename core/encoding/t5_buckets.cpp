@@ -301,6 +301,11 @@ class T5Encoding final : public Encoding {
   double Bias(int64_t query_position, int64_t key_position) const override {
     return bias_[static_cast<size_t>(bucket(key_position - query_position))];
   }
+  // A causal T5 (a decoder's self-attention) runs under a causal mask: a key after the query
+  // gets bucket 0 from the bucketing but is never attended to.
+  bool Masked(int64_t query_position, int64_t key_position) const override {
+    return params_.t5().direction == T5Direction::kCausal && key_position > query_position;
+  }
 
  private:
   int64_t bucket(int64_t relative) const {

@@ -202,6 +202,12 @@ Result<LoadedSession> SessionFromDocument(const SessionDocument& doc, const Mode
     if (!s.ok()) return InvalidArgument("params." + key + ": " + s.message());
     m = std::move(trial);
   }
+  // A loaded position table sets max_len to its rows; the max_len saved (applied before the
+  // table, in the field order) is the one shown.
+  if (const std::string* saved = Find(doc.params, "max_len")) {
+    ModelParams trial = m;
+    if (FindParamField("max_len")->set(trial, *saved).ok()) m = std::move(trial);
+  }
   for (const SessionFile& file : doc.files) {
     const std::string* path = Find(doc.params, file.key);
     if (path == nullptr) {

@@ -75,6 +75,8 @@ Result<InputParts> CombineInputParts(Matrix embedding, Matrix positional,
                            std::to_string(positional.rows) + " x " +
                            std::to_string(positional.cols) + "; they must have the same shape");
   }
+  // The JAX pitfall: the table the code adds stayed zero.
+  if (params.pe_discarded) std::fill(positional.data.begin(), positional.data.end(), 0.0f);
   InputParts parts;
   parts.scaled = embedding;
   if (params.scale) {
@@ -176,6 +178,8 @@ Result<Matrix> InputLayerForward(const Matrix& table, std::span<const int64_t> i
   Result<Matrix> pe_rows = MakeMatrix("the positional rows", seq, d, cap);
   if (!pe_rows.ok()) return pe_rows;
   pe.FillBlock(0, seq, 0, d, pe_rows.value().data.data());
+  if (params.pe_discarded)
+    std::fill(pe_rows.value().data.begin(), pe_rows.value().data.end(), 0.0f);
   Result<Matrix> out = MakeMatrix("the input-layer output", batch * seq, d, cap);
   if (!out.ok()) return out;
   InputLayerForwardInto(table, ids, batch, seq, pe_rows.value().data.data(), params,
@@ -447,8 +451,28 @@ Result<SentenceResult> ComputeSentence(const TextExample& example, const Encodin
   Result<Matrix> embedding =
       ExampleEmbeddingRows(example, r.vocab_size, pe.d_model, r.ids, cap);  // (T, d)
   if (!embedding.ok()) return embedding.error();
+  Matrix positional = PositionalRows(encoding, seq);
+  if (const std::vector<std::vector<float>>& typed = example.positional_rows; !typed.empty()) {
+    // Typed rows (--positional-rows) replace the scheme's: the token at position p gets P[p].
+    const auto width = static_cast<int64_t>(typed.front().size());
+    if (width != pe.d_model) {
+      return InvalidArgument("--positional-rows: the rows have " + std::to_string(width) +
+                             " values but d_model is " + std::to_string(pe.d_model) +
+                             "; each row is one positional vector P[p] of d_model values");
+    }
+    for (int64_t t = 0; t < seq; ++t) {
+      const int64_t p = pe.offset + t;
+      if (p < 0 || p >= static_cast<int64_t>(typed.size())) {
+        return InvalidArgument("--positional-rows: token " + std::to_string(t) +
+                               " is at position " + std::to_string(p) + " but only P[0] to P[" +
+                               std::to_string(typed.size() - 1) + "] are typed");
+      }
+      std::copy(typed[static_cast<size_t>(p)].begin(), typed[static_cast<size_t>(p)].end(),
+                positional.row(t));
+    }
+  }
   Result<InputParts> parts =
-      CombineInputParts(std::move(embedding).value(), PositionalRows(encoding, seq), params,
+      CombineInputParts(std::move(embedding).value(), std::move(positional), params,
                         static_cast<uint64_t>(row * seq * pe.d_model));
   if (!parts.ok()) return parts.error();
   r.parts = std::move(parts).value();

@@ -25,6 +25,10 @@ struct InputLayerParams {
   double dropout = 0.0;  // p in [0, 1], applied to the sum in train mode (inverted dropout)
   uint64_t dropout_seed = 0;
   bool train = false;  // eval mode makes dropout the identity, as nn.Dropout.eval()
+  // The positional table the code adds stayed zero (the JAX notebook's `pe.at[].set()` whose
+  // result is never kept): the positional part is zero and the sum is the scaled embedding
+  // alone. Set by the jax-pitfall walkthrough preset only.
+  bool pe_discarded = false;
   bool operator==(const InputLayerParams&) const = default;
 };
 
@@ -122,6 +126,10 @@ struct TextExample {
   // Embedding rows typed by hand (a tutorial's printed table, --embedding-rows): E[k] = row k,
   // each d_model wide, and every id must be below their count. Empty: E from init and seed.
   std::vector<std::vector<float>> embedding_rows;
+  // Positional rows typed by hand (a tutorial's printed rows, --positional-rows): the token at
+  // position p gets P[p] = row p in place of the scheme's row, each d_model wide; every position
+  // used must be typed. Empty: the scheme's rows. The PE table views still show the scheme.
+  std::vector<std::vector<float>> positional_rows;
   bool operator==(const TextExample&) const = default;
 };
 

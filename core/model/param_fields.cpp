@@ -56,8 +56,8 @@ std::string FormatRows(const std::vector<std::vector<float>>& rows) {
 // At most this many typed values (a tutorial's table is a handful).
 constexpr size_t kMaxTypedValues = size_t{1} << 20;
 
-Result<std::vector<std::vector<float>>> ParseRows(const std::string& text) {
-  const char* flag = "--embedding-rows";
+Result<std::vector<std::vector<float>>> ParseRows(const std::string& text,
+                                                  const char* flag = "--embedding-rows") {
   std::vector<std::vector<float>> rows;
   if (text.find_first_not_of(" \t") == std::string::npos) return rows;  // empty: seeded E
   size_t count = 0;
@@ -95,7 +95,7 @@ Result<std::vector<std::vector<float>>> ParseRows(const std::string& text) {
       return InvalidArgument(std::string(flag) + ": row " + std::to_string(rows.size()) + " has " +
                              std::to_string(row.size()) + " values but row 0 has " +
                              std::to_string(rows.front().size()) +
-                             "; every row is one embedding of d_model values");
+                             "; every row is one vector of d_model values");
     }
     rows.push_back(std::move(row));
     start = semi + 1;
@@ -293,8 +293,10 @@ const ParamField kFields[] = {
        m.pe.d_model = v.value();
        return {};
      })},
-    {"max_len", "--max-len", "INT", "Positions in the table (1 to 2^31)", kAllSchemes, nullptr,
-     GET(std::to_string(m.pe.max_len)), SET({
+    {"max_len", "--max-len", "INT",
+     "Positions in the table (1 to 2^31); a loaded --positions-table sets it to its rows unless "
+     "given",
+     kAllSchemes, nullptr, GET(std::to_string(m.pe.max_len)), SET({
        Result<int64_t> v = ParseInteger("--max-len", text, 1, kMaxPosition + 1);
        if (!v.ok()) return v.error();
        if (Status s = FollowsTable(m, "--max-len", v.value()); !s.ok()) return s;
@@ -711,6 +713,16 @@ const ParamField kFields[] = {
        return {};
      }),
      [](const ModelParams& m) { return !m.example.embedding_rows.empty(); }},
+    {"positional_rows", "--positional-rows", "LIST",
+     "Positional rows typed by hand, added in place of the scheme's rows: P[0];P[1];... each "
+     "d_model values; a token at position p takes P[p], so every position used must be typed",
+     kSin | kLearned, nullptr, GET(FormatRows(m.example.positional_rows)), SET({
+       Result<std::vector<std::vector<float>>> rows = ParseRows(text, "--positional-rows");
+       if (!rows.ok()) return rows.error();
+       m.example.positional_rows = std::move(rows).value();
+       return {};
+     }),
+     [](const ModelParams& m) { return !m.example.positional_rows.empty(); }},
     {"scaling", "--no-scale", "", "Do not multiply embeddings by sqrt(d_model)", kSin | kLearned,
      nullptr, GET(m.input.scale ? "sqrt(d_model)" : "off"), SET({
        m.input.scale = !(text == "true" || text == "off");
@@ -879,7 +891,8 @@ const ParamField kFields[] = {
     {"positions_table", "--positions-table", "FILE",
      "A trained position table from FILE[:TENSOR] (NPY or safetensors): with the learned scheme "
      "the table (rows >= max_len + offset, d), e.g. GPT-2's wpe; with t5 the "
-     "relative_attention_bias (buckets, heads). d_model, or T5's buckets and heads, follow it",
+     "relative_attention_bias (buckets, heads). d_model and max_len (its rows from the offset), or "
+     "T5's buckets and heads, follow it unless given",
      kLearned | kT5, nullptr,
      GET(m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias.spec : m.pe.learned().table.spec), SET({
        const bool t5 = m.pe.kind() == Scheme::kT5;
@@ -918,8 +931,9 @@ const ParamField kFields[] = {
                                 std::to_string(m.pe.offset));
        }
        m.pe.d_model = t.cols();
-       // max_len is limited to the table's rows from the offset.
-       m.pe.max_len = std::min(m.pe.max_len, t.rows() - m.pe.offset);
+       // The table is shown whole: max_len follows its rows from the offset (a --max-len given
+       // is applied again after it, and may only be smaller).
+       m.pe.max_len = std::min<int64_t>(t.rows() - m.pe.offset, kMaxPosition + 1);
        m.pe.learned().table = std::move(ref).value();
        return {};
      }),

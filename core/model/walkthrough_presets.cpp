@@ -43,11 +43,15 @@ const WalkthroughPreset kPresets[] = {
      0, false, &kILoveNlp,
      [](ModelParams& m) {
        m.example.text = "I love NLP";
-       // Its ids 0, 1, 2 (first appearance) take the blog's rows E[1], E[2], E[3].
+       // Its ids 0, 1, 2 (first appearance) take the blog's rows E[1], E[2], E[3] (the blog
+       // counts from 1), and its positions 0, 1, 2 the blog's positional rows: both are
+       // parameters (--embedding-rows, --positional-rows), so every view and export adds them.
        for (size_t r = 0; r < kILoveNlp.labels.size(); ++r) {
-         m.example.embedding_rows.emplace_back(
-             kILoveNlp.embedding.begin() + static_cast<std::ptrdiff_t>(r * 3),
-             kILoveNlp.embedding.begin() + static_cast<std::ptrdiff_t>(r * 3 + 3));
+         const auto at = static_cast<std::ptrdiff_t>(r * 3);
+         m.example.embedding_rows.emplace_back(kILoveNlp.embedding.begin() + at,
+                                               kILoveNlp.embedding.begin() + at + 3);
+         m.example.positional_rows.emplace_back(kILoveNlp.positional.begin() + at,
+                                                kILoveNlp.positional.begin() + at + 3);
        }
        m.pe.d_model = 3;
        m.pe.max_len = 3;
@@ -60,6 +64,7 @@ const WalkthroughPreset kPresets[] = {
      [](ModelParams& m) {
        m.pe.d_model = 64;
        m.input.dropout = 0.1;
+       m.input.pe_discarded = true;  // every view adds the zero table the code adds
      }},
     {"embedding-ids", "PyTorch ids [2, 5, 0, 9], V 10, d 128",
      "The PyTorch notes: nn.Embedding(10, 128) looking up the ids [2, 5, 0, 9]", 0, false, nullptr,
@@ -95,6 +100,7 @@ const WalkthroughPreset* FindWalkthroughPreset(std::string_view name) {
 Status ApplyWalkthroughPreset(const std::string& name, ModelParams& m) {
   if (name == "none") {
     m.walkthrough_preset.clear();
+    m.input.pe_discarded = false;  // the pitfall belongs to its preset
     return {};
   }
   const WalkthroughPreset* p = FindWalkthroughPreset(name);

@@ -1,8 +1,9 @@
 // The tutorials' own worked examples, loadable in one click (the walkthrough panel) or with
 // `--walkthrough-preset NAME`: each sets the example, the shape and the input layer as its
 // tutorial does. Two of them are typed tables rather than a computation (the blog's "I love NLP"
-// sum) or teach a pitfall (the JAX notebook's discarded `.at[].set()`), which the walkthrough
-// model (views/walkthrough.h) reads from here.
+// sum, set as --embedding-rows and --positional-rows) or teach a pitfall (the JAX notebook's
+// discarded `.at[].set()`, set as InputLayerParams::pe_discarded): parameters, so every view,
+// export and copied command shows the same numbers.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +31,7 @@ struct WalkthroughPreset {
   std::string_view source;    // which tutorial it comes from, in the project's words
   int focus_token = 0;        // the token the steps follow when the preset loads
   bool pe_discarded = false;  // the positional table the code builds stays zero (JAX pitfall)
-  const TypedVectors* typed = nullptr;      // typed tables instead of text and seeded rows
+  const TypedVectors* typed = nullptr;      // the printed rows apply() sets as typed rows
   void (*apply)(ModelParams& m) = nullptr;  // sets the example on default parameters
 };
 
@@ -39,7 +40,8 @@ std::span<const WalkthroughPreset> WalkthroughPresets();
 const WalkthroughPreset* FindWalkthroughPreset(std::string_view name);
 // Sets `m` to the preset's example: the default parameters (memory cap kept), then the preset's
 // own. A preset of typed ids keeps the default sentence, so emptying the ids goes back to its
-// tokens. "none" clears the preset name only. An unknown name is an error listing the names.
+// tokens. "none" clears the preset name (and the JAX pitfall of its preset). An unknown name is an
+// error listing the names.
 Status ApplyWalkthroughPreset(const std::string& name, ModelParams& m);
 
 }  // namespace pe

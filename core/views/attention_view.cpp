@@ -128,9 +128,11 @@ Result<Figure> AttentionFigure(const ViewContext& c) {
   const Rgba8 mark = SelectionHighlightColor(ColormapId::kViridis);
   Rgba8 band = mark;
   band.a = 90;
-  if (every_key && px.width >= 4 * L) {
+  // One key (max_len 1): the band would fill the whole plot; the stem and a note say it.
+  const bool band_shown = every_key && px.width >= 4 * L && L > 1;
+  if (band_shown) {
     f.rects.insert(f.rects.begin(), {m - 0.5, 0.0, m + 0.5, f.view.y1, band, true, 1.0});
-  } else {
+  } else if (L > 1) {
     // Half transparent: the query's own peak stays visible through it.
     Rgba8 line_mark = mark;
     line_mark.a = 140;
@@ -147,7 +149,13 @@ Result<Figure> AttentionFigure(const ViewContext& c) {
       {"weight(m, n) = exp(score(m, n)) / \xce\xa3_n exp(score(m, n))", SeriesRgba(0)});
   f.legend.push_back({"query m = " + std::to_string(m) +
                           (c.params.query == -1 ? " (the last position)" : std::string()),
-                      every_key && px.width >= 4 * L ? band : mark});
+                      band_shown ? band : mark});
+  if (L == 1) {
+    f.legend.push_back(
+        {"one key: the table has one position, so the query attends to itself "
+         "alone, weight 1",
+         kNoColor});
+  }
   f.legend.push_back({ScoreDefinition(e, c.params.content), kNoColor});
   if (shaded) {
     f.legend.push_back({c.params.causal_mask

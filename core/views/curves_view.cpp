@@ -96,12 +96,22 @@ bool TableCurveIsSampled(const Encoding& e, double x0, double x1, int width_px) 
   return b - a + 1 > std::max(width_px, 1) && b - a + 1 > kMaxExactBandRows;
 }
 
+int64_t FirstVisibleQuery(const Encoding& e, int64_t col) {
+  if (!e.MasksAnyKey()) return e.first_position();
+  // Masks are causal: the key at column col is visible from its own position on.
+  const int64_t key = e.first_position() + col;
+  return std::max(e.first_position(), e.Masked(key - 1, key) ? key : e.first_position());
+}
+
 CurveTrace TraceTableCurve(const Encoding& e, int64_t col, double x0, double x1, int width_px) {
   CurveTrace t;
-  const auto first = static_cast<double>(e.first_position());
+  // Queries a masked key is hidden from are left out: the curve starts where it is seen.
+  const auto first = static_cast<double>(FirstVisibleQuery(e, col));
   const auto last = static_cast<double>(e.last_position());
-  const auto [row_a, row_b] = RowsInView(e, x0, x1);
-  const int64_t in_view = row_b - row_a + 1;
+  if (first > last) return t;
+  auto [row_a, row_b] = RowsInView(e, x0, x1);
+  if (row_b >= row_a) row_a = std::max(row_a, static_cast<int64_t>(first));
+  const int64_t in_view = std::max<int64_t>(row_b - row_a + 1, 0);
   if (width_px >= 1 && in_view > width_px && in_view <= kMaxExactBandRows) {
     // The band covers the table's part of the window, in pixels as wide as the plot's.
     const double b0 = std::max(x0, first), b1 = std::min(x1, last);
@@ -170,13 +180,9 @@ Result<Figure> CurvesFigure(const ViewContext& c) {
   for (size_t k = 0; k < shown; ++k) {
     f.legend.push_back({ColumnLegend(e, m.curve_dims[k]), SeriesRgba(static_cast<int>(k))});
   }
-  // A causal bias masks a key for the queries before it: the table (and so each curve) holds 0
-  // there, which is no bias.
-  if (e.MasksAnyKey()) {
-    f.legend.push_back(
-        {"a key n after the query m is masked (-inf in the model): its curve shows the table's 0",
-         kNoColor});
-  }
+  // A causal bias masks a key for the queries before it (-inf in the model): the curves leave
+  // those queries out rather than draw the table's value there (0, the largest bias, for ALiBi).
+  if (e.MasksAnyKey()) f.legend.push_back({kMaskedCurvesNote, kNoColor});
   const PixelSize px = PlotPixels(c, f);
   const ViewRange& v = sel.curves;
   const double px_per_pos = px.width / (v.x1 - v.x0);
@@ -207,7 +213,8 @@ Result<Figure> CurvesFigure(const ViewContext& c) {
       s.ys = std::move(t.ys);
     }
     if (sel.markers && px_per_pos >= 5.0) {
-      for (double x = std::max(std::ceil(v.x0), first); x <= std::min(std::floor(v.x1), last);
+      const auto seen = smooth ? first : static_cast<double>(FirstVisibleQuery(e, col));
+      for (double x = std::max(std::ceil(v.x0), seen); x <= std::min(std::floor(v.x1), last);
            x += 1.0) {
         s.marker_xs.push_back(x);
         s.marker_ys.push_back(static_cast<float>(e.ValueAt(col, x)));

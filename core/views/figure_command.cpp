@@ -6,6 +6,7 @@
 
 #include "model/param_fields.h"
 #include "views/figure_export.h"
+#include "views/figure_paths.h"
 #include "views/view_registry.h"
 
 namespace pe {
@@ -112,7 +113,7 @@ Result<std::vector<CommandFlag>> FlagsFromMetadata(
     bool known = false;
     for (const SelectionKey& s : kSelectionKeys) known = known || s.key == key;
     const ParamField* f = FindParamField(key);
-    known = known || (f != nullptr && f->key == key);
+    known = known || (f != nullptr && f->key == key) || IsAbsoluteFileKey(key);
     if (!known) {
       return InvalidArgument("has the unknown metadata key \"" + key +
                              "\" (not one this version of PE Explorer writes)");

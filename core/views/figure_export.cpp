@@ -9,6 +9,7 @@
 #include "model/param_fields.h"
 #include "model/walkthrough_presets.h"
 #include "views/figure_budget.h"
+#include "views/figure_paths.h"
 #include "views/heatmap_raster.h"
 #include "views/rope_views.h"
 #include "views/view_registry.h"
@@ -149,6 +150,8 @@ std::vector<std::pair<std::string, std::string>> FigureMetadata(
     if (OnlyAnotherViewReads(kv.first, ViewName(view))) continue;
     out.push_back(std::move(kv));
   }
+  // A table named by a relative path: also the absolute path it was read from (export --from).
+  for (auto& kv : AbsoluteFileEntries(out)) out.push_back(std::move(kv));
   if (shown != nullptr) {
     out.push_back({"x_range", RangeText(shown->x0, shown->x1)});
     out.push_back({"y_range", RangeText(shown->y0, shown->y1)});
@@ -169,8 +172,12 @@ std::vector<std::pair<std::string, std::string>> FigureMetadata(
   if (view == ViewKind::kSums && m.example.ids.size() > 1) {
     out.push_back({"batch_row", std::to_string(sel.batch_row)});
   }
-  if (view == ViewKind::kWalkthrough) {
+  // The JAX pitfall is its preset's (the zero table it adds is no flag): every view of it
+  // records the preset, so the copied command and `export --from` add the same zero table.
+  if (view == ViewKind::kWalkthrough || m.input.pe_discarded) {
     if (!m.walkthrough_preset.empty()) out.push_back({"walkthrough_preset", m.walkthrough_preset});
+  }
+  if (view == ViewKind::kWalkthrough) {
     if (sel.walkthrough_step >= 0) {
       out.push_back({"walkthrough_step", std::to_string(sel.walkthrough_step)});
     }

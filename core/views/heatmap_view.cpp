@@ -11,7 +11,8 @@ namespace pe {
 void AddMaskedLegend(const Encoding& e, Figure& f) {
   // The first query's row: its last key is after it whenever the table masks anything.
   if (e.MasksAnyKey()) {
-    f.legend.push_back({"grey: key after the query, masked (-inf in the model; 0 in the table)",
+    f.legend.push_back({"grey: key after the query, masked (-inf in the model; the table holds " +
+                            std::string(e.scheme() == Scheme::kT5 ? "bucket 0's bias" : "0") + ")",
                         Rgba8{kMaskedTexelGrey, kMaskedTexelGrey, kMaskedTexelGrey, 255}});
   }
 }

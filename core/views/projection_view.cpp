@@ -47,6 +47,11 @@ Result<Projection> ComputeProjection(const ViewContext& c) {
                            std::to_string(t_count) + " (shorten the text or the ids)");
   }
   const int64_t d = parts.scaled.cols;
+  if (d < 2) {
+    return InvalidArgument(
+        "nothing to project: at d_model 1 each token vector is a single number (the sums view "
+        "shows it); the projection onto two axes needs d_model 2 or more");
+  }
   Matrix both;  // (2T, d): the embeddings, then the inputs
   both.rows = 2 * t_count;
   both.cols = d;
@@ -56,6 +61,11 @@ Result<Projection> ComputeProjection(const ViewContext& c) {
   Result<Pca2> pca = FitPca2(both);
   if (!pca.ok()) return pca.error();
   p.pca = std::move(pca).value();
+  if (!(p.pca.total_variance > 0)) {
+    return InvalidArgument(
+        "nothing to project: every token vector, alone and with its position, is the same "
+        "point (no variance to lay out on axes)");
+  }
   for (int64_t t = 0; t < t_count; ++t) {
     p.embedding.push_back(ProjectPca2(p.pca, parts.scaled.row(t)));
     p.input.push_back(ProjectPca2(p.pca, parts.sum.row(t)));

@@ -19,6 +19,7 @@
 #include "analysis/similarity.h"
 #include "encoding/rope.h"
 #include "io/file_writers.h"
+#include "io/loaded_table.h"
 #include "views/figure_export.h"
 #include "views/heatmap_raster.h"
 #include "views/value_image.h"
@@ -106,7 +107,15 @@ std::vector<std::string> SchemeNotes(const PositionSimilarity& s) {
       break;
     }
     case Scheme::kLearned:
-      notes.push_back("PE(p): row p of the learned table (untrained: seeded noise)");
+      if (const TableRef& t = p.learned().table; t.loaded()) {
+        // A trained table was loaded: name it, never as noise.
+        notes.push_back("PE(p): row p of the loaded table " + t.spec + " (" +
+                        std::to_string(t.table->rows()) + " x " + std::to_string(t.table->cols()) +
+                        ", hash " + HashText(t.hash) + ")");
+      } else {
+        notes.push_back("PE(p): row p of the learned table (untrained: seeded noise, " +
+                        InitFormula(p.learned().init, p.d_model) + ")");
+      }
       notes.push_back("no formula ties it to q " + std::string(kMinus) +
                       " p, the values along a diagonal differ (not a Toeplitz matrix)");
       break;

@@ -80,6 +80,23 @@ void AddNotes(const ModelParams& m, const Encoding& e, const SentenceResult& s, 
                             : std::string("ids: order of first appearance in the text"),
                         none});
   }
+  if (!m.example.positional_rows.empty()) {
+    std::snprintf(buf, sizeof buf, "PE: typed rows P[0] to P[%zu] (--positional-rows)",
+                  m.example.positional_rows.size() - 1);
+    f.legend.push_back({buf, none});
+  }
+  if (m.input.pe_discarded) {
+    // The JAX pitfall: what the code adds is the zero table; name it, and the intended size.
+    f.legend.push_back({"PE: zero (JAX pitfall: .at[].set() results never kept)", none});
+    if (token >= 0) {
+      std::vector<float> row(static_cast<size_t>(e.cols()));
+      e.FillBlock(token, 1, 0, e.cols(), row.data());
+      double acc = 0;
+      for (float v : row) acc += static_cast<double>(v) * v;
+      std::snprintf(buf, sizeof buf, "intended |PE| = %.3f, not added", std::sqrt(acc));
+      f.legend.push_back({buf, none});
+    }
+  }
   if (token < 0) return;
   const InputParts& p = s.parts;
   const char* pos = e.scheme() == Scheme::kLearned ? "W_pos" : "PE";

@@ -51,6 +51,14 @@ std::string BandNote(double positions_per_pixel);
 // sampled rows is lost. Every row in view is read once; above kMaxExactBandRows rows in view the
 // polyline through every k-th row is drawn instead (TableCurveIsSampled says when).
 CurveTrace TraceTableCurve(const Encoding& e, int64_t col, double x0, double x1, int width_px);
+// A causal bias's column `col` is a key hidden from the queries before it (Encoding::Masked):
+// the first query position that sees it (the table's first position when none is masked). The
+// curves leave the positions before it out (TraceTableCurve, the markers): the table holds a
+// value there (0, ALiBi's largest bias) that no model adds.
+int64_t FirstVisibleQuery(const Encoding& e, int64_t col);
+// The note the curves' legends give for a table that masks keys.
+inline constexpr const char* kMaskedCurvesNote =
+    "a key n is masked for the queries m < n (-inf in the model): its curve starts at m = n";
 inline constexpr int64_t kMaxExactBandRows = int64_t{1} << 23;
 bool TableCurveIsSampled(const Encoding& e, double x0, double x1, int width_px);
 // The legend's note for a table's band: "each pixel shows the range of its N rows".

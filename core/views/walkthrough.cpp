@@ -187,32 +187,11 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
   const WalkthroughPreset* preset = FindWalkthroughPreset(params.walkthrough_preset);
   const TextExample& ex = params.example;
   std::string vocab_text, unk_text;
-  if (preset != nullptr && preset->typed != nullptr) {
-    const TypedVectors& t = *preset->typed;
-    const auto tokens = static_cast<int64_t>(t.labels.size());
-    if (d != t.dims) {
-      return InvalidArgument("the " + std::string(preset->name) + " preset's typed tables are " +
-                             std::to_string(tokens) + " x " + std::to_string(t.dims) +
-                             "; --d-model must be " + std::to_string(t.dims) + ", got " +
-                             std::to_string(d));
-    }
-    Result<Matrix> e = MatrixFromValues(tokens, t.dims, t.embedding);
-    Result<Matrix> p = MatrixFromValues(tokens, t.dims, t.positional);
-    if (!e.ok()) return e.error();
-    if (!p.ok()) return p.error();
-    Result<InputParts> parts = CombineInputParts(e.value(), p.value(), params.input);
-    if (!parts.ok()) return parts.error();
-    w.parts = std::move(parts).value();
-    w.typed = true;
-    w.token_labels = t.labels;
-    for (int64_t k = 0; k < tokens; ++k) {
-      w.ids.push_back(k + 1);  // the blog numbers its vocabulary from 1: I = 1, love = 2, NLP = 3
-      w.positions.push_back(k);
-    }
-    w.vocab_size = tokens + 1;
-    vocab_text = "the blog's vocabulary: I = 1, love = 2, NLP = 3 (it does not say what id 0 is)";
-    unk_text = "typed rows: no <unk> is involved";
-  } else {
+  // Typed rows (a preset's, or --embedding-rows / --positional-rows) go through the same
+  // input layer as every other view, so the steps, the sums view and the exports agree.
+  w.typed = !ex.embedding_rows.empty() && !ex.embeddings.loaded();
+  w.typed_positional = !ex.positional_rows.empty();
+  {
     Result<SentenceResult> r = WholeBatch(ex, encoding, params.input, params.cap);
     if (!r.ok()) return r.error();
     SentenceResult& s = r.value();
@@ -288,19 +267,22 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
       vocab_text += "; the ids index the rows of " + Quoted(ex.embeddings.spec) + " (ids 0 to " +
                     std::to_string(loaded->rows() - 1) + ")";
     }
-    if (preset != nullptr && preset->pe_discarded) {
-      // The code adds a table that stayed zero: compute that, and keep the intended rows.
-      w.pe_discarded = true;
-      w.intended_positional = s.parts.positional;
-      Matrix zero = s.parts.positional;
-      std::fill(zero.data.begin(), zero.data.end(), 0.0f);
-      Result<InputParts> parts =
-          CombineInputParts(s.parts.embedding, std::move(zero), params.input);
-      if (!parts.ok()) return parts.error();
-      w.parts = std::move(parts).value();
-    } else {
-      w.parts = std::move(s.parts);
+    if (preset != nullptr && preset->typed != nullptr && w.typed) {
+      vocab_text +=
+          "; the blog numbers its words from 1 (I = 1, love = 2, NLP = 3), so its "
+          "E[1], E[2], E[3] are typed here as E[0], E[1], E[2]";
     }
+    if (params.input.pe_discarded) {
+      // The code adds a table that stayed zero (the input layer computes that, as every view
+      // shows it); the intended rows are the scheme's, kept beside them.
+      w.pe_discarded = true;
+      InputLayerParams intended = params.input;
+      intended.pe_discarded = false;
+      Result<SentenceResult> full = WholeBatch(ex, encoding, intended, params.cap);
+      if (!full.ok()) return full.error();
+      w.intended_positional = std::move(full.value().parts.positional);
+    }
+    w.parts = std::move(s.parts);
   }
   const int64_t tokens = w.parts.tokens();
   w.focus = tokens == 0 ? 0 : std::clamp(focus < 0 ? 0 : focus, 0, static_cast<int>(tokens - 1));
@@ -330,15 +312,17 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     p.code =
         "The blog starts from the sentence \"I love NLP.\"; the PyTorch notes from \"The cat "
         "sits\".";
-    if (w.typed) {
-      p.numbers.push_back("typed tables (preset " + params.walkthrough_preset + "): the rows " +
-                          Join(w.token_labels, ", ", kShownTokens) +
-                          " are given, not computed from a text");
-    } else if (!ex.ids.empty() && !w.ids_pending) {
+    if (!ex.ids.empty() && !w.ids_pending) {
       p.numbers.push_back("no text: the token ids are typed directly");
     } else {
       p.numbers.push_back("text: " + (ex.text.empty() ? std::string("\"\" (empty)")
                                                       : AbbreviatedText(ex.text, 400)));
+    }
+    if (w.typed || w.typed_positional) {
+      p.numbers.push_back(std::string("typed rows: ") + (w.typed ? "E (--embedding-rows)" : "") +
+                          (w.typed && w.typed_positional ? " and " : "") +
+                          (w.typed_positional ? "PE (--positional-rows)" : "") +
+                          " are given, not computed");
     }
     if (preset != nullptr) p.numbers.push_back("example: " + std::string(preset->source));
     p.highlight_text = "The sums view shows the same example.";
@@ -409,7 +393,11 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
   const LoadedTable* loaded_e = w.typed ? nullptr : ex.embeddings.table.get();
   std::string e_line, e_source;
   if (w.typed) {
-    e_line = "E: the blog's typed rows E[1], E[2], E[3]";
+    e_line = "E: typed rows E[0] to E[" + std::to_string(ex.embedding_rows.size() - 1) +
+             "] (--embedding-rows)" +
+             (preset != nullptr && preset->typed != nullptr
+                  ? std::string(": the blog's E[1], E[2], E[3]")
+                  : std::string());
     e_source = "typed";
   } else if (loaded_e != nullptr) {
     e_line = "E: the loaded table " + Quoted(ex.embeddings.spec) + ", " +
@@ -459,9 +447,7 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     m.row_axis = "id";
     m.full_cols = d;
     std::vector<int64_t> rows;
-    if (w.typed) {
-      rows = w.ids;
-    } else if (w.vocab_size <= kWalkMatrixRows) {
+    if (w.vocab_size <= kWalkMatrixRows) {
       for (int64_t id = 0; id < w.vocab_size; ++id) rows.push_back(id);
     } else {
       std::set<int64_t> distinct(w.ids.begin(), w.ids.end());
@@ -474,14 +460,11 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     m.values.cols = cols;
     m.values.data.resize(rows.size() * static_cast<size_t>(cols));
     // The table's rows as the sentence's embedding part makes them (its initialiser and seed).
-    Result<Matrix> table_rows =
-        w.typed ? Result<Matrix>(Matrix{}) : ExampleEmbeddingRows(ex, w.vocab_size, d, rows);
+    Result<Matrix> table_rows = ExampleEmbeddingRows(ex, w.vocab_size, d, rows);
     for (size_t r = 0; r < rows.size(); ++r) {
       for (int64_t j = 0; j < cols; ++j) {
         m.values.at(static_cast<int64_t>(r), j) =
-            w.typed           ? w.parts.embedding.at(static_cast<int64_t>(r), j)
-            : table_rows.ok() ? table_rows.value().at(static_cast<int64_t>(r), j)
-                              : 0.0f;
+            table_rows.ok() ? table_rows.value().at(static_cast<int64_t>(r), j) : 0.0f;
       }
       const bool looked_up = std::find(w.ids.begin(), w.ids.end(), rows[r]) != w.ids.end();
       if (looked_up) m.outlined.push_back(static_cast<int64_t>(r));
@@ -519,7 +502,7 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
       const double scale = params.input.scale ? sqrt_d : 1.0;
       const std::string pe_name = "|PE[" + std::to_string(pos) + "]|";
       p.numbers.push_back(
-          (w.typed               ? std::string("the blog's typed rows: |E[id]| = ")
+          (w.typed               ? std::string("the typed rows: |E[id]| = ")
            : loaded_e != nullptr ? "the loaded rows: |E[id]| = "
                                  : e_source + " rows (this example): |E[id]| = ") +
           Fmt(e_norm) + ", " + scaled_name + " = " + Fmt(e_norm * scale) + ", " + pe_name + " = " +
@@ -559,8 +542,8 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     p.explanation =
         "The vector of the token's position is added element by element, so the same "
         "word at two positions gives two different inputs.";
-    if (w.typed) {
-      p.formula = "z_t = s_t + P[t],   P the blog's typed positional rows";
+    if (w.typed_positional) {
+      p.formula = "z_t = s_t + P[p_t],   P the typed positional rows (--positional-rows)";
     } else if (encoding.scheme() == Scheme::kSinusoidal) {
       p.formula =
           "z_t = s_t + PE[p_t],   PE[p, 2i] = sin(p \xc2\xb7 \xcf\x89_i),  PE[p, 2i+1] = "
@@ -593,10 +576,11 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     }
     p.values = Row(w.parts.positional, w.focus);
     if (w.pe_discarded) p.alt_values = Row(w.intended_positional, w.focus);
-    p.highlight_text = w.typed ? "Sums view (typed vectors): the positional row of " + who + "."
-                               : "PE heatmap: the row of position " + std::to_string(pos) +
-                                     " is outlined; curves: the line at position " +
-                                     std::to_string(pos) + ".";
+    p.highlight_text = w.typed_positional
+                           ? "Sums view: the typed positional row of " + who + "."
+                           : "PE heatmap: the row of position " + std::to_string(pos) +
+                                 " is outlined; curves: the line at position " +
+                                 std::to_string(pos) + ".";
     w.matrices[static_cast<size_t>(WalkStep::kPosition)].push_back(MatrixOfRows(
         w.parts.positional,
         w.pe_discarded ? "PE rows as the code computes them (all zero)" : "PE rows of the tokens",

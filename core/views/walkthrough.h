@@ -70,9 +70,10 @@ struct Walkthrough {
   std::vector<int64_t> positions;         // (T)
   int64_t vocab_size = 0;
   int64_t d = 0;
-  int focus = 0;               // the followed token, in [0, T) (0 when T = 0)
-  bool typed = false;          // typed tables (a preset), not seeded rows
-  bool pe_discarded = false;   // the JAX pitfall: the positional part is the zero table
+  int focus = 0;                  // the followed token, in [0, T) (0 when T = 0)
+  bool typed = false;             // typed embedding rows (--embedding-rows), not seeded rows
+  bool typed_positional = false;  // typed positional rows (--positional-rows)
+  bool pe_discarded = false;      // the JAX pitfall: the positional part is the zero table
   bool ids_pending = false;    // typed ids the input layer does not take yet: steps show the text
   InputParts parts;            // (T, d) as the code computes them
   Matrix intended_positional;  // (T, d) the JAX pitfall's intended table; empty otherwise
