@@ -11,6 +11,7 @@
 #include <new>
 #include <string>
 
+#include "model/param_fields.h"
 #include "views/figure_budget.h"
 #include "views/figure_export.h"
 #include "views/view_registry.h"
@@ -94,26 +95,7 @@ namespace {
 // d_model columns; a learned table, drawn and held in memory, at 2^12 rows of at most 2048.
 ModelParams Table(Scheme scheme, int64_t max_len, int64_t d_model) {
   ModelParams m;
-  switch (scheme) {
-    case Scheme::kSinusoidal:
-      m.pe.scheme = SinusoidalParams{};
-      break;
-    case Scheme::kLearned:
-      m.pe.scheme = LearnedParams{};
-      break;
-    case Scheme::kRope:
-      m.pe.scheme = RopeParams{};
-      break;
-    case Scheme::kAlibi:
-      m.pe.scheme = AlibiParams{};
-      break;
-    case Scheme::kT5:
-      m.pe.scheme = T5Params{};
-      break;
-    case Scheme::kXpos:
-      m.pe.scheme = XposParams{};
-      break;
-  }
+  SetScheme(m, scheme);
   m.pe.max_len = scheme == Scheme::kLearned ? 4096 : max_len;
   m.pe.d_model = scheme == Scheme::kLearned ? std::min<int64_t>(d_model, 2048) : d_model;
   return m;

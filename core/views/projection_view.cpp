@@ -89,7 +89,14 @@ std::string Coords(const std::array<double, 2>& v) {
 
 Result<Figure> ProjectionFigure(const ViewContext& c) {
   Result<Projection> r = ComputeProjection(c);
-  if (!r.ok()) return r.error();
+  if (!r.ok()) {
+    const Result<SentenceResult> s = ComputeSentence(c.params.example, *c.encoding, c.params.input,
+                                                     c.params.cap, c.sel.batch_row);
+    if (s.ok() && s.value().tokens.empty()) {
+      return NoTokensFigure(c.params, "Token vectors projected: no tokens", {-1, 1, -1, 1});
+    }
+    return r.error();
+  }
   const Projection& p = r.value();
   const ModelParams& m = c.params;
   const SentenceResult& s = p.sentence;

@@ -1,6 +1,7 @@
 // The sum view: a token's embedding, scaled, plus its positional vector: the model input.
 // Only for schemes that add a vector to the embeddings.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -111,6 +112,21 @@ void AddNotes(const ModelParams& m, const Encoding& e, const SentenceResult& s, 
 
 }  // namespace
 
+Figure NoTokensFigure(const ModelParams& m, const std::string& title, const ViewRange& window) {
+  // No tokens is a valid input (an empty text, or one of spaces for word tokens): the figure
+  // says so over empty axes instead of refusing.
+  Figure f;
+  f.title = title;
+  f.x = {"dimension j", false, false, true};
+  f.y = {"value", false, false};
+  f.view = {window.x0, window.x1, -1.0, 1.0};
+  f.hlines.push_back(0.0);
+  std::string note = NoTokensMessage(m.example.text);
+  note[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(note[0])));
+  f.legend.push_back({note + ": there is no vector to show", kNoColor});
+  return f;
+}
+
 Result<Figure> SumsFigure(const ViewContext& c) {
   const ModelParams& m = c.params;
   const ViewSelection& sel = c.sel;
@@ -118,7 +134,7 @@ Result<Figure> SumsFigure(const ViewContext& c) {
       ComputeSentence(m.example, *c.encoding, m.input, m.cap, sel.batch_row);
   if (!sentence.ok()) return sentence.error();
   const SentenceResult& s = sentence.value();
-  if (s.tokens.empty()) return InvalidArgument(NoTokensMessage(m.example.text));
+  if (s.tokens.empty()) return NoTokensFigure(m, "Token vectors: no tokens", sel.sums);
   const int tokens = static_cast<int>(s.tokens.size());
   if (sel.selected_token >= tokens) {
     return InvalidArgument("token must be in [0, " + std::to_string(tokens - 1) + "] or all, got " +
@@ -193,10 +209,7 @@ namespace {
 Result<std::vector<SentenceResult>> Batch(const ViewContext& c) {
   Result<std::vector<SentenceResult>> b =
       ComputeBatch(c.params.example, *c.encoding, c.params.input, c.params.cap);
-  if (!b.ok()) return b;
-  if (b.value().front().tokens.empty()) {
-    return InvalidArgument(NoTokensMessage(c.params.example.text));
-  }
+  // No tokens writes a table of no rows (the header alone; NPY shape (0, 4, d)).
   return b;
 }
 }  // namespace

@@ -20,6 +20,8 @@ Status WriteCurvesView(std::ostream& out, TableFormat format, const ViewContext&
                        const Progress& progress);
 
 Result<Figure> SumsFigure(const ViewContext& c);
+// The figure of a text with no tokens: `title`, empty axes over `window` and a note saying so.
+Figure NoTokensFigure(const ModelParams& m, const std::string& title, const ViewRange& window);
 Status CheckSumsTable(const ViewContext& c);
 Status WriteSumsView(std::ostream& out, TableFormat format, const ViewContext& c,
                      const Progress& progress);
