@@ -18,7 +18,9 @@
 #include "encoding/learned.h"
 #include "figure/colormap.h"
 #include "headless_ui.h"
+#include "io/loaded_table.h"
 #include "jobs/export_runner.h"
+#include "jobs/table_load_job.h"
 #include "model/param_fields.h"
 #include "model/walkthrough_presets.h"
 #include "panels/panels.h"
@@ -1566,4 +1568,60 @@ TEST(RasterWorkerFrames, CountsFramesUntilThePictureAndKeepsTheNewest) {
 }
 
 }  // namespace
+// A loaded table whose file is rewritten on disk (np.save truncates and writes it again) is
+// not read again by itself: the views keep the table as it was read, and a note offers Reload
+// and Keep.
+TEST_F(HeadlessUi, ALoadedTableRewrittenOnDiskIsOfferedForReloading) {
+  char tmpl[] = "/tmp/pe-ui-watch-XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  const std::string path = dir + "/emb.npy";
+  const int64_t d = state_.params.pe.d_model;
+  ASSERT_TRUE(testing::WriteSinusoidNpyWithAWrongCell(path, 100, d, 3, 4));
+  ASSERT_TRUE(FindParamField("--embeddings")->set(state_.params, path).ok());
+  Frames(2);
+  EXPECT_FALSE(state_.open_table.watched[0].changed);
+  EXPECT_EQ(ImGui::FindWindowByName("Table changed on disk"), nullptr);
+  // Rewritten with fewer rows: noticed at the next look (once a second).
+  ASSERT_TRUE(testing::WriteSinusoidNpyWithAWrongCell(path, 50, d, 3, 4));
+  state_.open_table.next_watch = 0;
+  Frames(2);
+  EXPECT_TRUE(state_.open_table.watched[0].changed);
+  ImGuiWindow* note = ImGui::FindWindowByName("Table changed on disk");
+  ASSERT_NE(note, nullptr);
+  EXPECT_TRUE(note->Active);
+  EXPECT_EQ(state_.params.example.embeddings.table->rows(), 100);  // the copy read, shown still
+  ImVec2 at;
+  // The buttons' row: the last line of the note.
+  const float row_y =
+      note->Pos.y + note->Size.y - ImGui::GetStyle().WindowPadding.y - ImGui::GetFrameHeight() / 2;
+  ASSERT_TRUE(Find(note, Id(note, "Keep"), ImVec2(note->Pos.x + 2, row_y), true, &at));
+  Click(at);
+  EXPECT_FALSE(state_.open_table.watched[0].changed);
+  state_.open_table.next_watch = 0;
+  Frames(2);
+  EXPECT_FALSE(state_.open_table.watched[0].changed);  // kept: quiet until it changes again
+  // Changed again, and reloaded through the load job (off the UI thread): the new rows show.
+  ASSERT_TRUE(testing::WriteSinusoidNpyWithAWrongCell(path, 70, d, 3, 4));
+  TableLoadJob job(/*synchronous=*/false);
+  services_.tables = &job;
+  state_.open_table.next_watch = 0;
+  Frames(2);
+  ASSERT_TRUE(state_.open_table.watched[0].changed);
+  note = ImGui::FindWindowByName("Table changed on disk");
+  ASSERT_TRUE(Find(note, Id(note, "Reload"), ImVec2(note->Pos.x + 2, row_y), true, &at));
+  Click(at);
+  for (int k = 0; k < 500 && state_.params.example.embeddings.table->rows() != 70; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    Frame();
+  }
+  EXPECT_EQ(state_.params.example.embeddings.table->rows(), 70);
+  EXPECT_FALSE(state_.open_table.watched[0].changed);
+  services_.tables = nullptr;
+  std::remove(path.c_str());
+  state_.open_table.next_watch = 0;
+  Frames(2);
+  EXPECT_TRUE(state_.open_table.watched[0].changed);  // gone: said so, Reload disabled
+  ::rmdir(dir.c_str());
+}
+
 }  // namespace pe

@@ -9,6 +9,7 @@
 // only (--tokenizer-file).
 #include <imgui.h>
 #include <imgui_stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -188,8 +189,96 @@ void DrawFileMenuItems(AppState& state) {
   }
 }
 
+namespace {
+
+// The table a target's field holds, or null when the scheme has no such field.
+const TableRef* TargetTable(const ModelParams& m, TableTarget target) {
+  switch (target) {
+    case TableTarget::kEmbeddings:
+      return &m.example.embeddings;
+    case TableTarget::kPositions:
+      return m.pe.kind() == Scheme::kLearned ? &m.pe.learned().table : nullptr;
+    case TableTarget::kT5Bias:
+      return m.pe.kind() == Scheme::kT5 ? &m.pe.t5().bias : nullptr;
+  }
+  return nullptr;
+}
+
+// Once a second, the size and modification time of each loaded table's file against those it
+// had when the table was read; a difference shows a note with Reload (through the load job, off
+// the UI thread) and Keep.
+void WatchLoadedTables(AppState& state, UiServices& services) {
+  OpenTableState& o = state.open_table;
+  const double now = ImGui::GetTime();
+  if (now >= o.next_watch) {
+    o.next_watch = now + 1.0;
+    for (int t = 0; t < 3; ++t) {
+      WatchedTable& w = o.watched[t];
+      const TableRef* ref = TargetTable(state.params, static_cast<TableTarget>(t));
+      if (ref == nullptr || !ref->loaded()) {
+        w = {};
+        continue;
+      }
+      const Result<TensorSpec> spec = ParseTensorSpec(ref->spec);
+      struct stat st {};
+      const bool seen = spec.ok() && ::stat(spec.value().path.c_str(), &st) == 0;
+      w.now_size = seen ? static_cast<int64_t>(st.st_size) : -1;
+      w.now_mtime_ns =
+          seen ? static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec : 0;
+      if (w.spec != ref->spec || w.hash != ref->hash) {
+        // Newly loaded (or reloaded): its file as it is now is what was read (a file already
+        // gone is said at once).
+        w = {ref->spec, ref->hash, w.now_size, w.now_mtime_ns, w.now_size, w.now_mtime_ns, !seen};
+        continue;
+      }
+      w.changed = w.now_size != w.size || w.now_mtime_ns != w.mtime_ns;
+    }
+  }
+  for (int t = 0; t < 3; ++t) {
+    WatchedTable& w = o.watched[t];
+    if (!w.changed) continue;
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - 8,
+                                   vp->WorkPos.y + vp->WorkSize.y - 8 - ImGui::GetFrameHeight()),
+                            ImGuiCond_Always, ImVec2(1.0f, 1.0f));
+    const ImGuiWindowFlags flags =
+        ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+        ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
+    if (ImGui::Begin("Table changed on disk", nullptr, flags)) {
+      const Result<TensorSpec> spec = ParseTensorSpec(w.spec);
+      const std::string file = spec.ok() ? spec.value().path : w.spec;
+      const std::string what =
+          w.now_size < 0 ? " is gone or unreadable" : " changed on disk since it was read";
+      ImGui::Text("%s%s: the views show the table as it was read. Reload?", file.c_str(),
+                  what.c_str());
+      const auto target = static_cast<TableTarget>(t);
+      TableLoadJob* job = services.tables;
+      // Decided once: Start below makes the job busy before EndDisabled.
+      const bool disabled = w.now_size < 0 || job == nullptr || job->busy();
+      if (disabled) ImGui::BeginDisabled();
+      if (ImGui::Button("Reload")) {
+        job->Start(TableLoadRequest{w.spec, target, state.params.cap});
+        w.size = w.now_size, w.mtime_ns = w.now_mtime_ns, w.changed = false;
+      }
+      if (disabled) ImGui::EndDisabled();
+      ItemTooltip(
+          (std::string("Read ") + file + " again as the " + TargetWords(target) + ".").c_str());
+      ImGui::SameLine();
+      if (ImGui::Button("Keep")) {
+        w.size = w.now_size, w.mtime_ns = w.now_mtime_ns, w.changed = false;
+      }
+      ItemTooltip("Go on with the table as it was read; say nothing until the file changes again.");
+    }
+    ImGui::End();
+    break;
+  }
+}
+
+}  // namespace
+
 void DrawOpenTableDialog(AppState& state, UiServices& services) {
   OpenTableState& o = state.open_table;
+  WatchLoadedTables(state, services);
   // A dropped file opens the dialog on it (the last one wins when several come at once).
   if (!state.dropped_files.empty()) {
     o.path = state.dropped_files.back();
@@ -204,6 +293,8 @@ void DrawOpenTableDialog(AppState& state, UiServices& services) {
         Edit(state, [request = out->request](AppState& st) { ApplyLoaded(st, request); });
       } else {
         o.error = out->table.message();
+        // A reload started outside the dialog says why it failed where it can be seen.
+        state.toast = {out->table.message(), true, ImGui::GetTime() + 12.0};
       }
     }
   }

@@ -198,6 +198,19 @@ struct UndoHistory {
 // File > Open (and a file dropped on the window): a table file for the model and what it is
 // used for (jobs/table_load_job.h TableTarget: 0 embeddings, 1 learned position table, 2 T5
 // bias). The tensor list is read when a path is submitted, never per frame.
+// A loaded table's file as it was when the table was read (the views show that copy): a file
+// rewritten on disk afterwards (np.save, torch.save) is offered for reloading, never re-read by
+// itself.
+struct WatchedTable {
+  std::string spec;   // the field's FILE[:TENSOR]; empty: nothing loaded there
+  uint64_t hash = 0;  // of the table read
+  int64_t size = -1;  // the file's size and modification time then (-1: could not stat)
+  int64_t mtime_ns = 0;
+  int64_t now_size = -1;  // and at the last look
+  int64_t now_mtime_ns = 0;
+  bool changed = false;  // they differ: the window says so and offers Reload
+};
+
 struct OpenTableState {
   bool open_requested = false;  // open the dialog next frame
   std::string path;             // as typed: FILE, or FILE:TENSOR
@@ -209,6 +222,10 @@ struct OpenTableState {
   int target = 0;
   std::string error;    // why the last load was refused
   bool loaded = false;  // a load was applied: the dialog closes
+  // The loaded tables' files (by TableTarget: embeddings, position table, T5 bias), looked at
+  // once a second.
+  WatchedTable watched[3];
+  double next_watch = 0;
 };
 
 struct AppState;
