@@ -83,7 +83,7 @@ void DrawSinusoidalExplanation(const AppState& state, const Derived& derived) {
 }
 
 // What a learned table is, and what a rotary one does, with the current numbers.
-void DrawLearnedExplanation(const AppState& state) {
+void DrawLearnedExplanation(const AppState& state, const Derived&) {
   const EncodingParams& p = state.params.pe;
   ImGui::Spacing();
   ImGui::Separator();
@@ -110,14 +110,12 @@ void DrawLearnedExplanation(const AppState& state) {
       InitFormula(p.learned().init, p.d_model).c_str()));
 }
 
-void DrawRopeExplanation(const AppState& state, const Derived& derived) {
-  if (!derived.encoding) return;
-  const EncodingParams& p = state.params.pe;
+void DrawRopeExplanation(const AppState&, const Derived& derived) {
+  // The frequencies of the encoding on screen, computed once when it was made.
+  if (!derived.encoding || derived.encoding->frequencies() == nullptr) return;
+  const EncodingParams& p = derived.encoding->params();
   const RopeParams& r = p.rope();
-  // The frequencies of the parameters on screen, computed once per change, not every frame.
-  static std::optional<std::pair<EncodingParams, RopeFrequencies>> cached;
-  if (!cached || cached->first != p) cached.emplace(p, ComputeRopeFrequencies(p));
-  const RopeFrequencies& f = cached->second;
+  const RopeFrequencies& f = *derived.encoding->frequencies();
   const int64_t h = f.d_rot / 2;
   ImGui::Spacing();
   ImGui::Separator();
@@ -623,25 +621,61 @@ void NoEncodingText(const Derived& derived, const std::string& prefix) {
   ErrorText(prefix + derived.pe_status.message());
 }
 
+namespace {
+
+// Each scheme's controls and "what you are looking at", in the order of the Scheme enum (the
+// scheme descriptors' order): one entry per scheme, its functions in its controls file.
+struct SchemeControls {
+  Scheme scheme;
+  void (*controls)(AppState& state);
+  void (*explanation)(const AppState& state, const Derived& derived);
+};
+constexpr SchemeControls kSchemeControls[] = {
+    {Scheme::kSinusoidal, &DrawSinusoidalControls, &DrawSinusoidalExplanation},
+    {Scheme::kLearned, &DrawLearnedControls, &DrawLearnedExplanation},
+    {Scheme::kRope, &DrawRopeControls, &DrawRopeExplanation},
+    {Scheme::kAlibi, &DrawBiasControls, &DrawBiasExplanation},
+    {Scheme::kT5, &DrawBiasControls, &DrawBiasExplanation},
+    {Scheme::kXpos, &DrawXposControls, &DrawXposExplanation},
+};
+constexpr bool ControlsCoverEveryScheme() {
+  if (std::size(kSchemeControls) != kSchemeCount) return false;
+  for (size_t i = 0; i < kSchemeCount; ++i) {
+    if (kSchemeControls[i].scheme != kSchemeDescriptors[i].scheme) return false;
+  }
+  return true;
+}
+static_assert(ControlsCoverEveryScheme(), "one kSchemeControls entry per scheme, in enum order");
+
+const SchemeControls& ControlsOf(Scheme s) {
+  return kSchemeControls[static_cast<size_t>(s)];
+}
+
+}  // namespace
+
 void DrawControlsPanel(AppState& state, const Derived& derived) {
   const ModelParams& p = state.params;
   ImGui::PushItemWidth(ImGui::GetFontSize() * 8);
   ImGui::TextDisabled("Positional encoding");
-  const char* schemes[] = {"sinusoidal (added)",  "learned table (added)",
-                           "RoPE (rotates q, k)", "ALiBi (bias)",
-                           "T5 buckets (bias)",   "xPos (rotates + decays)"};
-  const char* scheme_names[] = {"sinusoidal", "learned", "rope", "alibi", "t5", "xpos"};
+  const char* schemes[kSchemeCount];
+  const char* scheme_names[kSchemeCount];
+  for (size_t i = 0; i < kSchemeCount; ++i) {
+    schemes[i] = kSchemeDescriptors[i].window_label.data();
+    scheme_names[i] = kSchemeDescriptors[i].name.data();
+  }
   FieldCombo(state, "scheme", "--scheme", schemes, scheme_names,
              "How position enters the model: a vector added to each token (sinusoidal, learned: "
              "GPT-2, BERT) or a rotation of queries and keys inside attention (RoPE: Llama, "
              "Qwen, Mistral, GPT-NeoX, GPT-J).");
   int64_t i64 = 0;
-  const bool rope = p.pe.kind() == Scheme::kRope || p.pe.kind() == Scheme::kXpos;
-  if (NumberField(state, rope ? "head dim" : "d_model", p.pe.d_model, &i64,
+  const SchemeDescriptor& scheme = DescriptorOf(p.pe.kind());
+  const bool rope = scheme.family == Family::kRotary;
+  const char* width = scheme.width_label.data();  // a literal: NUL-terminated
+  if (NumberField(state, width, p.pe.d_model, &i64,
                   rope ? "Dimension of one attention head: the vectors RoPE rotates (1 to 65536)."
                        : "Width of every token vector: the number of columns of the table (1 to "
                          "65536). Type a value, then Enter.")) {
-    EditPe(state, rope ? "head dim" : "d_model", [&](EncodingParams& q) { q.d_model = i64; });
+    EditPe(state, width, [&](EncodingParams& q) { q.d_model = i64; });
   }
   if (NumberField(state, "max_len", p.pe.max_len, &i64,
                   "Number of positions in the table: the longest sequence the model can be "
@@ -665,24 +699,7 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
     EditPe(state, "offset", [&](EncodingParams& q) { q.offset = i64; });
   }
   DrawLoadedTablesInfo(state, derived);
-  switch (p.pe.kind()) {
-    case Scheme::kSinusoidal:
-      DrawSinusoidalControls(state);
-      break;
-    case Scheme::kLearned:
-      DrawLearnedControls(state);
-      break;
-    case Scheme::kRope:
-      DrawRopeControls(state);
-      break;
-    case Scheme::kAlibi:
-    case Scheme::kT5:
-      DrawBiasControls(state);
-      break;
-    case Scheme::kXpos:
-      DrawXposControls(state);
-      break;
-  }
+  ControlsOf(p.pe.kind()).controls(state);
   // (While a table is built the panels and status line say so; a line here would move every
   // control below it twice.)
   if (!derived.pe_status.ok() && !derived.building) ErrorText(derived.pe_status.message());
@@ -756,24 +773,7 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   ItemTooltip(
       "Back to the built-in example: d_model 128, max_len 100, base 10000, "
       "\"The cat sits on the mat\".");
-  switch (p.pe.kind()) {
-    case Scheme::kSinusoidal:
-      DrawSinusoidalExplanation(state, derived);
-      break;
-    case Scheme::kLearned:
-      DrawLearnedExplanation(state);
-      break;
-    case Scheme::kRope:
-      DrawRopeExplanation(state, derived);
-      break;
-    case Scheme::kAlibi:
-    case Scheme::kT5:
-      DrawBiasExplanation(state, derived);
-      break;
-    case Scheme::kXpos:
-      DrawXposExplanation(state, derived);
-      break;
-  }
+  ControlsOf(p.pe.kind()).explanation(state, derived);
 }
 
 void DrawStatusLine(const AppState& state, const Derived& derived) {

@@ -64,8 +64,8 @@ void CellTooltip(const AppState& state, const Derived& derived, const HeatmapCac
   (void)state;
   const Encoding& e = *derived.encoding;
   ImGui::BeginTooltip();
-  ImGui::Text("position %lld, %s %lld", static_cast<long long>(pos), e.ColumnNoun().c_str(),
-              static_cast<long long>(dim));
+  ImGui::Text("position %lld, %s %lld", static_cast<long long>(pos),
+              std::string(ColumnNounName(e.column_noun())).c_str(), static_cast<long long>(dim));
   if (!derived.columns.empty()) {
     const WaveColumn& c = derived.columns[static_cast<size_t>(dim)];
     const char* wave = c.wave == Wave::kSin     ? "sin"
@@ -96,7 +96,7 @@ CopySource HeatmapCopySource(const Encoding& e) {
   CopySource s;
   s.rows = e.rows();
   s.cols = e.cols();
-  s.corner = "position \\ " + e.ColumnNoun();
+  s.corner = "position \\ " + std::string(ColumnNounName(e.column_noun()));
   s.col_name = [](int64_t c) { return std::to_string(c); };
   const int64_t first = e.first_position();
   s.row_name = [first](int64_t r) { return std::to_string(first + r); };
@@ -263,9 +263,9 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
            static_cast<float>(range.hi), bar_label.c_str(),
            ImVec2(bar_w - em * 0.5f, avail.y - note_h - em * 2.5f));
   // Say what a pixel is: one cell, or the mean of many (fast waves then average to 0).
-  const bool all_waves_average_out = derived.slowest_wavelength > 0 &&
-                                     rows_per_px > 2 * derived.slowest_wavelength &&
-                                     e.ColumnNoun() != "pair" && !derived.columns.empty();
+  const bool all_waves_average_out =
+      derived.slowest_wavelength > 0 && rows_per_px > 2 * derived.slowest_wavelength &&
+      e.column_noun() != ColumnNoun::kPair && !derived.columns.empty();
   if (all_waves_average_out) {
     FittedNote({"Every wave repeats within one pixel row here: means are ~0. Scroll to zoom.",
                 "Every wave repeats within a pixel row: means ~0. Zoom in.",

@@ -10,8 +10,6 @@
 #include "analysis/offset_texels.h"
 #include "analysis/similarity.h"
 #include "base/random.h"
-#include "encoding/rope.h"
-#include "encoding/xpos.h"
 #include "io/loaded_table.h"
 #include "model/embedding.h"
 #include "text/tokenizer.h"
@@ -57,12 +55,12 @@ std::string ScoreDefinition(const Encoding& e, const ScoreContent& content) {
   const std::string dot = "\xc2\xb7";  // ·
   switch (e.family()) {
     case Family::kAdded: {
-      const std::string pe = e.scheme() == Scheme::kLearned ? "W_pos" : "PE";
+      const std::string pe(e.descriptor().vector_symbol);
       return "score(m, n) = (" + xq + " + " + pe + "_m)" + dot + "(" + xk + " + " + pe + "_n) / " +
              root;
     }
     case Family::kRotary:
-      if (e.scheme() == Scheme::kXpos) {
+      if (e.descriptor().decays) {
         // torchscale's XPOS: the query's pair i scaled by zeta_i^(m / scale_base), the key's by
         // zeta_i^(-n / scale_base), on top of the rotation.
         const std::string zeta = "\xce\xb6";  // ζ
@@ -339,41 +337,35 @@ std::optional<ScoreWaves> MakeScoreWaves(const AttentionScorer& s, bool masked_o
     }
     return out;
   }
-  if (e.params().kind() == Scheme::kXpos) {
-    // xPos (Sun et al. 2022; torchscale's XPOS) turns the query's pair i = (2i, 2i + 1) by
-    // m w_i and scales it by zeta_i^(m'/s), the key's by n w_i and zeta_i^(-n'/s) (m', n' the
-    // decay positions, shifted alike when centred; s = scale_base): with Q and K as for RoPE
-    // their dot is zeta_i^(-(n - m)/s) Re(conj(Q) K e^{i (n - m) w_i}), a wave of the offset
-    // that decays or grows along it.
-    const XposParams& x = e.params().xpos();
-    const int64_t d_model = e.params().d_model;
-    for (int64_t i = 0; i < d_model / 2; ++i) {
-      const auto i1 = static_cast<size_t>(2 * i), i2 = i1 + 1;
-      const double q1 = xq[i1], q2 = xq[i2], k1 = xk[i1], k2 = xk[i2];
-      out.offset_decaying.push_back({XposFrequency(x.theta, d_model, i),
-                                     -std::log(XposZeta(d_model, i)) / x.scale_base,
-                                     q1 * k1 + q2 * k2, q1 * k2 - q2 * k1});
-    }
-    for (size_t j = static_cast<size_t>(d_model / 2) * 2; j < d; ++j) out.constant += xq[j] * xk[j];
-    return out;
-  }
-  if (e.params().kind() != Scheme::kRope) return std::nullopt;
-  // RoPE rotates pair i of the query by m theta_i and of the key by n theta_i, both times the
-  // attention factor a: with Q = q1 + i q2 and K = k1 + i k2, their dot is
-  //   a^2 Re(Q conj(K) e^{i (m - n) theta}) = Re(a^2 conj(Q) K e^{i (n - m) theta}),
-  // a wave of the offset n - m (RoFormer section 3.4.2). Unrotated dims add x_q . x_k there.
-  const RopeFrequencies f = ComputeRopeFrequencies(e.params());
-  const auto h = static_cast<size_t>(f.d_rot / 2);
-  const bool half = e.params().rope().pairing == RopePairing::kHalf;
-  const double a2 = f.attention_factor * f.attention_factor;
-  for (size_t i = 0; i < h; ++i) {
-    const size_t i1 = half ? i : 2 * i, i2 = half ? i + h : 2 * i + 1;
-    const double q1 = xq[i1], q2 = xq[i2], k1 = xk[i1], k2 = xk[i2];
+  // The rotary schemes turn pair i of the query by m w_i and of the key by n w_i, both times
+  // an amplitude a (YaRN's attention factor): with Q = q1 + i q2 and K = k1 + i k2, their dot
+  // is a^2 Re(Q conj(K) e^{i (m - n) w}) = Re(a^2 conj(Q) K e^{i (n - m) w}), a wave of the
+  // offset n - m (RoFormer section 3.4.2). xPos (Sun et al. 2022; torchscale's XPOS) also
+  // scales the query's pair by zeta_i^(m'/s) and the key's by zeta_i^(-n'/s) (m', n' the
+  // decay positions, shifted alike when centred; s = scale_base), so the wave decays or grows
+  // along the offset as e^{-decay (n - m)}. Dims past the pairs add x_q . x_k.
+  const std::span<const RotaryPair> pairs = e.rotary_pairs();
+  if (pairs.empty()) return std::nullopt;
+  for (const RotaryPair& pair : pairs) {
+    const auto ia = static_cast<size_t>(pair.dim_a), ib = static_cast<size_t>(pair.dim_b);
+    const double q1 = xq[ia], q2 = xq[ib], k1 = xk[ia], k2 = xk[ib];
+    const double a2 = pair.amplitude * pair.amplitude;
     // conj(Q) K = (q1 k1 + q2 k2) + i (q1 k2 - q2 k1).
-    out.offset.push_back({f.pairs[i].scaled, a2 * (q1 * k1 + q2 * k2), a2 * (q1 * k2 - q2 * k1)});
+    if (pair.decay != 0.0) {
+      out.offset_decaying.push_back(
+          {pair.frequency, pair.decay, a2 * (q1 * k1 + q2 * k2), a2 * (q1 * k2 - q2 * k1)});
+    } else {
+      out.offset.push_back({pair.frequency, a2 * (q1 * k1 + q2 * k2), a2 * (q1 * k2 - q2 * k1)});
+    }
   }
-  for (size_t j = 2 * h; j < d; ++j) out.constant += xq[j] * xk[j];
+  for (size_t j = 2 * pairs.size(); j < d; ++j) out.constant += xq[j] * xk[j];
   return out;
+}
+
+// Whether q.k decays or grows along the offset (xPos): the score has no closed texel means on a
+// lattice then, but its waves still give every key and offset of a window.
+bool DecaysAlongOffset(const Encoding& e) {
+  return e.descriptor().decays;
 }
 
 // The raster from the waves on a lattice (ChooseOffsetLattice), or nullopt when there is none.
@@ -602,7 +594,7 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
   }
   // xPos: exact texel means from its waves along every key and offset of the window, while
   // those are few enough (a window of some 10^5 positions at d 65536), masked or not.
-  if (s.encoding().params().kind() == Scheme::kXpos && !s.has_bias() &&
+  if (DecaysAlongOffset(s.encoding()) && !s.has_bias() &&
       (k_hi - k_lo + q_hi - q_lo) * (s.dim() / 2) <= kPrefixRasterMaxWork &&
       static_cast<int64_t>(r.width) * r.height * s.dim() > (int64_t{1} << 16)) {
     if (const std::optional<ScoreWaves> waves = MakeScoreWaves(s, /*masked_ok=*/true)) {

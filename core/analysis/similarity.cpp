@@ -6,7 +6,6 @@
 #include <map>
 #include <optional>
 
-#include "encoding/rope.h"
 #include "views/heatmap_raster.h"
 
 namespace pe {
@@ -45,21 +44,19 @@ std::vector<int64_t> SpreadPositions(int64_t p0, int64_t count, int64_t samples)
   return out;
 }
 
-// The rope vector's columns: pair i's cos and sin, at the pair's dims in the pairing's layout.
-std::vector<WaveColumn> RopeVectorColumns(const EncodingParams& params) {
-  const RopeFrequencies f = ComputeRopeFrequencies(params);
-  const int64_t h = f.d_rot / 2;
-  const bool half = params.rope().pairing == RopePairing::kHalf;
-  std::vector<WaveColumn> cols(static_cast<size_t>(f.d_rot));
-  for (int64_t i = 0; i < h; ++i) {
+// A rotary vector's columns: pair i's cos and sin at its two dims, times its amplitude.
+std::vector<WaveColumn> RotaryVectorColumns(const Encoding& e) {
+  const std::span<const RotaryPair> pairs = e.rotary_pairs();
+  std::vector<WaveColumn> cols(2 * pairs.size());
+  for (const RotaryPair& pair : pairs) {
     for (int part = 0; part < 2; ++part) {
-      const int64_t dim = half ? i + part * h : 2 * i + part;
+      const int64_t dim = part == 0 ? pair.dim_a : pair.dim_b;
       WaveColumn& c = cols[static_cast<size_t>(dim)];
       c.dim = dim;
-      c.pair = i;
+      c.pair = pair.index;
       c.wave = part == 0 ? Wave::kCos : Wave::kSin;
-      c.frequency = f.pairs[static_cast<size_t>(i)].scaled;
-      c.amplitude = f.attention_factor;
+      c.frequency = pair.frequency;
+      c.amplitude = pair.amplitude;
     }
   }
   return cols;
@@ -110,23 +107,20 @@ std::vector<SimilarityWave> SimilarityWaves(std::span<const WaveColumn> columns)
 }
 
 Status CheckSimilarityScheme(const EncodingParams& params) {
-  switch (params.kind()) {
-    case Scheme::kSinusoidal:
-    case Scheme::kLearned:
-    case Scheme::kRope:
-      return {};
-    case Scheme::kXpos:
-      return InvalidArgument(
-          "the similarity views need a vector per position (sinusoidal, learned or rope); xpos's "
-          "vectors carry a decay that only cancels in q.k: see the score and decay views");
-    case Scheme::kAlibi:
-    case Scheme::kT5:
-      break;
+  const SchemeDescriptor& d = DescriptorOf(params.kind());
+  if (d.vector_per_position) return {};
+  if (d.family == Family::kRotary) {
+    return InvalidArgument(
+        "the similarity views need a vector per position (sinusoidal, learned "
+        "or rope); " +
+        std::string(d.name) +
+        "'s vectors carry a decay that only cancels in q.k: see the score and "
+        "decay views");
   }
   return InvalidArgument(
       "the similarity views need a vector per position (sinusoidal, learned or "
       "rope); " +
-      std::string(SchemeName(params.kind())) + " adds a bias to the attention logits instead");
+      std::string(d.name) + " " + std::string(d.acts_on) + " instead");
 }
 
 Result<PositionSimilarity> PositionSimilarity::Make(EncodingPtr encoding,
@@ -135,18 +129,13 @@ Result<PositionSimilarity> PositionSimilarity::Make(EncodingPtr encoding,
   if (Status s = CheckSimilarityScheme(encoding->params()); !s.ok()) return s.error();
   PositionSimilarity sim;
   sim.measure_ = measure;
-  const EncodingParams& p = encoding->params();
-  switch (p.kind()) {
-    case Scheme::kSinusoidal: {
-      const std::span<const WaveColumn> w = encoding->waves();
-      sim.columns_.assign(w.begin(), w.end());
-      break;
-    }
-    case Scheme::kRope:
-      sim.columns_ = RopeVectorColumns(p);
-      break;
-    default:
-      break;
+  // The vector at each position: a rotary scheme's R_p u (u = (1, 0) in each pair), an added
+  // scheme's table row, as waves where the table has them (a learned table has none).
+  if (!encoding->rotary_pairs().empty()) {
+    sim.columns_ = RotaryVectorColumns(*encoding);
+  } else {
+    const std::span<const WaveColumn> w = encoding->waves();
+    sim.columns_.assign(w.begin(), w.end());
   }
   sim.encoding_ = std::move(encoding);
   sim.dim_ =

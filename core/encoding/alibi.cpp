@@ -83,10 +83,9 @@ class AlibiEncoding final : public Encoding {
                                 params.alibi().max_bias)[static_cast<size_t>(params.alibi().head)]),
         slope_(std::exp2(exponent_)) {}
 
-  Family family() const override { return Family::kBias; }
   int64_t cols() const override { return params_.max_len; }
   std::string TableName() const override { return "bias"; }
-  std::string ColumnNoun() const override { return "key"; }
+  ColumnNoun column_noun() const override { return ColumnNoun::kKey; }
   // Every value lies in [-m (L - 1), 0]; a one-row table gets [-m, 0] so the bar has a width.
   ValueRange Range() const override {
     const double far = static_cast<double>(std::max<int64_t>(1, params_.max_len - 1));

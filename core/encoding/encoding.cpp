@@ -32,10 +32,27 @@ void Encoding::MeanOverRows(int64_t row0, int64_t rows, int64_t col0, int64_t co
   for (int64_t j = 0; j < cols; ++j) out[j] /= static_cast<double>(rows);
 }
 
+std::string_view ColumnNounName(ColumnNoun noun) {
+  switch (noun) {
+    case ColumnNoun::kDim:
+      return "dim";
+    case ColumnNoun::kPair:
+      return "pair";
+    case ColumnNoun::kKey:
+      return "key";
+  }
+  return "dim";
+}
+
 TableAxes AxesOf(const Encoding& e) {
-  const std::string noun = e.ColumnNoun();
-  if (noun == "pair") return {"pair i", "i", "i", "position p", "p"};
-  if (noun == "key") return {"key position n", "n", "k", "query position m", "m"};
+  switch (e.column_noun()) {
+    case ColumnNoun::kPair:
+      return {"pair i", "i", "i", "position p", "p"};
+    case ColumnNoun::kKey:
+      return {"key position n", "n", "k", "query position m", "m"};
+    case ColumnNoun::kDim:
+      break;
+  }
   return {"dimension j", "j", "d", "position p", "p"};
 }
 

@@ -22,15 +22,29 @@
 #include "base/progress.h"
 #include "base/status.h"
 #include "encoding/encoding_params.h"
+#include "encoding/rope.h"
+#include "encoding/scheme_descriptor.h"
 #include "encoding/wave.h"
 
 namespace pe {
 
-// How position reaches attention.
-enum class Family {
-  kAdded,   // a vector added to each token's embedding (sinusoidal, learned)
-  kRotary,  // a rotation of queries and keys (RoPE, xPos)
-  kBias,    // a bias added to the attention logits (ALiBi, T5)
+// What a column of the table is: a dimension j, a rotated pair i (the angle tables) or a key
+// position n (the bias tables, whose rows are query positions m).
+enum class ColumnNoun { kDim, kPair, kKey };
+std::string_view ColumnNounName(ColumnNoun noun);  // "dim", "pair", "key": "dim 5", "pair 3"
+
+// One rotated pair of a head's dimensions, as the closed forms of q.k use it (RoFormer section
+// 3.4.2): dims dim_a and dim_b of a query at position m turn by m * frequency, of a key at n by
+// n * frequency, both times `amplitude`, so the pair adds
+//   amplitude^2 e^{-decay (n - m)} Re(conj(Q) K e^{i (n - m) frequency})
+// to q.k (Q = q_a + i q_b, K = k_a + i k_b). RoPE: amplitude is YaRN's attention factor (1
+// otherwise), decay 0; xPos: amplitude 1, decay -ln(zeta_i) / scale_base.
+struct RotaryPair {
+  int64_t index = 0;  // i
+  int64_t dim_a = 0, dim_b = 0;
+  double frequency = 0;  // radians per position, after the scheme's scaling
+  double amplitude = 1;
+  double decay = 0;  // per position of n - m
 };
 
 struct ValueRange {
@@ -50,7 +64,9 @@ class Encoding {
 
   const EncodingParams& params() const { return params_; }
   Scheme scheme() const { return params_.kind(); }
-  virtual Family family() const = 0;
+  const SchemeDescriptor& descriptor() const { return DescriptorOf(scheme()); }
+  // The descriptor's family; an encoding written on the interface alone may say its own.
+  virtual Family family() const { return descriptor().family; }
 
   int64_t rows() const { return params_.max_len; }
   int64_t first_position() const { return params_.offset; }
@@ -59,8 +75,11 @@ class Encoding {
 
   // "PE", "cos", "sin", "angle", "position embedding": what a cell of the table is.
   virtual std::string TableName() const = 0;
-  // "dim", "pair": what a column is called in labels ("dim 5", "pair 3").
-  virtual std::string ColumnNoun() const { return "dim"; }
+  // What a column is, for labels ("dim 5", "pair 3") and axes (AxesOf).
+  virtual ColumnNoun column_noun() const { return ColumnNoun::kDim; }
+  // "head dim" for the schemes that rotate a head's dimensions (RoPE, xPos), else "d_model":
+  // what the table's width d_model is called in titles and the window.
+  std::string_view WidthLabel() const { return descriptor().width_label; }
   // The colour bar's range: every value of the table lies inside it.
   virtual ValueRange Range() const = 0;
   // "sinusoidal (paper), d=128, L=100, base 10000": the parameters in one line.
@@ -73,6 +92,17 @@ class Encoding {
   // The table's columns as waves of the position (value = amplitude * wave(p w)), one per
   // column; empty for tables that are not (learned). Curves of wave columns are smooth.
   virtual std::span<const WaveColumn> waves() const { return {}; }
+  // The rotated pairs with their frequencies, in pair order (d_rot / 2 of them: RoPE, xPos);
+  // empty for the schemes that do not rotate. The closed forms of the score, similarity and
+  // decay views sum over them.
+  virtual std::span<const RotaryPair> rotary_pairs() const { return {}; }
+  // Every pair's frequency before and after the context-extension scaling, for a scheme that
+  // has one (RoPE, rope.h); null for the others, whose waves() carry their frequencies.
+  virtual const RopeFrequencies* frequencies() const { return nullptr; }
+  // ", yarn x8 (original 2048), attention factor 1.2079442": the scaling with what it depends
+  // on, for titles; empty without one.
+  virtual std::string ScalingText() const { return {}; }
+
   // Value of column `col` at a real-valued position, in double precision. Tables without a
   // formula (learned) take the nearest row inside the table.
   virtual double ValueAt(int64_t col, double position) const = 0;
@@ -138,7 +168,7 @@ class Encoding {
 
 using EncodingPtr = std::shared_ptr<const Encoding>;
 
-// How a table's axes are named, from its ColumnNoun(): columns are dimensions j ("d5" in CSV
+// How a table's axes are named, from its column_noun(): columns are dimensions j ("d5" in CSV
 // headers), pairs i ("i5") or key positions n ("k5", the bias tables, whose rows are the query
 // positions m).
 struct TableAxes {

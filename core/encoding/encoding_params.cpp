@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "encoding/scheme_descriptor.h"
+
 namespace pe {
 namespace {
 
@@ -10,12 +12,6 @@ namespace {
 template <typename E, size_t N>
 using Names = std::array<std::pair<E, std::string_view>, N>;
 
-constexpr Names<Scheme, 6> kSchemes{{{Scheme::kSinusoidal, "sinusoidal"},
-                                     {Scheme::kLearned, "learned"},
-                                     {Scheme::kRope, "rope"},
-                                     {Scheme::kAlibi, "alibi"},
-                                     {Scheme::kT5, "t5"},
-                                     {Scheme::kXpos, "xpos"}}};
 constexpr Names<PeVariant, 3> kVariants{
     {{PeVariant::kPaper, "paper"}, {PeVariant::kT2t, "t2t"}, {PeVariant::kTfText, "tf-text"}}};
 constexpr Names<WaveOrder, 2> kOrders{
@@ -58,10 +54,13 @@ std::optional<E> Parse(const Names<E, N>& names, std::string_view text) {
 }  // namespace
 
 std::string_view SchemeName(Scheme v) {
-  return NameOf(kSchemes, v);
+  return DescriptorOf(v).name;
 }
 std::optional<Scheme> ParseScheme(std::string_view s) {
-  return Parse(kSchemes, s);
+  for (const SchemeDescriptor& d : kSchemeDescriptors) {
+    if (d.name == s) return d.scheme;
+  }
+  return std::nullopt;
 }
 std::string_view VariantName(PeVariant v) {
   return NameOf(kVariants, v);

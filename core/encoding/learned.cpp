@@ -49,7 +49,6 @@ class LearnedEncoding final : public Encoding {
     return ", " + std::to_string(non_finite_) + " NaN/Inf values shown";
   }
 
-  Family family() const override { return Family::kAdded; }
   std::string TableName() const override { return "W_pos"; }
   ValueRange Range() const override { return {-max_abs_, max_abs_}; }
   std::string Summary() const override {

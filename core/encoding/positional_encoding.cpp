@@ -163,7 +163,6 @@ class SinusoidalEncoding final : public WaveTableEncoding {
   explicit SinusoidalEncoding(const EncodingParams& params)
       : WaveTableEncoding(params, DescribeColumns(params)) {}
 
-  Family family() const override { return Family::kAdded; }
   std::string TableName() const override { return "PE"; }
   ValueRange Range() const override {
     const double a = std::abs(params_.sinusoidal().output_scale);

@@ -61,13 +61,25 @@ class RopeEncoding final : public WaveTableEncoding {
   explicit RopeEncoding(const EncodingParams& params)
       : RopeEncoding(params, ComputeRopeFrequencies(params)) {}
   RopeEncoding(const EncodingParams& params, RopeFrequencies freq)
-      : WaveTableEncoding(params, RopeColumns(params, freq)), freq_(std::move(freq)) {}
+      : WaveTableEncoding(params, RopeColumns(params, freq)), freq_(std::move(freq)) {
+    // Pair i is (i, i + h) in the half pairing, (2i, 2i + 1) interleaved.
+    const int64_t h = freq_.d_rot / 2;
+    const bool half = params_.rope().pairing == RopePairing::kHalf;
+    for (int64_t i = 0; i < h; ++i) {
+      pairs_.push_back({i, half ? i : 2 * i, half ? i + h : 2 * i + 1,
+                        freq_.pairs[static_cast<size_t>(i)].scaled, freq_.attention_factor, 0.0});
+    }
+  }
 
-  Family family() const override { return Family::kRotary; }
   int64_t cols() const override { return static_cast<int64_t>(columns_.size()); }
   std::string TableName() const override { return std::string(RopePartName(params_.rope().part)); }
-  std::string ColumnNoun() const override {
-    return params_.rope().part == RopePart::kAngle ? "pair" : "dim";
+  ColumnNoun column_noun() const override {
+    return params_.rope().part == RopePart::kAngle ? ColumnNoun::kPair : ColumnNoun::kDim;
+  }
+  std::span<const RotaryPair> rotary_pairs() const override { return pairs_; }
+  const RopeFrequencies* frequencies() const override { return &freq_; }
+  std::string ScalingText() const override {
+    return RopeScalingText(params_, freq_.attention_factor);
   }
   ValueRange Range() const override {
     if (params_.rope().part != RopePart::kAngle) {
@@ -161,6 +173,7 @@ class RopeEncoding final : public WaveTableEncoding {
   }
 
   RopeFrequencies freq_;
+  std::vector<RotaryPair> pairs_;  // (d_rot / 2)
 };
 
 }  // namespace

@@ -200,10 +200,9 @@ class T5Encoding final : public Encoding {
     bias0_ = bias_[static_cast<size_t>(bucket(0))];
   }
 
-  Family family() const override { return Family::kBias; }
   int64_t cols() const override { return params_.max_len; }
   std::string TableName() const override { return "bias"; }
-  std::string ColumnNoun() const override { return "key"; }
+  ColumnNoun column_noun() const override { return ColumnNoun::kKey; }
   ValueRange Range() const override { return {-max_abs_, max_abs_}; }
   std::string Summary() const override {
     const T5Params& t = params_.t5();

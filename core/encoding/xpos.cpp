@@ -157,6 +157,11 @@ class XposEncoding final : public Encoding {
       den_re_.push_back(re);
       den_im_.push_back(im);
     }
+    // Pair i is dims (2i, 2i + 1); q.k decays by zeta_i^((m - n) / scale_base) along it.
+    for (int64_t i = 0; i < h_; ++i) {
+      const auto k = static_cast<size_t>(i);
+      pairs_.push_back({i, 2 * i, 2 * i + 1, w_[k], 1.0, -log_zeta_[k] / x.scale_base});
+    }
     // The rotation's waves in the interleaved layout (cos / sin), or one angle per pair.
     const bool angle = x.part == RopePart::kAngle;
     for (int64_t j = 0; j < (angle ? h_ : 2 * h_); ++j) {
@@ -171,7 +176,6 @@ class XposEncoding final : public Encoding {
     }
   }
 
-  Family family() const override { return Family::kRotary; }
   int64_t cols() const override { return static_cast<int64_t>(columns_.size()); }
   std::string TableName() const override {
     switch (params_.xpos().part) {
@@ -184,7 +188,7 @@ class XposEncoding final : public Encoding {
     }
     return "?";
   }
-  std::string ColumnNoun() const override { return angle() ? "pair" : "dim"; }
+  ColumnNoun column_noun() const override { return angle() ? ColumnNoun::kPair : ColumnNoun::kDim; }
 
   ValueRange Range() const override {
     if (angle()) {
@@ -232,6 +236,7 @@ class XposEncoding final : public Encoding {
     return s;
   }
   std::span<const WaveColumn> waves() const override { return columns_; }
+  std::span<const RotaryPair> rotary_pairs() const override { return pairs_; }
 
   double ValueAt(int64_t col, double position) const override {
     const WaveColumn& c = columns_[static_cast<size_t>(col)];
@@ -423,6 +428,7 @@ class XposEncoding final : public Encoding {
   std::vector<double> w_, zeta_, log_zeta_;  // (d/2)
   std::vector<double> c_, den_re_, den_im_;  // (d/2): each pair's c and e^(c + i w) - 1
   std::vector<WaveColumn> columns_;          // (d) or (d/2) for the angle
+  std::vector<RotaryPair> pairs_;            // (d/2)
 };
 
 }  // namespace

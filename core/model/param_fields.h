@@ -12,15 +12,10 @@
 #include <vector>
 
 #include "base/status.h"
+#include "encoding/scheme_descriptor.h"  // SchemeBit, kAllSchemes
 #include "model/model_params.h"
 
 namespace pe {
-
-// Bit per scheme: which schemes a field applies to.
-inline constexpr unsigned SchemeBit(Scheme s) {
-  return 1u << static_cast<unsigned>(s);
-}
-inline constexpr unsigned kAllSchemes = 0b111111u;
 
 struct ParamField {
   std::string_view key;         // metadata and session key; empty: not recorded (CLI only)

@@ -1,7 +1,6 @@
 // The compare view: two configurations side by side and their difference. A is the current
 // parameters, B the same with the overrides of --versus (compare_view.h); an empty --versus
-// compares with the scheme's counterpart (DefaultVersus: another base, learned against
-// sinusoidal, ALiBi's gentlest slope, T5's other direction, xPos against RoPE).
+// compares with the scheme's counterpart (DefaultVersus, from the scheme's descriptor).
 //   --compare-of score: the attention score score(m, n) of each (analysis/attention_score.h, the
 //            score view's numbers), keys (x) by queries (y) over the visible window at screen
 //            resolution (ComputeScoreRaster, the score view's raster). Table (3, L, L) float32 =
@@ -370,26 +369,7 @@ void WriteCsvLine(std::ostream& out, int part, int64_t pos, const float* v, int6
 }  // namespace
 
 std::string DefaultVersus(const ModelParams& a) {
-  switch (a.pe.kind()) {
-    case Scheme::kSinusoidal:
-      return a.pe.sinusoidal().base == 100.0 ? "base=10000" : "base=100";
-    case Scheme::kLearned:
-      return "scheme=sinusoidal";
-    case Scheme::kRope:
-      return a.pe.rope().theta == 500000.0 ? "rope_theta=10000" : "rope_theta=500000";
-    case Scheme::kAlibi: {
-      // The steepest slope against the gentlest (head 0 against the last head).
-      const AlibiParams& al = a.pe.alibi();
-      if (al.heads > 1) return "head=" + std::to_string(al.head == al.heads - 1 ? 0 : al.heads - 1);
-      return al.mode == AlibiMode::kCausal ? "alibi_mode=symmetric" : "alibi_mode=causal";
-    }
-    case Scheme::kT5:
-      return a.pe.t5().direction == T5Direction::kBidirectional ? "t5_direction=causal"
-                                                                : "t5_direction=bidirectional";
-    case Scheme::kXpos:
-      return "scheme=rope";
-  }
-  return "";
+  return DescriptorOf(a.pe.kind()).default_versus(a.pe);
 }
 
 namespace {

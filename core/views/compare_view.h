@@ -27,11 +27,7 @@ struct ComparePair {
 };
 
 // The B of an empty --versus: the scheme's own instructive counterpart, so the view never opens
-// on B = A. sinusoidal: base=100 (base=10000 when the base is already 100); learned:
-// scheme=sinusoidal (the fixed table it replaced); rope: rope_theta=500000, Llama 3's base
-// (10000 when already 500000); alibi: the last head (the gentlest slope; head 0 when already the
-// last, the other alibi_mode with one head); t5: the other t5_direction (bidirectional <-> causal);
-// xpos: scheme=rope (xPos without its decay).
+// on B = A (SchemeDescriptor::default_versus, encoding/scheme_descriptor.cpp).
 std::string DefaultVersus(const ModelParams& a);
 
 // B's parameters: `a` with the overrides of `a.versus` (DefaultVersus(a) when empty); an error

@@ -198,7 +198,7 @@ namespace {
 
 std::string DefaultTitle(ViewKind view, const ModelParams& m, const Encoding& e) {
   std::ostringstream t;
-  const char* width = e.scheme() == Scheme::kRope ? "head dim" : "d_model";
+  const std::string_view width = e.WidthLabel();
   // The positions: ", max_len = 100", and where they start when that is not 0.
   const std::string rows =
       ", max_len = " + std::to_string(m.pe.max_len) +

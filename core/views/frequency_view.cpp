@@ -51,7 +51,7 @@ double LogWavelength(double theta) {
 Result<Figure> FrequenciesFigure(const ViewContext& c) {
   const EncodingParams& params = c.params.pe;
   const RopeParams& rope = params.rope();
-  const RopeFrequencies freqs = ComputeRopeFrequencies(params);
+  const RopeFrequencies& freqs = *c.encoding->frequencies();  // the view applies to rope alone
   const auto half = static_cast<int64_t>(freqs.pairs.size());
   const bool scaled = rope.scaling != RopeScaling::kNone;
   const Rgba8 grey{150, 150, 155, 255}, line_color = SeriesRgba(5), context{70, 70, 75, 255},
@@ -208,7 +208,7 @@ Status CheckFrequenciesTable(const ViewContext&) {
 
 Status WriteFrequenciesView(std::ostream& out, TableFormat format, const ViewContext& c,
                             const Progress&) {
-  const RopeFrequencies freqs = ComputeRopeFrequencies(c.params.pe);
+  const RopeFrequencies& freqs = *c.encoding->frequencies();
   if (format == TableFormat::kNpy) {
     const int64_t shape[] = {static_cast<int64_t>(freqs.pairs.size()), 7};
     out << NpyHeader(shape);

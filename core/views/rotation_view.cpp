@@ -239,7 +239,7 @@ Result<Figure> RopeRotationFigure(const ViewContext& c) {
   if (!position.ok()) return position.error();
   const int64_t p = position.value();
   const RopeParams& rope = params.rope();
-  const RopeFrequencies freqs = ComputeRopeFrequencies(params);
+  const RopeFrequencies& freqs = *c.encoding->frequencies();  // the view applies to rope alone
   const std::vector<RotationRow> rows = RotationRows(params, freqs, c.params.example.seed, p);
   const std::vector<int64_t> shown = ShownRotationPairs(static_cast<int64_t>(rows.size()));
   const double s = freqs.attention_factor;
@@ -444,7 +444,7 @@ Status WriteRotationView(std::ostream& out, TableFormat format, const ViewContex
     if (!out) return RuntimeError("writing the table failed");
     return {};
   }
-  const RopeFrequencies freqs = ComputeRopeFrequencies(params);
+  const RopeFrequencies& freqs = *c.encoding->frequencies();  // the view applies to rope alone
   const std::vector<RotationRow> rows =
       RotationRows(params, freqs, c.params.example.seed, p.value());
   if (format == TableFormat::kNpy) {

@@ -149,7 +149,7 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
   f.legend.push_back({ScoreContentText(m), kNoColor});
   if (m.causal_mask) {
     f.legend.push_back({"grey: masked, causal (key after query, n > m)", kMaskedGrey});
-  } else if (any_masked && e.params().kind() == Scheme::kXpos) {
+  } else if (any_masked && e.descriptor().decays) {
     f.legend.push_back(
         {"grey: no number: the query's and key's scales \xce\xb6^(\xc2\xb1n/s) "
          "overflow float64 this far from position 0 (centred positions or a "
@@ -477,9 +477,9 @@ Status CheckRoformerShape(const EncodingParams& p) {
 
 // The model's rotation frequencies in pair order, after its scaling (the paper's theta^(-2k/d)
 // without one).
-std::vector<double> RoformerFrequencies(const EncodingParams& p) {
+std::vector<double> RoformerFrequencies(const Encoding& e) {
   std::vector<double> out;
-  for (const RopePair& pair : ComputeRopeFrequencies(p).pairs) out.push_back(pair.scaled);
+  for (const RotaryPair& pair : e.rotary_pairs()) out.push_back(pair.frequency);
   return out;
 }
 
@@ -490,7 +490,7 @@ Result<Figure> RoformerDecayFigure(const ViewContext& c) {
   if (Status s = CheckRoformerShape(p); !s.ok()) return s.error();
   const double theta = p.rope().theta;
   const int64_t L = p.max_len;
-  const std::vector<double> freqs = RoformerFrequencies(p);
+  const std::vector<double> freqs = RoformerFrequencies(*c.encoding);
   const bool scaled = p.rope().scaling != RopeScaling::kNone || p.rope().rotary_fraction != 1.0;
   Figure f;
   f.title = "Long-term decay of RoPE (RoFormer, Figure 2): d = " + std::to_string(p.d_model) +
@@ -498,7 +498,7 @@ Result<Figure> RoformerDecayFigure(const ViewContext& c) {
   if (scaled) {
     // The scaling with what it depends on (factor, original length, ...): enough to regenerate.
     const RopeParams& r = p.rope();
-    f.title += RopeScalingText(p, ComputeRopeFrequencies(p).attention_factor);
+    f.title += c.encoding->ScalingText();
     if (r.rotary_fraction != 1.0) f.title += ", rotary fraction " + Num(r.rotary_fraction, 6);
   }
   f.x = {"relative distance", false, false, true};
@@ -559,7 +559,7 @@ Status WriteRoformerDecayView(std::ostream& out, TableFormat format, const ViewC
                               const Progress& progress) {
   if (Status s = CheckRoformerDecayTable(c); !s.ok()) return s;
   const EncodingParams& p = c.params.pe;
-  const std::vector<double> freqs = RoformerFrequencies(p);
+  const std::vector<double> freqs = RoformerFrequencies(*c.encoding);
   return WriteDistanceTable(out, format, p.max_len, {"bound"}, progress,
                             [&](int64_t r0, int64_t rows, double* values) {
 #pragma omp parallel for schedule(static) if (rows * p.d_model >= (int64_t{1} << 16))

@@ -17,7 +17,6 @@
 #include <limits>
 
 #include "analysis/similarity.h"
-#include "encoding/rope.h"
 #include "io/file_writers.h"
 #include "io/loaded_table.h"
 #include "views/figure_export.h"
@@ -98,12 +97,12 @@ std::vector<std::string> SchemeNotes(const PositionSimilarity& s) {
       break;
     }
     case Scheme::kRope: {
-      const RopeFrequencies f = ComputeRopeFrequencies(p);
-      notes.push_back("PE(p) = R_p u, u = (1, 0) in each of the " + std::to_string(f.d_rot / 2) +
+      const std::span<const RotaryPair> pairs = e.rotary_pairs();
+      notes.push_back("PE(p) = R_p u, u = (1, 0) in each of the " + std::to_string(pairs.size()) +
                       " pairs: the entries of the cos and sin tables");
-      notes.push_back("R_p u" + std::string(kDot) +
-                      "R_q u = " + AmplitudeSquared(f.attention_factor) + kSigma + "_i cos((" + k +
-                      ") " + kTheta + "_i), a function of k = " + k + " alone (a Toeplitz matrix)");
+      notes.push_back("R_p u" + std::string(kDot) + "R_q u = " +
+                      AmplitudeSquared(pairs.front().amplitude) + kSigma + "_i cos((" + k + ") " +
+                      kTheta + "_i), a function of k = " + k + " alone (a Toeplitz matrix)");
       break;
     }
     case Scheme::kLearned:

@@ -6,7 +6,7 @@
 // The frequencies are the encoding's own: the sinusoidal ones from its wave columns (so t2t's
 // w_i = min_timescale * (base / min_timescale)^(-i / (h - 1)) and tf-text's paper ladder in
 // [sin | cos] halves are what the table holds, not the paper's formula), RoPE's from rope.h
-// before and after its scaling (ComputeRopeFrequencies, the numbers of the frequencies view),
+// before and after its scaling (Encoding::frequencies(), the numbers of the frequencies view),
 // xPos's rotation frequencies theta^(-2i/d) from its waves.
 //
 // Table, one row per pair:
@@ -55,9 +55,10 @@ struct Spectrum {
 Spectrum ComputeSpectrum(const ViewContext& c) {
   const EncodingParams& params = c.params.pe;
   Spectrum s;
-  if (params.kind() == Scheme::kRope) {
+  if (const RopeFrequencies* scaled = c.encoding->frequencies()) {
+    // A scheme with a scaling (RoPE): its frequencies before and after it.
     const RopeParams& r = params.rope();
-    const RopeFrequencies f = ComputeRopeFrequencies(params);
+    const RopeFrequencies& f = *scaled;
     s.rope = true;
     s.scaled = r.scaling != RopeScaling::kNone;
     for (const RopePair& p : f.pairs) s.pairs.push_back({p.index, p.original, p.scaled});

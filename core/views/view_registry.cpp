@@ -22,12 +22,13 @@ std::vector<PixelSize> PanelPixels(const ViewContext& c, const Figure& f) {
 
 namespace {
 
-constexpr unsigned kAdded = SchemeBit(Scheme::kSinusoidal) | SchemeBit(Scheme::kLearned);
-constexpr unsigned kRotary = SchemeBit(Scheme::kRope) | SchemeBit(Scheme::kXpos);
-constexpr unsigned kBiases = SchemeBit(Scheme::kAlibi) | SchemeBit(Scheme::kT5);
+constexpr unsigned kAdded = SchemesOf(Family::kAdded);
+constexpr unsigned kRotary = SchemesOf(Family::kRotary);
+constexpr unsigned kBiases = SchemesOf(Family::kBias);
 // A vector per position to compare (analysis/similarity.h: RoPE's is R_p u; xPos's carries a
 // decay that only cancels in q.k; the biases have none).
-constexpr unsigned kVectorSchemes = kAdded | SchemeBit(Scheme::kRope);
+constexpr unsigned kVectorSchemes =
+    SchemesWhere([](const SchemeDescriptor& d) { return d.vector_per_position; });
 constexpr const char* kVectorSchemesNeed =
     "a vector per position (sinusoidal, learned or rope; xpos's vectors carry a decay that "
     "cancels only in q\xc2\xb7k, the biases have none)";
