@@ -82,77 +82,76 @@ void DrawPointLabels(cairo_t* cr, const Figure& f, const Mapper& m, const Box& b
   }
 }
 
-void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format,
-          double title_pt, size_t title_lines) {
-  if (!f.panels.empty()) {
-    DrawPanels(cr, f, size, format);
-    return;
-  }
-  const Layout l = ComputeLayout(cr, f, size, title_pt, title_lines);
-  const Mapper m{f, l.plot};
-  const Box& b = l.plot;
-  const Rgba8 ink{30, 30, 35, 255}, grey{110, 110, 115, 255}, grid{0, 0, 0, 22};
+// Text, frame and tick colours, and the grid's.
+constexpr Rgba8 kInk{30, 30, 35, 255}, kGrey{110, 110, 115, 255}, kGrid{0, 0, 0, 22};
 
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
+// The figure's image on the output's grid, nearest-neighbour, repeated in vector files.
+void DrawImage(cairo_t* cr, const FigureImage& im, FigureFormat format, const Mapper& m) {
+  const double x0 = m.X(im.x0), y0 = m.Y(im.y0), x1 = m.X(im.x1), y1 = m.Y(im.y1);
+  const int repeat =
+      format == FigureFormat::kPng
+          ? 1
+          : VectorImageRepeat(im.width, im.height, std::fabs(x1 - x0), std::fabs(y1 - y0));
+  cairo_surface_t* s = ImageSurface(im.width, im.height, im.rgba.data(), repeat);
+  // The image's edges on the output's grid (PlotAreaPixels counts the same cells): an image
+  // of as many texels as the grid has cells there lands one texel on each, never resampled.
+  double gx0 = x0, gy0 = y0, gx1 = x1, gy1 = y1;
+  cairo_user_to_device(cr, &gx0, &gy0);
+  cairo_user_to_device(cr, &gx1, &gy1);
+  const double k = format == FigureFormat::kPng ? 1.0 : kVectorTexelsPerUnit;
+  cairo_save(cr);
+  cairo_identity_matrix(cr);
+  PaintImage(cr, s, im.width * repeat, im.height * repeat, GridEdge(gx0 * k) / k,
+             GridEdge(gy0 * k) / k, GridEdge(gx1 * k) / k, GridEdge(gy1 * k) / k);
+  cairo_restore(cr);
+  cairo_surface_destroy(s);
+}
 
-  for (const TextLine& t : l.text) {
-    TextFont(cr, t.style, l.text_scale);
-    SetColor(cr, t.style == FigureText::Style::kCode   ? Rgba8{40, 80, 150, 255}
-                 : t.style == FigureText::Style::kNote ? grey
-                                                       : ink);
-    Text(cr, t.text, kTextLeft, l.text_top + t.y, 0, 0);
-  }
-  if (!f.plot) {
-    SetColor(cr, ink);
-    if (!f.title.empty()) {
-      Font(cr, kTitlePt, true);
-      const double avail = size.width - 8;
-      const double w = TextWidth(cr, f.title);
-      if (w > avail) Font(cr, kTitlePt * avail / w, true);
-      Text(cr, f.title, kTextLeft, 10, 0, 0);
+// A series: its band (as steps), its line and its markers.
+void DrawSeries(cairo_t* cr, const FigureSeries& s, const Mapper& m) {
+  // The band: one polygon, the top edge left to right and the bottom back, as steps.
+  const size_t steps = std::min(s.band_lo.size(), s.band_hi.size());
+  if (steps > 0 && s.band_edges.size() == steps + 1) {
+    cairo_new_path(cr);
+    cairo_move_to(cr, m.X(s.band_edges[0]), m.Y(s.band_hi[0]));
+    for (size_t k = 0; k < steps; ++k) {
+      cairo_line_to(cr, m.X(s.band_edges[k]), m.Y(s.band_hi[k]));
+      cairo_line_to(cr, m.X(s.band_edges[k + 1]), m.Y(s.band_hi[k]));
     }
-    return;
+    for (size_t k = steps; k-- > 0;) {
+      cairo_line_to(cr, m.X(s.band_edges[k + 1]), m.Y(s.band_lo[k]));
+      cairo_line_to(cr, m.X(s.band_edges[k]), m.Y(s.band_lo[k]));
+    }
+    cairo_close_path(cr);
+    // Translucent, so bands that cover each other stay visible; the outline keeps a thin
+    // stretch (near a crest) from vanishing.
+    SetColor(cr, {s.color.r, s.color.g, s.color.b, 110});
+    cairo_fill_preserve(cr);
+    SetColor(cr, s.color);
+    cairo_set_line_width(cr, 1.0);
+    cairo_stroke(cr);
   }
+  SetColor(cr, s.color);
+  if (s.xs.size() >= 2) {
+    cairo_set_line_width(cr, s.line_width);
+    cairo_move_to(cr, m.X(s.xs[0]), m.Y(s.ys[0]));
+    for (size_t k = 1; k < s.xs.size(); ++k) cairo_line_to(cr, m.X(s.xs[k]), m.Y(s.ys[k]));
+    cairo_stroke(cr);
+  }
+  for (size_t k = 0; k < s.marker_xs.size(); ++k) {
+    cairo_new_sub_path(cr);
+    cairo_arc(cr, m.X(s.marker_xs[k]), m.Y(s.marker_ys[k]), s.marker_radius, 0, 2 * M_PI);
+  }
+  cairo_fill(cr);
+}
 
-  // Grid under the data.
-  cairo_set_line_width(cr, 0.6);
-  SetColor(cr, grid);
-  for (const Tick& t : l.xticks) {
-    cairo_move_to(cr, m.X(t.value), b.y);
-    cairo_line_to(cr, m.X(t.value), b.y + b.h);
-  }
-  for (const Tick& t : l.yticks) {
-    cairo_move_to(cr, b.x, m.Y(t.value));
-    cairo_line_to(cr, b.x + b.w, m.Y(t.value));
-  }
-  cairo_stroke(cr);
-
-  // The data, clipped to the plot area.
+// The data, clipped to the plot area: image, rectangles, horizontal lines, series, overlays
+// and point labels.
+void DrawData(cairo_t* cr, const Figure& f, FigureFormat format, const Mapper& m, const Box& b) {
   cairo_save(cr);
   cairo_rectangle(cr, b.x, b.y, b.w, b.h);
   cairo_clip(cr);
-  if (f.image && f.image->width > 0 && f.image->height > 0) {
-    const FigureImage& im = *f.image;
-    const double x0 = m.X(im.x0), y0 = m.Y(im.y0), x1 = m.X(im.x1), y1 = m.Y(im.y1);
-    const int repeat =
-        format == FigureFormat::kPng
-            ? 1
-            : VectorImageRepeat(im.width, im.height, std::fabs(x1 - x0), std::fabs(y1 - y0));
-    cairo_surface_t* s = ImageSurface(im.width, im.height, im.rgba.data(), repeat);
-    // The image's edges on the output's grid (PlotAreaPixels counts the same cells): an image
-    // of as many texels as the grid has cells there lands one texel on each, never resampled.
-    double gx0 = x0, gy0 = y0, gx1 = x1, gy1 = y1;
-    cairo_user_to_device(cr, &gx0, &gy0);
-    cairo_user_to_device(cr, &gx1, &gy1);
-    const double k = format == FigureFormat::kPng ? 1.0 : kVectorTexelsPerUnit;
-    cairo_save(cr);
-    cairo_identity_matrix(cr);
-    PaintImage(cr, s, im.width * repeat, im.height * repeat, GridEdge(gx0 * k) / k,
-               GridEdge(gy0 * k) / k, GridEdge(gx1 * k) / k, GridEdge(gy1 * k) / k);
-    cairo_restore(cr);
-    cairo_surface_destroy(s);
-  }
+  if (f.image && f.image->width > 0 && f.image->height > 0) DrawImage(cr, *f.image, format, m);
   for (const FigureRect& r : f.rects) {
     SetColor(cr, r.color);
     cairo_rectangle(cr, std::min(m.X(r.x0), m.X(r.x1)), std::min(m.Y(r.y0), m.Y(r.y1)),
@@ -168,42 +167,7 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
   cairo_stroke(cr);
   cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
   cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
-  for (const FigureSeries& s : f.series) {
-    // The band: one polygon, the top edge left to right and the bottom back, as steps.
-    const size_t steps = std::min(s.band_lo.size(), s.band_hi.size());
-    if (steps > 0 && s.band_edges.size() == steps + 1) {
-      cairo_new_path(cr);
-      cairo_move_to(cr, m.X(s.band_edges[0]), m.Y(s.band_hi[0]));
-      for (size_t k = 0; k < steps; ++k) {
-        cairo_line_to(cr, m.X(s.band_edges[k]), m.Y(s.band_hi[k]));
-        cairo_line_to(cr, m.X(s.band_edges[k + 1]), m.Y(s.band_hi[k]));
-      }
-      for (size_t k = steps; k-- > 0;) {
-        cairo_line_to(cr, m.X(s.band_edges[k + 1]), m.Y(s.band_lo[k]));
-        cairo_line_to(cr, m.X(s.band_edges[k]), m.Y(s.band_lo[k]));
-      }
-      cairo_close_path(cr);
-      // Translucent, so bands that cover each other stay visible; the outline keeps a thin
-      // stretch (near a crest) from vanishing.
-      SetColor(cr, {s.color.r, s.color.g, s.color.b, 110});
-      cairo_fill_preserve(cr);
-      SetColor(cr, s.color);
-      cairo_set_line_width(cr, 1.0);
-      cairo_stroke(cr);
-    }
-    SetColor(cr, s.color);
-    if (s.xs.size() >= 2) {
-      cairo_set_line_width(cr, s.line_width);
-      cairo_move_to(cr, m.X(s.xs[0]), m.Y(s.ys[0]));
-      for (size_t k = 1; k < s.xs.size(); ++k) cairo_line_to(cr, m.X(s.xs[k]), m.Y(s.ys[k]));
-      cairo_stroke(cr);
-    }
-    for (size_t k = 0; k < s.marker_xs.size(); ++k) {
-      cairo_new_sub_path(cr);
-      cairo_arc(cr, m.X(s.marker_xs[k]), m.Y(s.marker_ys[k]), s.marker_radius, 0, 2 * M_PI);
-    }
-    cairo_fill(cr);
-  }
+  for (const FigureSeries& s : f.series) DrawSeries(cr, s, m);
   for (const FigureRect& r : f.overlays) {
     SetColor(cr, r.color);
     cairo_set_line_width(cr, r.line_width);
@@ -213,9 +177,37 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
   }
   DrawPointLabels(cr, f, m, b);
   cairo_restore(cr);
+}
 
-  // Frame, ticks and tick labels; labels that would overlap their neighbour are skipped.
-  SetColor(cr, grey);
+void DrawTextBlock(cairo_t* cr, const Layout& l) {
+  for (const TextLine& t : l.text) {
+    TextFont(cr, t.style, l.text_scale);
+    SetColor(cr, t.style == FigureText::Style::kCode   ? Rgba8{40, 80, 150, 255}
+                 : t.style == FigureText::Style::kNote ? kGrey
+                                                       : kInk);
+    Text(cr, t.text, kTextLeft, l.text_top + t.y, 0, 0);
+  }
+}
+
+// The grid under the data, at the ticks.
+void DrawGrid(cairo_t* cr, const Layout& l, const Mapper& m, const Box& b) {
+  cairo_set_line_width(cr, 0.6);
+  SetColor(cr, kGrid);
+  for (const Tick& t : l.xticks) {
+    cairo_move_to(cr, m.X(t.value), b.y);
+    cairo_line_to(cr, m.X(t.value), b.y + b.h);
+  }
+  for (const Tick& t : l.yticks) {
+    cairo_move_to(cr, b.x, m.Y(t.value));
+    cairo_line_to(cr, b.x + b.w, m.Y(t.value));
+  }
+  cairo_stroke(cr);
+}
+
+// Frame, ticks and tick labels; labels that would overlap their neighbour are skipped.
+void DrawFrameAndTicks(cairo_t* cr, const Figure& f, const FigureSize& size, const Layout& l,
+                       const Mapper& m, const Box& b) {
+  SetColor(cr, kGrey);
   cairo_set_line_width(cr, 1.0);
   cairo_rectangle(cr, b.x, b.y, b.w, b.h);
   cairo_stroke(cr);
@@ -224,14 +216,14 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
   for (const Tick& t : l.xticks) {
     const double x = m.X(t.value);
     if (x < b.x - 0.5 || x > b.x + b.w + 0.5) continue;
-    SetColor(cr, grey);
+    SetColor(cr, kGrey);
     cairo_move_to(cr, x, b.y + b.h);
     cairo_line_to(cr, x, b.y + b.h + kTickLen);
     cairo_stroke(cr);
     const double w = TextWidth(cr, t.label);
     const double lx = std::clamp(x - w / 2, 2.0, size.width - w - 2);
     if (lx < last_right + 6) continue;
-    SetColor(cr, ink);
+    SetColor(cr, kInk);
     Text(cr, t.label, lx, b.y + b.h + kTickLen + 2, 0, 0);
     last_right = lx + w;
   }
@@ -241,19 +233,22 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
   for (auto it = yt.rbegin(); it != yt.rend(); ++it) {  // bottom to top on screen
     const double y = m.Y(it->value);
     if (y < b.y - 0.5 || y > b.y + b.h + 0.5) continue;
-    SetColor(cr, grey);
+    SetColor(cr, kGrey);
     cairo_move_to(cr, b.x - kTickLen, y);
     cairo_line_to(cr, b.x, y);
     cairo_stroke(cr);
     const double ly = std::clamp(y, b.y + kTickPt * 0.6, b.y + b.h);
     if (ly + kTickPt * 0.6 > last_top - 2) continue;
-    SetColor(cr, ink);
+    SetColor(cr, kInk);
     Text(cr, it->label, b.x - kTickLen - 3, ly, 1, 0.5);
     last_top = ly - kTickPt * 0.6;
   }
+}
 
-  // Title and axis titles.
-  SetColor(cr, ink);
+// The title and the axis titles.
+void DrawTitles(cairo_t* cr, const Figure& f, const FigureSize& size, const Box& b,
+                double title_pt) {
+  SetColor(cr, kInk);
   if (!f.title.empty()) {
     // A title wider than the page shrinks to fit rather than losing characters at both ends;
     // centred over the plot while that keeps it on the page.
@@ -294,47 +289,50 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
          std::clamp(b.y + b.h / 2, 4 + w / 2, std::max(4 + w / 2, size.height - 4 - w / 2)), 0.5, 0,
          -M_PI / 2);
   }
+}
 
-  // Colour bar from the same LUT as the heatmap, with its range.
-  double right_x = b.x + b.w + 20;
-  if (f.colorbar) {
-    const FigureColorBar& c = *f.colorbar;
-    // A vector gradient through the LUT's own key colours: the same colours as the heatmap's
-    // pixels (the LUT interpolates these keys linearly) and no second image in the file.
-    const std::vector<Rgba8>& keys = ColormapKeys(c.colormap);
-    const double bar = b.h * ColorBarShare(f);
-    const double top = b.y + kLabelPt * 1.6, h = bar - kLabelPt * 1.6;
-    cairo_pattern_t* grad = cairo_pattern_create_linear(0, top + h, 0, top);  // vmin at the bottom
-    for (size_t k = 0; k < keys.size(); ++k) {
-      cairo_pattern_add_color_stop_rgb(
-          grad, static_cast<double>(k) / static_cast<double>(keys.size() - 1), keys[k].r / 255.0,
-          keys[k].g / 255.0, keys[k].b / 255.0);
-    }
-    cairo_set_source(cr, grad);
-    cairo_rectangle(cr, right_x, top, 14, h);
-    cairo_fill(cr);
-    cairo_pattern_destroy(grad);
-    SetColor(cr, grey);
-    cairo_rectangle(cr, right_x, top, 14, h);
-    cairo_stroke(cr);
-    Font(cr, kTickPt);
-    for (const Tick& t : l.cticks) {
-      const double y = top + h - (t.value - c.vmin) / (c.vmax - c.vmin) * h;
-      SetColor(cr, grey);
-      cairo_move_to(cr, right_x + 14, y);
-      cairo_line_to(cr, right_x + 14 + kTickLen, y);
-      cairo_stroke(cr);
-      SetColor(cr, ink);
-      Text(cr, t.label, right_x + 14 + kTickLen + 3, y, 0, 0.5);
-    }
-    Font(cr, FittingSize(kLabelPt, [&](double p) {
-           Font(cr, p);
-           return right_x + TextWidth(cr, c.label) <= size.width - 2;
-         }));
-    Text(cr, c.label, right_x, b.y, 0, 0);
+// The colour bar right of the plot, from the same LUT as the heatmap, with its range.
+void DrawColorBar(cairo_t* cr, const FigureColorBar& c, const Figure& f, const FigureSize& size,
+                  const Layout& l, const Box& b) {
+  const double right_x = b.x + b.w + 20;
+  // A vector gradient through the LUT's own key colours: the same colours as the heatmap's
+  // pixels (the LUT interpolates these keys linearly) and no second image in the file.
+  const std::vector<Rgba8>& keys = ColormapKeys(c.colormap);
+  const double bar = b.h * ColorBarShare(f);
+  const double top = b.y + kLabelPt * 1.6, h = bar - kLabelPt * 1.6;
+  cairo_pattern_t* grad = cairo_pattern_create_linear(0, top + h, 0, top);  // vmin at the bottom
+  for (size_t k = 0; k < keys.size(); ++k) {
+    cairo_pattern_add_color_stop_rgb(grad,
+                                     static_cast<double>(k) / static_cast<double>(keys.size() - 1),
+                                     keys[k].r / 255.0, keys[k].g / 255.0, keys[k].b / 255.0);
   }
-  // Legend beside the plot: never over the data.
-  const LegendLayout legend = LayOutLegend(cr, f, size, b, l.legend_pt);
+  cairo_set_source(cr, grad);
+  cairo_rectangle(cr, right_x, top, 14, h);
+  cairo_fill(cr);
+  cairo_pattern_destroy(grad);
+  SetColor(cr, kGrey);
+  cairo_rectangle(cr, right_x, top, 14, h);
+  cairo_stroke(cr);
+  Font(cr, kTickPt);
+  for (const Tick& t : l.cticks) {
+    const double y = top + h - (t.value - c.vmin) / (c.vmax - c.vmin) * h;
+    SetColor(cr, kGrey);
+    cairo_move_to(cr, right_x + 14, y);
+    cairo_line_to(cr, right_x + 14 + kTickLen, y);
+    cairo_stroke(cr);
+    SetColor(cr, kInk);
+    Text(cr, t.label, right_x + 14 + kTickLen + 3, y, 0, 0.5);
+  }
+  Font(cr, FittingSize(kLabelPt, [&](double p) {
+         Font(cr, p);
+         return right_x + TextWidth(cr, c.label) <= size.width - 2;
+       }));
+  Text(cr, c.label, right_x, b.y, 0, 0);
+}
+
+// The legend beside the plot: never over the data.
+void DrawLegend(cairo_t* cr, const Figure& f, const FigureSize& size, const Box& b, double pt) {
+  const LegendLayout legend = LayOutLegend(cr, f, size, b, pt);
   const double lpt = legend.pt;
   for (size_t i = 0; i < legend.items.size(); ++i) {
     const LegendLayout::Item& it = legend.items[i];
@@ -344,9 +342,42 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
     cairo_move_to(cr, it.x - lpt * 2.5, it.ys[0] + lpt * 0.6);
     cairo_line_to(cr, it.x - lpt * 0.5, it.ys[0] + lpt * 0.6);
     cairo_stroke(cr);
-    SetColor(cr, ink);
+    SetColor(cr, kInk);
     for (size_t k = 0; k < it.lines.size(); ++k) Text(cr, it.lines[k], it.x, it.ys[k], 0, 0);
   }
+}
+
+void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format,
+          double title_pt, size_t title_lines) {
+  if (!f.panels.empty()) {
+    DrawPanels(cr, f, size, format);
+    return;
+  }
+  const Layout l = ComputeLayout(cr, f, size, title_pt, title_lines);
+  const Mapper m{f, l.plot};
+  const Box& b = l.plot;
+
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  DrawTextBlock(cr, l);
+  if (!f.plot) {
+    SetColor(cr, kInk);
+    if (!f.title.empty()) {
+      Font(cr, kTitlePt, true);
+      const double avail = size.width - 8;
+      const double w = TextWidth(cr, f.title);
+      if (w > avail) Font(cr, kTitlePt * avail / w, true);
+      Text(cr, f.title, kTextLeft, 10, 0, 0);
+    }
+    return;
+  }
+
+  DrawGrid(cr, l, m, b);
+  DrawData(cr, f, format, m, b);
+  DrawFrameAndTicks(cr, f, size, l, m, b);
+  DrawTitles(cr, f, size, b, title_pt);
+  if (f.colorbar) DrawColorBar(cr, *f.colorbar, f, size, l, b);
+  DrawLegend(cr, f, size, b, l.legend_pt);
 }
 
 // A figure of side-by-side panels: the title on top, the panels in equal columns, the legend

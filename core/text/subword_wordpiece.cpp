@@ -6,6 +6,21 @@
 
 namespace pe {
 
+namespace {
+
+// Replaces each code point of valid UTF-8 `piece` with what `append(out, cp)` writes for it.
+void MapCodePoints(std::string& piece, void (*append)(std::string&, char32_t)) {
+  std::string s;
+  for (size_t k = 0; k < piece.size();) {
+    const Utf8Char v = DecodeUtf8(piece, k);
+    append(s, v.cp);
+    k += static_cast<size_t>(v.length);
+  }
+  piece = std::move(s);
+}
+
+}  // namespace
+
 // BertNormalizer (as configured) and BertPreTokenizer, then greedy longest-match-first per
 // word. `offsets` maps each byte of the normalized text to the source byte it came from.
 void SubwordTokenizer::Encoder::WordPieceSegment(std::string_view text, int64_t base,
@@ -28,24 +43,8 @@ void SubwordTokenizer::Encoder::WordPieceSegment(std::string_view text, int64_t 
     } else {
       AppendUtf8(piece, u.cp);
     }
-    if (t_.strip_accents_) {
-      std::string s;
-      for (size_t k = 0; k < piece.size();) {
-        const Utf8Char v = DecodeUtf8(piece, k);
-        AppendStripAccents(s, v.cp);
-        k += static_cast<size_t>(v.length);
-      }
-      piece = std::move(s);
-    }
-    if (t_.lowercase_) {
-      std::string s;
-      for (size_t k = 0; k < piece.size();) {
-        const Utf8Char v = DecodeUtf8(piece, k);
-        AppendLowercase(s, v.cp);
-        k += static_cast<size_t>(v.length);
-      }
-      piece = std::move(s);
-    }
+    if (t_.strip_accents_) MapCodePoints(piece, AppendStripAccents);
+    if (t_.lowercase_) MapCodePoints(piece, AppendLowercase);
     norm += piece;
     from.insert(from.end(), piece.size(), src);
   }
