@@ -1,6 +1,5 @@
 // The config folder's own files: copies of broken last sessions (never overwritten, the newest
 // kept) and last.pexs / recent.txt kept elsewhere through symbolic links (dotfile managers).
-#include <dirent.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,30 +9,19 @@
 #include <string>
 #include <vector>
 
+#include "folder_listing.h"
 #include "test_support.h"
 #include "ui/session.h"
 
 namespace pe {
 namespace {
 
+using pe::testing::FolderNames;
 using pe::testing::ReadFile;
 using ConfigFolder = pe::testing::TempDirTest;
 
 void WriteBytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
-}
-
-std::vector<std::string> Names(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (const dirent* e = ::readdir(d)) {
-      const std::string n = e->d_name;
-      if (n != "." && n != "..") names.push_back(n);
-    }
-    ::closedir(d);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 std::string Broken(int n) {
@@ -61,7 +49,7 @@ TEST_F(ConfigFolder, ABrokenLastSessionNeverReplacesAnEarlierCopy) {
   std::vector<std::string> expected;
   for (int n = 981; n <= 1000; ++n) expected.push_back(Broken(n));
   std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(Names(Path("config")), expected);
+  EXPECT_EQ(FolderNames(Path("config")), expected);
 }
 
 // One broken start after another: each copy is new, and the oldest go past 20, by number.
@@ -86,7 +74,7 @@ TEST_F(ConfigFolder, OnlyTheNewestTwentyBrokenCopiesAreKept) {
   std::vector<std::string> expected = {"notes.txt"};
   for (int n = 5; n < 25; ++n) expected.push_back(Broken(n));
   std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(Names(Path("config")), expected);
+  EXPECT_EQ(FolderNames(Path("config")), expected);
   for (int n = 5; n < 25; ++n)
     EXPECT_EQ(ReadFile(Path("config/" + Broken(n))), "{" + std::to_string(n));
 }
@@ -117,8 +105,8 @@ TEST_F(ConfigFolder, LinkedConfigFilesAreWrittenThroughTheirLinks) {
   EXPECT_TRUE(S_ISLNK(st.st_mode));
   EXPECT_NE(ReadFile(Path("dotfiles/last.pexs")).find("\"d_model\": \"56\""), std::string::npos);
   EXPECT_EQ(ReadFile(Path("dotfiles/recent.txt")), Path("a.pexs") + "\n");
-  EXPECT_EQ(Names(Path("config")), (std::vector<std::string>{"last.pexs", "recent.txt"}));
-  EXPECT_EQ(Names(Path("dotfiles")),
+  EXPECT_EQ(FolderNames(Path("config")), (std::vector<std::string>{"last.pexs", "recent.txt"}));
+  EXPECT_EQ(FolderNames(Path("dotfiles")),
             (std::vector<std::string>{"last.pexs", "recent.txt", "session-link"}));
   AppState b;
   std::vector<std::string> warnings;
@@ -148,7 +136,7 @@ TEST_F(ConfigFolder, ALinkedLastSessionStaysALink) {
   std::vector<std::string> warnings;
   const Status none = SessionKeeper(Path("config")).RestoreLast(a, warnings);
   EXPECT_TRUE(none.ok()) << none.message();
-  EXPECT_EQ(Names(Path("config")), std::vector<std::string>{"last.pexs"});
+  EXPECT_EQ(FolderNames(Path("config")), std::vector<std::string>{"last.pexs"});
 
   WriteBytes(Path("dotfiles/last.pexs"), "{\"broken");
   SessionKeeper keeper(Path("config"));
@@ -166,7 +154,7 @@ TEST_F(ConfigFolder, ALinkedLastSessionStaysALink) {
   a.params.pe.d_model = 40;
   ASSERT_TRUE(keeper.SaveNow(a).ok());
   EXPECT_NE(ReadFile(Path("dotfiles/last.pexs")).find("\"d_model\": \"40\""), std::string::npos);
-  EXPECT_EQ(Names(Path("dotfiles")), std::vector<std::string>{"last.pexs"});
+  EXPECT_EQ(FolderNames(Path("dotfiles")), std::vector<std::string>{"last.pexs"});
 }
 
 }  // namespace

@@ -1,5 +1,4 @@
 // NPY and CSV writers: header layout, round trips to exact float32 values, atomic files.
-#include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/prctl.h>
@@ -23,6 +22,7 @@
 #include <vector>
 
 #include "encoding/positional_encoding.h"
+#include "folder_listing.h"
 #include "io/file_writers.h"
 #include "io/table_block_writer.h"
 #include "test_support.h"
@@ -32,6 +32,7 @@
 namespace pe {
 namespace {
 
+using pe::testing::FolderNames;
 using pe::testing::NpyArray;
 using pe::testing::ParseCsv;
 using pe::testing::ParseNpy;
@@ -321,20 +322,6 @@ TEST(AtomicFile, TheNamedFallbackReplacesWholeAndCleansUp) {
   std::system(("rm -rf " + dir).c_str());
 }
 
-// The names in `dir` (without "." and ".."), sorted.
-std::vector<std::string> Names(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (const dirent* e = ::readdir(d)) {
-      const std::string n = e->d_name;
-      if (n != "." && n != "..") names.push_back(n);
-    }
-    ::closedir(d);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 // A child process that overwrites `path` through the named fallback and stops in the middle of
 // the data (the first part written to the temporary), until a signal ends it. `before` runs in
 // the child first. Returns its pid once it is stopped there, or -1.
@@ -389,14 +376,14 @@ TEST(AtomicFile, EveryTerminatingSignalMidWriteRemovesTheNamedTemporary) {
     });
     ASSERT_GT(child, 0);
     const std::string temp_prefix = ".pe-export-" + std::to_string(child) + "-";
-    const std::vector<std::string> during = Names(dir);
+    const std::vector<std::string> during = FolderNames(dir);
     ASSERT_EQ(during.size(), 2u);  // the target and the named temporary, with the writer's pid
     EXPECT_EQ(during[0].rfind(temp_prefix, 0), 0u) << during[0];
     ASSERT_EQ(::kill(child, sig), 0);
     int status = 0;
     ASSERT_EQ(::waitpid(child, &status, 0), child);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
-    EXPECT_EQ(Names(dir), std::vector<std::string>{"out.txt"});
+    EXPECT_EQ(FolderNames(dir), std::vector<std::string>{"out.txt"});
     EXPECT_EQ(pe::testing::ReadFile(path), "old");
     std::system(("rm -rf " + dir).c_str());
   }
@@ -423,7 +410,7 @@ TEST(AtomicFile, AFileSizeLimitMidWriteLeavesNoTemporary) {
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) << "status " << status;
-  EXPECT_EQ(Names(dir), std::vector<std::string>{});
+  EXPECT_EQ(FolderNames(dir), std::vector<std::string>{});
   std::system(("rm -rf " + dir).c_str());
 }
 
@@ -440,7 +427,7 @@ TEST(AtomicFile, AKilledWritersTemporaryIsRemovedByTheNextExport) {
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-  std::vector<std::string> left = Names(dir);
+  std::vector<std::string> left = FolderNames(dir);
   ASSERT_EQ(left.size(), 2u);
   const std::string dead = left[0];
   const std::string dead_prefix = ".pe-export-" + std::to_string(child) + "-";
@@ -475,7 +462,7 @@ TEST(AtomicFile, AKilledWritersTemporaryIsRemovedByTheNextExport) {
   kept.push_back("new.csv");
   kept.push_back("out.txt");
   std::sort(kept.begin(), kept.end());
-  EXPECT_EQ(Names(dir), kept);
+  EXPECT_EQ(FolderNames(dir), kept);
   EXPECT_EQ(pe::testing::ReadFile(path), "old");
   std::system(("rm -rf " + dir).c_str());
 }

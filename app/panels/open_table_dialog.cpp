@@ -274,6 +274,21 @@ void WatchLoadedTables(AppState& state, UiServices& services) {
   }
 }
 
+void CloseButton() {
+  if (ImGui::Button("Close") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+    ImGui::CloseCurrentPopup();
+  }
+}
+
+// Ends the dialog's popup; a successful load closes it on the frame its edit is applied.
+void EndDialog(OpenTableState& o) {
+  if (o.loaded) {
+    o.loaded = false;
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
+}
+
 }  // namespace
 
 void DrawOpenTableDialog(AppState& state, UiServices& services) {
@@ -358,24 +373,14 @@ void DrawOpenTableDialog(AppState& state, UiServices& services) {
   if (tokenizer) {
     // A tokenizer is what it is: no table choices.
     ImGui::TextUnformatted("Use it as the text's tokenizer (--tokenizer-file)");
-    if (!o.error.empty()) {
-      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
-      WrappedText(o.error);
-      ImGui::PopStyleColor();
-    }
+    if (!o.error.empty()) ErrorText(o.error);
     if (ImGui::Button("Use as tokenizer")) {
       o.error.clear();
       Edit(state, [path = o.path](AppState& st) { ApplyTokenizer(st, path); });
     }
     ImGui::SameLine();
-    if (ImGui::Button("Close") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
-      ImGui::CloseCurrentPopup();
-    }
-    if (o.loaded) {
-      o.loaded = false;
-      ImGui::CloseCurrentPopup();
-    }
-    ImGui::EndPopup();
+    CloseButton();
+    EndDialog(o);
     return;
   }
   ImGui::TextUnformatted("Use it as");
@@ -386,11 +391,7 @@ void DrawOpenTableDialog(AppState& state, UiServices& services) {
   ImGui::RadioButton("T5 relative bias (--positions-table, t5)", &o.target,
                      static_cast<int>(TableTarget::kT5Bias));
   ImGui::TextDisabled("%s", UseSentence(o, state.params).c_str());
-  if (!o.error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
-    WrappedText(o.error);
-    ImGui::PopStyleColor();
-  }
+  if (!o.error.empty()) ErrorText(o.error);
   if (busy) {
     ImGui::ProgressBar(static_cast<float>(job->progress()), ImVec2(-em * 6, 0));
     ImGui::SameLine();
@@ -412,16 +413,9 @@ void DrawOpenTableDialog(AppState& state, UiServices& services) {
       ImGui::TextDisabled("(loading is not available here)");
     }
     ImGui::SameLine();
-    if (ImGui::Button("Close") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
-      ImGui::CloseCurrentPopup();
-    }
+    CloseButton();
   }
-  // A successful load closes the dialog on the frame its edit is applied.
-  if (o.loaded) {
-    o.loaded = false;
-    ImGui::CloseCurrentPopup();
-  }
-  ImGui::EndPopup();
+  EndDialog(o);
 }
 
 void DrawLoadedTablesInfo(AppState& state, const Derived& derived) {

@@ -1,6 +1,5 @@
 #include "io/figure_metadata_reader.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -285,26 +284,21 @@ Result<FigureFileMetadata> ReadFigureMetadata(const std::string& path) {
   auto named = [&](const std::string& what) { return "\"" + path + "\" " + what; };
   // Opened once, without waiting for a FIFO's writer, and checked by what was opened: a
   // path swapped for a FIFO after a stat cannot hold the read.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return RuntimeError(named(std::string("cannot be read: ") + std::strerror(errno)));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    return RuntimeError(named(std::string("cannot be read: ") + std::strerror(errno)));
+  const RegularFileReader file = RegularFileReader::Open(path);
+  if (file.failure() == RegularFileReader::Failure::kCannotRead) {
+    return RuntimeError(named(std::string("cannot be read: ") + std::strerror(file.error())));
   }
-  if (S_ISDIR(st.st_mode)) return InvalidArgument(named("is a directory, not a figure file"));
-  if (!S_ISREG(st.st_mode)) {
+  if (file.failure() == RegularFileReader::Failure::kNotRegular) {
+    if (S_ISDIR(file.mode())) return InvalidArgument(named("is a directory, not a figure file"));
     return InvalidArgument(
-        named(std::string("is ") + FileKindName(st.st_mode) + ", not a regular file"));
+        named(std::string("is ") + FileKindName(file.mode()) + ", not a regular file"));
   }
-  if (static_cast<uint64_t>(st.st_size) > kMaxFigureFileBytes) {
+  if (file.size() > kMaxFigureFileBytes) {
     return InvalidArgument(named("is larger than the " + std::to_string(kMaxFigureFileBytes >> 20) +
                                  " MiB a figure file may have"));
   }
-  std::string bytes(static_cast<size_t>(st.st_size), '\0');
+  const int fd = file.fd();
+  std::string bytes(static_cast<size_t>(file.size()), '\0');
   size_t got = 0;
   while (got < bytes.size()) {
     const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 namespace pe {
 
@@ -39,6 +40,32 @@ const char* FileKindName(unsigned mode) {
          : S_ISBLK(mode)  ? "a block device"
          : S_ISSOCK(mode) ? "a socket"
                           : "not a regular file";
+}
+
+RegularFileReader RegularFileReader::Open(const std::string& path) {
+  RegularFileReader f;
+  f.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat st {};
+  if (f.fd_ < 0 || ::fstat(f.fd_, &st) != 0) {
+    f.failure_ = Failure::kCannotRead;
+    f.error_ = errno;
+    return f;
+  }
+  f.mode_ = st.st_mode;
+  f.size_ = static_cast<uint64_t>(st.st_size);
+  if (!S_ISREG(st.st_mode)) f.failure_ = Failure::kNotRegular;
+  return f;
+}
+
+RegularFileReader::RegularFileReader(RegularFileReader&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)),
+      failure_(other.failure_),
+      error_(other.error_),
+      mode_(other.mode_),
+      size_(other.size_) {}
+
+RegularFileReader::~RegularFileReader() {
+  if (fd_ >= 0) ::close(fd_);
 }
 
 Result<std::unique_ptr<FileSource>> FileSource::Open(const std::string& path,
@@ -131,32 +158,39 @@ Status FileSource::CheckUnchanged() const {
   return {};
 }
 
+Status FileSource::FillBuffer(size_t have, size_t until) {
+  while (have < until) {
+    const size_t room = buffer_.size() - have;
+    const ssize_t got = mapped_
+                            ? ::pread(fd_, buffer_.data() + have, room, static_cast<off_t>(have))
+                            : ::read(fd_, buffer_.data() + have, room);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int err = errno;
+      buffer_.resize(have);
+      return RuntimeError("cannot read " + Quoted(path_) + " at byte " + std::to_string(have) +
+                          ": " + std::strerror(err));
+    }
+    if (got == 0) {
+      eof_ = true;
+      break;
+    }
+    have += static_cast<size_t>(got);
+  }
+  buffer_.resize(have);
+  return {};
+}
+
 Result<std::span<const std::byte>> FileSource::Prefix(uint64_t n) {
   if (mapped_) {
     n = std::min(n, map_size_);
     if (n > kCopiedPrefixBytes) return std::span<const std::byte>(map_, static_cast<size_t>(n));
     // A header: copied, so a file truncated meanwhile gives fewer bytes instead of a fault.
     if (n > buffer_.size() && !eof_) {
-      size_t have = buffer_.size();
+      const size_t have = buffer_.size();
       buffer_.resize(static_cast<size_t>(
           std::min<uint64_t>({map_size_, kCopiedPrefixBytes, std::max<uint64_t>(n, 2 * have)})));
-      while (have < buffer_.size()) {
-        const ssize_t got =
-            ::pread(fd_, buffer_.data() + have, buffer_.size() - have, static_cast<off_t>(have));
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-          const int err = errno;
-          buffer_.resize(have);
-          return RuntimeError("cannot read " + Quoted(path_) + " at byte " + std::to_string(have) +
-                              ": " + std::strerror(err));
-        }
-        if (got == 0) {
-          eof_ = true;
-          break;
-        }
-        have += static_cast<size_t>(got);
-      }
-      buffer_.resize(have);
+      if (Status filled = FillBuffer(have, buffer_.size()); !filled.ok()) return filled.error();
     }
     return std::span<const std::byte>(buffer_.data(),
                                       static_cast<size_t>(std::min<uint64_t>(n, buffer_.size())));
@@ -167,25 +201,12 @@ Result<std::span<const std::byte>> FileSource::Prefix(uint64_t n) {
     // Allocate geometrically so a reader asking line by line costs amortised O(size).
     const uint64_t want = std::max<uint64_t>(
         target, std::min<uint64_t>({2 * buffer_.size(), target + (1 << 20), stream_limit_ + 1}));
-    size_t have = buffer_.size();
+    const size_t have = buffer_.size();
     buffer_.resize(static_cast<size_t>(want));
-    while (have < target) {
-      const ssize_t got = ::read(fd_, buffer_.data() + have, static_cast<size_t>(want - have));
-      if (got < 0) {
-        if (errno == EINTR) continue;
-        const int err = errno;
-        buffer_.resize(have);
-        return RuntimeError("cannot read " + Quoted(path_) + " at byte " + std::to_string(have) +
-                            ": " + std::strerror(err));
-      }
-      if (got == 0) {
-        eof_ = true;
-        break;
-      }
-      have += static_cast<size_t>(got);
+    if (Status filled = FillBuffer(have, static_cast<size_t>(target)); !filled.ok()) {
+      return filled.error();
     }
-    buffer_.resize(have);
-    if (have > stream_limit_) {
+    if (buffer_.size() > stream_limit_) {
       return InvalidArgument(Quoted(path_) + ": the stream goes on past " +
                              FormatBytes(stream_limit_) +
                              " (the memory cap) before the reader has what it needs; "

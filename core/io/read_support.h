@@ -84,6 +84,11 @@ class FileSource final : public ByteSource {
 
  private:
   FileSource() = default;
+  // Reads into buffer_ from byte `have` (what it holds so far) until it holds `until` bytes or
+  // the file ends (then eof_), each read asking for the rest of buffer_; buffer_ ends resized to
+  // the bytes read. pread at the byte's offset for a mapped file's copied prefix, read for a
+  // stream.
+  Status FillBuffer(size_t have, size_t until);
   std::string path_;
   int fd_ = -1;
   bool mapped_ = false;
@@ -121,6 +126,39 @@ auto CatchReaderExceptions(const std::string& path, F&& f) -> decltype(f()) {
 // What a file of mode `mode` (stat's st_mode) is, for messages: "a directory", "a FIFO",
 // "a character device", "a block device", "a socket", "a regular file".
 const char* FileKindName(unsigned mode);
+
+// A file opened read-only without waiting for a FIFO's writer (O_NONBLOCK) and stat'ed through
+// what was opened, so a path swapped for a FIFO after a stat cannot hold a read. Move-only; the
+// descriptor closes with it. Callers word their own messages from `failure`, `error` and `mode`.
+class RegularFileReader {
+ public:
+  enum class Failure {
+    kNone,        // a regular file: fd() reads it (blocking reads are not needed on one)
+    kCannotRead,  // open or fstat failed with errno `error()`
+    kNotRegular,  // opened, but `mode()` is a directory, FIFO, device or socket
+  };
+  // Opens `path`; check failure() before reading.
+  static RegularFileReader Open(const std::string& path);
+  RegularFileReader(RegularFileReader&& other) noexcept;
+  RegularFileReader& operator=(RegularFileReader&&) = delete;
+  RegularFileReader(const RegularFileReader&) = delete;
+  RegularFileReader& operator=(const RegularFileReader&) = delete;
+  ~RegularFileReader();
+
+  Failure failure() const { return failure_; }
+  int error() const { return error_; }
+  unsigned mode() const { return mode_; }
+  uint64_t size() const { return size_; }  // its size when opened
+  int fd() const { return fd_; }
+
+ private:
+  RegularFileReader() = default;
+  int fd_ = -1;
+  Failure failure_ = Failure::kNone;
+  int error_ = 0;
+  unsigned mode_ = 0;
+  uint64_t size_ = 0;
+};
 
 // `size * factor`, or UINT64_MAX when the product does not fit: size checks against a cap
 // stay right for sizes near 2^63 (a sparse file can claim any size).

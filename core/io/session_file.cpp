@@ -1,7 +1,5 @@
 #include "io/session_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -150,25 +148,20 @@ uint64_t Fnv1a64(std::span<const std::byte> bytes) {
 }
 
 Result<uint64_t> Fnv1a64File(const std::string& path) {
-  // O_NONBLOCK: a FIFO is refused below instead of waiting for a writer.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return RuntimeError("cannot read \"" + path + "\": " + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    return RuntimeError("cannot read \"" + path + "\": " + std::strerror(errno));
+  // A FIFO is refused instead of waiting for a writer.
+  const RegularFileReader file = RegularFileReader::Open(path);
+  if (file.failure() == RegularFileReader::Failure::kCannotRead) {
+    return RuntimeError("cannot read \"" + path + "\": " + std::strerror(file.error()));
   }
   // Only a regular file has a content to hash: a FIFO or /dev/zero would never end.
-  if (!S_ISREG(st.st_mode)) {
-    return InvalidArgument("\"" + path + "\" is " + FileKindName(st.st_mode) +
+  if (file.failure() == RegularFileReader::Failure::kNotRegular) {
+    return InvalidArgument("\"" + path + "\" is " + FileKindName(file.mode()) +
                            "; expected a regular file");
   }
+  const int fd = file.fd();
   // No further than the size it had when opened, so a file that keeps growing cannot hold
   // the read; and no file larger than a table can be (a sparse file can claim exabytes).
-  const auto size = static_cast<uint64_t>(st.st_size);
+  const uint64_t size = file.size();
   if (size > kMaxHashedFileBytes) {
     return InvalidArgument("\"" + path + "\" is " + FormatBytes(size) + ", larger than the " +
                            FormatBytes(kMaxHashedFileBytes) + " a session's file may be");

@@ -171,6 +171,580 @@ const char* kWhyScale =
     "d they dwarf PE; fairseq and tensor2tensor draw E with std d^-1/2 (|E[id]| \xe2\x89\x88 1), "
     "and the scaling brings those rows to PE's size.";
 
+// What every step builder reads: the request, the walkthrough filled so far, and what the
+// steps share about the followed token and where E comes from.
+struct WalkContext {
+  WalkContext(const ModelParams& request, const Encoding& scheme, Walkthrough& out)
+      : params(request), encoding(scheme), ex(request.example), w(out) {}
+  const ModelParams& params;
+  const Encoding& encoding;
+  const TextExample& ex;
+  const WalkthroughPreset* preset = nullptr;
+  Walkthrough& w;
+  int64_t d = 0;
+  std::string vocab_text, unk_text;  // the ids page's vocabulary and <unk> lines
+  // The followed token: its index f, its label (or "(no token)") and its position.
+  int64_t tokens = 0;
+  size_t f = 0;
+  bool any = false;
+  std::string who;
+  int64_t pos = 0;
+  double sqrt_d = 0;
+  // Where E comes from, for the lookup and scale pages: typed rows, a loaded table, or an
+  // untrained draw from its initialiser and seed.
+  const LoadedTable* loaded_e = nullptr;
+  std::string e_line, e_source;
+};
+
+// One label per token: the token's text, or "id 5" / "x[b, t]" for typed ids the input layer
+// took, with each token's position (the offset plus its place in its batch row).
+void LabelTokens(WalkContext& c, const SentenceResult& s, bool ids_typed) {
+  Walkthrough& w = c.w;
+  const TextExample& ex = c.ex;
+  const auto seq = ids_typed && !w.ids_pending ? static_cast<int64_t>(ex.ids.front().size())
+                                               : static_cast<int64_t>(s.ids.size());
+  for (size_t t = 0; t < s.ids.size(); ++t) {
+    const auto k = static_cast<int64_t>(t);
+    w.positions.push_back(c.params.pe.offset + (seq > 0 ? k % seq : k));
+    if (ids_typed && !w.ids_pending) {
+      w.token_labels.push_back(ex.ids.size() > 1 ? "x[" + std::to_string(k / seq) + ", " +
+                                                       std::to_string(k % seq) + "]"
+                                                 : "id " + std::to_string(s.ids[t]));
+    } else {
+      w.token_labels.push_back(s.tokens[t].text == " " ? "\xe2\x90\xa3"
+                                                       : VisibleWhitespace(s.tokens[t].text));
+    }
+  }
+}
+
+// The vocabulary size and the ids page's vocabulary and <unk> lines, by where the ids come
+// from: a word-vector file, typed ids, a tokenizer file or the word/character vocabulary.
+void DescribeVocabulary(WalkContext& c, const SentenceResult& s, bool ids_typed) {
+  Walkthrough& w = c.w;
+  const TextExample& ex = c.ex;
+  std::string& vocab_text = c.vocab_text;
+  std::string& unk_text = c.unk_text;
+  const LoadedTable* loaded = ex.embeddings.table.get();
+  if (loaded != nullptr && loaded->has_words() && !ids_typed) {
+    // A word-vector file: its words are the vocabulary and a word's id is its row.
+    w.vocab_size = s.vocab_size;
+    vocab_text = "the word-vector file's words (" + Quoted(ex.embeddings.spec) + ", " +
+                 std::to_string(loaded->rows()) + " words): a word's id is its row";
+    const int64_t unk = loaded->FindWord(kUnknownToken);
+    unk_text = unk >= 0
+                   ? "a word the file lacks takes the row of its " + std::string(kUnknownToken) +
+                         " (id " + std::to_string(unk) + ")"
+                   : "a word the file lacks gets id " + std::to_string(loaded->rows()) +
+                         ", a row of zeros (the file has no " + std::string(kUnknownToken) + ")";
+    if (!s.unknown_tokens.empty()) {
+      unk_text +=
+          "; " + std::to_string(s.unknown_tokens.size()) +
+          (s.unknown_tokens.size() == 1 ? " word of the text is" : " words of the text are") +
+          " not in the file";
+    }
+  } else if (ids_typed && !w.ids_pending) {
+    w.vocab_size = ex.vocab_size;
+    vocab_text = "typed ids: the vocabulary has " + std::to_string(ex.vocab_size) +
+                 " entries, ids 0 to " + std::to_string(ex.vocab_size - 1) +
+                 " (no words: the ids are given)";
+    unk_text = "no text, so no <unk>: every id must lie in [0, V)";
+  } else if (ex.subword) {
+    w.vocab_size = s.vocab_size;
+    vocab_text = "the tokenizer file's vocabulary (" + ex.subword->Describe() + "): ids 0 to " +
+                 std::to_string(s.vocab_size - 1);
+    unk_text = ex.subword->model() == SubwordTokenizer::Model::kByteLevelBpe
+                   ? "no <unk>: byte-level BPE can spell any text from its 256 byte tokens"
+                   : "a word WordPiece cannot build from its pieces becomes [UNK]";
+  } else {
+    w.vocab_size = s.vocabulary.size();
+    std::vector<std::string> entries;
+    for (int64_t id = 0; id < s.vocabulary.size(); ++id) {
+      entries.push_back(s.vocabulary.word(id) + "=" + std::to_string(id));
+    }
+    vocab_text = (ex.vocabulary.empty() ? "vocabulary in order of first appearance: "
+                                        : "fixed vocabulary (in list order): ") +
+                 Join(entries, " ", kShownTokens);
+    unk_text =
+        s.vocabulary.unknown_id() >= 0
+            ? "<unk> (id " + std::to_string(s.vocabulary.unknown_id()) +
+                  ") stands for every word the fixed vocabulary lacks"
+            : "<unk> is the id a fixed vocabulary gives a word it lacks; a vocabulary built from "
+              "the text has every word, so it has none";
+  }
+  if (loaded != nullptr && !loaded->has_words()) {
+    // A loaded tensor: the ids, typed or from the text, index its rows.
+    w.vocab_size = s.vocab_size;
+    vocab_text += "; the ids index the rows of " + Quoted(ex.embeddings.spec) + " (ids 0 to " +
+                  std::to_string(loaded->rows() - 1) + ")";
+  }
+  if (c.preset != nullptr && c.preset->typed != nullptr && w.typed) {
+    vocab_text +=
+        "; the blog numbers its words from 1 (I = 1, love = 2, NLP = 3), so its "
+        "E[1], E[2], E[3] are typed here as E[0], E[1], E[2]";
+  }
+}
+
+// Runs the example through the input layer (as every other view does, so the steps, the sums
+// view and the exports agree) and keeps its ids, labels, positions and parts.
+Status ReadExample(WalkContext& c) {
+  Walkthrough& w = c.w;
+  const TextExample& ex = c.ex;
+  const ModelParams& params = c.params;
+  Result<SentenceResult> r = WholeBatch(ex, c.encoding, params.input, params.cap);
+  if (!r.ok()) return r.error();
+  SentenceResult& s = r.value();
+  std::vector<int64_t> typed_ids;
+  for (const auto& row : ex.ids) typed_ids.insert(typed_ids.end(), row.begin(), row.end());
+  const bool ids_typed = !typed_ids.empty();
+  w.ids_pending = ids_typed && typed_ids != s.ids;
+  w.ids = s.ids;
+  LabelTokens(c, s, ids_typed);
+  DescribeVocabulary(c, s, ids_typed);
+  if (params.input.pe_discarded) {
+    // The code adds a table that stayed zero (the input layer computes that, as every view
+    // shows it); the intended rows are the scheme's, kept beside them.
+    w.pe_discarded = true;
+    InputLayerParams intended = params.input;
+    intended.pe_discarded = false;
+    Result<SentenceResult> full = WholeBatch(ex, c.encoding, intended, params.cap);
+    if (!full.ok()) return full.error();
+    w.intended_positional = std::move(full.value().parts.positional);
+  }
+  w.parts = std::move(s.parts);
+  return Status();
+}
+
+// The token the pages follow (`focus` clamped to the tokens; -1 means 0).
+void FollowToken(WalkContext& c, int focus) {
+  Walkthrough& w = c.w;
+  c.tokens = w.parts.tokens();
+  w.focus =
+      c.tokens == 0 ? 0 : std::clamp(focus < 0 ? 0 : focus, 0, static_cast<int>(c.tokens - 1));
+  c.f = static_cast<size_t>(w.focus);
+  c.any = c.tokens > 0;
+  c.who = c.any ? "\"" + w.token_labels[c.f] + "\"" : std::string("(no token)");
+  c.pos = c.any ? w.positions[c.f] : 0;
+  c.sqrt_d = std::sqrt(static_cast<double>(c.d));
+}
+
+void DescribeEmbeddingSource(WalkContext& c) {
+  const Walkthrough& w = c.w;
+  const TextExample& ex = c.ex;
+  const int64_t d = c.d;
+  c.loaded_e = w.typed ? nullptr : ex.embeddings.table.get();
+  const LoadedTable* loaded_e = c.loaded_e;
+  if (w.typed) {
+    c.e_line = "E: typed rows E[0] to E[" + std::to_string(ex.embedding_rows.size() - 1) +
+               "] (--embedding-rows)" +
+               (c.preset != nullptr && c.preset->typed != nullptr
+                    ? std::string(": the blog's E[1], E[2], E[3]")
+                    : std::string());
+    c.e_source = "typed";
+  } else if (loaded_e != nullptr) {
+    c.e_line = "E: the loaded table " + Quoted(ex.embeddings.spec) + ", " +
+               std::to_string(loaded_e->rows()) + " \xc3\x97 " + std::to_string(loaded_e->cols()) +
+               (loaded_e->has_words() ? " (word vectors: each row is a word's vector)" : "");
+    c.e_source = "loaded";
+  } else if (ex.init == EmbeddingInit::kTorch) {
+    c.e_line = "E: torch.manual_seed(" + std::to_string(ex.torch_seed) + "); nn.Embedding(" +
+               std::to_string(w.vocab_size) + ", " + std::to_string(d) +
+               ").weight, PyTorch's own numbers";
+    c.e_source = "N(0, 1)";
+  } else {
+    c.e_source = InitFormula(ex.init, d);
+    c.e_line = "E: " + c.e_source + " from seed " + std::to_string(ex.seed) + ", untrained" +
+               (ex.init == EmbeddingInit::kNormal1 ? ", as nn.Embedding draws it" : "");
+  }
+}
+
+// 1. Text.
+void TextStep(WalkContext& c, WalkPage& p) {
+  const Walkthrough& w = c.w;
+  const TextExample& ex = c.ex;
+  p.title += ": what the model is given";
+  p.explanation =
+      "A transformer never sees letters: the text is cut into tokens and each token becomes a "
+      "number before anything is learned about it.";
+  p.formula =
+      "text \xe2\x86\x92 tokens \xe2\x86\x92 ids \xe2\x86\x92 E[id] \xc3\x97 \xe2\x88\x9a"
+      "d + PE[p] \xe2\x86\x92 dropout \xe2\x86\x92 model input";
+  p.code =
+      "The blog starts from the sentence \"I love NLP.\"; the PyTorch notes from \"The cat "
+      "sits\".";
+  if (!ex.ids.empty() && !w.ids_pending) {
+    p.numbers.push_back("no text: the token ids are typed directly");
+  } else {
+    p.numbers.push_back(
+        "text: " + (ex.text.empty() ? std::string("\"\" (empty)") : AbbreviatedText(ex.text, 400)));
+  }
+  if (w.typed || w.typed_positional) {
+    p.numbers.push_back(std::string("typed rows: ") + (w.typed ? "E (--embedding-rows)" : "") +
+                        (w.typed && w.typed_positional ? " and " : "") +
+                        (w.typed_positional ? "PE (--positional-rows)" : "") +
+                        " are given, not computed");
+  }
+  if (c.preset != nullptr) p.numbers.push_back("example: " + std::string(c.preset->source));
+  p.highlight_text = "The sums view shows the same example.";
+}
+
+// 2. Tokens.
+void TokensStep(WalkContext& c, WalkPage& p) {
+  const Walkthrough& w = c.w;
+  const TextExample& ex = c.ex;
+  p.title += ": the text cut into pieces";
+  p.explanation = ex.subword ? "The tokenizer file cuts the text into the subword pieces its model "
+                               "was trained with (" +
+                                   ex.subword->Describe() + ")."
+                  : ex.tokenizer == TokenizerKind::kChar
+                      ? "The character tokenizer makes every character, spaces included, a token."
+                      : "The word tokenizer makes every run of letters or digits a token and "
+                        "every other non-space character a token of its own.";
+  p.formula = ex.subword ? std::string("tokens = tokenizer.encode(text)   (subword)")
+                         : "tokens = tokenize(text)   (" +
+                               std::string(TokenizerName(ex.tokenizer)) + " level)";
+  p.code =
+      "No tokenizer in the tutorials' code: the Annotated-Transformer-style tutorial says its "
+      "ids would come from a BPE or "
+      "WordPiece tokenizer; the blog splits \"I love NLP.\" into words.";
+  p.numbers.push_back("tokens (T = " + std::to_string(c.tokens) +
+                      "): " + Join(w.token_labels, " | ", kShownTokens));
+  if (w.ids_pending) {
+    p.numbers.push_back("the typed ids " +
+                        IdList(
+                            [&] {
+                              std::vector<int64_t> all;
+                              for (const auto& r : ex.ids)
+                                all.insert(all.end(), r.begin(), r.end());
+                              return all;
+                            }(),
+                            kShownTokens) +
+                        " are not taken by this build's input layer yet: the steps show the "
+                        "text's tokens");
+  }
+  p.highlight_text = "Sums view: the chip of " + c.who + " is selected.";
+}
+
+// 3. Ids.
+void IdsStep(WalkContext& c, WalkPage& p) {
+  const Walkthrough& w = c.w;
+  const TextExample& ex = c.ex;
+  p.title += ": each token's row number";
+  p.explanation =
+      "Each token is replaced by its index in the vocabulary; that index is all the model keeps "
+      "of the token.";
+  p.formula = "id_t = vocabulary[token_t]   (a word the vocabulary lacks \xe2\x86\x92 <unk>)";
+  p.code =
+      "The PyTorch notes: torch.tensor([2, 5, 0, 9], dtype=torch.long); its notes map "
+      "\"The cat sits\" to [0, 1, 2], and the Annotated-Transformer-style tutorial types its "
+      "batch of ids the same way.";
+  p.numbers.push_back(c.vocab_text);
+  p.numbers.push_back(c.unk_text);
+  if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
+    std::string rows;
+    for (const auto& r : ex.ids) rows += (rows.empty() ? "" : ", ") + IdList(r, kShownTokens);
+    p.numbers.push_back("ids (" + std::to_string(ex.ids.size()) + ", " +
+                        std::to_string(ex.ids.front().size()) + "): [" + rows + "]");
+  } else {
+    p.numbers.push_back("ids (T = " + std::to_string(c.tokens) + "): " + IdList(w.ids, 32));
+  }
+  for (int64_t id : w.ids) p.values.push_back(static_cast<double>(id));
+  p.highlight_text = "Sums view: the chip of " + c.who + " shows its id.";
+}
+
+// 4. Rows of E.
+void LookupStep(WalkContext& c, WalkPage& p) {
+  Walkthrough& w = c.w;
+  const TextExample& ex = c.ex;
+  const int64_t d = c.d;
+  p.title += ": each id picks one row of the embedding table";
+  p.explanation =
+      "The embedding table E has one row of d numbers per vocabulary entry; looking "
+      "a token up is reading the row its id names.";
+  p.formula = "e_t = E[id_t, :],   E is V \xc3\x97 d = " + std::to_string(w.vocab_size) +
+              " \xc3\x97 " + std::to_string(d);
+  p.code =
+      "The PyTorch notes: word_lookup(input_tokens), an nn.Embedding lookup; the "
+      "Annotated-Transformer-style tutorial writes the same "
+      "as out[i, j] = W[x[i, j]], and the JAX/Haiku notebook uses Haiku's Embed module.";
+  p.numbers.push_back(c.e_line);
+  if (c.any) {
+    p.numbers.push_back("rows looked up: " + IdList(w.ids, 32) + " (outlined below)");
+    AddRows(p.numbers, w, w.parts.embedding, "E[id]");
+    p.numbers.push_back("|E[" + std::to_string(w.ids[c.f]) +
+                        "]| = " + Fmt(w.parts.Norm(Part::kEmbedding, w.focus)));
+  }
+  if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
+    p.numbers.push_back("out has shape (" + std::to_string(ex.ids.size()) + ", " +
+                        std::to_string(ex.ids.front().size()) + ", " + std::to_string(d) +
+                        "): out[i, j] = E[x[i, j]]");
+  }
+  p.values = Row(w.parts.embedding, w.focus);
+  p.highlight_text = "Sums view: the embedding part of " + c.who + ".";
+  // E's rows as an image: the whole table when small, else the rows looked up.
+  WalkMatrix m;
+  m.caption = "E: rows (ids) by dimension, looked-up rows outlined";
+  m.row_axis = "id";
+  m.full_cols = d;
+  std::vector<int64_t> rows;
+  if (w.vocab_size <= kWalkMatrixRows) {
+    for (int64_t id = 0; id < w.vocab_size; ++id) rows.push_back(id);
+  } else {
+    std::set<int64_t> distinct(w.ids.begin(), w.ids.end());
+    rows.assign(distinct.begin(), distinct.end());
+    if (static_cast<int64_t>(rows.size()) > kWalkMatrixRows) rows.resize(kWalkMatrixRows);
+    m.caption = "E: the looked-up rows (of " + std::to_string(w.vocab_size) + ") by dimension";
+  }
+  const int64_t cols = std::min(d, kWalkMatrixCols);
+  m.values.rows = static_cast<int64_t>(rows.size());
+  m.values.cols = cols;
+  m.values.data.resize(rows.size() * static_cast<size_t>(cols));
+  // The table's rows as the sentence's embedding part makes them (its initialiser and seed).
+  Result<Matrix> table_rows = ExampleEmbeddingRows(ex, w.vocab_size, d, rows);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (int64_t j = 0; j < cols; ++j) {
+      m.values.at(static_cast<int64_t>(r), j) =
+          table_rows.ok() ? table_rows.value().at(static_cast<int64_t>(r), j) : 0.0f;
+    }
+    const bool looked_up = std::find(w.ids.begin(), w.ids.end(), rows[r]) != w.ids.end();
+    if (looked_up) m.outlined.push_back(static_cast<int64_t>(r));
+    if (c.any && rows[r] == w.ids[c.f]) m.focus_row = static_cast<int64_t>(r);
+  }
+  m.row_ids = rows;
+  w.matrices[static_cast<size_t>(WalkStep::kLookup)].push_back(std::move(m));
+}
+
+// 5. x sqrt(d).
+void ScaleStep(WalkContext& c, WalkPage& p) {
+  Walkthrough& w = c.w;
+  const TextExample& ex = c.ex;
+  const ModelParams& params = c.params;
+  const int64_t d = c.d;
+  const double sqrt_d = c.sqrt_d;
+  p.title += ": the embedding scaled";
+  p.explanation = params.input.scale
+                      ? "The looked-up row is multiplied by \xe2\x88\x9a"
+                        "d, as the paper does in its embedding layers (section 3.4)."
+                      : "Scaling is off here (as in the blog's sum), so the row goes on as it is.";
+  p.formula =
+      "s_t = e_t \xc3\x97 " + std::string(params.input.scale ? "\xe2\x88\x9a"
+                                                               "d = e_t \xc3\x97 " +
+                                                                   Fmt(sqrt_d)
+                                                             : std::string("1 (scaling off)"));
+  p.code =
+      "The PyTorch notes: self.token_mapping(indices) * self.scaling; the JAX/Haiku notebook and "
+      "the Annotated-Transformer-style tutorial multiply by "
+      "the square root of d_model the same way.";
+  if (c.any) {
+    AddRows(p.numbers, w, w.parts.scaled, "scaled");
+    const double e_norm = w.parts.Norm(Part::kEmbedding, w.focus);
+    const double pe_norm = Norm(
+        w.pe_discarded ? w.intended_positional.row(w.focus) : w.parts.positional.row(w.focus), d);
+    const std::string scaled_name = params.input.scale ? "|E[id] \xc3\x97 \xe2\x88\x9a"
+                                                         "d|"
+                                                       : "|E[id]| (scaling off)";
+    const double scale = params.input.scale ? sqrt_d : 1.0;
+    const std::string pe_name = "|PE[" + std::to_string(c.pos) + "]|";
+    p.numbers.push_back(
+        (w.typed                 ? std::string("the typed rows: |E[id]| = ")
+         : c.loaded_e != nullptr ? "the loaded rows: |E[id]| = "
+                                 : c.e_source + " rows (this example): |E[id]| = ") +
+        Fmt(e_norm) + ", " + scaled_name + " = " + Fmt(e_norm * scale) + ", " + pe_name + " = " +
+        Fmt(pe_norm) +
+        (pe_norm > 0 ? ": " + Fmt(e_norm * scale / pe_norm) + " times PE's" : std::string()));
+    std::vector<WalkBar>& bars = w.bars[static_cast<size_t>(WalkStep::kScale)];
+    bars.push_back({"|E[id]|, " + c.e_source, e_norm});
+    bars.push_back({scaled_name + ", " + c.e_source, e_norm * scale});
+    if (!w.typed && c.loaded_e == nullptr) {
+      // The other convention's rows from the same draw: the row divided by the initialiser's
+      // standard deviation is the N(0, 1) draw; std d^-1/2 (fairseq, tensor2tensor) unless
+      // the rows already have it, then std 1 (nn.Embedding).
+      const double init_scale = InitScale(ex.init, d);
+      const bool scaled_init = ex.init == EmbeddingInit::kNormalScaled;
+      const double other = (scaled_init ? 1.0 : 1.0 / sqrt_d) / init_scale;
+      const std::string name =
+          scaled_init ? "std 1 (nn.Embedding)" : "std d^-1/2 (fairseq, tensor2tensor)";
+      p.numbers.push_back("the same draw with " + name + ": |E[id]| = " + Fmt(e_norm * other) +
+                          ", " + scaled_name + " = " + Fmt(e_norm * other * scale) +
+                          (pe_norm > 0
+                               ? ": " + Fmt(e_norm * other * scale / pe_norm) + " times PE's"
+                               : std::string()));
+      const std::string short_name = scaled_init ? "std 1" : "std d^-1/2";
+      bars.push_back({"|E[id]|, " + short_name, e_norm * other});
+      bars.push_back({scaled_name + ", " + short_name, e_norm * other * scale});
+    }
+    bars.push_back({pe_name, pe_norm});
+  }
+  p.numbers.push_back(kWhyScale);
+  p.values = Row(w.parts.scaled, w.focus);
+  p.highlight_text = "Sums view: the scaled part of " + c.who + " and the ratio |scaled| / |PE|.";
+}
+
+// 6. + PE.
+void PositionStep(WalkContext& c, WalkPage& p) {
+  Walkthrough& w = c.w;
+  const ModelParams& params = c.params;
+  const int64_t d = c.d;
+  const std::string pos = std::to_string(c.pos);
+  p.title += ": the position added";
+  p.explanation =
+      "The vector of the token's position is added element by element, so the same "
+      "word at two positions gives two different inputs.";
+  if (w.typed_positional) {
+    p.formula = "z_t = s_t + P[p_t],   P the typed positional rows (--positional-rows)";
+  } else if (c.encoding.scheme() == Scheme::kSinusoidal) {
+    p.formula =
+        "z_t = s_t + PE[p_t],   PE[p, 2i] = sin(p \xc2\xb7 \xcf\x89_i),  PE[p, 2i+1] = "
+        "cos(p \xc2\xb7 \xcf\x89_i),  \xcf\x89_i = base^(-2i/d)";
+    if (params.pe.sinusoidal().variant != PeVariant::kPaper) {
+      p.formula += "   (layout " + std::string(VariantName(params.pe.sinusoidal().variant)) + ")";
+    }
+  } else {
+    p.formula = "z_t = s_t + P[p_t],   P a learned table (" + c.encoding.Title() + ")";
+  }
+  p.code = w.pe_discarded
+               ? "The JAX/Haiku notebook: pe.at[:, 0::2].set(jnp.sin(position * div_term)) "
+                 "returns a new array the code never keeps, so the table it adds to x stays "
+                 "zero."
+               : "The PyTorch notes: return x + self.pe[:, :x.size(1)], the forward of its fixed "
+                 "positional encoding; the blog adds its rows by hand.";
+  if (c.any) {
+    p.numbers.push_back(c.who + " is at position p = " + pos);
+    if (w.pe_discarded) {
+      p.numbers.push_back("as the code computes it: PE[" + pos + "] = " +
+                          VecText(w.parts.positional.row(w.focus), d) + " (the table stayed zero)");
+      p.numbers.push_back("intended: PE[" + pos +
+                          "] = " + VecText(w.intended_positional.row(w.focus), d));
+      p.numbers.push_back("so the model input is the scaled embedding alone: z = s = " +
+                          VecText(w.parts.scaled.row(w.focus), d));
+    } else {
+      AddRows(p.numbers, w, w.parts.positional, "PE[p]");
+    }
+  }
+  p.values = Row(w.parts.positional, w.focus);
+  if (w.pe_discarded) p.alt_values = Row(w.intended_positional, w.focus);
+  p.highlight_text = w.typed_positional
+                         ? "Sums view: the typed positional row of " + c.who + "."
+                         : "PE heatmap: the row of position " + pos +
+                               " is outlined; curves: the line at position " + pos + ".";
+  w.matrices[static_cast<size_t>(WalkStep::kPosition)].push_back(MatrixOfRows(
+      w.parts.positional,
+      w.pe_discarded ? "PE rows as the code computes them (all zero)" : "PE rows of the tokens",
+      w.focus));
+}
+
+// 7. Dropout.
+void DropoutStep(WalkContext& c, WalkPage& p) {
+  const Walkthrough& w = c.w;
+  const InputLayerParams& input = c.params.input;
+  const int64_t d = c.d;
+  Matrix before = w.parts.scaled;
+  for (size_t k = 0; k < before.data.size(); ++k) before.data[k] += w.parts.positional.data[k];
+  const double p_drop = input.dropout > 0 ? input.dropout : 0.1;
+  const bool own_p = input.dropout > 0;
+  p.title += ": regularisation in training only";
+  p.explanation =
+      "In training each value is zeroed with probability p and the kept ones are "
+      "divided by 1 - p, so the expected sum is unchanged; in evaluation nothing "
+      "happens.";
+  p.formula = "train: x = m \xe2\x8a\x99 z / (1 - p), m_k ~ Bernoulli(1 - p);   eval: x = z";
+  p.code =
+      "The PyTorch notes: self.dropout(x), an nn.Dropout(p=dropout_rate); the JAX/Haiku notebook "
+      "applies Haiku's "
+      "dropout only when is_train is set.";
+  // The train-mode result: the core's result in train mode, else the same dropout applied to
+  // a copy with the example's p (or the tutorials' 0.1 when p is 0).
+  Matrix after = before;
+  if (input.train) {
+    after = w.parts.sum;
+  } else {
+    ApplyDropout(after.data.data(), static_cast<int64_t>(after.data.size()), p_drop,
+                 input.dropout_seed, 0);
+  }
+  p.numbers.push_back(std::string("mode: ") + (input.train ? "train" : "eval") +
+                      ", p = " + Fmt(input.dropout) +
+                      (input.train ? "" : ": the model input is the sum as it is"));
+  p.numbers.push_back(std::string(own_p ? "train" : "train with the tutorials' p = 0.1") +
+                      ": kept values \xc3\x97 1/(1 - p) = " + Fmt(1.0 / (1.0 - p_drop)) +
+                      ", dropped values \xe2\x86\x92 0 (seed " +
+                      std::to_string(input.dropout_seed) + ")");
+  if (c.any) {
+    std::string mask;
+    const uint64_t first = static_cast<uint64_t>(w.focus) * static_cast<uint64_t>(d);
+    for (int64_t j = 0; j < std::min(d, 2 * kShownValues); ++j) {
+      mask += RandomUniform(input.dropout_seed, first + static_cast<uint64_t>(j)) <= p_drop ? "0 "
+                                                                                            : "1 ";
+    }
+    p.numbers.push_back(
+        "mask m of " + c.who + " (1 kept, 0 dropped)" +
+        (d > 2 * kShownValues ? ", first " + std::to_string(2 * kShownValues) : std::string()) +
+        ": " + mask);
+    p.numbers.push_back("before: " + VecText(before.row(w.focus), d));
+    p.numbers.push_back("after (train): " + VecText(after.row(w.focus), d));
+    p.numbers.push_back("after (eval): the same as before");
+  }
+  p.values = Row(after, w.focus);
+  p.alt_values = Row(before, w.focus);
+  p.highlight_text = "Sums view: the sum of " + c.who + " (after dropout in train mode).";
+}
+
+// 8. Model input.
+void InputStep(WalkContext& c, WalkPage& p) {
+  Walkthrough& w = c.w;
+  const TextExample& ex = c.ex;
+  const int64_t d = c.d;
+  p.title += ": what the first layer receives";
+  p.explanation =
+      "One vector of d numbers per token, meaning and position mixed in the same "
+      "numbers; every layer after this one works on these.";
+  p.formula = "x = dropout(E[ids] \xc3\x97 " +
+              std::string(c.params.input.scale ? "\xe2\x88\x9a"
+                                                 "d"
+                                               : "1") +
+              " + PE[positions])";
+  p.code =
+      "The PyTorch notes: return self.dropout(x) ends its input layer's forward; the "
+      "Annotated-Transformer-style tutorial's batch "
+      "comes out with shape (2, 5, 4).";
+  if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
+    p.numbers.push_back("shape (" + std::to_string(ex.ids.size()) + ", " +
+                        std::to_string(ex.ids.front().size()) + ", " + std::to_string(d) +
+                        ") = (batch, seq, d)");
+  } else {
+    p.numbers.push_back("shape (T, d) = (" + std::to_string(c.tokens) + ", " + std::to_string(d) +
+                        ")");
+  }
+  if (c.any) {
+    AddRows(p.numbers, w, w.parts.sum, "x");
+    std::string norms;
+    for (int64_t t = 0; t < std::min<int64_t>(c.tokens, 8); ++t) {
+      norms += (t > 0 ? ", " : "") + w.token_labels[static_cast<size_t>(t)] + " " +
+               Fmt(w.parts.Norm(Part::kSum, t));
+    }
+    p.numbers.push_back("|x_t|: " + norms + (c.tokens > 8 ? ", ..." : ""));
+  }
+  p.values = Row(w.parts.sum, w.focus);
+  p.highlight_text = "Sums view: the sum (model input) of " + c.who + ".";
+  w.matrices[static_cast<size_t>(WalkStep::kInput)].push_back(
+      MatrixOfRows(w.parts.sum, "the model input: tokens by dimension", w.focus));
+}
+
+// The pages in order: each step's builder fills the page titled "N. <step name>" and may add
+// the step's matrices and bars to the walkthrough.
+struct StepBuilder {
+  WalkStep step;
+  void (*build)(WalkContext&, WalkPage&);
+};
+constexpr std::array<StepBuilder, kWalkStepCount> kStepBuilders = {{
+    {WalkStep::kText, TextStep},
+    {WalkStep::kTokens, TokensStep},
+    {WalkStep::kIds, IdsStep},
+    {WalkStep::kLookup, LookupStep},
+    {WalkStep::kScale, ScaleStep},
+    {WalkStep::kPosition, PositionStep},
+    {WalkStep::kDropout, DropoutStep},
+    {WalkStep::kInput, InputStep},
+}};
+
 }  // namespace
 
 Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& encoding,
@@ -182,502 +756,24 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
         std::string(SchemeName(encoding.scheme())) + " adds nothing there");
   }
   Walkthrough w;
-  const int64_t d = params.pe.d_model;
-  w.d = d;
-  const WalkthroughPreset* preset = FindWalkthroughPreset(params.walkthrough_preset);
-  const TextExample& ex = params.example;
-  std::string vocab_text, unk_text;
+  WalkContext c(params, encoding, w);
+  c.d = params.pe.d_model;
+  w.d = c.d;
+  c.preset = FindWalkthroughPreset(params.walkthrough_preset);
   // Typed rows (a preset's, or --embedding-rows / --positional-rows) go through the same
   // input layer as every other view, so the steps, the sums view and the exports agree.
-  w.typed = !ex.embedding_rows.empty() && !ex.embeddings.loaded();
-  w.typed_positional = !ex.positional_rows.empty();
-  {
-    Result<SentenceResult> r = WholeBatch(ex, encoding, params.input, params.cap);
-    if (!r.ok()) return r.error();
-    SentenceResult& s = r.value();
-    std::vector<int64_t> typed_ids;
-    for (const auto& row : ex.ids) typed_ids.insert(typed_ids.end(), row.begin(), row.end());
-    const bool ids_typed = !typed_ids.empty();
-    w.ids_pending = ids_typed && typed_ids != s.ids;
-    w.ids = s.ids;
-    const auto seq = ids_typed && !w.ids_pending ? static_cast<int64_t>(ex.ids.front().size())
-                                                 : static_cast<int64_t>(s.ids.size());
-    for (size_t t = 0; t < s.ids.size(); ++t) {
-      const auto k = static_cast<int64_t>(t);
-      w.positions.push_back(params.pe.offset + (seq > 0 ? k % seq : k));
-      if (ids_typed && !w.ids_pending) {
-        w.token_labels.push_back(ex.ids.size() > 1 ? "x[" + std::to_string(k / seq) + ", " +
-                                                         std::to_string(k % seq) + "]"
-                                                   : "id " + std::to_string(s.ids[t]));
-      } else {
-        w.token_labels.push_back(s.tokens[t].text == " " ? "\xe2\x90\xa3"
-                                                         : VisibleWhitespace(s.tokens[t].text));
-      }
-    }
-    const LoadedTable* loaded = ex.embeddings.table.get();
-    if (loaded != nullptr && loaded->has_words() && !ids_typed) {
-      // A word-vector file: its words are the vocabulary and a word's id is its row.
-      w.vocab_size = s.vocab_size;
-      vocab_text = "the word-vector file's words (" + Quoted(ex.embeddings.spec) + ", " +
-                   std::to_string(loaded->rows()) + " words): a word's id is its row";
-      const int64_t unk = loaded->FindWord(kUnknownToken);
-      unk_text = unk >= 0
-                     ? "a word the file lacks takes the row of its " + std::string(kUnknownToken) +
-                           " (id " + std::to_string(unk) + ")"
-                     : "a word the file lacks gets id " + std::to_string(loaded->rows()) +
-                           ", a row of zeros (the file has no " + std::string(kUnknownToken) + ")";
-      if (!s.unknown_tokens.empty()) {
-        unk_text +=
-            "; " + std::to_string(s.unknown_tokens.size()) +
-            (s.unknown_tokens.size() == 1 ? " word of the text is" : " words of the text are") +
-            " not in the file";
-      }
-    } else if (ids_typed && !w.ids_pending) {
-      w.vocab_size = ex.vocab_size;
-      vocab_text = "typed ids: the vocabulary has " + std::to_string(ex.vocab_size) +
-                   " entries, ids 0 to " + std::to_string(ex.vocab_size - 1) +
-                   " (no words: the ids are given)";
-      unk_text = "no text, so no <unk>: every id must lie in [0, V)";
-    } else if (ex.subword) {
-      w.vocab_size = s.vocab_size;
-      vocab_text = "the tokenizer file's vocabulary (" + ex.subword->Describe() + "): ids 0 to " +
-                   std::to_string(s.vocab_size - 1);
-      unk_text = ex.subword->model() == SubwordTokenizer::Model::kByteLevelBpe
-                     ? "no <unk>: byte-level BPE can spell any text from its 256 byte tokens"
-                     : "a word WordPiece cannot build from its pieces becomes [UNK]";
-    } else {
-      w.vocab_size = s.vocabulary.size();
-      std::vector<std::string> entries;
-      for (int64_t id = 0; id < s.vocabulary.size(); ++id) {
-        entries.push_back(s.vocabulary.word(id) + "=" + std::to_string(id));
-      }
-      vocab_text = (ex.vocabulary.empty() ? "vocabulary in order of first appearance: "
-                                          : "fixed vocabulary (in list order): ") +
-                   Join(entries, " ", kShownTokens);
-      unk_text =
-          s.vocabulary.unknown_id() >= 0
-              ? "<unk> (id " + std::to_string(s.vocabulary.unknown_id()) +
-                    ") stands for every word the fixed vocabulary lacks"
-              : "<unk> is the id a fixed vocabulary gives a word it lacks; a vocabulary built from "
-                "the text has every word, so it has none";
-    }
-    if (loaded != nullptr && !loaded->has_words()) {
-      // A loaded tensor: the ids, typed or from the text, index its rows.
-      w.vocab_size = s.vocab_size;
-      vocab_text += "; the ids index the rows of " + Quoted(ex.embeddings.spec) + " (ids 0 to " +
-                    std::to_string(loaded->rows() - 1) + ")";
-    }
-    if (preset != nullptr && preset->typed != nullptr && w.typed) {
-      vocab_text +=
-          "; the blog numbers its words from 1 (I = 1, love = 2, NLP = 3), so its "
-          "E[1], E[2], E[3] are typed here as E[0], E[1], E[2]";
-    }
-    if (params.input.pe_discarded) {
-      // The code adds a table that stayed zero (the input layer computes that, as every view
-      // shows it); the intended rows are the scheme's, kept beside them.
-      w.pe_discarded = true;
-      InputLayerParams intended = params.input;
-      intended.pe_discarded = false;
-      Result<SentenceResult> full = WholeBatch(ex, encoding, intended, params.cap);
-      if (!full.ok()) return full.error();
-      w.intended_positional = std::move(full.value().parts.positional);
-    }
-    w.parts = std::move(s.parts);
-  }
-  const int64_t tokens = w.parts.tokens();
-  w.focus = tokens == 0 ? 0 : std::clamp(focus < 0 ? 0 : focus, 0, static_cast<int>(tokens - 1));
-  const auto f = static_cast<size_t>(w.focus);
-  const bool any = tokens > 0;
-  const std::string who = any ? "\"" + w.token_labels[f] + "\"" : std::string("(no token)");
-  const int64_t pos = any ? w.positions[f] : 0;
-  const double sqrt_d = std::sqrt(static_cast<double>(d));
-
-  auto page = [&](WalkStep step) -> WalkPage& {
+  w.typed = !c.ex.embedding_rows.empty() && !c.ex.embeddings.loaded();
+  w.typed_positional = !c.ex.positional_rows.empty();
+  if (Status read = ReadExample(c); !read.ok()) return read.error();
+  FollowToken(c, focus);
+  DescribeEmbeddingSource(c);
+  for (const StepBuilder& step : kStepBuilders) {
     WalkPage& p = w.pages.emplace_back();
-    p.step = step;
-    p.title = std::to_string(w.pages.size()) + ". " + std::string(WalkStepName(step));
-    return p;
-  };
-
-  // 1. Text.
-  {
-    WalkPage& p = page(WalkStep::kText);
-    p.title += ": what the model is given";
-    p.explanation =
-        "A transformer never sees letters: the text is cut into tokens and each token becomes a "
-        "number before anything is learned about it.";
-    p.formula =
-        "text \xe2\x86\x92 tokens \xe2\x86\x92 ids \xe2\x86\x92 E[id] \xc3\x97 \xe2\x88\x9a"
-        "d + PE[p] \xe2\x86\x92 dropout \xe2\x86\x92 model input";
-    p.code =
-        "The blog starts from the sentence \"I love NLP.\"; the PyTorch notes from \"The cat "
-        "sits\".";
-    if (!ex.ids.empty() && !w.ids_pending) {
-      p.numbers.push_back("no text: the token ids are typed directly");
-    } else {
-      p.numbers.push_back("text: " + (ex.text.empty() ? std::string("\"\" (empty)")
-                                                      : AbbreviatedText(ex.text, 400)));
-    }
-    if (w.typed || w.typed_positional) {
-      p.numbers.push_back(std::string("typed rows: ") + (w.typed ? "E (--embedding-rows)" : "") +
-                          (w.typed && w.typed_positional ? " and " : "") +
-                          (w.typed_positional ? "PE (--positional-rows)" : "") +
-                          " are given, not computed");
-    }
-    if (preset != nullptr) p.numbers.push_back("example: " + std::string(preset->source));
-    p.highlight_text = "The sums view shows the same example.";
+    p.step = step.step;
+    p.title = std::to_string(w.pages.size()) + ". " + std::string(WalkStepName(step.step));
+    step.build(c, p);
   }
-  // 2. Tokens.
-  {
-    WalkPage& p = page(WalkStep::kTokens);
-    p.title += ": the text cut into pieces";
-    p.explanation = ex.subword
-                        ? "The tokenizer file cuts the text into the subword pieces its model "
-                          "was trained with (" +
-                              ex.subword->Describe() + ")."
-                    : ex.tokenizer == TokenizerKind::kChar
-                        ? "The character tokenizer makes every character, spaces included, a token."
-                        : "The word tokenizer makes every run of letters or digits a token and "
-                          "every other non-space character a token of its own.";
-    p.formula = ex.subword ? std::string("tokens = tokenizer.encode(text)   (subword)")
-                           : "tokens = tokenize(text)   (" +
-                                 std::string(TokenizerName(ex.tokenizer)) + " level)";
-    p.code =
-        "No tokenizer in the tutorials' code: the Annotated-Transformer-style tutorial says its "
-        "ids would come from a BPE or "
-        "WordPiece tokenizer; the blog splits \"I love NLP.\" into words.";
-    p.numbers.push_back("tokens (T = " + std::to_string(tokens) +
-                        "): " + Join(w.token_labels, " | ", kShownTokens));
-    if (w.ids_pending) {
-      p.numbers.push_back("the typed ids " +
-                          IdList(
-                              [&] {
-                                std::vector<int64_t> all;
-                                for (const auto& r : ex.ids)
-                                  all.insert(all.end(), r.begin(), r.end());
-                                return all;
-                              }(),
-                              kShownTokens) +
-                          " are not taken by this build's input layer yet: the steps show the "
-                          "text's tokens");
-    }
-    p.highlight_text = "Sums view: the chip of " + who + " is selected.";
-  }
-  // 3. Ids.
-  {
-    WalkPage& p = page(WalkStep::kIds);
-    p.title += ": each token's row number";
-    p.explanation =
-        "Each token is replaced by its index in the vocabulary; that index is all the model keeps "
-        "of the token.";
-    p.formula = "id_t = vocabulary[token_t]   (a word the vocabulary lacks \xe2\x86\x92 <unk>)";
-    p.code =
-        "The PyTorch notes: torch.tensor([2, 5, 0, 9], dtype=torch.long); its notes map "
-        "\"The cat sits\" to [0, 1, 2], and the Annotated-Transformer-style tutorial types its "
-        "batch of ids the same way.";
-    p.numbers.push_back(vocab_text);
-    p.numbers.push_back(unk_text);
-    if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
-      std::string rows;
-      for (const auto& r : ex.ids) rows += (rows.empty() ? "" : ", ") + IdList(r, kShownTokens);
-      p.numbers.push_back("ids (" + std::to_string(ex.ids.size()) + ", " +
-                          std::to_string(ex.ids.front().size()) + "): [" + rows + "]");
-    } else {
-      p.numbers.push_back("ids (T = " + std::to_string(tokens) + "): " + IdList(w.ids, 32));
-    }
-    for (int64_t id : w.ids) p.values.push_back(static_cast<double>(id));
-    p.highlight_text = "Sums view: the chip of " + who + " shows its id.";
-  }
-  // Where E comes from, for the lookup and scale pages: typed rows, a loaded table, or an
-  // untrained draw from its initialiser and seed.
-  const LoadedTable* loaded_e = w.typed ? nullptr : ex.embeddings.table.get();
-  std::string e_line, e_source;
-  if (w.typed) {
-    e_line = "E: typed rows E[0] to E[" + std::to_string(ex.embedding_rows.size() - 1) +
-             "] (--embedding-rows)" +
-             (preset != nullptr && preset->typed != nullptr
-                  ? std::string(": the blog's E[1], E[2], E[3]")
-                  : std::string());
-    e_source = "typed";
-  } else if (loaded_e != nullptr) {
-    e_line = "E: the loaded table " + Quoted(ex.embeddings.spec) + ", " +
-             std::to_string(loaded_e->rows()) + " \xc3\x97 " + std::to_string(loaded_e->cols()) +
-             (loaded_e->has_words() ? " (word vectors: each row is a word's vector)" : "");
-    e_source = "loaded";
-  } else if (ex.init == EmbeddingInit::kTorch) {
-    e_line = "E: torch.manual_seed(" + std::to_string(ex.torch_seed) + "); nn.Embedding(" +
-             std::to_string(w.vocab_size) + ", " + std::to_string(d) +
-             ").weight, PyTorch's own numbers";
-    e_source = "N(0, 1)";
-  } else {
-    e_source = InitFormula(ex.init, d);
-    e_line = "E: " + e_source + " from seed " + std::to_string(ex.seed) + ", untrained" +
-             (ex.init == EmbeddingInit::kNormal1 ? ", as nn.Embedding draws it" : "");
-  }
-  // 4. Rows of E.
-  {
-    WalkPage& p = page(WalkStep::kLookup);
-    p.title += ": each id picks one row of the embedding table";
-    p.explanation =
-        "The embedding table E has one row of d numbers per vocabulary entry; looking "
-        "a token up is reading the row its id names.";
-    p.formula = "e_t = E[id_t, :],   E is V \xc3\x97 d = " + std::to_string(w.vocab_size) +
-                " \xc3\x97 " + std::to_string(d);
-    p.code =
-        "The PyTorch notes: word_lookup(input_tokens), an nn.Embedding lookup; the "
-        "Annotated-Transformer-style tutorial writes the same "
-        "as out[i, j] = W[x[i, j]], and the JAX/Haiku notebook uses Haiku's Embed module.";
-    p.numbers.push_back(e_line);
-    if (any) {
-      p.numbers.push_back("rows looked up: " + IdList(w.ids, 32) + " (outlined below)");
-      AddRows(p.numbers, w, w.parts.embedding, "E[id]");
-      p.numbers.push_back("|E[" + std::to_string(w.ids[f]) +
-                          "]| = " + Fmt(w.parts.Norm(Part::kEmbedding, w.focus)));
-    }
-    if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
-      p.numbers.push_back("out has shape (" + std::to_string(ex.ids.size()) + ", " +
-                          std::to_string(ex.ids.front().size()) + ", " + std::to_string(d) +
-                          "): out[i, j] = E[x[i, j]]");
-    }
-    p.values = Row(w.parts.embedding, w.focus);
-    p.highlight_text = "Sums view: the embedding part of " + who + ".";
-    // E's rows as an image: the whole table when small, else the rows looked up.
-    WalkMatrix m;
-    m.caption = "E: rows (ids) by dimension, looked-up rows outlined";
-    m.row_axis = "id";
-    m.full_cols = d;
-    std::vector<int64_t> rows;
-    if (w.vocab_size <= kWalkMatrixRows) {
-      for (int64_t id = 0; id < w.vocab_size; ++id) rows.push_back(id);
-    } else {
-      std::set<int64_t> distinct(w.ids.begin(), w.ids.end());
-      rows.assign(distinct.begin(), distinct.end());
-      if (static_cast<int64_t>(rows.size()) > kWalkMatrixRows) rows.resize(kWalkMatrixRows);
-      m.caption = "E: the looked-up rows (of " + std::to_string(w.vocab_size) + ") by dimension";
-    }
-    const int64_t cols = std::min(d, kWalkMatrixCols);
-    m.values.rows = static_cast<int64_t>(rows.size());
-    m.values.cols = cols;
-    m.values.data.resize(rows.size() * static_cast<size_t>(cols));
-    // The table's rows as the sentence's embedding part makes them (its initialiser and seed).
-    Result<Matrix> table_rows = ExampleEmbeddingRows(ex, w.vocab_size, d, rows);
-    for (size_t r = 0; r < rows.size(); ++r) {
-      for (int64_t j = 0; j < cols; ++j) {
-        m.values.at(static_cast<int64_t>(r), j) =
-            table_rows.ok() ? table_rows.value().at(static_cast<int64_t>(r), j) : 0.0f;
-      }
-      const bool looked_up = std::find(w.ids.begin(), w.ids.end(), rows[r]) != w.ids.end();
-      if (looked_up) m.outlined.push_back(static_cast<int64_t>(r));
-      if (any && rows[r] == w.ids[f]) m.focus_row = static_cast<int64_t>(r);
-    }
-    m.row_ids = rows;
-    w.matrices[static_cast<size_t>(WalkStep::kLookup)].push_back(std::move(m));
-  }
-  // 5. x sqrt(d).
-  {
-    WalkPage& p = page(WalkStep::kScale);
-    p.title += ": the embedding scaled";
-    p.explanation =
-        params.input.scale
-            ? "The looked-up row is multiplied by \xe2\x88\x9a"
-              "d, as the paper does in its embedding layers (section 3.4)."
-            : "Scaling is off here (as in the blog's sum), so the row goes on as it is.";
-    p.formula =
-        "s_t = e_t \xc3\x97 " + std::string(params.input.scale ? "\xe2\x88\x9a"
-                                                                 "d = e_t \xc3\x97 " +
-                                                                     Fmt(sqrt_d)
-                                                               : std::string("1 (scaling off)"));
-    p.code =
-        "The PyTorch notes: self.token_mapping(indices) * self.scaling; the JAX/Haiku notebook and "
-        "the Annotated-Transformer-style tutorial multiply by "
-        "the square root of d_model the same way.";
-    if (any) {
-      AddRows(p.numbers, w, w.parts.scaled, "scaled");
-      const double e_norm = w.parts.Norm(Part::kEmbedding, w.focus);
-      const double pe_norm = Norm(
-          w.pe_discarded ? w.intended_positional.row(w.focus) : w.parts.positional.row(w.focus), d);
-      const std::string scaled_name = params.input.scale ? "|E[id] \xc3\x97 \xe2\x88\x9a"
-                                                           "d|"
-                                                         : "|E[id]| (scaling off)";
-      const double scale = params.input.scale ? sqrt_d : 1.0;
-      const std::string pe_name = "|PE[" + std::to_string(pos) + "]|";
-      p.numbers.push_back(
-          (w.typed               ? std::string("the typed rows: |E[id]| = ")
-           : loaded_e != nullptr ? "the loaded rows: |E[id]| = "
-                                 : e_source + " rows (this example): |E[id]| = ") +
-          Fmt(e_norm) + ", " + scaled_name + " = " + Fmt(e_norm * scale) + ", " + pe_name + " = " +
-          Fmt(pe_norm) +
-          (pe_norm > 0 ? ": " + Fmt(e_norm * scale / pe_norm) + " times PE's" : std::string()));
-      std::vector<WalkBar>& bars = w.bars[static_cast<size_t>(WalkStep::kScale)];
-      bars.push_back({"|E[id]|, " + e_source, e_norm});
-      bars.push_back({scaled_name + ", " + e_source, e_norm * scale});
-      if (!w.typed && loaded_e == nullptr) {
-        // The other convention's rows from the same draw: the row divided by the initialiser's
-        // standard deviation is the N(0, 1) draw; std d^-1/2 (fairseq, tensor2tensor) unless
-        // the rows already have it, then std 1 (nn.Embedding).
-        const double init_scale = InitScale(ex.init, d);
-        const bool scaled_init = ex.init == EmbeddingInit::kNormalScaled;
-        const double other = (scaled_init ? 1.0 : 1.0 / sqrt_d) / init_scale;
-        const std::string name =
-            scaled_init ? "std 1 (nn.Embedding)" : "std d^-1/2 (fairseq, tensor2tensor)";
-        p.numbers.push_back("the same draw with " + name + ": |E[id]| = " + Fmt(e_norm * other) +
-                            ", " + scaled_name + " = " + Fmt(e_norm * other * scale) +
-                            (pe_norm > 0
-                                 ? ": " + Fmt(e_norm * other * scale / pe_norm) + " times PE's"
-                                 : std::string()));
-        const std::string short_name = scaled_init ? "std 1" : "std d^-1/2";
-        bars.push_back({"|E[id]|, " + short_name, e_norm * other});
-        bars.push_back({scaled_name + ", " + short_name, e_norm * other * scale});
-      }
-      bars.push_back({pe_name, pe_norm});
-    }
-    p.numbers.push_back(kWhyScale);
-    p.values = Row(w.parts.scaled, w.focus);
-    p.highlight_text = "Sums view: the scaled part of " + who + " and the ratio |scaled| / |PE|.";
-  }
-  // 6. + PE.
-  {
-    WalkPage& p = page(WalkStep::kPosition);
-    p.title += ": the position added";
-    p.explanation =
-        "The vector of the token's position is added element by element, so the same "
-        "word at two positions gives two different inputs.";
-    if (w.typed_positional) {
-      p.formula = "z_t = s_t + P[p_t],   P the typed positional rows (--positional-rows)";
-    } else if (encoding.scheme() == Scheme::kSinusoidal) {
-      p.formula =
-          "z_t = s_t + PE[p_t],   PE[p, 2i] = sin(p \xc2\xb7 \xcf\x89_i),  PE[p, 2i+1] = "
-          "cos(p \xc2\xb7 \xcf\x89_i),  \xcf\x89_i = base^(-2i/d)";
-      if (params.pe.sinusoidal().variant != PeVariant::kPaper) {
-        p.formula += "   (layout " + std::string(VariantName(params.pe.sinusoidal().variant)) + ")";
-      }
-    } else {
-      p.formula = "z_t = s_t + P[p_t],   P a learned table (" + encoding.Title() + ")";
-    }
-    p.code = w.pe_discarded
-                 ? "The JAX/Haiku notebook: pe.at[:, 0::2].set(jnp.sin(position * div_term)) "
-                   "returns a new array the code never keeps, so the table it adds to x stays "
-                   "zero."
-                 : "The PyTorch notes: return x + self.pe[:, :x.size(1)], the forward of its fixed "
-                   "positional encoding; the blog adds its rows by hand.";
-    if (any) {
-      p.numbers.push_back(who + " is at position p = " + std::to_string(pos));
-      if (w.pe_discarded) {
-        p.numbers.push_back("as the code computes it: PE[" + std::to_string(pos) +
-                            "] = " + VecText(w.parts.positional.row(w.focus), d) +
-                            " (the table stayed zero)");
-        p.numbers.push_back("intended: PE[" + std::to_string(pos) +
-                            "] = " + VecText(w.intended_positional.row(w.focus), d));
-        p.numbers.push_back("so the model input is the scaled embedding alone: z = s = " +
-                            VecText(w.parts.scaled.row(w.focus), d));
-      } else {
-        AddRows(p.numbers, w, w.parts.positional, "PE[p]");
-      }
-    }
-    p.values = Row(w.parts.positional, w.focus);
-    if (w.pe_discarded) p.alt_values = Row(w.intended_positional, w.focus);
-    p.highlight_text = w.typed_positional
-                           ? "Sums view: the typed positional row of " + who + "."
-                           : "PE heatmap: the row of position " + std::to_string(pos) +
-                                 " is outlined; curves: the line at position " +
-                                 std::to_string(pos) + ".";
-    w.matrices[static_cast<size_t>(WalkStep::kPosition)].push_back(MatrixOfRows(
-        w.parts.positional,
-        w.pe_discarded ? "PE rows as the code computes them (all zero)" : "PE rows of the tokens",
-        w.focus));
-  }
-  // 7. Dropout.
-  Matrix before = w.parts.scaled;
-  for (size_t k = 0; k < before.data.size(); ++k) before.data[k] += w.parts.positional.data[k];
-  {
-    WalkPage& p = page(WalkStep::kDropout);
-    const double p_drop = params.input.dropout > 0 ? params.input.dropout : 0.1;
-    const bool own_p = params.input.dropout > 0;
-    p.title += ": regularisation in training only";
-    p.explanation =
-        "In training each value is zeroed with probability p and the kept ones are "
-        "divided by 1 - p, so the expected sum is unchanged; in evaluation nothing "
-        "happens.";
-    p.formula = "train: x = m \xe2\x8a\x99 z / (1 - p), m_k ~ Bernoulli(1 - p);   eval: x = z";
-    p.code =
-        "The PyTorch notes: self.dropout(x), an nn.Dropout(p=dropout_rate); the JAX/Haiku notebook "
-        "applies Haiku's "
-        "dropout only when is_train is set.";
-    // The train-mode result: the core's result in train mode, else the same dropout applied to
-    // a copy with the example's p (or the tutorials' 0.1 when p is 0).
-    Matrix after = before;
-    if (params.input.train) {
-      after = w.parts.sum;
-    } else {
-      ApplyDropout(after.data.data(), static_cast<int64_t>(after.data.size()), p_drop,
-                   params.input.dropout_seed, 0);
-    }
-    p.numbers.push_back(std::string("mode: ") + (params.input.train ? "train" : "eval") +
-                        ", p = " + Fmt(params.input.dropout) +
-                        (params.input.train ? "" : ": the model input is the sum as it is"));
-    p.numbers.push_back(std::string(own_p ? "train" : "train with the tutorials' p = 0.1") +
-                        ": kept values \xc3\x97 1/(1 - p) = " + Fmt(1.0 / (1.0 - p_drop)) +
-                        ", dropped values \xe2\x86\x92 0 (seed " +
-                        std::to_string(params.input.dropout_seed) + ")");
-    if (any) {
-      std::string mask;
-      const uint64_t first = static_cast<uint64_t>(w.focus) * static_cast<uint64_t>(d);
-      for (int64_t j = 0; j < std::min(d, 2 * kShownValues); ++j) {
-        mask += RandomUniform(params.input.dropout_seed, first + static_cast<uint64_t>(j)) <= p_drop
-                    ? "0 "
-                    : "1 ";
-      }
-      p.numbers.push_back(
-          "mask m of " + who + " (1 kept, 0 dropped)" +
-          (d > 2 * kShownValues ? ", first " + std::to_string(2 * kShownValues) : std::string()) +
-          ": " + mask);
-      p.numbers.push_back("before: " + VecText(before.row(w.focus), d));
-      p.numbers.push_back("after (train): " + VecText(after.row(w.focus), d));
-      p.numbers.push_back("after (eval): the same as before");
-    }
-    p.values = Row(after, w.focus);
-    p.alt_values = Row(before, w.focus);
-    p.highlight_text = "Sums view: the sum of " + who + " (after dropout in train mode).";
-  }
-  // 8. Model input.
-  {
-    WalkPage& p = page(WalkStep::kInput);
-    p.title += ": what the first layer receives";
-    p.explanation =
-        "One vector of d numbers per token, meaning and position mixed in the same "
-        "numbers; every layer after this one works on these.";
-    p.formula = "x = dropout(E[ids] \xc3\x97 " +
-                std::string(params.input.scale ? "\xe2\x88\x9a"
-                                                 "d"
-                                               : "1") +
-                " + PE[positions])";
-    p.code =
-        "The PyTorch notes: return self.dropout(x) ends its input layer's forward; the "
-        "Annotated-Transformer-style tutorial's batch "
-        "comes out with shape (2, 5, 4).";
-    if (!ex.ids.empty() && !w.ids_pending && ex.ids.size() > 1) {
-      p.numbers.push_back("shape (" + std::to_string(ex.ids.size()) + ", " +
-                          std::to_string(ex.ids.front().size()) + ", " + std::to_string(d) +
-                          ") = (batch, seq, d)");
-    } else {
-      p.numbers.push_back("shape (T, d) = (" + std::to_string(tokens) + ", " + std::to_string(d) +
-                          ")");
-    }
-    if (any) {
-      AddRows(p.numbers, w, w.parts.sum, "x");
-      std::string norms;
-      for (int64_t t = 0; t < std::min<int64_t>(tokens, 8); ++t) {
-        norms += (t > 0 ? ", " : "") + w.token_labels[static_cast<size_t>(t)] + " " +
-                 Fmt(w.parts.Norm(Part::kSum, t));
-      }
-      p.numbers.push_back("|x_t|: " + norms + (tokens > 8 ? ", ..." : ""));
-    }
-    p.values = Row(w.parts.sum, w.focus);
-    p.highlight_text = "Sums view: the sum (model input) of " + who + ".";
-    w.matrices[static_cast<size_t>(WalkStep::kInput)].push_back(
-        MatrixOfRows(w.parts.sum, "the model input: tokens by dimension", w.focus));
-  }
-  if (!any) {
+  if (!c.any) {
     for (WalkPage& p : w.pages) p.highlight_text = "there are no tokens, so nothing is outlined.";
   }
   return w;

@@ -1,0 +1,439 @@
+// Reading a tokenizer's definition from its text: a Hugging Face tokenizer.json, or GPT-2's
+// vocab.json + merges.txt; the vocabulary, merges and added tokens checked as they are added.
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <unordered_set>
+
+#include "io/read_support.h"
+#include "text/subword_tokenizer.h"
+#include "text/unicode_props.h"
+
+namespace pe {
+
+using Json = nlohmann::json;
+
+namespace {
+
+// `s` in double quotes, control bytes as \xNN, for messages.
+std::string Quote(std::string_view s) {
+  std::string q = "\"";
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7F) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", u);
+      q += buf;
+    } else {
+      q += c;
+    }
+  }
+  q += '"';
+  return q;
+}
+
+}  // namespace
+
+Status SubwordTokenizer::SetTokenIds(const std::vector<std::pair<std::string, int64_t>>& entries,
+                                     const std::string& where) {
+  int64_t max_id = -1;
+  for (const auto& [token, id] : entries) {
+    if (id < 0 || id >= (int64_t{1} << 24)) {
+      return InvalidArgument(where + ": token " + Quote(token) + " has id " + std::to_string(id) +
+                             ", outside [0, 16777216)");
+    }
+    max_id = std::max(max_id, id);
+  }
+  if (entries.empty()) return InvalidArgument(where + " holds no tokens");
+  tokens_.assign(static_cast<size_t>(max_id + 1), std::string());
+  std::vector<bool> taken(tokens_.size(), false);
+  ids_.reserve(entries.size());
+  for (const auto& [token, id] : entries) {
+    if (token.empty())
+      return InvalidArgument(where + ": an empty token (id " + std::to_string(id) + ")");
+    if (taken[static_cast<size_t>(id)]) {
+      return InvalidArgument(where + ": tokens " + Quote(tokens_[static_cast<size_t>(id)]) +
+                             " and " + Quote(token) + " both have id " + std::to_string(id));
+    }
+    if (size_t bad = FindInvalidUtf8(token); bad != std::string::npos) {
+      return InvalidArgument(where + ": token with id " + std::to_string(id) +
+                             " is not valid UTF-8 at its byte " + std::to_string(bad));
+    }
+    taken[static_cast<size_t>(id)] = true;
+    tokens_[static_cast<size_t>(id)] = token;
+    if (!ids_.emplace(token, static_cast<int32_t>(id)).second) {
+      return InvalidArgument(where + ": token " + Quote(token) + " appears twice");
+    }
+  }
+  return {};
+}
+
+Status SubwordTokenizer::AddMerge(std::string_view a, std::string_view b,
+                                  const std::string& where) {
+  auto ia = ids_.find(std::string(a));
+  auto ib = ids_.find(std::string(b));
+  std::string joined(a);
+  joined += b;
+  auto ij = ids_.find(joined);
+  for (auto [it, s] :
+       {std::pair{ia, std::string(a)}, std::pair{ib, std::string(b)}, std::pair{ij, joined}}) {
+    if (it == ids_.end()) {
+      return InvalidArgument(where + ": the merge " + Quote(std::string(a) + " " + std::string(b)) +
+                             " names " + Quote(s) + ", which is not in the vocabulary");
+    }
+  }
+  const uint64_t key =
+      (static_cast<uint64_t>(ia->second) << 32) | static_cast<uint32_t>(ib->second);
+  // A pair listed twice keeps its first (lowest) rank, as HF tokenizers does.
+  merges_.emplace(key, Merge{static_cast<int32_t>(merge_count_), ij->second});
+  ++merge_count_;
+  return {};
+}
+
+Status SubwordTokenizer::FinishByteLevel(const std::string& name) {
+  for (int b = 0; b < 256; ++b) {
+    std::string s;
+    AppendUtf8(s, ByteToUnicode(static_cast<unsigned char>(b)));
+    auto it = ids_.find(s);
+    if (it == ids_.end()) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, ": the byte 0x%02X (token \"%s\") is not in the vocabulary", b,
+                    s.c_str());
+      return InvalidArgument(name + buf + "; a byte-level BPE vocabulary holds all 256 bytes");
+    }
+    byte_ids_[b] = it->second;
+  }
+  return {};
+}
+
+Status SubwordTokenizer::AddAddedToken(const std::string& content, int64_t id,
+                                       const std::string& where) {
+  if (content.empty()) return InvalidArgument(where + ": an empty added token");
+  if (FindInvalidUtf8(content) != std::string::npos) {
+    return InvalidArgument(where + ": the added token is not valid UTF-8");
+  }
+  if (id < 0 || id >= (int64_t{1} << 24)) {
+    return InvalidArgument(where + ": id " + std::to_string(id) + " is outside [0, 16777216)");
+  }
+  auto it = ids_.find(content);
+  if (it != ids_.end() && it->second != id) {
+    return InvalidArgument(where + ": " + Quote(content) + " has id " + std::to_string(id) +
+                           " but the vocabulary gives it id " + std::to_string(it->second));
+  }
+  if (it == ids_.end()) {
+    if (static_cast<size_t>(id) >= tokens_.size()) tokens_.resize(static_cast<size_t>(id) + 1);
+    if (!tokens_[static_cast<size_t>(id)].empty()) {
+      return InvalidArgument(where + ": tokens " + Quote(tokens_[static_cast<size_t>(id)]) +
+                             " and " + Quote(content) + " both have id " + std::to_string(id));
+    }
+    tokens_[static_cast<size_t>(id)] = content;
+    ids_.emplace(content, static_cast<int32_t>(id));
+  }
+  for (const AddedToken& a : added_) {
+    if (a.content == content) return {};
+  }
+  added_.push_back({content, static_cast<int32_t>(id)});
+  std::stable_sort(added_.begin(), added_.end(), [](const AddedToken& x, const AddedToken& y) {
+    return x.content.size() > y.content.size();
+  });
+  return {};
+}
+
+namespace {
+
+// Parses JSON, refusing an object with a key twice (a vocabulary must not silently lose a
+// token). Errors carry the JSON library's line and column.
+Result<Json> ParseJson(std::string_view text, const std::string& name) {
+  std::vector<std::unordered_set<std::string>> keys;
+  std::string duplicate;
+  auto callback = [&](int, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::object_start) {
+      keys.emplace_back();
+    } else if (event == Json::parse_event_t::object_end) {
+      if (!keys.empty()) keys.pop_back();
+    } else if (event == Json::parse_event_t::key && !keys.empty() && duplicate.empty()) {
+      if (parsed.is_string() && !keys.back().insert(parsed.get<std::string>()).second) {
+        duplicate = parsed.get<std::string>();
+      }
+    }
+    return true;
+  };
+  Json j;
+  try {
+    j = Json::parse(text.begin(), text.end(), callback);
+  } catch (const Json::parse_error& e) {
+    std::string what = e.what();
+    if (size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+    return InvalidArgument(name + ": not valid JSON: " + what + " (byte " + std::to_string(e.byte) +
+                           ")");
+  } catch (const Json::exception& e) {
+    return InvalidArgument(name + ": not valid JSON: " + e.what());
+  }
+  if (!duplicate.empty()) {
+    return InvalidArgument(name + ": the key " + Quote(duplicate) +
+                           " appears twice in one JSON object");
+  }
+  return j;
+}
+
+const Json* Member(const Json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  return it == j.end() || it->is_null() ? nullptr : &*it;
+}
+
+std::string TypeOf(const Json* j) {
+  if (!j) return "null";
+  if (const Json* t = Member(*j, "type"); t && t->is_string()) return t->get<std::string>();
+  return "(no type)";
+}
+
+// Token -> id pairs of a JSON object; `where` names it in errors.
+Result<std::vector<std::pair<std::string, int64_t>>> VocabEntries(const Json& vocab,
+                                                                  const std::string& where) {
+  if (!vocab.is_object()) return InvalidArgument(where + " is not a JSON object of token -> id");
+  std::vector<std::pair<std::string, int64_t>> entries;
+  entries.reserve(vocab.size());
+  for (auto it = vocab.begin(); it != vocab.end(); ++it) {
+    if (!it.value().is_number_integer()) {
+      return InvalidArgument(where + ": the id of " + Quote(it.key()) + " is not an integer");
+    }
+    entries.emplace_back(it.key(), it.value().get<int64_t>());
+  }
+  return entries;
+}
+
+bool GetBool(const Json* j, const char* key, bool fallback) {
+  const Json* v = j ? Member(*j, key) : nullptr;
+  return v && v->is_boolean() ? v->get<bool>() : fallback;
+}
+
+}  // namespace
+
+Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view json,
+                                                             const std::string& name) {
+  if (size_t bad = FindInvalidUtf8(json); bad != std::string::npos) {
+    return InvalidArgument(name + ": not valid UTF-8 at byte " + std::to_string(bad));
+  }
+  Result<Json> parsed = ParseJson(json, name);
+  if (!parsed.ok()) return parsed.error();
+  const Json& root = parsed.value();
+  const Json* model = Member(root, "model");
+  if (!model || !model->is_object()) {
+    return InvalidArgument(name + ": no \"model\" object; expected a Hugging Face tokenizer.json");
+  }
+  SubwordTokenizer t;
+  const std::string type = TypeOf(model);
+  const Json* vocab = Member(*model, "vocab");
+  if (!vocab) return InvalidArgument(name + ": model.vocab is missing");
+  Result<std::vector<std::pair<std::string, int64_t>>> entries =
+      VocabEntries(*vocab, name + ": model.vocab");
+  if (!entries.ok()) return entries.error();
+  if (Status s = t.SetTokenIds(entries.value(), name + ": model.vocab"); !s.ok()) return s;
+
+  const Json* normalizer = Member(root, "normalizer");
+  const Json* pre = Member(root, "pre_tokenizer");
+  if (type == "BPE") {
+    t.model_ = Model::kByteLevelBpe;
+    if (normalizer) {
+      return InvalidArgument(name + ": normalizer " + Quote(TypeOf(normalizer)) +
+                             " is not supported with BPE (byte-level models have none)");
+    }
+    for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
+      if (const Json* v = Member(*model, key);
+          v && !(v->is_string() && v->get<std::string>().empty())) {
+        return InvalidArgument(name + ": model." + key +
+                               " is not supported (byte-level BPE has none)");
+      }
+    }
+    if (GetBool(model, "byte_fallback", false)) {
+      return InvalidArgument(name +
+                             ": model.byte_fallback (a SentencePiece-style BPE) is not "
+                             "supported; only byte-level BPE is");
+    }
+    t.ignore_merges_ = GetBool(model, "ignore_merges", false);
+    // The pre-tokenizer: ByteLevel (with its own GPT-2 split), or a Sequence of a Split with a
+    // known pattern and a ByteLevel without the split.
+    std::vector<const Json*> steps;
+    if (pre && TypeOf(pre) == "Sequence") {
+      const Json* list = Member(*pre, "pretokenizers");
+      if (!list || !list->is_array()) {
+        return InvalidArgument(name + ": pre_tokenizer.pretokenizers is not a list");
+      }
+      for (const Json& s : *list) steps.push_back(&s);
+    } else if (pre) {
+      steps.push_back(pre);
+    }
+    bool byte_level = false, split = false;
+    for (size_t k = 0; k < steps.size(); ++k) {
+      const std::string st = TypeOf(steps[k]);
+      const std::string where =
+          name + ": pre_tokenizer step " + std::to_string(k) + " (" + st + ")";
+      if (st == "ByteLevel") {
+        byte_level = true;
+        t.add_prefix_space_ = GetBool(steps[k], "add_prefix_space", false);
+        if (GetBool(steps[k], "use_regex", true)) {
+          if (split) return InvalidArgument(where + ": splits twice (a Split and use_regex)");
+          split = true;
+          t.pattern_ = SplitPattern::kGpt2;
+        }
+      } else if (st == "Split") {
+        const Json* pattern = Member(*steps[k], "pattern");
+        const Json* regex = pattern ? Member(*pattern, "Regex") : nullptr;
+        if (!regex || !regex->is_string()) {
+          return InvalidArgument(where + ": only a {\"Regex\": ...} pattern is supported");
+        }
+        const std::string r = regex->get<std::string>();
+        if (r == SplitPatternRegex(SplitPattern::kGpt2)) {
+          t.pattern_ = SplitPattern::kGpt2;
+        } else if (r == SplitPatternRegex(SplitPattern::kLlama3)) {
+          t.pattern_ = SplitPattern::kLlama3;
+        } else {
+          return InvalidArgument(where + ": the pattern " + Quote(r) +
+                                 " is neither GPT-2's nor Llama 3's, the two supported");
+        }
+        if (split) return InvalidArgument(where + ": a second split");
+        split = true;
+      } else {
+        return InvalidArgument(where + ": not supported with BPE (ByteLevel and Split are)");
+      }
+    }
+    if (!byte_level) {
+      return InvalidArgument(name +
+                             ": BPE without a ByteLevel pre-tokenizer is not supported "
+                             "(only byte-level BPE, as GPT-2 and Llama 3, is)");
+    }
+    if (!split) t.pattern_ = SplitPattern::kGpt2;  // never reached by real files; keep a split
+    const Json* merges = Member(*model, "merges");
+    if (!merges || !merges->is_array())
+      return InvalidArgument(name + ": model.merges is not a list");
+    t.merges_.reserve(merges->size());
+    for (size_t k = 0; k < merges->size(); ++k) {
+      const Json& m = (*merges)[k];
+      const std::string where = name + ": model.merges[" + std::to_string(k) + "]";
+      if (m.is_string()) {
+        const std::string s = m.get<std::string>();
+        const size_t sp = s.find(' ');
+        if (sp == std::string::npos || sp == 0 || sp + 1 == s.size() ||
+            s.find(' ', sp + 1) != std::string::npos) {
+          return InvalidArgument(where + ": " + Quote(s) +
+                                 " is not two tokens separated by one space");
+        }
+        if (Status st = t.AddMerge(std::string_view(s).substr(0, sp),
+                                   std::string_view(s).substr(sp + 1), where);
+            !st.ok()) {
+          return st;
+        }
+      } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
+        if (Status st = t.AddMerge(m[0].get<std::string>(), m[1].get<std::string>(), where);
+            !st.ok()) {
+          return st;
+        }
+      } else {
+        return InvalidArgument(where + ": a merge is \"a b\" or [\"a\", \"b\"]");
+      }
+    }
+    if (Status s = t.FinishByteLevel(name + ": model.vocab"); !s.ok()) return s;
+  } else if (type == "WordPiece") {
+    t.model_ = Model::kWordPiece;
+    if (const Json* p = Member(*model, "continuing_subword_prefix")) {
+      if (!p->is_string())
+        return InvalidArgument(name + ": model.continuing_subword_prefix is not a string");
+      t.continuing_prefix_ = p->get<std::string>();
+    }
+    if (const Json* m = Member(*model, "max_input_chars_per_word")) {
+      if (!m->is_number_integer() || m->get<int64_t>() < 1) {
+        return InvalidArgument(name + ": model.max_input_chars_per_word is not a positive integer");
+      }
+      t.max_input_chars_per_word_ = m->get<int64_t>();
+    }
+    const Json* unk = Member(*model, "unk_token");
+    const std::string unk_token = unk && unk->is_string() ? unk->get<std::string>() : "[UNK]";
+    const int64_t unk_id = t.Id(unk_token);
+    if (unk_id < 0) {
+      return InvalidArgument(name + ": the unknown token " + Quote(unk_token) +
+                             " (model.unk_token) is not in the vocabulary");
+    }
+    t.unk_id_ = static_cast<int32_t>(unk_id);
+    if (normalizer) {
+      if (TypeOf(normalizer) != "BertNormalizer") {
+        return InvalidArgument(name + ": normalizer " + Quote(TypeOf(normalizer)) +
+                               " is not supported with WordPiece (BertNormalizer is)");
+      }
+      t.clean_text_ = GetBool(normalizer, "clean_text", true);
+      t.handle_chinese_chars_ = GetBool(normalizer, "handle_chinese_chars", true);
+      t.lowercase_ = GetBool(normalizer, "lowercase", true);
+      // strip_accents: null follows lowercase (BERT's uncased models strip, cased ones do not).
+      t.strip_accents_ = GetBool(normalizer, "strip_accents", t.lowercase_);
+    }
+    if (pre && TypeOf(pre) != "BertPreTokenizer") {
+      return InvalidArgument(name + ": pre_tokenizer " + Quote(TypeOf(pre)) +
+                             " is not supported with WordPiece (BertPreTokenizer is)");
+    }
+  } else {
+    return InvalidArgument(name + ": model type " + Quote(type) +
+                           " is not supported; BPE (byte-level) and WordPiece are");
+  }
+  if (const Json* added = Member(root, "added_tokens")) {
+    if (!added->is_array()) return InvalidArgument(name + ": added_tokens is not a list");
+    for (size_t k = 0; k < added->size(); ++k) {
+      const Json& a = (*added)[k];
+      const std::string where = name + ": added_tokens[" + std::to_string(k) + "]";
+      const Json* content = Member(a, "content");
+      const Json* id = Member(a, "id");
+      if (!content || !content->is_string() || !id || !id->is_number_integer()) {
+        return InvalidArgument(where + ": needs a string \"content\" and an integer \"id\"");
+      }
+      if (Status s = t.AddAddedToken(content->get<std::string>(), id->get<int64_t>(), where);
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+  return t;
+}
+
+Result<SubwordTokenizer> SubwordTokenizer::FromGpt2Files(std::string_view vocab_json,
+                                                         const std::string& vocab_name,
+                                                         std::string_view merges,
+                                                         const std::string& merges_name) {
+  if (size_t bad = FindInvalidUtf8(vocab_json); bad != std::string::npos) {
+    return InvalidArgument(vocab_name + ": not valid UTF-8 at byte " + std::to_string(bad));
+  }
+  if (size_t bad = FindInvalidUtf8(merges); bad != std::string::npos) {
+    return InvalidArgument(merges_name + ": not valid UTF-8 at byte " + std::to_string(bad));
+  }
+  Result<Json> parsed = ParseJson(vocab_json, vocab_name);
+  if (!parsed.ok()) return parsed.error();
+  Result<std::vector<std::pair<std::string, int64_t>>> entries =
+      VocabEntries(parsed.value(), vocab_name);
+  if (!entries.ok()) return entries.error();
+  SubwordTokenizer t;
+  if (Status s = t.SetTokenIds(entries.value(), vocab_name); !s.ok()) return s;
+  size_t line_no = 0;
+  for (size_t at = 0; at < merges.size();) {
+    size_t end = merges.find('\n', at);
+    if (end == std::string_view::npos) end = merges.size();
+    std::string_view line = merges.substr(at, end - at);
+    at = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || (line_no == 1 && line.rfind("#version", 0) == 0)) continue;
+    const std::string where = merges_name + ": line " + std::to_string(line_no);
+    const size_t sp = line.find(' ');
+    if (sp == std::string_view::npos || sp == 0 || sp + 1 == line.size() ||
+        line.find(' ', sp + 1) != std::string_view::npos) {
+      return InvalidArgument(where + ": " + Quote(line) +
+                             " is not two tokens separated by one space");
+    }
+    if (Status s = t.AddMerge(line.substr(0, sp), line.substr(sp + 1), where); !s.ok()) return s;
+  }
+  if (Status s = t.FinishByteLevel(vocab_name); !s.ok()) return s;
+  // GPT-2's one special token, when the vocabulary has it.
+  if (int64_t eot = t.Id("<|endoftext|>"); eot >= 0) {
+    t.added_.push_back({"<|endoftext|>", static_cast<int32_t>(eot)});
+  }
+  return t;
+}
+
+}  // namespace pe
