@@ -2,15 +2,15 @@
 // inside a draw call's hot path. Panels read it; nothing here knows about ImGui or GL.
 #pragma once
 
-#include <atomic>
 #include <chrono>
-#include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
 
 #include "encoding/encoding.h"
+#include "jobs/job.h"
 #include "model/input_layer.h"
 #include "ui/app_state.h"
 
@@ -58,15 +58,14 @@ inline constexpr int64_t kBackgroundBuildCells = int64_t{1} << 20;
 
 // The encoding of the newest parameters given. In the background mode (the interactive window)
 // a large learned table is drawn or read on a thread while the frames go on; otherwise (tests,
-// screenshots) it is built in Update. The newest parameters win: a build for parameters no
-// longer wanted is stopped at its next step (2^20 values), dropped, and the newest are built.
-// Destroying the builder stops a running build at its next step and waits for it.
+// screenshots) it is built in Update. The build runs on a job (jobs/job.h): the newest
+// parameters win, a build for parameters no longer wanted is cancelled at its next step (2^20
+// values) and never published, and the newest are built. Destroying the builder cancels a running
+// build and waits for it to stop.
 class EncodingBuilder {
  public:
-  explicit EncodingBuilder(bool background = false) : background_(background) {}
-  ~EncodingBuilder() {
-    if (build_) build_->wanted->store(false);
-  }
+  explicit EncodingBuilder(bool background = false)
+      : background_(background), job_(/*synchronous=*/false) {}
   EncodingBuilder(const EncodingBuilder&) = delete;
   EncodingBuilder& operator=(const EncodingBuilder&) = delete;
   void set_background(bool background) { background_ = background; }
@@ -79,27 +78,25 @@ class EncodingBuilder {
   bool building() const { return building_; }
   std::chrono::steady_clock::time_point building_since() const { return building_since_; }
   double building_fraction() const;  // of the values drawn so far (a loaded table's rows: 0)
-  bool busy() const { return build_.has_value(); }
-  // Blocks until a running build is done (tests).
-  void WaitForBuild() const {
-    if (build_) build_->result.wait();
+  // True while a build runs or its result waits for Update (the window keeps drawing frames).
+  bool busy() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return finished_.has_value() || job_.Busy();
   }
+  // Blocks until a running build is done (tests).
+  void WaitForBuild() { job_.WaitIdle(); }
 
  private:
-  struct Build {
-    EncodingParams params;
-    std::future<EncodingParts> result;
-    std::shared_ptr<std::atomic<bool>> wanted;      // cleared to stop it
-    std::shared_ptr<std::atomic<double>> fraction;  // how far it is
-  };
   void StartBuild(const EncodingParams& params, const MemoryCap& cap);
 
   bool background_ = false;
-  std::optional<Build> build_;  // at most one at a time
+  mutable std::mutex mutex_;
+  std::optional<std::pair<EncodingParams, EncodingParts>> finished_;  // a build's, not yet taken
   std::optional<EncodingParams> key_;
   EncodingParts parts_;
   bool building_ = false;
   std::chrono::steady_clock::time_point building_since_;
+  Job job_;  // last: joined before finished_ goes
 };
 
 class DerivedCache {
@@ -114,7 +111,7 @@ class DerivedCache {
   const Derived& get() const { return derived_; }
   bool busy() const { return encoding_.busy(); }
   // Blocks until a running build is done (tests).
-  void WaitForBuild() const { encoding_.WaitForBuild(); }
+  void WaitForBuild() { encoding_.WaitForBuild(); }
 
  private:
   EncodingBuilder encoding_;
