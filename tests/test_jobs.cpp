@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "base/parallel_chunks.h"
@@ -306,6 +307,49 @@ TEST(TableLoadJobCancel, ALoadCancelledBeforeItEndsSaysSo) {
   ASSERT_FALSE(o->table.ok());
   EXPECT_NE(o->table.message().find("cancelled"), std::string::npos) << o->table.message();
   std::remove(path.c_str());
+}
+
+// A value that counts its copies.
+struct Counted {
+  int value = 0;
+  int* copies = nullptr;
+  Counted(int v, int* c) : value(v), copies(c) {}
+  Counted(const Counted& o) : value(o.value), copies(o.copies) { ++*copies; }
+  Counted& operator=(const Counted& o) {
+    value = o.value;
+    copies = o.copies;
+    ++*copies;
+    return *this;
+  }
+  bool operator==(const Counted& o) const { return value == o.value; }
+};
+
+TEST(CacheKey, ComparesInPlaceAndCopiesOnlyOnAChange) {
+  int copies = 0;
+  std::optional<std::tuple<Counted, int>> key;
+  const Counted a{1, &copies}, b{2, &copies};
+  EXPECT_TRUE(KeyChanged(key, a, 5));
+  EXPECT_EQ(copies, 1);
+  for (int frame = 0; frame < 10; ++frame) EXPECT_FALSE(KeyChanged(key, a, 5));
+  EXPECT_EQ(copies, 1) << "an unchanged key was copied";
+  EXPECT_TRUE(KeyChanged(key, a, 6));
+  EXPECT_TRUE(KeyChanged(key, b, 6));
+  EXPECT_EQ(copies, 3);
+  EXPECT_EQ(std::get<0>(*key).value, 2);
+}
+
+// The figure job's request compares equal parameters without reducing (copying) them.
+TEST(CacheKey, EqualFigureRequestsCompareWithoutACopy) {
+  const FigureRequest r = ScoreRequest(100);
+  FigureRequest pan = r;
+  pan.sel.score = {0, 50, 0, 50};
+  EXPECT_TRUE(r.SameParams(pan.params));
+  EXPECT_FALSE(r == pan);
+  FigureRequest other = r;
+  other.params.curve_dims = {0, 1};  // read by another view only
+  EXPECT_TRUE(r.SameParams(other.params));
+  other.params.causal_mask = true;
+  EXPECT_FALSE(r.SameParams(other.params));
 }
 
 }  // namespace

@@ -34,8 +34,10 @@ struct FigureRequest {
   bool operator==(const FigureRequest& o) const {
     return view == o.view && SameParams(o.params) && sel == o.sel && size == o.size;
   }
+  // Equal parameters (every frame's case) compare in place; only unequal ones are reduced to
+  // what the view reads, which copies them.
   bool SameParams(const ModelParams& other) const {
-    return ParamsViewReads(params, view) == ParamsViewReads(other, view);
+    return params == other || ParamsViewReads(params, view) == ParamsViewReads(other, view);
   }
 };
 

@@ -135,16 +135,14 @@ const Derived& DerivedCache::Update(const AppState& state) {
     static_cast<EncodingParts&>(derived_) = encoding_.parts();
     derived_.building = encoding_.building();
     derived_.building_since = encoding_.building_since();
-    sentence_key_.reset();  // the sentence follows the encoding
+    ++encoding_version_;  // the sentence follows the encoding
     changed = true;
   }
   derived_.building_fraction = encoding_.building_fraction();
   // The batch row of typed ids, kept inside the batch (ClampSelections fixes the state after).
   const int64_t row =
       std::clamp<int64_t>(state.selection.batch_row, 0, ExampleBatch(params.example) - 1);
-  auto key = std::make_tuple(params.pe, params.input, params.example, params.cap, row);
-  if (!sentence_key_ || *sentence_key_ != key) {
-    sentence_key_ = key;
+  if (KeyChanged(sentence_key_, encoding_version_, params.input, params.example, params.cap, row)) {
     derived_.sentence = derived_.encoding ? ComputeSentence(params.example, *derived_.encoding,
                                                             params.input, params.cap, row)
                                           : Result<SentenceResult>(derived_.pe_status.error());
@@ -154,9 +152,7 @@ const Derived& DerivedCache::Update(const AppState& state) {
   InputLayerParams manual_input = params.input;
   manual_input.scale = state.manual.scale;
   manual_input.pe_discarded = false;  // typed vectors add the PE typed beside them
-  auto manual_key = std::make_tuple(state.manual, manual_input);
-  if (!manual_key_ || *manual_key_ != manual_key) {
-    manual_key_ = manual_key;
+  if (KeyChanged(manual_key_, state.manual, manual_input)) {
     const ManualVectors& m = state.manual;
     Result<Matrix> e = MatrixFromValues(m.tokens, m.dims, m.embedding);
     Result<Matrix> p = MatrixFromValues(m.tokens, m.dims, m.positional);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 
 #include "encoding/encoding.h"
 #include "jobs/job.h"
@@ -115,11 +116,23 @@ class DerivedCache {
 
  private:
   EncodingBuilder encoding_;
-  std::optional<std::tuple<EncodingParams, InputLayerParams, TextExample, MemoryCap, int64_t>>
+  int64_t encoding_version_ = 0;  // bumped when the encoding parts change
+  // (encoding version, input layer, text example, memory cap, batch row)
+  std::optional<std::tuple<int64_t, InputLayerParams, TextExample, MemoryCap, int64_t>>
       sentence_key_;
   std::optional<std::tuple<ManualVectors, InputLayerParams>> manual_key_;
   Derived derived_;
 };
+
+// Whether the inputs `now` differ from those `key` holds, the inputs a cache was built from.
+// Compares in place and copies the inputs into `key` only when they changed, so a vocabulary, typed
+// rows or the whole ModelParams are not copied every frame to key a cache.
+template <class... T>
+bool KeyChanged(std::optional<std::tuple<T...>>& key, const std::type_identity_t<T>&... now) {
+  if (key && *key == std::tie(now...)) return false;
+  key.emplace(now...);
+  return true;
+}
 
 // Exact min/max by streaming the table when it has at most `max_cells` cells, else the
 // encoding's value range.
