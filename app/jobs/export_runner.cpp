@@ -5,47 +5,31 @@
 
 namespace pe {
 
-ExportRunner::ExportRunner(bool synchronous) : synchronous_(synchronous) {}
+ExportRunner::ExportRunner(bool synchronous) : job_(synchronous) {}
 
-ExportRunner::~ExportRunner() {
-  cancel_ = true;
-  if (thread_.joinable()) thread_.join();
-}
+ExportRunner::~ExportRunner() = default;
 
 bool ExportRunner::Start(ExportJob job) {
-  if (busy_) return false;
-  if (thread_.joinable()) thread_.join();
-  busy_ = true;
-  cancel_ = false;
-  progress_ = 0;
-  if (synchronous_) {
-    Run(std::move(job));
-  } else {
-    thread_ = std::thread([this, j = std::move(job)]() mutable { Run(std::move(j)); });
-  }
-  return true;
-}
-
-void ExportRunner::Run(ExportJob job) {
-  ExportRequestOptions options;
-  options.size = job.size;
-  options.title = job.title;
-  options.encoding = std::move(job.encoding);
-  options.progress = [this](double f) {
-    progress_ = f;
-    return !cancel_;
-  };
-  Status s;
-  try {
-    s = ExportView(job.view, job.params, job.selection, job.path, options);
-  } catch (const std::exception& e) {
-    s = RuntimeError(std::string("export failed: ") + e.what());
-  }
-  {
+  if (job_.Busy()) return false;
+  job_.Submit(0, [this, job = std::move(job)](JobContext& context) mutable {
+    ExportRequestOptions options;
+    options.size = job.size;
+    options.title = job.title;
+    options.encoding = std::move(job.encoding);
+    options.progress = context.progress();
+    Status s;
+    try {
+      s = ExportView(job.view, job.params, job.selection, job.path, options);
+    } catch (const CancelledError&) {
+      s = Cancelled("the export was cancelled");
+    } catch (const std::exception& e) {
+      s = RuntimeError(std::string("export failed: ") + e.what());
+    }
+    // A cancelled export's outcome is given too: the dialog waits for it and says why.
     std::lock_guard<std::mutex> lock(mutex_);
     outcome_ = ExportOutcome{job.path, s};
-  }
-  busy_ = false;
+  });
+  return true;
 }
 
 std::optional<ExportOutcome> ExportRunner::Take() {
@@ -59,15 +43,9 @@ bool ZenityOnPath() {
   return std::system("command -v zenity >/dev/null 2>&1") == 0;
 }
 
-SaveFilePicker::~SaveFilePicker() {
-  if (thread_.joinable()) thread_.join();
-}
-
 void SaveFilePicker::Open(const std::string& suggested_path) {
-  if (running_) return;
-  if (thread_.joinable()) thread_.join();
-  running_ = true;
-  thread_ = std::thread([this, suggested_path] {
+  if (job_.Busy()) return;
+  job_.Submit(0, [this, suggested_path](JobContext&) {
     // The path goes to zenity as one single-quoted shell word.
     std::string quoted = "'";
     for (char c : suggested_path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -84,11 +62,8 @@ void SaveFilePicker::Open(const std::string& suggested_path) {
       ::pclose(p);
     }
     while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (!out.empty()) chosen_ = out;
-    }
-    running_ = false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!out.empty()) chosen_ = out;
   });
 }
 

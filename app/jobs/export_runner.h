@@ -1,13 +1,13 @@
-// Runs one export at a time off the UI thread, so a long export (a big CSV) shows progress and
-// never freezes the window. In synchronous mode (tests) it runs in place.
+// Runs one export at a time off the UI thread on a job (jobs/job.h), so a long export (a big CSV)
+// shows progress and never freezes the window; Cancel stops it at its next step and its outcome
+// says so. In synchronous mode (tests) it runs in place.
 #pragma once
 
-#include <atomic>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 
+#include "jobs/job.h"
 #include "views/figure_export.h"
 
 namespace pe {
@@ -36,21 +36,17 @@ class ExportRunner {
 
   // Starts `job`; false when one is already running.
   bool Start(ExportJob job);
-  bool busy() const { return busy_; }
+  bool busy() const { return job_.Busy(); }
   // 0..1: tables per block or token; figures 0.5 once built and 1 once drawn.
-  double progress() const { return progress_; }
-  void Cancel() { cancel_ = true; }
+  double progress() const { return job_.fraction(); }
+  void Cancel() { job_.Cancel(); }
   // The outcome of the last finished export, once.
   std::optional<ExportOutcome> Take();
 
  private:
-  void Run(ExportJob job);
-  const bool synchronous_;
-  std::atomic<bool> busy_{false}, cancel_{false};
-  std::atomic<double> progress_{0};
   std::mutex mutex_;
   std::optional<ExportOutcome> outcome_;
-  std::thread thread_;
+  Job job_;  // last: joined before the outcome it writes goes
 };
 
 // Whether zenity is on PATH; starts a shell (about 1.6 ms), so callers ask once.
@@ -60,22 +56,21 @@ bool ZenityOnPath();
 class SaveFilePicker {
  public:
   // `probe` says whether the native dialog exists; it runs once, here, not per frame.
-  explicit SaveFilePicker(bool (*probe)() = ZenityOnPath) : available_(probe()) {}
-  ~SaveFilePicker();
+  explicit SaveFilePicker(bool (*probe)() = ZenityOnPath)
+      : available_(probe()), job_(/*synchronous=*/false) {}
   SaveFilePicker(const SaveFilePicker&) = delete;
   SaveFilePicker& operator=(const SaveFilePicker&) = delete;
   bool available() const { return available_; }
   void Open(const std::string& suggested_path);
-  bool running() const { return running_; }
+  bool running() const { return job_.Busy(); }
   // The chosen path, once; nullopt while running or when cancelled.
   std::optional<std::string> Take();
 
  private:
   const bool available_;
-  std::atomic<bool> running_{false};
   std::mutex mutex_;
   std::optional<std::string> chosen_;
-  std::thread thread_;
+  Job job_;  // last: joined (once zenity has returned) before chosen_ goes
 };
 
 }  // namespace pe

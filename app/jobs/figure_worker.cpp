@@ -6,6 +6,13 @@
 #include "views/figure_budget.h"
 
 namespace pe {
+namespace {
+
+int64_t KeyOf(ViewKind view) {
+  return static_cast<int64_t>(view);
+}
+
+}  // namespace
 
 FigureResult BuildFigure(const FigureRequest& request) {
   FigureResult r;
@@ -19,14 +26,19 @@ FigureResult BuildFigure(const FigureRequest& request) {
       r.error = s.message();
       return r;
     }
+    ThrowIfCancelled();
     const ViewContext context{request.params, request.encoding, request.sel, request.size,
                               FigureFormat::kPng};
     Result<Figure> f = GetView(request.view).figure(context);
+    ThrowIfCancelled();  // a builder that stopped early returns what it had
     if (f.ok()) {
       r.figure = std::move(f).value();
     } else {
       r.error = f.message();
     }
+  } catch (const CancelledError&) {
+    r.figure.reset();
+    r.error = "cancelled";
   } catch (const std::exception& e) {
     r.error = std::string("building the figure failed: ") + e.what();
   }
@@ -34,38 +46,64 @@ FigureResult BuildFigure(const FigureRequest& request) {
 }
 
 FigureWorker::FigureWorker(bool synchronous, Builder build)
-    : synchronous_(synchronous), build_(std::move(build)) {
-  if (!synchronous_) {
-    for (int k = 0; k < kThreads; ++k) threads_.emplace_back([this] { Loop(); });
-  }
-}
+    : build_(std::move(build)), job_(synchronous) {}
 
-FigureWorker::~FigureWorker() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  for (std::thread& t : threads_) t.join();
-}
+FigureWorker::~FigureWorker() = default;
 
 void FigureWorker::Request(const FigureRequest& request) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  auto last = last_requested_.find(request.view);
-  if (last != last_requested_.end() && last->second == request) return;
-  last_requested_.insert_or_assign(request.view, request);
-  if (synchronous_) {
-    lock.unlock();
-    FigureResult r = build_(request);
-    lock.lock();
-    done_.insert_or_assign(request.view, std::move(r));
-    return;
+  const ViewKind view = request.view;
+  std::optional<ViewKind> stale;  // a tab left whose build runs
+  bool submit = false, cancel_running = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& [previous_ask, last_ask] = asks_[view];
+    previous_ask = last_ask;
+    last_ask = ++calls_;
+    if (running_ && *running_ != view && previous_ask > asks_[*running_].second) {
+      stale = running_;
+      last_requested_.erase(*running_);  // asked for again, it is built again
+    }
+    auto last = last_requested_.find(view);
+    if (last == last_requested_.end() || !(last->second == request)) {
+      // New parameters make the running build of this view useless; a pan (same parameters)
+      // lets it finish, still a newer picture than the one on screen.
+      cancel_running = last == last_requested_.end() || !last->second.SameParams(request.params);
+      last_requested_.insert_or_assign(view, request);
+      submit = true;
+    }
   }
-  pending_.insert_or_assign(request.view, request);
-  pending_order_.insert_or_assign(request.view, ++requests_);
-  wake_.notify_one();
+  if (stale) job_.Cancel(KeyOf(*stale));
+  if (!submit) return;
+  job_.Submit(
+      KeyOf(view),
+      [this, request](JobContext& context) {
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          build_order_.push_back(request.view);
+          running_ = request.view;
+        }
+        FigureResult r = build_(request);
+        context.Publish([&] {
+          std::lock_guard<std::mutex> lock(mutex_);
+          // Kept while it is the newest request of its view, or of the newest parameters (a
+          // window panned since: still a newer picture than the one on screen).
+          auto newest = last_requested_.find(request.view);
+          if (newest != last_requested_.end() &&
+              (newest->second == request || newest->second.SameParams(request.params))) {
+            done_.insert_or_assign(request.view, std::move(r));
+          }
+        });
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          running_.reset();
+        }
+        done_cv_.notify_all();
+      },
+      cancel_running);
+  if (job_.synchronous()) return;
+  std::unique_lock<std::mutex> lock(mutex_);
   done_cv_.wait_for(lock, kInFrameWait, [&] {
-    auto d = done_.find(request.view);
+    auto d = done_.find(view);
     return d != done_.end() && d->second.request == request;
   });
 }
@@ -80,72 +118,24 @@ std::optional<FigureResult> FigureWorker::Take(ViewKind view) {
 }
 
 bool FigureWorker::Busy(ViewKind view) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return pending_.count(view) > 0 || Building(view);
+  return job_.Busy(KeyOf(view));
 }
 
 bool FigureWorker::AnyBusy() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return (!pending_.empty() && !held_) || !building_.empty();
+  return job_.Busy();
 }
 
 void FigureWorker::WaitIdle() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  done_cv_.wait(lock, [this] { return (pending_.empty() || held_) && building_.empty(); });
+  job_.WaitIdle();
 }
 
 void FigureWorker::Hold(bool held) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    held_ = held;
-  }
-  wake_.notify_all();
+  job_.Hold(held);
 }
 
 std::vector<ViewKind> FigureWorker::BuildOrder() {
   std::lock_guard<std::mutex> lock(mutex_);
   return build_order_;
-}
-
-bool FigureWorker::Building(ViewKind view) const {
-  return std::find(building_.begin(), building_.end(), view) != building_.end();
-}
-
-std::map<ViewKind, FigureRequest>::iterator FigureWorker::NextToBuild() {
-  auto next = pending_.end();
-  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
-    if (Building(it->first)) continue;  // its newer request waits for that build to end
-    if (next == pending_.end() || pending_order_[it->first] > pending_order_[next->first]) {
-      next = it;
-    }
-  }
-  return next;
-}
-
-void FigureWorker::Loop() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  for (;;) {
-    wake_.wait(lock, [this] { return stop_ || (!held_ && NextToBuild() != pending_.end()); });
-    if (stop_) return;
-    auto next = NextToBuild();
-    FigureRequest request = std::move(next->second);
-    pending_order_.erase(next->first);
-    pending_.erase(next);
-    building_.push_back(request.view);
-    build_order_.push_back(request.view);
-    lock.unlock();
-    FigureResult r = build_(request);
-    lock.lock();
-    building_.erase(std::find(building_.begin(), building_.end(), request.view));
-    // Kept while it is the newest request of its view, or of the newest parameters (a window
-    // panned since: still a newer picture than the one on screen).
-    const FigureRequest& newest = last_requested_.at(request.view);
-    if (newest == request || newest.SameParams(request.params)) {
-      done_.insert_or_assign(request.view, std::move(r));
-    }
-    done_cv_.notify_all();
-    wake_.notify_all();  // a newer request of this view may wait for this build
-  }
 }
 
 }  // namespace pe

@@ -1,9 +1,10 @@
-// Builds the figure panels' figures off the UI thread, newest request per view wins, so a figure
-// that takes long (the score view at max_len 1e9, the attention row of 2^20 keys) never stalls a
-// frame. Two threads build figures of different views side by side, so a long build of a tab
-// just left (it cannot be stopped) does not hold up the tab now on screen. A request is given a few
-// milliseconds to finish before the frame goes on, so quick figures still show in the frame that
-// asked for them; in synchronous mode (tests, screenshots) every figure is built in place.
+// Builds the figure panels' figures off the UI thread on one job (jobs/job.h), newest request per
+// view wins, so a figure that takes long (the score view at max_len 1e9, the attention row of
+// 2^20 keys) never stalls a frame. A request of new parameters cancels the running build of its
+// view; a build of a tab left (a view not asked for while another was asked twice) is cancelled
+// too, so the tab now on screen does not wait behind it. A request is given a few milliseconds
+// to finish before the frame goes on, so quick figures still show in the frame that asked for
+// them; in synchronous mode (tests, screenshots) every figure is built in place.
 #pragma once
 
 #include <chrono>
@@ -13,10 +14,10 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "figure/figure.h"
+#include "jobs/job.h"
 #include "views/figure_export.h"
 #include "views/view_registry.h"
 
@@ -33,8 +34,10 @@ struct FigureRequest {
   bool operator==(const FigureRequest& o) const {
     return view == o.view && SameParams(o.params) && sel == o.sel && size == o.size;
   }
+  // Equal parameters (every frame's case) compare in place; only unequal ones are reduced to
+  // what the view reads, which copies them.
   bool SameParams(const ModelParams& other) const {
-    return ParamsViewReads(params, view) == ParamsViewReads(other, view);
+    return params == other || ParamsViewReads(params, view) == ParamsViewReads(other, view);
   }
 };
 
@@ -44,7 +47,8 @@ struct FigureResult {
   std::string error;  // why there is no figure
 };
 
-// The view's figure for `request` (what the worker runs); never throws.
+// The view's figure for `request` (what the worker runs); never throws. Stopped by the cancel
+// token of the job running it, it says "cancelled".
 FigureResult BuildFigure(const FigureRequest& request);
 
 class FigureWorker {
@@ -76,25 +80,18 @@ class FigureWorker {
   std::vector<ViewKind> BuildOrder();
 
  private:
-  void Loop();
-  const bool synchronous_;
   const Builder build_;
   std::mutex mutex_;
-  std::condition_variable wake_, done_cv_;
-  std::map<ViewKind, FigureRequest> last_requested_, pending_;
-  // When each pending request was made (a count of requests): the newest is built first, so the
-  // tab on screen, which asks every frame, goes before tabs left behind.
-  std::map<ViewKind, int64_t> pending_order_;
-  int64_t requests_ = 0;
-  std::vector<ViewKind> build_order_;
+  std::condition_variable done_cv_;
+  std::map<ViewKind, FigureRequest> last_requested_;
   std::map<ViewKind, FigureResult> done_;
-  std::vector<ViewKind> building_;  // one build per view at a time
-  bool stop_ = false, held_ = false;
-  static constexpr int kThreads = 2;
-  std::vector<std::thread> threads_;
-  bool Building(ViewKind view) const;
-  // The newest pending request of a view no thread is building, or pending_.end().
-  std::map<ViewKind, FigureRequest>::iterator NextToBuild();
+  std::vector<ViewKind> build_order_;
+  // Request calls so far, and for each view the calls of its last two asks: a view asked twice
+  // since the running build's view last asked is on screen and that one is not.
+  int64_t calls_ = 0;
+  std::map<ViewKind, std::pair<int64_t, int64_t>> asks_;
+  std::optional<ViewKind> running_;
+  Job job_;  // last: joined before the state its tasks write goes
 };
 
 }  // namespace pe

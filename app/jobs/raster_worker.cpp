@@ -1,7 +1,5 @@
 #include "jobs/raster_worker.h"
 
-#include <omp.h>
-
 #include <exception>
 
 namespace pe {
@@ -21,40 +19,50 @@ Raster ComputeRasterOrEmpty(const RasterRequest& request) {
 
 }  // namespace
 
-RasterWorker::RasterWorker(bool synchronous) : synchronous_(synchronous) {
-  if (!synchronous_) thread_ = std::thread([this] { Loop(); });
-}
+// Rasters run on the job's thread alone. An OpenMP team of its own would spin on the other core
+// after every raster (libgomp's active wait), taking it from the UI thread and the GL
+// rasteriser: at d 8192 x L 1e9 while panning that was a quarter of the process's CPU for about
+// 2% of useful work. The picture trails the view by a frame either way.
+RasterWorker::RasterWorker(bool synchronous) : job_(synchronous, /*threads=*/1) {}
 
-RasterWorker::~RasterWorker() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
+RasterWorker::~RasterWorker() = default;
 
 void RasterWorker::Request(const RasterRequest& request) {
+  int64_t call = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    ++calls_;
+    call = ++calls_;
     if (last_requested_ && *last_requested_ == request) return;
     const bool new_params = !last_requested_ || !last_requested_->encoding || !request.encoding ||
                             last_requested_->encoding->params() != request.encoding->params();
     last_requested_ = request;
     const int64_t limit = new_params ? kInPlaceWorkNewParams : kInPlaceWork;
-    if (!synchronous_ && EstimateRasterWork(request) > limit) {
-      pending_ = request;
-      pending_call_ = calls_;
-      wake_.notify_one();
-      return;
-    }
+    if (!job_.synchronous() && EstimateRasterWork(request) > limit) call = -call;
   }
+  if (call < 0) {
+    // Superseded while computing, a raster is still the exact picture of a recent view (drawn at
+    // its own coordinates), better than none while the view keeps moving: the running one
+    // finishes, and is shown unless a newer raster is there already.
+    job_.Submit(
+        0,
+        [this, request, call = -call](JobContext& context) {
+          Raster r = ComputeRasterOrEmpty(request);
+          context.Publish([&] {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (call > delivered_call_) {
+              done_ = std::move(r);
+              done_call_ = delivered_call_ = call;
+            }
+          });
+        },
+        /*cancel_running=*/false);
+    return;
+  }
+  job_.Cancel();  // an older background request would only be dropped for this newer raster
   Raster r = ComputeRasterOrEmpty(request);
   std::lock_guard<std::mutex> lock(mutex_);
-  pending_.reset();  // an older background request would only overwrite this newer raster
   done_ = std::move(r);
-  done_call_ = delivered_call_ = calls_;
+  done_call_ = delivered_call_ = call;
 }
 
 std::optional<Raster> RasterWorker::Take() {
@@ -71,42 +79,11 @@ std::vector<int64_t> RasterWorker::FramesUntilPicture() const {
 }
 
 bool RasterWorker::Busy() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return pending_.has_value() || busy_;
+  return job_.Busy();
 }
 
 void RasterWorker::WaitIdle() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  idle_.wait(lock, [this] { return !pending_ && !busy_; });
-}
-
-void RasterWorker::Loop() {
-  // Rasters here run on this thread alone. An OpenMP team of its own would spin on the other
-  // core after every raster (libgomp's active wait), taking it from the UI thread and the GL
-  // rasteriser: at d 8192 x L 1e9 while panning that was a quarter of the process's CPU for
-  // about 2% of useful work. The picture trails the view by a frame either way.
-  omp_set_num_threads(1);
-  std::unique_lock<std::mutex> lock(mutex_);
-  for (;;) {
-    wake_.wait(lock, [this] { return stop_ || pending_; });
-    if (stop_) return;
-    RasterRequest request = *pending_;
-    const int64_t call = pending_call_;
-    pending_.reset();
-    busy_ = true;
-    lock.unlock();
-    Raster r = ComputeRasterOrEmpty(request);
-    lock.lock();
-    // Superseded while computing, it is still the exact picture of a recent view (drawn at its
-    // own coordinates), better than none while the view keeps moving; but never over a newer
-    // raster already there.
-    if (call > delivered_call_) {
-      done_ = std::move(r);
-      done_call_ = delivered_call_ = call;
-    }
-    busy_ = false;
-    if (!pending_) idle_.notify_all();
-  }
+  job_.WaitIdle();
 }
 
 }  // namespace pe

@@ -1,14 +1,13 @@
-// Computes heatmap rasters off the UI thread, newest request wins, so panning and zooming stay
-// fluid whatever the table size. Small rasters (a few ms) are computed in place so a change
-// shows in the very next frame; in synchronous mode (tests, screenshots) all are.
+// Computes heatmap rasters off the UI thread on a job (jobs/job.h), newest request wins, so panning
+// and zooming stay fluid whatever the table size. Small rasters (a few ms) are computed in place so
+// a change shows in the very next frame; in synchronous mode (tests, screenshots) all are.
 #pragma once
 
-#include <condition_variable>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <vector>
 
+#include "jobs/job.h"
 #include "views/heatmap_raster.h"
 
 namespace pe {
@@ -39,18 +38,14 @@ class RasterWorker {
   std::vector<int64_t> FramesUntilPicture() const;
 
  private:
-  void Loop();
-  const bool synchronous_;
   mutable std::mutex mutex_;
-  std::condition_variable wake_, idle_;
-  std::optional<RasterRequest> last_requested_, pending_;
+  std::optional<RasterRequest> last_requested_;
   std::optional<Raster> done_;
-  // Request calls so far; the call that asked for pending_ and for done_; the newest request
-  // whose raster reached done_ (an older one finishing late must not replace it).
-  int64_t calls_ = 0, pending_call_ = 0, done_call_ = 0, delivered_call_ = -1;
+  // Request calls so far; the call that asked for done_; the newest request whose raster
+  // reached done_ (an older one finishing late must not replace it).
+  int64_t calls_ = 0, done_call_ = 0, delivered_call_ = -1;
   std::vector<int64_t> frames_until_picture_;
-  bool busy_ = false, stop_ = false;
-  std::thread thread_;
+  Job job_;  // last: joined before the state its tasks write goes
 };
 
 }  // namespace pe

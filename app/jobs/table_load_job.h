@@ -1,15 +1,15 @@
-// Loads one table file (io/loaded_table.h) off the UI thread, with progress and Cancel, into the
+// Loads one table file (io/loaded_table.h) off the UI thread on a job (jobs/job.h), with progress
+// and Cancel, into the
 // shared table cache; the frame then sets the parameter field, which finds the table there.
 // One load at a time. In synchronous mode (tests, screenshots) it runs in place.
 #pragma once
 
-#include <atomic>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "io/loaded_table.h"
+#include "jobs/job.h"
 
 namespace pe {
 
@@ -29,27 +29,23 @@ struct TableLoadOutcome {
 
 class TableLoadJob {
  public:
-  explicit TableLoadJob(bool synchronous) : synchronous_(synchronous) {}
-  ~TableLoadJob();  // cancels a running load and waits for it
+  explicit TableLoadJob(bool synchronous) : job_(synchronous) {}
+  ~TableLoadJob() = default;  // cancels a running load and waits for it
   TableLoadJob(const TableLoadJob&) = delete;
   TableLoadJob& operator=(const TableLoadJob&) = delete;
 
   // Starts loading; false when a load is already running.
   bool Start(TableLoadRequest request);
-  bool busy() const { return busy_; }
-  double progress() const { return progress_; }  // 0..1
-  void Cancel() { cancel_ = true; }
+  bool busy() const { return job_.Busy(); }
+  double progress() const { return job_.fraction(); }  // 0..1
+  void Cancel() { job_.Cancel(); }
   // The outcome of the last finished load, once.
   std::optional<TableLoadOutcome> Take();
 
  private:
-  void Run(TableLoadRequest request);
-  const bool synchronous_;
-  std::atomic<bool> busy_{false}, cancel_{false};
-  std::atomic<double> progress_{0};
   std::mutex mutex_;
   std::optional<TableLoadOutcome> outcome_;
-  std::thread thread_;
+  Job job_;  // last: joined before the outcome it writes goes
 };
 
 }  // namespace pe

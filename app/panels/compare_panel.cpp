@@ -177,9 +177,7 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
   FigureSize size;
   size.width = std::max(200.0, static_cast<double>(avail.x));
   size.height = std::max(200.0, static_cast<double>(plots_h + readout_h));
-  auto key = std::make_tuple(state.params, sel, size.width, size.height);
-  if (!cache.key || *cache.key != key) {
-    cache.key = key;
+  if (KeyChanged(cache.key, state.params, sel, size.width, size.height)) {
     const ViewContext context{state.params, derived.encoding,   sel,
                               size,         FigureFormat::kPng, cache.pair->b_encoding};
     Result<Figure> f = GetView(ViewKind::kCompare).figure(context);

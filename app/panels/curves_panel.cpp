@@ -58,9 +58,7 @@ WaveColumn ColumnOf(const Derived& derived, int64_t j) {
 void UpdateSamples(CurvesCache& cache, const Encoding& e, const std::vector<int64_t>& dims,
                    const PlotRange& view, int width_px) {
   const EncodingParams& p = e.params();
-  auto key = std::make_tuple(p, dims, view.x0, view.x1, width_px);
-  if (cache.key == key) return;
-  cache.key = key;
+  if (!KeyChanged(cache.key, p, dims, view.x0, view.x1, width_px)) return;
   cache.marker_xs.clear();
   const double px_per_pos = width_px / (view.x1 - view.x0);
   if (px_per_pos >= 5.0) {
@@ -172,9 +170,7 @@ void DimensionPicker(AppState& state, const Derived& derived, CurvesCache& cache
   ImGui::InputTextWithHint("##dim_search", hint, &state.curves.search);
   if (ImGui::BeginChild("dim_list", ImVec2(0, height), true)) {
     // Rows matching the search, rebuilt only when the search or the columns change.
-    auto key = std::make_tuple(state.curves.search, state.params.pe);
-    if (cache.match_key != key) {
-      cache.match_key = key;
+    if (KeyChanged(cache.match_key, state.curves.search, state.params.pe)) {
       cache.matches.clear();
       for (int64_t j = 0; j < ListedColumns(derived); ++j) {
         if (state.curves.search.empty() ||

@@ -239,9 +239,7 @@ void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCa
     return;
   }
   const int focus = std::max(0, state.selection.selected_token);
-  auto key = std::make_tuple(state.params, focus);
-  if (!cache.key || *cache.key != key) {
-    cache.key = key;
+  if (KeyChanged(cache.key, state.params, focus)) {
     Result<Walkthrough> w = BuildWalkthrough(state.params, *derived.encoding, focus);
     cache.walk.reset();
     cache.error.clear();

@@ -69,52 +69,43 @@ EncodingParts BuildEncodingParts(const EncodingParams& params, const MemoryCap& 
 }
 
 void EncodingBuilder::StartBuild(const EncodingParams& params, const MemoryCap& cap) {
-  auto wanted = std::make_shared<std::atomic<bool>>(true);
-  auto fraction = std::make_shared<std::atomic<double>>(0.0);
-  Progress progress = [wanted, fraction](double f) {
-    fraction->store(f);
-    return wanted->load();
-  };
-  build_.emplace(Build{params,
-                       std::async(std::launch::async,
-                                  [params, cap, progress] {
-                                    // An exception (an allocation the machine cannot give) becomes
-                                    // the status the controls show, instead of leaving the build
-                                    // through the future.
-                                    try {
-                                      return BuildEncodingParts(params, cap, progress);
-                                    } catch (const std::exception& e) {
-                                      EncodingParts failed;
-                                      failed.pe_status = RuntimeError(
-                                          std::string("building the table failed: ") + e.what());
-                                      return failed;
-                                    }
-                                  }),
-                       wanted, fraction});
+  job_.Submit(0, [this, params, cap](JobContext& context) {
+    EncodingParts parts;
+    // An exception (an allocation the machine cannot give) becomes the status the controls show.
+    try {
+      parts = BuildEncodingParts(params, cap, context.progress());
+    } catch (const CancelledError&) {
+      return;
+    } catch (const std::exception& e) {
+      parts.pe_status = RuntimeError(std::string("building the table failed: ") + e.what());
+    }
+    context.Publish([&] {
+      std::lock_guard<std::mutex> lock(mutex_);
+      finished_.emplace(params, std::move(parts));
+    });
+  });
 }
 
 double EncodingBuilder::building_fraction() const {
-  return building_ && build_ && key_ && build_->params == *key_ ? build_->fraction->load() : 0.0;
+  return building_ ? job_.fraction() : 0.0;
 }
 
 bool EncodingBuilder::Update(const EncodingParams& params, const MemoryCap& cap) {
   bool changed = false;
-  // A finished build: its table if the parameters are still those it was started for.
-  if (build_ && build_->result.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-    EncodingParts parts = build_->result.get();
-    // A build told to stop may have finished anyway, or stopped: either way it is not taken
-    // (the parameters may have come back to its own meanwhile; they are built again).
-    const bool current = key_ && *key_ == build_->params && building_ && build_->wanted->load();
-    build_.reset();
-    if (current) {
-      parts_ = std::move(parts);
-      building_ = false;
-      changed = true;
-    }
+  // A finished build: its table if the parameters are still those it was started for (one for
+  // other parameters was cancelled and published nothing, unless it finished first).
+  std::optional<std::pair<EncodingParams, EncodingParts>> finished;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    finished.swap(finished_);
+  }
+  if (finished && building_ && key_ && *key_ == finished->first) {
+    parts_ = std::move(finished->second);
+    building_ = false;
+    changed = true;
   }
   if (!key_ || *key_ != params) {
     key_ = params;
-    if (build_ && build_->params != params) build_->wanted->store(false);  // stale: stop it
     const int64_t cells = StoredCells(params);
     if (background_ && cells >= kBackgroundBuildCells && ValidateEncodingParams(params).ok() &&
         CheckEncodingFits(params, cap).ok()) {
@@ -125,15 +116,15 @@ bool EncodingBuilder::Update(const EncodingParams& params, const MemoryCap& cap)
                           FormatBytes(static_cast<uint64_t>(cells) * sizeof(float)) + ")");
       building_ = true;
       building_since_ = std::chrono::steady_clock::now();
+      // Cancels a build for other parameters at its next step; this one starts when it stops.
+      StartBuild(params, cap);
     } else {
+      job_.Cancel();  // a build for other parameters is not wanted any more
       parts_ = BuildEncodingParts(params, cap);
       building_ = false;
     }
     changed = true;
   }
-  // One build at a time: the newest parameters start when the last build is done (one for other
-  // parameters was told to stop at its next step above; its result is dropped).
-  if (building_ && !build_) StartBuild(*key_, cap);
   return changed;
 }
 
@@ -144,16 +135,14 @@ const Derived& DerivedCache::Update(const AppState& state) {
     static_cast<EncodingParts&>(derived_) = encoding_.parts();
     derived_.building = encoding_.building();
     derived_.building_since = encoding_.building_since();
-    sentence_key_.reset();  // the sentence follows the encoding
+    ++encoding_version_;  // the sentence follows the encoding
     changed = true;
   }
   derived_.building_fraction = encoding_.building_fraction();
   // The batch row of typed ids, kept inside the batch (ClampSelections fixes the state after).
   const int64_t row =
       std::clamp<int64_t>(state.selection.batch_row, 0, ExampleBatch(params.example) - 1);
-  auto key = std::make_tuple(params.pe, params.input, params.example, params.cap, row);
-  if (!sentence_key_ || *sentence_key_ != key) {
-    sentence_key_ = key;
+  if (KeyChanged(sentence_key_, encoding_version_, params.input, params.example, params.cap, row)) {
     derived_.sentence = derived_.encoding ? ComputeSentence(params.example, *derived_.encoding,
                                                             params.input, params.cap, row)
                                           : Result<SentenceResult>(derived_.pe_status.error());
@@ -163,9 +152,7 @@ const Derived& DerivedCache::Update(const AppState& state) {
   InputLayerParams manual_input = params.input;
   manual_input.scale = state.manual.scale;
   manual_input.pe_discarded = false;  // typed vectors add the PE typed beside them
-  auto manual_key = std::make_tuple(state.manual, manual_input);
-  if (!manual_key_ || *manual_key_ != manual_key) {
-    manual_key_ = manual_key;
+  if (KeyChanged(manual_key_, state.manual, manual_input)) {
     const ManualVectors& m = state.manual;
     Result<Matrix> e = MatrixFromValues(m.tokens, m.dims, m.embedding);
     Result<Matrix> p = MatrixFromValues(m.tokens, m.dims, m.positional);

@@ -2,15 +2,16 @@
 // inside a draw call's hot path. Panels read it; nothing here knows about ImGui or GL.
 #pragma once
 
-#include <atomic>
 #include <chrono>
-#include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 
 #include "encoding/encoding.h"
+#include "jobs/job.h"
 #include "model/input_layer.h"
 #include "ui/app_state.h"
 
@@ -58,15 +59,14 @@ inline constexpr int64_t kBackgroundBuildCells = int64_t{1} << 20;
 
 // The encoding of the newest parameters given. In the background mode (the interactive window)
 // a large learned table is drawn or read on a thread while the frames go on; otherwise (tests,
-// screenshots) it is built in Update. The newest parameters win: a build for parameters no
-// longer wanted is stopped at its next step (2^20 values), dropped, and the newest are built.
-// Destroying the builder stops a running build at its next step and waits for it.
+// screenshots) it is built in Update. The build runs on a job (jobs/job.h): the newest
+// parameters win, a build for parameters no longer wanted is cancelled at its next step (2^20
+// values) and never published, and the newest are built. Destroying the builder cancels a running
+// build and waits for it to stop.
 class EncodingBuilder {
  public:
-  explicit EncodingBuilder(bool background = false) : background_(background) {}
-  ~EncodingBuilder() {
-    if (build_) build_->wanted->store(false);
-  }
+  explicit EncodingBuilder(bool background = false)
+      : background_(background), job_(/*synchronous=*/false) {}
   EncodingBuilder(const EncodingBuilder&) = delete;
   EncodingBuilder& operator=(const EncodingBuilder&) = delete;
   void set_background(bool background) { background_ = background; }
@@ -79,27 +79,25 @@ class EncodingBuilder {
   bool building() const { return building_; }
   std::chrono::steady_clock::time_point building_since() const { return building_since_; }
   double building_fraction() const;  // of the values drawn so far (a loaded table's rows: 0)
-  bool busy() const { return build_.has_value(); }
-  // Blocks until a running build is done (tests).
-  void WaitForBuild() const {
-    if (build_) build_->result.wait();
+  // True while a build runs or its result waits for Update (the window keeps drawing frames).
+  bool busy() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return finished_.has_value() || job_.Busy();
   }
+  // Blocks until a running build is done (tests).
+  void WaitForBuild() { job_.WaitIdle(); }
 
  private:
-  struct Build {
-    EncodingParams params;
-    std::future<EncodingParts> result;
-    std::shared_ptr<std::atomic<bool>> wanted;      // cleared to stop it
-    std::shared_ptr<std::atomic<double>> fraction;  // how far it is
-  };
   void StartBuild(const EncodingParams& params, const MemoryCap& cap);
 
   bool background_ = false;
-  std::optional<Build> build_;  // at most one at a time
+  mutable std::mutex mutex_;
+  std::optional<std::pair<EncodingParams, EncodingParts>> finished_;  // a build's, not yet taken
   std::optional<EncodingParams> key_;
   EncodingParts parts_;
   bool building_ = false;
   std::chrono::steady_clock::time_point building_since_;
+  Job job_;  // last: joined before finished_ goes
 };
 
 class DerivedCache {
@@ -114,15 +112,27 @@ class DerivedCache {
   const Derived& get() const { return derived_; }
   bool busy() const { return encoding_.busy(); }
   // Blocks until a running build is done (tests).
-  void WaitForBuild() const { encoding_.WaitForBuild(); }
+  void WaitForBuild() { encoding_.WaitForBuild(); }
 
  private:
   EncodingBuilder encoding_;
-  std::optional<std::tuple<EncodingParams, InputLayerParams, TextExample, MemoryCap, int64_t>>
+  int64_t encoding_version_ = 0;  // bumped when the encoding parts change
+  // (encoding version, input layer, text example, memory cap, batch row)
+  std::optional<std::tuple<int64_t, InputLayerParams, TextExample, MemoryCap, int64_t>>
       sentence_key_;
   std::optional<std::tuple<ManualVectors, InputLayerParams>> manual_key_;
   Derived derived_;
 };
+
+// Whether the inputs `now` differ from those `key` holds, the inputs a cache was built from.
+// Compares in place and copies the inputs into `key` only when they changed, so a vocabulary, typed
+// rows or the whole ModelParams are not copied every frame to key a cache.
+template <class... T>
+bool KeyChanged(std::optional<std::tuple<T...>>& key, const std::type_identity_t<T>&... now) {
+  if (key && *key == std::tie(now...)) return false;
+  key.emplace(now...);
+  return true;
+}
 
 // Exact min/max by streaming the table when it has at most `max_cells` cells, else the
 // encoding's value range.

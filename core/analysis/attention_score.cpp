@@ -9,6 +9,7 @@
 
 #include "analysis/offset_texels.h"
 #include "analysis/similarity.h"
+#include "base/progress.h"
 #include "base/random.h"
 #include "io/loaded_table.h"
 #include "model/embedding.h"
@@ -264,8 +265,11 @@ void AddDecayingWavesAlong(std::span<const DecayingWave> terms, int64_t k0, int6
   constexpr int64_t kDecayBlock = 256;
   const int64_t blocks = (n + kDecayBlock - 1) / kDecayBlock;
   const auto nt = static_cast<int64_t>(terms.size());
+  // The job's token, read here: the team's other threads have none of their own.
+  const CancelToken* job_cancel = CurrentCancelToken();
 #pragma omp parallel for schedule(dynamic, 1) if (nt * n >= (int64_t{1} << 18))
   for (int64_t b = 0; b < blocks; ++b) {
+    if (IsCancelled(job_cancel)) continue;  // cancelled: the rest is skipped, then thrown
     const int64_t j0 = b * kDecayBlock, len = std::min(kDecayBlock, n - j0);
     const auto k = static_cast<double>(k0 + j0);
     double acc[kDecayBlock] = {};
@@ -283,6 +287,7 @@ void AddDecayingWavesAlong(std::span<const DecayingWave> terms, int64_t k0, int6
     }
     for (int64_t j = 0; j < len; ++j) out[j0 + j] += acc[j];
   }
+  ThrowIfCancelled(job_cancel);
 }
 
 // The score's waves; a causal mask (which the waves do not hold) only when `masked_ok`.
@@ -475,8 +480,11 @@ void PrefixScoreRaster(const ScoreWaves& w, int64_t dim, bool causal, ScoreRaste
     offset_sums[i + 1] = offset_sums[i] + parts.offset[i];
   }
   r.values.assign(static_cast<size_t>(r.width) * r.height, 0.0f);
+  // The job's token, read here: the team's other threads have none of their own.
+  const CancelToken* job_cancel = CurrentCancelToken();
 #pragma omp parallel for schedule(dynamic, 4) if (nq * r.width >= (int64_t{1} << 16))
   for (int y = 0; y < r.height; ++y) {
+    if (IsCancelled(job_cancel)) continue;  // cancelled: the rest is skipped, then thrown
     std::vector<long double> acc(static_cast<size_t>(r.width), 0.0L);
     std::vector<int64_t> cells(static_cast<size_t>(r.width), 0);
     for (int64_t m = r.query_edges[static_cast<size_t>(y)];
@@ -504,6 +512,7 @@ void PrefixScoreRaster(const ScoreWaves& w, int64_t dim, bool causal, ScoreRaste
                    : std::numeric_limits<float>::quiet_NaN();
     }
   }
+  ThrowIfCancelled(job_cancel);
   r.exact = true;
 }
 
@@ -535,8 +544,11 @@ bool BiasScoreRaster(const AttentionScorer& s, ScoreRaster& r) {
   const bool causal = s.causal();
   r.values.assign(static_cast<size_t>(r.width) * r.height, 0.0f);
   const bool parallel = static_cast<int64_t>(r.width) * r.height >= 4096;
+  // The job's token, read here: the team's other threads have none of their own.
+  const CancelToken* job_cancel = CurrentCancelToken();
 #pragma omp parallel for schedule(dynamic, 8) if (parallel)
   for (int y = 0; y < r.height; ++y) {
+    if (IsCancelled(job_cancel)) continue;  // cancelled: the rest is skipped, then thrown
     const int64_t m0 = r.query_edges[static_cast<size_t>(y)];
     const int64_t m1 = r.query_edges[static_cast<size_t>(y) + 1];
     float* out = r.values.data() + static_cast<size_t>(y) * r.width;
@@ -555,6 +567,7 @@ bool BiasScoreRaster(const AttentionScorer& s, ScoreRaster& r) {
       }
     }
   }
+  ThrowIfCancelled(job_cancel);
   r.exact = true;
   return true;
 }
@@ -642,8 +655,11 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
 
   const bool bias = s.has_bias();
   const bool parallel_texels = static_cast<int64_t>(r.width) * r.height * d >= (int64_t{1} << 16);
+  // The job's token, read here: the team's other threads have none of their own.
+  const CancelToken* job_cancel = CurrentCancelToken();
 #pragma omp parallel for schedule(dynamic, 4) reduction(&& : exact) if (parallel_texels)
   for (int y = 0; y < r.height; ++y) {
+    if (IsCancelled(job_cancel)) continue;  // cancelled: the rest is skipped, then thrown
     const int64_t m0 = r.query_edges[static_cast<size_t>(y)];
     const int64_t m1 = r.query_edges[static_cast<size_t>(y) + 1];
     float* out = r.values.data() + static_cast<size_t>(y) * r.width;
@@ -699,6 +715,7 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
                          : std::numeric_limits<float>::quiet_NaN();
     }
   }
+  ThrowIfCancelled(job_cancel);
   r.exact = exact;
   return r;
 }
@@ -740,8 +757,11 @@ void ScoreBlock(const AttentionScorer& s, const double* keys, int64_t n0, int64_
                 int64_t rows, double* out) {
   const int64_t d = s.dim();
   const Encoding& e = s.encoding();
+  // The job's token, read here: the team's other threads have none of their own.
+  const CancelToken* job_cancel = CurrentCancelToken();
 #pragma omp parallel for schedule(dynamic, 1) if (rows * cols * d >= (int64_t{1} << 18))
   for (int64_t i = 0; i < rows; ++i) {
+    if (IsCancelled(job_cancel)) continue;  // cancelled: the rest is skipped, then thrown
     const int64_t m = m0 + i;
     std::vector<double> q(static_cast<size_t>(d));
     s.Query(m, q.data());
@@ -751,6 +771,7 @@ void ScoreBlock(const AttentionScorer& s, const double* keys, int64_t n0, int64_
       dst[j] = s.Masked(m, n) ? kNaN : s.Dot(q.data(), keys + j * d) + e.Bias(m, n);
     }
   }
+  ThrowIfCancelled(job_cancel);
 }
 
 std::vector<double> DecayCurve(const AttentionScorer& s, std::span<const int64_t> distances) {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "base/progress.h"
 #include "base/simd_path.h"
 #include "encoding/wave.h"
 
@@ -185,13 +186,17 @@ void WaveSumAlong(std::span<const WaveTerm> terms, int64_t start2, int64_t step,
   }
   std::vector<double> partial(static_cast<size_t>(blocks * n), 0.0);
   const bool parallel = static_cast<int64_t>(terms.size()) * n >= (int64_t{1} << 16);
+  // The job's token, read here: the team's other threads have none of their own.
+  const CancelToken* job_cancel = CurrentCancelToken();
 #pragma omp parallel for schedule(dynamic, 1) if (parallel)
   for (int64_t blk = 0; blk < blocks; ++blk) {
+    if (IsCancelled(job_cancel)) continue;  // cancelled: the rest is skipped, then thrown
     const size_t first = static_cast<size_t>(blk * kTermBlock);
     const size_t count = std::min<size_t>(kTermBlock, terms.size() - first);
     SumBlock(terms.subspan(first, count), start2, step, n,
              partial.data() + static_cast<size_t>(blk * n), simd);
   }
+  ThrowIfCancelled(job_cancel);
   for (int64_t blk = 0; blk < blocks; ++blk) {
     const double* p = partial.data() + static_cast<size_t>(blk * n);
     for (int64_t t = 0; t < n; ++t) out[t] += p[t];

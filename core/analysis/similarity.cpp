@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "base/progress.h"
 #include "views/heatmap_raster.h"
 
 namespace pe {
@@ -374,14 +375,18 @@ SimilarityRaster ComputeSimilarityRaster(const PositionSimilarity& sim,
             exact;
   }
   const bool parallel_texels = static_cast<int64_t>(r.width) * r.height * d >= (int64_t{1} << 16);
+  // The job's token, read here: the team's other threads have none of their own.
+  const CancelToken* job_cancel = CurrentCancelToken();
 #pragma omp parallel for schedule(dynamic, 4) if (parallel_texels)
   for (int y = 0; y < r.height; ++y) {
+    if (IsCancelled(job_cancel)) continue;  // cancelled: the rest is skipped, then thrown
     const double* u = ps.data() + static_cast<size_t>(y * d);
     float* out = r.values.data() + static_cast<size_t>(y) * r.width;
     for (int x = 0; x < r.width; ++x) {
       out[x] = static_cast<float>(DotOf(u, qs.data() + static_cast<size_t>(x * d), d));
     }
   }
+  ThrowIfCancelled(job_cancel);
   r.exact = exact;
   return r;
 }

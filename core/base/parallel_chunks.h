@@ -12,7 +12,9 @@ namespace pe {
 
 // Calls body(k) once for every k in [0, chunks), each on the calling thread or on one of up to
 // `threads` - 1 helper threads started for this call; returns when every call has returned.
-// Calls may run in any order and at the same time: they must write disjoint memory.
+// Calls may run in any order and at the same time: they must write disjoint memory. When the
+// calling thread's job is cancelled (CurrentCancelToken) no further call starts and, once the
+// started ones have returned, CancelledError is thrown.
 void ForEachChunk(int64_t chunks, int threads, const std::function<void(int64_t)>& body);
 
 // The thread count for large blocks: the cores OpenMP would use (OMP_NUM_THREADS or all).

@@ -9,9 +9,10 @@
 
 namespace pe {
 
-// What went wrong, in words a person can act on. `kind` tells the CLI which exit code to use.
+// What went wrong, in words a person can act on. `kind` tells the CLI which exit code to use;
+// kCancelled is work its owner stopped (base/progress.h), not a failure to show.
 struct Error {
-  enum class Kind { kInvalidArgument, kRuntime };
+  enum class Kind { kInvalidArgument, kRuntime, kCancelled };
   Kind kind = Kind::kInvalidArgument;
   std::string message;
 };

@@ -157,8 +157,10 @@ Result<EncodingPtr> MakeLearnedEncoding(const EncodingParams& params, const Memo
   // In steps of about 2^20 values (some 20 ms on two cores), so a caller can follow and stop it.
   const int64_t step = std::max<int64_t>(1, (int64_t{1} << 20) / m.cols);
   for (int64_t r0 = 0; r0 < m.rows; r0 += step) {
-    if (progress && !progress(static_cast<double>(r0) / static_cast<double>(m.rows))) {
-      return RuntimeError("drawing the learned position table was stopped");
+    // Stopped by the caller's Progress or by the cancel token of the job running it.
+    if ((progress && !progress(static_cast<double>(r0) / static_cast<double>(m.rows))) ||
+        IsCancelled(CurrentCancelToken())) {
+      return Cancelled("drawing the learned position table was stopped");
     }
     const int64_t r1 = std::min(m.rows, r0 + step);
 #pragma omp parallel for schedule(static) if ((r1 - r0) * m.cols >= (int64_t{1} << 18))
