@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,10 +31,10 @@ Outcome ThroughTheCommandLine(Scheme scheme, const std::vector<std::string>& set
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
   int exit_code = -1;
-  testing::internal::CaptureStderr();
+  std::ostringstream errors;
   std::optional<CommandLine> cl =
-      ParseCommandLine(static_cast<int>(argv.size()), argv.data(), exit_code);
-  std::string said = testing::internal::GetCapturedStderr();
+      ParseCommandLine(static_cast<int>(argv.size()), argv.data(), exit_code, errors);
+  std::string said = errors.str();
   Outcome out;
   out.ok = cl.has_value();
   if (cl) out.params = cl->params;
