@@ -131,12 +131,14 @@ TEST_F(HeadlessUi, TypingDModelRebuildsTheTable) {
   SelectAllAndType("0");
   EXPECT_EQ(state_.params.pe.d_model, 64);
   EXPECT_TRUE(caches_.derived.get().pe_status.ok());
-  EXPECT_EQ(state_.fields[Id(controls, "d_model")].error, "d_model must be in [1, 65536], got 0");
+  EXPECT_EQ(state_.fields[Id(controls, "d_model")].error,
+            "d_model must be an integer in [1, 65536], got \"0\"");
   EXPECT_EQ(textures_.image(0).w, 64);
   // The refused text stays in the field, as typed, with its reason, frames later.
   Frames(3);
   EXPECT_EQ(state_.fields[Id(controls, "d_model")].text, "0");
-  EXPECT_EQ(state_.fields[Id(controls, "d_model")].error, "d_model must be in [1, 65536], got 0");
+  EXPECT_EQ(state_.fields[Id(controls, "d_model")].error,
+            "d_model must be an integer in [1, 65536], got \"0\"");
   EXPECT_EQ(state_.params.pe.d_model, 64);
   // Clicked into and left without an edit: the state's value is back, the reason gone.
   Click(at);

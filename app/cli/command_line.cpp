@@ -184,9 +184,9 @@ void AddParameterOptions(CLI::App& app, Flags& f) {
 // parameter given before the word `export` counts too (later ones win, as CLI11 parses them in
 // order).
 int BuildParams(const CLI::App& app, const CLI::App* before, const Flags& f, ModelParams& p,
-                const ExportRequest& request) {
-  auto fail = [&request](const std::string& message, int code = 2) {
-    std::cerr << "pe-explorer: " << FromFigureMessage(request, message) << "\n";
+                const ExportRequest& request, std::ostream& errors) {
+  auto fail = [&request, &errors](const std::string& message, int code = 2) {
+    errors << "pe-explorer: " << FromFigureMessage(request, message) << "\n";
     return code;
   };
   const auto fields = ParamFields();
@@ -397,7 +397,8 @@ Result<std::optional<std::vector<std::string>>> MergeFromFigure(
 
 }  // namespace
 
-std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, int& exit_code) {
+std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, int& exit_code,
+                                            std::ostream& errors) {
   CommandLine cl;
   Flags flags;
   CLI::App app{
@@ -570,7 +571,7 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   if (Result<std::optional<std::vector<std::string>>> m =
           MergeFromFigure(argc, argv, kFigureFlags, er);
       !m.ok()) {
-    std::cerr << "pe-explorer export: " << m.message() << "\n";
+    errors << "pe-explorer export: " << m.message() << "\n";
     exit_code = m.error().kind == Error::Kind::kInvalidArgument ? 2 : 1;
     return std::nullopt;
   } else if (m.value()) {
@@ -585,17 +586,17 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    exit_code = app.exit(e);
+    exit_code = app.exit(e, std::cout, errors);
     return std::nullopt;
   } catch (const CLI::CallForAllHelp& e) {
-    exit_code = app.exit(e);
+    exit_code = app.exit(e, std::cout, errors);
     return std::nullopt;
   } catch (const CLI::CallForVersion& e) {
-    exit_code = app.exit(e);
+    exit_code = app.exit(e, std::cout, errors);
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
     if (const std::string m = MistypedCommand(argc, argv); !m.empty()) {
-      std::cerr << "pe-explorer: " << m << "\n";
+      errors << "pe-explorer: " << m << "\n";
       exit_code = 2;
       return std::nullopt;
     }
@@ -604,18 +605,17 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     const std::string hints = UnknownFlagHints(app, argc, argv);
     if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && !hints.empty()) {
       std::istringstream lines(hints);
-      for (std::string line; std::getline(lines, line);)
-        std::cerr << "pe-explorer: " << line << "\n";
-      std::cerr << "Run with --help for the options.\n";
+      for (std::string line; std::getline(lines, line);) errors << "pe-explorer: " << line << "\n";
+      errors << "Run with --help for the options.\n";
     } else {
-      std::cerr << "pe-explorer: " << e.what() << "\n"
-                << hints << "Run with --help for the options.\n";
+      errors << "pe-explorer: " << e.what() << "\n"
+             << hints << "Run with --help for the options.\n";
     }
     exit_code = 2;
     return std::nullopt;
   }
   auto usage_error = [&](const std::string& message) {
-    std::cerr << "pe-explorer: " << FromFigureMessage(er, message) << "\n";
+    errors << "pe-explorer: " << FromFigureMessage(er, message) << "\n";
     exit_code = 2;
     return std::nullopt;
   };
@@ -706,7 +706,7 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
                         : cl.mode == RunMode::kCheck ? *chk
                                                      : app;
   if (int code = BuildParams(flags_app, cl.mode == RunMode::kWindow ? nullptr : &app, flags,
-                             cl.params, er);
+                             cl.params, er, errors);
       code != 0) {
     exit_code = code;
     return std::nullopt;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <functional>
+#include <iostream>
 #include <optional>
 #include <string>
 #include <utility>
@@ -89,7 +90,9 @@ struct CommandLine {
 };
 
 // Parses argv. On --help, prints it and returns exit code 0 in `exit_code`; on an error,
-// prints the message on stderr and sets exit code 2. A value means: go on and run it.
-std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, int& exit_code);
+// prints the message on `errors` and sets exit code 2 (1 when a file cannot be read). A value
+// means: go on and run it.
+std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, int& exit_code,
+                                            std::ostream& errors = std::cerr);
 
 }  // namespace pe

@@ -300,23 +300,15 @@ Result<FigureSession> SessionFromFigure(const std::string& path, const MemoryCap
   if (ext != "png" && ext != "svg" && ext != "pdf") {
     return InvalidArgument("\"" + path + "\" is not a figure (.png, .svg or .pdf)");
   }
-  // The command line export --from reads; the parser's messages go to std::cerr, so they are
-  // caught there for the caller (the window shows them).
+  // The command line export --from reads; the parser's messages are kept for the caller (the
+  // window shows them).
   const std::string output = "figure." + ext;
   const std::string cap_mib = std::to_string(cap.bytes >> 20);
   const char* const argv[] = {"pe-explorer", "export",       "--from",           path.c_str(),
                               "-o",          output.c_str(), "--memory-cap-mib", cap_mib.c_str()};
   std::ostringstream messages;
-  std::streambuf* const old = std::cerr.rdbuf(messages.rdbuf());
   int exit_code = 0;
-  std::optional<CommandLine> cl;
-  try {
-    cl = ParseCommandLine(8, argv, exit_code);
-  } catch (...) {
-    std::cerr.rdbuf(old);
-    throw;
-  }
-  std::cerr.rdbuf(old);
+  std::optional<CommandLine> cl = ParseCommandLine(8, argv, exit_code, messages);
   if (!cl) {
     std::string text = messages.str();
     while (!text.empty() && text.back() == '\n') text.pop_back();

@@ -196,26 +196,6 @@ void DrawRopeExplanation(const AppState&, const Derived& derived) {
   }
 }
 
-// Puts `mutate` applied to the current PE parameters through the core's checks: a valid result
-// is queued for the next frame, an invalid one is refused with its reason under `label`.
-void EditPe(AppState& state, const char* label, const auto& mutate) {
-  EncodingParams next = state.params.pe;
-  mutate(next);
-  Status s = ValidateEncodingParams(next);
-  if (s.ok()) s = CheckEncodingFits(next, state.params.cap);  // a table over the memory cap
-  if (!s.ok()) {
-    RefuseField(state, label, s.message());
-    return;
-  }
-  ModelParams with = state.params;  // a loaded table fixes d_model (and T5's shape)
-  with.pe = next;
-  if (Status loaded = CheckLoadedTables(with); !loaded.ok()) {
-    RefuseField(state, label, loaded.message());
-    return;
-  }
-  Edit(state, [next](AppState& st) { st.params.pe = next; });
-}
-
 void DrawSinusoidalControls(AppState& state) {
   const SinusoidalParams& s = state.params.pe.sinusoidal();
   // Presets: the layout, order, scale and first row of a known implementation.
@@ -237,8 +217,7 @@ void DrawSinusoidalControls(AppState& state) {
   if (ImGui::BeginCombo("preset", preview.c_str())) {
     for (const SinusoidalPreset& preset : presets) {
       if (ImGui::Selectable(std::string(preset.label).c_str())) {
-        EditPe(state, "preset",
-               [&](EncodingParams& q) { (void)ApplySinusoidalPreset(preset.name, q); });
+        EditField(state, "preset", "--preset", std::string(preset.name));
       }
       if (ImGui::IsItemHovered()) {
         WrappedTooltip((std::string(preset.note) + "\n" + std::string(preset.source)).c_str());
@@ -262,16 +241,16 @@ void DrawSinusoidalControls(AppState& state) {
   if (NumberField(state, "base", s.base, &f64,
                   "Base of the geometric frequency ladder = the max timescale (10000 in the "
                   "paper): wavelengths run from 2*pi to about 2*pi*base.")) {
-    EditPe(state, "base", [&](EncodingParams& q) { q.sinusoidal().base = f64; });
+    EditField(state, "base", "--base", FieldNumberText(f64));
   }
   if (NumberField(state, "min timescale", s.min_timescale, &f64,
                   "tensor2tensor's min_timescale (1 by default): the ladder runs from it to the "
                   "base.")) {
-    EditPe(state, "min timescale", [&](EncodingParams& q) { q.sinusoidal().min_timescale = f64; });
+    EditField(state, "min timescale", "--min-timescale", FieldNumberText(f64));
   }
   if (NumberField(state, "output scale", s.output_scale, &f64,
                   "Multiplies every value (x-transformers starts it at d^-0.5).")) {
-    EditPe(state, "output scale", [&](EncodingParams& q) { q.sinusoidal().output_scale = f64; });
+    EditField(state, "output scale", "--output-scale", FieldNumberText(f64));
   }
 }
 
@@ -420,7 +399,7 @@ void DrawRopeControls(AppState& state) {
   int64_t i64 = 0;
   if (NumberField(state, "rope_theta", r.theta, &f64,
                   "The base of the rotation frequencies (10000; Llama 3: 500000).")) {
-    EditPe(state, "rope_theta", [&](EncodingParams& q) { q.rope().theta = f64; });
+    EditField(state, "rope_theta", "--rope-theta", FieldNumberText(f64));
   }
   const char* pairings[] = {"half (rotate_half)", "interleaved (2i, 2i+1)"};
   const char* pairing_names[] = {"half", "interleaved"};
@@ -430,7 +409,7 @@ void DrawRopeControls(AppState& state) {
   if (NumberField(state, "rotary fraction", r.rotary_fraction, &f64,
                   "Share of the head dims that rotate, (0, 1] (GPT-NeoX: 0.25); the rest pass "
                   "through unchanged. d_rot must come out even.")) {
-    EditPe(state, "rotary fraction", [&](EncodingParams& q) { q.rope().rotary_fraction = f64; });
+    EditField(state, "rotary fraction", "--rotary-fraction", FieldNumberText(f64));
   }
   const char* parts[] = {"cos", "sin", "angle p\xc2\xb7\xce\xb8"};
   const char* part_names[] = {"cos", "sin", "angle"};
@@ -445,58 +424,51 @@ void DrawRopeControls(AppState& state) {
   if (r.scaling == RopeScaling::kNone) return;
   ImGui::Indent();
   if (NumberField(state, "factor", r.factor, &f64, "rope_scaling.factor s (>= 1).")) {
-    EditPe(state, "factor", [&](EncodingParams& q) { q.rope().factor = f64; });
+    EditField(state, "factor", "--scaling-factor", FieldNumberText(f64));
   }
   if (r.scaling == RopeScaling::kDynamicNtk || r.scaling == RopeScaling::kYarn ||
       r.scaling == RopeScaling::kLlama3) {
     if (NumberField(state, "original len", r.original_max_len, &i64,
                     "original_max_position_embeddings: the context the model was trained on.")) {
-      EditPe(state, "original len", [&](EncodingParams& q) { q.rope().original_max_len = i64; });
+      EditField(state, "original len", "--original-max-len", std::to_string(i64));
     }
   }
   if (r.scaling == RopeScaling::kDynamicNtk) {
     if (NumberField(state, "sequence len", r.sequence_len, &i64,
                     "The current sequence length the base is computed for (0: the table's "
                     "last position + 1).")) {
-      EditPe(state, "sequence len", [&](EncodingParams& q) { q.rope().sequence_len = i64; });
+      EditField(state, "sequence len", "--sequence-len", std::to_string(i64));
     }
   }
   if (r.scaling == RopeScaling::kYarn) {
     if (NumberField(state, "beta_fast", r.beta_fast, &f64,
                     "Pairs turning more than beta_fast times in the original context keep "
                     "their frequency (32).")) {
-      EditPe(state, "beta_fast", [&](EncodingParams& q) { q.rope().beta_fast = f64; });
+      EditField(state, "beta_fast", "--beta-fast", FieldNumberText(f64));
     }
     if (NumberField(state, "beta_slow", r.beta_slow, &f64,
                     "Pairs turning fewer than beta_slow times are interpolated (1).")) {
-      EditPe(state, "beta_slow", [&](EncodingParams& q) { q.rope().beta_slow = f64; });
+      EditField(state, "beta_slow", "--beta-slow", FieldNumberText(f64));
     }
     bool custom = r.attention_factor.has_value();
     if (ImGui::Checkbox("set attention factor", &custom)) {
-      EditPe(state, "attention factor", [&](EncodingParams& q) {
-        if (custom) {
-          q.rope().attention_factor = RopeYarnDefaultAttentionFactor(q.rope().factor);
-        } else {
-          q.rope().attention_factor.reset();
-        }
-      });
+      EditField(state, "attention factor", "--attention-factor",
+                custom ? FieldNumberText(RopeYarnDefaultAttentionFactor(r.factor)) : "default");
     }
     ItemTooltip("Off: YaRN's default 0.1 ln(s) + 1, applied to cos and sin as HF does.");
     if (r.attention_factor && NumberField(state, "attention factor", *r.attention_factor, &f64,
                                           "Multiplies cos and sin (> 0).")) {
-      EditPe(state, "attention factor",
-             [&](EncodingParams& q) { q.rope().attention_factor = f64; });
+      EditField(state, "attention factor", "--attention-factor", FieldNumberText(f64));
     }
   }
   if (r.scaling == RopeScaling::kLlama3) {
     if (NumberField(state, "low freq factor", r.low_freq_factor, &f64,
                     "Wavelengths above original / low_freq_factor are divided by s (1).")) {
-      EditPe(state, "low freq factor", [&](EncodingParams& q) { q.rope().low_freq_factor = f64; });
+      EditField(state, "low freq factor", "--low-freq-factor", FieldNumberText(f64));
     }
     if (NumberField(state, "high freq factor", r.high_freq_factor, &f64,
                     "Wavelengths below original / high_freq_factor keep their frequency (4).")) {
-      EditPe(state, "high freq factor",
-             [&](EncodingParams& q) { q.rope().high_freq_factor = f64; });
+      EditField(state, "high freq factor", "--high-freq-factor", FieldNumberText(f64));
     }
   }
   ImGui::Unindent();
@@ -504,18 +476,26 @@ void DrawRopeControls(AppState& state) {
 
 }  // namespace
 
-void EditField(AppState& state, const char* label, const char* flag, const std::string& text) {
-  const ParamField* field = FindParamField(flag);
-  if (field == nullptr) return;
-  ModelParams next = state.params;
-  Status s = field->set(next, text);
+Result<ModelParams> FieldEditResult(const ModelParams& params, const ParamField& field,
+                                    const std::string& text) {
+  ModelParams next = params;
+  Status s = field.set(next, text);
+  // As the command line checks what its flags made, then what a table over the cap would be.
   if (s.ok()) s = ValidateEncodingParams(next.pe);
+  if (s.ok()) s = CheckLoadedTables(next);
   if (s.ok()) s = CheckEncodingFits(next.pe, next.cap);
   // A new --versus must make B too (a scheme change that B no longer fits is not refused: the
   // compare view says so).
-  if (s.ok() && next.versus != state.params.versus) s = CheckCompareB(next);
-  if (!s.ok()) {
-    RefuseField(state, label, InWindowTerms(s.message(), label, flag));
+  if (s.ok() && next.versus != params.versus) s = CheckCompareB(next);
+  if (!s.ok()) return s.error();
+  return next;
+}
+
+void EditField(AppState& state, const char* label, const char* flag, const std::string& text) {
+  const ParamField* field = FindParamField(flag);
+  if (field == nullptr) return;
+  if (Result<ModelParams> next = FieldEditResult(state.params, *field, text); !next.ok()) {
+    RefuseField(state, label, InWindowTerms(next.message(), label, flag));
     return;
   }
   Edit(state, [field, text](AppState& st) { (void)field->set(st.params, text); });
@@ -675,12 +655,12 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
                   rope ? "Dimension of one attention head: the vectors RoPE rotates (1 to 65536)."
                        : "Width of every token vector: the number of columns of the table (1 to "
                          "65536). Type a value, then Enter.")) {
-    EditPe(state, width, [&](EncodingParams& q) { q.d_model = i64; });
+    EditField(state, width, "--d-model", std::to_string(i64));
   }
   if (NumberField(state, "max_len", p.pe.max_len, &i64,
                   "Number of positions in the table: the longest sequence the model can be "
                   "given (1 to 2^31).")) {
-    EditPe(state, "max_len", [&](EncodingParams& q) { q.max_len = i64; });
+    EditField(state, "max_len", "--max-len", std::to_string(i64));
   }
   if (p.pe.kind() == Scheme::kLearned && p.pe.learned().table.loaded()) {
     // The loaded table set d_model and max_len: say so where they are edited.
@@ -696,7 +676,7 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   if (NumberField(state, "offset", p.pe.offset, &i64,
                   "Position of the first row: a model continuing a long text sees positions "
                   "offset, offset+1, ... (negative only for the sinusoid: relative offsets).")) {
-    EditPe(state, "offset", [&](EncodingParams& q) { q.offset = i64; });
+    EditField(state, "offset", "--offset", std::to_string(i64));
   }
   DrawLoadedTablesInfo(state, derived);
   ControlsOf(p.pe.kind()).controls(state);
@@ -711,7 +691,8 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   static_assert(std::size(cmaps) == kColormapCount, "one label per colormap");
   FitComboWidth("colormap", cmaps);
   if (ImGui::Combo("colormap", &cmap, cmaps, kColormapCount)) {
-    Edit(state, [cmap](AppState& st) { st.params.colormap = static_cast<ColormapId>(cmap); });
+    EditField(state, "colormap", "--colormap",
+              std::string(ColormapName(static_cast<ColormapId>(cmap))));
   }
   ItemTooltip(
       "Colours of the heatmap: a diverging map centred on 0 shows sign; viridis is "
@@ -725,7 +706,7 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   bool scale = p.input.scale;
   if (added) {
     if (ImGui::Checkbox("scale by sqrt(d_model)", &scale)) {
-      Edit(state, [scale](AppState& st) { st.params.input.scale = scale; });
+      EditField(state, "scale by sqrt(d_model)", "--no-scale", scale ? "sqrt(d_model)" : "off");
     }
     ItemTooltip(
         "The paper multiplies embeddings by sqrt(d_model) so that they are not drowned by the "
@@ -733,29 +714,26 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
     float dropout = static_cast<float>(p.input.dropout);
     if (ImGui::SliderFloat("dropout p", &dropout, 0.0f, 1.0f, "%.2f",
                            ImGuiSliderFlags_AlwaysClamp)) {
-      Edit(state, [dropout](AppState& st) { st.params.input.dropout = dropout; });
+      EditField(state, "dropout p", "--dropout", FieldNumberText(dropout));
     }
     ItemTooltip(
         "Probability of zeroing each entry of the sum in train mode; kept entries are scaled by "
         "1/(1-p) so the expected value is unchanged.");
     bool train = p.input.train;
     if (ImGui::Checkbox("train mode", &train)) {
-      Edit(state, [train](AppState& st) { st.params.input.train = train; });
+      EditField(state, "train mode", "--train", train ? "train" : "eval");
     }
     ItemTooltip("Dropout only acts while training; in eval mode it is the identity.");
   }
   uint64_t u64 = 0;
   if (added && NumberField(state, "dropout seed", p.input.dropout_seed, &u64,
                            "Seed of the dropout mask: the same seed gives the same zeros.")) {
-    Edit(state, [u64](AppState& st) { st.params.input.dropout_seed = u64; });
+    EditField(state, "dropout seed", "--dropout-seed", std::to_string(u64));
   }
   if (NumberField(state, "seed", p.example.seed, &u64,
                   "Seed of the model's random tables: the token embeddings (untrained, from the "
                   "init below) and the learned position table.")) {
-    Edit(state, [u64](AppState& st) {
-      st.params.example.seed = u64;
-      if (st.params.pe.kind() == Scheme::kLearned) st.params.pe.learned().seed = u64;
-    });
+    EditField(state, "seed", "--seed", std::to_string(u64));
   }
   DrawTokenEmbeddingControls(state);
   ImGui::PopItemWidth();

@@ -50,6 +50,12 @@ void DrawXposExplanation(const AppState& state, const Derived& derived);
 // Sets a field of the parameter table from its text, as the command line does: checked on a copy
 // first, refused with its reason under `label`, else queued for the next frame.
 void EditField(AppState& state, const char* label, const char* flag, const std::string& text);
+// What EditField checks, without the window: `params` with `text` set through `field` (its
+// parse, range and table rules), then the encoding's checks in the command line's order
+// (ValidateEncodingParams, CheckLoadedTables), the memory cap and a new --versus's B. The
+// message is the core's, naming flags (EditField puts it in the window's terms).
+Result<ModelParams> FieldEditResult(const ModelParams& params, const ParamField& field,
+                                    const std::string& text);
 // A combo whose entries are a field's values: `names` as the command line spells them, `labels`
 // as the window shows them.
 void FieldCombo(AppState& state, const char* label, const char* flag,
@@ -91,6 +97,7 @@ void DrawSessionDialogs(AppState& state, UiServices& services);
 // columns the table's columns; values as ValueAt gives them, rounded to float32. `e` must
 // outlive the result.
 struct CopySource;
+struct ParamField;
 CopySource HeatmapCopySource(const Encoding& e);
 
 // Shared by panels: a tooltip on the last item, and a panel's error state.

@@ -34,10 +34,6 @@ std::string Num(double v) {
   return std::string(buf, r.ptr);
 }
 
-std::string Flag(const char* flag) {
-  return flag;
-}
-
 // --embedding-rows text: rows separated by ';', values by ','; each float32's shortest text.
 std::string FormatRows(const std::vector<std::vector<float>>& rows) {
   std::string out;
@@ -103,38 +99,6 @@ Result<std::vector<std::vector<float>>> ParseRows(const std::string& text,
   return rows;
 }
 
-// One choice among names, with the message listing them.
-template <typename E>
-Status SetChoice(const char* flag, const std::string& text,
-                 std::optional<E> (*parse)(std::string_view), const char* names, E& out) {
-  std::optional<E> v = parse(text);
-  if (!v) {
-    return InvalidArgument(Flag(flag) + " must be " + names + ", got \"" + text + "\"" +
-                           DidYouMean(text, WordsOfList(names)));
-  }
-  out = *v;
-  return {};
-}
-
-bool Positive(double v) {
-  return v > 0;
-}
-bool GreaterThanOne(double v) {
-  return v > 1;
-}
-bool AtLeastOne(double v) {
-  return v >= 1;
-}
-bool NonZero(double v) {
-  return v != 0;
-}
-bool Fraction(double v) {
-  return v > 0 && v <= 1;
-}
-bool Probability(double v) {
-  return v >= 0 && v <= 1;
-}
-
 constexpr uint64_t kMaxSeed = std::numeric_limits<uint64_t>::max();
 constexpr unsigned kSin = SchemeBit(Scheme::kSinusoidal);
 constexpr unsigned kLearned = SchemeBit(Scheme::kLearned);
@@ -142,33 +106,7 @@ constexpr unsigned kRope = SchemeBit(Scheme::kRope);
 constexpr unsigned kAlibi = SchemeBit(Scheme::kAlibi);
 constexpr unsigned kT5 = SchemeBit(Scheme::kT5);
 constexpr unsigned kXpos = SchemeBit(Scheme::kXpos);
-
-// Parameters shared by RoPE and xPos (the base and the table shown) live in each one's struct.
-double& ThetaOf(ModelParams& m) {
-  return m.pe.kind() == Scheme::kXpos ? m.pe.xpos().theta : m.pe.rope().theta;
-}
-double ThetaOf(const ModelParams& m) {
-  return m.pe.kind() == Scheme::kXpos ? m.pe.xpos().theta : m.pe.rope().theta;
-}
-RopePart& PartOf(ModelParams& m) {
-  return m.pe.kind() == Scheme::kXpos ? m.pe.xpos().part : m.pe.rope().part;
-}
-RopePart PartOf(const ModelParams& m) {
-  return m.pe.kind() == Scheme::kXpos ? m.pe.xpos().part : m.pe.rope().part;
-}
-// Heads and the head shown, shared by ALiBi and T5.
-int64_t& HeadsOf(ModelParams& m) {
-  return m.pe.kind() == Scheme::kT5 ? m.pe.t5().heads : m.pe.alibi().heads;
-}
-int64_t HeadsOf(const ModelParams& m) {
-  return m.pe.kind() == Scheme::kT5 ? m.pe.t5().heads : m.pe.alibi().heads;
-}
-int64_t& HeadOf(ModelParams& m) {
-  return m.pe.kind() == Scheme::kT5 ? m.pe.t5().head : m.pe.alibi().head;
-}
-int64_t HeadOf(const ModelParams& m) {
-  return m.pe.kind() == Scheme::kT5 ? m.pe.t5().head : m.pe.alibi().head;
-}
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Which RoPE scalings a parameter belongs to, for WhyNotApplicable.
 std::string NeedsScaling(const ModelParams& m, std::initializer_list<RopeScaling> scalings,
@@ -251,116 +189,550 @@ Status CheckHash(const char* flag, const char* table_flag, const TableRef& ref,
   return {};
 }
 
-#define GET(...) [](const ModelParams& m) -> std::string { return __VA_ARGS__; }
-#define SET(...) [](ModelParams& m, const std::string& text) -> Status { __VA_ARGS__ }
+// ---- the typed builders: each field's parsing, checks and messages live here once.
+
+// Where a field's value lives in the parameters, for a const and a mutable `m` alike:
+// AT(m.pe.d_model). (A captureless lambda: its type is the accessor, default-constructible.)
+#define AT(...)          \
+  [](auto& m) -> auto& { \
+    return __VA_ARGS__;  \
+  }
+
+// Values v with lo < v (open) or lo <= v, and so on; `says` words the rule for the message.
+constexpr NumberRule Over(double lo, std::string_view says) {
+  return {lo, true, kInf, false, false, says};
+}
+constexpr NumberRule AtLeast(double lo, std::string_view says) {
+  return {lo, false, kInf, false, false, says};
+}
+constexpr NumberRule Within(double lo, bool lo_open, double hi, std::string_view says) {
+  return {lo, lo_open, hi, false, false, says};
+}
+constexpr NumberRule NotZero(std::string_view says) {
+  return {-kInf, false, kInf, false, true, says};
+}
+
+Result<double> ParseRuled(std::string_view flag, const std::string& text, const NumberRule& r) {
+  double v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v, std::chars_format::general);
+  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(v) || !r.Accepts(v)) {
+    return InvalidArgument(std::string(flag) + " must be " + std::string(r.says) + ", got \"" +
+                           text + "\"");
+  }
+  return v;
+}
+
+template <typename At>
+constexpr FieldValue Number(At, NumberRule rule) {
+  FieldValue v;
+  v.value_name = "NUMBER";
+  v.number = rule;
+  v.get = [](const ParamField&, const ModelParams& m) { return Num(At{}(m)); };
+  v.set = [](const ParamField& f, ModelParams& m, const std::string& text) -> Status {
+    Result<double> x = ParseRuled(f.flag, text, f.value.number);
+    if (!x.ok()) return x.error();
+    At{}(m) = x.value();
+    return {};
+  };
+  return v;
+}
+
+// A whole number in [lo, hi]; with `follows_table`, also the value a loaded table fixes.
+constexpr bool kFollowsTable = true;
+template <typename At>
+constexpr FieldValue Int(At, int64_t lo, int64_t hi, bool follows_table = false) {
+  FieldValue v;
+  v.value_name = "INT";
+  v.lo = lo;
+  v.hi = hi;
+  v.follows_table = follows_table;
+  v.get = [](const ParamField&, const ModelParams& m) { return std::to_string(At{}(m)); };
+  v.set = [](const ParamField& f, ModelParams& m, const std::string& text) -> Status {
+    Result<int64_t> x = ParseInteger(std::string(f.flag), text, f.value.lo, f.value.hi);
+    if (!x.ok()) return x.error();
+    if (f.value.follows_table) {
+      if (Status s = FollowsTable(m, f.flag.data(), x.value()); !s.ok()) return s;
+    }
+    At{}(m) = x.value();
+    return {};
+  };
+  return v;
+}
+
+// A seed: any uint64; `then` passes it on.
+template <typename At>
+constexpr FieldValue Unsigned(At, void (*then)(ModelParams&) = nullptr) {
+  FieldValue v;
+  v.value_name = "INT";
+  v.then = then;
+  v.get = [](const ParamField&, const ModelParams& m) { return std::to_string(At{}(m)); };
+  v.set = [](const ParamField& f, ModelParams& m, const std::string& text) -> Status {
+    Result<uint64_t> x = ParseUnsigned(std::string(f.flag), text, kMaxSeed);
+    if (!x.ok()) return x.error();
+    At{}(m) = x.value();
+    if (f.value.then) f.value.then(m);
+    return {};
+  };
+  return v;
+}
+
+// The names of an enum as its name table has them, in the order of its values: "one of a, b, c"
+// or "a, b or c".
+enum class Listed { kOneOf, kEither };
+template <auto Name, auto Parse>
+std::string NamesOf(Listed listed) {
+  using E = typename decltype(Parse(std::string_view()))::value_type;
+  std::vector<std::string_view> names;
+  for (int k = 0;; ++k) {
+    const std::optional<E> back = Parse(Name(static_cast<E>(k)));
+    if (!back || *back != static_cast<E>(k)) break;
+    names.push_back(Name(static_cast<E>(k)));
+  }
+  std::string out = listed == Listed::kOneOf ? "one of " : "";
+  for (size_t k = 0; k < names.size(); ++k) {
+    if (k > 0) out += listed == Listed::kOneOf || k + 1 < names.size() ? ", " : " or ";
+    out += names[k];
+  }
+  return out;
+}
+
+Status BadChoice(std::string_view flag, const std::string& names, const std::string& text) {
+  return InvalidArgument(std::string(flag) + " must be " + names + ", got \"" + text + "\"" +
+                         DidYouMean(text, WordsOfList(names)));
+}
+
+// One of an enum's names (Name and Parse: its name table).
+template <auto Name, auto Parse, typename At>
+constexpr FieldValue Choice(At, Listed listed) {
+  FieldValue v;
+  v.value_name = "NAME";
+  v.one_of = listed == Listed::kOneOf;
+  v.get = [](const ParamField&, const ModelParams& m) { return std::string(Name(At{}(m))); };
+  v.set = [](const ParamField& f, ModelParams& m, const std::string& text) -> Status {
+    const auto x = Parse(text);
+    if (!x) {
+      return BadChoice(
+          f.flag, NamesOf<Name, Parse>(f.value.one_of ? Listed::kOneOf : Listed::kEither), text);
+    }
+    At{}(m) = *x;
+    return {};
+  };
+  return v;
+}
+
+// A switch: given (or "true", or `given` as metadata records it), the bool becomes `Sets`;
+// `other` is what metadata records otherwise.
+template <bool Sets, typename At>
+constexpr FieldValue Switch(At, std::string_view given, std::string_view other) {
+  FieldValue v;
+  v.value_name = "";
+  v.given = given;
+  v.other = other;
+  v.get = [](const ParamField& f, const ModelParams& m) {
+    return std::string(At{}(m) == Sets ? f.value.given : f.value.other);
+  };
+  v.set = [](const ParamField& f, ModelParams& m, const std::string& text) -> Status {
+    At{}(m) = (text == "true" || text == f.value.given) ? Sets : !Sets;
+    return {};
+  };
+  return v;
+}
+
+// A field with rules of its own: its value name and its text's get and set.
+constexpr FieldValue Custom(std::string_view value_name,
+                            std::string (*get)(const ParamField&, const ModelParams&),
+                            Status (*set)(const ParamField&, ModelParams&, const std::string&)) {
+  FieldValue v;
+  v.value_name = value_name;
+  v.get = get;
+  v.set = set;
+  return v;
+}
+
+// Shared by RoPE and xPos (the base and the table shown), by ALiBi and T5 (heads, the head shown).
+#define THETA m.pe.kind() == Scheme::kXpos ? m.pe.xpos().theta : m.pe.rope().theta
+#define PART m.pe.kind() == Scheme::kXpos ? m.pe.xpos().part : m.pe.rope().part
+#define HEADS m.pe.kind() == Scheme::kT5 ? m.pe.t5().heads : m.pe.alibi().heads
+#define HEAD m.pe.kind() == Scheme::kT5 ? m.pe.t5().head : m.pe.alibi().head
+
+using Get = std::string (*)(const ParamField&, const ModelParams&);
+using Set = Status (*)(const ParamField&, ModelParams&, const std::string&);
+std::string NoText(const ParamField&, const ModelParams&) {
+  return {};
+}
+
+std::string NotScaledWhenNone(const ModelParams& m) {
+  return m.pe.rope().scaling == RopeScaling::kNone
+             ? "it applies to a --rope-scaling other than none"
+             : "";
+}
+std::string YarnOnly(const ModelParams& m) {
+  return NeedsScaling(m, {RopeScaling::kYarn}, "yarn");
+}
+std::string Llama3Only(const ModelParams& m) {
+  return NeedsScaling(m, {RopeScaling::kLlama3}, "llama3");
+}
+std::string ExtendingOnly(const ModelParams& m) {
+  return NeedsScaling(m, {RopeScaling::kDynamicNtk, RopeScaling::kYarn, RopeScaling::kLlama3},
+                      "dynamic-ntk, yarn or llama3");
+}
+std::string DynamicNtkOnly(const ModelParams& m) {
+  return NeedsScaling(m, {RopeScaling::kDynamicNtk}, "dynamic-ntk");
+}
+// Recorded only when given: an empty value is no value the flag accepts.
+bool HasTokenizerFile(const ModelParams& m) {
+  return !m.example.tokenizer_file.empty();
+}
+bool HasIds(const ModelParams& m) {
+  return !m.example.ids.empty();
+}
+bool HasVocabSize(const ModelParams& m) {
+  return !m.example.ids.empty() || m.example.vocab_size != 0;
+}
+bool HasEmbeddingRows(const ModelParams& m) {
+  return !m.example.embedding_rows.empty();
+}
+bool HasPositionalRows(const ModelParams& m) {
+  return !m.example.positional_rows.empty();
+}
+bool HasCheckTable(const ModelParams& m) {
+  return !m.check_table.empty();
+}
+bool HasEmbeddings(const ModelParams& m) {
+  return m.example.embeddings.loaded();
+}
+bool HasPositionsTable(const ModelParams& m) {
+  return m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias.loaded() : m.pe.learned().table.loaded();
+}
+void SeedTheTables(ModelParams& m) {
+  if (m.pe.kind() == Scheme::kLearned) m.pe.learned().seed = m.example.seed;
+  if (m.pe.kind() == Scheme::kT5) m.pe.t5().seed = m.example.seed;
+}
+
+// ---- the fields with rules of their own (set and get as text)
+
+Status SetMemoryCap(const ParamField& f, ModelParams& m, const std::string& text) {
+  Result<int64_t> v = ParseInteger(std::string(f.flag), text, 1, int64_t{1} << 40);
+  if (!v.ok()) return v.error();
+  m.cap.bytes = static_cast<uint64_t>(v.value()) << 20;
+  return {};
+}
+
+Status SetSchemeText(const ParamField& f, ModelParams& m, const std::string& text) {
+  std::optional<Scheme> s = ParseScheme(text);
+  if (!s) return BadChoice(f.flag, NamesOf<&SchemeName, &ParseScheme>(Listed::kOneOf), text);
+  SetScheme(m, *s);
+  return {};
+}
+
+Status SetInit(const ParamField& f, ModelParams& m, const std::string& text) {
+  std::optional<InitChoice> choice = ParseInitChoice(text);
+  if (!choice) return BadChoice(f.flag, kInitChoices, text);
+  m.example.init = choice->init;
+  m.example.torch_seed = choice->torch_seed;
+  m.example.torch_kernel = choice->torch_kernel;
+  // PyTorch's stream belongs to the token table; the position table keeps its own.
+  if (m.pe.kind() == Scheme::kLearned && choice->init != EmbeddingInit::kTorch) {
+    m.pe.learned().init = choice->init;
+  }
+  return {};
+}
+
+Status SetLearnedInit(const ParamField& f, ModelParams& m, const std::string& text) {
+  std::optional<LearnedInit> init = ParseLearnedInit(text);
+  if (!init) return BadChoice(f.flag, kEmbeddingInitChoices, text);
+  m.pe.learned().init = *init;
+  return {};
+}
+
+Status SetAttentionFactor(const ParamField& f, ModelParams& m, const std::string& text) {
+  if (text == "default") {
+    m.pe.rope().attention_factor.reset();
+    return {};
+  }
+  Result<double> v = ParseRuled(f.flag, text, Over(0, "a finite number > 0 or default"));
+  if (!v.ok()) return v.error();
+  m.pe.rope().attention_factor = v.value();
+  return {};
+}
+
+std::string DimsText(const ParamField&, const ModelParams& m) {
+  std::string s;
+  for (int64_t d : m.curve_dims) {
+    if (!s.empty()) s += ',';
+    s += std::to_string(d);
+  }
+  return s;
+}
+Status SetDims(const ParamField&, ModelParams& m, const std::string& text) {
+  Result<std::vector<int64_t>> v = ParseDimList(text);
+  if (!v.ok()) return v.error();
+  m.curve_dims = v.value();
+  return {};
+}
+
+Status SetTextFile(const ParamField& f, ModelParams& m, const std::string& text) {
+  Result<std::string> t = ReadTextFile(text, m.cap);
+  if (!t.ok()) return Error{t.error().kind, std::string(f.flag) + ": " + t.message()};
+  m.example.text = std::move(t).value();
+  return {};
+}
+
+Status SetTokenizerFile(const ParamField& f, ModelParams& m, const std::string& text) {
+  if (text.empty()) {
+    m.example.tokenizer_file.clear();
+    m.example.subword.reset();
+    return {};
+  }
+  const std::string flag(f.flag);
+  if (Status s = CheckText(flag, text); !s.ok()) return s;
+  Result<std::shared_ptr<const SubwordTokenizer>> t = LoadSubwordTokenizer(text, m.cap);
+  if (!t.ok()) {
+    return t.error().kind == Error::Kind::kRuntime ? RuntimeError(flag + ": " + t.message())
+                                                   : InvalidArgument(flag + ": " + t.message());
+  }
+  m.example.tokenizer_file = text;
+  m.example.subword = std::move(t).value();
+  return {};
+}
+
+Status SetIds(const ParamField&, ModelParams& m, const std::string& text) {
+  Result<IdBatch> ids = ParseIds(text);
+  if (!ids.ok()) return ids.error();
+  Result<int64_t> v = IdsVocabSize(ids.value(), m.example.vocab_size);
+  if (!v.ok()) return v.error();
+  if (Status s = CheckIdBatch(ids.value(), v.value()); !s.ok()) return s;
+  m.example.ids = std::move(ids).value();
+  return {};
+}
+
+Status SetVocabSize(const ParamField& f, ModelParams& m, const std::string& text) {
+  Result<int64_t> v = ParseInteger(std::string(f.flag), text, 0, kMaxVocab);
+  if (!v.ok()) return v.error();
+  if (v.value() > 0) {
+    if (Status s = CheckIdBatch(m.example.ids, v.value()); !s.ok()) {
+      return InvalidArgument(std::string(f.flag) + " " + text +
+                             " does not hold the ids: " + s.message());
+    }
+  }
+  m.example.vocab_size = v.value();
+  return {};
+}
+
+template <typename At>
+constexpr FieldValue RowsField(At) {
+  return Custom(
+      "LIST", [](const ParamField&, const ModelParams& m) { return FormatRows(At{}(m)); },
+      [](const ParamField& f, ModelParams& m, const std::string& text) -> Status {
+        Result<std::vector<std::vector<float>>> rows = ParseRows(text, f.flag.data());
+        if (!rows.ok()) return rows.error();
+        At{}(m) = std::move(rows).value();
+        return {};
+      });
+}
+
+std::string ContentText(const ParamField&, const ModelParams& m) {
+  switch (m.content.kind) {
+    case ScoreContent::Kind::kRandom:
+      return "random";
+    case ScoreContent::Kind::kOnes:
+      return "ones";
+    case ScoreContent::Kind::kTokens:
+      break;
+  }
+  return "tokens:" + std::to_string(m.content.token_a) + "," + std::to_string(m.content.token_b);
+}
+Status SetContent(const ParamField&, ModelParams& m, const std::string& text) {
+  if (text == "random" || text == "ones") {
+    m.content.kind = text == "random" ? ScoreContent::Kind::kRandom : ScoreContent::Kind::kOnes;
+    return {};
+  }
+  const size_t comma = text.find(',');
+  if (text.rfind("tokens:", 0) == 0 && comma != std::string::npos) {
+    Result<int64_t> a =
+        ParseInteger("--content token A", text.substr(7, comma - 7), 0, kMaxPosition);
+    Result<int64_t> b = ParseInteger("--content token B", text.substr(comma + 1), 0, kMaxPosition);
+    if (a.ok() && b.ok()) {
+      m.content = {ScoreContent::Kind::kTokens, a.value(), b.value()};
+      return {};
+    }
+  }
+  return InvalidArgument("--content must be random, ones or tokens:A,B (token indices), got \"" +
+                         text + "\"" +
+                         DidYouMean(text.substr(0, text.find(':')), {"random", "ones", "tokens"}));
+}
+
+Status SetCompare(const ParamField&, ModelParams& m, const std::string& text) {
+  const std::string names = NamesOf<&SchemeName, &ParseScheme>(Listed::kOneOf).substr(7);
+  size_t start = 0;
+  while (!text.empty() && start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    const std::string name = text.substr(start, comma - start);
+    if (!ParseScheme(name)) {
+      return InvalidArgument("--compare: \"" + name + "\" is not a scheme (" + names + "), in \"" +
+                             text + "\"" + DidYouMean(name, WordsOfList(names)));
+    }
+    start = comma + 1;
+  }
+  m.compare = text;
+  return {};
+}
+
+Status SetVersus(const ParamField&, ModelParams& m, const std::string& text) {
+  if (Result<ModelParams> b = ApplyVersus(m, text); !b.ok()) return b.error();
+  m.versus = text;
+  return {};
+}
+
+Status SetCheckTable(const ParamField& f, ModelParams& m, const std::string& text) {
+  const std::string flag(f.flag);
+  if (Status s = CheckText(flag, text); !s.ok()) return s;
+  if (!text.empty()) {
+    Result<TensorSpec> spec = ParseTensorSpec(text);
+    if (!spec.ok()) return InvalidArgument(flag + ": " + spec.message());
+  }
+  m.check_table = text;
+  return {};
+}
+
+Status SetEmbeddings(const ParamField& f, ModelParams& m, const std::string& text) {
+  if (text.empty()) {
+    m.example.embeddings = {};
+    return {};
+  }
+  Result<TableRef> ref = LoadRef(f.flag.data(), text, TableUse::kEmbeddings, m.cap);
+  if (!ref.ok()) return ref.error();
+  const int64_t cols = ref.value().table->cols();
+  if (cols > kMaxDModel) {
+    return InvalidArgument("--embeddings: " + Quoted(text) + " has " + std::to_string(cols) +
+                           " columns; d_model must be at most " + std::to_string(kMaxDModel));
+  }
+  m.example.embeddings = std::move(ref).value();
+  m.pe.d_model = cols;
+  return {};
+}
+
+TableRef& PositionsTable(ModelParams& m) {
+  return m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias : m.pe.learned().table;
+}
+const TableRef& PositionsTable(const ModelParams& m) {
+  return m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias : m.pe.learned().table;
+}
+
+Status SetPositionsTable(const ParamField& f, ModelParams& m, const std::string& text) {
+  if (text.empty()) {
+    PositionsTable(m) = {};
+    return {};
+  }
+  Result<TableRef> ref = LoadRef(f.flag.data(), text, TableUse::kPositions, m.cap);
+  if (!ref.ok()) return ref.error();
+  const LoadedTable& t = *ref.value().table;
+  if (m.pe.kind() == Scheme::kT5) {
+    if (t.cols() > 4096 || t.rows() < 2 || t.rows() > (int64_t{1} << 20)) {
+      return InvalidArgument("--positions-table: " + Quoted(text) + " has shape (" +
+                             std::to_string(t.rows()) + ", " + std::to_string(t.cols()) +
+                             "); a T5 relative_attention_bias is (buckets, heads) with 2 to "
+                             "1048576 buckets and 1 to 4096 heads");
+    }
+    T5Params& p = m.pe.t5();
+    p.buckets = t.rows();
+    p.heads = t.cols();
+    p.head = std::min(p.head, p.heads - 1);
+    p.bias = std::move(ref).value();
+    return {};
+  }
+  if (t.cols() > kMaxDModel) {
+    return InvalidArgument("--positions-table: " + Quoted(text) + " has " +
+                           std::to_string(t.cols()) + " columns; d_model must be at most " +
+                           std::to_string(kMaxDModel));
+  }
+  if (m.pe.offset >= t.rows()) {
+    return InvalidArgument("--positions-table: " + Quoted(text) + " has " +
+                           std::to_string(t.rows()) + " rows, none from --offset " +
+                           std::to_string(m.pe.offset));
+  }
+  m.pe.d_model = t.cols();
+  // The table is shown whole: max_len follows its rows from the offset (a --max-len given is
+  // applied again after it, and may only be smaller).
+  m.pe.max_len = std::min<int64_t>(t.rows() - m.pe.offset, kMaxPosition + 1);
+  m.pe.learned().table = std::move(ref).value();
+  return {};
+}
+
+// ---- the table
 
 const ParamField kFields[] = {
     // Before anything that allocates or loads (a preset's tables, --tokenizer-file, --embeddings,
     // ...), whatever the order of the flags, a session or a figure's metadata.
-    {"", "--memory-cap-mib", "INT", "Largest table a request may allocate, in MiB", kAllSchemes,
-     nullptr, GET(std::to_string(m.cap.bytes >> 20)), SET({
-       Result<int64_t> v = ParseInteger("--memory-cap-mib", text, 1, int64_t{1} << 40);
-       if (!v.ok()) return v.error();
-       m.cap.bytes = static_cast<uint64_t>(v.value()) << 20;
-       return {};
-     })},
+    {"", "--memory-cap-mib", "Largest table a request may allocate, in MiB", kAllSchemes,
+     Custom(
+         "INT",
+         [](const ParamField&, const ModelParams& m) { return std::to_string(m.cap.bytes >> 20); },
+         &SetMemoryCap)},
     // Next: it resets the parameters to a seed's example (keeping the cap), which the flags after
     // it adjust.
-    {"", "--walkthrough-preset", "NAME",
+    {"", "--walkthrough-preset",
      "A tutorial's example for the walkthrough: the-cat-sits, blog-position-2, i-love-nlp, "
      "jax-pitfall, embedding-ids, embedding-batch (none: the current example)",
-     kAllSchemes, nullptr,
-     GET(m.walkthrough_preset.empty() ? std::string("none") : m.walkthrough_preset),
-     SET({ return ApplyWalkthroughPreset(text, m); })},
-    {"scheme", "--scheme", "NAME",
-     "Positional scheme: sinusoidal, learned, rope, alibi, t5 or xpos", kAllSchemes, nullptr,
-     GET(std::string(SchemeName(m.pe.kind()))), SET({
-       std::optional<Scheme> s = ParseScheme(text);
-       if (!s) {
-         const char* names = "sinusoidal, learned, rope, alibi, t5, xpos";
-         return InvalidArgument(std::string("--scheme must be one of ") + names + ", got \"" +
-                                text + "\"" + DidYouMean(text, WordsOfList(names)));
-       }
-       SetScheme(m, *s);
-       return {};
-     })},
-    {"d_model", "--d-model", "INT",
+     kAllSchemes,
+     Custom(
+         "NAME",
+         [](const ParamField&, const ModelParams& m) {
+           return m.walkthrough_preset.empty() ? std::string("none") : m.walkthrough_preset;
+         },
+         [](const ParamField&, ModelParams& m, const std::string& text) {
+           return ApplyWalkthroughPreset(text, m);
+         })},
+    {"scheme", "--scheme", "Positional scheme: sinusoidal, learned, rope, alibi, t5 or xpos",
+     kAllSchemes,
+     Custom(
+         "NAME",
+         [](const ParamField&, const ModelParams& m) {
+           return std::string(SchemeName(m.pe.kind()));
+         },
+         &SetSchemeText)},
+    {"d_model", "--d-model",
      "Table width: the model width d_model, or the head dimension for rope (1 to 65536)",
-     kAllSchemes, nullptr, GET(std::to_string(m.pe.d_model)), SET({
-       Result<int64_t> v = ParseInteger("--d-model", text, 1, kMaxDModel);
-       if (!v.ok()) return v.error();
-       if (Status s = FollowsTable(m, "--d-model", v.value()); !s.ok()) return s;
-       m.pe.d_model = v.value();
-       return {};
-     })},
-    {"max_len", "--max-len", "INT",
+     kAllSchemes, Int(AT(m.pe.d_model), 1, kMaxDModel, kFollowsTable)},
+    {"max_len", "--max-len",
      "Positions in the table (1 to 2^31); a loaded --positions-table sets it to its rows unless "
      "given",
-     kAllSchemes, nullptr, GET(std::to_string(m.pe.max_len)), SET({
-       Result<int64_t> v = ParseInteger("--max-len", text, 1, kMaxPosition + 1);
-       if (!v.ok()) return v.error();
-       if (Status s = FollowsTable(m, "--max-len", v.value()); !s.ok()) return s;
-       m.pe.max_len = v.value();
-       return {};
-     })},
+     kAllSchemes, Int(AT(m.pe.max_len), 1, kMaxPosition + 1, kFollowsTable)},
     // A preset sets the sinusoidal parameters and the first position of a known implementation
     // (after the width, which one of them depends on); flags after it in this table (offset,
     // variant, ...) still override what it set.
-    {"", "--preset", "NAME",
+    {"", "--preset",
      "Sinusoidal preset named after the code it copies (fairseq, whisper, ...; see "
      "`export --list-presets`)",
-     kSin, nullptr, GET((void)m, std::string()),
-     SET({ return ApplySinusoidalPreset(text, m.pe); })},
-    {"offset", "--offset", "INT",
+     kSin,
+     Custom("NAME", &NoText,
+            [](const ParamField&, ModelParams& m, const std::string& text) {
+              return ApplySinusoidalPreset(text, m.pe);
+            })},
+    {"offset", "--offset",
      "Position of the first table row (negative only for sinusoidal: relative offsets)",
-     kAllSchemes, nullptr, GET(std::to_string(m.pe.offset)), SET({
-       Result<int64_t> v = ParseInteger("--offset", text, -kMaxPosition, kMaxPosition);
-       if (!v.ok()) return v.error();
-       m.pe.offset = v.value();
-       return {};
-     })},
+     kAllSchemes, Int(AT(m.pe.offset), -kMaxPosition, kMaxPosition)},
     // ---- sinusoidal
-    {"variant", "--variant", "NAME", "Sinusoidal column layout: paper, t2t or tf-text", kSin,
-     nullptr, GET(std::string(VariantName(m.pe.sinusoidal().variant))), SET({
-       return SetChoice("--variant", text, &ParseVariant, "one of paper, t2t, tf-text",
-                        m.pe.sinusoidal().variant);
-     })},
-    {"order", "--order", "NAME", "Which wave comes first: sin-first or cos-first (MusicGen)", kSin,
-     nullptr, GET(std::string(WaveOrderName(m.pe.sinusoidal().order))), SET({
-       return SetChoice("--order", text, &ParseWaveOrder, "sin-first or cos-first",
-                        m.pe.sinusoidal().order);
-     })},
-    {"base", "--base", "NUMBER", "Base of the frequencies = the max timescale (> 1)", kSin, nullptr,
-     GET(Num(m.pe.sinusoidal().base)), SET({
-       Result<double> v =
-           ParseNumber("--base", text, "a finite number greater than 1", &GreaterThanOne);
-       if (!v.ok()) return v.error();
-       m.pe.sinusoidal().base = v.value();
-       return {};
-     })},
-    {"min_timescale", "--min-timescale", "NUMBER",
-     "Min timescale (tensor2tensor, Flax, TF Model Garden; > 0, below the base)", kSin, nullptr,
-     GET(Num(m.pe.sinusoidal().min_timescale)), SET({
-       Result<double> v =
-           ParseNumber("--min-timescale", text, "a finite number greater than 0", &Positive);
-       if (!v.ok()) return v.error();
-       m.pe.sinusoidal().min_timescale = v.value();
-       return {};
-     })},
-    {"output_scale", "--output-scale", "NUMBER",
-     "Multiplies every value (x-transformers uses d^-0.5; non-zero)", kSin, nullptr,
-     GET(Num(m.pe.sinusoidal().output_scale)), SET({
-       Result<double> v = ParseNumber("--output-scale", text, "a finite non-zero number", &NonZero);
-       if (!v.ok()) return v.error();
-       m.pe.sinusoidal().output_scale = v.value();
-       return {};
-     })},
+    {"variant", "--variant", "Sinusoidal column layout: paper, t2t or tf-text", kSin,
+     Choice<&VariantName, &ParseVariant>(AT(m.pe.sinusoidal().variant), Listed::kOneOf)},
+    {"order", "--order", "Which wave comes first: sin-first or cos-first (MusicGen)", kSin,
+     Choice<&WaveOrderName, &ParseWaveOrder>(AT(m.pe.sinusoidal().order), Listed::kEither)},
+    {"base", "--base", "Base of the frequencies = the max timescale (> 1)", kSin,
+     Number(AT(m.pe.sinusoidal().base), Over(1, "a finite number greater than 1"))},
+    {"min_timescale", "--min-timescale",
+     "Min timescale (tensor2tensor, Flax, TF Model Garden; > 0, below the base)", kSin,
+     Number(AT(m.pe.sinusoidal().min_timescale), Over(0, "a finite number greater than 0"))},
+    {"output_scale", "--output-scale",
+     "Multiplies every value (x-transformers uses d^-0.5; non-zero)", kSin,
+     Number(AT(m.pe.sinusoidal().output_scale), NotZero("a finite non-zero number"))},
     // ---- the embedding tables' initialisers
     // --init names the initialiser of the model's embedding tables, as GPT-2 and BERT use one
     // initializer_range for both and fairseq draws both from N(0, d^-0.5): the token embeddings
     // for every scheme and, with the learned scheme, the position table too. --learned-init
     // (after it, so metadata read back in order restores both) sets the position table alone.
-    {"init", "--init", "NAME",
+    {"init", "--init",
      "Initialiser of the embedding tables (the token embeddings; with the learned scheme the "
      "position table too): normal-1 = N(0,1) (torch nn.Embedding), normal-scaled = "
      "N(0, 1/d_model) (fairseq Embedding, tensor2tensor), normal-0.02 = N(0, 0.02^2) (GPT-2, "
@@ -369,594 +741,282 @@ const ParamField kFields[] = {
      "nn.Embedding(V, d_model).weight with V from --vocab-size (token table only; V * d_model "
      "<= 2^28), as torch computes them on a CPU with AVX2; torch-scalar:SEED the same with "
      "torch's scalar kernel (ATEN_CPU_CAPABILITY=default; the last bits differ)",
-     kAllSchemes, nullptr,
-     GET(InitChoiceName({m.example.init, m.example.torch_seed, m.example.torch_kernel})), SET({
-       InitChoice choice{};
-       if (Status s = SetChoice("--init", text, &ParseInitChoice, kInitChoices, choice); !s.ok()) {
-         return s;
-       }
-       m.example.init = choice.init;
-       m.example.torch_seed = choice.torch_seed;
-       m.example.torch_kernel = choice.torch_kernel;
-       // PyTorch's stream belongs to the token table; the position table keeps its own.
-       if (m.pe.kind() == Scheme::kLearned && choice.init != EmbeddingInit::kTorch) {
-         m.pe.learned().init = choice.init;
-       }
-       return {};
-     })},
-    {"learned_init", "--learned-init", "NAME",
+     kAllSchemes,
+     Custom(
+         "NAME",
+         [](const ParamField&, const ModelParams& m) {
+           return InitChoiceName({m.example.init, m.example.torch_seed, m.example.torch_kernel});
+         },
+         &SetInit)},
+    {"learned_init", "--learned-init",
      "Initialiser of the learned position table alone (default normal-0.02 as GPT-2, BERT): "
      "normal-1, normal-scaled, normal-0.02 or truncated-normal",
-     kLearned, nullptr, GET(std::string(LearnedInitName(m.pe.learned().init))), SET({
-       return SetChoice("--learned-init", text, &ParseLearnedInit, kEmbeddingInitChoices,
-                        m.pe.learned().init);
-     })},
+     kLearned,
+     Custom(
+         "NAME",
+         [](const ParamField&, const ModelParams& m) {
+           return std::string(LearnedInitName(m.pe.learned().init));
+         },
+         &SetLearnedInit)},
     // ---- rope
-    {"rope_theta", "--rope-theta", "NUMBER", "RoPE base rope_theta (> 1)", kRope | kXpos, nullptr,
-     GET(Num(ThetaOf(m))), SET({
-       Result<double> v =
-           ParseNumber("--rope-theta", text, "a finite number greater than 1", &GreaterThanOne);
-       if (!v.ok()) return v.error();
-       ThetaOf(m) = v.value();
-       return {};
-     })},
-    {"rope_pairing", "--rope-pairing", "NAME",
+    {"rope_theta", "--rope-theta", "RoPE base rope_theta (> 1)", kRope | kXpos,
+     Number(AT(THETA), Over(1, "a finite number greater than 1"))},
+    {"rope_pairing", "--rope-pairing",
      "Which dims rotate together: half (HF rotate_half, i with i + d_rot/2) or interleaved "
      "(2i with 2i+1; Meta Llama, GPT-J, RoFormer)",
-     kRope, nullptr, GET(std::string(RopePairingName(m.pe.rope().pairing))), SET({
-       return SetChoice("--rope-pairing", text, &ParseRopePairing, "half or interleaved",
-                        m.pe.rope().pairing);
-     })},
-    {"rotary_fraction", "--rotary-fraction", "NUMBER",
+     kRope, Choice<&RopePairingName, &ParseRopePairing>(AT(m.pe.rope().pairing), Listed::kEither)},
+    {"rotary_fraction", "--rotary-fraction",
      "Fraction of the head dims that rotate, (0, 1] (GPT-NeoX 0.25); d_rot must be even", kRope,
-     nullptr, GET(Num(m.pe.rope().rotary_fraction)), SET({
-       Result<double> v = ParseNumber("--rotary-fraction", text, "a number in (0, 1]", &Fraction);
-       if (!v.ok()) return v.error();
-       m.pe.rope().rotary_fraction = v.value();
-       return {};
-     })},
-    {"rope_scaling", "--rope-scaling", "NAME",
-     "Context extension: none, linear, ntk, dynamic-ntk, yarn or llama3", kRope, nullptr,
-     GET(std::string(RopeScalingName(m.pe.rope().scaling))), SET({
-       return SetChoice("--rope-scaling", text, &ParseRopeScaling,
-                        "one of none, linear, ntk, dynamic-ntk, yarn, llama3", m.pe.rope().scaling);
-     })},
-    {"scaling_factor", "--scaling-factor", "NUMBER", "rope_scaling factor s (>= 1)", kRope,
-     [](const ModelParams& m) -> std::string {
-       return m.pe.rope().scaling == RopeScaling::kNone
-                  ? "it applies to a --rope-scaling other than none"
-                  : "";
-     },
-     GET(Num(m.pe.rope().factor)), SET({
-       Result<double> v =
-           ParseNumber("--scaling-factor", text, "a finite number >= 1", &AtLeastOne);
-       if (!v.ok()) return v.error();
-       m.pe.rope().factor = v.value();
-       return {};
-     })},
-    {"original_max_len", "--original-max-len", "INT",
+     Number(AT(m.pe.rope().rotary_fraction), Within(0, true, 1, "a number in (0, 1]"))},
+    {"rope_scaling", "--rope-scaling",
+     "Context extension: none, linear, ntk, dynamic-ntk, yarn or llama3", kRope,
+     Choice<&RopeScalingName, &ParseRopeScaling>(AT(m.pe.rope().scaling), Listed::kOneOf)},
+    {"scaling_factor", "--scaling-factor", "rope_scaling factor s (>= 1)", kRope,
+     Number(AT(m.pe.rope().factor), AtLeast(1, "a finite number >= 1")), &NotScaledWhenNone},
+    {"original_max_len", "--original-max-len",
      "original_max_position_embeddings: the context the model was trained on (>= 1)", kRope,
-     [](const ModelParams& m) {
-       return NeedsScaling(m, {RopeScaling::kDynamicNtk, RopeScaling::kYarn, RopeScaling::kLlama3},
-                           "dynamic-ntk, yarn or llama3");
-     },
-     GET(std::to_string(m.pe.rope().original_max_len)), SET({
-       Result<int64_t> v = ParseInteger("--original-max-len", text, 1, kMaxPosition + 1);
-       if (!v.ok()) return v.error();
-       m.pe.rope().original_max_len = v.value();
-       return {};
-     })},
-    {"beta_fast", "--beta-fast", "NUMBER", "YaRN beta_fast (> beta_slow)", kRope,
-     [](const ModelParams& m) { return NeedsScaling(m, {RopeScaling::kYarn}, "yarn"); },
-     GET(Num(m.pe.rope().beta_fast)), SET({
-       Result<double> v = ParseNumber("--beta-fast", text, "a finite number > 0", &Positive);
-       if (!v.ok()) return v.error();
-       m.pe.rope().beta_fast = v.value();
-       return {};
-     })},
-    {"beta_slow", "--beta-slow", "NUMBER", "YaRN beta_slow (> 0)", kRope,
-     [](const ModelParams& m) { return NeedsScaling(m, {RopeScaling::kYarn}, "yarn"); },
-     GET(Num(m.pe.rope().beta_slow)), SET({
-       Result<double> v = ParseNumber("--beta-slow", text, "a finite number > 0", &Positive);
-       if (!v.ok()) return v.error();
-       m.pe.rope().beta_slow = v.value();
-       return {};
-     })},
-    {"attention_factor", "--attention-factor", "NUMBER",
+     Int(AT(m.pe.rope().original_max_len), 1, kMaxPosition + 1), &ExtendingOnly},
+    {"beta_fast", "--beta-fast", "YaRN beta_fast (> beta_slow)", kRope,
+     Number(AT(m.pe.rope().beta_fast), Over(0, "a finite number > 0")), &YarnOnly},
+    {"beta_slow", "--beta-slow", "YaRN beta_slow (> 0)", kRope,
+     Number(AT(m.pe.rope().beta_slow), Over(0, "a finite number > 0")), &YarnOnly},
+    {"attention_factor", "--attention-factor",
      "YaRN attention factor multiplying cos and sin (> 0; default 0.1 ln s + 1)", kRope,
-     [](const ModelParams& m) { return NeedsScaling(m, {RopeScaling::kYarn}, "yarn"); },
-     GET(m.pe.rope().attention_factor ? Num(*m.pe.rope().attention_factor) : "default"), SET({
-       if (text == "default") {
-         m.pe.rope().attention_factor.reset();
-         return {};
-       }
-       Result<double> v =
-           ParseNumber("--attention-factor", text, "a finite number > 0 or default", &Positive);
-       if (!v.ok()) return v.error();
-       m.pe.rope().attention_factor = v.value();
-       return {};
-     })},
-    {"low_freq_factor", "--low-freq-factor", "NUMBER", "Llama 3 low_freq_factor (> 0)", kRope,
-     [](const ModelParams& m) { return NeedsScaling(m, {RopeScaling::kLlama3}, "llama3"); },
-     GET(Num(m.pe.rope().low_freq_factor)), SET({
-       Result<double> v = ParseNumber("--low-freq-factor", text, "a finite number > 0", &Positive);
-       if (!v.ok()) return v.error();
-       m.pe.rope().low_freq_factor = v.value();
-       return {};
-     })},
-    {"high_freq_factor", "--high-freq-factor", "NUMBER",
-     "Llama 3 high_freq_factor (> low_freq_factor)", kRope,
-     [](const ModelParams& m) { return NeedsScaling(m, {RopeScaling::kLlama3}, "llama3"); },
-     GET(Num(m.pe.rope().high_freq_factor)), SET({
-       Result<double> v = ParseNumber("--high-freq-factor", text, "a finite number > 0", &Positive);
-       if (!v.ok()) return v.error();
-       m.pe.rope().high_freq_factor = v.value();
-       return {};
-     })},
-    {"sequence_len", "--sequence-len", "INT",
+     Custom(
+         "NUMBER",
+         [](const ParamField&, const ModelParams& m) {
+           return m.pe.rope().attention_factor ? Num(*m.pe.rope().attention_factor) : "default";
+         },
+         &SetAttentionFactor),
+     &YarnOnly},
+    {"low_freq_factor", "--low-freq-factor", "Llama 3 low_freq_factor (> 0)", kRope,
+     Number(AT(m.pe.rope().low_freq_factor), Over(0, "a finite number > 0")), &Llama3Only},
+    {"high_freq_factor", "--high-freq-factor", "Llama 3 high_freq_factor (> low_freq_factor)",
+     kRope, Number(AT(m.pe.rope().high_freq_factor), Over(0, "a finite number > 0")), &Llama3Only},
+    {"sequence_len", "--sequence-len",
      "Dynamic NTK: the current sequence length (0: the table's last position + 1)", kRope,
-     [](const ModelParams& m) {
-       return NeedsScaling(m, {RopeScaling::kDynamicNtk}, "dynamic-ntk");
-     },
-     GET(std::to_string(m.pe.rope().sequence_len)), SET({
-       Result<int64_t> v = ParseInteger("--sequence-len", text, 0, kMaxPosition + 1);
-       if (!v.ok()) return v.error();
-       m.pe.rope().sequence_len = v.value();
-       return {};
-     })},
-    {"part", "--part", "NAME",
+     Int(AT(m.pe.rope().sequence_len), 0, kMaxPosition + 1), &DynamicNtkOnly},
+    {"part", "--part",
      "RoPE / xPos table the heatmap shows and exports: cos, sin (max_len, d_rot) or angle "
      "(max_len, d_rot/2)",
-     kRope | kXpos, nullptr, GET(std::string(RopePartName(PartOf(m)))), SET({
-       return SetChoice("--part", text, &ParseRopePart, "one of cos, sin, angle", PartOf(m));
-     })},
-    {"dtype", "--dtype", "NAME",
+     kRope | kXpos, Choice<&RopePartName, &ParseRopePart>(AT(PART), Listed::kOneOf)},
+    {"dtype", "--dtype",
      "Precision view: the format the table is stored in, bf16 (bfloat16: 8 significant bits, "
      "float32's range) or fp16 (float16: 11 significant bits, max 65504)",
-     kAllSchemes, nullptr, GET(std::string(DtypeName(m.dtype))),
-     SET({ return SetChoice("--dtype", text, &ParseDtype, "bf16 or fp16", m.dtype); })},
+     kAllSchemes, Choice<&DtypeName, &ParseDtype>(AT(m.dtype), Listed::kEither)},
     // ---- ALiBi and T5
-    {"heads", "--heads", "INT", "Attention heads (ALiBi slopes, T5 biases; 1 to 4096)",
-     kAlibi | kT5, nullptr, GET(std::to_string(HeadsOf(m))), SET({
-       Result<int64_t> v = ParseInteger("--heads", text, 1, 4096);
-       if (!v.ok()) return v.error();
-       if (Status s = FollowsTable(m, "--heads", v.value()); !s.ok()) return s;
-       HeadsOf(m) = v.value();
-       return {};
-     })},
-    {"head", "--head", "INT", "The head whose bias the views show (0 to heads - 1)", kAlibi | kT5,
-     nullptr, GET(std::to_string(HeadOf(m))), SET({
-       Result<int64_t> v = ParseInteger("--head", text, 0, 4095);
-       if (!v.ok()) return v.error();
-       HeadOf(m) = v.value();
-       return {};
-     })},
-    {"alibi_mode", "--alibi-mode", "NAME",
+    {"heads", "--heads", "Attention heads (ALiBi slopes, T5 biases; 1 to 4096)", kAlibi | kT5,
+     Int(AT(HEADS), 1, 4096, kFollowsTable)},
+    {"head", "--head", "The head whose bias the views show (0 to heads - 1)", kAlibi | kT5,
+     Int(AT(HEAD), 0, 4095)},
+    {"alibi_mode", "--alibi-mode",
      "causal: -s (m - n) for keys n <= m; symmetric: -s |m - n| (s the head's slope)", kAlibi,
-     nullptr, GET(std::string(AlibiModeName(m.pe.alibi().mode))), SET({
-       return SetChoice("--alibi-mode", text, &ParseAlibiMode, "causal or symmetric",
-                        m.pe.alibi().mode);
-     })},
-    {"alibi_max_bias", "--alibi-max-bias", "NUMBER",
-     "MPT's alibi_bias_max: slopes 2^(-max k / n) (8 in ALiBi; > 0)", kAlibi, nullptr,
-     GET(Num(m.pe.alibi().max_bias)), SET({
-       Result<double> v =
-           ParseNumber("--alibi-max-bias", text, "a finite number greater than 0", &Positive);
-       if (!v.ok()) return v.error();
-       m.pe.alibi().max_bias = v.value();
-       return {};
-     })},
-    {"t5_buckets", "--t5-buckets", "INT",
-     "T5 relative position buckets (32; >= 2, even and >= 4 when bidirectional)", kT5, nullptr,
-     GET(std::to_string(m.pe.t5().buckets)), SET({
-       Result<int64_t> v = ParseInteger("--t5-buckets", text, 2, 1 << 20);
-       if (!v.ok()) return v.error();
-       if (Status s = FollowsTable(m, "--t5-buckets", v.value()); !s.ok()) return s;
-       m.pe.t5().buckets = v.value();
-       return {};
-     })},
-    {"t5_max_distance", "--t5-max-distance", "INT",
+     Choice<&AlibiModeName, &ParseAlibiMode>(AT(m.pe.alibi().mode), Listed::kEither)},
+    {"alibi_max_bias", "--alibi-max-bias",
+     "MPT's alibi_bias_max: slopes 2^(-max k / n) (8 in ALiBi; > 0)", kAlibi,
+     Number(AT(m.pe.alibi().max_bias), Over(0, "a finite number greater than 0"))},
+    {"t5_buckets", "--t5-buckets",
+     "T5 relative position buckets (32; >= 2, even and >= 4 when bidirectional)", kT5,
+     Int(AT(m.pe.t5().buckets), 2, 1 << 20, kFollowsTable)},
+    {"t5_max_distance", "--t5-max-distance",
      "Distance where T5's log-spaced buckets end (128; > the exact distances: "
      "buckets / 4 bidirectional, buckets / 2 causal)",
-     kT5, nullptr, GET(std::to_string(m.pe.t5().max_distance)), SET({
-       Result<int64_t> v = ParseInteger("--t5-max-distance", text, 1, kMaxPosition);
-       if (!v.ok()) return v.error();
-       m.pe.t5().max_distance = v.value();
-       return {};
-     })},
-    {"t5_direction", "--t5-direction", "NAME",
-     "bidirectional (encoder) or causal (decoder) buckets", kT5, nullptr,
-     GET(std::string(T5DirectionName(m.pe.t5().direction))), SET({
-       return SetChoice("--t5-direction", text, &ParseT5Direction, "bidirectional or causal",
-                        m.pe.t5().direction);
-     })},
+     kT5, Int(AT(m.pe.t5().max_distance), 1, kMaxPosition)},
+    {"t5_direction", "--t5-direction", "bidirectional (encoder) or causal (decoder) buckets", kT5,
+     Choice<&T5DirectionName, &ParseT5Direction>(AT(m.pe.t5().direction), Listed::kEither)},
     // ---- xPos
-    {"xpos_scale_base", "--xpos-scale-base", "NUMBER", "xPos scale_base (512; > 0)", kXpos, nullptr,
-     GET(Num(m.pe.xpos().scale_base)), SET({
-       Result<double> v =
-           ParseNumber("--xpos-scale-base", text, "a finite number greater than 0", &Positive);
-       if (!v.ok()) return v.error();
-       m.pe.xpos().scale_base = v.value();
-       return {};
-     })},
-    {"xpos_side", "--xpos-side", "NAME",
+    {"xpos_scale_base", "--xpos-scale-base", "xPos scale_base (512; > 0)", kXpos,
+     Number(AT(m.pe.xpos().scale_base), Over(0, "a finite number greater than 0"))},
+    {"xpos_side", "--xpos-side",
      "Whose table to show: query (decay zeta^(n/scale_base)) or key (zeta^(-n/scale_base))", kXpos,
-     nullptr, GET(std::string(XposSideName(m.pe.xpos().side))), SET({
-       return SetChoice("--xpos-side", text, &ParseXposSide, "query or key", m.pe.xpos().side);
-     })},
-    {"xpos_positions", "--xpos-positions", "NAME",
+     Choice<&XposSideName, &ParseXposSide>(AT(m.pe.xpos().side), Listed::kEither)},
+    {"xpos_positions", "--xpos-positions",
      "The n of the decay: absolute (the paper) or centred (torchscale: n - ceil((max_len + "
      "offset) / 2))",
-     kXpos, nullptr, GET(std::string(XposPositionsName(m.pe.xpos().positions))), SET({
-       return SetChoice("--xpos-positions", text, &ParseXposPositions, "absolute or centred",
-                        m.pe.xpos().positions);
-     })},
+     kXpos,
+     Choice<&XposPositionsName, &ParseXposPositions>(AT(m.pe.xpos().positions), Listed::kEither)},
     // ---- the rotation view
-    {"rotation_offset", "--rotation-offset", "INT",
+    {"rotation_offset", "--rotation-offset",
      "Offset K of the rotation view (sinusoidal): each sin/cos pair of PE(p) is turned by K "
      "times its frequency to PE(p + K); any whole K in [-2147483647, 2147483647] (default 1)",
-     SchemeBit(Scheme::kSinusoidal), nullptr, GET(std::to_string(m.rotation_offset)), SET({
-       Result<int64_t> v = ParseInteger("--rotation-offset", text, -kMaxPosition, kMaxPosition);
-       if (!v.ok()) return v.error();
-       m.rotation_offset = v.value();
-       return {};
-     })},
+     kSin, Int(AT(m.rotation_offset), -kMaxPosition, kMaxPosition)},
     // ---- the model input
-    {"dims", "--dims", "LIST", "Columns for the curves, e.g. 4,5,6,7 or 0-3", kAllSchemes, nullptr,
-     GET([&] {
-       std::string s;
-       for (int64_t d : m.curve_dims) {
-         if (!s.empty()) s += ',';
-         s += std::to_string(d);
-       }
-       return s;
-     }()),
-     SET({
-       Result<std::vector<int64_t>> v = ParseDimList(text);
-       if (!v.ok()) return v.error();
-       m.curve_dims = v.value();
-       return {};
-     })},
-    {"text", "--text", "TEXT",
+    {"dims", "--dims", "Columns for the curves, e.g. 4,5,6,7 or 0-3", kAllSchemes,
+     Custom("LIST", &DimsText, &SetDims)},
+    {"text", "--text",
      "Text for the token sums: a sentence, or several lines (a paragraph, a poem, code); "
      "UTF-8 with tabs and newlines (empty: no tokens)",
-     kAllSchemes, nullptr, GET(m.example.text), SET({
-       if (Status s = CheckMultilineText("--text", text); !s.ok()) return s;
-       m.example.text = text;
-       return {};
-     })},
+     kAllSchemes,
+     Custom(
+         "TEXT", [](const ParamField&, const ModelParams& m) { return m.example.text; },
+         [](const ParamField& f, ModelParams& m, const std::string& text) -> Status {
+           if (Status s = CheckMultilineText(std::string(f.flag), text); !s.ok()) return s;
+           m.example.text = text;
+           return {};
+         })},
     // Read into the text (which figures and sessions record): not recorded itself.
-    {"", "--text-file", "FILE",
+    {"", "--text-file",
      "Read the text from a UTF-8 file (a regular file, or a pipe such as /dev/stdin), "
      "newlines and all; replaces --text",
-     kAllSchemes, nullptr, [](const ModelParams&) { return std::string(); }, SET({
-       Result<std::string> t = ReadTextFile(text, m.cap);
-       if (!t.ok()) return Error{t.error().kind, "--text-file: " + t.message()};
-       m.example.text = std::move(t).value();
-       return {};
-     })},
-    {"tokenizer", "--tokenizer", "NAME", "word or char", kAllSchemes, nullptr,
-     GET(std::string(TokenizerName(m.example.tokenizer))), SET({
-       return SetChoice("--tokenizer", text, &ParseTokenizer, "word or char", m.example.tokenizer);
-     })},
-    {"tokenizer_file", "--tokenizer-file", "FILE",
+     kAllSchemes, Custom("FILE", &NoText, &SetTextFile)},
+    {"tokenizer", "--tokenizer", "word or char", kAllSchemes,
+     Choice<&TokenizerName, &ParseTokenizer>(AT(m.example.tokenizer), Listed::kEither)},
+    {"tokenizer_file", "--tokenizer-file",
      "A real subword tokenizer for the text, replacing --tokenizer: a Hugging Face "
      "tokenizer.json (byte-level BPE as GPT-2 and Llama 3, or WordPiece as BERT), or a folder "
      "with GPT-2's vocab.json + merges.txt or encoder.json + vocab.bpe. The ids are the "
      "tokenizer's and V its size (empty: none)",
-     kAllSchemes, nullptr, GET(m.example.tokenizer_file), SET({
-       if (text.empty()) {
-         m.example.tokenizer_file.clear();
-         m.example.subword.reset();
-         return {};
-       }
-       if (Status s = CheckText("--tokenizer-file", text); !s.ok()) return s;
-       Result<std::shared_ptr<const SubwordTokenizer>> t = LoadSubwordTokenizer(text, m.cap);
-       if (!t.ok()) {
-         return t.error().kind == Error::Kind::kRuntime
-                    ? RuntimeError("--tokenizer-file: " + t.message())
-                    : InvalidArgument("--tokenizer-file: " + t.message());
-       }
-       m.example.tokenizer_file = text;
-       m.example.subword = std::move(t).value();
-       return {};
-     }),
-     [](const ModelParams& m) { return !m.example.tokenizer_file.empty(); }},
+     kAllSchemes,
+     Custom(
+         "FILE", [](const ParamField&, const ModelParams& m) { return m.example.tokenizer_file; },
+         &SetTokenizerFile),
+     nullptr, &HasTokenizerFile},
     // Typed ids replace the text (no tokenizer); before --vocab-size, which checks them.
-    {"ids", "--ids", "LIST",
+    {"ids", "--ids",
      "Token ids instead of text: \"2,5,0,9\" (a sequence) or \"23,37,3;97,61,19\" (a batch, "
      "rows separated by ';', all of one length); each id must be in [0, vocab size)",
-     kAllSchemes, nullptr, GET(FormatIds(m.example.ids)), SET({
-       Result<IdBatch> ids = ParseIds(text);
-       if (!ids.ok()) return ids.error();
-       Result<int64_t> v = IdsVocabSize(ids.value(), m.example.vocab_size);
-       if (!v.ok()) return v.error();
-       if (Status s = CheckIdBatch(ids.value(), v.value()); !s.ok()) return s;
-       m.example.ids = std::move(ids).value();
-       return {};
-     }),
-     [](const ModelParams& m) { return !m.example.ids.empty(); }},
-    {"vocab_size", "--vocab-size", "INT",
+     kAllSchemes,
+     Custom(
+         "LIST", [](const ParamField&, const ModelParams& m) { return FormatIds(m.example.ids); },
+         &SetIds),
+     nullptr, &HasIds},
+    {"vocab_size", "--vocab-size",
      "Vocabulary size V: every id must be in [0, V) (1 to 2^24; 0, the default: the largest "
      "id + 1 with --ids, the text's vocabulary without). The embedding rows do not depend on V",
-     kAllSchemes, nullptr, GET(std::to_string(m.example.vocab_size)), SET({
-       Result<int64_t> v = ParseInteger("--vocab-size", text, 0, kMaxVocab);
-       if (!v.ok()) return v.error();
-       if (v.value() > 0) {
-         if (Status s = CheckIdBatch(m.example.ids, v.value()); !s.ok()) {
-           return InvalidArgument("--vocab-size " + text +
-                                  " does not hold the ids: " + s.message());
-         }
-       }
-       m.example.vocab_size = v.value();
-       return {};
-     }),
-     [](const ModelParams& m) { return !m.example.ids.empty() || m.example.vocab_size != 0; }},
-    {"seed", "--seed", "INT",
+     kAllSchemes,
+     Custom(
+         "INT",
+         [](const ParamField&,
+            const ModelParams& m) { return std::to_string(m.example.vocab_size); },
+         &SetVocabSize),
+     nullptr, &HasVocabSize},
+    {"seed", "--seed",
      "Seed of the model's random (untrained) tables: the token embeddings, the learned "
      "position table and T5's bucket biases",
-     kAllSchemes, nullptr, GET(std::to_string(m.example.seed)), SET({
-       Result<uint64_t> v = ParseUnsigned("--seed", text, kMaxSeed);
-       if (!v.ok()) return v.error();
-       m.example.seed = v.value();
-       if (m.pe.kind() == Scheme::kLearned) m.pe.learned().seed = v.value();
-       if (m.pe.kind() == Scheme::kT5) m.pe.t5().seed = v.value();
-       return {};
-     })},
-    {"embedding_rows", "--embedding-rows", "LIST",
+     kAllSchemes, Unsigned(AT(m.example.seed), &SeedTheTables)},
+    {"embedding_rows", "--embedding-rows",
      "Embedding rows typed by hand instead of the seeded ones: E[0];E[1];... each d_model "
      "values, e.g. \"0.1,0.3,0.4;0.2,0.6,0.5\"; every id must be below the row count",
-     kSin | kLearned, nullptr, GET(FormatRows(m.example.embedding_rows)), SET({
-       Result<std::vector<std::vector<float>>> rows = ParseRows(text);
-       if (!rows.ok()) return rows.error();
-       m.example.embedding_rows = std::move(rows).value();
-       return {};
-     }),
-     [](const ModelParams& m) { return !m.example.embedding_rows.empty(); }},
-    {"positional_rows", "--positional-rows", "LIST",
+     kSin | kLearned, RowsField(AT(m.example.embedding_rows)), nullptr, &HasEmbeddingRows},
+    {"positional_rows", "--positional-rows",
      "Positional rows typed by hand, added in place of the scheme's rows: P[0];P[1];... each "
      "d_model values; a token at position p takes P[p], so every position used must be typed",
-     kSin | kLearned, nullptr, GET(FormatRows(m.example.positional_rows)), SET({
-       Result<std::vector<std::vector<float>>> rows = ParseRows(text, "--positional-rows");
-       if (!rows.ok()) return rows.error();
-       m.example.positional_rows = std::move(rows).value();
-       return {};
-     }),
-     [](const ModelParams& m) { return !m.example.positional_rows.empty(); }},
-    {"scaling", "--no-scale", "", "Do not multiply embeddings by sqrt(d_model)", kSin | kLearned,
-     nullptr, GET(m.input.scale ? "sqrt(d_model)" : "off"), SET({
-       m.input.scale = !(text == "true" || text == "off");
-       return {};
-     })},
-    {"dropout", "--dropout", "NUMBER", "Dropout probability p in [0, 1] (train mode only)",
-     kSin | kLearned, nullptr, GET(Num(m.input.dropout)), SET({
-       Result<double> v = ParseNumber("--dropout", text, "a number in [0, 1]", &Probability);
-       if (!v.ok()) return v.error();
-       m.input.dropout = v.value();
-       return {};
-     })},
-    {"dropout_seed", "--dropout-seed", "INT", "Seed of the dropout mask", kSin | kLearned, nullptr,
-     GET(std::to_string(m.input.dropout_seed)), SET({
-       Result<uint64_t> v = ParseUnsigned("--dropout-seed", text, kMaxSeed);
-       if (!v.ok()) return v.error();
-       m.input.dropout_seed = v.value();
-       return {};
-     })},
-    {"mode", "--train", "", "Train mode: apply dropout (eval mode is the identity)",
-     kSin | kLearned, nullptr, GET(m.input.train ? "train" : "eval"), SET({
-       m.input.train = text == "true" || text == "train";
-       return {};
-     })},
+     kSin | kLearned, RowsField(AT(m.example.positional_rows)), nullptr, &HasPositionalRows},
+    {"scaling", "--no-scale", "Do not multiply embeddings by sqrt(d_model)", kSin | kLearned,
+     Switch<false>(AT(m.input.scale), "off", "sqrt(d_model)")},
+    {"dropout", "--dropout", "Dropout probability p in [0, 1] (train mode only)", kSin | kLearned,
+     Number(AT(m.input.dropout), Within(0, false, 1, "a number in [0, 1]"))},
+    {"dropout_seed", "--dropout-seed", "Seed of the dropout mask", kSin | kLearned,
+     Unsigned(AT(m.input.dropout_seed))},
+    {"mode", "--train", "Train mode: apply dropout (eval mode is the identity)", kSin | kLearned,
+     Switch<true>(AT(m.input.train), "train", "eval")},
     // ---- the similarity views
-    {"measure", "--measure", "NAME",
+    {"measure", "--measure",
      "Similarity views: dot (PE(p).PE(q)) or cosine (the dot over |PE(p)| |PE(q)|)",
-     kSin | kLearned | kRope, nullptr, GET(std::string(SimilarityMeasureName(m.measure))), SET({
-       return SetChoice("--measure", text, &ParseSimilarityMeasure, "dot or cosine", m.measure);
-     })},
+     kSin | kLearned | kRope,
+     Choice<&SimilarityMeasureName, &ParseSimilarityMeasure>(AT(m.measure), Listed::kEither)},
     // ---- the attention-score views
-    {"content", "--content", "NAME",
+    {"content", "--content",
      "Attention-score content: random (one seeded vector as q and k), ones, or tokens:A,B "
      "(the embeddings of the sentence's tokens number A and B, e.g. tokens:1,2)",
-     kAllSchemes, nullptr, GET([&] {
-       switch (m.content.kind) {
-         case ScoreContent::Kind::kRandom:
-           return std::string("random");
-         case ScoreContent::Kind::kOnes:
-           return std::string("ones");
-         case ScoreContent::Kind::kTokens:
-           break;
-       }
-       return "tokens:" + std::to_string(m.content.token_a) + "," +
-              std::to_string(m.content.token_b);
-     }()),
-     SET({
-       if (text == "random" || text == "ones") {
-         m.content.kind =
-             text == "random" ? ScoreContent::Kind::kRandom : ScoreContent::Kind::kOnes;
-         return {};
-       }
-       const size_t comma = text.find(',');
-       if (text.rfind("tokens:", 0) == 0 && comma != std::string::npos) {
-         Result<int64_t> a =
-             ParseInteger("--content token A", text.substr(7, comma - 7), 0, kMaxPosition);
-         Result<int64_t> b =
-             ParseInteger("--content token B", text.substr(comma + 1), 0, kMaxPosition);
-         if (a.ok() && b.ok()) {
-           m.content = {ScoreContent::Kind::kTokens, a.value(), b.value()};
-           return {};
-         }
-       }
-       return InvalidArgument(
-           "--content must be random, ones or tokens:A,B (token indices), got \"" + text + "\"" +
-           DidYouMean(text.substr(0, text.find(':')), {"random", "ones", "tokens"}));
-     })},
-    {"causal_mask", "--causal", "", "Attention scores: hide keys after the query (a decoder)",
-     kAllSchemes, nullptr, GET(m.causal_mask ? "true" : "false"), SET({
-       m.causal_mask = text == "true";
-       return {};
-     })},
-    {"query", "--query", "INT",
+     kAllSchemes, Custom("NAME", &ContentText, &SetContent)},
+    {"causal_mask", "--causal", "Attention scores: hide keys after the query (a decoder)",
+     kAllSchemes, Switch<true>(AT(m.causal_mask), "true", "false")},
+    {"query", "--query",
      "Attention view: the query position whose softmax row is shown (absolute, offset "
      "included); -1: the table's last position",
-     kAllSchemes, nullptr, GET(std::to_string(m.query)), SET({
-       Result<int64_t> v = ParseInteger("--query", text, -1, kMaxPosition);
-       if (!v.ok()) return v.error();
-       m.query = v.value();
-       return {};
-     })},
-    {"compare", "--compare", "LIST",
+     kAllSchemes, Int(AT(m.query), -1, kMaxPosition)},
+    {"compare", "--compare",
      "Schemes the decay view draws beside this one, e.g. rope,alibi (each with its defaults and "
      "this shape)",
-     kAllSchemes, nullptr, GET(m.compare), SET({
-       size_t start = 0;
-       while (!text.empty() && start <= text.size()) {
-         size_t comma = text.find(',', start);
-         if (comma == std::string::npos) comma = text.size();
-         const std::string name = text.substr(start, comma - start);
-         if (!ParseScheme(name)) {
-           const char* names = "sinusoidal, learned, rope, alibi, t5, xpos";
-           return InvalidArgument("--compare: \"" + name + "\" is not a scheme (" + names +
-                                  "), in \"" + text + "\"" + DidYouMean(name, WordsOfList(names)));
-         }
-         start = comma + 1;
-       }
-       m.compare = text;
-       return {};
-     })},
+     kAllSchemes,
+     Custom(
+         "LIST", [](const ParamField&, const ModelParams& m) { return m.compare; }, &SetCompare)},
     // ---- the compare view: the second configuration, as overrides of this one's fields
-    {"versus", "--versus", "LIST",
+    {"versus", "--versus",
      "Compare view: the second configuration as key=value overrides of this one, e.g. "
      "\"scheme=rope,rope_theta=500000\" or \"d_model=512\" (keys as in figure metadata; applied "
      "in this table's order, the scheme first)",
-     kAllSchemes, nullptr, GET(m.versus), SET({
-       if (Result<ModelParams> b = ApplyVersus(m, text); !b.ok()) return b.error();
-       m.versus = text;
-       return {};
-     })},
-    {"compare_of", "--compare-of", "NAME",
+     kAllSchemes,
+     Custom(
+         "LIST", [](const ParamField&, const ModelParams& m) { return m.versus; }, &SetVersus)},
+    {"compare_of", "--compare-of",
      "Compare view: score (the attention scores score(m, n)) or table (the encodings' tables)",
-     kAllSchemes, nullptr, GET(std::string(CompareOfName(m.compare_of))), SET({
-       return SetChoice("--compare-of", text, &ParseCompareOf, "score or table", m.compare_of);
-     })},
-    {"colormap", "--colormap", "NAME",
+     kAllSchemes, Choice<&CompareOfName, &ParseCompareOf>(AT(m.compare_of), Listed::kEither)},
+    {"colormap", "--colormap",
      "Heatmap colours: rdbu, viridis or cividis (reads the same with red-green colour "
      "blindness)",
-     kAllSchemes, nullptr, GET(std::string(ColormapName(m.colormap))), SET({
-       return SetChoice("--colormap", text, &ParseColormap, "rdbu, viridis or cividis", m.colormap);
-     })},
+     kAllSchemes, Choice<&ColormapName, &ParseColormap>(AT(m.colormap), Listed::kEither)},
     // The check view's loaded table; the file is read when the view is drawn.
-    {"check_table", "--check-table", "FILE",
+    {"check_table", "--check-table",
      "Check view: a table you computed, FILE.npy or FILE.safetensors:TENSOR, shape (L, d), "
      "compared with the exact table of these parameters (d and L taken from the file)",
-     kSin | kLearned | kRope, nullptr, GET(m.check_table), SET({
-       if (Status s = CheckText("--check-table", text); !s.ok()) return s;
-       if (!text.empty()) {
-         Result<TensorSpec> spec = ParseTensorSpec(text);
-         if (!spec.ok()) return InvalidArgument("--check-table: " + spec.message());
-       }
-       m.check_table = text;
-       return {};
-     }),
-     [](const ModelParams& m) { return !m.check_table.empty(); }},
+     kSin | kLearned | kRope,
+     Custom(
+         "FILE", [](const ParamField&, const ModelParams& m) { return m.check_table; },
+         &SetCheckTable),
+     nullptr, &HasCheckTable},
     // ---- tables loaded from files (io/loaded_table.h), after the memory cap, which bounds them.
     // Each is recorded with its content hash, so a figure names the exact data it shows and
     // reading its metadata back refuses a file that changed.
-    {"embeddings", "--embeddings", "FILE",
+    {"embeddings", "--embeddings",
      "Token embedding table E (V, d) from FILE[:TENSOR]: an NPY or safetensors tensor (rows = "
      "token ids), or a word-vector file (GloVe text, .vec, word2vec binary; rows = its words, "
      "a word it lacks takes its <unk> row or a zero row). d_model follows the table's columns",
-     kAllSchemes, nullptr, GET(m.example.embeddings.spec), SET({
-       if (text.empty()) {
-         m.example.embeddings = {};
-         return {};
-       }
-       Result<TableRef> ref = LoadRef("--embeddings", text, TableUse::kEmbeddings, m.cap);
-       if (!ref.ok()) return ref.error();
-       const int64_t cols = ref.value().table->cols();
-       if (cols > kMaxDModel) {
-         return InvalidArgument("--embeddings: " + Quoted(text) + " has " + std::to_string(cols) +
-                                " columns; d_model must be at most " + std::to_string(kMaxDModel));
-       }
-       m.example.embeddings = std::move(ref).value();
-       m.pe.d_model = cols;
-       return {};
-     }),
-     [](const ModelParams& m) { return m.example.embeddings.loaded(); }},
-    {"embeddings_hash", "--embeddings-hash", "HEX",
+     kAllSchemes,
+     Custom(
+         "FILE", [](const ParamField&, const ModelParams& m) { return m.example.embeddings.spec; },
+         &SetEmbeddings),
+     nullptr, &HasEmbeddings},
+    {"embeddings_hash", "--embeddings-hash",
      "The content hash --embeddings must have (figure metadata records it; loaded_table.h: "
      "FNV-1a 64 over 8-byte words)",
-     kAllSchemes, nullptr, GET(HashText(m.example.embeddings.hash)),
-     SET({ return CheckHash("--embeddings-hash", "--embeddings", m.example.embeddings, text); }),
-     [](const ModelParams& m) { return m.example.embeddings.loaded(); }},
-    {"positions_table", "--positions-table", "FILE",
+     kAllSchemes,
+     Custom(
+         "HEX",
+         [](const ParamField&, const ModelParams& m) {
+           return HashText(m.example.embeddings.hash);
+         },
+         [](const ParamField& f, ModelParams& m, const std::string& text) {
+           return CheckHash(f.flag.data(), "--embeddings", m.example.embeddings, text);
+         }),
+     nullptr, &HasEmbeddings},
+    {"positions_table", "--positions-table",
      "A trained position table from FILE[:TENSOR] (NPY or safetensors): with the learned scheme "
      "the table (rows >= max_len + offset, d), e.g. GPT-2's wpe; with t5 the "
      "relative_attention_bias (buckets, heads). d_model and max_len (its rows from the offset), or "
      "T5's buckets and heads, follow it unless given",
-     kLearned | kT5, nullptr,
-     GET(m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias.spec : m.pe.learned().table.spec), SET({
-       const bool t5 = m.pe.kind() == Scheme::kT5;
-       if (text.empty()) {
-         if (t5)
-           m.pe.t5().bias = {};
-         else
-           m.pe.learned().table = {};
-         return {};
-       }
-       Result<TableRef> ref = LoadRef("--positions-table", text, TableUse::kPositions, m.cap);
-       if (!ref.ok()) return ref.error();
-       const LoadedTable& t = *ref.value().table;
-       if (t5) {
-         if (t.cols() > 4096 || t.rows() < 2 || t.rows() > (int64_t{1} << 20)) {
-           return InvalidArgument("--positions-table: " + Quoted(text) + " has shape (" +
-                                  std::to_string(t.rows()) + ", " + std::to_string(t.cols()) +
-                                  "); a T5 relative_attention_bias is (buckets, heads) with 2 to "
-                                  "1048576 buckets and 1 to 4096 heads");
-         }
-         T5Params& p = m.pe.t5();
-         p.buckets = t.rows();
-         p.heads = t.cols();
-         p.head = std::min(p.head, p.heads - 1);
-         p.bias = std::move(ref).value();
-         return {};
-       }
-       if (t.cols() > kMaxDModel) {
-         return InvalidArgument("--positions-table: " + Quoted(text) + " has " +
-                                std::to_string(t.cols()) + " columns; d_model must be at most " +
-                                std::to_string(kMaxDModel));
-       }
-       if (m.pe.offset >= t.rows()) {
-         return InvalidArgument("--positions-table: " + Quoted(text) + " has " +
-                                std::to_string(t.rows()) + " rows, none from --offset " +
-                                std::to_string(m.pe.offset));
-       }
-       m.pe.d_model = t.cols();
-       // The table is shown whole: max_len follows its rows from the offset (a --max-len given
-       // is applied again after it, and may only be smaller).
-       m.pe.max_len = std::min<int64_t>(t.rows() - m.pe.offset, kMaxPosition + 1);
-       m.pe.learned().table = std::move(ref).value();
-       return {};
-     }),
-     [](const ModelParams& m) {
-       return m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias.loaded() : m.pe.learned().table.loaded();
-     }},
-    {"positions_table_hash", "--positions-table-hash", "HEX",
+     kLearned | kT5,
+     Custom(
+         "FILE", [](const ParamField&, const ModelParams& m) { return PositionsTable(m).spec; },
+         &SetPositionsTable),
+     nullptr, &HasPositionsTable},
+    {"positions_table_hash", "--positions-table-hash",
      "The content hash --positions-table must have (figure metadata records it)", kLearned | kT5,
-     nullptr,
-     GET(HashText(m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias.hash : m.pe.learned().table.hash)),
-     SET({
-       return CheckHash("--positions-table-hash", "--positions-table",
-                        m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias : m.pe.learned().table, text);
-     }),
-     [](const ModelParams& m) {
-       return m.pe.kind() == Scheme::kT5 ? m.pe.t5().bias.loaded() : m.pe.learned().table.loaded();
-     }},
+     Custom(
+         "HEX",
+         [](const ParamField&, const ModelParams& m) { return HashText(PositionsTable(m).hash); },
+         [](const ParamField& f, ModelParams& m, const std::string& text) {
+           return CheckHash(f.flag.data(), "--positions-table", PositionsTable(m), text);
+         }),
+     nullptr, &HasPositionsTable},
 };
 
-#undef GET
-#undef SET
+#undef AT
+#undef THETA
+#undef PART
+#undef HEADS
+#undef HEAD
 
 }  // namespace
+
+bool NumberRule::Accepts(double v) const {
+  return (lo_open ? v > lo : v >= lo) && (hi_open ? v < hi : v <= hi) && !(nonzero && v == 0);
+}
+
+std::string FieldNumberText(double v) {
+  return Num(v);
+}
 
 std::string ParamField::WhyNotApplicable(const ModelParams& m) const {
   if ((schemes & SchemeBit(m.pe.kind())) == 0) {
@@ -1039,7 +1099,7 @@ std::vector<std::pair<std::string, std::string>> ParamValues(const ModelParams& 
   std::vector<std::pair<std::string, std::string>> out;
   for (const ParamField& f : kFields) {
     if (f.key.empty() || !f.WhyNotApplicable(m).empty()) continue;
-    if (f.recorded && !f.recorded(m)) continue;
+    if (!f.recorded(m)) continue;
     out.emplace_back(std::string(f.key), f.get(m));
   }
   return out;

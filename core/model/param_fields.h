@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -17,28 +18,79 @@
 
 namespace pe {
 
+struct ParamField;
+
+// The values a NUMBER field takes: finite, within [lo, hi] (each end open or closed), not 0
+// when `nonzero`; `says` words them for the message ("a finite number greater than 1").
+struct NumberRule {
+  double lo = -std::numeric_limits<double>::infinity();
+  bool lo_open = false;
+  double hi = std::numeric_limits<double>::infinity();
+  bool hi_open = false;
+  bool nonzero = false;
+  std::string_view says;
+  bool Accepts(double v) const;
+};
+
+// How a field's text reads and writes its typed value. param_fields.cpp builds these with
+// Number, Int, Unsigned, Choice, Flag and, for the few fields with rules of their own, Custom;
+// the parsing and the messages live once in those builders.
+struct FieldValue {
+  std::string_view
+      value_name;  // "INT", "NUMBER", "NAME", "TEXT", "LIST", "FILE", "HEX"; "": a switch
+  std::string (*get)(const ParamField& f, const ModelParams& m) = nullptr;
+  Status (*set)(const ParamField& f, ModelParams& m, const std::string& text) = nullptr;
+  NumberRule number;              // NUMBER: the values allowed
+  int64_t lo = 0, hi = 0;         // INT: the values allowed
+  bool follows_table = false;     // INT: a loaded table fixes the value (d_model, T5's shape)
+  std::string_view given, other;  // a switch: what metadata records when given, and otherwise
+  bool one_of = false;            // NAME: the message lists "one of a, b, c", else "a, b or c"
+  void (*then)(ModelParams& m) = nullptr;  // after the value is set (the seed reaches the tables)
+};
+
 struct ParamField {
   std::string_view key;         // metadata and session key; empty: not recorded (CLI only)
   std::string_view flag;        // "--d-model"
-  std::string_view value_name;  // "INT", "NUMBER", "NAME", "TEXT", "FILE"; empty: a switch
+  std::string_view value_name;  // value.value_name
   std::string_view help;
   unsigned schemes = kAllSchemes;
+  FieldValue value;
   // Why the field does not apply to `m` although its scheme matches (e.g. a YaRN parameter
   // with another scaling); empty when it applies. Null: it always applies to its schemes.
   std::string (*not_applicable)(const ModelParams& m) = nullptr;
-  // The value as text (a switch: "true" or "false"); what `set` reads back.
-  std::string (*get)(const ModelParams& m) = nullptr;
-  // Parses `text` (decimal only, the whole text) and sets the value; an error names the flag,
-  // the allowed range and the text. A switch gets "true".
-  Status (*set)(ModelParams& m, const std::string& text) = nullptr;
   // Whether figure metadata records the value although the field applies (typed ids only when
   // there are some: an empty list is not a value --ids accepts). Null: always.
-  bool (*recorded)(const ModelParams& m) = nullptr;
+  bool (*recorded_when)(const ModelParams& m) = nullptr;
 
+  constexpr ParamField(std::string_view key_, std::string_view flag_, std::string_view help_,
+                       unsigned schemes_, FieldValue value_,
+                       std::string (*not_applicable_)(const ModelParams&) = nullptr,
+                       bool (*recorded_when_)(const ModelParams&) = nullptr)
+      : key(key_),
+        flag(flag_),
+        value_name(value_.value_name),
+        help(help_),
+        schemes(schemes_),
+        value(value_),
+        not_applicable(not_applicable_),
+        recorded_when(recorded_when_) {}
+
+  // The value as text (a switch: what metadata records, "true"/"false", "train"/"eval", ...);
+  // what `set` reads back.
+  std::string get(const ModelParams& m) const { return value.get(*this, m); }
+  // Parses `text` (decimal only, the whole text) and sets the value; an error names the flag,
+  // the allowed range and the text. A switch gets "true". Never reads a file but the ones the
+  // FILE fields name (see io/loaded_table.h's cache).
+  Status set(ModelParams& m, const std::string& text) const { return value.set(*this, m, text); }
+  bool recorded(const ModelParams& m) const { return recorded_when == nullptr || recorded_when(m); }
   bool is_switch() const { return value_name.empty(); }
   // Empty when the field applies to `m`, else a sentence saying why not, naming the scheme.
   std::string WhyNotApplicable(const ModelParams& m) const;
 };
+
+// The text a NUMBER field records for `v` and reads back to the same double ("500000", "0.02",
+// "1e-07"): the window sets a number it parsed through this text, as the command line would.
+std::string FieldNumberText(double v);
 
 // Every field, in the order the CLI applies them: the memory cap first (it bounds every table and
 // file loaded after it), then the scheme and preset (they reset the
