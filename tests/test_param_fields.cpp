@@ -323,20 +323,6 @@ TEST(ParamFields, TheMemoryCapComesBeforeEveryFieldThatLoads) {
   }
 }
 
-// Keys only some views read: the registry's list, and nothing else.
-TEST(ParamFields, KeysOnlySomeViewsReadNameThoseViews) {
-  EXPECT_TRUE(OnlyAnotherViewReads("versus", "heatmap"));
-  EXPECT_FALSE(OnlyAnotherViewReads("versus", "compare"));
-  EXPECT_TRUE(OnlyAnotherViewReads("dims", "heatmap"));
-  EXPECT_FALSE(OnlyAnotherViewReads("dims", "curves"));
-  EXPECT_TRUE(OnlyAnotherViewReads("measure", "score"));
-  EXPECT_FALSE(OnlyAnotherViewReads("measure", "similarity-offset"));
-  EXPECT_FALSE(OnlyAnotherViewReads("dtype", "check"));
-  EXPECT_TRUE(OnlyAnotherViewReads("compare", "heatmap"));
-  EXPECT_FALSE(OnlyAnotherViewReads("d_model", "heatmap"));
-  EXPECT_FALSE(OnlyAnotherViewReads("colormap", "curves"));
-}
-
 TEST(ParamFields, BadValuesNameTheFlagTheRangeAndTheText) {
   ModelParams m;
   auto set = [&](const char* flag, const std::string& text) {

@@ -14,6 +14,7 @@
 
 #include "headless_ui.h"
 #include "model/param_fields.h"
+#include "panels/panels.h"
 #include "views/view_registry.h"
 
 namespace pe {
@@ -313,6 +314,28 @@ TEST_F(StateConsistency, EveryPanelDrawsTheCurrentStateAfterEveryFrame) {
     schemes_seen.insert(state_.params.pe.kind());
   }
   EXPECT_EQ(schemes_seen.size(), 3u) << "the sequence should visit every scheme";
+}
+
+// Every view has one panel entry with a title, a draw function and a switch, and no two panels
+// draw into one texture slot (the compare panel's A, B and A - B take three).
+TEST(PanelEntries, EveryViewHasOnePanelWithItsOwnTextureSlots) {
+  std::map<int, std::string> slots;
+  std::set<ViewKind> views;
+  for (const PanelEntry& p : ViewPanels()) {
+    SCOPED_TRACE(p.id);
+    EXPECT_TRUE(views.insert(p.view).second) << "two panels show one view";
+    ASSERT_NE(p.title, nullptr);
+    EXPECT_NE(std::string(p.title), "");
+    EXPECT_NE(p.draw, nullptr);
+    EXPECT_NE(p.shown, nullptr);
+    if (p.texture_slot < 0) continue;
+    const int used = p.view == ViewKind::kCompare ? 3 : 1;
+    for (int k = 0; k < used; ++k) {
+      EXPECT_TRUE(slots.emplace(p.texture_slot + k, p.id).second)
+          << "slot " << p.texture_slot + k << " is also " << slots[p.texture_slot + k] << "'s";
+    }
+  }
+  EXPECT_EQ(views.size(), static_cast<size_t>(kViewKinds));
 }
 
 }  // namespace

@@ -283,8 +283,7 @@ std::string FlagNotForView(const CLI::App& exp, const CLI::App& top, const Expor
   };
   for (const ParamField& f : ParamFields()) {
     if (f.key.empty()) continue;
-    const std::span<const std::string_view> readers = ViewsThatRead(f.key);
-    std::string why = not_read(std::string(f.flag), {readers.begin(), readers.end()});
+    std::string why = not_read(std::string(f.flag), ViewsReading(f.key));
     if (!why.empty()) return why;
   }
   const std::pair<const char*, ViewWindowKey> windows[] = {
@@ -370,7 +369,7 @@ Result<std::optional<std::vector<std::string>>> MergeFromFigure(
   std::vector<std::string> out(argv, argv + export_at + 1);
   for (const CommandFlag& f : flags.value()) {
     if (given_flag(f.flag)) continue;
-    if (!view.empty() && OnlyAnotherViewReads(f.key, view)) continue;
+    if (!view.empty() && OnlyOtherViewsRead(f.key, view)) continue;
     if ((f.flag == "--highlight" && given_flag("--no-highlight")) ||
         (f.flag == "--no-highlight" && given_flag("--highlight"))) {
       continue;

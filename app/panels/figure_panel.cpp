@@ -39,7 +39,10 @@ PlotRange WidenToAspect(PlotRange v, double aspect) {
 
 // The rotation view's position p (a slider over the table's positions) and a play switch that
 // advances p every frame, so the arrows turn as a sequence goes on.
-void RotationControls(AppState& state, const Encoding& e) {
+}  // namespace
+
+void RotationControls(AppState& state, const Derived& derived, ViewKind) {
+  const Encoding& e = *derived.encoding;
   const int64_t first = e.first_position(), last = e.last_position();
   int64_t p = state.rotation.position == -1 ? std::min(first + 10, last) : state.rotation.position;
   bool playing = state.rotation.playing;
@@ -80,7 +83,7 @@ void RotationControls(AppState& state, const Encoding& e) {
 
 // What the scores are of: the content (one random vector, ones, or two tokens of the sentence)
 // and the causal mask, through the parameter table as the command line sets them.
-void ScoreControls(AppState& state, ViewKind view) {
+void ScoreControls(AppState& state, const Derived&, ViewKind view) {
   const float em = ImGui::GetFontSize();
   const ScoreContent& c = state.params.content;
   const char* contents[] = {"random x", "ones", "two tokens"};
@@ -133,7 +136,7 @@ void ScoreControls(AppState& state, ViewKind view) {
 }
 
 // The precision view's format, through the parameter table as --dtype sets it.
-void PrecisionControls(AppState& state) {
+void PrecisionControls(AppState& state, const Derived&, ViewKind) {
   const float em = ImGui::GetFontSize();
   const char* names[] = {"bfloat16 (bf16)", "float16 (fp16)"};
   const char* values[] = {"bf16", "fp16"};
@@ -149,7 +152,7 @@ void PrecisionControls(AppState& state) {
 }
 
 // The similarity views' measure, through the parameter table as --measure sets it.
-void SimilarityControls(AppState& state) {
+void SimilarityControls(AppState& state, const Derived&, ViewKind) {
   const float em = ImGui::GetFontSize();
   const char* measures[] = {"dot", "cosine"};
   int measure = state.params.measure == SimilarityMeasure::kCosine ? 1 : 0;
@@ -163,7 +166,9 @@ void SimilarityControls(AppState& state) {
 
 // The attention view's query: a slider over the table's positions (-1, the default, shows as
 // the last position), set through the parameter table as --query.
-void QueryControl(AppState& state, const Encoding& e) {
+void AttentionControls(AppState& state, const Derived& derived, ViewKind view) {
+  ScoreControls(state, derived, view);
+  const Encoding& e = *derived.encoding;
   const int64_t first = e.first_position(), last = e.last_position();
   int64_t m = state.params.query == -1 ? last : std::clamp(state.params.query, first, last);
   ImGui::SetNextItemWidth(-1);
@@ -178,7 +183,7 @@ void QueryControl(AppState& state, const Encoding& e) {
 
 // The check view's table: a path typed here ("FILE" or "FILE:TENSOR"), loaded by the button or
 // Enter through the parameter table as --check-table sets it; Clear unloads it.
-void CheckControls(AppState& state) {
+void CheckControls(AppState& state, const Derived&, ViewKind) {
   const float em = ImGui::GetFontSize();
   const char* label = "table";
   const ImGuiID id = ImGui::GetID(label);
@@ -205,8 +210,6 @@ void CheckControls(AppState& state) {
   }
   if (!f.error.empty()) ErrorText(f.error);
 }
-
-}  // namespace
 
 namespace {
 
@@ -262,8 +265,9 @@ void DrawPointLabels(Plot& plot, const Figure& f, float em) {
 
 }  // namespace
 
-void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
+void DrawFigurePanel(const PanelEntry& p, AppState& state, const Derived& derived,
                      FigurePanelCache& cache, UiServices& services, DrawnRecord& drawn) {
+  const ViewKind view = p.view;
   if (!derived.pe_status.ok()) {
     NoEncodingText(derived, "Nothing to show: ");
     return;
@@ -273,16 +277,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
     return;
   }
   const float em = ImGui::GetFontSize();
-  if (view == ViewKind::kRotation) RotationControls(state, *derived.encoding);
-  if (view == ViewKind::kScore || view == ViewKind::kDecay || view == ViewKind::kAttention) {
-    ScoreControls(state, view);
-  }
-  if (view == ViewKind::kAttention) QueryControl(state, *derived.encoding);
-  if (view == ViewKind::kPrecision) PrecisionControls(state);
-  if (view == ViewKind::kCheck) CheckControls(state);
-  if (view == ViewKind::kSimilarity || view == ViewKind::kSimilarityOffset) {
-    SimilarityControls(state);
-  }
+  if (p.controls != nullptr) p.controls(state, derived, view);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   // The legend's column, unless the view's figure has no legend (T5's bias): then the plot takes
   // the width (one figure is made again at the wider size when the first arrives).
@@ -292,7 +287,7 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
   // The score and similarity views are computed for the window on screen (a table of 2^31
   // positions pans and zooms): the figure follows the plot's view (AppState's, so an export
   // draws it too; the two (position x position) views share it), within the whole table.
-  const bool follows_view = view == ViewKind::kScore || view == ViewKind::kSimilarity;
+  const bool follows_view = p.window == FigureWindow::kScore;
   ViewRange whole;
   if (follows_view) {
     const Encoding& e = *derived.encoding;
@@ -304,8 +299,8 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
   // of 2^31 positions pans and zooms): panning or zooming here moves the heatmap too, and an
   // export from the window shows the same window. The check view pans and zooms over the
   // loaded table in a window of its own (AppState's, so an export draws it too).
-  const bool shares_heatmap_view = view == ViewKind::kPrecision;
-  const bool own_table_view = view == ViewKind::kCheck;
+  const bool shares_heatmap_view = p.window == FigureWindow::kHeatmap;
+  const bool own_table_view = p.window == FigureWindow::kOwnTable;
   if (shares_heatmap_view) {
     const Encoding& e = *derived.encoding;
     const auto first = static_cast<double>(e.first_position());
@@ -400,9 +395,8 @@ void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
       }
     }
     if (fig.image && services.textures && main) {
-      // Each figure panel has its own texture slot, after the heatmap's (slot 0).
       if (!cache.image_uploaded) {
-        cache.texture = services.textures->Upload(1 + static_cast<int>(view), fig.image->width,
+        cache.texture = services.textures->Upload(p.texture_slot, fig.image->width,
                                                   fig.image->height, fig.image->rgba.data());
         cache.image_uploaded = true;
       }

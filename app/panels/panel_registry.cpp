@@ -5,59 +5,206 @@
 namespace pe {
 namespace {
 
-const PanelEntry kPanels[] = {
-    {ViewKind::kHeatmap, "heatmap", "Table[position, column] as a heatmap", false,
-     [](AppState& s, const Derived& d, UiCaches& c, UiServices& sv) {
-       DrawHeatmapPanel(s, d, c.heatmap, sv, c.drawn);
-     }},
-    {ViewKind::kCurves, "curves", "Curves: table columns as waves", false,
-     [](AppState& s, const Derived& d, UiCaches& c, UiServices&) {
-       DrawCurvesPanel(s, d, c.curves, c.drawn);
-     }},
-    {ViewKind::kSums, "sums",
-     "Token sums: embedding \xc3\x97 \xe2\x88\x9a"
-     "d + positional vector = model input",
-     true,
-     [](AppState& s, const Derived& d, UiCaches& c, UiServices&) { DrawSumsPanel(s, d, c.drawn); }},
-    {ViewKind::kWalkthrough, "walkthrough", "Walkthrough: from text to model input, step by step",
-     true,
-     [](AppState& s, const Derived& d, UiCaches& c, UiServices& sv) {
-       DrawWalkthroughPanel(s, d, c.walkthrough, sv, c.drawn);
-     }},
-#define PE_FIGURE_PANEL(kind, id, title)                                                    \
-  {                                                                                         \
-    kind, id, title, true, [](AppState& s, const Derived& d, UiCaches& c, UiServices& sv) { \
-      DrawFigurePanel(s, d, kind, c.figure_panels[kind], sv, c.drawn);                      \
-    }                                                                                       \
+// The heatmap and curves of a bias table (ALiBi, T5: query by key) say so; a stored table
+// (learned, or one read from a file) has columns, not waves.
+const char* HeatmapTitle(const Derived& derived) {
+  const bool bias = derived.encoding && derived.encoding->family() == Family::kBias;
+  return bias ? "Bias[query m, key n] as a heatmap" : nullptr;
+}
+const char* CurvesTitle(const Derived& derived) {
+  const bool bias = derived.encoding && derived.encoding->family() == Family::kBias;
+  if (bias) return "Curves: bias of one key n against the query m";
+  if (derived.encoding && derived.encoding->waves().empty()) {
+    return "Curves: table columns by position";
   }
-    PE_FIGURE_PANEL(ViewKind::kRotation, "rotation", "Rotation: pairs turned by R_p or R(K)"),
-    PE_FIGURE_PANEL(ViewKind::kFrequencies, "frequencies",
-                    "Frequencies per pair: original vs scaled"),
-    PE_FIGURE_PANEL(ViewKind::kBias, "bias", "Attention bias: query by key"),
-    PE_FIGURE_PANEL(ViewKind::kBuckets, "buckets", "T5 buckets"),
-    PE_FIGURE_PANEL(ViewKind::kSlopes, "slopes", "ALiBi slopes per head"),
-    PE_FIGURE_PANEL(ViewKind::kScore, "score", "Attention score q\xc2\xb7k: query by key"),
-    PE_FIGURE_PANEL(ViewKind::kDecay, "decay", "Score against distance"),
-    PE_FIGURE_PANEL(ViewKind::kRoformerDecay, "roformer-decay", "RoFormer's long-term decay"),
-    PE_FIGURE_PANEL(ViewKind::kAttention, "attention", "Attention: softmax of one query's scores"),
-    {ViewKind::kCompare, "compare", "Compare two configurations", true,
-     [](AppState& s, const Derived& d, UiCaches& c, UiServices& sv) {
-       DrawComparePanel(s, d, c.compare, sv, c.drawn);
-     }},
-    PE_FIGURE_PANEL(ViewKind::kSimilarity, "similarity", "Similarity PE(p)\xc2\xb7PE(q)"),
-    PE_FIGURE_PANEL(ViewKind::kSimilarityOffset, "similarity-offset",
-                    "Similarity against k = q - p"),
-    PE_FIGURE_PANEL(ViewKind::kSpectrum, "spectrum", "Spectrum: frequency and wavelength per pair"),
-    PE_FIGURE_PANEL(ViewKind::kPrecision, "precision", "Precision in bfloat16 / float16"),
-    PE_FIGURE_PANEL(ViewKind::kCheck, "check", "Check a loaded table"),
-    PE_FIGURE_PANEL(ViewKind::kProjection, "projection", "Projection (PCA) of the tokens"),
-#undef PE_FIGURE_PANEL
+  return nullptr;
+}
+
+void DrawFigure(const PanelEntry& p, AppState& s, const Derived& d, UiCaches& c, UiServices& sv) {
+  DrawFigurePanel(p, s, d, c.figure_panels[p.view], sv, c.drawn);
+}
+
+// A figure panel's texture slot: after the heatmap's (slot 0), one per view.
+constexpr int FigureSlot(ViewKind view) {
+  return 1 + static_cast<int>(view);
+}
+
+const PanelEntry kPanels[] = {
+    {.view = ViewKind::kHeatmap,
+     .id = "heatmap",
+     .title = "Table[position, column] as a heatmap",
+     .bottom_row = false,
+     .shown = &PanelVisibility::heatmap,
+     .texture_slot = 0,
+     .draw = [](const PanelEntry&, AppState& s, const Derived& d, UiCaches& c,
+                UiServices& sv) { DrawHeatmapPanel(s, d, c.heatmap, sv, c.drawn); },
+     .title_for = &HeatmapTitle},
+    {.view = ViewKind::kCurves,
+     .id = "curves",
+     .title = "Curves: table columns as waves",
+     .bottom_row = false,
+     .shown = &PanelVisibility::curves,
+     .texture_slot = -1,
+     .draw = [](const PanelEntry&, AppState& s, const Derived& d, UiCaches& c,
+                UiServices&) { DrawCurvesPanel(s, d, c.curves, c.drawn); },
+     .title_for = &CurvesTitle},
+    {.view = ViewKind::kSums,
+     .id = "sums",
+     .title = "Token sums: embedding \xc3\x97 \xe2\x88\x9a"
+              "d + positional vector = model input",
+     .bottom_row = true,
+     .shown = &PanelVisibility::sums,
+     .texture_slot = -1,
+     .draw = [](const PanelEntry&, AppState& s, const Derived& d, UiCaches& c,
+                UiServices&) { DrawSumsPanel(s, d, c.drawn); },
+     .scrollbar = true},
+    {.view = ViewKind::kWalkthrough,
+     .id = "walkthrough",
+     .title = "Walkthrough: from text to model input, step by step",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kWalkthrough),
+     .draw = [](const PanelEntry&, AppState& s, const Derived& d, UiCaches& c,
+                UiServices& sv) { DrawWalkthroughPanel(s, d, c.walkthrough, sv, c.drawn); }},
+    {.view = ViewKind::kRotation,
+     .id = "rotation",
+     .title = "Rotation: pairs turned by R_p or R(K)",
+     .bottom_row = true,
+     .shown = &PanelVisibility::rotation,
+     .texture_slot = FigureSlot(ViewKind::kRotation),
+     .draw = &DrawFigure,
+     .controls = &RotationControls},
+    {.view = ViewKind::kFrequencies,
+     .id = "frequencies",
+     .title = "Frequencies per pair: original vs scaled",
+     .bottom_row = true,
+     .shown = &PanelVisibility::frequencies,
+     .texture_slot = FigureSlot(ViewKind::kFrequencies),
+     .draw = &DrawFigure},
+    {.view = ViewKind::kBias,
+     .id = "bias",
+     .title = "Attention bias: query by key",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kBias),
+     .draw = &DrawFigure},
+    {.view = ViewKind::kBuckets,
+     .id = "buckets",
+     .title = "T5 buckets",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kBuckets),
+     .draw = &DrawFigure},
+    {.view = ViewKind::kSlopes,
+     .id = "slopes",
+     .title = "ALiBi slopes per head",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kSlopes),
+     .draw = &DrawFigure},
+    {.view = ViewKind::kScore,
+     .id = "score",
+     .title = "Attention score q\xc2\xb7k: query by key",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kScore),
+     .draw = &DrawFigure,
+     .window = FigureWindow::kScore,
+     .controls = &ScoreControls},
+    {.view = ViewKind::kDecay,
+     .id = "decay",
+     .title = "Score against distance",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kDecay),
+     .draw = &DrawFigure,
+     .controls = &ScoreControls},
+    {.view = ViewKind::kRoformerDecay,
+     .id = "roformer-decay",
+     .title = "RoFormer's long-term decay",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kRoformerDecay),
+     .draw = &DrawFigure},
+    {.view = ViewKind::kAttention,
+     .id = "attention",
+     .title = "Attention: softmax of one query's scores",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kAttention),
+     .draw = &DrawFigure,
+     .controls = &AttentionControls},
+    {.view = ViewKind::kCompare,
+     .id = "compare",
+     .title = "Compare two configurations",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = 64,  // A, B and A - B: three slots from here
+     .draw = [](const PanelEntry&, AppState& s, const Derived& d, UiCaches& c,
+                UiServices& sv) { DrawComparePanel(s, d, c.compare, sv, c.drawn); }},
+    {.view = ViewKind::kSimilarity,
+     .id = "similarity",
+     .title = "Similarity PE(p)\xc2\xb7PE(q)",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kSimilarity),
+     .draw = &DrawFigure,
+     .window = FigureWindow::kScore,
+     .controls = &SimilarityControls},
+    {.view = ViewKind::kSimilarityOffset,
+     .id = "similarity-offset",
+     .title = "Similarity against k = q - p",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kSimilarityOffset),
+     .draw = &DrawFigure,
+     .controls = &SimilarityControls},
+    {.view = ViewKind::kSpectrum,
+     .id = "spectrum",
+     .title = "Spectrum: frequency and wavelength per pair",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kSpectrum),
+     .draw = &DrawFigure},
+    {.view = ViewKind::kPrecision,
+     .id = "precision",
+     .title = "Precision in bfloat16 / float16",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kPrecision),
+     .draw = &DrawFigure,
+     .window = FigureWindow::kHeatmap,
+     .controls = &PrecisionControls},
+    {.view = ViewKind::kCheck,
+     .id = "check",
+     .title = "Check a loaded table",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kCheck),
+     .draw = &DrawFigure,
+     .window = FigureWindow::kOwnTable,
+     .controls = &CheckControls},
+    {.view = ViewKind::kProjection,
+     .id = "projection",
+     .title = "Projection (PCA) of the tokens",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kProjection),
+     .draw = &DrawFigure},
 };
+static_assert(std::size(kPanels) == kViewKinds, "every view needs a panel entry");
 
 }  // namespace
 
 std::span<const PanelEntry> ViewPanels() {
   return kPanels;
+}
+
+const char* PanelTitle(const PanelEntry& p, const Derived& derived) {
+  if (p.title_for != nullptr) {
+    if (const char* t = p.title_for(derived)) return t;
+  }
+  return p.title;
 }
 
 }  // namespace pe

@@ -21,24 +21,54 @@ void DrawSumsPanel(AppState& state, const Derived& derived, DrawnRecord& drawn);
 // step's explanation, formula, numbers and table (walkthrough_panel.cpp).
 void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCache& cache,
                           UiServices& services, DrawnRecord& drawn);
-// A view drawn from its core Figure (rotation, frequencies).
-void DrawFigurePanel(AppState& state, const Derived& derived, ViewKind view,
-                     FigurePanelCache& cache, UiServices& services, DrawnRecord& drawn);
 
 // The compare view: A | B | A - B with linked hover, and the --versus text (compare_panel.cpp).
 void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache& cache,
                       UiServices& services, DrawnRecord& drawn);
 
+// Where a figure panel's plot window lives (DrawFigurePanel).
+enum class FigureWindow {
+  kFigure,    // the figure's own view; double-click fits it again
+  kScore,     // AppState's score window (keys by queries), which an export draws too; the
+              // figure is computed for it
+  kHeatmap,   // the heatmap's window (dims by positions): panning here moves the heatmap
+  kOwnTable,  // the check view's own window over the loaded table
+};
+
 // The panels that show a view, in layout order: the top row (heatmap, curves), then the views
-// below it that apply to the current scheme.
+// below it that apply to the current scheme. Each entry holds every fact of its panel.
 struct PanelEntry {
   ViewKind view;
   const char* id;
   const char* title;
-  bool bottom_row;  // below the heatmap and curves
-  void (*draw)(AppState& state, const Derived& derived, UiCaches& caches, UiServices& services);
+  bool bottom_row;               // below the heatmap and curves
+  bool PanelVisibility::*shown;  // the switch that shows it (the View menu)
+  int texture_slot;              // its image's texture slot (the heatmap's is 0)
+  void (*draw)(const PanelEntry& p, AppState& state, const Derived& derived, UiCaches& caches,
+               UiServices& services);
+  // A figure panel's window and the controls above its figure (null: none).
+  FigureWindow window = FigureWindow::kFigure;
+  void (*controls)(AppState& state, const Derived& derived, ViewKind view) = nullptr;
+  // The title for this table when it says something else than `title` (null: `title`).
+  const char* (*title_for)(const Derived& derived) = nullptr;
+  bool scrollbar = false;  // the panel scrolls with the wheel (sums); plots take it otherwise
 };
 std::span<const PanelEntry> ViewPanels();
+// The entry's title for the current table (title_for, else title).
+const char* PanelTitle(const PanelEntry& p, const Derived& derived);
+// A view drawn from its core Figure (rotation, frequencies, score, ...) at the panel's size,
+// with the entry's controls above it.
+void DrawFigurePanel(const PanelEntry& p, AppState& state, const Derived& derived,
+                     FigurePanelCache& cache, UiServices& services, DrawnRecord& drawn);
+// The controls above a figure panel (figure_panel.cpp): the rotation's position, the scores'
+// content (and mask for score and attention), the attention's query, the precision's format,
+// the check view's table, the similarity measure.
+void RotationControls(AppState& state, const Derived& derived, ViewKind view);
+void ScoreControls(AppState& state, const Derived& derived, ViewKind view);
+void AttentionControls(AppState& state, const Derived& derived, ViewKind view);
+void PrecisionControls(AppState& state, const Derived& derived, ViewKind view);
+void CheckControls(AppState& state, const Derived& derived, ViewKind view);
+void SimilarityControls(AppState& state, const Derived& derived, ViewKind view);
 void DrawStatusLine(const AppState& state, const Derived& derived);
 
 // The controls and the explanation of each scheme family that has its own file: ALiBi and T5

@@ -20,18 +20,6 @@
 namespace pe {
 namespace {
 
-// A panel's title; the heatmap and curves of a bias table (ALiBi, T5: query by key) say so.
-const char* PanelTitle(const PanelEntry& p, const Derived& derived) {
-  const bool bias = derived.encoding && derived.encoding->family() == Family::kBias;
-  if (bias && p.view == ViewKind::kHeatmap) return "Bias[query m, key n] as a heatmap";
-  if (bias && p.view == ViewKind::kCurves) return "Curves: bias of one key n against the query m";
-  // A stored table (learned, or one read from a file) has columns, not waves.
-  if (derived.encoding && derived.encoding->waves().empty() && p.view == ViewKind::kCurves) {
-    return "Curves: table columns by position";
-  }
-  return p.title;
-}
-
 // Fits the views to new table extents (d_model, max_len or offset changed).
 void RefitOnNewExtents(AppState& state, const Derived& derived) {
   if (!derived.encoding) return;
@@ -346,18 +334,11 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
       }
       // The view panels that are switched on and apply to the scheme: heatmap and curves on
       // top, the scheme's own views (sums, or rotation and frequencies) below them.
-      auto shown = [&](ViewKind v) {
-        const bool on = v == ViewKind::kHeatmap       ? state.show.heatmap
-                        : v == ViewKind::kCurves      ? state.show.curves
-                        : v == ViewKind::kSums        ? state.show.sums
-                        : v == ViewKind::kRotation    ? state.show.rotation
-                        : v == ViewKind::kFrequencies ? state.show.frequencies
-                                                      : state.show.scheme_views;
-        return on && ViewApplies(v, state.params.pe);
-      };
       std::vector<const PanelEntry*> top, bottom;
       for (const PanelEntry& p : ViewPanels()) {
-        if (shown(p.view)) (p.bottom_row ? bottom : top).push_back(&p);
+        if (state.show.*p.shown && ViewApplies(p.view, state.params.pe)) {
+          (p.bottom_row ? bottom : top).push_back(&p);
+        }
       }
       const int panel_count = static_cast<int>(top.size() + bottom.size());
       if (std::optional<ShortcutAction> key = PressedShortcut(state.ui)) {
@@ -373,9 +354,9 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
             *(k < static_cast<int>(top.size()) ? top[static_cast<size_t>(k)]
                                                : bottom[static_cast<size_t>(k) - top.size()]);
         const ImGuiWindowFlags flags =
-            p.view == ViewKind::kSums ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
+            p.scrollbar ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
         Panel(state, p.id, PanelTitle(p, derived), p.view, ImVec2(right_w, body_h), flags,
-              [&] { p.draw(state, derived, caches, services); });
+              [&] { p.draw(p, state, derived, caches, services); });
         top.clear();
         bottom.clear();
       }
@@ -394,9 +375,9 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
                                                            : (x_left - gap * (left - 1)) / left);
           if (k > 0) ImGui::SameLine();
           const ImGuiWindowFlags flags =
-              p.view == ViewKind::kSums ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
+              p.scrollbar ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
           Panel(state, p.id, PanelTitle(p, derived), p.view, ImVec2(w, height), flags,
-                [&] { p.draw(state, derived, caches, services); });
+                [&] { p.draw(p, state, derived, caches, services); });
           x_left -= w + gap;
         }
       };
@@ -416,9 +397,9 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
                 state.session.shown_tab = p->view;
                 const ImVec2 avail_tab = ImGui::GetContentRegionAvail();
                 const ImGuiWindowFlags flags =
-                    p->view == ViewKind::kSums ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
+                    p->scrollbar ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
                 Panel(state, p->id, p->title, p->view, avail_tab, flags,
-                      [&] { p->draw(state, derived, caches, services); });
+                      [&] { p->draw(*p, state, derived, caches, services); });
                 ImGui::EndTabItem();
               }
             }

@@ -1069,32 +1069,6 @@ const char* NotPartOfTheComparison(std::string_view key) {
 
 }  // namespace
 
-std::span<const std::string_view> ViewsThatRead(std::string_view key) {
-  // As views/view_registry.cpp's ParamsViewReads: the keys only some views read.
-  static constexpr std::string_view kCurves[] = {"curves"};
-  static constexpr std::string_view kRotation[] = {"rotation"};
-  static constexpr std::string_view kSimilarity[] = {"similarity", "similarity-offset"};
-  static constexpr std::string_view kDecay[] = {"decay"};
-  static constexpr std::string_view kAttention[] = {"attention"};
-  static constexpr std::string_view kCompare[] = {"compare"};
-  static constexpr std::string_view kPrecision[] = {"precision", "check"};
-  static constexpr std::string_view kCheck[] = {"check"};
-  if (key == "dims") return kCurves;
-  if (key == "rotation_offset") return kRotation;
-  if (key == "measure") return kSimilarity;
-  if (key == "compare") return kDecay;
-  if (key == "query") return kAttention;
-  if (key == "versus" || key == "compare_of") return kCompare;
-  if (key == "dtype") return kPrecision;
-  if (key == "check_table") return kCheck;
-  return {};
-}
-
-bool OnlyAnotherViewReads(std::string_view key, std::string_view view) {
-  const std::span<const std::string_view> readers = ViewsThatRead(key);
-  return !readers.empty() && std::find(readers.begin(), readers.end(), view) == readers.end();
-}
-
 std::vector<std::pair<std::string, std::string>> ParamValues(const ModelParams& m) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const ParamField& f : kFields) {

@@ -98,16 +98,6 @@ std::string FieldNumberText(double v);
 std::span<const ParamField> ParamFields();
 const ParamField* FindParamField(std::string_view flag_or_key);
 
-// The views (--view names) that read `key` when only some do: dims (curves), rotation_offset
-// (rotation), measure (the similarity views), compare (decay), query (attention), versus and
-// compare_of (compare), dtype (precision, check), check_table (check); empty: every view.
-std::span<const std::string_view> ViewsThatRead(std::string_view key);
-// Whether `key` is read by some views only and `view` (a --view name) is not one of them. Such
-// values can go stale as the other parameters change (a --versus typed for another scheme, a
-// query past a shorter table) and do not change the figure, so other views' figures leave them
-// out and do not read them back, and `export` refuses them for another view.
-bool OnlyAnotherViewReads(std::string_view key, std::string_view view);
-
 // key -> value of every recorded field that applies to `m`, in table order.
 std::vector<std::pair<std::string, std::string>> ParamValues(const ModelParams& m);
 

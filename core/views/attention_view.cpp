@@ -13,6 +13,7 @@
 
 #include "analysis/attention_row.h"
 #include "io/file_writers.h"
+#include "views/figure_budget.h"
 #include "views/view_builders.h"
 #include "views/view_geometry.h"
 
@@ -237,6 +238,16 @@ Status WriteAttentionView(std::ostream& out, TableFormat format, const ViewConte
   }
   if (!out) return RuntimeError("writing the table failed");
   return {};
+}
+
+// As AttentionFigure: one line point per plot pixel column (or per key, with a stem each when
+// the keys are a few pixels apart); the rows without a closed form hold every key's score, (L)
+// doubles, and the top-keys candidates, (L) (score, key) pairs.
+uint64_t AttentionEstimate(const EstimateContext& c) {
+  const auto keys = static_cast<uint64_t>(c.params.pe.max_len);
+  const bool closed = c.params.pe.kind() == Scheme::kAlibi || c.params.pe.kind() == Scheme::kT5;
+  return 3 * kFigureBytesPerCurveSample * std::min<uint64_t>(c.width_px, keys) + 4096 +
+         (closed ? 0 : 24 * keys);
 }
 
 }  // namespace pe

@@ -19,6 +19,7 @@
 #include "encoding/alibi.h"
 #include "encoding/t5_buckets.h"
 #include "io/file_writers.h"
+#include "views/figure_budget.h"
 #include "views/figure_export.h"
 #include "views/heatmap_raster.h"
 #include "views/view_builders.h"
@@ -351,6 +352,29 @@ Status WriteSlopesView(std::ostream& out, TableFormat format, const ViewContext&
   }
   if (!out) return RuntimeError("writing the table failed");
   return {};
+}
+
+// As BucketsFigure: a step line of two points per run of one bucket (at most the buckets on
+// each side, plus r = 0), dots at the integer positions when they are a few pixels apart (at
+// most one per plot pixel), and a few two-point reference lines.
+uint64_t BucketsEstimate(const EstimateContext& c) {
+  const auto buckets =
+      c.params.pe.kind() == Scheme::kT5 ? static_cast<uint64_t>(c.params.pe.t5().buckets) : 32;
+  return kFigureBytesPerCurveSample * (4 * (buckets + 1) + c.width_px + 16);
+}
+
+// As SlopesFigure: one bar per head.
+uint64_t SlopesEstimate(const EstimateContext& c) {
+  const auto heads =
+      c.params.pe.kind() == Scheme::kAlibi ? static_cast<uint64_t>(c.params.pe.alibi().heads) : 8;
+  return kFigureBytesPerSumItem * heads;
+}
+
+// A (query x key) image at screen resolution, at most 4096 texels a side, plus a curve.
+uint64_t BiasEstimate(const EstimateContext& c) {
+  const uint64_t w = EstimatedScreenTexels(c.width_px), h = EstimatedScreenTexels(c.height_px);
+  return kFigureBytesPerTexel * w * h +
+         kFigureBytesPerCurveSample * EstimatedCurveSamples(c.width_px);
 }
 
 }  // namespace pe

@@ -16,6 +16,7 @@
 #include "analysis/check.h"
 #include "io/file_writers.h"
 #include "io/tensor_file.h"
+#include "views/figure_budget.h"
 #include "views/figure_export.h"
 #include "views/heatmap_raster.h"
 #include "views/view_builders.h"
@@ -350,6 +351,13 @@ Status WriteCheckView(std::ostream& out, TableFormat format, const ViewContext& 
   }
   if (!out) return RuntimeError("writing the table failed");
   return {};
+}
+
+// Until its own estimate: an image at screen resolution and a few curves.
+uint64_t CheckEstimate(const EstimateContext& c) {
+  const uint64_t w = EstimatedScreenTexels(c.width_px), h = EstimatedScreenTexels(c.height_px);
+  return 3 * kFigureBytesPerTexel * w * h +
+         kFigureBytesPerCurveSample * EstimatedCurveSamples(c.width_px) * 8;
 }
 
 }  // namespace pe

@@ -29,6 +29,7 @@
 #include "analysis/attention_score.h"
 #include "io/file_writers.h"
 #include "model/param_fields.h"
+#include "views/figure_budget.h"
 #include "views/figure_export.h"
 #include "views/heatmap_raster.h"
 #include "views/value_image.h"
@@ -577,6 +578,27 @@ Status WriteCompareView(std::ostream& out, TableFormat format, const ViewContext
   }
   if (!out) return RuntimeError("writing the table failed");
   return {};
+}
+
+// As CompareFigure: three images (A, B, A - B) each at most a third of the width, at most 4096
+// texels a side; for scores, the two rasters' mean queries and keys, (texel rows + columns) x d
+// doubles for each configuration (B's d_model from --versus).
+uint64_t CompareEstimate(const EstimateContext& c) {
+  const ModelParams& params = c.params;
+  const uint64_t w = EstimatedScreenTexels(c.width_px / 3 + 1);
+  const uint64_t h = EstimatedScreenTexels(c.height_px);
+  uint64_t bytes = 3 * kFigureBytesPerTexel * w * h;
+  if (params.compare_of == CompareOf::kScore) {
+    const auto d = static_cast<uint64_t>(params.pe.d_model);
+    uint64_t d_b = d;
+    if (Result<ModelParams> b =
+            ApplyVersus(params, params.versus.empty() ? DefaultVersus(params) : params.versus);
+        b.ok()) {
+      d_b = static_cast<uint64_t>(b.value().pe.d_model);
+    }
+    bytes += 8 * (w + h) * (d + d_b);
+  }
+  return bytes;
 }
 
 }  // namespace pe

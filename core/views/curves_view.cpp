@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "views/figure_budget.h"
 #include "views/figure_export.h"
 #include "views/view_builders.h"
 #include "views/view_geometry.h"
@@ -242,6 +243,38 @@ Status CheckCurvesTable(const ViewContext& c) {
 Status WriteCurvesView(std::ostream& out, TableFormat format, const ViewContext& c,
                        const Progress& progress) {
   return WriteCurvesTable(out, format, *c.encoding, c.params.curve_dims, c.params.cap, progress);
+}
+
+// As CurvesFigure: clamp(2 * plot width + 1, 64, 20001) samples per chosen dimension, plus at
+// most one marker per plot pixel.
+uint64_t CurvesEstimate(const EstimateContext& c) {
+  const uint64_t samples = EstimatedCurveSamples(c.width_px) + c.width_px;
+  return kFigureBytesPerCurveSample * samples *
+         std::min<uint64_t>(c.params.curve_dims.size(), kMaxCurveSeries);
+}
+
+std::string CurvesTitle(const ModelParams& m, const Encoding& e) {
+  // The positions: ", max_len = 100", and where they start when that is not 0.
+  const std::string rows =
+      ", max_len = " + std::to_string(m.pe.max_len) +
+      (m.pe.offset != 0 ? ", from position " + std::to_string(m.pe.offset) : std::string());
+  if (e.family() == Family::kBias) {
+    // Its columns are keys: each curve is one key's bias against the query.
+    return e.TableName() + "(m, n) of each key n against the query m (" + e.Title() + rows + ")";
+  }
+  if (e.scheme() == Scheme::kSinusoidal) {
+    return "PE(position, dimension) as waves (" + e.FileTag() +
+           ", d_model = " + std::to_string(m.pe.d_model) + rows + ")";
+  }
+  const std::string width(e.WidthLabel());
+  return e.TableName() + "(position, column) as " + (e.waves().empty() ? "curves" : "waves") +
+         " (" + e.Title() + ", " + width + " = " + std::to_string(m.pe.d_model) + rows + ")";
+}
+
+void CurvesMetadata(const ModelParams& m, const ViewSelection& sel, MetadataList& out) {
+  out.push_back({"highlight", sel.highlight ? "true" : "false"});
+  out.push_back({"markers", sel.markers ? "true" : "false"});
+  AddPresetMetadata(m, out);
 }
 
 }  // namespace pe

@@ -4,6 +4,8 @@
 // the per-item byte costs were measured on SVG exports (the heaviest format per item).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "base/status.h"
@@ -22,7 +24,25 @@ inline constexpr uint64_t kFigureBytesPerSumItem = 256;
 // Bytes per heatmap texel: mean (4), RGBA (4), cairo's image (4) and its encoded copy (~8).
 inline constexpr uint64_t kFigureBytesPerTexel = 20;
 
-// The estimate for `view` drawn at `size` in `format`.
+// Each view's own estimate is its registry entry's `estimate` (view_registry.h, written beside
+// the builder whose geometry it restates); these are the counts several of them share.
+
+// Curve samples over a plot `width_px` output pixels wide: two per pixel and one, within
+// [64, 20001], as the curve builders sample.
+inline uint64_t EstimatedCurveSamples(uint64_t width_px) {
+  return std::clamp<uint64_t>(2 * width_px + 1, 64, 20001);
+}
+// Texels of an image at screen resolution: at most 4096 a side.
+inline uint64_t EstimatedScreenTexels(uint64_t px) {
+  return std::min<uint64_t>(px, 4096);
+}
+// Texels of an image of a (columns x rows) window: at screen resolution, never more than the
+// window's cells (at least one).
+inline uint64_t EstimatedWindowTexels(uint64_t px, double cells) {
+  return std::min<uint64_t>({px, 4096, static_cast<uint64_t>(std::max(1.0, std::ceil(cells)))});
+}
+
+// The estimate for `view` drawn at `size` in `format`: the PNG surface, then the view's entry.
 uint64_t EstimateFigureBytes(ViewKind view, const ModelParams& params, const ViewSelection& sel,
                              const FigureSize& size, FigureFormat format);
 

@@ -129,7 +129,7 @@ Result<std::vector<CommandFlag>> FlagsFromMetadata(
   // Figures written before other views left out the keys of one view may hold a --versus that
   // no longer applies to their scheme, or a query past their table: not read for them.
   for (const ParamField& f : ParamFields()) {
-    if (f.key.empty() || OnlyAnotherViewReads(f.key, it->second)) continue;
+    if (f.key.empty() || OnlyOtherViewsRead(f.key, it->second)) continue;
     auto v = values.find(std::string(f.key));
     if (v == values.end()) continue;
     if (f.is_switch()) {

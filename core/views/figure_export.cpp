@@ -91,23 +91,8 @@ std::string WindowText(const ViewRange& r) {
 }
 
 std::vector<ViewWindowKey> ViewWindowKeys(ViewKind view) {
-  switch (view) {
-    case ViewKind::kHeatmap:
-    case ViewKind::kPrecision:
-      return {ViewWindowKey::kHeatmap};
-    case ViewKind::kCurves:
-      return {ViewWindowKey::kCurves};
-    case ViewKind::kSums:
-      return {ViewWindowKey::kSums};
-    case ViewKind::kScore:
-    case ViewKind::kSimilarity:
-    case ViewKind::kSimilarityOffset:
-      return {ViewWindowKey::kScore};
-    case ViewKind::kCompare:
-      return {ViewWindowKey::kHeatmap, ViewWindowKey::kScore};
-    default:
-      return {};
-  }
+  const std::span<const ViewWindowKey> keys = GetView(view).windows;
+  return {keys.begin(), keys.end()};
 }
 
 std::string_view WindowKeyName(ViewWindowKey k) {
@@ -147,7 +132,7 @@ std::vector<std::pair<std::string, std::string>> FigureMetadata(
   for (auto& kv : ParamValues(m)) {
     // What only another view reads is no part of this figure: a --versus left from another
     // scheme, or a query past a shortened table, would make it impossible to draw again.
-    if (OnlyAnotherViewReads(kv.first, ViewName(view))) continue;
+    if (OnlyOtherViewsRead(kv.first, view)) continue;
     out.push_back(std::move(kv));
   }
   // A table named by a relative path: also the absolute path it was read from (export --from).
@@ -165,26 +150,11 @@ std::vector<std::pair<std::string, std::string>> FigureMetadata(
     if (!(w == WindowOf(defaults, k)))
       out.push_back({std::string(WindowKeyName(k)), WindowText(w)});
   }
-  if (view == ViewKind::kHeatmap || view == ViewKind::kCurves) {
-    out.push_back({"highlight", sel.highlight ? "true" : "false"});
-  }
-  if (view == ViewKind::kCurves) out.push_back({"markers", sel.markers ? "true" : "false"});
-  if (view == ViewKind::kSums && m.example.ids.size() > 1) {
-    out.push_back({"batch_row", std::to_string(sel.batch_row)});
-  }
-  // The JAX pitfall is its preset's (the zero table it adds is no flag): every view of it
-  // records the preset, so the copied command and `export --from` add the same zero table.
-  if (view == ViewKind::kWalkthrough || m.input.pe_discarded) {
-    if (!m.walkthrough_preset.empty()) out.push_back({"walkthrough_preset", m.walkthrough_preset});
-  }
-  if (view == ViewKind::kWalkthrough) {
-    if (sel.walkthrough_step >= 0) {
-      out.push_back({"walkthrough_step", std::to_string(sel.walkthrough_step)});
-    }
-  }
-  if (view == ViewKind::kRotation) {
-    Result<int64_t> p = RotationPosition(sel, m.pe);
-    if (p.ok()) out.push_back({"rotation_position", std::to_string(p.value())});
+  // What else of the selection the view reads.
+  if (const ViewEntry& entry = GetView(view); entry.metadata != nullptr) {
+    entry.metadata(m, sel, out);
+  } else {
+    AddPresetMetadata(m, out);
   }
   out.push_back({"width", Exact(size.width)});
   out.push_back({"height", Exact(size.height)});
@@ -197,68 +167,9 @@ std::vector<std::pair<std::string, std::string>> FigureMetadata(
 namespace {
 
 std::string DefaultTitle(ViewKind view, const ModelParams& m, const Encoding& e) {
-  std::ostringstream t;
-  const std::string_view width = e.WidthLabel();
-  // The positions: ", max_len = 100", and where they start when that is not 0.
-  const std::string rows =
-      ", max_len = " + std::to_string(m.pe.max_len) +
-      (m.pe.offset != 0 ? ", from position " + std::to_string(m.pe.offset) : std::string());
-  switch (view) {
-    case ViewKind::kHeatmap:
-      t << e.Title();
-      // A bias table is L x L: its size is max_len alone.
-      if (e.family() != Family::kBias) t << ", " << width << " = " << m.pe.d_model;
-      t << rows;
-      break;
-    case ViewKind::kCurves:
-      if (e.family() == Family::kBias) {
-        // Its columns are keys: each curve is one key's bias against the query.
-        t << e.TableName() << "(m, n) of each key n against the query m (" << e.Title() << rows
-          << ")";
-        break;
-      }
-      t << e.TableName() << "(position, column) as " << (e.waves().empty() ? "curves" : "waves")
-        << " (" << e.Title() << ", " << width << " = " << m.pe.d_model << rows << ")";
-      if (e.scheme() == Scheme::kSinusoidal) {
-        t.str("");
-        t << "PE(position, dimension) as waves (" << e.FileTag() << ", d_model = " << m.pe.d_model
-          << rows << ")";
-      }
-      break;
-    case ViewKind::kSums:
-      t << "Token embedding"
-        << (m.input.scale ? " \xc3\x97 \xe2\x88\x9a"
-                            "d"
-                          : "")
-        << " + positional vector (d_model = " << m.pe.d_model << ")";
-      break;
-    case ViewKind::kRotation:
-      t << (e.scheme() == Scheme::kSinusoidal ? "PE(p + K) = R(K) PE(p), pair by pair ("
-                                              : "A query rotated by position (")
-        << e.Title() << ")";
-      break;
-    case ViewKind::kFrequencies:
-      t << "Rotation frequency per pair (" << e.Title() << ")";
-      break;
-    case ViewKind::kBias:
-    case ViewKind::kBuckets:
-    case ViewKind::kSlopes:
-    case ViewKind::kScore:
-    case ViewKind::kDecay:
-    case ViewKind::kRoformerDecay:
-    case ViewKind::kAttention:
-    case ViewKind::kCompare:
-    case ViewKind::kSimilarity:
-    case ViewKind::kSimilarityOffset:
-    case ViewKind::kSpectrum:
-    case ViewKind::kPrecision:
-    case ViewKind::kWalkthrough:
-    case ViewKind::kCheck:
-    case ViewKind::kProjection:
-      t << GetView(view).title << " (" << e.Title() << ")";
-      break;
-  }
-  return t.str();
+  const ViewEntry& entry = GetView(view);
+  if (entry.default_title != nullptr) return entry.default_title(m, e);
+  return std::string(entry.title) + " (" + e.Title() + ")";
 }
 
 }  // namespace

@@ -64,8 +64,8 @@ Result<std::vector<Figure>> BuildViewPages(ViewKind view, const ModelParams& par
                                            const std::string& title = "",
                                            const EncodingPtr& built = nullptr);
 
-// The windows of a ViewSelection a view's figure depends on, and their metadata keys.
-enum class ViewWindowKey { kHeatmap, kCurves, kSums, kScore };
+// The windows of a ViewSelection a view's figure depends on (its entry's `windows`), and their
+// metadata keys.
 std::vector<ViewWindowKey> ViewWindowKeys(ViewKind view);
 std::string_view WindowKeyName(ViewWindowKey k);  // "heatmap_window"
 ViewRange& WindowOf(ViewSelection& sel, ViewWindowKey k);

@@ -13,6 +13,7 @@
 #include <numbers>
 
 #include "io/file_writers.h"
+#include "views/figure_budget.h"
 #include "views/figure_export.h"
 #include "views/pair_plot.h"
 #include "views/rope_views.h"
@@ -233,6 +234,18 @@ Status WriteFrequenciesView(std::ostream& out, TableFormat format, const ViewCon
   }
   if (!out) return RuntimeError("writing the table failed");
   return {};
+}
+
+// As FrequenciesFigure: two lines over the d_rot / 2 <= d / 2 pairs, then up to two dots per
+// pair or (pairs too dense for dots) the treatment runs over the scaled line, a few two-point
+// reference lines, and the pairs' frequencies (48 bytes each).
+uint64_t FrequenciesEstimate(const EstimateContext& c) {
+  const uint64_t pairs = (static_cast<uint64_t>(c.params.pe.d_model) + 1) / 2;
+  return kFigureBytesPerCurveSample * (5 * pairs + 16) + 48 * pairs;
+}
+
+std::string FrequenciesTitle(const ModelParams&, const Encoding& e) {
+  return "Rotation frequency per pair (" + e.Title() + ")";
 }
 
 }  // namespace pe

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "views/figure_budget.h"
 #include "views/figure_export.h"
 #include "views/heatmap_raster.h"
 #include "views/view_builders.h"
@@ -85,6 +86,28 @@ Status CheckHeatmapTable(const ViewContext& c) {
 Status WriteHeatmapView(std::ostream& out, TableFormat format, const ViewContext& c,
                         const Progress& progress) {
   return WriteHeatmapTable(out, format, *c.encoding, c.params.cap, progress);
+}
+
+// As HeatmapFigure: at most 4096 texels a side, never more than the visible cells.
+uint64_t HeatmapEstimate(const EstimateContext& c) {
+  const uint64_t w = EstimatedWindowTexels(c.width_px, c.sel.heatmap.x1 - c.sel.heatmap.x0);
+  const uint64_t h = EstimatedWindowTexels(c.height_px, c.sel.heatmap.y1 - c.sel.heatmap.y0);
+  return kFigureBytesPerTexel * w * h;
+}
+
+// The title names the table and its shape; a bias table is L x L, its size is max_len alone.
+std::string HeatmapTitle(const ModelParams& m, const Encoding& e) {
+  std::string t = e.Title();
+  if (e.family() != Family::kBias) {
+    t += std::string(", ") + std::string(e.WidthLabel()) + " = " + std::to_string(m.pe.d_model);
+  }
+  return t + ", max_len = " + std::to_string(m.pe.max_len) +
+         (m.pe.offset != 0 ? ", from position " + std::to_string(m.pe.offset) : std::string());
+}
+
+void HeatmapMetadata(const ModelParams& m, const ViewSelection& sel, MetadataList& out) {
+  out.push_back({"highlight", sel.highlight ? "true" : "false"});
+  AddPresetMetadata(m, out);
 }
 
 }  // namespace pe

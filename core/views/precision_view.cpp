@@ -19,8 +19,10 @@
 
 #include "analysis/precision.h"
 #include "base/loop_exceptions.h"
+#include "base/parallel_chunks.h"
 #include "encoding/wave.h"
 #include "io/file_writers.h"
+#include "views/figure_budget.h"
 #include "views/figure_export.h"
 #include "views/heatmap_raster.h"
 #include "views/value_image.h"
@@ -481,6 +483,30 @@ Status WritePrecisionView(std::ostream& out, TableFormat format, const ViewConte
   }
   if (!out) return RuntimeError("writing the table failed");
   return {};
+}
+
+// As PrecisionFigure: an image of the visible window (at most 4096 texels a side, never more
+// than its cells) with a float error per texel, three numbers per texel row, up to 8 sampled
+// columns per texel column (index and texel), and per thread a fill buffer of at most 4 times
+// the sampled columns.
+uint64_t PrecisionEstimate(const EstimateContext& c) {
+  const double cols = std::ceil(c.sel.heatmap.x1 - c.sel.heatmap.x0);
+  const double rows = std::ceil(c.sel.heatmap.y1 - c.sel.heatmap.y0);
+  const uint64_t w = EstimatedWindowTexels(c.width_px, cols);
+  const uint64_t h = EstimatedWindowTexels(c.height_px, rows);
+  uint64_t bytes = (kFigureBytesPerTexel + sizeof(float)) * w * h + 3 * sizeof(double) * h +
+                   8 * 2 * sizeof(int64_t) * w + 2 * 4 * 8 * sizeof(float) * w;
+  // Per thread, a block of the sampled rows over the visible columns: about 4 MiB (at least 8
+  // rows), never more than the visible cells; windows wider than 2^17 columns (the biases'
+  // keys) fill only the sampled columns, 8 rows of at most 8 per texel column.
+  const auto vis_cols = static_cast<uint64_t>(std::max(1.0, cols));
+  const auto vis_rows = static_cast<uint64_t>(std::max(1.0, rows));
+  const uint64_t block = vis_cols > (uint64_t{1} << 17)
+                             ? 2 * 8 * 8 * sizeof(float) * w
+                             : std::min((uint64_t{4} << 20) + 8 * sizeof(float) * vis_cols,
+                                        sizeof(float) * vis_rows * vis_cols);
+  bytes += static_cast<uint64_t>(FillThreads()) * block;
+  return bytes;
 }
 
 }  // namespace pe

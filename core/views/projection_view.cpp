@@ -14,6 +14,7 @@
 #include "analysis/pca.h"
 #include "io/file_writers.h"
 #include "text/tokenizer.h"
+#include "views/figure_budget.h"
 #include "views/figure_export.h"
 #include "views/view_builders.h"
 
@@ -257,6 +258,13 @@ Status WriteProjectionView(std::ostream& out, TableFormat format, const ViewCont
   }
   if (!out) return RuntimeError("writing the table failed");
   return {};
+}
+
+// Until its own estimate: an image at screen resolution and a few curves.
+uint64_t ProjectionEstimate(const EstimateContext& c) {
+  const uint64_t w = EstimatedScreenTexels(c.width_px), h = EstimatedScreenTexels(c.height_px);
+  return 3 * kFigureBytesPerTexel * w * h +
+         kFigureBytesPerCurveSample * EstimatedCurveSamples(c.width_px) * 8;
 }
 
 }  // namespace pe

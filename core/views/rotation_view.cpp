@@ -21,6 +21,7 @@
 
 #include "base/random.h"
 #include "io/file_writers.h"
+#include "views/figure_budget.h"
 #include "views/figure_export.h"
 #include "views/rope_views.h"
 #include "views/view_builders.h"
@@ -468,6 +469,27 @@ Status WriteRotationView(std::ostream& out, TableFormat format, const ViewContex
   }
   if (!out) return RuntimeError("writing the table failed");
   return {};
+}
+
+// As RotationFigure: at most 8 panels (RoPE; 6 for the sinusoidal pairs) of a circle and an arc
+// (181 vertices each at most), two arrows (5 each) and a dot, about 380 line points a panel;
+// the table of every pair (d / 2 rows of at most 13 doubles, RoPE's 8 or the sinusoidal 13) is
+// built alongside.
+uint64_t RotationEstimate(const EstimateContext& c) {
+  const auto d = static_cast<uint64_t>(c.params.pe.d_model);
+  return kFigureBytesPerCurveSample * 8 * 380 + 104 * d;
+}
+
+std::string RotationTitle(const ModelParams&, const Encoding& e) {
+  return (e.scheme() == Scheme::kSinusoidal ? "PE(p + K) = R(K) PE(p), pair by pair ("
+                                            : "A query rotated by position (") +
+         e.Title() + ")";
+}
+
+void RotationMetadata(const ModelParams& m, const ViewSelection& sel, MetadataList& out) {
+  AddPresetMetadata(m, out);
+  Result<int64_t> p = RotationPosition(sel, m.pe);
+  if (p.ok()) out.push_back({"rotation_position", std::to_string(p.value())});
 }
 
 }  // namespace pe

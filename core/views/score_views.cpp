@@ -21,6 +21,7 @@
 #include "io/file_writers.h"
 #include "model/param_fields.h"
 #include "text/tokenizer.h"
+#include "views/figure_budget.h"
 #include "views/figure_export.h"
 #include "views/heatmap_raster.h"
 #include "views/value_image.h"
@@ -567,6 +568,22 @@ Status WriteRoformerDecayView(std::ostream& out, TableFormat format, const ViewC
                                 values[i] = RoformerDecayBound(freqs, static_cast<double>(r0 + i));
                               }
                             });
+}
+
+// As the bias figure (bias_views.cpp: a (query x key) image at screen resolution, at most 4096
+// texels a side, plus a curve); scores without a closed form over their texels (a learned
+// table, xPos over a wide window) also average the queries of each texel row and the keys of
+// each texel column: (texel rows + columns) x d doubles.
+uint64_t ScoreEstimate(const EstimateContext& c) {
+  const uint64_t w = EstimatedScreenTexels(c.width_px), h = EstimatedScreenTexels(c.height_px);
+  return BiasEstimate(c) + 8 * (w + h) * static_cast<uint64_t>(c.params.pe.d_model);
+}
+
+// A few lines (the schemes compared) sampled twice per pixel, with markers: the decay and
+// RoFormer decay figures.
+uint64_t DecayEstimate(const EstimateContext& c) {
+  const uint64_t samples = EstimatedCurveSamples(c.width_px) + c.width_px;
+  return kFigureBytesPerCurveSample * samples * 8;
 }
 
 }  // namespace pe

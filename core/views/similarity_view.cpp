@@ -19,6 +19,7 @@
 #include "analysis/similarity.h"
 #include "io/file_writers.h"
 #include "io/loaded_table.h"
+#include "views/figure_budget.h"
 #include "views/figure_export.h"
 #include "views/heatmap_raster.h"
 #include "views/value_image.h"
@@ -606,6 +607,23 @@ Status WriteSimilarityOffsetView(std::ostream& out, TableFormat format, const Vi
   }
   if (!out) return RuntimeError("writing the table failed");
   return {};
+}
+
+// As SimilarityFigure: an image at screen resolution (at most 4096 texels a side) and the mean
+// vector of each texel row and column, d doubles each.
+uint64_t SimilarityEstimate(const EstimateContext& c) {
+  const uint64_t w = EstimatedScreenTexels(c.width_px), h = EstimatedScreenTexels(c.height_px);
+  const auto d = static_cast<uint64_t>(c.params.pe.d_model);
+  return kFigureBytesPerTexel * w * h + 8 * d * (w + h);
+}
+
+// As SimilarityOffsetFigure: the mean line through clamp(2 * width + 1, 64, 20001) offsets with
+// markers, and one band slice (a filled rectangle, about four points) per offset; the
+// similarity's terms (as SimilarityFigure's): a few doubles per dimension.
+uint64_t SimilarityOffsetEstimate(const EstimateContext& c) {
+  const uint64_t samples = EstimatedCurveSamples(c.width_px);
+  return kFigureBytesPerCurveSample * (samples + c.width_px + 4 * samples) +
+         16 * sizeof(double) * static_cast<uint64_t>(c.params.pe.d_model);
 }
 
 }  // namespace pe

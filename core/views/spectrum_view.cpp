@@ -21,6 +21,7 @@
 
 #include "encoding/positional_encoding.h"
 #include "io/file_writers.h"
+#include "views/figure_budget.h"
 #include "views/figure_export.h"
 #include "views/pair_plot.h"
 #include "views/rope_views.h"
@@ -285,6 +286,15 @@ Status WriteSpectrumView(std::ostream& out, TableFormat format, const ViewContex
   }
   if (!out) return RuntimeError("writing the table failed");
   return {};
+}
+
+// As SpectrumFigure: four lines over the at most d / 2 + 1 pairs (the wavelength and the
+// frequency, before and after RoPE's scaling), then a dot per pair on each or (pairs too dense
+// for dots) the category runs over the two lines, a few two-point reference lines, and the
+// pairs' frequencies (24 bytes each).
+uint64_t SpectrumEstimate(const EstimateContext& c) {
+  const uint64_t pairs = static_cast<uint64_t>(c.params.pe.d_model) / 2 + 1;
+  return kFigureBytesPerCurveSample * (8 * pairs + 16) + 24 * pairs;
 }
 
 }  // namespace pe

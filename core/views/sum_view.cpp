@@ -8,6 +8,7 @@
 
 #include "io/loaded_table.h"
 #include "text/tokenizer.h"
+#include "views/figure_budget.h"
 #include "views/figure_export.h"
 #include "views/view_builders.h"
 #include "views/view_geometry.h"
@@ -226,6 +227,27 @@ Status WriteSumsView(std::ostream& out, TableFormat format, const ViewContext& c
     return WriteBatchSumTable(out, format, b.value(), c.params.pe, progress);
   }
   return WriteSumTable(out, format, b.value().front(), c.params.pe, progress);
+}
+
+// The sentence's four (T, d) parts, and one bar or point per dimension and series.
+uint64_t SumsEstimate(const EstimateContext& c) {
+  const auto d = static_cast<uint64_t>(c.params.pe.d_model);
+  const auto tokens = static_cast<uint64_t>(ExampleTokenCount(c.params.example));
+  const uint64_t series = c.sel.selected_token >= 0 ? 4 : std::min<uint64_t>(tokens, 32);
+  return 4 * sizeof(float) * tokens * d + kFigureBytesPerSumItem * series * d;
+}
+
+std::string SumsTitle(const ModelParams& m, const Encoding&) {
+  return std::string("Token embedding") +
+         (m.input.scale ? " \xc3\x97 \xe2\x88\x9a"
+                          "d"
+                        : "") +
+         " + positional vector (d_model = " + std::to_string(m.pe.d_model) + ")";
+}
+
+void SumsMetadata(const ModelParams& m, const ViewSelection& sel, MetadataList& out) {
+  if (m.example.ids.size() > 1) out.push_back({"batch_row", std::to_string(sel.batch_row)});
+  AddPresetMetadata(m, out);
 }
 
 }  // namespace pe

@@ -27,12 +27,17 @@ enum class ViewKind {
   kPrecision,
   kWalkthrough,
   kCheck,
-  kProjection,
+  kProjection,  // the last: kViewKinds counts up to it
 };
+inline constexpr int kViewKinds = static_cast<int>(ViewKind::kProjection) + 1;
 // "heatmap", "curves", "sum", "rotation", "frequencies", "bias", "buckets", "slopes", "score",
 // "decay", "roformer-decay", "attention", "compare", "similarity", "similarity-offset",
 // "spectrum", "precision", "walkthrough", "check", "projection"
 std::string_view ViewName(ViewKind view);
+
+// The windows of a ViewSelection a view's figure can depend on (each a --*-window flag and a
+// metadata key, figure_export.h: WindowKeyName).
+enum class ViewWindowKey { kHeatmap, kCurves, kSums, kScore };
 std::optional<ViewKind> ParseView(std::string_view name);
 
 }  // namespace pe

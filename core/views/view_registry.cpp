@@ -1,5 +1,6 @@
 #include "views/view_registry.h"
 
+#include <algorithm>
 #include <string>
 
 #include "views/view_builders.h"
@@ -32,84 +33,310 @@ constexpr unsigned kVectorSchemes =
 constexpr const char* kVectorSchemesNeed =
     "a vector per position (sinusoidal, learned or rope; xpos's vectors carry a decay that "
     "cancels only in q\xc2\xb7k, the biases have none)";
+constexpr const char* kAddedNeed =
+    "a scheme that adds a vector to the token embeddings (sinusoidal or learned)";
 
-const ViewEntry kViews[] = {
-    {ViewKind::kHeatmap, "heatmap", "Heatmap: the table, position by column", kAllSchemes, "",
-     &HeatmapFigure, &CheckHeatmapTable, &WriteHeatmapView},
-    {ViewKind::kCurves, "curves", "Curves: table columns as waves", kAllSchemes, "", &CurvesFigure,
-     &CheckCurvesTable, &WriteCurvesView},
-    {ViewKind::kSums, "sum", "Token + position = model input", kAdded,
-     "a scheme that adds a vector to the token embeddings (sinusoidal or learned)", &SumsFigure,
-     &CheckSumsTable, &WriteSumsView},
-    {ViewKind::kRotation, "rotation", "Rotation: pairs turned on their circles",
-     SchemeBit(Scheme::kSinusoidal) | SchemeBit(Scheme::kRope),
-     "sin/cos pairs that rotate (sinusoidal or rope)", &RotationFigure, &CheckRotationTable,
-     &WriteRotationView},
-    {ViewKind::kFrequencies, "frequencies", "Frequencies per pair, original vs scaled",
-     SchemeBit(Scheme::kRope), "a rotary scheme (rope)", &FrequenciesFigure, &CheckFrequenciesTable,
-     &WriteFrequenciesView},
-    {ViewKind::kBias, "bias", "Attention bias: query by key, per head", kBiases,
-     "an attention-bias scheme (alibi or t5)", &BiasFigure, &CheckBiasTable, &WriteBiasView},
-    {ViewKind::kBuckets, "buckets", "T5 buckets: query by key, and against distance",
-     SchemeBit(Scheme::kT5), "the t5 scheme", &BucketsFigure, &CheckBucketsTable,
-     &WriteBucketsView},
-    {ViewKind::kSlopes, "slopes", "ALiBi slopes per head", SchemeBit(Scheme::kAlibi),
-     "the alibi scheme", &SlopesFigure, &CheckSlopesTable, &WriteSlopesView},
-    {ViewKind::kScore, "score", "Attention score: how position shapes q\xc2\xb7k", kAllSchemes, "",
-     &ScoreFigure, &CheckScoreTable, &WriteScoreView},
-    {ViewKind::kDecay, "decay", "Score against distance, scheme by scheme", kAllSchemes, "",
-     &DecayFigure, &CheckDecayTable, &WriteDecayView},
-    {ViewKind::kRoformerDecay, "roformer-decay", "RoFormer's long-term decay bound",
-     SchemeBit(Scheme::kRope), "the rope scheme", &RoformerDecayFigure, &CheckRoformerDecayTable,
-     &WriteRoformerDecayView},
-    {ViewKind::kPrecision, "precision", "Precision: the table in bfloat16 or float16", kAllSchemes,
-     "", &PrecisionFigure, &CheckPrecisionTable, &WritePrecisionView},
-    {ViewKind::kAttention, "attention", "Attention: the softmax row of one query", kAllSchemes, "",
-     &AttentionFigure, &CheckAttentionTable, &WriteAttentionView},
-    {ViewKind::kCompare, "compare", "Compare two configurations side by side", kAllSchemes, "",
-     &CompareFigure, &CheckCompareTable, &WriteCompareView},
-    {ViewKind::kSimilarity, "similarity", "Similarity PE(p)\xc2\xb7PE(q): position by position",
-     kVectorSchemes, kVectorSchemesNeed, &SimilarityFigure, &CheckSimilarityTable,
-     &WriteSimilarityView},
-    {ViewKind::kSimilarityOffset, "similarity-offset", "Similarity against the offset k = q - p",
-     kVectorSchemes, kVectorSchemesNeed, &SimilarityOffsetFigure, &CheckSimilarityOffsetTable,
-     &WriteSimilarityOffsetView},
-    {ViewKind::kSpectrum, "spectrum", "Spectrum: frequency and wavelength per pair",
-     SchemeBit(Scheme::kSinusoidal) | kRotary,
-     "a scheme made of frequencies (sinusoidal, rope or xpos)", &SpectrumFigure,
-     &CheckSpectrumTable, &WriteSpectrumView},
-    {ViewKind::kWalkthrough, "walkthrough", "Walkthrough: from text to model input", kAdded,
-     "a scheme that adds a vector to the token embeddings (sinusoidal or learned)",
-     &WalkthroughFigure, &CheckWalkthroughTable, &WriteWalkthroughView, &WalkthroughPages},
-    {ViewKind::kCheck, "check", "Check a loaded table against the exact reference", kVectorSchemes,
-     kVectorSchemesNeed, &CheckFigure, &CheckCheckTable, &WriteCheckView},
-    {ViewKind::kProjection, "projection", "Projection: the tokens' vectors in 2-D (PCA)", kAdded,
-     "a scheme that adds a vector to the token embeddings (sinusoidal or learned)",
-     &ProjectionFigure, &CheckProjectionTable, &WriteProjectionView},
+// The windows each view reads.
+constexpr ViewWindowKey kHeatmapWindow[] = {ViewWindowKey::kHeatmap};
+constexpr ViewWindowKey kCurvesWindow[] = {ViewWindowKey::kCurves};
+constexpr ViewWindowKey kSumsWindow[] = {ViewWindowKey::kSums};
+constexpr ViewWindowKey kScoreWindow[] = {ViewWindowKey::kScore};
+constexpr ViewWindowKey kCompareWindows[] = {ViewWindowKey::kHeatmap, ViewWindowKey::kScore};
+
+// The options only some views read (field keys, model/param_fields.h).
+constexpr ViewOption kCurvesOptions[] = {OptionOf<&ModelParams::curve_dims>("dims")};
+constexpr ViewOption kRotationOptions[] = {
+    OptionOf<&ModelParams::rotation_offset>("rotation_offset")};
+constexpr ViewOption kSimilarityOptions[] = {OptionOf<&ModelParams::measure>("measure")};
+constexpr ViewOption kDecayOptions[] = {OptionOf<&ModelParams::compare>("compare")};
+constexpr ViewOption kAttentionOptions[] = {OptionOf<&ModelParams::query>("query")};
+constexpr ViewOption kCompareOptions[] = {OptionOf<&ModelParams::versus>("versus"),
+                                          OptionOf<&ModelParams::compare_of>("compare_of")};
+constexpr ViewOption kPrecisionOptions[] = {OptionOf<&ModelParams::dtype>("dtype")};
+constexpr ViewOption kCheckOptions[] = {OptionOf<&ModelParams::dtype>("dtype"),
+                                        OptionOf<&ModelParams::check_table>("check_table")};
+constexpr ViewOption kWalkthroughOptions[] = {
+    OptionOf<&ModelParams::walkthrough_preset>("walkthrough_preset", true)};
+
+constexpr ViewEntry kViews[] = {
+    {.kind = ViewKind::kHeatmap,
+     .name = "heatmap",
+     .title = "Heatmap: the table, position by column",
+     .schemes = kAllSchemes,
+     .needs = "",
+     .figure = &HeatmapFigure,
+     .check_table = &CheckHeatmapTable,
+     .write_table = &WriteHeatmapView,
+     .estimate = &HeatmapEstimate,
+     .windows = kHeatmapWindow,
+     .default_title = &HeatmapTitle,
+     .metadata = &HeatmapMetadata},
+    {.kind = ViewKind::kCurves,
+     .name = "curves",
+     .title = "Curves: table columns as waves",
+     .schemes = kAllSchemes,
+     .needs = "",
+     .figure = &CurvesFigure,
+     .check_table = &CheckCurvesTable,
+     .write_table = &WriteCurvesView,
+     .estimate = &CurvesEstimate,
+     .windows = kCurvesWindow,
+     .options = kCurvesOptions,
+     .default_title = &CurvesTitle,
+     .metadata = &CurvesMetadata},
+    {.kind = ViewKind::kSums,
+     .name = "sum",
+     .title = "Token + position = model input",
+     .schemes = kAdded,
+     .needs = kAddedNeed,
+     .figure = &SumsFigure,
+     .check_table = &CheckSumsTable,
+     .write_table = &WriteSumsView,
+     .estimate = &SumsEstimate,
+     .windows = kSumsWindow,
+     .default_title = &SumsTitle,
+     .metadata = &SumsMetadata},
+    {.kind = ViewKind::kRotation,
+     .name = "rotation",
+     .title = "Rotation: pairs turned on their circles",
+     .schemes = SchemeBit(Scheme::kSinusoidal) | SchemeBit(Scheme::kRope),
+     .needs = "sin/cos pairs that rotate (sinusoidal or rope)",
+     .figure = &RotationFigure,
+     .check_table = &CheckRotationTable,
+     .write_table = &WriteRotationView,
+     .estimate = &RotationEstimate,
+     .options = kRotationOptions,
+     .default_title = &RotationTitle,
+     .metadata = &RotationMetadata},
+    {.kind = ViewKind::kFrequencies,
+     .name = "frequencies",
+     .title = "Frequencies per pair, original vs scaled",
+     .schemes = SchemeBit(Scheme::kRope),
+     .needs = "a rotary scheme (rope)",
+     .figure = &FrequenciesFigure,
+     .check_table = &CheckFrequenciesTable,
+     .write_table = &WriteFrequenciesView,
+     .estimate = &FrequenciesEstimate,
+     .default_title = &FrequenciesTitle},
+    {.kind = ViewKind::kBias,
+     .name = "bias",
+     .title = "Attention bias: query by key, per head",
+     .schemes = kBiases,
+     .needs = "an attention-bias scheme (alibi or t5)",
+     .figure = &BiasFigure,
+     .check_table = &CheckBiasTable,
+     .write_table = &WriteBiasView,
+     .estimate = &BiasEstimate},
+    {.kind = ViewKind::kBuckets,
+     .name = "buckets",
+     .title = "T5 buckets: query by key, and against distance",
+     .schemes = SchemeBit(Scheme::kT5),
+     .needs = "the t5 scheme",
+     .figure = &BucketsFigure,
+     .check_table = &CheckBucketsTable,
+     .write_table = &WriteBucketsView,
+     .estimate = &BucketsEstimate},
+    {.kind = ViewKind::kSlopes,
+     .name = "slopes",
+     .title = "ALiBi slopes per head",
+     .schemes = SchemeBit(Scheme::kAlibi),
+     .needs = "the alibi scheme",
+     .figure = &SlopesFigure,
+     .check_table = &CheckSlopesTable,
+     .write_table = &WriteSlopesView,
+     .estimate = &SlopesEstimate},
+    {.kind = ViewKind::kScore,
+     .name = "score",
+     .title = "Attention score: how position shapes q\xc2\xb7k",
+     .schemes = kAllSchemes,
+     .needs = "",
+     .figure = &ScoreFigure,
+     .check_table = &CheckScoreTable,
+     .write_table = &WriteScoreView,
+     .estimate = &ScoreEstimate,
+     .windows = kScoreWindow},
+    {.kind = ViewKind::kDecay,
+     .name = "decay",
+     .title = "Score against distance, scheme by scheme",
+     .schemes = kAllSchemes,
+     .needs = "",
+     .figure = &DecayFigure,
+     .check_table = &CheckDecayTable,
+     .write_table = &WriteDecayView,
+     .estimate = &DecayEstimate,
+     .options = kDecayOptions},
+    {.kind = ViewKind::kRoformerDecay,
+     .name = "roformer-decay",
+     .title = "RoFormer's long-term decay bound",
+     .schemes = SchemeBit(Scheme::kRope),
+     .needs = "the rope scheme",
+     .figure = &RoformerDecayFigure,
+     .check_table = &CheckRoformerDecayTable,
+     .write_table = &WriteRoformerDecayView,
+     .estimate = &DecayEstimate},
+    {.kind = ViewKind::kPrecision,
+     .name = "precision",
+     .title = "Precision: the table in bfloat16 or float16",
+     .schemes = kAllSchemes,
+     .needs = "",
+     .figure = &PrecisionFigure,
+     .check_table = &CheckPrecisionTable,
+     .write_table = &WritePrecisionView,
+     .estimate = &PrecisionEstimate,
+     .windows = kHeatmapWindow,
+     .options = kPrecisionOptions},
+    {.kind = ViewKind::kAttention,
+     .name = "attention",
+     .title = "Attention: the softmax row of one query",
+     .schemes = kAllSchemes,
+     .needs = "",
+     .figure = &AttentionFigure,
+     .check_table = &CheckAttentionTable,
+     .write_table = &WriteAttentionView,
+     .estimate = &AttentionEstimate,
+     .options = kAttentionOptions},
+    {.kind = ViewKind::kCompare,
+     .name = "compare",
+     .title = "Compare two configurations side by side",
+     .schemes = kAllSchemes,
+     .needs = "",
+     .figure = &CompareFigure,
+     .check_table = &CheckCompareTable,
+     .write_table = &WriteCompareView,
+     .estimate = &CompareEstimate,
+     .windows = kCompareWindows,
+     .options = kCompareOptions},
+    {.kind = ViewKind::kSimilarity,
+     .name = "similarity",
+     .title = "Similarity PE(p)\xc2\xb7PE(q): position by position",
+     .schemes = kVectorSchemes,
+     .needs = kVectorSchemesNeed,
+     .figure = &SimilarityFigure,
+     .check_table = &CheckSimilarityTable,
+     .write_table = &WriteSimilarityView,
+     .estimate = &SimilarityEstimate,
+     .windows = kScoreWindow,
+     .options = kSimilarityOptions},
+    {.kind = ViewKind::kSimilarityOffset,
+     .name = "similarity-offset",
+     .title = "Similarity against the offset k = q - p",
+     .schemes = kVectorSchemes,
+     .needs = kVectorSchemesNeed,
+     .figure = &SimilarityOffsetFigure,
+     .check_table = &CheckSimilarityOffsetTable,
+     .write_table = &WriteSimilarityOffsetView,
+     .estimate = &SimilarityOffsetEstimate,
+     .windows = kScoreWindow,
+     .options = kSimilarityOptions},
+    {.kind = ViewKind::kSpectrum,
+     .name = "spectrum",
+     .title = "Spectrum: frequency and wavelength per pair",
+     .schemes = SchemeBit(Scheme::kSinusoidal) | kRotary,
+     .needs = "a scheme made of frequencies (sinusoidal, rope or xpos)",
+     .figure = &SpectrumFigure,
+     .check_table = &CheckSpectrumTable,
+     .write_table = &WriteSpectrumView,
+     .estimate = &SpectrumEstimate},
+    {.kind = ViewKind::kWalkthrough,
+     .name = "walkthrough",
+     .title = "Walkthrough: from text to model input",
+     .schemes = kAdded,
+     .needs = kAddedNeed,
+     .figure = &WalkthroughFigure,
+     .check_table = &CheckWalkthroughTable,
+     .write_table = &WriteWalkthroughView,
+     .estimate = &WalkthroughEstimate,
+     .options = kWalkthroughOptions,
+     .pdf_pages = &WalkthroughPages,
+     .metadata = &WalkthroughMetadata},
+    {.kind = ViewKind::kCheck,
+     .name = "check",
+     .title = "Check a loaded table against the exact reference",
+     .schemes = kVectorSchemes,
+     .needs = kVectorSchemesNeed,
+     .figure = &CheckFigure,
+     .check_table = &CheckCheckTable,
+     .write_table = &WriteCheckView,
+     .estimate = &CheckEstimate,
+     .options = kCheckOptions},
+    {.kind = ViewKind::kProjection,
+     .name = "projection",
+     .title = "Projection: the tokens' vectors in 2-D (PCA)",
+     .schemes = kAdded,
+     .needs = kAddedNeed,
+     .figure = &ProjectionFigure,
+     .check_table = &CheckProjectionTable,
+     .write_table = &WriteProjectionView,
+     .estimate = &ProjectionEstimate},
 };
+
+// Every view has exactly one entry, and each entry every piece a view must have: a name, a
+// title, a builder, a table writer and a memory estimate; a view that does not apply to every
+// scheme says what it needs.
+constexpr bool EveryViewComplete(std::span<const ViewEntry> views) {
+  if (views.size() != kViewKinds) return false;
+  for (int k = 0; k < kViewKinds; ++k) {
+    int entries = 0;
+    for (const ViewEntry& v : views) entries += v.kind == static_cast<ViewKind>(k) ? 1 : 0;
+    if (entries != 1) return false;
+  }
+  for (const ViewEntry& v : views) {
+    if (v.name.empty() || v.title.empty() || v.figure == nullptr || v.check_table == nullptr ||
+        v.write_table == nullptr || v.estimate == nullptr ||
+        (v.schemes != kAllSchemes && v.needs.empty())) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(EveryViewComplete(kViews),
+              "every ViewKind needs one entry in kViews with a name, title, figure, check_table, "
+              "write_table and estimate (and `needs` when it does not apply to every scheme)");
+
+bool ReadsOption(std::span<const ViewOption> options, std::string_view key) {
+  for (const ViewOption& o : options) {
+    if (o.key == key) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
 ModelParams ParamsViewReads(const ModelParams& m, ViewKind view) {
   const ModelParams defaults;
+  const std::span<const ViewOption> own = GetView(view).options;
   ModelParams out = m;
-  auto keep_for = [&](auto member, std::initializer_list<ViewKind> readers) {
-    for (ViewKind v : readers) {
-      if (v == view) return;
+  for (const ViewEntry& v : kViews) {
+    for (const ViewOption& o : v.options) {
+      if (!ReadsOption(own, o.key)) o.reset(out, defaults);
     }
-    out.*member = defaults.*member;
-  };
-  keep_for(&ModelParams::curve_dims, {ViewKind::kCurves});
-  keep_for(&ModelParams::rotation_offset, {ViewKind::kRotation});
-  keep_for(&ModelParams::measure, {ViewKind::kSimilarity, ViewKind::kSimilarityOffset});
-  keep_for(&ModelParams::compare, {ViewKind::kScore, ViewKind::kDecay});
-  keep_for(&ModelParams::query, {ViewKind::kAttention});
-  keep_for(&ModelParams::versus, {ViewKind::kCompare});
-  keep_for(&ModelParams::compare_of, {ViewKind::kCompare});
-  keep_for(&ModelParams::dtype, {ViewKind::kPrecision, ViewKind::kCheck});
-  keep_for(&ModelParams::check_table, {ViewKind::kCheck});
-  keep_for(&ModelParams::walkthrough_preset, {ViewKind::kWalkthrough});
+  }
   return out;
+}
+
+std::vector<std::string_view> ViewsReading(std::string_view key) {
+  std::vector<std::string_view> names;
+  for (const ViewEntry& v : kViews) {
+    for (const ViewOption& o : v.options) {
+      if (o.key == key && !o.other_views_record) names.push_back(v.name);
+    }
+  }
+  return names;
+}
+
+bool OnlyOtherViewsRead(std::string_view key, std::string_view view_name) {
+  const std::vector<std::string_view> readers = ViewsReading(key);
+  return !readers.empty() && std::find(readers.begin(), readers.end(), view_name) == readers.end();
+}
+
+bool OnlyOtherViewsRead(std::string_view key, ViewKind view) {
+  return OnlyOtherViewsRead(key, ViewName(view));
+}
+
+void AddPresetMetadata(const ModelParams& m, MetadataList& out) {
+  if (m.input.pe_discarded && !m.walkthrough_preset.empty()) {
+    out.push_back({"walkthrough_preset", m.walkthrough_preset});
+  }
 }
 
 std::span<const ViewEntry> Views() {

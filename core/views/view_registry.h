@@ -6,7 +6,9 @@
 
 #include <ostream>
 #include <span>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -44,6 +46,34 @@ struct ViewContext {
 PixelSize PlotPixels(const ViewContext& c, const Figure& f);
 std::vector<PixelSize> PanelPixels(const ViewContext& c, const Figure& f);
 
+// What a memory estimate gets: the figure's size in output pixels (its plot area is at most
+// that), the parameters and what the view shows.
+struct EstimateContext {
+  const ModelParams& params;
+  const ViewSelection& sel;
+  uint64_t width_px = 1;
+  uint64_t height_px = 1;
+};
+
+// An option of ModelParams that only some views read (the curves' dims, the similarity
+// measure, ...): its field key, and how it goes back to its default for a view that does not
+// read it (ParamsViewReads).
+struct ViewOption {
+  std::string_view key;
+  void (*reset)(ModelParams& m, const ModelParams& defaults);
+  // Still written into other views' metadata and copied commands: the walkthrough preset's
+  // name, which also sets a zero table no flag can.
+  bool other_views_record = false;
+};
+// The ViewOption of the member `Field` of ModelParams, under `key`.
+template <auto Field>
+constexpr ViewOption OptionOf(std::string_view key, bool other_views_record = false) {
+  return {key, [](ModelParams& m, const ModelParams& d) { m.*Field = d.*Field; },
+          other_views_record};
+}
+
+using MetadataList = std::vector<std::pair<std::string, std::string>>;
+
 struct ViewEntry {
   ViewKind kind;
   std::string_view name;   // the --view key
@@ -55,9 +85,28 @@ struct ViewEntry {
   Status (*check_table)(const ViewContext& c);
   Status (*write_table)(std::ostream& out, TableFormat format, const ViewContext& c,
                         const Progress& progress);
+  // The bytes its figure needs beyond the PNG surface, an upper bound from the figure's size and
+  // content counts (views/figure_budget.h), written beside the builder whose geometry it counts.
+  uint64_t (*estimate)(const EstimateContext& c);
+  // The windows of the selection its figure reads (metadata keys, --*-window flags); empty:
+  // none.
+  std::span<const ViewWindowKey> windows = {};
+  // The options of ModelParams only it (and the views that list them too) reads.
+  std::span<const ViewOption> options = {};
   // A view whose PDF has several pages (the walkthrough's handout); null: one page, `figure`.
   Result<std::vector<Figure>> (*pdf_pages)(const ViewContext& c) = nullptr;
+  // The title a figure gets when none is given; null: `title` and the encoding's title.
+  std::string (*default_title)(const ModelParams& m, const Encoding& e) = nullptr;
+  // What else of the selection its metadata records, after the windows; null: nothing but the
+  // walkthrough preset of a table that discards the positions (AddPresetMetadata), which a view
+  // with its own entries adds where it belongs among them.
+  void (*metadata)(const ModelParams& m, const ViewSelection& sel, MetadataList& out) = nullptr;
 };
+
+// The walkthrough preset when the parameters discard the positional table (its zero table is
+// no flag): every view's metadata records it, so the copied command and `export --from` add
+// the same zero table.
+void AddPresetMetadata(const ModelParams& m, MetadataList& out);
 
 // `m` with the parameters that only other views read reset to their defaults: the curves' dims,
 // the rotation offset, the similarity measure, the decay view's compared schemes, the attention
@@ -65,6 +114,16 @@ struct ViewEntry {
 // walkthrough's preset. Two parameter sets with equal ParamsViewReads give the same figure of
 // `view`, so a window need not make it again (ticking a curve leaves the score view alone).
 ModelParams ParamsViewReads(const ModelParams& m, ViewKind view);
+// The --view names of the views whose entries list the option `key` (a field key), in registry
+// order; empty: every view reads it.
+std::vector<std::string_view> ViewsReading(std::string_view key);
+// True when `key` is an option some views read but not `view`. Such values can go stale as the
+// other parameters change (a --versus typed for another scheme, a query past a shorter table)
+// and do not change the figure, so other views' figures leave them out and do not read them
+// back, and `export` refuses them for another view. A `view_name` that names no view reads no
+// such option.
+bool OnlyOtherViewsRead(std::string_view key, ViewKind view);
+bool OnlyOtherViewsRead(std::string_view key, std::string_view view_name);
 
 std::span<const ViewEntry> Views();
 const ViewEntry& GetView(ViewKind kind);

@@ -4,6 +4,7 @@
 // table is the input layer's parts as the steps compute them (the sum table's shape).
 #include <string>
 
+#include "views/figure_budget.h"
 #include "views/figure_export.h"
 #include "views/view_builders.h"
 #include "views/walkthrough.h"
@@ -53,6 +54,21 @@ Status WriteWalkthroughView(std::ostream& out, TableFormat format, const ViewCon
   s.ids = w.value().ids;
   s.parts = w.value().parts;
   return WriteSumTable(out, format, s, c.params.pe, progress);
+}
+
+// Until its own estimate: an image at screen resolution and a few curves.
+uint64_t WalkthroughEstimate(const EstimateContext& c) {
+  const uint64_t w = EstimatedScreenTexels(c.width_px), h = EstimatedScreenTexels(c.height_px);
+  return 3 * kFigureBytesPerTexel * w * h +
+         kFigureBytesPerCurveSample * EstimatedCurveSamples(c.width_px) * 8;
+}
+
+// The preset (every walkthrough figure records it) and the step a PNG or SVG shows.
+void WalkthroughMetadata(const ModelParams& m, const ViewSelection& sel, MetadataList& out) {
+  if (!m.walkthrough_preset.empty()) out.push_back({"walkthrough_preset", m.walkthrough_preset});
+  if (sel.walkthrough_step >= 0) {
+    out.push_back({"walkthrough_step", std::to_string(sel.walkthrough_step)});
+  }
 }
 
 }  // namespace pe
