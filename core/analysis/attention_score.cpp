@@ -10,12 +10,12 @@
 #include "analysis/offset_texels.h"
 #include "analysis/similarity.h"
 #include "base/random.h"
+#include "base/raster_edges.h"
 #include "encoding/rope.h"
 #include "encoding/xpos.h"
 #include "io/loaded_table.h"
 #include "model/embedding.h"
 #include "text/tokenizer.h"
-#include "views/heatmap_raster.h"
 
 namespace pe {
 namespace {
