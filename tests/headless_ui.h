@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "frame/frame.h"
 #include "jobs/export_runner.h"
 #include "test_support.h"
 #include "ui/app_state.h"

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <set>
 
+#include "frame/frame.h"
 #include "jobs/export_runner.h"
 #include "jobs/raster_worker.h"
 #include "test_support.h"

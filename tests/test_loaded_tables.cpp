@@ -18,10 +18,10 @@
 #include "encoding/learned.h"
 #include "encoding/t5_buckets.h"
 #include "io/loaded_table.h"
-#include "io/session.h"
 #include "io/word_vectors_reader.h"
 #include "model/input_layer.h"
 #include "model/param_fields.h"
+#include "session/session.h"
 #include "test_support.h"
 #include "views/view_tables.h"
 

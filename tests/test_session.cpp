@@ -12,10 +12,10 @@
 #include <random>
 
 #include "headless_ui.h"
-#include "io/session.h"
 #include "io/session_file.h"
 #include "model/param_fields.h"
 #include "panels/panels.h"
+#include "session/session.h"
 #include "test_support.h"
 #include "ui/session.h"
 #include "views/view_registry.h"

@@ -15,10 +15,10 @@
 
 #include "base/initializers.h"
 #include "base/torch_random.h"
-#include "io/session.h"
 #include "model/embedding.h"
 #include "model/input_layer.h"
 #include "model/param_fields.h"
+#include "session/session.h"
 
 namespace pe {
 namespace {

@@ -2,7 +2,6 @@
 // view's numbers without one. Both take the same parameter flags.
 #pragma once
 
-#include <chrono>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "model/model_params.h"
+#include "options/window_request.h"
 
 namespace pe {
 
@@ -48,29 +48,6 @@ struct ExportRequest {
 // flag from the figure: "fig.png: metadata pe:d_model: must be an integer in [1, 65536], got
 // "0""; otherwise `message` unchanged.
 std::string FromFigureMessage(const ExportRequest& request, const std::string& message);
-
-struct WindowRequest {
-  std::string screenshot;  // write the pixels of the last frame here, then exit
-  int frames = 3;          // frames to render for --screenshot / --frame-stats
-  int frame_stats = 0;     // > 0: render this many frames and print timing
-  bool animate = false;    // pan and zoom the heatmap and curves every frame (for --frame-stats)
-  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-  int width = 1280;
-  int height = 800;
-  std::string tab;  // the scheme view to open on (a --view name), empty: the first
-  // Sessions: a .pexs or exported figure to open; --fresh (do not restore the last session);
-  // whether parameter flags or --size were given (then the command line, not the last
-  // session, says what the window shows).
-  std::string open;
-  bool fresh = false;
-  bool params_given = false;
-  bool size_given = false;
-  float ui_scale = 1.0f;     // --ui-scale, kMinUiScale to kMaxUiScale (ui/ui_scale_range.h)
-  bool light_theme = false;  // --theme light
-  // Given on the command line: they win over the preferences (the config folder's
-  // settings.txt) for this run; otherwise the preferences' scale and theme stay.
-  bool ui_scale_given = false, theme_given = false;
-};
 
 // `pe-explorer check TABLE[:TENSOR]`: the table to identify, and what the flags fixed.
 struct CheckRequest {

@@ -1,13 +1,14 @@
 // Sessions in the window: the AppState <-> session file mapping, opening sessions and figures,
 // the last session kept in the config folder (restored at start, autosaved), the recent list,
-// and undo / redo of parameter changes. No GL or GLFW; the file format is core's (io/session.h).
+// and undo / redo of parameter changes. No GL or GLFW; the file format is core's
+// (session/session.h).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "io/session.h"
+#include "session/session.h"
 #include "ui/app_state.h"
 
 namespace pe {

@@ -82,10 +82,6 @@ bool ChordPressed(const KeyChord& chord);
 // keyboard (but for Ctrl chords) or a popup (the export dialog) is open.
 std::optional<ShortcutAction> PressedShortcut(const UiSettings& ui);
 
-// What `action` does to the settings (and, for kExport, the export dialog), as an edit for the
-// next frame. `panels` is the number of panels presentation mode steps through.
-void ApplyShortcut(AppState& state, ShortcutAction action, int panels);
-
 // The overlay listing every shortcut (F1, '?'), while state.ui.shortcuts_open. Returns the rows
 // it printed (keys, what), for tests.
 int DrawShortcutOverlay(AppState& state);

@@ -1,4 +1,5 @@
-// The whole UI of one frame, without GL: what the window runs and what headless tests drive.
+// What the frame (app/frame) and the panels share: their caches, the services they draw with, and
+// what they read off the state. The frame itself: frame/frame.h.
 #pragma once
 
 #include <array>
@@ -139,11 +140,6 @@ struct UiServices {
   SessionKeeper* sessions = nullptr;  // null: no last session, recent list or autosave
   TableLoadJob* tables = nullptr;     // null: File > Open loads nothing (says so)
 };
-
-// Applies the edits queued in the last frame (state.pending_edits), updates the derived data and
-// draws every visible panel. Edits made while drawing show in the next frame: a loop that waits
-// for events must not wait while state.pending_edits is not empty. Never throws.
-void DrawUi(AppState& state, UiCaches& caches, UiServices& services);
 
 // What the views were fitted to (cols, rows, first position, scheme, value range as bits): a
 // change of these refits every view to the new table.

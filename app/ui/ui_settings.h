@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ui/ui_scale_range.h"
+#include "options/ui_scale_range.h"
 
 namespace pe {
 

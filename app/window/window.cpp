@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "frame/frame.h"
 #include "io/file_writers.h"
 #include "jobs/export_runner.h"
 #include "jobs/raster_worker.h"

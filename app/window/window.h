@@ -4,7 +4,7 @@
 
 #include <functional>
 
-#include "cli/command_line.h"
+#include "options/window_request.h"
 #include "ui/app_state.h"
 #include "ui/ui.h"
 

@@ -11,10 +11,10 @@
 #include "analysis/similarity.h"
 #include "base/progress.h"
 #include "base/random.h"
+#include "base/raster_edges.h"
 #include "io/loaded_table.h"
 #include "model/embedding.h"
 #include "text/tokenizer.h"
-#include "views/heatmap_raster.h"
 
 namespace pe {
 namespace {

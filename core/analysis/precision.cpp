@@ -6,20 +6,6 @@
 
 namespace pe {
 
-std::string_view DtypeName(LowPrecision dtype) {
-  return dtype == LowPrecision::kBf16 ? "bf16" : "fp16";
-}
-
-std::string_view DtypeLongName(LowPrecision dtype) {
-  return dtype == LowPrecision::kBf16 ? "bfloat16" : "float16";
-}
-
-std::optional<LowPrecision> ParseDtype(std::string_view name) {
-  if (name == "bf16") return LowPrecision::kBf16;
-  if (name == "fp16") return LowPrecision::kFp16;
-  return std::nullopt;
-}
-
 uint16_t Bf16Bits(float v) {
   const auto bits = std::bit_cast<uint32_t>(v);
   if ((bits & 0x7FFFFFFFu) > 0x7F800000u) {

@@ -9,15 +9,12 @@
 #include <optional>
 #include <string_view>
 
+#include "model/choice_names.h"
 #include "model/model_params.h"
 
 namespace pe {
 
-// "bf16", "fp16" (the --dtype values) and back.
-std::string_view DtypeName(LowPrecision dtype);
-std::optional<LowPrecision> ParseDtype(std::string_view name);
-// "bfloat16", "float16": for sentences.
-std::string_view DtypeLongName(LowPrecision dtype);
+// The --dtype names: model/choice_names.h.
 
 // float32 -> bfloat16 bits, round to nearest even. NaN stays NaN (quiet, sign kept); values past
 // the largest finite bfloat16 (3.3895e38) by half a unit or more become +-inf.

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "base/progress.h"
-#include "views/heatmap_raster.h"
+#include "base/raster_edges.h"
 
 namespace pe {
 namespace {
@@ -78,16 +78,6 @@ double DotOf(const double* u, const double* v, int64_t n) {
   }
   for (; j < n; ++j) a0 += u[j] * v[j];
   return (a0 + a1) + (a2 + a3);
-}
-
-std::string_view SimilarityMeasureName(SimilarityMeasure measure) {
-  return measure == SimilarityMeasure::kCosine ? "cosine" : "dot";
-}
-
-std::optional<SimilarityMeasure> ParseSimilarityMeasure(std::string_view name) {
-  if (name == "dot") return SimilarityMeasure::kDot;
-  if (name == "cosine") return SimilarityMeasure::kCosine;
-  return std::nullopt;
 }
 
 std::vector<SimilarityWave> SimilarityWaves(std::span<const WaveColumn> columns) {

@@ -45,13 +45,12 @@
 #include "analysis/offset_texels.h"
 #include "base/status.h"
 #include "encoding/encoding.h"
+#include "model/choice_names.h"
 #include "model/model_params.h"
 
 namespace pe {
 
-// "dot", "cosine"
-std::string_view SimilarityMeasureName(SimilarityMeasure measure);
-std::optional<SimilarityMeasure> ParseSimilarityMeasure(std::string_view name);
+// The --measure names: model/choice_names.h.
 
 // The closed form's terms for wave columns: one per distinct frequency w, with A_w and B_w of
 // PE(p) . PE(q) = sum_w A_w cos((q - p) w) + B_w cos((q + p) w) (see the top of this file).

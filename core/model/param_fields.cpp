@@ -6,14 +6,13 @@
 #include <cstdio>
 #include <limits>
 
-#include "analysis/precision.h"
-#include "analysis/similarity.h"
 #include "base/closest_word.h"
 #include "encoding/encoding.h"
 #include "encoding/sinusoidal_presets.h"
 #include "figure/colormap.h"
 #include "io/loaded_table.h"
 #include "io/tensor_file.h"
+#include "model/choice_names.h"
 #include "model/embedding.h"
 #include "model/token_ids.h"
 #include "model/walkthrough_presets.h"

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/raster_edges.h"
 #include "encoding/encoding.h"
 
 namespace pe {
@@ -36,10 +37,6 @@ struct Raster {
   bool one_cell_per_texel() const;
   bool empty() const { return width == 0 || height == 0; }
 };
-
-// Edges of at most `pixels` slices over the integer range [lo, hi): one slice per integer when
-// they fit, else slices of (nearly) equal width. (slices + 1) entries, empty when lo >= hi.
-std::vector<int64_t> RasterEdges(int64_t lo, int64_t hi, int pixels);
 
 // Where an image of texels with these edges ends when drawn with equal texels: the last edge,
 // except for edges of one span but the last, cut short at the table's end (a lattice's, see

@@ -1,4 +1,4 @@
-#include "io/session.h"
+#include "session/session.h"
 
 #include <sys/stat.h>
 

@@ -1,16 +1,16 @@
-#include "ui/ui.h"
+#include "frame/frame.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <exception>
 #include <optional>
 
+#include "frame/shortcut_actions.h"
 #include "panels/panels.h"
 #include "ui/session.h"
 #include "ui/shortcuts.h"
@@ -241,25 +241,6 @@ void DrawViewMenu(AppState& state) {
 
 }  // namespace
 
-std::array<int64_t, 6> FitExtents(const Encoding& e) {
-  const ValueRange range = e.Range();
-  return {e.cols(),
-          e.rows(),
-          e.first_position(),
-          static_cast<int64_t>(e.scheme()),
-          std::bit_cast<int64_t>(range.lo),
-          std::bit_cast<int64_t>(range.hi)};
-}
-
-std::string ShownText(const AppState& state) {
-  std::string text = state.params.example.text;
-  for (const std::string& label : state.manual.labels) {
-    text += ' ';
-    text += label;
-  }
-  return text;
-}
-
 void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
   // State in, pictures out: apply last frame's edits, then derive, then draw. Panels read only
   // `state` as it is now and `derived` made from it; their edits wait for the next frame.
@@ -448,34 +429,6 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
   guarded("Saving the session", [&] {
     if (services.sessions != nullptr) services.sessions->Tick(state, ImGui::GetTime());
   });
-}
-
-ViewSelection ViewsOf(const AppState& state) {
-  ViewSelection v;
-  v.heatmap = state.heatmap.view;
-  v.curves = state.curves.view;
-  v.sums = state.sums.view;
-  v.selected_token = state.selection.selected_token;
-  v.batch_row = state.selection.batch_row;
-  v.highlight = state.export_dialog.token_chosen;
-  v.markers = state.curves.markers;
-  v.rotation_position = state.rotation.position;
-  v.walkthrough_step = state.walkthrough.step;
-  if (state.score.fitted) v.score = state.score.view;
-  return v;
-}
-
-ViewSelection ViewsOf(const AppState& state, ViewKind view) {
-  ViewSelection v = ViewsOf(state);
-  if (view == ViewKind::kCompare && state.compare.fitted) {
-    (state.params.compare_of == CompareOf::kScore ? v.score : v.heatmap) = state.compare.view;
-  }
-  // The check view reads the heatmap's key (--heatmap-window) in the loaded table's coordinates;
-  // not fitted yet: the whole file.
-  if (view == ViewKind::kCheck) {
-    v.heatmap = state.check_view.fitted ? state.check_view.view : ViewRange{0, 0, 0, 0};
-  }
-  return v;
 }
 
 }  // namespace pe
