@@ -208,12 +208,6 @@ int BuildParams(const CLI::App& app, const CLI::App* before, const Flags& f, Mod
   return 0;
 }
 
-// The selection flags of `export` (ExportSelection reads them); one given an empty value is
-// refused there like any other bad value, not taken for absent.
-constexpr const char* kSelectionFlags[] = {
-    "--positions",      "--dim-range",     "--token",       "--batch-row",    "--rotation-position",
-    "--heatmap-window", "--curves-window", "--sums-window", "--score-window", "--walkthrough-step"};
-
 // The views (--view names) that read the window `key`: those whose figures record it
 // (ViewWindowKeys), and the check view, which draws the heatmap's window.
 std::vector<std::string_view> WindowReaders(ViewWindowKey key) {
@@ -667,7 +661,7 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     er.width = static_cast<double>(w.value());
     er.height = static_cast<double>(h.value());
     er.scale = sc.value();
-    for (const char* flag : kSelectionFlags) {
+    for (const char* flag : kExportSelectionFlags) {
       if (exp->count(flag) > 0) er.given.emplace_back(flag);
     }
     if (std::string why = FlagNotForView(*exp, app, er); !why.empty()) return usage_error(why);

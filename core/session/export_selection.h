@@ -46,6 +46,12 @@ struct ExportRequest {
 // "0""; otherwise `message` unchanged.
 std::string FromFigureMessage(const ExportRequest& request, const std::string& message);
 
+// The selection flags of `export` (ExportSelection reads them); one given an empty value is
+// refused there like any other bad value, not taken for absent.
+inline constexpr const char* kExportSelectionFlags[] = {
+    "--positions",      "--dim-range",     "--token",       "--batch-row",    "--rotation-position",
+    "--heatmap-window", "--curves-window", "--sums-window", "--score-window", "--walkthrough-step"};
+
 // The views an export of `request` draws: the whole table, narrowed by --positions,
 // --dim-range, --token, the exact windows, ... Errors name the flag. With `table_params`, a
 // table export (.csv, .npy) with --positions gets the parameters of just those rows there.

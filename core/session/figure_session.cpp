@@ -64,10 +64,6 @@ Result<FigureSession> ReadFigureSession(const std::string& path, const MemoryCap
   const std::pair<const char*, bool*> switches[] = {{"--highlight", &request.highlight},
                                                     {"--no-highlight", &request.no_highlight},
                                                     {"--no-markers", &request.no_markers}};
-  const char* const selection_flags[] = {
-      "--positions",         "--dim-range",       "--token",         "--batch-row",
-      "--rotation-position", "--heatmap-window",  "--curves-window", "--sums-window",
-      "--score-window",      "--walkthrough-step"};
   // (flag, value) of the parameter fields given; the memory cap is the caller's.
   std::vector<CommandFlag> params_given = {
       {"--memory-cap-mib", std::to_string(cap.bytes >> 20), false, ""}};
@@ -82,7 +78,7 @@ Result<FigureSession> ReadFigureSession(const std::string& path, const MemoryCap
     for (const auto& [flag, value] : switches) {
       if (f.flag == flag) *value = true, taken = true;
     }
-    for (const char* flag : selection_flags) {
+    for (const char* flag : kExportSelectionFlags) {
       if (f.flag == flag) request.given.emplace_back(flag);
     }
     if (taken) continue;
