@@ -22,6 +22,7 @@
 #include "encoding/t5_buckets.h"
 #include "io/file_writers.h"
 #include "model/embedding.h"
+#include "session/figure_session.h"
 #include "test_support.h"
 
 namespace pe {
@@ -1295,11 +1296,11 @@ TEST_F(Cli, TheMemoryCapBoundsTheTokenizerFileInEitherOrder) {
   CliRun again = RunCli("export --from " + Path("fig.svg") + " -o " + Path("again.svg"));
   EXPECT_EQ(again.code, 0) << again.output;
   // The window opens the figure under its cap too.
-  Result<FigureSession> opened = SessionFromFigure(Path("fig.svg"), MemoryCap{uint64_t{1} << 20});
+  Result<FigureSession> opened = ReadFigureSession(Path("fig.svg"), MemoryCap{uint64_t{1} << 20});
   ASSERT_FALSE(opened.ok());
   EXPECT_NE(opened.message().find("over the memory cap of 1.0 MiB"), std::string::npos)
       << opened.message();
-  EXPECT_TRUE(SessionFromFigure(Path("fig.svg")).ok());
+  EXPECT_TRUE(ReadFigureSession(Path("fig.svg")).ok());
   // Beside a file to open, the cap is no parameter the file would outvote.
   int exit_code = -1;
   const std::string file = Path("fig.svg");

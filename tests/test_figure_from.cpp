@@ -16,6 +16,7 @@
 #include "cli/export_command.h"
 #include "io/figure_metadata_reader.h"
 #include "model/param_fields.h"
+#include "session/figure_session.h"
 #include "test_support.h"
 #include "views/figure_command.h"
 #include "views/figure_export.h"
@@ -366,7 +367,7 @@ TEST_F(FigureFrom, BadMetadataValuesNameTheFileAndTheKey) {
       EXPECT_EQ(r.output.find("pe-explorer: --"), std::string::npos) << r.output;
       EXPECT_FALSE(Exists(out)) << c.key;
       // The window opens a figure through the same reading.
-      Result<FigureSession> opened = SessionFromFigure(name);
+      Result<FigureSession> opened = ReadFigureSession(name);
       ASSERT_FALSE(opened.ok()) << c.key << " " << ext;
       EXPECT_NE(opened.message().find(said), std::string::npos) << opened.message();
     }

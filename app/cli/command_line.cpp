@@ -14,39 +14,15 @@
 
 #include "base/closest_word.h"
 #include "encoding/sinusoidal_presets.h"
-#include "io/figure_metadata_reader.h"
 #include "io/file_writers.h"
 #include "model/param_fields.h"
 #include "options/ui_scale_range.h"
+#include "session/figure_session.h"
 #include "text/tokenizer.h"
-#include "views/figure_command.h"
-#include "views/figure_paths.h"
 #include "views/view_registry.h"
 #include "views/view_tables.h"
 
 namespace pe {
-
-bool ExportRequest::Given(const std::string& flag) const {
-  return std::find(given.begin(), given.end(), flag) != given.end();
-}
-
-std::string FromFigureMessage(const ExportRequest& request, const std::string& message) {
-  const std::pair<std::string, std::string>* best = nullptr;
-  for (const auto& from : request.from_keys) {
-    const std::string& flag = from.first;
-    if (message.rfind(flag, 0) != 0) continue;
-    if (message.size() > flag.size() && message[flag.size()] != ' ' &&
-        message[flag.size()] != ':') {
-      continue;
-    }
-    if (best == nullptr || flag.size() > best->first.size()) best = &from;
-  }
-  if (best == nullptr) return message;
-  std::string rest = message.substr(best->first.size());
-  if (rest.rfind(':', 0) == 0) rest.erase(0, 1);
-  if (rest.rfind(' ', 0) == 0) rest.erase(0, 1);
-  return request.from + ": metadata " + best->second + ": " + rest;
-}
 
 namespace {
 
@@ -232,12 +208,6 @@ int BuildParams(const CLI::App& app, const CLI::App* before, const Flags& f, Mod
   return 0;
 }
 
-// The selection flags of `export` (ExportSelection reads them); one given an empty value is
-// refused there like any other bad value, not taken for absent.
-constexpr const char* kSelectionFlags[] = {
-    "--positions",      "--dim-range",     "--token",       "--batch-row",    "--rotation-position",
-    "--heatmap-window", "--curves-window", "--sums-window", "--score-window", "--walkthrough-step"};
-
 // The views (--view names) that read the window `key`: those whose figures record it
 // (ViewWindowKeys), and the check view, which draws the heatmap's window.
 std::vector<std::string_view> WindowReaders(ViewWindowKey key) {
@@ -347,12 +317,9 @@ Result<std::optional<std::vector<std::string>>> MergeFromFigure(
     given.push_back(a);
   }
   if (!has_from) return std::optional<std::vector<std::string>>();
-  Result<FigureFileMetadata> metadata = ReadFigureMetadata(from);
-  if (!metadata.ok()) return Error{metadata.error().kind, "--from " + metadata.message()};
-  Result<std::vector<CommandFlag>> flags = FlagsFromMetadata(metadata.value().entries, PE_VERSION);
-  if (!flags.ok()) return InvalidArgument("--from \"" + from + "\" " + flags.message());
-  // Table files named by relative paths: beside the figure, else where they were read from.
-  ResolveFigureFiles(flags.value(), metadata.value().entries, from);
+  // The figure's flags, table files resolved beside it.
+  Result<FigureFlags> figure = ReadFigureFlags(from);
+  if (!figure.ok()) return Error{figure.error().kind, "--from " + figure.message()};
   auto given_flag = [&](std::string_view f) {
     return std::find(given_flags.begin(), given_flags.end(), f) != given_flags.end();
   };
@@ -367,7 +334,8 @@ Result<std::optional<std::vector<std::string>>> MergeFromFigure(
   const std::string ext = output == "-" ? "csv" : FileExtension(output);
   const bool table = ext == "csv" || ext == "npy";
   std::vector<std::string> out(argv, argv + export_at + 1);
-  for (const CommandFlag& f : flags.value()) {
+  for (size_t k = 0; k < figure.value().flags.size(); ++k) {
+    const CommandFlag& f = figure.value().flags[k];
     if (given_flag(f.flag)) continue;
     if (!view.empty() && OnlyOtherViewsRead(f.key, view)) continue;
     if ((f.flag == "--highlight" && given_flag("--no-highlight")) ||
@@ -385,9 +353,7 @@ Result<std::optional<std::vector<std::string>>> MergeFromFigure(
     }
     out.push_back(f.flag);
     if (!f.is_switch) out.push_back(f.value);
-    // As the file shows the key: a PNG's tEXt keyword, an SVG's or PDF's item name.
-    request.from_keys.emplace_back(
-        f.flag, (metadata.value().format == FigureFileFormat::kPng ? "pe:" : "") + f.key);
+    request.from_keys.emplace_back(f.flag, figure.value().shown_keys[k]);
   }
   request.from = from;
   out.insert(out.end(), given.begin(), given.end());
@@ -695,7 +661,7 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     er.width = static_cast<double>(w.value());
     er.height = static_cast<double>(h.value());
     er.scale = sc.value();
-    for (const char* flag : kSelectionFlags) {
+    for (const char* flag : kExportSelectionFlags) {
       if (exp->count(flag) > 0) er.given.emplace_back(flag);
     }
     if (std::string why = FlagNotForView(*exp, app, er); !why.empty()) return usage_error(why);

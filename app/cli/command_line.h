@@ -11,43 +11,11 @@
 
 #include "model/model_params.h"
 #include "options/window_request.h"
+#include "session/export_selection.h"
 
 namespace pe {
 
 enum class RunMode { kWindow, kExport, kCheck };
-
-struct ExportRequest {
-  std::string view = "heatmap";                 // a --view name of the registry
-  std::string output;                           // path or "-"
-  double width = 960, height = 540, scale = 1;  // figure size (layout units) and PNG scale
-  std::string title;                            // empty: a title naming the parameters
-  std::string positions;          // "A:B": the positions shown (heatmap rows, curves x)
-  std::string dim_range;          // "A:B": the dimensions shown (heatmap, sums)
-  std::string token;              // "N" or "all": the token (sums) and highlight (heatmap, curves)
-  std::string rotation_position;  // "P": the rotation view's position (empty: first + 10)
-  std::string batch_row;          // "B": the sum figure's row of a batch of --ids (empty: 0)
-  bool no_markers = false;
-  // "X0:X1:Y0:Y1": a view's exact window (heatmap: dims x positions, curves: positions x
-  // values, sums: dims x values, score: keys x queries); empty: the whole table
-  std::string heatmap_window, curves_window, sums_window, score_window;
-  bool highlight = false, no_highlight = false;  // outline the token (default: with --token)
-  std::string walkthrough_step;                  // "S": the walkthrough step a PNG or SVG shows
-  std::string from;           // the figure whose metadata gave the defaults (--from)
-  bool list_presets = false;  // print the sinusoidal presets and exit
-  // The flags --from took from the figure (none given on the command line), each with the
-  // metadata key it came from as the file names it ("pe:d_model" in a PNG): an error about one
-  // names the file and the key, not a flag nobody typed.
-  std::vector<std::pair<std::string, std::string>> from_keys;
-  // The selection flags given, also those given an empty value (which is refused, not taken as
-  // "not given").
-  std::vector<std::string> given;
-  bool Given(const std::string& flag) const;
-};
-
-// `message` (an error about a flag) said of the figure and its metadata key when --from took that
-// flag from the figure: "fig.png: metadata pe:d_model: must be an integer in [1, 65536], got
-// "0""; otherwise `message` unchanged.
-std::string FromFigureMessage(const ExportRequest& request, const std::string& message);
 
 // `pe-explorer check TABLE[:TENSOR]`: the table to identify, and what the flags fixed.
 struct CheckRequest {

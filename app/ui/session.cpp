@@ -15,9 +15,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/export_command.h"
 #include "io/figure_metadata_reader.h"
 #include "io/file_writers.h"
+#include "session/figure_session.h"
 #include "ui/ui.h"
 #include "ui/ui_settings.h"
 #include "views/view_registry.h"
@@ -441,7 +441,7 @@ void RestoreSession(AppState& state, const SessionContent& content,
 }
 
 Status OpenFigureSession(AppState& state, const std::string& path) {
-  Result<FigureSession> f = SessionFromFigure(path, state.params.cap);
+  Result<FigureSession> f = ReadFigureSession(path, state.params.cap);
   if (!f.ok()) return f.error();
   std::vector<std::string> ignored;
   RestoreSession(state, {f.value().params, f.value().views, {}}, ignored);
