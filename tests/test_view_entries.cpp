@@ -50,6 +50,7 @@ TEST(ViewEntries, EveryViewKindHasAnEntryWithItsPieces) {
     EXPECT_FALSE(v.title.empty());
     EXPECT_EQ(ParseView(v.name), kind);
     ASSERT_NE(v.figure, nullptr);
+    ASSERT_NE(v.check_table, nullptr);
     ASSERT_NE(v.write_table, nullptr);
     ASSERT_NE(v.estimate, nullptr);
     const ModelParams m = ParamsFor(kind);
