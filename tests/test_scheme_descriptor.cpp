@@ -56,6 +56,8 @@ TEST(SchemeDescriptor, EverySchemeHasItsEntryAtItsIndex) {
     EXPECT_NE(d.check_flags, nullptr);
     EXPECT_NE(kAllSchemes & SchemeBit(s), 0u);
   }
+  // Past the last scheme there is no name (the field table's list of choices stops there).
+  EXPECT_EQ(SchemeName(static_cast<Scheme>(kSchemeCount)), "");
   EXPECT_EQ(kAllSchemes, (1u << kSchemeCount) - 1);
 }
 

@@ -54,6 +54,9 @@ std::optional<E> Parse(const Names<E, N>& names, std::string_view text) {
 }  // namespace
 
 std::string_view SchemeName(Scheme v) {
+  // A value past the last scheme names nothing (the field table walks the names until one
+  // does not parse back).
+  if (static_cast<size_t>(v) >= kSchemeCount) return {};
   return DescriptorOf(v).name;
 }
 std::optional<Scheme> ParseScheme(std::string_view s) {
