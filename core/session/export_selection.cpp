@@ -8,6 +8,7 @@
 #include "analysis/attention_row.h"
 #include "base/closest_word.h"
 #include "io/file_writers.h"
+#include "session/session.h"
 #include "text/tokenizer.h"
 #include "views/view_registry.h"
 
@@ -65,18 +66,12 @@ constexpr double kMinWindowExtent = 1.0 / kMaxWindowCoordinate;
 
 // "X0:X1:Y0:Y1", four finite numbers with X0 < X1 and Y0 < Y1, within the limits above.
 Result<ViewRange> ParseWindow(const std::string& flag, const std::string& text) {
-  double v[4] = {NAN, NAN, NAN, NAN};
-  const char* p = text.c_str();
-  const char* end = p + text.size();
-  bool ok = true;
-  for (int k = 0; k < 4 && ok; ++k) {
-    auto [next, ec] = std::from_chars(p, end, v[k]);
-    ok = ec == std::errc() && std::isfinite(v[k]) &&
-         (k == 3 ? next == end : next < end && *next == ':');
-    p = next + 1;
+  const std::optional<ViewRange> w = ParseWindowNumbers(text);
+  bool ok = w.has_value();
+  if (ok) {
+    for (double c : {w->x0, w->x1, w->y0, w->y1}) ok = ok && std::fabs(c) <= kMaxWindowCoordinate;
+    ok = ok && w->x1 - w->x0 >= kMinWindowExtent && w->y1 - w->y0 >= kMinWindowExtent;
   }
-  for (int k = 0; k < 4 && ok; ++k) ok = std::fabs(v[k]) <= kMaxWindowCoordinate;
-  ok = ok && v[1] - v[0] >= kMinWindowExtent && v[3] - v[2] >= kMinWindowExtent;
   if (!ok) {
     return InvalidArgument(flag +
                            " must be X0:X1:Y0:Y1, four finite numbers with X0 < X1 and Y0 < Y1, "
@@ -84,7 +79,7 @@ Result<ViewRange> ParseWindow(const std::string& flag, const std::string& text) 
                            "got \"" +
                            text + "\"");
   }
-  return ViewRange{v[0], v[1], v[2], v[3]};
+  return *w;
 }
 
 }  // namespace

@@ -39,27 +39,33 @@ Result<bool> Boolean(const std::string& key, const std::string& text) {
 
 // "x0:x1:y0:y1", four finite numbers (an empty score window, x1 <= x0, means the whole table).
 Result<ViewRange> Window(const std::string& key, const std::string& text) {
-  double v[4] = {0, 0, 0, 0};
-  const char* p = text.data();
-  const char* end = p + text.size();
-  bool ok = true;
-  for (int k = 0; k < 4 && ok; ++k) {
-    auto [next, ec] = std::from_chars(p, end, v[k]);
-    ok = ec == std::errc() && std::isfinite(v[k]) &&
-         (k == 3 ? next == end : next < end && *next == ':');
-    p = next + 1;
-  }
-  if (!ok) {
+  std::optional<ViewRange> v = ParseWindowNumbers(text);
+  if (!v) {
     return InvalidArgument("views." + key + " must be x0:x1:y0:y1, four finite numbers, got \"" +
                            text + "\"");
   }
-  return ViewRange{v[0], v[1], v[2], v[3]};
+  return *v;
 }
 
 constexpr ViewWindowKey kWindowKeys[] = {ViewWindowKey::kHeatmap, ViewWindowKey::kCurves,
                                          ViewWindowKey::kSums, ViewWindowKey::kScore};
 
 }  // namespace
+
+std::optional<ViewRange> ParseWindowNumbers(const std::string& text) {
+  double v[4] = {0, 0, 0, 0};
+  const char* p = text.data();
+  const char* end = p + text.size();
+  for (int k = 0; k < 4; ++k) {
+    auto [next, ec] = std::from_chars(p, end, v[k]);
+    if (ec != std::errc() || !std::isfinite(v[k]) ||
+        !(k == 3 ? next == end : next < end && *next == ':')) {
+      return std::nullopt;
+    }
+    p = next + 1;
+  }
+  return ViewRange{v[0], v[1], v[2], v[3]};
+}
 
 Result<uint64_t> FileHashCache::Hash(const std::string& path) {
   struct stat st {};

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -16,6 +17,11 @@
 #include "views/figure_export.h"
 
 namespace pe {
+
+// "x0:x1:y0:y1": four finite numbers separated by colons, nothing else; nullopt otherwise. The
+// session's views and the export command's --X-window flags read windows so, each with its own
+// limits and message.
+std::optional<ViewRange> ParseWindowNumbers(const std::string& text);
 
 struct SessionContent {
   ModelParams params;
