@@ -544,13 +544,16 @@ TEST(BytePairEncoding, FullGpt2VocabularyWhenGiven) {
 namespace pe {
 namespace {
 
-// The model input with a tokenizer file: the field loads it, the sentence gets its ids and V.
+// The model input with a tokenizer file: the field's load step reads it, the sentence gets its
+// ids and V.
 TEST(SubwordSentence, TheTokenizerFileSetsIdsAndVocabularySize) {
   ModelParams m;
   const ParamField* f = FindParamField("--tokenizer-file");
   ASSERT_NE(f, nullptr);
   ASSERT_TRUE(f->set(m, kData).ok());
   EXPECT_EQ(f->get(m), kData);
+  EXPECT_FALSE(m.example.subword);  // setting the path reads nothing
+  ASSERT_TRUE(LoadParamFiles(m).ok());
   m.example.text = "Hello world";
   Result<SentenceResult> s = ComputeSentence(m.example, m.pe, m.input, m.cap);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -572,7 +575,8 @@ TEST(SubwordSentence, TheTokenizerFileSetsIdsAndVocabularySize) {
   TextExample both = m.example;
   both.vocabulary = {"Hello"};
   EXPECT_NE(ExampleIds(both).message().find("--vocab and --tokenizer-file"), std::string::npos);
-  const Status bad = f->set(m, "/nonexistent/tokenizer.json");
+  ASSERT_TRUE(f->set(m, "/nonexistent/tokenizer.json").ok());
+  const Status bad = LoadParamFiles(m);
   EXPECT_NE(bad.message().find("--tokenizer-file: cannot read"), std::string::npos);
   ASSERT_TRUE(f->set(m, "").ok());
   EXPECT_FALSE(m.example.subword);

@@ -10,9 +10,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <random>
+#include <thread>
 
 #include "headless_ui.h"
+#include "io/loaded_table.h"
 #include "io/session_file.h"
+#include "jobs/table_load_job.h"
 #include "model/param_fields.h"
 #include "panels/panels.h"
 #include "session/session.h"
@@ -156,12 +159,15 @@ ModelParams RandomParams(std::mt19937_64& rng) {
     std::vector<std::string> ok;
     for (const std::string& text : Candidates()) {
       ModelParams trial = m;
-      if (f.set(trial, text).ok() && ValidateEncodingParams(trial.pe).ok() &&
-          ValidateInputLayerParams(trial.input).ok()) {
+      if (f.set(trial, text).ok() && LoadParamFiles(trial).ok() &&
+          ValidateEncodingParams(trial.pe).ok() && ValidateInputLayerParams(trial.input).ok()) {
         ok.push_back(text);
       }
     }
-    if (!ok.empty()) (void)f.set(m, ok[rng() % ok.size()]);
+    if (!ok.empty()) {
+      (void)f.set(m, ok[rng() % ok.size()]);
+      (void)LoadParamFiles(m);
+    }
   }
   return m;
 }
@@ -405,6 +411,42 @@ TEST_F(SessionFiles, AChangedOrMissingFileIsAWarningNotAFailure) {
   ASSERT_TRUE(s.ok());
   ASSERT_EQ(s.value().warnings.size(), 1u);
   EXPECT_NE(s.value().warnings[0].find("No such file"), std::string::npos);
+}
+
+// Opening a session in the window reads nothing on the UI thread: the request goes to the
+// loading job, the state stays as it was until the job has read the session, loaded its table
+// and hashed it, and a cancelled open leaves the state as it was and says so.
+TEST_F(SessionFiles, TheWindowOpensASessionOnTheLoadingJob) {
+  const std::string table = Path("wte.npy");
+  ASSERT_TRUE(pe::testing::WriteSinusoidNpyWithAWrongCell(table, 512, 48, 3, 4));
+  SharedTableCache().Clear();
+  SessionDocument doc;
+  doc.params = {{"embeddings", table}};
+  ASSERT_TRUE(SaveSessionFile(Path("s.pexs"), doc).ok());
+  TableLoadJob job(/*synchronous=*/false);
+  AppState a;
+  a.params = WindowDefaultParams();
+  const ModelParams before = a.params;
+  for (bool cancel : {true, false}) {
+    job.Hold(true);
+    a.session.open_requests = {Path("s.pexs")};
+    HandleSessionRequests(a, nullptr, &job);
+    EXPECT_TRUE(a.session.open_requests.empty());
+    EXPECT_EQ(a.params, before);  // nothing opened yet
+    EXPECT_EQ(SharedTableCache().Peek({table, ""}, TableUse::kEmbeddings), nullptr);
+    if (cancel) job.Cancel();
+    job.Hold(false);
+    while (job.busy()) std::this_thread::yield();
+    HandleSessionRequests(a, nullptr, &job);
+    if (cancel) {
+      EXPECT_EQ(a.params, before);
+      EXPECT_NE(a.session.notice.find("cancelled"), std::string::npos) << a.session.notice;
+      EXPECT_TRUE(a.session.notice_error);
+    }
+  }
+  ASSERT_TRUE(a.params.example.embeddings.loaded()) << a.session.notice;
+  EXPECT_EQ(a.params.pe.d_model, 48);  // d_model followed the table when it loaded
+  EXPECT_EQ(a.session.path, Path("s.pexs"));
 }
 
 TEST_F(SessionFiles, TheLastSessionIsRestoredAndABrokenOneKeptAside) {

@@ -1583,6 +1583,7 @@ TEST_F(HeadlessUi, ALoadedTableRewrittenOnDiskIsOfferedForReloading) {
   const int64_t d = state_.params.pe.d_model;
   ASSERT_TRUE(testing::WriteSinusoidNpyWithAWrongCell(path, 100, d, 3, 4));
   ASSERT_TRUE(FindParamField("--embeddings")->set(state_.params, path).ok());
+  ASSERT_TRUE(LoadParamFiles(state_.params).ok());
   Frames(2);
   EXPECT_FALSE(state_.open_table.watched[0].changed);
   EXPECT_EQ(ImGui::FindWindowByName("Table changed on disk"), nullptr);

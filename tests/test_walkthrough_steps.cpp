@@ -412,7 +412,7 @@ TEST_F(WalkthroughEmbeddings, ALoadedWordVectorFileIsNamedAndItsWordsAreTheVocab
   ModelParams m;
   m.pe.d_model = 4;
   m.example.text = "the cat sat";
-  m.example.embeddings = {path, t.value()->hash(), t.value()};
+  m.example.embeddings = {path, t.value()->hash(), t.value(), std::nullopt};
   const Walkthrough w = Walk(m, 1);
   ASSERT_FALSE(w.pages.empty());
   auto joined = [](const WalkPage& p) {

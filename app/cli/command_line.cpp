@@ -178,6 +178,9 @@ int BuildParams(const CLI::App& app, const CLI::App* before, const Flags& f, Mod
       return fail(s.message());
     }
   }
+  // The files the flags name, read once every flag is set (so --memory-cap-mib bounds them in
+  // any order).
+  if (Status s = LoadParamFiles(p); !s.ok()) return fail(s.message());
   // A loaded table (--embeddings, --positions-table) fixes d_model, max_len's limit and T5's
   // heads and buckets; those flags were applied before it, so they are checked again now.
   for (size_t k = 0; k < fields.size(); ++k) {

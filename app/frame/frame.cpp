@@ -248,7 +248,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
   // edits apply to. A widget held (a slider being dragged) keeps its changes one undo step.
   // Nothing thrown here may leave the frame (ImGui would abort): it becomes a message.
   try {
-    HandleSessionRequests(state, services.sessions);
+    HandleSessionRequests(state, services.sessions, services.tables);
   } catch (const std::exception& e) {
     state.session.open_requests.clear();
     state.session.notice = std::string("Opening failed: ") + e.what();

@@ -1,5 +1,7 @@
 #include "jobs/table_load_job.h"
 
+#include "io/file_writers.h"
+
 namespace pe {
 
 bool TableLoadJob::Start(TableLoadRequest request) {
@@ -27,6 +29,65 @@ bool TableLoadJob::Start(TableLoadRequest request) {
     outcome_ = std::move(out);
   });
   return true;
+}
+
+bool TableLoadJob::StartTokenizer(std::string path, MemoryCap cap) {
+  if (job_.Busy()) return false;
+  job_.Submit(0, [this, path = std::move(path), cap](JobContext&) {
+    TableLoadOutcome out;
+    out.request.spec = path;
+    out.request.cap = cap;
+    try {
+      out.tokenizer = LoadSubwordTokenizer(path, cap);
+    } catch (const std::exception& e) {
+      out.tokenizer = RuntimeError("reading the tokenizer failed: " + std::string(e.what()));
+    }
+    std::lock_guard lock(mutex_);
+    outcome_ = std::move(out);
+  });
+  return true;
+}
+
+bool TableLoadJob::StartSession(SessionOpenRequest request) {
+  if (job_.Busy()) return false;
+  job_.Submit(0, [this, request = std::move(request)](JobContext& context) {
+    TableLoadOutcome out;
+    out.table = LoadedTablePtr();
+    out.session_request = request;
+    const std::string ext = FileExtension(request.path);
+    const bool figure = ext == "png" || ext == "svg" || ext == "pdf";
+    auto failed = [&](Error e) {
+      if (figure) {
+        out.figure = std::move(e);
+      } else {
+        out.session = std::move(e);
+      }
+    };
+    try {
+      if (context.cancelled()) {
+        failed(Cancelled("opening " + Quoted(request.path) + " was cancelled"));
+      } else if (figure) {
+        out.figure = ReadFigureSession(request.path, request.base.cap, context.progress());
+      } else {
+        out.session = LoadSessionFile(request.path, request.base, context.progress());
+      }
+    } catch (const CancelledError&) {
+      failed(Cancelled("opening " + Quoted(request.path) + " was cancelled"));
+    } catch (const std::exception& e) {
+      failed(RuntimeError("opening " + Quoted(request.path) + " failed: " + e.what()));
+    }
+    std::lock_guard lock(mutex_);
+    session_outcome_ = std::move(out);
+  });
+  return true;
+}
+
+std::optional<TableLoadOutcome> TableLoadJob::TakeSession() {
+  if (job_.Busy()) return std::nullopt;
+  std::lock_guard lock(mutex_);
+  std::optional<TableLoadOutcome> out = std::move(session_outcome_);
+  session_outcome_.reset();
+  return out;
 }
 
 std::optional<TableLoadOutcome> TableLoadJob::Take() {

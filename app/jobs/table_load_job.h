@@ -1,7 +1,9 @@
-// Loads one table file (io/loaded_table.h) off the UI thread on a job (jobs/job.h), with progress
-// and Cancel, into the
-// shared table cache; the frame then sets the parameter field, which finds the table there.
-// One load at a time. In synchronous mode (tests, screenshots) it runs in place.
+// The window's loading job (jobs/job.h): whatever reads a file for the parameters runs here, off
+// the UI thread, with progress and Cancel, one load at a time: a table file picked in File >
+// Open (into io/loaded_table.h's shared cache), and a session or an exported figure being
+// opened, whose parameters are set from the file and then loaded (LoadParamFiles reads their
+// tables and tokenizer; a session's file hashes are checked here too). The frame takes the
+// outcome and puts it into the state. In synchronous mode (tests, screenshots) it runs in place.
 #pragma once
 
 #include <mutex>
@@ -10,6 +12,9 @@
 
 #include "io/loaded_table.h"
 #include "jobs/job.h"
+#include "session/figure_session.h"
+#include "session/session.h"
+#include "text/subword_tokenizer.h"
 
 namespace pe {
 
@@ -22,9 +27,21 @@ struct TableLoadRequest {
   MemoryCap cap;
 };
 
+// A session (.pexs) or an exported figure (.png, .svg, .pdf) to open over `base`.
+struct SessionOpenRequest {
+  std::string path;
+  ModelParams base;  // the defaults with the memory cap in force
+};
+
 struct TableLoadOutcome {
   TableLoadRequest request;
   Result<LoadedTablePtr> table = LoadedTablePtr();
+  // Set when the load was a session or figure (then `request` is empty): what it opened.
+  std::optional<SessionOpenRequest> session_request;
+  std::optional<Result<LoadedSession>> session;
+  std::optional<Result<FigureSession>> figure;
+  // Set when the load was a tokenizer (StartTokenizer; `request.spec` is its path).
+  std::optional<Result<std::shared_ptr<const SubwordTokenizer>>> tokenizer;
 };
 
 class TableLoadJob {
@@ -36,15 +53,23 @@ class TableLoadJob {
 
   // Starts loading; false when a load is already running.
   bool Start(TableLoadRequest request);
+  // Starts reading a tokenizer file (--tokenizer-file) under `cap`; false when a load is running.
+  bool StartTokenizer(std::string path, MemoryCap cap);
+  // Starts opening a session or figure (by the path's extension); false when a load is running.
+  bool StartSession(SessionOpenRequest request);
   bool busy() const { return job_.Busy(); }
   double progress() const { return job_.fraction(); }  // 0..1
   void Cancel() { job_.Cancel(); }
-  // The outcome of the last finished load, once.
+  // While held, a load asked for waits (tests see the frames between a request and its end).
+  void Hold(bool held) { job_.Hold(held); }
+  // The outcome of the last finished table load (Start), once.
   std::optional<TableLoadOutcome> Take();
+  // The outcome of the last finished session or figure (StartSession), once.
+  std::optional<TableLoadOutcome> TakeSession();
 
  private:
   std::mutex mutex_;
-  std::optional<TableLoadOutcome> outcome_;
+  std::optional<TableLoadOutcome> outcome_, session_outcome_;
   Job job_;  // last: joined before the outcome it writes goes
 };
 

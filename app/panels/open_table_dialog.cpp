@@ -3,10 +3,10 @@
 // only, once per path submitted), asks what the table is for (token embeddings, the learned
 // position table, T5's relative bias) and loads it on the table-load job with a progress bar and
 // Cancel. The loaded table then enters the parameters through its field (--embeddings or
-// --positions-table), which finds it in the shared cache. Files dropped on the window arrive
-// here too. The controls panel shows what is loaded (DrawLoadedTablesInfo). A tokenizer file
-// (tokenizer.json, GPT-2's vocab.json; known by its content) is offered as the text's tokenizer
-// only (--tokenizer-file).
+// --positions-table) and the load step, which finds it in the shared cache. Files dropped on the
+// window arrive here too. The controls panel shows what is loaded (DrawLoadedTablesInfo). A
+// tokenizer file (tokenizer.json, GPT-2's vocab.json; known by its content) is offered as the
+// text's tokenizer only (--tokenizer-file), read on the same job.
 #include <imgui.h>
 #include <imgui_stdlib.h>
 #include <sys/stat.h>
@@ -146,7 +146,10 @@ void ApplyLoaded(AppState& st, const TableLoadRequest& request) {
   if (request.target == TableTarget::kPositions) SetScheme(next, Scheme::kLearned);
   if (request.target == TableTarget::kT5Bias) SetScheme(next, Scheme::kT5);
   const ParamField* field = FindParamField(TargetFlag(request.target));
-  Status s = field->set(next, request.spec);
+  // Set anew (a reload names the table held): the load step takes the table the job read.
+  Status s = field->set(next, "");
+  if (s.ok()) s = field->set(next, request.spec);
+  if (s.ok()) s = LoadParamFiles(next);  // the table the job loaded: a hit in the shared cache
   if (s.ok()) s = ValidateEncodingParams(next.pe);
   if (!s.ok()) {
     st.open_table.error = InWindowTerms(s.message(), "");
@@ -160,10 +163,15 @@ void ApplyLoaded(AppState& st, const TableLoadRequest& request) {
               false, ImGui::GetTime() + 6.0};
 }
 
-// Makes the listed tokenizer file the text's tokenizer through its field (--tokenizer-file).
-void ApplyTokenizer(AppState& st, const std::string& path) {
+// Makes the listed tokenizer file the text's tokenizer through its field (--tokenizer-file),
+// with the tokenizer the loading job read from it.
+void ApplyTokenizer(AppState& st, const std::string& path,
+                    const std::shared_ptr<const SubwordTokenizer>& tokenizer) {
   ModelParams next = st.params;
-  if (Status s = FindParamField("--tokenizer-file")->set(next, path); !s.ok()) {
+  Status s = FindParamField("--tokenizer-file")->set(next, path);
+  if (s.ok() && tokenizer != nullptr) next.example.subword = tokenizer;
+  if (s.ok()) s = LoadParamFiles(next);  // nothing left to read when the job read it
+  if (!s.ok()) {
     st.open_table.error = s.message();
     st.open_table.open_requested = true;
     return;
@@ -304,7 +312,17 @@ void DrawOpenTableDialog(AppState& state, UiServices& services) {
   TableLoadJob* job = services.tables;
   if (job != nullptr) {
     if (std::optional<TableLoadOutcome> out = job->Take()) {
-      if (out->table.ok()) {
+      if (out->tokenizer) {
+        if (out->tokenizer->ok()) {
+          Edit(state, [path = out->request.spec, t = out->tokenizer->value()](AppState& st) {
+            ApplyTokenizer(st, path, t);
+          });
+        } else {
+          // As the field says it (--tokenizer-file's load step).
+          o.error = "--tokenizer-file: " + out->tokenizer->message();
+          o.open_requested = true;
+        }
+      } else if (out->table.ok()) {
         Edit(state, [request = out->request](AppState& st) { ApplyLoaded(st, request); });
       } else {
         o.error = out->table.message();
@@ -374,9 +392,20 @@ void DrawOpenTableDialog(AppState& state, UiServices& services) {
     // A tokenizer is what it is: no table choices.
     ImGui::TextUnformatted("Use it as the text's tokenizer (--tokenizer-file)");
     if (!o.error.empty()) ErrorText(o.error);
+    if (busy) ImGui::BeginDisabled();
     if (ImGui::Button("Use as tokenizer")) {
       o.error.clear();
-      Edit(state, [path = o.path](AppState& st) { ApplyTokenizer(st, path); });
+      if (job != nullptr) {
+        job->StartTokenizer(o.path, state.params.cap);
+      } else {
+        // No loading job (headless): read in place, through the field's load step.
+        Edit(state, [path = o.path](AppState& st) { ApplyTokenizer(st, path, nullptr); });
+      }
+    }
+    if (busy) ImGui::EndDisabled();
+    if (busy) {
+      ImGui::SameLine();
+      ImGui::ProgressBar(static_cast<float>(job->progress()), ImVec2(em * 6, 0), "reading");
     }
     ImGui::SameLine();
     CloseButton();

@@ -17,6 +17,7 @@
 
 #include "io/figure_metadata_reader.h"
 #include "io/file_writers.h"
+#include "jobs/table_load_job.h"
 #include "session/figure_session.h"
 #include "ui/ui.h"
 #include "ui/ui_settings.h"
@@ -440,9 +441,11 @@ void RestoreSession(AppState& state, const SessionContent& content,
   ApplyUiSettings(content.ui, state, warnings);
 }
 
-Status OpenFigureSession(AppState& state, const std::string& path) {
-  Result<FigureSession> f = ReadFigureSession(path, state.params.cap);
-  if (!f.ok()) return f.error();
+namespace {
+
+// A figure read back (ReadFigureSession) into `state`.
+void RestoreFigureSession(AppState& state, const std::string& path,
+                          const Result<FigureSession>& f) {
   std::vector<std::string> ignored;
   RestoreSession(state, {f.value().params, f.value().views, {}}, ignored);
   const FigureSession& fig = f.value();
@@ -466,6 +469,14 @@ Status OpenFigureSession(AppState& state, const std::string& path) {
   }
   state.focused_view = fig.view;
   if (ViewApplies(fig.view, state.params.pe)) state.select_tab = fig.view;
+}
+
+}  // namespace
+
+Status OpenFigureSession(AppState& state, const std::string& path) {
+  Result<FigureSession> f = ReadFigureSession(path, state.params.cap);
+  if (!f.ok()) return f.error();
+  RestoreFigureSession(state, path, f);
   return {};
 }
 
@@ -669,20 +680,25 @@ bool IsSessionOrFigurePath(const std::string& path) {
   return ext == "pexs" || ext == "png" || ext == "svg" || ext == "pdf";
 }
 
-Status OpenSessionPath(AppState& state, const std::string& path, SessionKeeper* keeper) {
-  const std::string ext = FileExtension(path);
+namespace {
+
+// What a session or figure opened (read and loaded, here or on the loading job) into `state`:
+// exactly one of `figure` and `session` is set.
+Status FinishOpening(AppState& state, const std::string& path, SessionKeeper* keeper,
+                     const Result<FigureSession>* figure, Result<LoadedSession>* session) {
   std::vector<std::string> warnings;
-  if (ext == "png" || ext == "svg" || ext == "pdf") {
-    AppState opened = state;
-    if (Status s = OpenFigureSession(opened, path); !s.ok()) {
-      Notice(state, "Cannot open the figure: " + s.message(), true);
-      return s;
+  if (figure != nullptr) {
+    if (!figure->ok()) {
+      Notice(state, "Cannot open the figure: " + figure->message(), true);
+      return figure->error();
     }
+    AppState opened = state;
+    RestoreFigureSession(opened, path, *figure);
     state = std::move(opened);
     state.session.path.clear();  // Save asks for a .pexs name
     Notice(state, "Opened the figure " + path + " as a session", false);
   } else {
-    Result<LoadedSession> s = LoadSessionFile(path, SessionBase(state));
+    Result<LoadedSession>& s = *session;
     if (!s.ok()) {
       Notice(state, "Cannot open the session: " + s.message(), true);
       return s.error();
@@ -697,6 +713,22 @@ Status OpenSessionPath(AppState& state, const std::string& path, SessionKeeper* 
   return {};
 }
 
+bool IsFigurePath(const std::string& path) {
+  const std::string ext = FileExtension(path);
+  return ext == "png" || ext == "svg" || ext == "pdf";
+}
+
+}  // namespace
+
+Status OpenSessionPath(AppState& state, const std::string& path, SessionKeeper* keeper) {
+  if (IsFigurePath(path)) {
+    const Result<FigureSession> f = ReadFigureSession(path, state.params.cap);
+    return FinishOpening(state, path, keeper, &f, nullptr);
+  }
+  Result<LoadedSession> s = LoadSessionFile(path, SessionBase(state));
+  return FinishOpening(state, path, keeper, nullptr, &s);
+}
+
 Status SaveSessionAs(AppState& state, const std::string& path, SessionKeeper* keeper) {
   const Status s = SaveSessionFile(path, MakeSessionDocument(SessionOf(state)));
   if (!s.ok()) {
@@ -709,8 +741,19 @@ Status SaveSessionAs(AppState& state, const std::string& path, SessionKeeper* ke
   return {};
 }
 
-void HandleSessionRequests(AppState& state, SessionKeeper* keeper) {
+void HandleSessionRequests(AppState& state, SessionKeeper* keeper, TableLoadJob* loads) {
   SessionUiState& s = state.session;
+  // A session or figure the loading job has opened since the last frame.
+  if (loads != nullptr) {
+    if (std::optional<TableLoadOutcome> out = loads->TakeSession(); out && out->session_request) {
+      const std::string& path = out->session_request->path;
+      if (out->figure) {
+        (void)FinishOpening(state, path, keeper, &*out->figure, nullptr);
+      } else if (out->session) {
+        (void)FinishOpening(state, path, keeper, nullptr, &*out->session);
+      }
+    }
+  }
   if (s.new_requested) {
     s.new_requested = false;
     AppState fresh;
@@ -724,7 +767,19 @@ void HandleSessionRequests(AppState& state, SessionKeeper* keeper) {
   }
   std::vector<std::string> requests = std::move(s.open_requests);
   s.open_requests.clear();
-  for (const std::string& path : requests) (void)OpenSessionPath(state, path, keeper);
+  if (loads != nullptr) {
+    // On the loading job, one at a time: the tables a session names are never read here. A
+    // request waits while another load runs.
+    for (size_t k = 0; k < requests.size(); ++k) {
+      if (loads->busy() || !loads->StartSession({requests[k], SessionBase(state)})) {
+        s.open_requests.assign(requests.begin() + static_cast<std::ptrdiff_t>(k), requests.end());
+        break;
+      }
+      Notice(state, "Opening " + requests[k] + "...", false);
+    }
+  } else {
+    for (const std::string& path : requests) (void)OpenSessionPath(state, path, keeper);
+  }
   if (!s.save_as_request.empty()) {
     const std::string path = std::move(s.save_as_request);
     s.save_as_request.clear();

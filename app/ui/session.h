@@ -13,6 +13,8 @@
 
 namespace pe {
 
+class TableLoadJob;
+
 // The config folder: $PE_EXPLORER_CONFIG_DIR when set (tests point it at a temporary folder),
 // else $XDG_CONFIG_HOME/pe-explorer, else $HOME/.config/pe-explorer; empty when none is known.
 std::string DefaultConfigDir();
@@ -87,7 +89,9 @@ Status OpenSessionPath(AppState& state, const std::string& path, SessionKeeper* 
 // Writes the session of `state` to `path` and makes it the file Save writes to.
 Status SaveSessionAs(AppState& state, const std::string& path, SessionKeeper* keeper);
 // The requests the File menu, drops and keys queued (open, new, save), at the start of a frame.
-void HandleSessionRequests(AppState& state, SessionKeeper* keeper);
+// With `loads`, a session or figure is read and its tables loaded on that job (never on the UI
+// thread) and put into `state` at a later frame, when the job has finished; without, in place.
+void HandleSessionRequests(AppState& state, SessionKeeper* keeper, TableLoadJob* loads = nullptr);
 // True for the files a drop or the command line opens as a session: .pexs, .png, .svg, .pdf.
 bool IsSessionOrFigurePath(const std::string& path);
 

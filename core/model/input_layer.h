@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -116,7 +117,9 @@ struct TextExample {
   // `tokenizer` when set: the ids are that tokenizer's and V its size. `subword` is what
   // LoadSubwordTokenizer read from `tokenizer_file` (shared: examples are copied freely).
   std::string tokenizer_file;
-  std::shared_ptr<const SubwordTokenizer> subword;
+  std::shared_ptr<const SubwordTokenizer> subword;  // null until the load step reads the file
+  // --text-file: a file whose text replaces `text` when the load step reads it (then reset).
+  std::optional<std::string> text_file;
   // A token-embedding table loaded from a file (--embeddings, (V, d_model)); empty: the seeded
   // table of `init` and `seed`. Typed ids and the text's ids index its rows; a word-vector
   // file's words name its rows instead, and the text's words are looked up (LoadedTable::

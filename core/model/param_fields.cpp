@@ -158,34 +158,64 @@ Status FollowsTable(const ModelParams& m, const char* flag, int64_t value) {
   return {};
 }
 
-// Loads `text` (FILE[:TENSOR]) for `use` through the shared cache, under the cap.
-Result<TableRef> LoadRef(const char* flag, const std::string& text, TableUse use,
-                         const MemoryCap& cap) {
-  if (Status s = CheckText(flag, text); !s.ok()) return s.error();
+// `text` (FILE[:TENSOR]) as a table field takes it, without reading the file: printable text
+// that names a file and, after a colon, a tensor.
+Status CheckTableText(const char* flag, const std::string& text) {
+  if (Status s = CheckText(flag, text); !s.ok()) return s;
   Result<TensorSpec> spec = ParseTensorSpec(text);
   if (!spec.ok()) return InvalidArgument(std::string(flag) + ": " + spec.message());
-  Result<LoadedTablePtr> t = SharedTableCache().Get(spec.value(), use, cap);
-  if (!t.ok()) return Error{t.error().kind, std::string(flag) + ": " + t.message()};
-  return TableRef{text, t.value()->hash(), t.value()};
+  return {};
 }
 
-// --embeddings-hash / --positions-table-hash: the loaded table must hash to `text`.
-Status CheckHash(const char* flag, const char* table_flag, const TableRef& ref,
-                 const std::string& text) {
-  if (!ref.loaded()) {
-    return InvalidArgument(std::string(flag) + " checks the table " + table_flag + " loads; give " +
-                           table_flag + " first");
-  }
+// Records the table `text` names in `ref` (read by the load step): a new name drops the table
+// and hash held; the name already loaded keeps its table.
+void SetTableText(TableRef& ref, const std::string& text) {
+  if (text == ref.spec && ref.loaded()) return;
+  ref = TableRef{text, 0, nullptr, std::nullopt};
+}
+
+// Loads `ref.spec` for `use` through the shared cache, under the cap (the load step).
+Result<LoadedTablePtr> LoadRef(const char* flag, const TableRef& ref, TableUse use,
+                               const MemoryCap& cap, const Progress& progress) {
+  Result<TensorSpec> spec = ParseTensorSpec(ref.spec);
+  if (!spec.ok()) return InvalidArgument(std::string(flag) + ": " + spec.message());
+  Result<LoadedTablePtr> t = SharedTableCache().Get(spec.value(), use, cap, progress);
+  if (!t.ok()) return Error{t.error().kind, std::string(flag) + ": " + t.message()};
+  return t;
+}
+
+// --embeddings-hash / --positions-table-hash when `ref` is loaded: its table must hash to `text`.
+Status CompareHash(const char* flag, const TableRef& ref, const std::string& text) {
   const std::string now = HashText(ref.hash);
-  if (text.size() != 16 || text.find_first_not_of("0123456789abcdef") != std::string::npos) {
-    return InvalidArgument(std::string(flag) + " must be 16 lowercase hex digits, got \"" + text +
-                           "\"");
-  }
   if (text != now) {
     return InvalidArgument(std::string(flag) + ": " + Quoted(ref.spec) + " now hashes to " + now +
                            ", not " + text + ": the file is not the one the figure was made from");
   }
   return {};
+}
+
+// --embeddings-hash / --positions-table-hash: 16 hex digits, for the table `table_flag` names.
+// Checked at once when the table is loaded, else recorded for the load step to check.
+Status SetHash(const char* flag, const char* table_flag, TableRef& ref, const std::string& text) {
+  if (ref.spec.empty()) {
+    return InvalidArgument(std::string(flag) + " checks the table " + table_flag + " loads; give " +
+                           table_flag + " first");
+  }
+  if (text.size() != 16 || text.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return InvalidArgument(std::string(flag) + " must be 16 lowercase hex digits, got \"" + text +
+                           "\"");
+  }
+  if (ref.loaded()) return CompareHash(flag, ref, text);
+  ref.expected_hash = std::stoull(text, nullptr, 16);
+  return {};
+}
+
+// The load step of a hash field: the table just loaded must have the hash given before it.
+Status LoadHash(const char* flag, TableRef& ref) {
+  if (!ref.loaded() || !ref.expected_hash) return {};
+  const std::string want = HashText(*ref.expected_hash);
+  ref.expected_hash.reset();
+  return CompareHash(flag, ref, want);
 }
 
 // ---- the typed builders: each field's parsing, checks and messages live here once.
@@ -341,11 +371,21 @@ constexpr FieldValue Switch(At, std::string_view given, std::string_view other) 
 // A field with rules of its own: its value name and its text's get and set.
 constexpr FieldValue Custom(std::string_view value_name,
                             std::string (*get)(const ParamField&, const ModelParams&),
-                            Status (*set)(const ParamField&, ModelParams&, const std::string&)) {
+                            Status (*set)(const ParamField&, ModelParams&, const std::string&),
+                            Status (*load)(const ParamField&, ModelParams&,
+                                           const Progress&) = nullptr) {
   FieldValue v;
   v.value_name = value_name;
   v.get = get;
   v.set = set;
+  v.load = load;
+  return v;
+}
+
+// A FILE field (or a file's hash) with its load step.
+constexpr FieldValue Loads(FieldValue v,
+                           Status (*load)(const ParamField&, ModelParams&, const Progress&)) {
+  v.load = load;
   return v;
 }
 
@@ -471,10 +511,17 @@ Status SetDims(const ParamField&, ModelParams& m, const std::string& text) {
   return {};
 }
 
-Status SetTextFile(const ParamField& f, ModelParams& m, const std::string& text) {
-  Result<std::string> t = ReadTextFile(text, m.cap);
+// The path is read by the load step (LoadTextFile), which reports what is wrong with it.
+Status SetTextFile(const ParamField&, ModelParams& m, const std::string& text) {
+  m.example.text_file = text;
+  return {};
+}
+Status LoadTextFile(const ParamField& f, ModelParams& m, const Progress&) {
+  if (!m.example.text_file) return {};
+  Result<std::string> t = ReadTextFile(*m.example.text_file, m.cap);
   if (!t.ok()) return Error{t.error().kind, std::string(f.flag) + ": " + t.message()};
   m.example.text = std::move(t).value();
+  m.example.text_file.reset();
   return {};
 }
 
@@ -484,14 +531,20 @@ Status SetTokenizerFile(const ParamField& f, ModelParams& m, const std::string& 
     m.example.subword.reset();
     return {};
   }
+  if (Status s = CheckText(std::string(f.flag), text); !s.ok()) return s;
+  if (text != m.example.tokenizer_file) m.example.subword.reset();
+  m.example.tokenizer_file = text;
+  return {};
+}
+Status LoadTokenizerFile(const ParamField& f, ModelParams& m, const Progress&) {
+  if (m.example.tokenizer_file.empty() || m.example.subword) return {};
   const std::string flag(f.flag);
-  if (Status s = CheckText(flag, text); !s.ok()) return s;
-  Result<std::shared_ptr<const SubwordTokenizer>> t = LoadSubwordTokenizer(text, m.cap);
+  Result<std::shared_ptr<const SubwordTokenizer>> t =
+      LoadSubwordTokenizer(m.example.tokenizer_file, m.cap);
   if (!t.ok()) {
     return t.error().kind == Error::Kind::kRuntime ? RuntimeError(flag + ": " + t.message())
                                                    : InvalidArgument(flag + ": " + t.message());
   }
-  m.example.tokenizer_file = text;
   m.example.subword = std::move(t).value();
   return {};
 }
@@ -601,14 +654,22 @@ Status SetEmbeddings(const ParamField& f, ModelParams& m, const std::string& tex
     m.example.embeddings = {};
     return {};
   }
-  Result<TableRef> ref = LoadRef(f.flag.data(), text, TableUse::kEmbeddings, m.cap);
-  if (!ref.ok()) return ref.error();
-  const int64_t cols = ref.value().table->cols();
+  if (Status s = CheckTableText(f.flag.data(), text); !s.ok()) return s;
+  SetTableText(m.example.embeddings, text);
+  return {};
+}
+Status LoadEmbeddings(const ParamField& f, ModelParams& m, const Progress& progress) {
+  TableRef& ref = m.example.embeddings;
+  if (ref.spec.empty() || ref.loaded()) return {};
+  Result<LoadedTablePtr> t = LoadRef(f.flag.data(), ref, TableUse::kEmbeddings, m.cap, progress);
+  if (!t.ok()) return t.error();
+  const int64_t cols = t.value()->cols();
   if (cols > kMaxDModel) {
-    return InvalidArgument("--embeddings: " + Quoted(text) + " has " + std::to_string(cols) +
+    return InvalidArgument("--embeddings: " + Quoted(ref.spec) + " has " + std::to_string(cols) +
                            " columns; d_model must be at most " + std::to_string(kMaxDModel));
   }
-  m.example.embeddings = std::move(ref).value();
+  ref.hash = t.value()->hash();
+  ref.table = std::move(t).value();
   m.pe.d_model = cols;
   return {};
 }
@@ -625,9 +686,20 @@ Status SetPositionsTable(const ParamField& f, ModelParams& m, const std::string&
     PositionsTable(m) = {};
     return {};
   }
-  Result<TableRef> ref = LoadRef(f.flag.data(), text, TableUse::kPositions, m.cap);
-  if (!ref.ok()) return ref.error();
-  const LoadedTable& t = *ref.value().table;
+  if (Status s = CheckTableText(f.flag.data(), text); !s.ok()) return s;
+  SetTableText(PositionsTable(m), text);
+  return {};
+}
+// The shape rules follow the table: T5's buckets and heads, or d_model and max_len.
+Status LoadPositionsTable(const ParamField& f, ModelParams& m, const Progress& progress) {
+  TableRef& held = PositionsTable(m);
+  if (held.spec.empty() || held.loaded()) return {};
+  const std::string text = held.spec;
+  Result<LoadedTablePtr> loaded =
+      LoadRef(f.flag.data(), held, TableUse::kPositions, m.cap, progress);
+  if (!loaded.ok()) return loaded.error();
+  TableRef ref{text, loaded.value()->hash(), loaded.value(), held.expected_hash};
+  const LoadedTable& t = *ref.table;
   if (m.pe.kind() == Scheme::kT5) {
     if (t.cols() > 4096 || t.rows() < 2 || t.rows() > (int64_t{1} << 20)) {
       return InvalidArgument("--positions-table: " + Quoted(text) + " has shape (" +
@@ -639,7 +711,7 @@ Status SetPositionsTable(const ParamField& f, ModelParams& m, const std::string&
     p.buckets = t.rows();
     p.heads = t.cols();
     p.head = std::min(p.head, p.heads - 1);
-    p.bias = std::move(ref).value();
+    p.bias = std::move(ref);
     return {};
   }
   if (t.cols() > kMaxDModel) {
@@ -656,7 +728,7 @@ Status SetPositionsTable(const ParamField& f, ModelParams& m, const std::string&
   // The table is shown whole: max_len follows its rows from the offset (a --max-len given is
   // applied again after it, and may only be smaller).
   m.pe.max_len = std::min<int64_t>(t.rows() - m.pe.offset, kMaxPosition + 1);
-  m.pe.learned().table = std::move(ref).value();
+  m.pe.learned().table = std::move(ref);
   return {};
 }
 
@@ -857,7 +929,7 @@ const ParamField kFields[] = {
     {"", "--text-file",
      "Read the text from a UTF-8 file (a regular file, or a pipe such as /dev/stdin), "
      "newlines and all; replaces --text",
-     kAllSchemes, Custom("FILE", &NoText, &SetTextFile)},
+     kAllSchemes, Loads(Custom("FILE", &NoText, &SetTextFile), &LoadTextFile)},
     {"tokenizer", "--tokenizer", "word or char", kAllSchemes,
      Choice<&TokenizerName, &ParseTokenizer>(AT(m.example.tokenizer), Listed::kEither)},
     {"tokenizer_file", "--tokenizer-file",
@@ -866,9 +938,11 @@ const ParamField kFields[] = {
      "with GPT-2's vocab.json + merges.txt or encoder.json + vocab.bpe. The ids are the "
      "tokenizer's and V its size (empty: none)",
      kAllSchemes,
-     Custom(
-         "FILE", [](const ParamField&, const ModelParams& m) { return m.example.tokenizer_file; },
-         &SetTokenizerFile),
+     Loads(Custom(
+               "FILE",
+               [](const ParamField&, const ModelParams& m) { return m.example.tokenizer_file; },
+               &SetTokenizerFile),
+           &LoadTokenizerFile),
      nullptr, &HasTokenizerFile},
     // Typed ids replace the text (no tokenizer); before --vocab-size, which checks them.
     {"ids", "--ids",
@@ -963,9 +1037,11 @@ const ParamField kFields[] = {
      "token ids), or a word-vector file (GloVe text, .vec, word2vec binary; rows = its words, "
      "a word it lacks takes its <unk> row or a zero row). d_model follows the table's columns",
      kAllSchemes,
-     Custom(
-         "FILE", [](const ParamField&, const ModelParams& m) { return m.example.embeddings.spec; },
-         &SetEmbeddings),
+     Loads(Custom(
+               "FILE",
+               [](const ParamField&, const ModelParams& m) { return m.example.embeddings.spec; },
+               &SetEmbeddings),
+           &LoadEmbeddings),
      nullptr, &HasEmbeddings},
     {"embeddings_hash", "--embeddings-hash",
      "The content hash --embeddings must have (figure metadata records it; loaded_table.h: "
@@ -977,7 +1053,10 @@ const ParamField kFields[] = {
            return HashText(m.example.embeddings.hash);
          },
          [](const ParamField& f, ModelParams& m, const std::string& text) {
-           return CheckHash(f.flag.data(), "--embeddings", m.example.embeddings, text);
+           return SetHash(f.flag.data(), "--embeddings", m.example.embeddings, text);
+         },
+         [](const ParamField& f, ModelParams& m, const Progress&) {
+           return LoadHash(f.flag.data(), m.example.embeddings);
          }),
      nullptr, &HasEmbeddings},
     {"positions_table", "--positions-table",
@@ -986,9 +1065,11 @@ const ParamField kFields[] = {
      "relative_attention_bias (buckets, heads). d_model and max_len (its rows from the offset), or "
      "T5's buckets and heads, follow it unless given",
      kLearned | kT5,
-     Custom(
-         "FILE", [](const ParamField&, const ModelParams& m) { return PositionsTable(m).spec; },
-         &SetPositionsTable),
+     Loads(
+         Custom(
+             "FILE", [](const ParamField&, const ModelParams& m) { return PositionsTable(m).spec; },
+             &SetPositionsTable),
+         &LoadPositionsTable),
      nullptr, &HasPositionsTable},
     {"positions_table_hash", "--positions-table-hash",
      "The content hash --positions-table must have (figure metadata records it)", kLearned | kT5,
@@ -996,7 +1077,10 @@ const ParamField kFields[] = {
          "HEX",
          [](const ParamField&, const ModelParams& m) { return HashText(PositionsTable(m).hash); },
          [](const ParamField& f, ModelParams& m, const std::string& text) {
-           return CheckHash(f.flag.data(), "--positions-table", PositionsTable(m), text);
+           return SetHash(f.flag.data(), "--positions-table", PositionsTable(m), text);
+         },
+         [](const ParamField& f, ModelParams& m, const Progress&) {
+           return LoadHash(f.flag.data(), PositionsTable(m));
          }),
      nullptr, &HasPositionsTable},
 };
@@ -1078,8 +1162,30 @@ std::vector<std::pair<std::string, std::string>> ParamValues(const ModelParams& 
   return out;
 }
 
+Status LoadParamFiles(ModelParams& m, const Progress& progress) {
+  for (const ParamField& f : ParamFields()) {
+    if (!f.loads() || (f.schemes & SchemeBit(m.pe.kind())) == 0) continue;
+    if (Status s = f.load(m, progress); !s.ok()) return s;
+  }
+  return {};
+}
+
 Status CheckLoadedTables(const ModelParams& m) {
   const TableRef& e = m.example.embeddings;
+  // A file named and not read: the views would show the seeded table or the word tokenizer.
+  auto unread = [](const char* flag, const std::string& path) {
+    return InvalidArgument(std::string(flag) + " " + Quoted(path) +
+                           " is named but not loaded yet (the load step reads it)");
+  };
+  if (!e.spec.empty() && !e.loaded()) return unread("--embeddings", e.spec);
+  if ((m.pe.kind() == Scheme::kLearned || m.pe.kind() == Scheme::kT5) &&
+      !PositionsTable(m).spec.empty() && !PositionsTable(m).loaded()) {
+    return unread("--positions-table", PositionsTable(m).spec);
+  }
+  if (!m.example.tokenizer_file.empty() && !m.example.subword) {
+    return unread("--tokenizer-file", m.example.tokenizer_file);
+  }
+  if (m.example.text_file) return unread("--text-file", *m.example.text_file);
   if (m.pe.kind() == Scheme::kLearned && e.loaded() && m.pe.learned().table.loaded() &&
       e.table->cols() != m.pe.learned().table.table->cols()) {
     const TableRef& p = m.pe.learned().table;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/status.h"
 #include "encoding/scheme_descriptor.h"  // SchemeBit, kAllSchemes
 #include "model/model_params.h"
@@ -46,6 +47,11 @@ struct FieldValue {
   std::string_view given, other;  // a switch: what metadata records when given, and otherwise
   bool one_of = false;            // NAME: the message lists "one of a, b, c", else "a, b or c"
   void (*then)(ModelParams& m) = nullptr;  // after the value is set (the seed reaches the tables)
+  // A FILE field (and a file's hash): reads what `set` recorded (the table, tokenizer or text)
+  // into `m` and applies the rules that follow from it; does nothing when it is already loaded
+  // or nothing is named. An error names the flag, the file and what is wrong. Null: nothing to
+  // load.
+  Status (*load)(const ParamField& f, ModelParams& m, const Progress& progress) = nullptr;
 };
 
 struct ParamField {
@@ -79,9 +85,14 @@ struct ParamField {
   // what `set` reads back.
   std::string get(const ModelParams& m) const { return value.get(*this, m); }
   // Parses `text` (decimal only, the whole text) and sets the value; an error names the flag,
-  // the allowed range and the text. A switch gets "true". Never reads a file but the ones the
-  // FILE fields name (see io/loaded_table.h's cache).
+  // the allowed range and the text. A switch gets "true". Never reads a file: a FILE field
+  // records the path (checked as text), and `load` reads it.
   Status set(ModelParams& m, const std::string& text) const { return value.set(*this, m, text); }
+  // The load step of a FILE field (and of a file's hash): see FieldValue::load.
+  Status load(ModelParams& m, const Progress& progress = {}) const {
+    return value.load != nullptr ? value.load(*this, m, progress) : Status{};
+  }
+  bool loads() const { return value.load != nullptr; }
   bool recorded(const ModelParams& m) const { return recorded_when == nullptr || recorded_when(m); }
   bool is_switch() const { return value_name.empty(); }
   // Empty when the field applies to `m`, else a sentence saying why not, naming the scheme.
@@ -137,9 +148,22 @@ Result<uint64_t> ParseUnsigned(const std::string& what, const std::string& text,
 Result<double> ParseNumber(const std::string& what, const std::string& text,
                            const std::string& range, bool (*in_range)(double));
 
+// The load step: every file the FILE fields of `m` name and that is not loaded yet is read, in
+// the field table's order (the embeddings before the position table, each table before its
+// hash), under `m.cap`: --text-file's text, --tokenizer-file's tokenizer, --embeddings' and
+// --positions-table's tables (through io/loaded_table.h's shared cache). What follows from a
+// table is applied as it loads: d_model follows the embedding or learned position table's
+// columns, max_len the position table's rows from the offset, T5's buckets and heads its bias
+// table's shape; a hash given for a table must be its hash. The first error is returned, naming
+// the flag and the file, as setting the field did when it read the file. `progress` reports the
+// tables' reading and may cancel it (io/loaded_table.h). The command line calls it once all its
+// flags are set; the window on its table-load job.
+Status LoadParamFiles(ModelParams& m, const Progress& progress = {});
+
 // Ok when the loaded tables agree with `m`: d_model is the embedding table's and the learned
 // position table's columns, T5's buckets and heads its bias table's shape, max_len within the
-// position table's rows. Else an error naming the flag, the file and what the table has.
+// position table's rows. Else an error naming the flag, the file and what the table has; a table
+// named but not loaded yet (LoadParamFiles not run) is refused too.
 Status CheckLoadedTables(const ModelParams& m);
 
 }  // namespace pe

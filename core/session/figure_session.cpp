@@ -29,7 +29,8 @@ Result<FigureFlags> ReadFigureFlags(const std::string& path) {
   return out;
 }
 
-Result<FigureSession> ReadFigureSession(const std::string& path, const MemoryCap& cap) {
+Result<FigureSession> ReadFigureSession(const std::string& path, const MemoryCap& cap,
+                                        const Progress& progress) {
   const std::string ext = FileExtension(path);
   if (ext != "png" && ext != "svg" && ext != "pdf") {
     return InvalidArgument("\"" + path + "\" is not a figure (.png, .svg or .pdf)");
@@ -122,6 +123,8 @@ Result<FigureSession> ReadFigureSession(const std::string& path, const MemoryCap
       return fail(s.message());
     }
   }
+  // The files the flags name, read once every flag is set.
+  if (Status s = LoadParamFiles(p, progress); !s.ok()) return fail(s.message());
   // A loaded table fixes d_model, max_len's limit and T5's heads and buckets; those flags were
   // applied before it, so they are checked again now.
   for (const ParamField& field : fields) {

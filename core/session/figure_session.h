@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/status.h"
 #include "figure/figure_render.h"
 #include "model/model_params.h"
@@ -36,6 +37,8 @@ struct FigureSession {
 // Errors name the file and what is wrong (not a figure, no metadata, a newer version, ...), or
 // the metadata key whose value is refused. `cap` bounds what the parameters load (figures do
 // not record it).
-Result<FigureSession> ReadFigureSession(const std::string& path, const MemoryCap& cap = {});
+// `progress` follows the reading of the tables the parameters name (LoadParamFiles).
+Result<FigureSession> ReadFigureSession(const std::string& path, const MemoryCap& cap = {},
+                                        const Progress& progress = {});
 
 }  // namespace pe

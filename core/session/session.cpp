@@ -165,7 +165,8 @@ SessionDocument MakeSessionDocument(const SessionContent& content, FileHashCache
   return doc;
 }
 
-Result<LoadedSession> SessionFromDocument(const SessionDocument& doc, const ModelParams& base) {
+Result<LoadedSession> SessionFromDocument(const SessionDocument& doc, const ModelParams& base,
+                                          const Progress& progress) {
   LoadedSession out;
   ModelParams& m = out.content.params;
   m = base;
@@ -194,11 +195,6 @@ Result<LoadedSession> SessionFromDocument(const SessionDocument& doc, const Mode
     }
     ModelParams trial = m;
     Status s = f.set(trial, *text);
-    if (!s.ok() && IsFileField(f)) {
-      // A table or tokenizer file that is gone or unreadable: the rest of the session opens.
-      out.warnings.push_back("params." + key + " was not loaded: " + s.message());
-      continue;
-    }
     if (!s.ok() && key == "versus") {
       // The compare view's B, typed for another scheme than the one saved: the rest opens, and
       // the compare view starts on the scheme's own counterpart.
@@ -207,6 +203,18 @@ Result<LoadedSession> SessionFromDocument(const SessionDocument& doc, const Mode
     }
     if (!s.ok()) return InvalidArgument("params." + key + ": " + s.message());
     m = std::move(trial);
+  }
+  // The files the parameters name, read in the field order (each table before its hash): a
+  // table or tokenizer file that is gone or unreadable is a warning and the rest of the session
+  // opens without it; a table whose hash is not the one saved is refused.
+  for (const ParamField& f : ParamFields()) {
+    if (!f.loads() || f.key.empty() || !f.WhyNotApplicable(m).empty()) continue;
+    if (Status s = f.load(m, progress); !s.ok()) {
+      const std::string key(f.key);
+      if (!IsFileField(f)) return InvalidArgument("params." + key + ": " + s.message());
+      out.warnings.push_back("params." + key + " was not loaded: " + s.message());
+      (void)f.set(m, "");
+    }
   }
   // A loaded position table sets max_len to its rows; the max_len saved (applied before the
   // table, in the field order) is the one shown.
@@ -262,10 +270,11 @@ Result<SessionDocument> ReadSessionDocument(const std::string& path) {
   return doc;
 }
 
-Result<LoadedSession> LoadSessionFile(const std::string& path, const ModelParams& base) {
+Result<LoadedSession> LoadSessionFile(const std::string& path, const ModelParams& base,
+                                      const Progress& progress) {
   Result<SessionDocument> doc = ReadSessionDocument(path);
   if (!doc.ok()) return doc.error();
-  Result<LoadedSession> s = SessionFromDocument(doc.value(), base);
+  Result<LoadedSession> s = SessionFromDocument(doc.value(), base, progress);
   if (!s.ok()) return Error{s.error().kind, Quoted(path) + " " + s.message()};
   return s;
 }

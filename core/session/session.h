@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/status.h"
 #include "io/session_file.h"
 #include "model/model_params.h"
@@ -55,12 +56,15 @@ SessionDocument MakeSessionDocument(const SessionContent& content, FileHashCache
 // then the scheme), its views and ui. Refused, naming the key ("params.d_model: ..."), when a
 // key is unknown, does not apply to the scheme, or has a bad value; a FILE field whose file
 // cannot be loaded, or a file whose hash differs, is a warning.
-Result<LoadedSession> SessionFromDocument(const SessionDocument& doc, const ModelParams& base);
+// `progress` follows the reading of the tables (LoadParamFiles) and may cancel it.
+Result<LoadedSession> SessionFromDocument(const SessionDocument& doc, const ModelParams& base,
+                                          const Progress& progress = {});
 
 // The document as text, written through a temporary file renamed over `path` (never half a file).
 Status SaveSessionFile(const std::string& path, const SessionDocument& doc);
 // Reads, parses and applies `path`; every error starts with the quoted path.
-Result<LoadedSession> LoadSessionFile(const std::string& path, const ModelParams& base);
+Result<LoadedSession> LoadSessionFile(const std::string& path, const ModelParams& base,
+                                      const Progress& progress = {});
 // Reads and parses only (the content is not applied); every error starts with the quoted path.
 Result<SessionDocument> ReadSessionDocument(const std::string& path);
 

@@ -390,6 +390,10 @@ std::string AboutB(const ModelParams& a) {
 Result<ModelParams> CompareB(const ModelParams& a) {
   Result<ModelParams> b = ApplyVersus(a, a.versus.empty() ? DefaultVersus(a) : a.versus);
   if (!b.ok()) return InvalidArgument(b.message() + EmptyVersusNote(a));
+  // A table or tokenizer B names (A's are loaded already).
+  if (Status s = LoadParamFiles(b.value()); !s.ok()) {
+    return InvalidArgument("--versus: " + s.message() + EmptyVersusNote(a));
+  }
   return b;
 }
 
