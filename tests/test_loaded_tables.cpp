@@ -577,13 +577,12 @@ TEST_F(LoadedTables, SettingAFileFieldReadsNoFile) {
 // bias table; the memory cap in force at load time bounds the read.
 TEST_F(LoadedTables, TheShapeFollowsATableWhenItLoads) {
   WriteBytes(Path("wpe.npy"), Npy("<f4", 12, 6, Raw(std::vector<float>(72, 0.25f))));
-  WriteBytes(Path("wte.npy"), Npy("<f4", 5, 6, Raw(std::vector<float>(30, 1.0f))));
+  WriteBytes(Path("wte.npy"), Npy("<f4", 5, 7, Raw(std::vector<float>(35, 1.0f))));
   WriteBytes(Path("rel.npy"), Npy("<f4", 10, 3, Raw(std::vector<float>(30, 2.0f))));
   ModelParams m;
   SetScheme(m, Scheme::kLearned);
   ASSERT_TRUE(FindParamField("--offset")->set(m, "2").ok());
   ASSERT_TRUE(FindParamField("--positions-table")->set(m, Path("wpe.npy")).ok());
-  ASSERT_TRUE(FindParamField("--embeddings")->set(m, Path("wte.npy")).ok());
   EXPECT_EQ(m.pe.d_model, ModelParams().pe.d_model);
   EXPECT_EQ(m.pe.max_len, 100);
   // Not loaded: refused rather than shown as the seeded tables.
@@ -597,6 +596,11 @@ TEST_F(LoadedTables, TheShapeFollowsATableWhenItLoads) {
   EXPECT_EQ(m.pe.d_model, 6);
   EXPECT_EQ(m.pe.max_len, 10);  // 12 rows from offset 2
   EXPECT_TRUE(CheckLoadedTables(m).ok());
+  ModelParams e;
+  ASSERT_TRUE(FindParamField("--embeddings")->set(e, Path("wte.npy")).ok());
+  EXPECT_EQ(e.pe.d_model, ModelParams().pe.d_model);
+  ASSERT_TRUE(LoadParamFiles(e).ok());
+  EXPECT_EQ(e.pe.d_model, 7);
   ModelParams t5;
   SetScheme(t5, Scheme::kT5);
   ASSERT_TRUE(FindParamField("--positions-table")->set(t5, Path("rel.npy")).ok());
