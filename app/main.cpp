@@ -37,7 +37,10 @@ int main(int argc, char** argv) {
     if (!offscreen) keeper.emplace(pe::DefaultConfigDir());
     pe::SessionKeeper* sessions = keeper ? &*keeper : nullptr;
     std::vector<std::string> warnings;
-    if (!window.open.empty()) {
+    if (!window.open.empty() && !offscreen) {
+      // Opened on the window's loading job, like File > Open: its tables are not read here.
+      state.session.open_requests.push_back(window.open);
+    } else if (!window.open.empty()) {
       if (pe::Status s = pe::OpenSessionPath(state, window.open, sessions); !s.ok()) {
         std::cerr << "pe-explorer: " << s.message() << "\n";
       }

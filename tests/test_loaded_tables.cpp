@@ -24,6 +24,7 @@
 #include "model/param_fields.h"
 #include "session/session.h"
 #include "test_support.h"
+#include "views/compare_view.h"
 #include "views/view_tables.h"
 
 namespace pe {
@@ -608,6 +609,22 @@ TEST_F(LoadedTables, TheShapeFollowsATableWhenItLoads) {
   ASSERT_TRUE(LoadParamFiles(t5).ok());
   EXPECT_EQ(t5.pe.t5().buckets, 10);
   EXPECT_EQ(t5.pe.t5().heads, 3);
+}
+
+// The compare view's B may name a table of its own: --versus records it, and B's load step
+// reads it, naming the override when it cannot.
+TEST_F(LoadedTables, AVersusTableIsReadWhenBIsMade) {
+  ModelParams m;
+  ASSERT_TRUE(FindParamField("--versus")->set(m, "embeddings=" + Path("b.npy")).ok());
+  Result<ModelParams> b = CompareB(m);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.message().rfind("--versus: embeddings=" + Path("b.npy") + ": --embeddings: ", 0), 0u)
+      << b.message();
+  WriteBytes(Path("b.npy"), Npy("<f4", 5, 8, Raw(std::vector<float>(40, 1.0f))));
+  b = CompareB(m);
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_TRUE(b.value().example.embeddings.loaded());
+  EXPECT_EQ(b.value().pe.d_model, 8);
 }
 
 }  // namespace

@@ -390,9 +390,20 @@ std::string AboutB(const ModelParams& a) {
 Result<ModelParams> CompareB(const ModelParams& a) {
   Result<ModelParams> b = ApplyVersus(a, a.versus.empty() ? DefaultVersus(a) : a.versus);
   if (!b.ok()) return InvalidArgument(b.message() + EmptyVersusNote(a));
-  // A table or tokenizer B names (A's are loaded already).
+  // A table or tokenizer B names (A's are loaded already), named by its override as when
+  // setting the field read the file.
   if (Status s = LoadParamFiles(b.value()); !s.ok()) {
-    return InvalidArgument("--versus: " + s.message() + EmptyVersusNote(a));
+    std::string said = "--versus: " + s.message();
+    const std::string& text = a.versus.empty() ? DefaultVersus(a) : a.versus;
+    if (auto pairs = ParseVersus(text); pairs.ok()) {
+      for (const auto& [key, value] : pairs.value()) {
+        const ParamField* f = FindParamField(key);
+        if (f != nullptr && s.message().rfind(std::string(f->flag) + ":", 0) == 0) {
+          said = "--versus: " + key + "=" + value + ": " + s.message();
+        }
+      }
+    }
+    return InvalidArgument(said + EmptyVersusNote(a));
   }
   return b;
 }
