@@ -102,7 +102,7 @@ void BenchNpy(const std::string& path, int64_t rows, int64_t cols) {
   p.scheme = LearnedParams{};
   p.d_model = cols;
   p.max_len = 100;
-  p.learned().table = {path, t.value()->hash(), t.value()};
+  p.learned().table = {path, t.value()->hash(), t.value(), std::nullopt};
   Result<EncodingPtr> e = MakeEncoding(p, cap);
   RasterRequest req{e.value(), 0, static_cast<double>(cols), 0, 100, 960, 540};
   const Raster r = ComputeRaster(req);
