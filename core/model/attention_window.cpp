@@ -108,7 +108,10 @@ std::string_view AttentionWindowKindName(AttentionWindowKind kind) {
 
 std::string AttentionWindowText(const AttentionWindow& w) {
   std::string out(AttentionWindowKindName(w.kind));
-  if (w.banded()) out += ":" + std::to_string(w.size);
+  if (w.banded()) {
+    out += ':';
+    out += std::to_string(w.size);
+  }
   return out;
 }
 

@@ -427,8 +427,6 @@ Result<Figure> DecayFigure(const ViewContext& c) {
   const AttentionScorer& own = schemes.value().front().scorer;
   int64_t hidden_from = L;
   if (own.banded()) {
-    const KeyRun run_first = own.VisibleKeys(first);  // the key is always visible at k = 0
-    (void)run_first;
     int64_t lo = 1, hi = L;  // the first k in [1, L) whose query does not see the key
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo) / 2;
@@ -450,6 +448,8 @@ Result<Figure> DecayFigure(const ViewContext& c) {
     line.color = SeriesRgba(static_cast<int>(i));
     line.line_width = 1.5;
     for (size_t k = 0; k < dist.size(); ++k) {
+      // The distances a window hides end the line (they are the last ones).
+      if (own.banded() && std::isnan(ys[i][k])) break;
       line.xs.push_back(static_cast<double>(dist[k]));
       line.ys.push_back(ys[i][k]);
     }
