@@ -160,5 +160,35 @@ TEST(FigureBudget, EveryViewOfEverySchemeAtABillionPositionsStaysWithinItsEstima
   }
 }
 
+// The score, attention and decay views under a sliding, a bidirectional sliding and a chunked
+// window at max_len 1e9 (d 128): the estimate covers what the figures allocate, as for the
+// causal mask (a window counts its texels' visible cells in closed form, allocating nothing).
+TEST(FigureBudget, WindowedScoreViewsAtABillionPositionsStayWithinTheirEstimates) {
+  const FigureSize size{480, 320, 1.0};
+  for (const char* window : {"sliding:4096", "sliding-bidirectional:128", "chunked:8192"}) {
+    for (Scheme scheme : {Scheme::kRope, Scheme::kSinusoidal, Scheme::kAlibi, Scheme::kT5}) {
+      ModelParams m = Table(scheme, 1'000'000'000, 128);
+      ASSERT_TRUE(FindParamField("--attention-window")->set(m, window).ok());
+      const Result<EncodingPtr> e = MakeEncoding(m.pe, m.cap);
+      ASSERT_TRUE(e.ok()) << e.message();
+      const ViewSelection sel = DefaultViews(m, *e.value());
+      for (ViewKind view : {ViewKind::kScore, ViewKind::kDecay, ViewKind::kAttention}) {
+        const std::string what =
+            std::string(ViewName(view)) + " of " + std::string(SchemeName(scheme)) + " " + window;
+        if (!CheckFigureMemory(view, m, sel, size, FigureFormat::kPng).ok()) continue;
+        const uint64_t estimate = EstimateFigureBytes(view, m, sel, size, FigureFormat::kPng);
+        const int64_t before = g_held.load();
+        g_peak.store(before);
+        const Result<Figure> f =
+            BuildViewFigure(view, m, sel, size, FigureFormat::kPng, "", e.value());
+        const int64_t peak = g_peak.load() - before;
+        EXPECT_TRUE(f.ok()) << what << ": " << f.message();
+        EXPECT_LE(peak, static_cast<int64_t>(estimate) + kSlack)
+            << what << ": built with a peak of " << peak << " bytes, estimated " << estimate;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pe

@@ -81,6 +81,71 @@ void RotationControls(AppState& state, const Derived& derived, ViewKind) {
   }
 }
 
+// The attention mask (--attention-window: a combo and its W or C) and the softmax scale, through
+// the parameter table as the command line sets them; a refused value stays red under its field.
+void AttentionMaskControls(AppState& state) {
+  const float em = ImGui::GetFontSize();
+  const ModelParams& p = state.params;
+  const AttentionWindow window = EffectiveAttentionWindow(p);
+  // Causal ALiBi masks later keys itself (bias -inf there): the combo says so in its tooltip.
+  const bool inherent = p.pe.kind() == Scheme::kAlibi && p.pe.alibi().mode == AlibiMode::kCausal;
+  const char* labels[] = {"full", "causal", "sliding", "sliding-bidirectional", "chunked"};
+  int kind = static_cast<int>(window.kind);
+  ImGui::SetNextItemWidth(em * 8);
+  FitComboWidth("mask", labels);
+  if (ImGui::Combo("mask", &kind, labels, 5)) {
+    // A new band starts at a size models use: Mistral's 4096, ModernBERT's 128, Llama 4's 8192.
+    const int64_t sizes[] = {0, 0, 4096, 128, 8192};
+    const auto k = static_cast<AttentionWindowKind>(kind);
+    const int64_t size = window.banded() ? window.size : sizes[kind];
+    EditField(
+        state, "mask", "--attention-window",
+        AttentionWindowText(AttentionWindow{
+            k, k == AttentionWindowKind::kFull || k == AttentionWindowKind::kCausal ? 0 : size}));
+  }
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+    WrappedTooltip(
+        inherent ? "Which keys each query sees. Causal ALiBi also masks the keys after each "
+                   "query itself (its bias is -inf there); choose symmetric ALiBi to see them."
+                 : "Which keys each query sees: full (all), causal (n <= m), sliding W "
+                   "(m - W < n <= m: Mistral, Gemma 2/3, GPT-OSS), sliding-bidirectional W "
+                   "(|m - n| <= W/2: ModernBERT), chunked C (same chunk of C and n <= m: "
+                   "Llama 4).");
+  }
+  if (window.banded()) {
+    int64_t typed = 0;
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(em * 5);
+    const char* label = window.kind == AttentionWindowKind::kChunked ? "C##mask" : "W##mask";
+    if (NumberField(state, label, window.size, &typed,
+                    window.kind == AttentionWindowKind::kChunked
+                        ? "The chunk size C: a query sees the keys of its own chunk up to itself."
+                        : "The window W in positions.")) {
+      EditField(state, label, "--attention-window",
+                std::string(AttentionWindowKindName(window.kind)) + ":" + std::to_string(typed));
+    }
+  }
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(em * 6);
+  const double d = static_cast<double>(p.pe.d_model);
+  const double shown = p.softmax_scale > 0 ? p.softmax_scale : 1.0 / std::sqrt(d);
+  double typed_scale = 0;
+  if (NumberField(state, "softmax scale", shown, &typed_scale,
+                  "The factor q.k is multiplied by before the bias and the softmax; "
+                  "1/sqrt(d_model) by default (DeepSeek-V3: mscale^2/sqrt(d), mscale = 0.1 ln 40 "
+                  "+ 1).")) {
+    EditField(state, "softmax scale", "--softmax-scale", NumberText(typed_scale));
+  }
+  if (p.softmax_scale > 0) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("1/\xe2\x88\x9a"
+                           "d")) {
+      EditField(state, "softmax scale", "--softmax-scale", "default");
+    }
+    ItemTooltip("Back to the default scale 1/sqrt(d_model).");
+  }
+}
+
 // What the scores are of: the content (one random vector, ones, or two tokens of the sentence)
 // and the causal mask, through the parameter table as the command line sets them.
 void ScoreControls(AppState& state, const Derived&, ViewKind view) {
@@ -116,22 +181,8 @@ void ScoreControls(AppState& state, const Derived&, ViewKind view) {
                 "tokens:" + std::to_string(c.token_a) + "," + std::to_string(typed));
     }
   }
-  if (view == ViewKind::kScore || view == ViewKind::kAttention) {
-    ImGui::SameLine();
-    // Causal ALiBi masks later keys itself (bias -inf there): the box shows it, ticked and fixed.
-    const EncodingParams& pe = state.params.pe;
-    const bool inherent = pe.kind() == Scheme::kAlibi && pe.alibi().mode == AlibiMode::kCausal;
-    bool causal = state.params.causal_mask || inherent;
-    ImGui::BeginDisabled(inherent);
-    if (ImGui::Checkbox("causal mask", &causal)) {
-      EditField(state, "causal mask", "--causal", causal ? "true" : "false");
-    }
-    ImGui::EndDisabled();
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
-      WrappedTooltip(inherent ? "Causal ALiBi masks the keys after each query itself (its bias "
-                                "is -inf there); choose symmetric ALiBi to see them."
-                              : "Hide the keys after each query, as a decoder does.");
-    }
+  if (view == ViewKind::kScore || view == ViewKind::kAttention || view == ViewKind::kDecay) {
+    AttentionMaskControls(state);
   }
 }
 

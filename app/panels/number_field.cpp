@@ -89,6 +89,8 @@ constexpr ControlName kControlNames[] = {
     {"--causal", "causal mask"},
     {"--dtype", "format"},
     {"--preset", "preset"},
+    {"--attention-window", "mask"},
+    {"--softmax-scale", "softmax scale"},
 };
 
 bool FlagChar(char c) {

@@ -75,7 +75,8 @@ Result<AttentionRow> AttentionRow::Make(const AttentionScorer& scorer, int64_t m
   r.query_ = m;
   r.first_ = e.first_position();
   r.end_ = r.first_ + e.rows();
-  const bool hide_after = scorer.causal();
+  // The keys the query sees: one run (model/attention_window.h), the table's keys without a mask.
+  const KeyRun seen = scorer.VisibleKeys(m);
   if (!AttentionRowHasClosedForm(e)) {
     r.logits_.resize(static_cast<size_t>(e.rows()));
     const int64_t L = e.rows(), block = 4096;
@@ -88,8 +89,9 @@ Result<AttentionRow> AttentionRow::Make(const AttentionScorer& scorer, int64_t m
   }
   // Closed forms: the query's own key, then each side as groups nearest first.
   auto add_side = [&](int side, std::vector<Group>& out) {
-    const int64_t last_distance = side < 0 ? m - r.first_ : r.end_ - 1 - m;
-    if (last_distance < 1 || (side > 0 && hide_after)) return;
+    const int64_t last_distance =
+        side < 0 ? std::min(m - r.first_, m - seen.lo) : std::min(r.end_ - 1 - m, seen.hi - 1 - m);
+    if (last_distance < 1) return;
     auto key = [&](int64_t distance) { return m + side * distance; };
     auto push = [&](int64_t d0, int64_t d1, double slope) {  // distances [d0, d1]
       Group g;

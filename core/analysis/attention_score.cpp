@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <span>
@@ -47,6 +48,27 @@ uint64_t ScoreContentStream(uint64_t seed) {
   return RandomBits(seed ^ 0x73636f7265ull /* "score" */, 0);
 }
 
+std::string SoftmaxScaleText(double softmax_scale, int64_t d) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "softmax scale s = %.4g (in place of 1/\xe2\x88\x9a%lld = %.4g)",
+                softmax_scale, static_cast<long long>(d), 1.0 / std::sqrt(static_cast<double>(d)));
+  return buf;
+}
+
+std::string ScoreDefinition(const Encoding& e, const ScoreContent& content, double softmax_scale) {
+  std::string text = ScoreDefinition(e, content);
+  if (softmax_scale > 0) {
+    // "/ √d" becomes "· s".
+    const std::string root =
+        " / \xe2\x88\x9a"
+        "d";
+    if (const size_t at = text.find(root); at != std::string::npos) {
+      text.replace(at, root.size(), " \xc2\xb7 s");
+    }
+  }
+  return text;
+}
+
 std::string ScoreDefinition(const Encoding& e, const ScoreContent& content) {
   const bool two = content.kind == ScoreContent::Kind::kTokens;
   const std::string xq = two ? "x_A" : "x", xk = two ? "x_B" : "x";
@@ -78,6 +100,17 @@ std::string ScoreDefinition(const Encoding& e, const ScoreContent& content) {
 
 Result<AttentionScorer> AttentionScorer::Make(EncodingPtr encoding, std::vector<double> x_query,
                                               std::vector<double> x_key, bool causal_mask) {
+  return Make(std::move(encoding), std::move(x_query), std::move(x_key),
+              causal_mask ? AttentionWindow{AttentionWindowKind::kCausal, 0} : AttentionWindow{});
+}
+
+Result<AttentionScorer> AttentionScorer::Make(EncodingPtr encoding, std::vector<double> x_query,
+                                              std::vector<double> x_key, AttentionWindow window,
+                                              double softmax_scale) {
+  if (!(softmax_scale >= 0) || !std::isfinite(softmax_scale)) {
+    return InvalidArgument("--softmax-scale must be a finite number greater than 0, got " +
+                           std::to_string(softmax_scale));
+  }
   if (!encoding) return InvalidArgument("no encoding to score");
   const auto d = static_cast<size_t>(encoding->params().d_model);
   if (x_query.size() != d || x_key.size() != d) {
@@ -89,8 +122,15 @@ Result<AttentionScorer> AttentionScorer::Make(EncodingPtr encoding, std::vector<
   s.encoding_ = std::move(encoding);
   s.x_query_ = std::move(x_query);
   s.x_key_ = std::move(x_key);
-  s.causal_ = causal_mask;
+  s.causal_ = window.kind == AttentionWindowKind::kCausal;
+  s.window_ = window;
+  s.scheme_causal_ = s.encoding_->Masked(0, 1);
+  s.scale_ = softmax_scale;
   return s;
+}
+
+double AttentionScorer::scale() const {
+  return scale_ > 0 ? scale_ : 1.0 / std::sqrt(static_cast<double>(x_query_.size()));
 }
 
 Result<AttentionScorer> AttentionScorer::Make(const ModelParams& params, EncodingPtr encoding) {
@@ -156,7 +196,8 @@ Result<AttentionScorer> AttentionScorer::Make(const ModelParams& params, Encodin
       break;
     }
   }
-  return Make(std::move(encoding), std::move(xq), std::move(xk), params.causal_mask);
+  return Make(std::move(encoding), std::move(xq), std::move(xk), EffectiveAttentionWindow(params),
+              params.softmax_scale);
 }
 
 void AttentionScorer::Query(int64_t m, double* out) const {
@@ -229,6 +270,7 @@ double AttentionScorer::Dot(const double* q, const double* k) const {
   const auto d = static_cast<int64_t>(x_query_.size());
   double acc = 0.0;
   for (int64_t j = 0; j < d; ++j) acc += q[j] * k[j];
+  if (scale_ > 0) return acc * scale_;
   return acc / std::sqrt(static_cast<double>(d));
 }
 
@@ -293,7 +335,7 @@ void AddDecayingWavesAlong(std::span<const DecayingWave> terms, int64_t k0, int6
 // The score's waves; a causal mask (which the waves do not hold) only when `masked_ok`.
 std::optional<ScoreWaves> MakeScoreWaves(const AttentionScorer& s, bool masked_ok = false) {
   const Encoding& e = s.encoding();
-  if ((s.causal() && !masked_ok) || s.has_bias()) return std::nullopt;
+  if ((s.masked_any() && !masked_ok) || s.has_bias()) return std::nullopt;
   const std::vector<double>& xq = s.x_query();
   const std::vector<double>& xk = s.x_key();
   const auto d = static_cast<size_t>(s.dim());
@@ -374,7 +416,7 @@ bool DecaysAlongOffset(const Encoding& e) {
 }
 
 // The raster from the waves on a lattice (ChooseOffsetLattice), or nullopt when there is none.
-std::optional<ScoreRaster> OffsetScoreRaster(const ScoreWaves& w, int64_t dim, int64_t k_lo,
+std::optional<ScoreRaster> OffsetScoreRaster(const ScoreWaves& w, double scale, int64_t k_lo,
                                              int64_t k_hi, int k_px, int64_t q_lo, int64_t q_hi,
                                              int q_px) {
   if (!w.offset_decaying.empty()) return std::nullopt;  // no closed texel means for these
@@ -392,7 +434,7 @@ std::optional<ScoreRaster> OffsetScoreRaster(const ScoreWaves& w, int64_t dim, i
       cols(static_cast<size_t>(r.width), 0.0);
   if (!w.query.empty()) SpanMeansOfWaves(w.query, r.query_edges, rows.data());
   if (!w.key.empty()) SpanMeansOfWaves(w.key, r.key_edges, cols.data());
-  const double inv = 1.0 / std::sqrt(static_cast<double>(dim));
+  const double inv = scale;
   r.values.resize(v.size());
 #pragma omp parallel for schedule(static) if (v.size() >= (1 << 16))
   for (int y = 0; y < r.height; ++y) {
@@ -424,7 +466,7 @@ struct ScoreParts {
   }
 };
 
-ScoreParts MakeScoreParts(const ScoreWaves& w, int64_t dim, int64_t k_lo, int64_t nk, int64_t q_lo,
+ScoreParts MakeScoreParts(const ScoreWaves& w, double scale, int64_t k_lo, int64_t nk, int64_t q_lo,
                           int64_t nq) {
   ScoreParts p;
   p.k_lo = k_lo;
@@ -435,7 +477,7 @@ ScoreParts MakeScoreParts(const ScoreWaves& w, int64_t dim, int64_t k_lo, int64_
   p.s0 = k_lo + q_lo;
   const int64_t spread = nk + nq - 1;
   p.constant = w.constant;
-  p.inv = 1.0 / std::sqrt(static_cast<double>(dim));
+  p.inv = scale;
   auto along = [](const std::vector<WaveTerm>& terms, int64_t lo, int64_t n) {
     std::vector<double> v(static_cast<size_t>(n), 0.0);
     if (!terms.empty()) WaveSumAlong(terms, 2 * lo, 1, n, v.data());
@@ -452,10 +494,10 @@ ScoreParts MakeScoreParts(const ScoreWaves& w, int64_t dim, int64_t k_lo, int64_
 
 // The raster cell by cell from the score's waves, for windows of at most kCellMeansMaxCells
 // cells (one to a few per texel, where no lattice fits): each texel the mean of its cells.
-void CellScoreRaster(const ScoreWaves& w, int64_t dim, ScoreRaster& r) {
+void CellScoreRaster(const ScoreWaves& w, double scale, ScoreRaster& r) {
   const int64_t k_lo = r.key_edges.front(), q_lo = r.query_edges.front();
   const ScoreParts parts =
-      MakeScoreParts(w, dim, k_lo, r.key_edges.back() - k_lo, q_lo, r.query_edges.back() - q_lo);
+      MakeScoreParts(w, scale, k_lo, r.key_edges.back() - k_lo, q_lo, r.query_edges.back() - q_lo);
   r.values.assign(static_cast<size_t>(r.width) * r.height, 0.0f);
   MeansOverCells(
       r.key_edges, r.query_edges, [&](int64_t m, double* values) { parts.Row(m, values); },
@@ -469,10 +511,10 @@ void CellScoreRaster(const ScoreWaves& w, int64_t dim, ScoreRaster& r) {
 // offset(n - m), from prefix sums of the keys' and offsets' parts along each query (in long
 // double, so a sum of a few cells keeps its digits beside the large ones before it). Work:
 // (keys + queries) x terms for the parts, queries x texel columns for the means.
-void PrefixScoreRaster(const ScoreWaves& w, int64_t dim, bool causal, ScoreRaster& r) {
+void PrefixScoreRaster(const ScoreWaves& w, const AttentionScorer& s, ScoreRaster& r) {
   const int64_t k_lo = r.key_edges.front(), q_lo = r.query_edges.front();
   const int64_t nk = r.key_edges.back() - k_lo, nq = r.query_edges.back() - q_lo;
-  const ScoreParts parts = MakeScoreParts(w, dim, k_lo, nk, q_lo, nq);
+  const ScoreParts parts = MakeScoreParts(w, s.scale(), k_lo, nk, q_lo, nq);
   std::vector<long double> key_sums(static_cast<size_t>(nk) + 1, 0.0L),
       offset_sums(parts.offset.size() + 1, 0.0L);
   for (size_t i = 0; i < parts.key.size(); ++i) key_sums[i + 1] = key_sums[i] + parts.key[i];
@@ -490,10 +532,11 @@ void PrefixScoreRaster(const ScoreWaves& w, int64_t dim, bool causal, ScoreRaste
     for (int64_t m = r.query_edges[static_cast<size_t>(y)];
          m < r.query_edges[static_cast<size_t>(y) + 1]; ++m) {
       const long double row = parts.constant + parts.query[static_cast<size_t>(m - q_lo)];
+      const KeyRun run = s.VisibleKeys(m);
       for (int x = 0; x < r.width; ++x) {
-        const int64_t n0 = r.key_edges[static_cast<size_t>(x)];
-        const int64_t n1 = causal ? std::min(r.key_edges[static_cast<size_t>(x) + 1], m + 1)
-                                  : r.key_edges[static_cast<size_t>(x) + 1];
+        // The texel's keys the query sees (all of them without a mask).
+        const int64_t n0 = std::max(r.key_edges[static_cast<size_t>(x)], run.lo);
+        const int64_t n1 = std::min(r.key_edges[static_cast<size_t>(x) + 1], run.hi);
         if (n1 <= n0) continue;
         const auto i = static_cast<size_t>(x);
         acc[i] +=
@@ -572,6 +615,37 @@ bool BiasScoreRaster(const AttentionScorer& s, ScoreRaster& r) {
   return true;
 }
 
+// The mean score over the visible cells of [m0, m1) x [n0, n1) under a banded window: the rows
+// that see a key of the block are one run, each row's visible keys one run [a, b); at most
+// `samples` rows spread evenly over theirs, each the mean of at most `samples` of its keys spread
+// evenly over [a, b), weighted by b - a (its share of the visible cells). `exact` turns false
+// when a row or a key run was sampled. qv (d) and kv are scratch.
+double VisibleMean(const AttentionScorer& s, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
+                   int samples, std::vector<double>& qv, std::vector<double>& kv, bool& exact) {
+  const auto d = static_cast<size_t>(s.dim());
+  const auto [ma, mb] = RowsSeeing(s.window(), s.encoding().Masked(0, 1), m0, m1, n0, n1);
+  const std::vector<int64_t> ms = SamplePositions(ma, mb - ma, samples);
+  if (static_cast<int64_t>(ms.size()) != mb - ma) exact = false;
+  long double acc = 0, weight = 0;
+  for (int64_t m : ms) {
+    const KeyRun run = s.VisibleKeys(m);
+    const int64_t a = std::max(n0, run.lo), b = std::min(n1, run.hi);
+    if (b <= a) continue;
+    const std::vector<int64_t> ns = SamplePositions(a, b - a, samples);
+    if (static_cast<int64_t>(ns.size()) != b - a) exact = false;
+    s.Query(m, qv.data());
+    kv.resize(d);
+    double row = 0.0;
+    for (int64_t n : ns) {
+      s.Key(n, kv.data());
+      row += s.Dot(qv.data(), kv.data()) + s.encoding().Bias(m, n);
+    }
+    acc += static_cast<long double>(b - a) * row / static_cast<double>(ns.size());
+    weight += static_cast<long double>(b - a);
+  }
+  return weight > 0 ? static_cast<double>(acc / weight) : std::numeric_limits<double>::quiet_NaN();
+}
+
 }  // namespace
 
 ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterRequest& req) {
@@ -599,7 +673,7 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
     // Zoomed out: exact texel means on a lattice, from the score's waves (any window in a frame).
     if (const std::optional<ScoreWaves> waves = MakeScoreWaves(s)) {
       if (std::optional<ScoreRaster> fast =
-              OffsetScoreRaster(*waves, s.dim(), k_lo, k_hi, std::min(px_w, req.width_px), q_lo,
+              OffsetScoreRaster(*waves, s.scale(), k_lo, k_hi, std::min(px_w, req.width_px), q_lo,
                                 q_hi, std::min(px_h, req.height_px))) {
         return std::move(*fast);
       }
@@ -611,7 +685,7 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
       (k_hi - k_lo + q_hi - q_lo) * (s.dim() / 2) <= kPrefixRasterMaxWork &&
       static_cast<int64_t>(r.width) * r.height * s.dim() > (int64_t{1} << 16)) {
     if (const std::optional<ScoreWaves> waves = MakeScoreWaves(s, /*masked_ok=*/true)) {
-      PrefixScoreRaster(*waves, s.dim(), s.causal(), r);
+      PrefixScoreRaster(*waves, s, r);
       return r;
     }
   }
@@ -620,13 +694,13 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
   if (static_cast<int64_t>(r.width) * r.height * s.dim() > kOffsetRasterMinWork &&
       (k_hi - k_lo) * (q_hi - q_lo) <= kCellMeansMaxCells) {
     if (const std::optional<ScoreWaves> waves = MakeScoreWaves(s)) {
-      CellScoreRaster(*waves, s.dim(), r);
+      CellScoreRaster(*waves, s.scale(), r);
       return r;
     }
   }
   // A bias whose masked cells (if any) are the scheme's own: closed-form block means.
-  if (s.has_bias() && !r.one_cell_per_texel && (!s.causal_mask() || s.encoding().Masked(0, 1)) &&
-      BiasScoreRaster(s, r)) {
+  if (s.has_bias() && !r.one_cell_per_texel && !s.banded() &&
+      (!s.causal_mask() || s.encoding().Masked(0, 1)) && BiasScoreRaster(s, r)) {
     return r;
   }
   r.values.assign(static_cast<size_t>(r.width) * r.height, 0.0f);
@@ -654,6 +728,7 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
   }
 
   const bool bias = s.has_bias();
+  const bool banded = s.banded();
   const bool parallel_texels = static_cast<int64_t>(r.width) * r.height * d >= (int64_t{1} << 16);
   // The job's token, read here: the team's other threads have none of their own.
   const CancelToken* job_cancel = CurrentCancelToken();
@@ -667,8 +742,22 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
     for (int x = 0; x < r.width; ++x) {
       const int64_t n0 = r.key_edges[static_cast<size_t>(x)];
       const int64_t n1 = r.key_edges[static_cast<size_t>(x) + 1];
-      const bool all_masked = s.causal() && n0 > m1 - 1;
-      const bool some_masked = s.causal() && n1 - 1 > m0;
+      if (banded) {
+        // A band or blocks: which cells are visible is exact (closed form); a texel with none
+        // is masked, one with all of them is the bilinear mean below, and a partly visible one
+        // is the mean over its visible cells, sampled among them.
+        const int64_t open = s.VisibleCells(m0, m1, n0, n1);
+        if (open == 0) {
+          out[x] = std::numeric_limits<float>::quiet_NaN();
+          continue;
+        }
+        if (open < (m1 - m0) * (n1 - n0)) {
+          out[x] = static_cast<float>(VisibleMean(s, m0, m1, n0, n1, samples, qv, kv, exact));
+          continue;
+        }
+      }
+      const bool all_masked = !banded && s.causal() && n0 > m1 - 1;
+      const bool some_masked = !banded && s.causal() && n1 - 1 > m0;
       if (all_masked) {
         out[x] = std::numeric_limits<float>::quiet_NaN();
         continue;
@@ -724,7 +813,7 @@ void ScoreRow(const AttentionScorer& s, int64_t m, int64_t n0, int64_t count, do
   if (count * s.dim() > kOffsetRasterMinWork) {
     // Long rows of wide vectors: from the score's waves along the keys, masked after.
     if (const std::optional<ScoreWaves> waves = MakeScoreWaves(s, /*masked_ok=*/true)) {
-      MakeScoreParts(*waves, s.dim(), n0, count, m, 1).Row(m, out);
+      MakeScoreParts(*waves, s.scale(), n0, count, m, 1).Row(m, out);
       for (int64_t i = 0; i < count; ++i) {
         if (s.Masked(m, n0 + i)) out[i] = kNaN;
       }
@@ -783,7 +872,7 @@ std::vector<double> DecayCurve(const AttentionScorer& s, std::span<const int64_t
   std::vector<double> out(distances.size(), kNaN);
   for (size_t i = 0; i < distances.size(); ++i) {
     const int64_t dist = distances[i];
-    if (dist < 0 || dist >= e.rows()) continue;
+    if (dist < 0 || dist >= e.rows() || s.Masked(first + dist, first)) continue;
     s.Query(first + dist, q.data());
     out[i] = s.Dot(q.data(), k.data()) + e.Bias(first + dist, first);
   }

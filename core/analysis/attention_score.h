@@ -18,8 +18,10 @@
 //   tokens: x_q = the embedding row of token A of the sentence, x_k that of token B, times
 //           sqrt(d) when the input layer scales embeddings (InputLayerParams::scale): the same
 //           scaled embedding the sum view adds the positional vector to, for every scheme.
-// A causal mask hides keys after the query (n > m): those cells have no score (NaN here, an
-// empty CSV cell, grey in the figure).
+// A causal mask hides keys after the query (n > m), and the other windows of
+// model/attention_window.h (sliding, sliding-bidirectional, chunked) hide the keys outside their
+// band or block: those cells have no score (NaN here, an empty CSV cell, grey in the figure).
+// The softmax scale s (--softmax-scale) replaces 1/sqrt(d) when given: score = s q_m . k_n + Bias.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +41,11 @@ uint64_t ScoreContentStream(uint64_t seed);
 // "score(m, n) = (x + PE_m)·(x + PE_n) / √d": the definition the figures and the window show,
 // for the encoding's family and the content kind (x for one vector, x_A and x_B for tokens).
 std::string ScoreDefinition(const Encoding& encoding, const ScoreContent& content);
+// The same with a softmax scale s > 0 given ("... · s" in place of "/ √d"); 0: as above.
+std::string ScoreDefinition(const Encoding& encoding, const ScoreContent& content,
+                            double softmax_scale);
+// "softmax scale s = 0.1657 (in place of 1/√128 = 0.08839)", for a scale given (> 0).
+std::string SoftmaxScaleText(double softmax_scale, int64_t d);
 
 // The scorer of one encoding and content. Immutable once made; cheap per call.
 class AttentionScorer {
@@ -49,12 +56,32 @@ class AttentionScorer {
   // Explicit content (each (d_model)), for tests and callers with their own vectors.
   static Result<AttentionScorer> Make(EncodingPtr encoding, std::vector<double> x_query,
                                       std::vector<double> x_key, bool causal_mask);
+  // With any window (causal included) and a softmax scale (0: 1/sqrt(d)).
+  static Result<AttentionScorer> Make(EncodingPtr encoding, std::vector<double> x_query,
+                                      std::vector<double> x_key, AttentionWindow window,
+                                      double softmax_scale = 0);
 
   const Encoding& encoding() const { return *encoding_; }
   int64_t dim() const { return static_cast<int64_t>(x_query_.size()); }
   bool causal_mask() const { return causal_; }
   // Keys after the query are hidden: asked for, or implied by the scheme (causal ALiBi).
   bool causal() const { return causal_ || encoding_->Masked(0, 1); }
+  // The window asked for (causal included); full when none.
+  const AttentionWindow& window() const { return window_; }
+  // A sliding, bidirectional sliding or chunked window (not the causal mask alone).
+  bool banded() const { return window_.banded(); }
+  // Any key hidden for some query: a window, or the scheme's own causal mask.
+  bool masked_any() const { return banded() || causal(); }
+  // The keys query m sees, [lo, hi) (kFarPosition wide on an open side).
+  KeyRun VisibleKeys(int64_t m) const { return pe::VisibleKeys(window_, scheme_causal_, m); }
+  // The unmasked cells of [m0, m1) x [n0, n1), in closed form.
+  int64_t VisibleCells(int64_t m0, int64_t m1, int64_t n0, int64_t n1) const {
+    return pe::VisibleCells(window_, scheme_causal_, m0, m1, n0, n1);
+  }
+  // The factor of q . k: the softmax scale given, else 1/sqrt(d).
+  double scale() const;
+  // The softmax scale as given; 0: the default 1/sqrt(d).
+  double softmax_scale() const { return scale_; }
   const std::vector<double>& x_query() const { return x_query_; }
   const std::vector<double>& x_key() const { return x_key_; }
 
@@ -73,13 +100,19 @@ class AttentionScorer {
   // score(m, n): NaN when a mask hides the key (see Masked).
   double Score(int64_t m, int64_t n) const;
   // Hidden by the causal mask asked for, or by one the scheme implies (causal ALiBi).
-  bool Masked(int64_t m, int64_t n) const { return (causal_ && n > m) || encoding_->Masked(m, n); }
+  bool Masked(int64_t m, int64_t n) const {
+    return (causal_ && n > m) || (banded() && !Sees(window_, false, m, n)) ||
+           encoding_->Masked(m, n);
+  }
   bool has_bias() const { return encoding_->family() == Family::kBias; }
 
  private:
   EncodingPtr encoding_;
   std::vector<double> x_query_, x_key_;
   bool causal_ = false;
+  bool scheme_causal_ = false;  // the scheme masks the keys after the query (causal ALiBi)
+  AttentionWindow window_;
+  double scale_ = 0;
 };
 
 // ---- the (query x key) score at screen resolution ----------------------------------------------
@@ -131,7 +164,8 @@ void ScoreBlock(const AttentionScorer& scorer, const double* keys, int64_t n0, i
 
 // The decay curve: score(first + k, first) for each distance k in `distances` (the key fixed at
 // the table's first position, the query moved k positions after it; a causal mask never hides
-// these). Distances past the table's last position are NaN.
+// these, a sliding or chunked window does past its reach: NaN). Distances past the table's last
+// position are NaN.
 std::vector<double> DecayCurve(const AttentionScorer& scorer, std::span<const int64_t> distances);
 
 // softmax over a row of logits; NaN logits (masked keys) get weight 0. All-masked rows give all

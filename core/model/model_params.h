@@ -8,6 +8,7 @@
 #include "base/status.h"
 #include "encoding/positional_encoding.h"
 #include "figure/colormap.h"
+#include "model/attention_window.h"
 #include "model/input_layer.h"
 
 namespace pe {
@@ -54,7 +55,18 @@ struct ModelParams {
   // none loaded. Read when the view is drawn, so the file is never copied into the params.
   std::string check_table;
   MemoryCap cap;
+  // The attention views' mask beyond the causal one (sliding, sliding-bidirectional, chunked;
+  // model/attention_window.h); full otherwise. causal_mask and this are never both set: the
+  // causal mask is --attention-window causal, kept in causal_mask as before.
+  AttentionWindow attention_window;
+  // The factor q.k is multiplied by before the bias and the softmax; 0: 1/sqrt(d_model).
+  double softmax_scale = 0;
   bool operator==(const ModelParams&) const = default;
 };
+
+// The window the views apply: causal when causal_mask is set, else attention_window.
+inline AttentionWindow EffectiveAttentionWindow(const ModelParams& m) {
+  return m.causal_mask ? AttentionWindow{AttentionWindowKind::kCausal, 0} : m.attention_window;
+}
 
 }  // namespace pe

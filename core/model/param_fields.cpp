@@ -353,16 +353,19 @@ constexpr FieldValue Choice(At, Listed listed) {
 // A switch: given (or "true", or `given` as metadata records it), the bool becomes `Sets`;
 // `other` is what metadata records otherwise.
 template <bool Sets, typename At>
-constexpr FieldValue Switch(At, std::string_view given, std::string_view other) {
+constexpr FieldValue Switch(At, std::string_view given, std::string_view other,
+                            void (*then)(ModelParams& m) = nullptr) {
   FieldValue v;
   v.value_name = "";
   v.given = given;
   v.other = other;
+  v.then = then;
   v.get = [](const ParamField& f, const ModelParams& m) {
     return std::string(At{}(m) == Sets ? f.value.given : f.value.other);
   };
   v.set = [](const ParamField& f, ModelParams& m, const std::string& text) -> Status {
     At{}(m) = (text == "true" || text == f.value.given) ? Sets : !Sets;
+    if (f.value.then) f.value.then(m);
     return {};
   };
   return v;
@@ -450,6 +453,48 @@ void SeedTheTables(ModelParams& m) {
 }
 
 // ---- the fields with rules of their own (set and get as text)
+
+// --causal given: the causal mask replaces any other window (the two are one choice).
+void CausalReplacesWindow(ModelParams& m) {
+  if (m.causal_mask) m.attention_window = {};
+}
+
+std::string AttentionWindowField(const ParamField&, const ModelParams& m) {
+  return AttentionWindowText(EffectiveAttentionWindow(m));
+}
+Status SetAttentionWindow(const ParamField&, ModelParams& m, const std::string& text) {
+  Result<AttentionWindow> w = ParseAttentionWindow(text);
+  if (!w.ok()) return w.error();
+  // causal stays in causal_mask (its own field, --causal), so metadata and sessions read as before.
+  m.causal_mask = w.value().kind == AttentionWindowKind::kCausal;
+  m.attention_window = m.causal_mask ? AttentionWindow{} : w.value();
+  return {};
+}
+// Recorded only for the windows --causal cannot say, so other figures' metadata is unchanged.
+bool HasBandedWindow(const ModelParams& m) {
+  return m.attention_window.banded();
+}
+
+std::string SoftmaxScaleText(const ParamField&, const ModelParams& m) {
+  return m.softmax_scale > 0 ? Num(m.softmax_scale) : std::string("default");
+}
+Status SetSoftmaxScale(const ParamField& f, ModelParams& m, const std::string& text) {
+  if (text == "default") {
+    m.softmax_scale = 0;
+    return {};
+  }
+  Result<double> v = ParseRuled(
+      f.flag, text,
+      Over(0,
+           "a finite number greater than 0 (or default: 1/sqrt(d_model), the head dimension "
+           "for the rotary schemes)"));
+  if (!v.ok()) return v.error();
+  m.softmax_scale = v.value();
+  return {};
+}
+bool HasSoftmaxScale(const ModelParams& m) {
+  return m.softmax_scale > 0;
+}
 
 Status SetMemoryCap(const ParamField& f, ModelParams& m, const std::string& text) {
   Result<int64_t> v = ParseInteger(std::string(f.flag), text, 1, int64_t{1} << 40);
@@ -994,7 +1039,7 @@ const ParamField kFields[] = {
      "(the embeddings of the sentence's tokens number A and B, e.g. tokens:1,2)",
      kAllSchemes, Custom("NAME", &ContentText, &SetContent)},
     {"causal_mask", "--causal", "Attention scores: hide keys after the query (a decoder)",
-     kAllSchemes, Switch<true>(AT(m.causal_mask), "true", "false")},
+     kAllSchemes, Switch<true>(AT(m.causal_mask), "true", "false", &CausalReplacesWindow)},
     {"query", "--query",
      "Attention view: the query position whose softmax row is shown (absolute, offset "
      "included); -1: the table's last position",
@@ -1005,6 +1050,18 @@ const ParamField kFields[] = {
      kAllSchemes,
      Custom(
          "LIST", [](const ParamField&, const ModelParams& m) { return m.compare; }, &SetCompare)},
+    {"attention_window", "--attention-window",
+     "Attention views' mask: full, causal (as --causal), sliding:W (m - W < n <= m: Mistral, "
+     "Gemma 2/3, GPT-OSS), sliding-bidirectional:W (|m - n| <= W/2: ModernBERT's local "
+     "attention, W its local_attention) or chunked:C (floor(n/C) = floor(m/C) and n <= m: "
+     "Llama 4)",
+     kAllSchemes, Custom("NAME", &AttentionWindowField, &SetAttentionWindow), nullptr,
+     &HasBandedWindow},
+    {"softmax_scale", "--softmax-scale",
+     "Attention views: the factor q.k is multiplied by before the bias and the softmax "
+     "(default: 1/sqrt(d_model)); e.g. DeepSeek-V3 uses mscale^2/sqrt(d) with mscale = 0.1 ln 40 "
+     "+ 1",
+     kAllSchemes, Custom("NUMBER", &SoftmaxScaleText, &SetSoftmaxScale), nullptr, &HasSoftmaxScale},
     // ---- the compare view: the second configuration, as overrides of this one's fields
     {"versus", "--versus",
      "Compare view: the second configuration as key=value overrides of this one, e.g. "
@@ -1289,6 +1346,7 @@ Result<ModelParams> ApplyVersus(const ModelParams& m, const std::string& text) {
         ModelParams off = b, on = b;
         off.input = ModelParams().input;
         off.causal_mask = false;
+        off.attention_window = {};
         (void)f.set(on, "true");
         const std::string off_text = f.get(off), on_text = f.get(on);
         if (given == "false") given = off_text;

@@ -140,10 +140,21 @@ Result<Figure> AttentionFigure(const ViewContext& c) {
     f.overlays.push_back(
         {static_cast<double>(m), 0.0, static_cast<double>(m), f.view.y1, line_mark, false, 1.0});
   }
-  const bool shaded = s.causal() && m + 1 < end;
+  const bool shaded = !s.banded() && s.causal() && m + 1 < end;
   if (shaded) {
     f.rects.insert(f.rects.begin(),
                    {static_cast<double>(m) + 0.5, 0.0, x1, f.view.y1, kMaskedShade, true, 1.0});
+  }
+  // A sliding or chunked window: the keys before its run and after it shaded.
+  const KeyRun run = s.VisibleKeys(m);
+  const bool before = s.banded() && run.lo > first, after = s.banded() && run.hi < end;
+  if (before) {
+    f.rects.insert(f.rects.begin(), {f.view.x0, 0.0, static_cast<double>(run.lo) - 0.5, f.view.y1,
+                                     kMaskedShade, true, 1.0});
+  }
+  if (after) {
+    f.rects.insert(f.rects.begin(), {static_cast<double>(run.hi) - 0.5, 0.0, f.view.x1, f.view.y1,
+                                     kMaskedShade, true, 1.0});
   }
 
   f.legend.push_back(
@@ -157,7 +168,20 @@ Result<Figure> AttentionFigure(const ViewContext& c) {
          "alone, weight 1",
          kNoColor});
   }
-  f.legend.push_back({ScoreDefinition(e, c.params.content), kNoColor});
+  f.legend.push_back({ScoreDefinition(e, c.params.content, c.params.softmax_scale), kNoColor});
+  if (c.params.softmax_scale > 0) {
+    f.legend.push_back({SoftmaxScaleText(c.params.softmax_scale, s.dim()), kNoColor});
+  }
+  if (before || after) {
+    f.legend.push_back({"shaded: masked, " + AttentionWindowRule(s.window()) + ": keys " +
+                            std::to_string(std::max(run.lo, first)) + " to " +
+                            std::to_string(std::min(run.hi, end) - 1) +
+                            " visible, the rest weight 0",
+                        kMaskedShade});
+  } else if (s.banded()) {
+    f.legend.push_back(
+        {AttentionWindowRule(s.window()) + ": every key of the table is visible", kNoColor});
+  }
   if (shaded) {
     f.legend.push_back({c.params.causal_mask
                             ? "shaded: masked, causal (key after query, n > m), weight 0"

@@ -119,7 +119,7 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
   const AttentionScorer& s = scorer.value();
   const Encoding& e = *c.encoding;
   const ModelParams& m = c.params;
-  const std::string definition = ScoreDefinition(e, m.content);
+  const std::string definition = ScoreDefinition(e, m.content, m.softmax_scale);
   Figure f;
   f.title = definition + " (" + e.Summary() + ")";
   f.x = {"key position n", true, false, true};
@@ -148,7 +148,14 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
   }
   f.legend.push_back({definition, kNoColor});
   f.legend.push_back({ScoreContentText(m), kNoColor});
-  if (m.causal_mask) {
+  if (m.softmax_scale > 0)
+    f.legend.push_back({SoftmaxScaleText(m.softmax_scale, s.dim()), kNoColor});
+  if (m.attention_window.banded()) {
+    f.legend.push_back(
+        {"grey: masked, " + AttentionWindowRule(m.attention_window) +
+             (e.Masked(0, 1) && !m.attention_window.hides_later() ? ", and causal ALiBi" : ""),
+         kMaskedGrey});
+  } else if (m.causal_mask) {
     f.legend.push_back({"grey: masked, causal (key after query, n > m)", kMaskedGrey});
   } else if (any_masked && e.descriptor().decays) {
     f.legend.push_back(
@@ -163,6 +170,12 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
     f.legend.push_back({"one cell per texel", kNoColor});
   } else if (r.exact) {
     f.legend.push_back({"texel = exact mean of its cells", kNoColor});
+  } else if (m.attention_window.banded()) {
+    f.legend.push_back(
+        {"texel = exact mean where wholly visible; partly masked: the mean of its visible cells, " +
+             std::to_string(kScoreTexelSamples) + " rows \xc3\x97 " +
+             std::to_string(kScoreTexelSamples) + " keys sampled evenly among them",
+         kNoColor});
   } else {
     f.legend.push_back({"texel = mean of " + std::to_string(kScoreTexelSamples) + "\xc3\x97" +
                             std::to_string(kScoreTexelSamples) +
@@ -369,8 +382,13 @@ Status WriteDistanceTable(std::ostream& out, TableFormat format, int64_t L,
         WriteFloatsLE(out, row.data(), 1 + cols);
       } else {
         std::string line = std::to_string(r0 + i);
-        for (int64_t j = 0; j < cols; ++j)
-          line += ',' + FormatFloat(row[static_cast<size_t>(1 + j)]);
+        for (int64_t j = 0; j < cols; ++j) {
+          // A masked distance (a window hides the key from the query): an empty cell, as the
+          // score table's masked cells.
+          const float v = row[static_cast<size_t>(1 + j)];
+          line += ',';
+          if (!std::isnan(v)) line += FormatFloat(v);
+        }
         line += '\n';
         out.write(line.data(), static_cast<std::streamsize>(line.size()));
       }
@@ -403,12 +421,35 @@ Result<Figure> DecayFigure(const ViewContext& c) {
   for (const DecayScheme& d : schemes.value()) ys.push_back(DecayCurve(d.scorer, dist));
   f.view = FitY(ys, x0, x1);
   f.hlines.push_back(0.0);
+  // A window that hides the query past some distance from the key: those distances shaded, as
+  // the score view's masked cells (the first hidden one, since the visible keys of a query are a
+  // run that moves right with it).
+  const AttentionScorer& own = schemes.value().front().scorer;
+  int64_t hidden_from = L;
+  if (own.banded()) {
+    int64_t lo = 1, hi = L;  // the first k in [1, L) whose query does not see the key
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (own.Masked(first + mid, first)) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    hidden_from = lo;
+    if (hidden_from < L) {
+      f.rects.push_back({static_cast<double>(hidden_from) - 0.5, f.view.y0, x1 + 0.5, f.view.y1,
+                         Rgba8{150, 150, 150, 70}, true, 1.0});
+    }
+  }
   const bool markers = static_cast<int64_t>(dist.size()) == L && px.width >= 4 * L;
   for (size_t i = 0; i < ys.size(); ++i) {
     FigureSeries line;
     line.color = SeriesRgba(static_cast<int>(i));
     line.line_width = 1.5;
     for (size_t k = 0; k < dist.size(); ++k) {
+      // The distances a window hides end the line (they are the last ones).
+      if (own.banded() && std::isnan(ys[i][k])) break;
       line.xs.push_back(static_cast<double>(dist[k]));
       line.ys.push_back(ys[i][k]);
     }
@@ -423,13 +464,25 @@ Result<Figure> DecayFigure(const ViewContext& c) {
   // Each family's definition once (the schemes may add, rotate or bias).
   std::vector<std::string> definitions;
   for (const DecayScheme& d : schemes.value()) {
-    const std::string def = ScoreDefinition(d.scorer.encoding(), c.params.content);
+    const std::string def =
+        ScoreDefinition(d.scorer.encoding(), c.params.content, c.params.softmax_scale);
     if (std::find(definitions.begin(), definitions.end(), def) == definitions.end()) {
       definitions.push_back(def);
       f.legend.push_back({def, kNoColor});
     }
   }
   f.legend.push_back({ScoreContentText(c.params), kNoColor});
+  if (c.params.softmax_scale > 0) {
+    f.legend.push_back({SoftmaxScaleText(c.params.softmax_scale, e.params().d_model), kNoColor});
+  }
+  if (own.banded()) {
+    f.legend.push_back(
+        {hidden_from < L
+             ? "shaded: masked, " + AttentionWindowRule(own.window()) +
+                   ": the query no longer sees the key from k = " + std::to_string(hidden_from)
+             : AttentionWindowRule(own.window()) + ": every distance drawn is visible",
+         Rgba8{150, 150, 150, 70}});
+  }
   if (static_cast<int64_t>(dist.size()) < L) {
     f.legend.push_back({"drawn through " + std::to_string(dist.size()) + " of " +
                             std::to_string(L) + " distances, spread evenly",
