@@ -129,13 +129,6 @@ Status WriteSpectrumView(std::ostream& out, TableFormat format, const ViewContex
                          const Progress& progress);
 uint64_t SpectrumEstimate(const EstimateContext& c);
 
-// (precision_view.cpp)
-Result<Figure> PrecisionFigure(const ViewContext& c);
-Status CheckPrecisionTable(const ViewContext& c);
-Status WritePrecisionView(std::ostream& out, TableFormat format, const ViewContext& c,
-                          const Progress& progress);
-uint64_t PrecisionEstimate(const EstimateContext& c);
-
 // (walkthrough_view.cpp)
 Result<Figure> WalkthroughFigure(const ViewContext& c);
 Status CheckWalkthroughTable(const ViewContext& c);

@@ -21,6 +21,16 @@ std::vector<PixelSize> PanelPixels(const ViewContext& c, const Figure& f) {
   return c.pixels_used;
 }
 
+// The functions of the views whose files declare them here rather than in view_builders.h: a
+// view's own file, its entry below and nothing else.
+
+// precision_view.cpp
+Result<Figure> PrecisionFigure(const ViewContext& c);
+Status CheckPrecisionTable(const ViewContext& c);
+Status WritePrecisionView(std::ostream& out, TableFormat format, const ViewContext& c,
+                          const Progress& progress);
+uint64_t PrecisionEstimate(const EstimateContext& c);
+
 namespace {
 
 constexpr unsigned kAdded = SchemesOf(Family::kAdded);
