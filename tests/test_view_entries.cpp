@@ -142,7 +142,9 @@ TEST(ViewEntries, AWindowDeclaredInItsEntryIsSavedRestoredAndParsedFromItsFlag) 
         ApplyViewSelectionText({{std::string(v.window.key), WindowText(moved)}}, restored).ok());
     EXPECT_EQ(restored.windows[k], moved);
     for (ViewKind other : WindowOwners()) {
-      if (other != k) EXPECT_EQ(restored.windows[other], defaults.windows[other]);
+      if (other != k) {
+        EXPECT_EQ(restored.windows[other], defaults.windows[other]);
+      }
     }
     Status bad = ApplyViewSelectionText({{std::string(v.window.key), "1:2:3"}}, restored);
     EXPECT_NE(bad.message().find("views." + std::string(v.window.key) + " must be x0:x1:y0:y1"),
@@ -203,13 +205,13 @@ constexpr ViewWindowSpec kGood = {.key = "heatmap_window", .help = "heatmap (dim
 constexpr ViewEntry kComplete[] = {Entry(ViewKind::kHeatmap, kGood),
                                    Entry(ViewKind::kPrecision, {}, kReadsHeatmap)};
 static_assert(EveryWindowComplete(kComplete));
-constexpr ViewEntry kNoHelp[] = {Entry(ViewKind::kHeatmap, {.key = "heatmap_window"})};
+constexpr ViewEntry kNoHelp[] = {Entry(ViewKind::kHeatmap, {.key = "heatmap_window", .help = ""})};
 static_assert(!EveryWindowComplete(kNoHelp), "a window needs its --help text");
 constexpr ViewEntry kBadKey[] = {Entry(ViewKind::kHeatmap, {.key = "heatmap", .help = "h"})};
 static_assert(!EveryWindowComplete(kBadKey), "a window's key ends in _window");
 constexpr ViewEntry kTwice[] = {Entry(ViewKind::kHeatmap, kGood), Entry(ViewKind::kCurves, kGood)};
 static_assert(!EveryWindowComplete(kTwice), "two windows under one key");
-constexpr ViewEntry kHelpOnly[] = {Entry(ViewKind::kHeatmap, {.help = "h"})};
+constexpr ViewEntry kHelpOnly[] = {Entry(ViewKind::kHeatmap, {.key = "", .help = "h"})};
 static_assert(!EveryWindowComplete(kHelpOnly), "help for a window without a key");
 constexpr ViewEntry kReadsNone[] = {Entry(ViewKind::kHeatmap, kGood),
                                     Entry(ViewKind::kPrecision, {}, kReadsCurves)};

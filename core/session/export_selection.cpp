@@ -144,9 +144,9 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
     // keys) are A to B.
     for (ViewKind k : WindowOwners()) {
       const ViewWindowSpec& w = GetView(k).window;
-      ViewRange& r = sel.windows[k];
-      if (w.x == WindowAxis::kPositions) r.x0 = a, r.x1 = b;
-      if (w.y == WindowAxis::kPositions) r.y0 = a, r.y1 = b;
+      ViewRange& window = sel.windows[k];
+      if (w.x == WindowAxis::kPositions) window.x0 = a, window.x1 = b;
+      if (w.y == WindowAxis::kPositions) window.y0 = a, window.y1 = b;
     }
   }
   if (given("--dim-range", request.dim_range)) {
