@@ -113,7 +113,7 @@ class HeadlessUi : public ::testing::Test {
   // Screen position of the centre of heatmap cell (pos, dim).
   ImVec2 CellPixel(double pos, double dim) const {
     const HeatmapCache& c = caches_.heatmap;
-    const PlotRange& v = state_.heatmap.view;
+    const PlotRange& v = state_.windows[ViewKind::kHeatmap].view;
     return ImVec2(static_cast<float>(c.plot_min.x + (dim + 0.5 - v.x0) / (v.x1 - v.x0) *
                                                         (c.plot_max.x - c.plot_min.x)),
                   static_cast<float>(c.plot_min.y + (pos + 0.5 - v.y0) / (v.y1 - v.y0) *

@@ -463,7 +463,7 @@ TEST(CheckView, ShowsTheWholeFileFromTheDefaultWindow) {
   EXPECT_FALSE(window_note(f.value()));
   // A window inside the file (not the whole current table) is what the view shows; this one
   // leaves the wrong cell out, and says so.
-  sel.heatmap = {0, 40, 0, 200};
+  sel.windows[ViewKind::kHeatmap] = {0, 40, 0, 200};
   f = GetView(ViewKind::kCheck).figure({m, current, sel, {}, FigureFormat::kPng});
   ASSERT_TRUE(f.ok()) << f.message();
   EXPECT_EQ(f.value().view, (ViewRange{0, 40, 0, 200}));

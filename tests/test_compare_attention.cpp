@@ -531,7 +531,7 @@ TEST(CompareFigure, HugeTablesAreComputedForTheWindowOnly) {
   EXPECT_LE(f.value().panels[0].image->width, 400);
   // Zoomed to a 10 x 10 corner far out: one cell per texel, the exact scores.
   const double m0 = 1e9;
-  sel.score = {m0, m0 + 10, m0, m0 + 10};
+  sel.windows[ViewKind::kScore] = {m0, m0 + 10, m0, m0 + 10};
   f = BuildViewFigure(ViewKind::kCompare, a, sel, FigureSize{960, 540, 1}, FigureFormat::kPng);
   ASSERT_TRUE(f.ok());
   EXPECT_EQ(f.value().panels[2].image->width, 10);

@@ -230,7 +230,7 @@ TEST(CurvesEnvelope, TableBandsHoldEveryRowsMinAndMax) {
   // Zoomed in to fewer rows than pixels: the line through every row in view, no band.
   ModelParams m = learned;
   ViewSelection sel = DefaultViews(m);
-  sel.curves.x0 = 1000, sel.curves.x1 = 1100;
+  sel.windows[ViewKind::kCurves].x0 = 1000, sel.windows[ViewKind::kCurves].x1 = 1100;
   const Result<Figure> near = BuildViewFigure(ViewKind::kCurves, m, sel, {}, FigureFormat::kPng);
   ASSERT_TRUE(near.ok());
   EXPECT_TRUE(near.value().series[0].band_lo.empty());

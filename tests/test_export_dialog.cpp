@@ -192,7 +192,7 @@ TEST_F(ExportDialog, ScoreExportDrawsThePannedAndZoomedWindow) {
     if (tail && !std::strchr(tail + 1, '/') && w->Active) panel = w;
   }
   ASSERT_NE(panel, nullptr);
-  EXPECT_EQ(state_.score.view, (ViewRange{0, 1000, 0, 1000}));
+  EXPECT_EQ(state_.windows[ViewKind::kScore].view, (ViewRange{0, 1000, 0, 1000}));
   // A point in the plot: a third across the panel (the legend is on the right), half down.
   ImGuiIO& io = ImGui::GetIO();
   const ImVec2 at(panel->Pos.x + panel->Size.x * 0.3f, panel->Pos.y + panel->Size.y * 0.55f);
@@ -207,7 +207,7 @@ TEST_F(ExportDialog, ScoreExportDrawsThePannedAndZoomedWindow) {
   Frame();
   io.MouseDown[0] = false;
   Frames(2);
-  const ViewRange panned = state_.score.view;
+  const ViewRange panned = state_.windows[ViewKind::kScore].view;
   ASSERT_LT(panned.x1 - panned.x0, 700.0) << "the wheel did not zoom the score plot";
   ASSERT_GT(panned.x0, 0.0);
   ASSERT_NE(panned, (ViewRange{0, 1000, 0, 1000}));
@@ -251,7 +251,8 @@ TEST_F(ExportDialog, CopiedCommandWritesTheSameFileAsSave) {
   Frame();
   io.MouseWheel = 0.0f;
   Frames(2);
-  ASSERT_NE(state_.score.view, (ViewRange{0, 200, 0, 200})) << "the wheel did not zoom";
+  ASSERT_NE(state_.windows[ViewKind::kScore].view, (ViewRange{0, 200, 0, 200}))
+      << "the wheel did not zoom";
   state_.export_dialog.view = ViewKind::kScore;
   state_.export_dialog.size_preset = 1;  // 2x
   state_.export_dialog.title = "Rope's score, zoomed";
@@ -314,7 +315,7 @@ TEST_F(ExportDialog, CommandFollowsEveryChangeWhileOpen) {
   const std::string titled = copy();
   EXPECT_NE(titled.find("--title Wider"), std::string::npos) << titled;
   EXPECT_NE(titled.find("--scale 2"), std::string::npos) << titled;
-  state_.heatmap.view = ViewRange{0, 48, 10, 20};
+  state_.windows[ViewKind::kHeatmap].view = ViewRange{0, 48, 10, 20};
   Frame();
   const std::string zoomed = copy();
   EXPECT_NE(zoomed.find("--heatmap-window 0:48:10:20"), std::string::npos) << zoomed;

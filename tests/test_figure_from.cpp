@@ -61,8 +61,8 @@ void WriteBytes(const std::string& path, const std::string& bytes) {
 // and a tenth at the end: a panned and zoomed panel, numbers that %.10g would not keep.
 ViewSelection Zoomed(const ModelParams& p, ViewKind view) {
   ViewSelection sel = DefaultViews(p);
-  for (ViewWindowKey k : ViewWindowKeys(view)) {
-    ViewRange& w = WindowOf(sel, k);
+  for (ViewKind k : ViewWindowKeys(view)) {
+    ViewRange& w = sel.windows[k];
     const double dx = w.x1 - w.x0, dy = w.y1 - w.y0;
     w = {w.x0 + dx / 5.0, w.x1 - dx / 10.0 + 1.0 / 3.0, w.y0 + dy / 5.0, w.y1 - dy / 10.0};
   }
@@ -418,7 +418,7 @@ TEST_F(FigureFrom, WhatOnlyOtherViewsReadStaysOutOfTheCommand) {
 TEST(FigureMetadataReader, ReadsBackWhatEachFormatWrites) {
   ModelParams p;
   ViewSelection sel = DefaultViews(p);
-  sel.heatmap.x0 = 1.0 / 3.0;
+  sel.windows[ViewKind::kHeatmap].x0 = 1.0 / 3.0;
   const FigureSize size{333, 222, 2};
   const auto want = FigureMetadata(ViewKind::kHeatmap, p, sel, size, "T (1) & \xc3\xa9", nullptr);
   for (FigureFormat format : {FigureFormat::kPng, FigureFormat::kSvg, FigureFormat::kPdf}) {

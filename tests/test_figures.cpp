@@ -206,7 +206,7 @@ TEST_F(Figures, SelectedRowIsOutlinedInTheHighlightColourOnlyWhenChosen) {
   state.params = m;
   state.selection.selected_token = 3;
   ViewSelection sel = ViewsOf(state);
-  sel.heatmap = DefaultViews(m).heatmap;
+  sel.windows[ViewKind::kHeatmap] = DefaultViews(m).windows[ViewKind::kHeatmap];
   EXPECT_TRUE(Build(ViewKind::kHeatmap, m, sel, size, FigureFormat::kPng).overlays.empty())
       << "a window that never had a token chosen exports no outline";
   state.export_dialog.token_chosen = true;
@@ -257,7 +257,9 @@ TEST_F(Figures, CurvePngPassesThroughTheFormula) {
   };
   for (double pos = 2.7; pos < 98; pos += 5.3) {
     const double value = WaveValueAt(c, pos);
-    const double x = box.x + (pos - sel.curves.x0) / (sel.curves.x1 - sel.curves.x0) * box.w;
+    const double x =
+        box.x + (pos - sel.windows[ViewKind::kCurves].x0) /
+                    (sel.windows[ViewKind::kCurves].x1 - sel.windows[ViewKind::kCurves].x0) * box.w;
     auto y_of = [&](double v) { return box.y + box.h - (v + 1.15) / 2.3 * box.h; };
     EXPECT_LT(distance_near(x, y_of(value)), 60) << "position " << pos;
     if (std::fabs(value) > 0.5) {

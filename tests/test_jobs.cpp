@@ -342,7 +342,7 @@ TEST(CacheKey, ComparesInPlaceAndCopiesOnlyOnAChange) {
 TEST(CacheKey, EqualFigureRequestsCompareWithoutACopy) {
   const FigureRequest r = ScoreRequest(100);
   FigureRequest pan = r;
-  pan.sel.score = {0, 50, 0, 50};
+  pan.sel.windows[ViewKind::kScore] = {0, 50, 0, 50};
   EXPECT_TRUE(r.SameParams(pan.params));
   EXPECT_FALSE(r == pan);
   FigureRequest other = r;

@@ -495,7 +495,7 @@ TEST(PrecisionView, FigureOfAHugeTableComputesOnlyTheWindow) {
   Result<Figure> whole = BuildViewFigure(ViewKind::kPrecision, m, sel, {}, FigureFormat::kPng);
   ASSERT_TRUE(whole.ok()) << whole.message();
   EXPECT_TRUE(whole.value().image.has_value());
-  sel.heatmap = {0, 16, 2040, 2060};
+  sel.windows[ViewKind::kHeatmap] = {0, 16, 2040, 2060};
   Result<Figure> zoomed = BuildViewFigure(ViewKind::kPrecision, m, sel, {}, FigureFormat::kPng);
   ASSERT_TRUE(zoomed.ok());
   ASSERT_TRUE(zoomed.value().image.has_value());
@@ -514,7 +514,7 @@ TEST(PrecisionView, WideBiasWindowsSampleTheirColumnsWithoutWholeRows) {
   SetScheme(m, Scheme::kAlibi);
   m.pe.alibi().mode = AlibiMode::kSymmetric;
   ViewSelection sel = DefaultViews(m);
-  sel.heatmap = {0, 1000000, 0, 64};
+  sel.windows[ViewKind::kHeatmap] = {0, 1000000, 0, 64};
   Result<Figure> f = BuildViewFigure(ViewKind::kPrecision, m, sel, {}, FigureFormat::kPng);
   ASSERT_TRUE(f.ok()) << f.message();
   ASSERT_TRUE(f.value().image.has_value());

@@ -175,8 +175,7 @@ ModelParams RandomParams(std::mt19937_64& rng) {
 ViewSelection RandomViews(std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(-1e6, 1e6);
   ViewSelection v;
-  for (ViewRange* r : {&v.heatmap, &v.curves, &v.sums, &v.score})
-    *r = {u(rng), u(rng), u(rng), u(rng)};
+  for (ViewKind k : WindowOwners()) v.windows[k] = {u(rng), u(rng), u(rng), u(rng)};
   v.selected_token = static_cast<int>(rng() % 9) - 1;
   v.batch_row = static_cast<int64_t>(rng() % 4);
   v.highlight = rng() % 2 == 0;
@@ -300,14 +299,14 @@ TEST(SessionFormat, TheCommittedVersion1FileLoads) {
   EXPECT_EQ(m.example.seed, 7u);
   EXPECT_EQ(m.colormap, ColormapId::kViridis);
   const ViewSelection& v = s.value().content.views;
-  EXPECT_TRUE(v.heatmap == (ViewRange{2, 40, 10, 90}));
-  EXPECT_TRUE(v.curves == (ViewRange{3, 150, -1.5, 1.5}));
+  EXPECT_TRUE(v.windows[ViewKind::kHeatmap] == (ViewRange{2, 40, 10, 90}));
+  EXPECT_TRUE(v.windows[ViewKind::kCurves] == (ViewRange{3, 150, -1.5, 1.5}));
   EXPECT_EQ(v.selected_token, 2);
   EXPECT_TRUE(v.highlight);
   EXPECT_FALSE(v.markers);
   EXPECT_EQ(v.rotation_position, 12);
   // Keys the file leaves out keep the default of its table.
-  EXPECT_TRUE(v.score == DefaultViews(m).score);
+  EXPECT_TRUE(v.windows[ViewKind::kScore] == DefaultViews(m).windows[ViewKind::kScore]);
   AppState state;
   std::vector<std::string> warnings;
   RestoreSession(state, s.value().content, warnings);
@@ -742,8 +741,8 @@ ModelParams Small(Scheme s) {
 
 ViewSelection Zoomed(const ModelParams& p, ViewKind view) {
   ViewSelection sel = DefaultViews(p);
-  for (ViewWindowKey k : ViewWindowKeys(view)) {
-    ViewRange& w = WindowOf(sel, k);
+  for (ViewKind k : ViewWindowKeys(view)) {
+    ViewRange& w = sel.windows[k];
     const double dx = w.x1 - w.x0, dy = w.y1 - w.y0;
     w = {w.x0 + dx / 5.0, w.x1 - dx / 10.0 + 1.0 / 3.0, w.y0 + dy / 5.0, w.y1 - dy / 10.0};
   }

@@ -125,7 +125,8 @@ TEST_F(HeadlessUi, TypingDModelRebuildsTheTable) {
   EXPECT_EQ(state_.params.pe.d_model, 64);
   EXPECT_EQ(caches_.derived.get().columns.size(), 64u);
   EXPECT_EQ(textures_.image(0).w, 64);
-  EXPECT_EQ(state_.heatmap.view.x1, 64.0);  // the view was refitted to the new table
+  EXPECT_EQ(state_.windows[ViewKind::kHeatmap].view.x1,
+            64.0);  // the view was refitted to the new table
   // An invalid value is refused in place with the core's message; the table stays as it was.
   Click(at);
   SelectAllAndType("0");
@@ -320,8 +321,8 @@ TEST_F(HeadlessUi, PanelsDrawWhileATableIsBuiltAndShowItWhenDone) {
   EXPECT_EQ(caches_.derived.get().encoding->rows(), 4096);
   // The view was fitted to the new table, and its picture (fewer texels than the panel has
   // pixels across: one per column or fewer) uploaded.
-  EXPECT_EQ(state_.heatmap.view.x1, 512.0);
-  EXPECT_EQ(state_.heatmap.view.y1, 4096.0);
+  EXPECT_EQ(state_.windows[ViewKind::kHeatmap].view.x1, 512.0);
+  EXPECT_EQ(state_.windows[ViewKind::kHeatmap].view.y1, 4096.0);
   EXPECT_GT(textures_.image(0).w, 0);
   EXPECT_LE(textures_.image(0).w, 512);
 }
@@ -368,7 +369,7 @@ TEST_F(HeadlessUi, ARestoredSessionKeepsItsViewsWhileItsTableIsBuilt) {
   params.pe.d_model = 1024;
   params.pe.max_len = 2048;
   ViewSelection views = ViewsOf(state_);
-  views.heatmap = {100, 300, 500, 900};
+  views.windows[ViewKind::kHeatmap] = {100, 300, 500, 900};
   std::vector<std::string> warnings;
   RestoreSession(state_, {params, views, {}}, warnings);
   Frames(2);
@@ -377,7 +378,7 @@ TEST_F(HeadlessUi, ARestoredSessionKeepsItsViewsWhileItsTableIsBuilt) {
   Frames(2);
   ASSERT_NE(caches_.derived.get().encoding, nullptr);
   EXPECT_EQ(caches_.derived.get().encoding->rows(), 2048);
-  EXPECT_EQ(state_.heatmap.view, (ViewRange{100, 300, 500, 900}));
+  EXPECT_EQ(state_.windows[ViewKind::kHeatmap].view, (ViewRange{100, 300, 500, 900}));
   // Restored again, then max_len changed before the table arrives: the new table is fitted.
   RestoreSession(state_, {params, views, {}}, warnings);
   state_.params.pe.max_len = 1536;
@@ -390,7 +391,7 @@ TEST_F(HeadlessUi, ARestoredSessionKeepsItsViewsWhileItsTableIsBuilt) {
   Frames(2);
   ASSERT_NE(caches_.derived.get().encoding, nullptr);
   EXPECT_EQ(caches_.derived.get().encoding->rows(), 1536);
-  EXPECT_EQ(state_.heatmap.view, (ViewRange{0, 1024, 0, 1536}));
+  EXPECT_EQ(state_.windows[ViewKind::kHeatmap].view, (ViewRange{0, 1024, 0, 1536}));
 }
 
 // A combo choice the core refuses (the learned table at d_model 8192 x max_len 1e9: 32 TB) is
@@ -818,11 +819,11 @@ TEST_F(HeadlessUi, HoveringAHeatmapCellReportsItAndWheelZoomsAroundThePointer) {
   Frame();
   EXPECT_EQ(state_.selection.hover_position, 12);
 
-  const PlotRange before = state_.heatmap.view;
+  const PlotRange before = state_.windows[ViewKind::kHeatmap].view;
   io.MousePos = CellPixel(50, 64);
   io.MouseWheel = 1.0f;
   Frame();
-  const PlotRange& after = state_.heatmap.view;
+  const PlotRange& after = state_.windows[ViewKind::kHeatmap].view;
   EXPECT_NEAR(after.x1 - after.x0, (before.x1 - before.x0) / 1.2, 1e-9);
   EXPECT_NEAR(after.y1 - after.y0, (before.y1 - before.y0) / 1.2, 1e-9);
   // The point under the pointer stays put.
@@ -833,10 +834,12 @@ TEST_F(HeadlessUi, HoveringAHeatmapCellReportsItAndWheelZoomsAroundThePointer) {
     io.MouseWheel = 1.0f;
     Frame();
   }
-  EXPECT_LT(state_.heatmap.view.x1 - state_.heatmap.view.x0, 10.0);
+  EXPECT_LT(state_.windows[ViewKind::kHeatmap].view.x1 - state_.windows[ViewKind::kHeatmap].view.x0,
+            10.0);
   EXPECT_TRUE(caches_.heatmap.raster->one_cell_per_texel());
   // Double-click fits the whole table again.
-  io.MousePos = CellPixel(state_.heatmap.view.y0 + 1, state_.heatmap.view.x0 + 1);
+  io.MousePos = CellPixel(state_.windows[ViewKind::kHeatmap].view.y0 + 1,
+                          state_.windows[ViewKind::kHeatmap].view.x0 + 1);
   Frame();
   for (int k = 0; k < 2; ++k) {
     io.MouseDown[0] = true;
@@ -844,17 +847,18 @@ TEST_F(HeadlessUi, HoveringAHeatmapCellReportsItAndWheelZoomsAroundThePointer) {
     io.MouseDown[0] = false;
     Frame();
   }
-  EXPECT_EQ(state_.heatmap.view, (PlotRange{0, 128, 0, 100}));
+  EXPECT_EQ(state_.windows[ViewKind::kHeatmap].view, (PlotRange{0, 128, 0, 100}));
 }
 
 TEST_F(HeadlessUi, DraggingPansTheCurvesWithinTheTable) {
   Frames(2);
   state_.params.pe.max_len = 1000;
   Frames(2);
-  ASSERT_EQ(state_.curves.view.x1, 999.0);     // the curves fit every position of the new table
-  state_.curves.view = {0, 100, -1.15, 1.15};  // as after zooming in
+  ASSERT_EQ(state_.windows[ViewKind::kCurves].view.x1,
+            999.0);  // the curves fit every position of the new table
+  state_.windows[ViewKind::kCurves].view = {0, 100, -1.15, 1.15};  // as after zooming in
   Frame();
-  const PlotRange before = state_.curves.view;
+  const PlotRange before = state_.windows[ViewKind::kCurves].view;
   ASSERT_EQ(before.x0, 0.0);
   ASSERT_EQ(before.x1, 100.0);
   const CurvesCache& c = caches_.curves;
@@ -874,9 +878,9 @@ TEST_F(HeadlessUi, DraggingPansTheCurvesWithinTheTable) {
   Frame();
   const double shift = drag * 100.0 / width;
   EXPECT_GT(shift, 49.0);
-  EXPECT_NEAR(state_.curves.view.x0, shift, 1e-9);
-  EXPECT_NEAR(state_.curves.view.x1, 100.0 + shift, 1e-9);
-  EXPECT_EQ(state_.curves.view.y0, -1.15);  // y is locked
+  EXPECT_NEAR(state_.windows[ViewKind::kCurves].view.x0, shift, 1e-9);
+  EXPECT_NEAR(state_.windows[ViewKind::kCurves].view.x1, 100.0 + shift, 1e-9);
+  EXPECT_EQ(state_.windows[ViewKind::kCurves].view.y0, -1.15);  // y is locked
   // Samples follow the view: fractional positions across it, values from the formula.
   ASSERT_FALSE(c.traces.empty());
   const CurveTrace& t = c.traces[0];
@@ -1108,14 +1112,14 @@ TEST_F(HeadlessUi, ANewSeedKeepsTheHeatmapsZoom) {
   state_.params.pe.scheme = LearnedParams{};
   Frames(2);
   const PlotRange zoomed{10, 40, 20, 60};
-  state_.heatmap.view = zoomed;
+  state_.windows[ViewKind::kHeatmap].view = zoomed;
   Frames(1);
   state_.params.pe.learned().seed = 7;
   Frames(2);
-  EXPECT_EQ(state_.heatmap.view, zoomed);
+  EXPECT_EQ(state_.windows[ViewKind::kHeatmap].view, zoomed);
   state_.params.pe.d_model = 64;  // a new shape refits
   Frames(2);
-  EXPECT_NE(state_.heatmap.view, zoomed);
+  EXPECT_NE(state_.windows[ViewKind::kHeatmap].view, zoomed);
 }
 
 TEST_F(HeadlessUi, DerivedDataIsRebuiltOnlyWhenItsInputsChange) {
@@ -1166,7 +1170,7 @@ TEST_F(ScorePanel, TheScoreFigureFollowsThePannedWindowOfAHugeTable) {
   EXPECT_EQ(c.figure->view, (ViewRange{0, 1e9, 0, 1e9}));
   ASSERT_TRUE(c.figure->image.has_value());
   // Panned and zoomed far in: the next frame computes that window, one cell per texel.
-  state_.score.view = {999'999'950, 1e9, 999'999'950, 1e9};
+  state_.windows[ViewKind::kScore].view = {999'999'950, 1e9, 999'999'950, 1e9};
   Frames(2);
   ASSERT_TRUE(c.figure.has_value()) << c.error;
   EXPECT_EQ(c.figure->view, (ViewRange{999'999'950, 1e9, 999'999'950, 1e9}));
@@ -1191,19 +1195,19 @@ TEST_F(ScorePanel, ThePrecisionFigureSharesTheHeatmapWindow) {
   // Panned in the precision panel: the heatmap follows, and the figure is that window.
   c.view = {10, 20, 999'999'950, 1e9};
   Frames(2);
-  EXPECT_EQ(state_.heatmap.view, (ViewRange{10, 20, 999'999'950, 1e9}));
+  EXPECT_EQ(state_.windows[ViewKind::kHeatmap].view, (ViewRange{10, 20, 999'999'950, 1e9}));
   ASSERT_TRUE(c.figure.has_value()) << c.error;
   EXPECT_EQ(c.figure->view, (ViewRange{10, 20, 999'999'950, 1e9}));
   ASSERT_TRUE(c.figure->image.has_value());
   EXPECT_EQ(c.figure->image->width, 10);
   EXPECT_EQ(c.figure->image->height, 50);
   // The heatmap's window, around the first position bfloat16 cannot hold: marked.
-  state_.heatmap.view = {0, 8, 250, 270};
+  state_.windows[ViewKind::kHeatmap].view = {0, 8, 250, 270};
   Frames(2);
   EXPECT_EQ(c.figure->view, (ViewRange{0, 8, 250, 270}));
   ASSERT_EQ(c.figure->overlays.size(), 1u);
   EXPECT_EQ(c.figure->overlays[0].y0, 257.0);
-  EXPECT_EQ(state_.heatmap.view, (ViewRange{0, 8, 250, 270}));
+  EXPECT_EQ(state_.windows[ViewKind::kHeatmap].view, (ViewRange{0, 8, 250, 270}));
 }
 
 TEST_F(ScorePanel, FiguresComeFromTheWorkerAndAreNeverShownForOlderParameters) {
@@ -1234,7 +1238,7 @@ TEST_F(ScorePanel, FiguresComeFromTheWorkerAndAreNeverShownForOlderParameters) {
 
   figures.Hold(true);
   // A pan: the same parameters, so the newest picture stays up while the window's is built.
-  state_.score.view = {250'000'000, 750'000'000, 250'000'000, 750'000'000};
+  state_.windows[ViewKind::kScore].view = {250'000'000, 750'000'000, 250'000'000, 750'000'000};
   Frames(3);
   ASSERT_NE(shown(), nullptr);
   EXPECT_EQ(*shown(), state_.params);
@@ -1254,7 +1258,7 @@ TEST_F(ScorePanel, FiguresComeFromTheWorkerAndAreNeverShownForOlderParameters) {
   EXPECT_EQ(*shown(), state_.params);
   const FigurePanelCache& c = caches_.figure_panels[ViewKind::kScore];
   ASSERT_TRUE(c.built && c.figure);
-  EXPECT_EQ(c.built->sel.score, state_.score.view);
+  EXPECT_EQ(c.built->sel.windows[ViewKind::kScore], state_.windows[ViewKind::kScore].view);
   const FigureResult fresh = BuildFigure(*c.built);
   ASSERT_TRUE(fresh.figure.has_value()) << fresh.error;
   ASSERT_EQ(fresh.figure->legend.size(), c.figure->legend.size());
@@ -1304,9 +1308,9 @@ TEST_F(ScorePanel, AHiddenSumsViewFollowsANewWidth) {
   ASSERT_TRUE(ChooseTab("score"));
   state_.params.pe.d_model = 4096;
   Frames(3);
-  EXPECT_EQ(state_.sums.view.x0, -0.5);
-  EXPECT_EQ(state_.sums.view.x1, 4095.5);
-  EXPECT_EQ(ViewsOf(state_).sums.x1, 4095.5);
+  EXPECT_EQ(state_.windows[ViewKind::kSums].view.x0, -0.5);
+  EXPECT_EQ(state_.windows[ViewKind::kSums].view.x1, 4095.5);
+  EXPECT_EQ(ViewsOf(state_).windows[ViewKind::kSums].x1, 4095.5);
 }
 
 // A narrower table keeps the curves' columns that fit it; a wider one again brings back the rest
@@ -1339,7 +1343,7 @@ TEST_F(ScorePanel, TheCheckViewHasTheWholeFileAndLeavesTheHeatmapAlone) {
   // Row 1500: past the current table's 100 rows.
   ASSERT_TRUE(pe::testing::WriteSinusoidNpyWithAWrongCell(path, 2000, 64, 1500, 10));
   Frames(2);
-  const ViewRange heatmap = state_.heatmap.view;  // d_model 128, max_len 100
+  const ViewRange heatmap = state_.windows[ViewKind::kHeatmap].view;  // d_model 128, max_len 100
   ASSERT_EQ(heatmap.x1 - heatmap.x0, 128);
   state_.params.check_table = path;
   ASSERT_TRUE(ChooseTab("check"));
@@ -1348,13 +1352,14 @@ TEST_F(ScorePanel, TheCheckViewHasTheWholeFileAndLeavesTheHeatmapAlone) {
   ASSERT_TRUE(c.figure) << c.error;
   EXPECT_EQ(c.figure->view, (ViewRange{0, 64, 0, 2000}));
   EXPECT_EQ(state_.check_view.view, (ViewRange{0, 64, 0, 2000}));
-  EXPECT_EQ(state_.heatmap.view, heatmap);
+  EXPECT_EQ(state_.windows[ViewKind::kHeatmap].view, heatmap);
   // Zoomed onto the wrong cell: the figure and an export draw that window; the heatmap stays.
   state_.check_view.view = {0, 32, 1400, 1600};
   Frames(3);
   EXPECT_EQ(c.figure->view, (ViewRange{0, 32, 1400, 1600}));
-  EXPECT_EQ(ViewsOf(state_, ViewKind::kCheck).heatmap, (ViewRange{0, 32, 1400, 1600}));
-  EXPECT_EQ(state_.heatmap.view, heatmap);
+  EXPECT_EQ(ViewsOf(state_, ViewKind::kCheck).windows[ViewKind::kHeatmap],
+            (ViewRange{0, 32, 1400, 1600}));
+  EXPECT_EQ(state_.windows[ViewKind::kHeatmap].view, heatmap);
   std::remove(path.c_str());
 }
 
@@ -1371,7 +1376,7 @@ TEST_F(ScorePanel, APictureOfAnotherWindowSaysTheNewOneIsComing) {
   ASSERT_TRUE(c.figure);
   EXPECT_TRUE(caches_.drawn.figures_for_other_window.empty());
   figures.Hold(true);
-  state_.heatmap.view = {0, 64, 0, 50};
+  state_.windows[ViewKind::kHeatmap].view = {0, 64, 0, 50};
   Frames(2);
   EXPECT_TRUE(c.figure);
   EXPECT_EQ(caches_.drawn.figures_for_other_window, std::vector<ViewKind>{ViewKind::kPrecision});
@@ -1464,19 +1469,21 @@ TEST_F(ScorePanel, TheCompareExportDrawsThePanelsZoomedWindow) {
   Frames(2);
   EXPECT_EQ(caches_.compare.figure->view, zoomed);
   const ViewSelection sel = ViewsOf(state_, ViewKind::kCompare);
-  EXPECT_EQ(sel.score, zoomed);
+  EXPECT_EQ(sel.windows[ViewKind::kScore], zoomed);
   Result<Figure> exported = BuildViewFigure(ViewKind::kCompare, state_.params, sel,
                                             FigureSize{960, 540, 1}, FigureFormat::kPng);
   ASSERT_TRUE(exported.ok()) << exported.message();
   EXPECT_EQ(exported.value().view, zoomed);
   // Other views keep their own windows.
-  EXPECT_EQ(ViewsOf(state_, ViewKind::kScore).score, ViewsOf(state_).score);
+  EXPECT_EQ(ViewsOf(state_, ViewKind::kScore).windows[ViewKind::kScore],
+            ViewsOf(state_).windows[ViewKind::kScore]);
   // Tables: the compare window replaces the heatmap's in the export.
   state_.params.compare_of = CompareOf::kTable;
   Frames(2);
   state_.compare.view = {8, 24, 10, 30};
   Frames(2);
-  EXPECT_EQ(ViewsOf(state_, ViewKind::kCompare).heatmap, (ViewRange{8, 24, 10, 30}));
+  EXPECT_EQ(ViewsOf(state_, ViewKind::kCompare).windows[ViewKind::kHeatmap],
+            (ViewRange{8, 24, 10, 30}));
   EXPECT_EQ(caches_.compare.figure->view, (ViewRange{8, 24, 10, 30}));
 }
 

@@ -64,7 +64,7 @@ TEST(Window, HeatmapPixelsHaveTheColormapColourOfTheirCells) {
   HeatmapCache heat;
   CurvesCache curves;
   Render(state, "window-default.png", img, heat, curves);
-  const PlotRange& v = state.heatmap.view;
+  const PlotRange& v = state.windows[ViewKind::kHeatmap].view;
   ASSERT_EQ(v, (PlotRange{0, 128, 0, 100}));
   const EncodingParams p;
   for (auto [pos, dim] : {std::pair{12, 8}, std::pair{0, 0}, std::pair{99, 127}, std::pair{40, 60},
@@ -138,7 +138,7 @@ TEST(Window, EverySegmentOfASpikyCurveIsDrawn) {
   CurvesCache curves;
   Render(state, "window-learned-curve.png", img, heat, curves, 1500, 950);
   const EncodingPtr e = MakeEncoding(state.params.pe).value();
-  const PlotRange& v = state.curves.view;
+  const PlotRange& v = state.windows[ViewKind::kCurves].view;
   const ImU32 color = SeriesColor(0);
   auto to_px = [&](double pos, double value) {
     return ImVec2(
@@ -182,7 +182,7 @@ TEST(Window, CurveIsDrawnWhereTheFormulaSays) {
   HeatmapCache heat;
   CurvesCache curves;
   Render(state, "window-curve-d10.png", img, heat, curves);
-  const PlotRange& v = state.curves.view;
+  const PlotRange& v = state.windows[ViewKind::kCurves].view;
   const WaveColumn c = DescribeColumn(state.params.pe, 10);
   const ImU32 color = SeriesColor(0);
   int checked = 0;

@@ -213,12 +213,12 @@ int BuildParams(const CLI::App& app, const CLI::App* before, const Flags& f, Mod
 
 // The views (--view names) that read the window `key`: those whose figures record it
 // (ViewWindowKeys), and the check view, which draws the heatmap's window.
-std::vector<std::string_view> WindowReaders(ViewWindowKey key) {
+std::vector<std::string_view> WindowReaders(ViewKind key) {
   std::vector<std::string_view> out;
   for (const ViewEntry& v : Views()) {
-    const std::vector<ViewWindowKey> keys = ViewWindowKeys(v.kind);
+    const std::vector<ViewKind> keys = ViewWindowKeys(v.kind);
     if (std::find(keys.begin(), keys.end(), key) != keys.end() ||
-        (key == ViewWindowKey::kHeatmap && v.kind == ViewKind::kCheck)) {
+        (key == ViewKind::kHeatmap && v.kind == ViewKind::kCheck)) {
       out.push_back(v.name);
     }
   }
@@ -259,16 +259,18 @@ std::string FlagNotForView(const CLI::App& exp, const CLI::App& top, const Expor
     std::string why = not_read(std::string(f.flag), ViewsReading(f.key));
     if (!why.empty()) return why;
   }
-  const std::pair<const char*, ViewWindowKey> windows[] = {
-      {"--heatmap-window", ViewWindowKey::kHeatmap},
-      {"--curves-window", ViewWindowKey::kCurves},
-      {"--sums-window", ViewWindowKey::kSums},
-      {"--score-window", ViewWindowKey::kScore}};
-  for (const auto& [flag, key] : windows) {
-    if (std::string why = not_read(flag, WindowReaders(key)); !why.empty()) return why;
+  for (ViewKind owner : WindowOwners()) {
+    if (std::string why = not_read(WindowFlag(owner), WindowReaders(owner)); !why.empty()) {
+      return why;
+    }
   }
-  std::vector<std::string_view> dims = WindowReaders(ViewWindowKey::kHeatmap);
-  for (std::string_view v : WindowReaders(ViewWindowKey::kSums)) dims.push_back(v);
+  // --dim-range: the readers of every window with a dimensions axis.
+  std::vector<std::string_view> dims;
+  for (ViewKind owner : WindowOwners()) {
+    const WindowAxis x = GetView(owner).window.x;
+    if (x != WindowAxis::kDimCells && x != WindowAxis::kDimBars) continue;
+    for (std::string_view v : WindowReaders(owner)) dims.push_back(v);
+  }
   for (const auto& [flag, readers] :
        std::initializer_list<std::pair<const char*, std::vector<std::string_view>>>{
            {"--dim-range", dims},
@@ -459,16 +461,13 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
                   "PE(P) by R(K) to PE(P + K) (--rotation-offset K); a whole position of the "
                   "table (default: the first + 10, or the last)");
   // Flags that only change a drawn figure; a .csv/.npy table would silently ignore them.
-  auto window_help = [](const char* what) {
-    return std::string("Exact window X0:X1:Y0:Y1 of the ") + what +
+  auto window_help = [](std::string_view what) {
+    return "Exact window X0:X1:Y0:Y1 of the " + std::string(what) +
            " (what a panned or zoomed panel shows; default: the whole table)";
   };
-  exp->add_option("--heatmap-window", er.heatmap_window,
-                  window_help("heatmap and precision (dims x positions)"));
-  exp->add_option("--curves-window", er.curves_window, window_help("curves (positions x values)"));
-  exp->add_option("--sums-window", er.sums_window, window_help("sum view (dims x values)"));
-  exp->add_option("--score-window", er.score_window,
-                  window_help("score, similarity and compare views (keys x queries)"));
+  for (ViewKind owner : WindowOwners()) {
+    exp->add_option(WindowFlag(owner), er.windows[owner], window_help(GetView(owner).window.help));
+  }
   exp->add_flag("--highlight", er.highlight,
                 "Outline the token's row / position in the heatmap and curves (--token does)");
   exp->add_flag("--no-highlight", er.no_highlight, "Do not outline the token (with --token)");
@@ -664,8 +663,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     er.width = static_cast<double>(w.value());
     er.height = static_cast<double>(h.value());
     er.scale = sc.value();
-    for (const char* flag : kExportSelectionFlags) {
-      if (exp->count(flag) > 0) er.given.emplace_back(flag);
+    for (const std::string& flag : ExportSelectionFlags()) {
+      if (exp->count(flag) > 0) er.given.push_back(flag);
     }
     if (std::string why = FlagNotForView(*exp, app, er); !why.empty()) return usage_error(why);
     if (Status s = CheckText("--title", er.title); !s.ok()) return usage_error(s.message());

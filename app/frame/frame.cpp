@@ -38,36 +38,27 @@ void RefitOnNewExtents(AppState& state, const Derived& derived) {
     const bool same_shape =
         std::equal(extents.begin(), extents.begin() + 4, state.fitted_extents.begin());
     state.fitted_extents = extents;
-    state.curves.fitted = false;
-    if (!same_shape) {
-      state.heatmap.fitted = false;
-      state.sums.fitted = false;
-      state.score.fitted = false;
+    for (ViewKind k : WindowOwners()) {
+      const ViewWindowSpec& w = GetView(k).window;
+      const bool values = w.x == WindowAxis::kValues || w.y == WindowAxis::kValues;
+      if (!same_shape || values) state.windows[k].fitted = false;
     }
   }
-  if (!state.score.fitted) {
-    const auto first = static_cast<double>(e.first_position());
-    const double end = first + static_cast<double>(e.rows());
-    state.score.view = {first, end, first, end};
-    state.score.fitted = true;
-  }
-  if (state.heatmap.fitted && state.curves.fitted && state.sums.fitted) return;
+  bool all_fitted = true;
+  for (ViewKind k : WindowOwners()) all_fitted = all_fitted && state.windows[k].fitted;
+  if (all_fitted) return;
   const ViewSelection defaults = DefaultViews(state.params, e);
-  if (!state.sums.fitted) {
-    // Fitted here too, not only when its panel is drawn: a hidden sums view must not keep the
-    // old d's dims (a session saved meanwhile would restore them). Its panel sets the values
-    // axis from the bars each frame.
-    state.sums.view.x0 = defaults.sums.x0;
-    state.sums.view.x1 = defaults.sums.x1;
-    state.sums.fitted = true;
-  }
-  if (!state.heatmap.fitted) {
-    state.heatmap.view = defaults.heatmap;
-    state.heatmap.fitted = true;
-  }
-  if (!state.curves.fitted) {
-    state.curves.view = defaults.curves;
-    state.curves.fitted = true;
+  for (ViewKind k : WindowOwners()) {
+    ViewWindowState& window = state.windows[k];
+    if (window.fitted) continue;
+    // An axis its panel fits to the data each frame (the sums' values) is left to it; the other
+    // is fitted here too, not only when its panel is drawn: a hidden view must not keep the old
+    // table's extent (a session saved meanwhile would restore it).
+    const ViewWindowSpec& w = GetView(k).window;
+    const ViewRange& whole = defaults.windows[k];
+    if (w.x != WindowAxis::kFitted) window.view.x0 = whole.x0, window.view.x1 = whole.x1;
+    if (w.y != WindowAxis::kFitted) window.view.y0 = whole.y0, window.view.y1 = whole.y1;
+    window.fitted = true;
   }
 }
 
@@ -379,7 +370,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
                 const ImVec2 avail_tab = ImGui::GetContentRegionAvail();
                 const ImGuiWindowFlags flags =
                     p->scrollbar ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
-                Panel(state, p->id, p->title, p->view, avail_tab, flags,
+                Panel(state, p->id, PanelTitle(*p, derived), p->view, avail_tab, flags,
                       [&] { p->draw(*p, state, derived, caches, services); });
                 ImGui::EndTabItem();
               }

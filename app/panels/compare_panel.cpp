@@ -153,7 +153,7 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
   // The figure follows the plots' view within both tables (a table of 2^31 positions pans and
   // zooms): a new pair of tables starts from the whole of both.
   ViewSelection sel = ViewsOf(state);
-  sel.score = sel.heatmap = ViewRange{0, 0, 0, 0};
+  sel.windows[ViewKind::kScore] = sel.windows[ViewKind::kHeatmap] = ViewRange{0, 0, 0, 0};
   const ViewRange whole = CompareWindow(state.params, *derived.encoding, *cache.pair, sel);
   CompareViewState& window = state.compare;
   if (!window.fitted || window.whole != whole) {
@@ -161,7 +161,7 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
     window.whole = whole;
     window.fitted = true;
   }
-  (score ? sel.score : sel.heatmap) = window.view;
+  sel.windows[score ? ViewKind::kScore : ViewKind::kHeatmap] = window.view;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   // Below the plots: the readout (up to two lines) and the notes' fold; open, the notes take at
   // most a third of the panel and scroll when longer.

@@ -253,9 +253,10 @@ void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache
   spec.min_x_span = std::min(2.0, spec.limits.x1 - spec.limits.x0);
   spec.lock_y = true;
   ImGui::BeginGroup();
-  Plot plot("curves_plot", state.curves.view, spec, ImVec2(avail.x - side_w - em * 0.5f, avail.y));
+  Plot plot("curves_plot", state.windows[ViewKind::kCurves].view, spec,
+            ImVec2(avail.x - side_w - em * 0.5f, avail.y));
   const int width_px = static_cast<int>(plot.area_max().x - plot.area_min().x);
-  UpdateSamples(cache, e, dims, state.curves.view, width_px);
+  UpdateSamples(cache, e, dims, state.windows[ViewKind::kCurves].view, width_px);
   plot.HLine(0.0, CurrentPlotColors().zero_line);
   // Linked views: the selected token's position and the position hovered elsewhere.
   if (state.selection.selected_token >= 0) {

@@ -490,8 +490,8 @@ void DrawFigurePanel(const PanelEntry& p, AppState& state, const Derived& derive
     ImGui::EndGroup();
     if (main && shares_heatmap_view && !(cache.view == fig.view)) {
       Edit(state, [v = cache.view](AppState& st) {
-        st.heatmap.view = v;
-        st.heatmap.fitted = true;
+        st.windows[ViewKind::kHeatmap].view = v;
+        st.windows[ViewKind::kHeatmap].fitted = true;
       });
     }
     if (fig.colorbar) {
@@ -513,7 +513,8 @@ void DrawFigurePanel(const PanelEntry& p, AppState& state, const Derived& derive
     check.fitted = true;
   }
   if (f.panels.empty()) {
-    draw_plot(f, follows_view ? state.score.view : cache.view, avail.x - legend_w, true);
+    draw_plot(f, follows_view ? state.windows[ViewKind::kScore].view : cache.view,
+              avail.x - legend_w, true);
   } else {
     const float each = (avail.x - legend_w) / static_cast<float>(f.panels.size());
     for (size_t k = 0; k < f.panels.size(); ++k) {

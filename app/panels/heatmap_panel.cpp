@@ -134,13 +134,14 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
   const float bar_w = ColorBarWidth(static_cast<float>(range.lo), static_cast<float>(range.hi),
                                     avail.y - note_h - em * 2.5f);
   const ImGuiID copy_menu = ImGui::GetID("heatmap_copy");
-  Plot plot("heatmap_plot", state.heatmap.view, spec, ImVec2(avail.x - bar_w, avail.y - note_h));
+  Plot plot("heatmap_plot", state.windows[ViewKind::kHeatmap].view, spec,
+            ImVec2(avail.x - bar_w, avail.y - note_h));
 
   // Ask for the raster of what is visible now; draw the newest one we have meanwhile.
   if (services.rasters) {
     RasterRequest req;
     req.encoding = derived.encoding;
-    const PlotRange& v = state.heatmap.view;
+    const PlotRange& v = state.windows[ViewKind::kHeatmap].view;
     req.x0 = v.x0;
     req.x1 = v.x1;
     req.y0 = v.y0;
@@ -173,7 +174,7 @@ void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cac
   }
 
   // Zoomed in: cell borders, then values once they fit.
-  const PlotRange& v = state.heatmap.view;
+  const PlotRange& v = state.windows[ViewKind::kHeatmap].view;
   const int64_t c0 = std::max<int64_t>(0, static_cast<int64_t>(std::floor(v.x0)));
   const int64_t c1 = std::min<int64_t>(n_cols, static_cast<int64_t>(std::ceil(v.x1)));
   const auto r0 = static_cast<int64_t>(std::max(first, std::floor(v.y0)));

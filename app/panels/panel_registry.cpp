@@ -1,6 +1,7 @@
 #include <imgui.h>
 
 #include "panels/panels.h"
+#include "views/view_registry.h"
 
 namespace pe {
 namespace {
@@ -32,7 +33,6 @@ constexpr int FigureSlot(ViewKind view) {
 const PanelEntry kPanels[] = {
     {.view = ViewKind::kHeatmap,
      .id = "heatmap",
-     .title = "Table[position, column] as a heatmap",
      .bottom_row = false,
      .shown = &PanelVisibility::heatmap,
      .texture_slot = 0,
@@ -41,7 +41,6 @@ const PanelEntry kPanels[] = {
      .title_for = &HeatmapTitle},
     {.view = ViewKind::kCurves,
      .id = "curves",
-     .title = "Curves: table columns as waves",
      .bottom_row = false,
      .shown = &PanelVisibility::curves,
      .texture_slot = -1,
@@ -50,8 +49,6 @@ const PanelEntry kPanels[] = {
      .title_for = &CurvesTitle},
     {.view = ViewKind::kSums,
      .id = "sums",
-     .title = "Token sums: embedding \xc3\x97 \xe2\x88\x9a"
-              "d + positional vector = model input",
      .bottom_row = true,
      .shown = &PanelVisibility::sums,
      .texture_slot = -1,
@@ -60,7 +57,6 @@ const PanelEntry kPanels[] = {
      .scrollbar = true},
     {.view = ViewKind::kWalkthrough,
      .id = "walkthrough",
-     .title = "Walkthrough: from text to model input, step by step",
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kWalkthrough),
@@ -68,7 +64,6 @@ const PanelEntry kPanels[] = {
                 UiServices& sv) { DrawWalkthroughPanel(s, d, c.walkthrough, sv, c.drawn); }},
     {.view = ViewKind::kRotation,
      .id = "rotation",
-     .title = "Rotation: pairs turned by R_p or R(K)",
      .bottom_row = true,
      .shown = &PanelVisibility::rotation,
      .texture_slot = FigureSlot(ViewKind::kRotation),
@@ -76,35 +71,30 @@ const PanelEntry kPanels[] = {
      .controls = &RotationControls},
     {.view = ViewKind::kFrequencies,
      .id = "frequencies",
-     .title = "Frequencies per pair: original vs scaled",
      .bottom_row = true,
      .shown = &PanelVisibility::frequencies,
      .texture_slot = FigureSlot(ViewKind::kFrequencies),
      .draw = &DrawFigure},
     {.view = ViewKind::kBias,
      .id = "bias",
-     .title = "Attention bias: query by key",
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kBias),
      .draw = &DrawFigure},
     {.view = ViewKind::kBuckets,
      .id = "buckets",
-     .title = "T5 buckets",
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kBuckets),
      .draw = &DrawFigure},
     {.view = ViewKind::kSlopes,
      .id = "slopes",
-     .title = "ALiBi slopes per head",
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kSlopes),
      .draw = &DrawFigure},
     {.view = ViewKind::kScore,
      .id = "score",
-     .title = "Attention score q\xc2\xb7k: query by key",
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kScore),
@@ -113,7 +103,6 @@ const PanelEntry kPanels[] = {
      .controls = &ScoreControls},
     {.view = ViewKind::kDecay,
      .id = "decay",
-     .title = "Score against distance",
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kDecay),
@@ -121,14 +110,12 @@ const PanelEntry kPanels[] = {
      .controls = &ScoreControls},
     {.view = ViewKind::kRoformerDecay,
      .id = "roformer-decay",
-     .title = "RoFormer's long-term decay",
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kRoformerDecay),
      .draw = &DrawFigure},
     {.view = ViewKind::kAttention,
      .id = "attention",
-     .title = "Attention: softmax of one query's scores",
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kAttention),
@@ -136,7 +123,6 @@ const PanelEntry kPanels[] = {
      .controls = &AttentionControls},
     {.view = ViewKind::kCompare,
      .id = "compare",
-     .title = "Compare two configurations",
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = 64,  // A, B and A - B: three slots from here
@@ -144,7 +130,6 @@ const PanelEntry kPanels[] = {
                 UiServices& sv) { DrawComparePanel(s, d, c.compare, sv, c.drawn); }},
     {.view = ViewKind::kSimilarity,
      .id = "similarity",
-     .title = "Similarity PE(p)\xc2\xb7PE(q)",
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kSimilarity),
@@ -153,7 +138,6 @@ const PanelEntry kPanels[] = {
      .controls = &SimilarityControls},
     {.view = ViewKind::kSimilarityOffset,
      .id = "similarity-offset",
-     .title = "Similarity against k = q - p",
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kSimilarityOffset),
@@ -161,14 +145,12 @@ const PanelEntry kPanels[] = {
      .controls = &SimilarityControls},
     {.view = ViewKind::kSpectrum,
      .id = "spectrum",
-     .title = "Spectrum: frequency and wavelength per pair",
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kSpectrum),
      .draw = &DrawFigure},
     {.view = ViewKind::kPrecision,
      .id = "precision",
-     .title = "Precision in bfloat16 / float16",
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kPrecision),
@@ -177,7 +159,6 @@ const PanelEntry kPanels[] = {
      .controls = &PrecisionControls},
     {.view = ViewKind::kCheck,
      .id = "check",
-     .title = "Check a loaded table",
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kCheck),
@@ -186,7 +167,6 @@ const PanelEntry kPanels[] = {
      .controls = &CheckControls},
     {.view = ViewKind::kProjection,
      .id = "projection",
-     .title = "Projection (PCA) of the tokens",
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kProjection),
@@ -204,7 +184,9 @@ const char* PanelTitle(const PanelEntry& p, const Derived& derived) {
   if (p.title_for != nullptr) {
     if (const char* t = p.title_for(derived)) return t;
   }
-  return p.title;
+  if (p.title != nullptr) return p.title;
+  // The view's title, which an export's default title starts with (a literal: NUL-terminated).
+  return GetView(p.view).title.data();
 }
 
 }  // namespace pe

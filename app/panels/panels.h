@@ -40,7 +40,9 @@ enum class FigureWindow {
 struct PanelEntry {
   ViewKind view;
   const char* id;
-  const char* title;
+  // null: the view's title (ViewEntry::title), as the export's default title says it; set only
+  // where the panel must say something else.
+  const char* title = nullptr;
   bool bottom_row;               // below the heatmap and curves
   bool PanelVisibility::*shown;  // the switch that shows it (the View menu)
   int texture_slot;              // its image's texture slot (the heatmap's is 0)
@@ -54,7 +56,7 @@ struct PanelEntry {
   bool scrollbar = false;  // the panel scrolls with the wheel (sums); plots take it otherwise
 };
 std::span<const PanelEntry> ViewPanels();
-// The entry's title for the current table (title_for, else title).
+// The entry's title for the current table (title_for, else title, else the view's title).
 const char* PanelTitle(const PanelEntry& p, const Derived& derived);
 // A view drawn from its core Figure (rotation, frequencies, score, ...) at the panel's size,
 // with the entry's controls above it.

@@ -122,16 +122,16 @@ void PartBars(AppState& state, const std::vector<const float*>& series,
   spec.min_x_span = std::min<double>(4.0, static_cast<double>(d));
   spec.lock_y = true;
   spec.crosshair = false;
-  state.sums.view.y0 = spec.limits.y0;
-  state.sums.view.y1 = spec.limits.y1;
-  if (!state.sums.fitted) {
-    state.sums.view.x0 = spec.limits.x0;
-    state.sums.view.x1 = spec.limits.x1;
-    state.sums.fitted = true;
+  state.windows[ViewKind::kSums].view.y0 = spec.limits.y0;
+  state.windows[ViewKind::kSums].view.y1 = spec.limits.y1;
+  if (!state.windows[ViewKind::kSums].fitted) {
+    state.windows[ViewKind::kSums].view.x0 = spec.limits.x0;
+    state.windows[ViewKind::kSums].view.x1 = spec.limits.x1;
+    state.windows[ViewKind::kSums].fitted = true;
   }
-  Plot plot("bars", state.sums.view, spec, size);
+  Plot plot("bars", state.windows[ViewKind::kSums].view, spec, size);
   plot.HLine(0.0, CurrentPlotColors().zero_line);
-  const PlotRange& v = state.sums.view;
+  const PlotRange& v = state.windows[ViewKind::kSums].view;
   const int64_t j0 = std::max<int64_t>(0, static_cast<int64_t>(std::floor(v.x0)));
   const int64_t j1 = std::min<int64_t>(d - 1, static_cast<int64_t>(std::ceil(v.x1)));
   const auto n = static_cast<double>(series.size());

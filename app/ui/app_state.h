@@ -61,14 +61,16 @@ struct Selection {
   int64_t batch_row = 0;   // the row of a batch of typed ids the sums show
 };
 
-struct HeatmapViewState {
+// The pan and zoom window of a view that owns one (views/view_registry.h: ViewWindowSpec): what
+// its panel shows and what an export of it draws; fitted to the whole table when the table
+// changes (RefitOnNewExtents), or as a session restores it.
+struct ViewWindowState {
   PlotRange view;
   bool fitted = false;  // false: fit the view to the table next frame
 };
 
+// The curves' own state beside their window.
 struct CurvesViewState {
-  PlotRange view{0, 100, -1.15, 1.15};
-  bool fitted = false;
   std::string search;
   bool markers = true;
   // The columns chosen before a narrower table dropped some (d 5 keeps only d4 of 4,5,6,7), and
@@ -78,8 +80,6 @@ struct CurvesViewState {
 
 struct SumsViewState {
   bool manual = false;  // "type the vectors yourself"
-  PlotRange view{0, 1, -1, 1};
-  bool fitted = false;
 };
 
 // The rotation view: the position p of R_p (-1: the first position + 10) and whether it plays
@@ -94,13 +94,6 @@ struct WalkthroughViewState {
   int step = 0;
   PlotRange view;        // the step's table image
   int fitted_step = -1;  // the step `view` was fitted to; another step fits again
-};
-
-// The score view's window, keys (x) by queries (y) in absolute positions: what its panel shows
-// and what an export of it draws. Fitted to the whole table when the table changes.
-struct ScoreViewState {
-  PlotRange view{0, 0, 0, 0};
-  bool fitted = false;
 };
 
 // The compare view's window (score: keys by queries; table: columns by positions), shared by
@@ -237,12 +230,12 @@ struct AppState {
   ModelParams params;
   PanelVisibility show;
   Selection selection;
-  HeatmapViewState heatmap;
+  // The windows of the views that own one (heatmap, curves, sum, score, ...), by view.
+  ByView<ViewWindowState> windows;
   CurvesViewState curves;
   SumsViewState sums;
   RotationViewState rotation;
   WalkthroughViewState walkthrough;
-  ScoreViewState score;
   CompareViewState compare;
   CheckViewState check_view;
   ManualVectors manual;

@@ -425,14 +425,11 @@ void RestoreSession(AppState& state, const SessionContent& content,
                   CheckEncodingFits(state.params.pe, state.params.cap).ok();
   state.restored_views_for.reset();
   if (ok) state.restored_views_for = state.params.pe;
-  state.heatmap = {v.heatmap, ok};
-  state.curves.view = v.curves;
-  state.curves.fitted = ok;
+  for (ViewKind k : WindowOwners()) {
+    const ViewRange& w = v.windows[k];
+    state.windows[k] = {w, ok && (!GetView(k).window.empty_is_whole || w.x1 > w.x0)};
+  }
   state.curves.markers = v.markers;
-  state.sums.view = v.sums;
-  state.sums.fitted = ok;
-  state.score.view = v.score;
-  state.score.fitted = ok && v.score.x1 > v.score.x0;
   state.selection.selected_token = v.selected_token;
   state.selection.batch_row = v.batch_row;
   state.export_dialog.token_chosen = v.highlight;

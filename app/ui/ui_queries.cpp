@@ -3,6 +3,7 @@
 #include <bit>
 
 #include "ui/ui.h"
+#include "views/view_registry.h"
 
 namespace pe {
 
@@ -27,28 +28,33 @@ std::string ShownText(const AppState& state) {
 
 ViewSelection ViewsOf(const AppState& state) {
   ViewSelection v;
-  v.heatmap = state.heatmap.view;
-  v.curves = state.curves.view;
-  v.sums = state.sums.view;
+  // A window that stands for the whole table while empty is that until it is fitted.
+  for (ViewKind k : WindowOwners()) {
+    if (state.windows[k].fitted || !GetView(k).window.empty_is_whole) {
+      v.windows[k] = state.windows[k].view;
+    }
+  }
   v.selected_token = state.selection.selected_token;
   v.batch_row = state.selection.batch_row;
   v.highlight = state.export_dialog.token_chosen;
   v.markers = state.curves.markers;
   v.rotation_position = state.rotation.position;
   v.walkthrough_step = state.walkthrough.step;
-  if (state.score.fitted) v.score = state.score.view;
   return v;
 }
 
 ViewSelection ViewsOf(const AppState& state, ViewKind view) {
   ViewSelection v = ViewsOf(state);
   if (view == ViewKind::kCompare && state.compare.fitted) {
-    (state.params.compare_of == CompareOf::kScore ? v.score : v.heatmap) = state.compare.view;
+    v.windows[state.params.compare_of == CompareOf::kScore ? ViewKind::kScore
+                                                           : ViewKind::kHeatmap] =
+        state.compare.view;
   }
   // The check view reads the heatmap's key (--heatmap-window) in the loaded table's coordinates;
   // not fitted yet: the whole file.
   if (view == ViewKind::kCheck) {
-    v.heatmap = state.check_view.fitted ? state.check_view.view : ViewRange{0, 0, 0, 0};
+    v.windows[ViewKind::kHeatmap] =
+        state.check_view.fitted ? state.check_view.view : ViewRange{0, 0, 0, 0};
   }
   return v;
 }

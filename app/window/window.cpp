@@ -89,9 +89,9 @@ void AnimateViews(AppState& state, int frame) {
   const double zoom = 0.05 + 0.95 * (0.5 + 0.5 * std::cos(t * 0.7));  // fraction of the table shown
   const double cy = static_cast<double>(p.offset) + len * (0.5 + 0.45 * std::sin(t * 0.3));
   const double cx = d * (0.5 + 0.4 * std::sin(t * 0.5));
-  state.heatmap.view = {cx - d * zoom / 2, cx + d * zoom / 2, cy - len * zoom / 2,
-                        cy + len * zoom / 2};
-  PlotRange& c = state.curves.view;
+  state.windows[ViewKind::kHeatmap].view = {cx - d * zoom / 2, cx + d * zoom / 2,
+                                            cy - len * zoom / 2, cy + len * zoom / 2};
+  PlotRange& c = state.windows[ViewKind::kCurves].view;
   const double span = c.x1 - c.x0;
   c.x0 = static_cast<double>(p.offset) + std::fmod(t * 20.0, std::max(1.0, len - span));
   c.x1 = c.x0 + span;

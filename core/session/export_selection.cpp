@@ -36,6 +36,14 @@ std::string FromFigureMessage(const ExportRequest& request, const std::string& m
   return request.from + ": metadata " + best->second + ": " + rest;
 }
 
+std::vector<std::string> ExportSelectionFlags() {
+  std::vector<std::string> flags = {"--positions", "--dim-range", "--token", "--batch-row",
+                                    "--rotation-position"};
+  for (ViewKind k : WindowOwners()) flags.push_back(WindowFlag(k));
+  flags.emplace_back("--walkthrough-step");
+  return flags;
+}
+
 namespace {
 
 // "A:B" with A < B, both finite, inside [lo, hi].
@@ -132,18 +140,27 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
         (*table_params)->pe.max_len = static_cast<int64_t>(b - a);
       }
     }
-    sel.heatmap.y0 = sel.curves.x0 = a;
-    sel.heatmap.y1 = sel.curves.x1 = b;
-    sel.score = {a, b, a, b};  // the score view: queries and keys A to B
+    // Every window's positions (the heatmap's rows, the curves' x, the score's queries and
+    // keys) are A to B.
+    for (ViewKind k : WindowOwners()) {
+      const ViewWindowSpec& w = GetView(k).window;
+      ViewRange& window = sel.windows[k];
+      if (w.x == WindowAxis::kPositions) window.x0 = a, window.x1 = b;
+      if (w.y == WindowAxis::kPositions) window.y0 = a, window.y1 = b;
+    }
   }
   if (given("--dim-range", request.dim_range)) {
     Result<std::pair<double, double>> r =
         ParseRange("--dim-range", request.dim_range, 0, static_cast<double>(cols));
     if (!r.ok()) return fail(r.error());
-    sel.heatmap.x0 = r.value().first;
-    sel.heatmap.x1 = r.value().second;
-    sel.sums.x0 = r.value().first - 0.5;
-    sel.sums.x1 = r.value().second - 0.5;
+    // Every window's dimensions: cells A to B (the heatmap), bars centred on A to B - 1 (sums).
+    for (ViewKind k : WindowOwners()) {
+      const WindowAxis x = GetView(k).window.x;
+      const double shift = x == WindowAxis::kDimBars ? 0.5 : 0.0;
+      if (x != WindowAxis::kDimCells && x != WindowAxis::kDimBars) continue;
+      sel.windows[k].x0 = r.value().first - shift;
+      sel.windows[k].x1 = r.value().second - shift;
+    }
   }
   if (given("--token", request.token)) {
     // A token index means a token of the sentence in every view (the heatmap and curves
@@ -216,18 +233,13 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
     sel.rotation_position = pos;
   }
   // Exact windows (what a panned panel shows; --from and copied commands give them).
-  const std::pair<const std::string*, ViewWindowKey> windows[] = {
-      {&request.heatmap_window, ViewWindowKey::kHeatmap},
-      {&request.curves_window, ViewWindowKey::kCurves},
-      {&request.sums_window, ViewWindowKey::kSums},
-      {&request.score_window, ViewWindowKey::kScore}};
-  for (const auto& [text, key] : windows) {
-    const std::string name(WindowKeyName(key));  // "heatmap_window"
-    const std::string flag = "--" + name.substr(0, name.size() - 7) + "-window";
-    if (!given(flag.c_str(), *text)) continue;
-    Result<ViewRange> w = ParseWindow(flag, *text);
+  for (ViewKind k : WindowOwners()) {
+    const std::string flag = WindowFlag(k);  // "--heatmap-window"
+    const std::string& text = request.windows[k];
+    if (!given(flag.c_str(), text)) continue;
+    Result<ViewRange> w = ParseWindow(flag, text);
     if (!w.ok()) return fail(w.error());
-    WindowOf(sel, key) = w.value();
+    sel.windows[k] = w.value();
   }
   if (request.highlight) sel.highlight = true;
   if (request.no_highlight) sel.highlight = false;

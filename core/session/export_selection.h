@@ -24,9 +24,10 @@ struct ExportRequest {
   std::string rotation_position;  // "P": the rotation view's position (empty: first + 10)
   std::string batch_row;          // "B": the sum figure's row of a batch of --ids (empty: 0)
   bool no_markers = false;
-  // "X0:X1:Y0:Y1": a view's exact window (heatmap: dims x positions, curves: positions x
-  // values, sums: dims x values, score: keys x queries); empty: the whole table
-  std::string heatmap_window, curves_window, sums_window, score_window;
+  // "X0:X1:Y0:Y1": the exact window of each view that owns one (its --X-window flag: heatmap,
+  // dims x positions; curves, positions x values; sums, dims x values; score, keys x queries);
+  // empty: the whole table
+  ByView<std::string> windows;
   bool highlight = false, no_highlight = false;  // outline the token (default: with --token)
   std::string walkthrough_step;                  // "S": the walkthrough step a PNG or SVG shows
   std::string from;           // the figure whose metadata gave the defaults (--from)
@@ -46,11 +47,10 @@ struct ExportRequest {
 // "0""; otherwise `message` unchanged.
 std::string FromFigureMessage(const ExportRequest& request, const std::string& message);
 
-// The selection flags of `export` (ExportSelection reads them); one given an empty value is
-// refused there like any other bad value, not taken for absent.
-inline constexpr const char* kExportSelectionFlags[] = {
-    "--positions",      "--dim-range",     "--token",       "--batch-row",    "--rotation-position",
-    "--heatmap-window", "--curves-window", "--sums-window", "--score-window", "--walkthrough-step"};
+// The selection flags of `export` (ExportSelection reads them), the views' --X-window flags
+// among them; one given an empty value is refused there like any other bad value, not taken for
+// absent.
+std::vector<std::string> ExportSelectionFlags();
 
 // The views an export of `request` draws: the whole table, narrowed by --positions,
 // --dim-range, --token, the exact windows, ... Errors name the flag. With `table_params`, a

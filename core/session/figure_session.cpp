@@ -46,7 +46,7 @@ Result<FigureSession> ReadFigureSession(const std::string& path, const MemoryCap
   request.from = path;
   request.output = "figure." + ext;
   std::string width = "960", height = "540", scale = "1";
-  const std::pair<const char*, std::string*> texts[] = {
+  std::vector<std::pair<std::string, std::string*>> texts = {
       {"--view", &request.view},
       {"--width", &width},
       {"--height", &height},
@@ -57,11 +57,8 @@ Result<FigureSession> ReadFigureSession(const std::string& path, const MemoryCap
       {"--token", &request.token},
       {"--batch-row", &request.batch_row},
       {"--rotation-position", &request.rotation_position},
-      {"--heatmap-window", &request.heatmap_window},
-      {"--curves-window", &request.curves_window},
-      {"--sums-window", &request.sums_window},
-      {"--score-window", &request.score_window},
       {"--walkthrough-step", &request.walkthrough_step}};
+  for (ViewKind k : WindowOwners()) texts.emplace_back(WindowFlag(k), &request.windows[k]);
   const std::pair<const char*, bool*> switches[] = {{"--highlight", &request.highlight},
                                                     {"--no-highlight", &request.no_highlight},
                                                     {"--no-markers", &request.no_markers}};
@@ -69,6 +66,7 @@ Result<FigureSession> ReadFigureSession(const std::string& path, const MemoryCap
   std::vector<CommandFlag> params_given = {
       {"--memory-cap-mib", std::to_string(cap.bytes >> 20), false, ""}};
   const FigureFlags& figure = read.value();
+  const std::vector<std::string> selection_flags = ExportSelectionFlags();
   for (size_t k = 0; k < figure.flags.size(); ++k) {
     const CommandFlag& f = figure.flags[k];
     request.from_keys.emplace_back(f.flag, figure.shown_keys[k]);
@@ -79,8 +77,8 @@ Result<FigureSession> ReadFigureSession(const std::string& path, const MemoryCap
     for (const auto& [flag, value] : switches) {
       if (f.flag == flag) *value = true, taken = true;
     }
-    for (const char* flag : kExportSelectionFlags) {
-      if (f.flag == flag) request.given.emplace_back(flag);
+    for (const std::string& flag : selection_flags) {
+      if (f.flag == flag) request.given.push_back(flag);
     }
     if (taken) continue;
     const ParamField* field = FindParamField(f.flag);

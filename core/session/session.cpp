@@ -47,9 +47,6 @@ Result<ViewRange> Window(const std::string& key, const std::string& text) {
   return *v;
 }
 
-constexpr ViewWindowKey kWindowKeys[] = {ViewWindowKey::kHeatmap, ViewWindowKey::kCurves,
-                                         ViewWindowKey::kSums, ViewWindowKey::kScore};
-
 }  // namespace
 
 std::optional<ViewRange> ParseWindowNumbers(const std::string& text) {
@@ -83,9 +80,8 @@ Result<uint64_t> FileHashCache::Hash(const std::string& path) {
 
 KeyValues ViewSelectionText(const ViewSelection& v) {
   KeyValues out;
-  for (ViewWindowKey k : kWindowKeys) {
-    out.emplace_back(std::string(WindowKeyName(k)),
-                     WindowText(WindowOf(const_cast<ViewSelection&>(v), k)));
+  for (ViewKind k : WindowOwners()) {
+    out.emplace_back(std::string(WindowKeyName(k)), WindowText(v.windows[k]));
   }
   out.emplace_back("token", v.selected_token < 0 ? "all" : std::to_string(v.selected_token));
   out.emplace_back("batch_row", std::to_string(v.batch_row));
@@ -98,13 +94,14 @@ KeyValues ViewSelectionText(const ViewSelection& v) {
 
 Status ApplyViewSelectionText(const KeyValues& views, ViewSelection& out) {
   ViewSelection v = out;
+  const std::vector<ViewKind> owners = WindowOwners();
   for (const auto& [key, text] : views) {
     bool window = false;
-    for (ViewWindowKey k : kWindowKeys) {
+    for (ViewKind k : owners) {
       if (key != WindowKeyName(k)) continue;
       Result<ViewRange> r = Window(key, text);
       if (!r.ok()) return r.error();
-      WindowOf(v, k) = r.value();
+      v.windows[k] = r.value();
       window = true;
     }
     if (window) continue;
@@ -133,10 +130,11 @@ Status ApplyViewSelectionText(const KeyValues& views, ViewSelection& out) {
       if (!r.ok()) return r.error();
       v.walkthrough_step = static_cast<int>(r.value());
     } else {
-      return InvalidArgument("views." + key +
-                             " is not a view key this version knows (heatmap_window, "
-                             "curves_window, sums_window, score_window, token, batch_row, "
-                             "highlight, markers, rotation_position, walkthrough_step)");
+      std::string known;
+      for (ViewKind k : owners) known += std::string(WindowKeyName(k)) + ", ";
+      return InvalidArgument("views." + key + " is not a view key this version knows (" + known +
+                             "token, batch_row, highlight, markers, rotation_position, "
+                             "walkthrough_step)");
     }
   }
   out = v;

@@ -83,7 +83,7 @@ ViewRange CheckWindow(const ViewContext& c, const CheckData& d) {
   const auto first = static_cast<double>(d.reference->first_position());
   const double end = first + static_cast<double>(d.table.rows);
   const auto cols = static_cast<double>(d.table.cols);
-  ViewRange w = c.sel.heatmap;
+  ViewRange w = c.sel.windows[ViewKind::kHeatmap];
   if (c.encoding) {
     const Encoding& current = *c.encoding;
     const auto c_first = static_cast<double>(current.first_position());

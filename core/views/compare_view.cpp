@@ -449,10 +449,10 @@ ViewRange CompareWindow(const ModelParams& a, const Encoding& ea, const CompareP
   };
   ViewRange w;
   if (a.compare_of == CompareOf::kScore) {
-    w = sel.score;
+    w = sel.windows[ViewKind::kScore];
     widen(w.x0, w.x1, first_a, end_a, first, end);
   } else {
-    w = sel.heatmap;
+    w = sel.windows[ViewKind::kHeatmap];
     const auto cols_a = static_cast<double>(ea.cols());
     widen(w.x0, w.x1, 0, cols_a, 0, std::max(cols_a, static_cast<double>(eb.cols())));
   }

@@ -44,8 +44,9 @@ Result<ComparePair> MakeComparePair(const ModelParams& a, const Encoding& a_enco
                                     const EncodingPtr& built_b = nullptr);
 
 // The plot window of the compare figure: --compare-of score, keys (x) by queries (y) from
-// sel.score; table, columns (x) by positions (y) from sel.heatmap. An axis that shows the whole
-// of A's table (or is empty) shows the whole of both tables.
+// sel.windows[ViewKind::kScore]; table, columns (x) by positions (y) from
+// sel.windows[ViewKind::kHeatmap]. An axis that shows the whole of A's table (or is empty) shows
+// the whole of both tables.
 struct ViewSelection;
 ViewRange CompareWindow(const ModelParams& a, const Encoding& a_encoding, const ComparePair& pair,
                         const ViewSelection& sel);

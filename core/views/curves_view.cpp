@@ -174,7 +174,7 @@ Result<Figure> CurvesFigure(const ViewContext& c) {
   const TableAxes axes = AxesOf(e);
   const std::string& index = axes.column_index;
   f.y = {e.TableName() + "(" + axes.row_index + ", " + index + ")", false, false};
-  f.view = sel.curves;
+  f.view = sel.windows[ViewKind::kCurves];
   f.hlines.push_back(0.0);
   // As the panel: the first kMaxCurveSeries columns.
   const size_t shown = std::min(m.curve_dims.size(), kMaxCurveSeries);
@@ -185,7 +185,7 @@ Result<Figure> CurvesFigure(const ViewContext& c) {
   // those queries out rather than draw the table's value there (0, the largest bias, for ALiBi).
   if (e.MasksAnyKey()) f.legend.push_back({kMaskedCurvesNote, kNoColor});
   const PixelSize px = PlotPixels(c, f);
-  const ViewRange& v = sel.curves;
+  const ViewRange& v = sel.windows[ViewKind::kCurves];
   const double px_per_pos = px.width / (v.x1 - v.x0);
   const auto first = static_cast<double>(e.first_position());
   const auto last = static_cast<double>(e.last_position());
@@ -247,6 +247,10 @@ Status WriteCurvesView(std::ostream& out, TableFormat format, const ViewContext&
 
 // As CurvesFigure: clamp(2 * plot width + 1, 64, 20001) samples per chosen dimension, plus at
 // most one marker per plot pixel.
+ViewRange CurvesWhole(const ModelParams&, const Encoding& e) {
+  return CurvesLimits(e);
+}
+
 uint64_t CurvesEstimate(const EstimateContext& c) {
   const uint64_t samples = EstimatedCurveSamples(c.width_px) + c.width_px;
   return kFigureBytesPerCurveSample * samples *

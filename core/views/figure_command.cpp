@@ -1,5 +1,6 @@
 #include "views/figure_command.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -27,22 +28,20 @@ std::string SwitchOnValue(const ParamField& f) {
 
 // The selection and size keys, with the flag each becomes.
 struct SelectionKey {
-  std::string_view key, flag;
+  std::string key, flag;
 };
-constexpr SelectionKey kSelectionKeys[] = {
-    {"token", "--token"},
-    {"heatmap_window", "--heatmap-window"},
-    {"curves_window", "--curves-window"},
-    {"sums_window", "--sums-window"},
-    {"score_window", "--score-window"},
-    {"batch_row", "--batch-row"},
-    {"walkthrough_step", "--walkthrough-step"},
-    {"rotation_position", "--rotation-position"},
-    {"width", "--width"},
-    {"height", "--height"},
-    {"scale", "--scale"},
-    {"title", "--title"},
-};
+// In the order of the flags they become: the token, each view's window, the rest.
+std::vector<SelectionKey> SelectionKeys() {
+  std::vector<SelectionKey> keys = {{"token", "--token"}};
+  for (ViewKind k : WindowOwners()) keys.push_back({std::string(WindowKeyName(k)), WindowFlag(k)});
+  for (const char* key : {"batch_row", "walkthrough_step", "rotation_position", "width", "height",
+                          "scale", "title"}) {
+    std::string flag = "--" + std::string(key);
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    keys.push_back({key, flag});
+  }
+  return keys;
+}
 
 std::vector<int64_t> VersionParts(const std::string& v, bool& ok) {
   std::vector<int64_t> parts;
@@ -74,6 +73,7 @@ Result<std::vector<CommandFlag>> FlagsFromMetadata(
     const std::vector<std::pair<std::string, std::string>>& entries,
     const std::string& this_version) {
   std::map<std::string, std::string> values(entries.begin(), entries.end());
+  const std::vector<SelectionKey> selection_keys = SelectionKeys();
   auto it = values.find("app_version");
   if (it == values.end()) return InvalidArgument("has no app_version in its metadata");
   bool ok = false;
@@ -111,7 +111,7 @@ Result<std::vector<CommandFlag>> FlagsFromMetadata(
       continue;
     }
     bool known = false;
-    for (const SelectionKey& s : kSelectionKeys) known = known || s.key == key;
+    for (const SelectionKey& s : selection_keys) known = known || s.key == key;
     const ParamField* f = FindParamField(key);
     known = known || (f != nullptr && f->key == key) || IsAbsoluteFileKey(key);
     if (!known) {
@@ -138,7 +138,7 @@ Result<std::vector<CommandFlag>> FlagsFromMetadata(
       out.push_back({std::string(f.flag), v->second, false, v->first});
     }
   }
-  for (const SelectionKey& s : kSelectionKeys) {
+  for (const SelectionKey& s : selection_keys) {
     auto v = values.find(std::string(s.key));
     if (v == values.end()) continue;
     if (s.key == "batch_row" && v->second == "0") continue;  // also the only row of one

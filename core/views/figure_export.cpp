@@ -30,17 +30,20 @@ ViewSelection DefaultViews(const ModelParams& params) {
 
 ViewSelection DefaultViews(const ModelParams& params, const Encoding& e) {
   ViewSelection v;
-  const auto first = static_cast<double>(e.first_position());
-  v.heatmap = {0, static_cast<double>(e.cols()), first, first + static_cast<double>(e.rows())};
-  v.curves = CurvesLimits(e);
-  v.sums = {-0.5, static_cast<double>(params.pe.d_model) - 0.5, -1, 1};
-  v.score = {first, first + static_cast<double>(e.rows()), first,
-             first + static_cast<double>(e.rows())};
+  for (ViewKind k : WindowOwners()) v.windows[k] = GetView(k).window.whole(params, e);
   // A walkthrough preset follows its own token (the blog's position 2).
   if (const WalkthroughPreset* p = FindWalkthroughPreset(params.walkthrough_preset)) {
     v.selected_token = p->focus_token;
   }
   return v;
+}
+
+ByView<ViewRange> InitialWindows() {
+  ByView<ViewRange> w;
+  for (const ViewEntry& v : Views()) {
+    if (v.window.empty_is_whole) w[v.kind] = {0, 0, 0, 0};
+  }
+  return w;
 }
 
 ViewRange CurvesLimits(const Encoding& e) {
@@ -90,37 +93,30 @@ std::string WindowText(const ViewRange& r) {
   return Exact(r.x0) + ":" + Exact(r.x1) + ":" + Exact(r.y0) + ":" + Exact(r.y1);
 }
 
-std::vector<ViewWindowKey> ViewWindowKeys(ViewKind view) {
-  const std::span<const ViewWindowKey> keys = GetView(view).windows;
-  return {keys.begin(), keys.end()};
+std::vector<ViewKind> WindowOwners() {
+  std::vector<ViewKind> out;
+  for (const ViewEntry& v : Views()) {
+    if (!v.window.key.empty()) out.push_back(v.kind);
+  }
+  return out;
 }
 
-std::string_view WindowKeyName(ViewWindowKey k) {
-  switch (k) {
-    case ViewWindowKey::kHeatmap:
-      return "heatmap_window";
-    case ViewWindowKey::kCurves:
-      return "curves_window";
-    case ViewWindowKey::kSums:
-      return "sums_window";
-    case ViewWindowKey::kScore:
-      return "score_window";
-  }
-  return "";
+std::vector<ViewKind> ViewWindowKeys(ViewKind view) {
+  const ViewEntry& entry = GetView(view);
+  std::vector<ViewKind> out;
+  if (!entry.window.key.empty()) out.push_back(view);
+  out.insert(out.end(), entry.windows.begin(), entry.windows.end());
+  return out;
 }
 
-ViewRange& WindowOf(ViewSelection& sel, ViewWindowKey k) {
-  switch (k) {
-    case ViewWindowKey::kHeatmap:
-      return sel.heatmap;
-    case ViewWindowKey::kCurves:
-      return sel.curves;
-    case ViewWindowKey::kSums:
-      return sel.sums;
-    case ViewWindowKey::kScore:
-      return sel.score;
-  }
-  return sel.heatmap;
+std::string_view WindowKeyName(ViewKind owner) {
+  return GetView(owner).window.key;
+}
+
+std::string WindowFlag(ViewKind owner) {
+  std::string flag = "--" + std::string(WindowKeyName(owner));
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
 }
 
 std::vector<std::pair<std::string, std::string>> FigureMetadata(
@@ -145,10 +141,9 @@ std::vector<std::pair<std::string, std::string>> FigureMetadata(
   // The windows the view reads, where they are not the whole table the window opens on.
   Result<EncodingPtr> e = ReuseOrMakeEncoding(m.pe, m.cap, built);
   ViewSelection defaults = e.ok() ? DefaultViews(m, *e.value()) : ViewSelection{};
-  for (ViewWindowKey k : ViewWindowKeys(view)) {
-    const ViewRange& w = WindowOf(const_cast<ViewSelection&>(sel), k);
-    if (!(w == WindowOf(defaults, k)))
-      out.push_back({std::string(WindowKeyName(k)), WindowText(w)});
+  for (ViewKind k : ViewWindowKeys(view)) {
+    const ViewRange& w = sel.windows[k];
+    if (!(w == defaults.windows[k])) out.push_back({std::string(WindowKeyName(k)), WindowText(w)});
   }
   // What else of the selection the view reads.
   if (const ViewEntry& entry = GetView(view); entry.metadata != nullptr) {

@@ -3,6 +3,7 @@
 // window both come here, so the same view gives the same file.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,18 +18,30 @@
 
 namespace pe {
 
+// One T per view, by its ViewKind.
+template <typename T>
+struct ByView {
+  std::array<T, kViewKinds> items{};
+  T& operator[](ViewKind k) { return items[static_cast<size_t>(k)]; }
+  const T& operator[](ViewKind k) const { return items[static_cast<size_t>(k)]; }
+  bool operator==(const ByView&) const = default;
+};
+
+// The windows a selection starts with: empty for a window that is the whole table while empty
+// (ViewWindowSpec::empty_is_whole), else the unit square.
+ByView<ViewRange> InitialWindows();
+
 // What a view shows beyond the model parameters.
 struct ViewSelection {
-  ViewRange heatmap;       // dims x positions
-  ViewRange curves;        // positions x values
-  ViewRange sums;          // dims x values (y is fitted to the data)
+  // The pan and zoom windows of the views that own one (ViewWindowSpec), by view: heatmap
+  // (dims x positions), curves (positions x values), sum (dims x values, y fitted to the data),
+  // score (keys x queries, absolute positions; empty: the whole table), ...
+  ByView<ViewRange> windows = InitialWindows();
   int selected_token = 0;  // -1: all tokens
   int64_t batch_row = 0;   // the sum view's row of a batch of typed ids
   bool highlight = false;  // outline the selected token's row / position in heatmap and curves
   bool markers = true;     // dots at integer positions on the curves
   int64_t rotation_position = -1;  // rotation view: the position p of R_p; -1: first + 10
-  // score view: keys (x) by queries (y), absolute positions; empty (x1 <= x0): the whole table
-  ViewRange score = {0, 0, 0, 0};
   // walkthrough view: the step a PNG or SVG shows (0 to 7); -1: none (the PDF has every step)
   int walkthrough_step = -1;
   bool operator==(const ViewSelection&) const = default;
@@ -64,11 +77,13 @@ Result<std::vector<Figure>> BuildViewPages(ViewKind view, const ModelParams& par
                                            const std::string& title = "",
                                            const EncodingPtr& built = nullptr);
 
-// The windows of a ViewSelection a view's figure depends on (its entry's `windows`), and their
-// metadata keys.
-std::vector<ViewWindowKey> ViewWindowKeys(ViewKind view);
-std::string_view WindowKeyName(ViewWindowKey k);  // "heatmap_window"
-ViewRange& WindowOf(ViewSelection& sel, ViewWindowKey k);
+// The views that own a window (their entries' `window`), in registry order.
+std::vector<ViewKind> WindowOwners();
+// The windows of a ViewSelection a view's figure depends on, by the view owning each: its own,
+// then its entry's `windows`.
+std::vector<ViewKind> ViewWindowKeys(ViewKind view);
+std::string_view WindowKeyName(ViewKind owner);  // "heatmap_window"
+std::string WindowFlag(ViewKind owner);          // "--heatmap-window"
 // "x0:x1:y0:y1", each number exact (%.17g), as the metadata and --*-window flags write it.
 std::string WindowText(const ViewRange& r);
 

@@ -21,12 +21,13 @@ void AddMaskedLegend(const Encoding& e, Figure& f) {
 Result<Figure> HeatmapFigure(const ViewContext& c) {
   const Encoding& e = *c.encoding;
   const ViewSelection& sel = c.sel;
+  const ViewRange& w = sel.windows[ViewKind::kHeatmap];
   const ModelParams& m = c.params;
   Figure f;
   const TableAxes axes = AxesOf(e);
   f.x = {axes.column_axis, true, false};
   f.y = {axes.row_axis, true, true};
-  f.view = sel.heatmap;
+  f.view = w;
   const ValueRange range = e.Range();
   f.colorbar =
       FigureColorBar{m.colormap, range.lo, range.hi,
@@ -35,8 +36,8 @@ Result<Figure> HeatmapFigure(const ViewContext& c) {
   PixelSize px = PlotPixels(c, f);
   // A table with more cells than the figure has pixels is drawn as exact means, which fade
   // (waves cancel, noise shrinks): the figure says so, as the window's caption does.
-  const double rows_per_px = (sel.heatmap.y1 - sel.heatmap.y0) / std::min(px.height, 4096);
-  const double cols_per_px = (sel.heatmap.x1 - sel.heatmap.x0) / std::min(px.width, 4096);
+  const double rows_per_px = (w.y1 - w.y0) / std::min(px.height, 4096);
+  const double cols_per_px = (w.x1 - w.x0) / std::min(px.width, 4096);
   if (rows_per_px > 1.5 || cols_per_px > 1.5) {
     char note[160];
     std::snprintf(note, sizeof note, "each pixel: the exact mean of ~%.0f %s x %.0f %s",
@@ -49,8 +50,7 @@ Result<Figure> HeatmapFigure(const ViewContext& c) {
     px = PlotPixels(c, f);
   }
   RasterRequest req{
-      c.encoding,     sel.heatmap.x0,           sel.heatmap.x1,           sel.heatmap.y0,
-      sel.heatmap.y1, std::min(px.width, 4096), std::min(px.height, 4096)};
+      c.encoding, w.x0, w.x1, w.y0, w.y1, std::min(px.width, 4096), std::min(px.height, 4096)};
   const Raster r = ComputeRaster(req);
   if (!r.empty()) {
     FigureImage im;
@@ -69,7 +69,7 @@ Result<Figure> HeatmapFigure(const ViewContext& c) {
   if (sel.highlight && sel.selected_token >= 0) {
     // The panel's outline: a colour no cell has, thin when rows are dense (layout units).
     const double y = static_cast<double>(e.first_position() + sel.selected_token);
-    const double row_height = FigurePlotBox(f, c.size).h / (sel.heatmap.y1 - sel.heatmap.y0);
+    const double row_height = FigurePlotBox(f, c.size).h / (w.y1 - w.y0);
     f.overlays.push_back({0, y, static_cast<double>(e.cols()), y + 1,
                           SelectionHighlightColor(m.colormap), false,
                           SelectionLineWidth(row_height)});
@@ -89,9 +89,15 @@ Status WriteHeatmapView(std::ostream& out, TableFormat format, const ViewContext
 }
 
 // As HeatmapFigure: at most 4096 texels a side, never more than the visible cells.
+ViewRange HeatmapWhole(const ModelParams&, const Encoding& e) {
+  const auto first = static_cast<double>(e.first_position());
+  return {0, static_cast<double>(e.cols()), first, first + static_cast<double>(e.rows())};
+}
+
 uint64_t HeatmapEstimate(const EstimateContext& c) {
-  const uint64_t w = EstimatedWindowTexels(c.width_px, c.sel.heatmap.x1 - c.sel.heatmap.x0);
-  const uint64_t h = EstimatedWindowTexels(c.height_px, c.sel.heatmap.y1 - c.sel.heatmap.y0);
+  const ViewRange& window = c.sel.windows[ViewKind::kHeatmap];
+  const uint64_t w = EstimatedWindowTexels(c.width_px, window.x1 - window.x0);
+  const uint64_t h = EstimatedWindowTexels(c.height_px, window.y1 - window.y0);
   return kFigureBytesPerTexel * w * h;
 }
 

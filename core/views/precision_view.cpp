@@ -72,7 +72,7 @@ ViewRange PrecisionWindow(const ViewContext& c) {
   const auto first = static_cast<double>(e.first_position());
   const double end = first + static_cast<double>(e.rows());
   const auto cols = static_cast<double>(e.cols());
-  ViewRange w = c.sel.heatmap;
+  ViewRange w = c.sel.windows[ViewKind::kHeatmap];
   w.x0 = std::clamp(w.x0, 0.0, cols);
   w.x1 = std::clamp(w.x1, 0.0, cols);
   w.y0 = std::clamp(w.y0, first, end);
@@ -490,8 +490,9 @@ Status WritePrecisionView(std::ostream& out, TableFormat format, const ViewConte
 // columns per texel column (index and texel), and per thread a fill buffer of at most 4 times
 // the sampled columns.
 uint64_t PrecisionEstimate(const EstimateContext& c) {
-  const double cols = std::ceil(c.sel.heatmap.x1 - c.sel.heatmap.x0);
-  const double rows = std::ceil(c.sel.heatmap.y1 - c.sel.heatmap.y0);
+  const ViewRange& window = c.sel.windows[ViewKind::kHeatmap];
+  const double cols = std::ceil(window.x1 - window.x0);
+  const double rows = std::ceil(window.y1 - window.y0);
   const uint64_t w = EstimatedWindowTexels(c.width_px, cols);
   const uint64_t h = EstimatedWindowTexels(c.height_px, rows);
   uint64_t bytes = (kFigureBytesPerTexel + sizeof(float)) * w * h + 3 * sizeof(double) * h +

@@ -49,7 +49,8 @@ Result<AttentionScorer> Scorer(const ViewContext& c) {
 // The score view's window: the selection's, or the whole table when it is empty.
 ViewRange ScoreWindow(const ViewContext& c) {
   const Encoding& e = *c.encoding;
-  if (c.sel.score.x1 > c.sel.score.x0 && c.sel.score.y1 > c.sel.score.y0) return c.sel.score;
+  const ViewRange& w = c.sel.windows[ViewKind::kScore];
+  if (w.x1 > w.x0 && w.y1 > w.y0) return w;
   const auto first = static_cast<double>(e.first_position());
   const double end = first + static_cast<double>(e.rows());
   return {first, end, first, end};
@@ -214,6 +215,12 @@ Status CheckScoreSize(const ViewContext& c) {
 }
 
 }  // namespace
+
+ViewRange ScoreWhole(const ModelParams&, const Encoding& e) {
+  const auto first = static_cast<double>(e.first_position());
+  return {first, first + static_cast<double>(e.rows()), first,
+          first + static_cast<double>(e.rows())};
+}
 
 Status CheckScoreTable(const ViewContext& c) {
   if (Status s = CheckScoreSize(c); !s.ok()) return s;

@@ -128,7 +128,8 @@ std::vector<std::string> SchemeNotes(const PositionSimilarity& s) {
 // The heatmap's window: the selection's, or the whole table when it is empty.
 ViewRange SimilarityWindow(const ViewContext& c) {
   const Encoding& e = *c.encoding;
-  if (c.sel.score.x1 > c.sel.score.x0 && c.sel.score.y1 > c.sel.score.y0) return c.sel.score;
+  const ViewRange& w = c.sel.windows[ViewKind::kScore];
+  if (w.x1 > w.x0 && w.y1 > w.y0) return w;
   const auto first = static_cast<double>(e.first_position());
   const double end = first + static_cast<double>(e.rows());
   return {first, end, first, end};

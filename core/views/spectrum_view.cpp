@@ -78,9 +78,9 @@ Spectrum ComputeSpectrum(const ViewContext& c) {
     if (s.pairs.size() <= i) s.pairs.resize(i + 1);
     s.pairs[i] = {w.pair, w.frequency, w.frequency};
   }
-  if (params.kind() == Scheme::kXpos) {
-    s.what = "xpos, head dim " + std::to_string(params.d_model) + ", theta " +
-             Num(params.xpos().theta, "%.10g");
+  if (const auto* xpos = std::get_if<XposParams>(&params.scheme)) {
+    s.what =
+        "xpos, head dim " + std::to_string(params.d_model) + ", theta " + Num(xpos->theta, "%.10g");
     s.formula = "theta^(-2i/d)";
   } else {
     const SinusoidalParams& p = params.sinusoidal();

@@ -135,7 +135,8 @@ Result<Figure> SumsFigure(const ViewContext& c) {
       ComputeSentence(m.example, *c.encoding, m.input, m.cap, sel.batch_row);
   if (!sentence.ok()) return sentence.error();
   const SentenceResult& s = sentence.value();
-  if (s.tokens.empty()) return NoTokensFigure(m, "Token vectors: no tokens", sel.sums);
+  if (s.tokens.empty())
+    return NoTokensFigure(m, "Token vectors: no tokens", sel.windows[ViewKind::kSums]);
   const int tokens = static_cast<int>(s.tokens.size());
   if (sel.selected_token >= tokens) {
     return InvalidArgument("token must be in [0, " + std::to_string(tokens - 1) + "] or all, got " +
@@ -177,7 +178,7 @@ Result<Figure> SumsFigure(const ViewContext& c) {
   }
   AddNotes(m, *c.encoding, s, sel.selected_token, f);
   const ViewRange extent = SumsExtent(series, d);
-  f.view = {sel.sums.x0, sel.sums.x1, extent.y0, extent.y1};
+  f.view = {sel.windows[ViewKind::kSums].x0, sel.windows[ViewKind::kSums].x1, extent.y0, extent.y1};
   f.hlines.push_back(0.0);
   const PixelSize px = PlotPixels(c, f);
   const double bar = 0.8 / static_cast<double>(series.size());
@@ -248,6 +249,10 @@ std::string SumsTitle(const ModelParams& m, const Encoding&) {
 void SumsMetadata(const ModelParams& m, const ViewSelection& sel, MetadataList& out) {
   if (m.example.ids.size() > 1) out.push_back({"batch_row", std::to_string(sel.batch_row)});
   AddPresetMetadata(m, out);
+}
+
+ViewRange SumsWhole(const ModelParams& m, const Encoding&) {
+  return {-0.5, static_cast<double>(m.pe.d_model) - 0.5, -1, 1};
 }
 
 }  // namespace pe

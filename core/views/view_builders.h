@@ -14,6 +14,8 @@ Status CheckHeatmapTable(const ViewContext& c);
 Status WriteHeatmapView(std::ostream& out, TableFormat format, const ViewContext& c,
                         const Progress& progress);
 uint64_t HeatmapEstimate(const EstimateContext& c);
+// Its window over the whole table: every column by every position.
+ViewRange HeatmapWhole(const ModelParams& m, const Encoding& e);
 std::string HeatmapTitle(const ModelParams& m, const Encoding& e);
 void HeatmapMetadata(const ModelParams& m, const ViewSelection& sel, MetadataList& out);
 
@@ -22,6 +24,8 @@ Status CheckCurvesTable(const ViewContext& c);
 Status WriteCurvesView(std::ostream& out, TableFormat format, const ViewContext& c,
                        const Progress& progress);
 uint64_t CurvesEstimate(const EstimateContext& c);
+// Its window over the whole table: CurvesLimits.
+ViewRange CurvesWhole(const ModelParams& m, const Encoding& e);
 std::string CurvesTitle(const ModelParams& m, const Encoding& e);
 void CurvesMetadata(const ModelParams& m, const ViewSelection& sel, MetadataList& out);
 
@@ -32,6 +36,9 @@ Status CheckSumsTable(const ViewContext& c);
 Status WriteSumsView(std::ostream& out, TableFormat format, const ViewContext& c,
                      const Progress& progress);
 uint64_t SumsEstimate(const EstimateContext& c);
+// Its window over every dimension (bars centred on them), values [-1, 1] until the panel fits
+// them to the bars.
+ViewRange SumsWhole(const ModelParams& m, const Encoding& e);
 std::string SumsTitle(const ModelParams& m, const Encoding& e);
 void SumsMetadata(const ModelParams& m, const ViewSelection& sel, MetadataList& out);
 
@@ -75,6 +82,8 @@ Status CheckScoreTable(const ViewContext& c);
 Status WriteScoreView(std::ostream& out, TableFormat format, const ViewContext& c,
                       const Progress& progress);
 uint64_t ScoreEstimate(const EstimateContext& c);
+// Its window over the whole table: every key by every query.
+ViewRange ScoreWhole(const ModelParams& m, const Encoding& e);
 Result<Figure> DecayFigure(const ViewContext& c);
 Status CheckDecayTable(const ViewContext& c);
 Status WriteDecayView(std::ostream& out, TableFormat format, const ViewContext& c,
@@ -119,13 +128,6 @@ Status CheckSpectrumTable(const ViewContext& c);
 Status WriteSpectrumView(std::ostream& out, TableFormat format, const ViewContext& c,
                          const Progress& progress);
 uint64_t SpectrumEstimate(const EstimateContext& c);
-
-// (precision_view.cpp)
-Result<Figure> PrecisionFigure(const ViewContext& c);
-Status CheckPrecisionTable(const ViewContext& c);
-Status WritePrecisionView(std::ostream& out, TableFormat format, const ViewContext& c,
-                          const Progress& progress);
-uint64_t PrecisionEstimate(const EstimateContext& c);
 
 // (walkthrough_view.cpp)
 Result<Figure> WalkthroughFigure(const ViewContext& c);

@@ -21,6 +21,16 @@ std::vector<PixelSize> PanelPixels(const ViewContext& c, const Figure& f) {
   return c.pixels_used;
 }
 
+// The functions of the views whose files declare them here rather than in view_builders.h: a
+// view's own file, its entry below and nothing else.
+
+// precision_view.cpp
+Result<Figure> PrecisionFigure(const ViewContext& c);
+Status CheckPrecisionTable(const ViewContext& c);
+Status WritePrecisionView(std::ostream& out, TableFormat format, const ViewContext& c,
+                          const Progress& progress);
+uint64_t PrecisionEstimate(const EstimateContext& c);
+
 namespace {
 
 constexpr unsigned kAdded = SchemesOf(Family::kAdded);
@@ -36,12 +46,10 @@ constexpr const char* kVectorSchemesNeed =
 constexpr const char* kAddedNeed =
     "a scheme that adds a vector to the token embeddings (sinusoidal or learned)";
 
-// The windows each view reads.
-constexpr ViewWindowKey kHeatmapWindow[] = {ViewWindowKey::kHeatmap};
-constexpr ViewWindowKey kCurvesWindow[] = {ViewWindowKey::kCurves};
-constexpr ViewWindowKey kSumsWindow[] = {ViewWindowKey::kSums};
-constexpr ViewWindowKey kScoreWindow[] = {ViewWindowKey::kScore};
-constexpr ViewWindowKey kCompareWindows[] = {ViewWindowKey::kHeatmap, ViewWindowKey::kScore};
+// The windows of other views that views read, by the view owning each.
+constexpr ViewKind kHeatmapWindow[] = {ViewKind::kHeatmap};
+constexpr ViewKind kScoreWindow[] = {ViewKind::kScore};
+constexpr ViewKind kCompareWindows[] = {ViewKind::kHeatmap, ViewKind::kScore};
 
 // The options only some views read (field keys, model/param_fields.h).
 constexpr ViewOption kCurvesOptions[] = {OptionOf<&ModelParams::curve_dims>("dims")};
@@ -68,7 +76,11 @@ constexpr ViewEntry kViews[] = {
      .check_table = &CheckHeatmapTable,
      .write_table = &WriteHeatmapView,
      .estimate = &HeatmapEstimate,
-     .windows = kHeatmapWindow,
+     .window = {.key = "heatmap_window",
+                .help = "heatmap and precision (dims x positions)",
+                .x = WindowAxis::kDimCells,
+                .y = WindowAxis::kPositions,
+                .whole = &HeatmapWhole},
      .default_title = &HeatmapTitle,
      .metadata = &HeatmapMetadata},
     {.kind = ViewKind::kCurves,
@@ -80,7 +92,11 @@ constexpr ViewEntry kViews[] = {
      .check_table = &CheckCurvesTable,
      .write_table = &WriteCurvesView,
      .estimate = &CurvesEstimate,
-     .windows = kCurvesWindow,
+     .window = {.key = "curves_window",
+                .help = "curves (positions x values)",
+                .x = WindowAxis::kPositions,
+                .y = WindowAxis::kValues,
+                .whole = &CurvesWhole},
      .options = kCurvesOptions,
      .default_title = &CurvesTitle,
      .metadata = &CurvesMetadata},
@@ -93,7 +109,11 @@ constexpr ViewEntry kViews[] = {
      .check_table = &CheckSumsTable,
      .write_table = &WriteSumsView,
      .estimate = &SumsEstimate,
-     .windows = kSumsWindow,
+     .window = {.key = "sums_window",
+                .help = "sum view (dims x values)",
+                .x = WindowAxis::kDimBars,
+                .y = WindowAxis::kFitted,
+                .whole = &SumsWhole},
      .default_title = &SumsTitle,
      .metadata = &SumsMetadata},
     {.kind = ViewKind::kRotation,
@@ -154,7 +174,12 @@ constexpr ViewEntry kViews[] = {
      .check_table = &CheckScoreTable,
      .write_table = &WriteScoreView,
      .estimate = &ScoreEstimate,
-     .windows = kScoreWindow},
+     .window = {.key = "score_window",
+                .help = "score, similarity and compare views (keys x queries)",
+                .x = WindowAxis::kPositions,
+                .y = WindowAxis::kPositions,
+                .whole = &ScoreWhole,
+                .empty_is_whole = true}},
     {.kind = ViewKind::kDecay,
      .name = "decay",
      .title = "Score against distance, scheme by scheme",
@@ -293,6 +318,10 @@ constexpr bool EveryViewComplete(std::span<const ViewEntry> views) {
 static_assert(EveryViewComplete(kViews),
               "every ViewKind needs one entry in kViews with a name and a title (and `needs` "
               "when it does not apply to every scheme)");
+
+static_assert(EveryWindowComplete(kViews),
+              "a view's own window needs a unique key \"NAME_window\" and its --help text; the "
+              "windows an entry reads (`windows`) must be other views' own windows");
 
 bool ReadsOption(std::span<const ViewOption> options, std::string_view key) {
   for (const ViewOption& o : options) {

@@ -74,6 +74,32 @@ constexpr ViewOption OptionOf(std::string_view key, bool other_views_record = fa
 
 using MetadataList = std::vector<std::pair<std::string, std::string>>;
 
+// What an axis of a view's window shows: what --positions and --dim-range narrow, and what a
+// new table refits.
+enum class WindowAxis {
+  kPositions,  // positions, a cell per position: --positions A:B shows [A, B]
+  kDimCells,   // dimensions, a cell per dimension: --dim-range A:B shows [A, B]
+  kDimBars,    // dimensions, a bar centred on each: --dim-range A:B shows [A - 0.5, B - 0.5]
+  kValues,     // the table's values: refitted when their range changes (a new seed)
+  kFitted,     // fitted to the data by the view itself each frame; a new table leaves it
+};
+
+// The pan and zoom window a view owns (an empty `key`: none). ViewSelection holds it under the
+// view's kind; its session and metadata key, its --X-window flag, what the window opens on and
+// how --positions and --dim-range narrow it all come from here. Other views may read it (their
+// entries' `windows`).
+struct ViewWindowSpec {
+  std::string_view key;   // "heatmap_window": the session and metadata key; the flag is
+                          // "--heatmap-window" (WindowFlag)
+  std::string_view help;  // for --help: "heatmap and precision (dims x positions)"
+  WindowAxis x = WindowAxis::kPositions, y = WindowAxis::kPositions;
+  // The window over the whole table, as the window opens on it and an export draws by default.
+  ViewRange (*whole)(const ModelParams& m, const Encoding& e) = nullptr;
+  // Empty (x1 <= x0) until the view fits it: the whole table (the score window, which a table
+  // of 2^31 positions cannot be fitted to before it is built).
+  bool empty_is_whole = false;
+};
+
 struct ViewEntry {
   ViewKind kind;
   std::string_view name;   // the --view key
@@ -88,9 +114,11 @@ struct ViewEntry {
   // The bytes its figure needs beyond the PNG surface, an upper bound from the figure's size and
   // content counts (views/figure_budget.h), written beside the builder whose geometry it counts.
   uint64_t (*estimate)(const EstimateContext& c);
-  // The windows of the selection its figure reads (metadata keys, --*-window flags); empty:
-  // none.
-  std::span<const ViewWindowKey> windows = {};
+  // Its own pan and zoom window, if it has one (its figure reads it, its metadata records it).
+  ViewWindowSpec window = {};
+  // The windows of other views its figure reads, by the view that owns each (their metadata
+  // keys and --*-window flags); empty: none.
+  std::span<const ViewKind> windows = {};
   // The options of ModelParams only it (and the views that list them too) reads.
   std::span<const ViewOption> options = {};
   // A view whose PDF has several pages (the walkthrough's handout); null: one page, `figure`.
@@ -125,6 +153,42 @@ std::vector<std::string_view> ViewsReading(std::string_view key);
 bool OnlyOtherViewsRead(std::string_view key, ViewKind view);
 bool OnlyOtherViewsRead(std::string_view key, std::string_view view_name);
 
+// True when every entry's window is complete: a window's key names it and its flag
+// ("heatmap_window", --heatmap-window): unique, made of lower-case words joined by '_' and ending
+// in "_window"; its help says who reads it; an entry without a window sets none of it. A window
+// an entry reads (`windows`) is another view's own. view_registry.cpp holds the registry to it
+// with a static_assert; its `whole` is checked by ViewEntries.* (a function's address compared
+// with null is not a constant expression in the sanitizer build).
+constexpr bool IsWindowKey(std::string_view key) {
+  constexpr std::string_view kSuffix = "_window";
+  if (key.size() <= kSuffix.size() || key.substr(key.size() - kSuffix.size()) != kSuffix) {
+    return false;
+  }
+  for (char ch : key) {
+    if (!((ch >= 'a' && ch <= 'z') || ch == '_')) return false;
+  }
+  return true;
+}
+constexpr bool EveryWindowComplete(std::span<const ViewEntry> views) {
+  for (const ViewEntry& v : views) {
+    if (v.window.key.empty()) {
+      if (!v.window.help.empty() || v.window.empty_is_whole) return false;
+      continue;
+    }
+    if (!IsWindowKey(v.window.key) || v.window.help.empty()) return false;
+    for (const ViewEntry& other : views) {
+      if (&other != &v && other.window.key == v.window.key) return false;
+    }
+  }
+  for (const ViewEntry& v : views) {
+    for (ViewKind owner : v.windows) {
+      bool owned = false;
+      for (const ViewEntry& o : views) owned = owned || (o.kind == owner && !o.window.key.empty());
+      if (!owned || owner == v.kind) return false;
+    }
+  }
+  return true;
+}
 std::span<const ViewEntry> Views();
 const ViewEntry& GetView(ViewKind kind);
 // An error naming the view and the scheme when `kind` does not apply to `params`.
