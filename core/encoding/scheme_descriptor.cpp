@@ -80,7 +80,10 @@ std::string CheckFlagsRope(const EncodingParams& p) {
     // LongRoPE has no factor: its lists, lengths and the length that picks the list.
     auto list = [](const std::vector<double>& v) {
       std::string t;
-      for (double x : v) t += (t.empty() ? "" : ",") + Exact(x);
+      for (double x : v) {
+        if (!t.empty()) t += ',';
+        t += Exact(x);
+      }
       return t;
     };
     s += " --rope-scaling longrope --short-factor " + list(r.short_factor);
