@@ -181,8 +181,16 @@ void BM_SinusoidalPE(benchmark::State& state) {
 
 // Every scheme's natural table through the Encoding interface (what exports and the window
 // use): learned (a copy of its table), RoPE cos / sin / angle in both pairings and with YaRN's
-// attention factor. Args: rows, cols (the head dimension for RoPE).
-enum class Table { kLearned, kRopeCosHalf, kRopeSinInterleaved, kRopeAngle, kRopeYarnCos };
+// attention factor, and LongRoPE's per-pair long factors (a ramp from 1 to 64, past the original
+// length). Args: rows, cols (the head dimension for RoPE).
+enum class Table {
+  kLearned,
+  kRopeCosHalf,
+  kRopeSinInterleaved,
+  kRopeAngle,
+  kRopeYarnCos,
+  kRopeLongropeCos
+};
 
 EncodingParams SchemeParams(const benchmark::State& state, Table table) {
   EncodingParams p;
@@ -201,6 +209,15 @@ EncodingParams SchemeParams(const benchmark::State& state, Table table) {
     r.scaling = RopeScaling::kYarn;
     r.factor = 8;
     r.original_max_len = 2048;
+  }
+  if (table == Table::kRopeLongropeCos) {
+    r.scaling = RopeScaling::kLongrope;
+    r.original_max_len = 4096;
+    const int64_t h = p.d_model / 2;
+    for (int64_t i = 0; i < h; ++i) {
+      r.short_factor.push_back(1.0 + static_cast<double>(i) / static_cast<double>(h));
+      r.long_factor.push_back(1.0 + 63.0 * static_cast<double>(i) / static_cast<double>(h));
+    }
   }
   p.scheme = r;
   return p;
@@ -322,6 +339,7 @@ PE_TABLE_BENCHMARK(Table::kRopeCosHalf, "BM_Table_rope_cos_half");
 PE_TABLE_BENCHMARK(Table::kRopeSinInterleaved, "BM_Table_rope_sin_interleaved");
 PE_TABLE_BENCHMARK(Table::kRopeAngle, "BM_Table_rope_angle");
 PE_TABLE_BENCHMARK(Table::kRopeYarnCos, "BM_Table_rope_yarn_cos");
+PE_TABLE_BENCHMARK(Table::kRopeLongropeCos, "BM_Table_rope_longrope_cos");
 #undef PE_TABLE_BENCHMARK
 BENCHMARK(BM_SinusoidalPENaive)->Args({8192, 1024})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ComputePeTableFresh)->Args({8192, 1024})->Unit(benchmark::kMillisecond)->UseRealTime();

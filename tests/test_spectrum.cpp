@@ -208,6 +208,13 @@ std::vector<double> RopeReference(const ModelParams& m) {
       }
       return out;
     }
+    case RopeScaling::kLongrope: {
+      // _compute_longrope_parameters: inv_freq / ext, ext the long list past the original length.
+      const bool long_list = static_cast<double>(m.pe.offset + m.pe.max_len) > original;
+      const std::vector<double>& ext = long_list ? r.long_factor : r.short_factor;
+      for (size_t i = 0; i < inv.size(); ++i) inv[i] /= ext[i];
+      return inv;
+    }
   }
   return inv;
 }

@@ -179,6 +179,30 @@ void DrawRopeExplanation(const AppState&, const Derived& derived) {
                       .c_str()
                 : ""));
         break;
+      case RopeScaling::kLongrope: {
+        const bool uses_long = f.longrope_uses_long;
+        const std::vector<double>& list = uses_long ? r.long_factor : r.short_factor;
+        const auto [lo, hi] = std::minmax_element(list.begin(), list.end());
+        WrappedText(Printf(
+            "LongRoPE (Phi-3): pair i's frequency is divided by a number of its own, from the "
+            "short list while the sequence is at most the original %lld positions and from the "
+            "long list past them. The sequence length here is %lld (%s), so the table uses the "
+            "%s list (%.6g to %.6g). The frequencies view draws both lists; the switch is at "
+            "L = %lld.",
+            static_cast<long long>(r.original_max_len), static_cast<long long>(f.sequence_len),
+            r.sequence_len > 0 ? "sequence len" : "the table's last position + 1",
+            uses_long ? "long" : "short", *lo, *hi, static_cast<long long>(r.original_max_len)));
+        if (!r.attention_factor) {
+          WrappedText(
+              Printf("s = max_position_embeddings / original = %lld / %lld; the default "
+                     "attention factor is sqrt(1 + ln s / ln %lld)%s.",
+                     static_cast<long long>(r.max_position_embeddings),
+                     static_cast<long long>(r.original_max_len),
+                     static_cast<long long>(r.original_max_len),
+                     f.attention_factor == 1.0 ? ", 1 since s <= 1" : ""));
+        }
+        break;
+      }
       default:
         WrappedText(Printf(
             "%s x%g: %d pairs keep their frequency, %d are divided by %g (interpolated), %d "
@@ -393,6 +417,110 @@ void DrawTokenEmbeddingControls(AppState& state) {
   }
 }
 
+// The scaling combo (FieldCombo's frame and refusal), except that LongRoPE chosen without its
+// lists starts them at 1 for every pair (no change yet) in the same edit, so the window can
+// switch to it and take the model's lists in the editors below; the command line still refuses
+// --rope-scaling longrope without them.
+void ScalingCombo(AppState& state, std::span<const char* const> labels,
+                  std::span<const char* const> names) {
+  const char* label = "scaling";
+  const RopeParams& r = state.params.pe.rope();
+  const std::string current(RopeScalingName(r.scaling));
+  int index = 0;
+  for (size_t k = 0; k < names.size(); ++k) {
+    if (current == names[k]) index = static_cast<int>(k);
+  }
+  FitComboWidth(label, labels);
+  const ImGuiID id = ImGui::GetID(label);
+  const auto it = state.fields.find(id);
+  const std::string reason = it != state.fields.end() ? it->second.error : std::string();
+  if (!reason.empty()) PushRefusedFrame();
+  const bool chosen = ImGui::Combo(label, &index, labels.data(), static_cast<int>(labels.size()));
+  if (!reason.empty()) PopRefusedFrame();
+  const char* tip =
+      "Context extension as in HF config.json rope_scaling: stretch the angles so a longer "
+      "context stays inside what training saw.";
+  ItemTooltip(reason.empty() ? tip : (reason + "\n\n" + tip).c_str());
+  if (!reason.empty()) state.refusal_line = std::string(label) + ": " + reason;
+  if (!chosen) return;
+  state.fields[id].error.clear();
+  const std::string name = names[static_cast<size_t>(index)];
+  if (name != "longrope" || (!r.short_factor.empty() && !r.long_factor.empty())) {
+    EditField(state, label, "--rope-scaling", name);
+    return;
+  }
+  const int64_t pairs = RopeRotaryDims(state.params.pe) / 2;
+  std::string ones;
+  for (int64_t k = 0; k < pairs; ++k) ones += k == 0 ? "1" : ",1";
+  EditFields(state, label,
+             {{"--rope-scaling", "longrope"}, {"--short-factor", ones}, {"--long-factor", ones}});
+}
+
+// A LongRoPE list: a text box that takes a pasted comma list (or a config.json array), applied
+// on Enter or when it loses focus, its count and range under it, a refusal in place.
+void FactorListField(AppState& state, const char* label, const char* flag,
+                     const std::vector<double>& current, const char* tip) {
+  const ImGuiID id = ImGui::GetID(label);
+  FieldEdit& f = state.fields[id];
+  const ParamField* field = FindParamField(flag);
+  if (!f.active && f.error.empty()) f.text = field->get(state.params);
+  const bool refused = !f.error.empty();
+  if (refused) PushRefusedFrame();
+  ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 8,
+                                   ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(label).x -
+                                       ImGui::GetStyle().ItemInnerSpacing.x));
+  ImGui::InputTextWithHint(label, "1.05,1.05,1.1,... (paste)", &f.text,
+                           ImGuiInputTextFlags_AutoSelectAll);
+  if (refused) PopRefusedFrame();
+  ItemTooltip(tip);
+  const bool active = ImGui::IsItemActive();
+  if (active && !f.active) f.error.clear();
+  f.active = active;
+  if (ImGui::IsItemDeactivatedAfterEdit() && f.text != field->get(state.params)) {
+    EditField(state, label, flag, f.text);
+  }
+  if (!current.empty()) {
+    const auto [lo, hi] = std::minmax_element(current.begin(), current.end());
+    ImGui::TextDisabled("%zu numbers, min %.6g, max %.6g", current.size(), *lo, *hi);
+  }
+  if (!f.error.empty()) ErrorText(f.error);
+}
+
+void DrawLongropeControls(AppState& state) {
+  const RopeParams& r = state.params.pe.rope();
+  double f64 = 0;
+  int64_t i64 = 0;
+  if (NumberField(state, "max position emb", r.max_position_embeddings, &i64,
+                  "max_position_embeddings M: the extended context (Phi-3 128k: 131072); "
+                  "s = M / original sets the default attention factor.")) {
+    EditField(state, "max position emb", "--max-position-embeddings", std::to_string(i64));
+  }
+  if (NumberField(state, "sequence len", r.sequence_len, &i64,
+                  "The current sequence length: past the original length the long list "
+                  "applies (0: the table's last position + 1).")) {
+    EditField(state, "sequence len", "--sequence-len", std::to_string(i64));
+  }
+  FactorListField(state, "short factors", "--short-factor", r.short_factor,
+                  "short_factor: d_rot/2 numbers > 0, one per pair, dividing its frequency "
+                  "while the sequence is at most the original length. Paste the list from "
+                  "config.json (brackets and spaces are fine); Enter applies.");
+  FactorListField(state, "long factors", "--long-factor", r.long_factor,
+                  "long_factor: d_rot/2 numbers > 0, used once the sequence is longer than the "
+                  "original length. Enter applies.");
+  bool custom = r.attention_factor.has_value();
+  if (ImGui::Checkbox("set attention factor", &custom)) {
+    EditField(state, "attention factor", "--attention-factor",
+              custom ? FieldNumberText(RopeLongropeDefaultAttentionFactor(r.max_position_embeddings,
+                                                                          r.original_max_len))
+                     : "default");
+  }
+  ItemTooltip("Off: LongRoPE's default sqrt(1 + ln s / ln original), 1 when s <= 1.");
+  if (r.attention_factor && NumberField(state, "attention factor", *r.attention_factor, &f64,
+                                        "Multiplies cos and sin (> 0).")) {
+    EditField(state, "attention factor", "--attention-factor", FieldNumberText(f64));
+  }
+}
+
 void DrawRopeControls(AppState& state) {
   const RopeParams& r = state.params.pe.rope();
   double f64 = 0;
@@ -416,18 +544,19 @@ void DrawRopeControls(AppState& state) {
   FieldCombo(state, "table", "--part", parts, part_names,
              "The table the heatmap and curves show: cos and sin as HF's rotary module returns "
              "them (each frequency twice, in the pairing's layout), or the angle.");
-  const char* scalings[] = {"none", "linear (PI)", "NTK-aware", "dynamic NTK", "YaRN", "Llama 3"};
-  const char* scaling_names[] = {"none", "linear", "ntk", "dynamic-ntk", "yarn", "llama3"};
-  FieldCombo(state, "scaling", "--rope-scaling", scalings, scaling_names,
-             "Context extension as in HF config.json rope_scaling: stretch the angles so a "
-             "longer context stays inside what training saw.");
+  const char* scalings[] = {"none", "linear (PI)", "NTK-aware",       "dynamic NTK",
+                            "YaRN", "Llama 3",     "LongRoPE (Phi-3)"};
+  const char* scaling_names[] = {"none", "linear", "ntk",     "dynamic-ntk",
+                                 "yarn", "llama3", "longrope"};
+  ScalingCombo(state, scalings, scaling_names);
   if (r.scaling == RopeScaling::kNone) return;
   ImGui::Indent();
-  if (NumberField(state, "factor", r.factor, &f64, "rope_scaling.factor s (>= 1).")) {
+  if (r.scaling != RopeScaling::kLongrope &&
+      NumberField(state, "factor", r.factor, &f64, "rope_scaling.factor s (>= 1).")) {
     EditField(state, "factor", "--scaling-factor", FieldNumberText(f64));
   }
   if (r.scaling == RopeScaling::kDynamicNtk || r.scaling == RopeScaling::kYarn ||
-      r.scaling == RopeScaling::kLlama3) {
+      r.scaling == RopeScaling::kLlama3 || r.scaling == RopeScaling::kLongrope) {
     if (NumberField(state, "original len", r.original_max_len, &i64,
                     "original_max_position_embeddings: the context the model was trained on.")) {
       EditField(state, "original len", "--original-max-len", std::to_string(i64));
@@ -461,6 +590,7 @@ void DrawRopeControls(AppState& state) {
       EditField(state, "attention factor", "--attention-factor", FieldNumberText(f64));
     }
   }
+  if (r.scaling == RopeScaling::kLongrope) DrawLongropeControls(state);
   if (r.scaling == RopeScaling::kLlama3) {
     if (NumberField(state, "low freq factor", r.low_freq_factor, &f64,
                     "Wavelengths above original / low_freq_factor are divided by s (1).")) {
@@ -499,6 +629,29 @@ void EditField(AppState& state, const char* label, const char* flag, const std::
     return;
   }
   Edit(state, [field, text](AppState& st) { (void)field->set(st.params, text); });
+}
+
+void EditFields(AppState& state, const char* label,
+                std::vector<std::pair<std::string, std::string>> edits) {
+  if (edits.empty()) return;
+  ModelParams next = state.params;
+  for (size_t k = 0; k + 1 < edits.size(); ++k) {
+    const ParamField* field = FindParamField(edits[k].first);
+    if (field == nullptr) return;
+    if (Status s = field->set(next, edits[k].second); !s.ok()) {
+      RefuseField(state, label, InWindowTerms(s.message(), label, edits[k].first));
+      return;
+    }
+  }
+  const ParamField* last = FindParamField(edits.back().first);
+  if (last == nullptr) return;
+  if (Result<ModelParams> r = FieldEditResult(next, *last, edits.back().second); !r.ok()) {
+    RefuseField(state, label, InWindowTerms(r.message(), label, edits.back().first));
+    return;
+  }
+  Edit(state, [edits = std::move(edits)](AppState& st) {
+    for (const auto& [flag, text] : edits) (void)FindParamField(flag)->set(st.params, text);
+  });
 }
 
 void WrappedText(const std::string& text) {

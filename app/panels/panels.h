@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ui/app_state.h"
 #include "ui/derived.h"
@@ -82,6 +84,10 @@ void DrawXposExplanation(const AppState& state, const Derived& derived);
 // Sets a field of the parameter table from its text, as the command line does: checked on a copy
 // first, refused with its reason under `label`, else queued for the next frame.
 void EditField(AppState& state, const char* label, const char* flag, const std::string& text);
+// Several fields as one edit (flag, text), set in order and checked together as EditField checks
+// one; a refusal goes under `label`.
+void EditFields(AppState& state, const char* label,
+                std::vector<std::pair<std::string, std::string>> edits);
 // What EditField checks, without the window: `params` with `text` set through `field` (its
 // parse, range and table rules), then the encoding's checks in the command line's order
 // (ValidateEncodingParams, CheckLoadedTables), the memory cap and a new --versus's B. The

@@ -18,12 +18,13 @@ constexpr Names<WaveOrder, 2> kOrders{
     {{WaveOrder::kSinFirst, "sin-first"}, {WaveOrder::kCosFirst, "cos-first"}}};
 constexpr Names<RopePairing, 2> kPairings{
     {{RopePairing::kHalf, "half"}, {RopePairing::kInterleaved, "interleaved"}}};
-constexpr Names<RopeScaling, 6> kScalings{{{RopeScaling::kNone, "none"},
+constexpr Names<RopeScaling, 7> kScalings{{{RopeScaling::kNone, "none"},
                                            {RopeScaling::kLinear, "linear"},
                                            {RopeScaling::kNtk, "ntk"},
                                            {RopeScaling::kDynamicNtk, "dynamic-ntk"},
                                            {RopeScaling::kYarn, "yarn"},
-                                           {RopeScaling::kLlama3, "llama3"}}};
+                                           {RopeScaling::kLlama3, "llama3"},
+                                           {RopeScaling::kLongrope, "longrope"}}};
 constexpr Names<RopePart, 3> kParts{
     {{RopePart::kCos, "cos"}, {RopePart::kSin, "sin"}, {RopePart::kAngle, "angle"}}};
 

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "base/initializers.h"
 #include "base/table_ref.h"
@@ -56,7 +57,7 @@ struct LearnedParams {
 // GPT-NeoX) or interleaved (dims 2i and 2i+1: Meta's Llama, GPT-J, RoFormer).
 enum class RopePairing { kHalf, kInterleaved };
 // The context-extension scalings of HF config.json's rope_scaling.
-enum class RopeScaling { kNone, kLinear, kNtk, kDynamicNtk, kYarn, kLlama3 };
+enum class RopeScaling { kNone, kLinear, kNtk, kDynamicNtk, kYarn, kLlama3, kLongrope };
 // Which table the heatmap and the table exports show: cos, sin (both (L, d_rot), in the
 // pairing's layout, attention factor applied) or the angle p * theta_i, (L, d_rot / 2).
 enum class RopePart { kCos, kSin, kAngle };
@@ -75,6 +76,13 @@ struct RopeParams {
   double high_freq_factor = 4.0;           // Llama 3
   int64_t sequence_len = 0;  // dynamic NTK's current length; 0: the table's last position + 1
   RopePart part = RopePart::kCos;
+  // LongRoPE (Phi-3, Phi-3.5, Phi-4-mini): one divisor of each pair's frequency per list,
+  // (d_rot / 2) each; the long list when the sequence is longer than original_max_len. Empty:
+  // not given (refused for longrope). max_position_embeddings / original_max_len is the s of
+  // the default attention factor.
+  std::vector<double> short_factor;
+  std::vector<double> long_factor;
+  int64_t max_position_embeddings = 131072;
   bool operator==(const RopeParams&) const = default;
 };
 
@@ -167,7 +175,7 @@ std::string_view LearnedInitName(LearnedInit init);
 std::optional<LearnedInit> ParseLearnedInit(std::string_view name);
 std::string_view RopePairingName(RopePairing pairing);  // "half", "interleaved"
 std::optional<RopePairing> ParseRopePairing(std::string_view name);
-// "none", "linear", "ntk", "dynamic-ntk", "yarn", "llama3"
+// "none", "linear", "ntk", "dynamic-ntk", "yarn", "llama3", "longrope"
 std::string_view RopeScalingName(RopeScaling scaling);
 std::optional<RopeScaling> ParseRopeScaling(std::string_view name);
 std::string_view RopePartName(RopePart part);  // "cos", "sin", "angle"

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace pe {
 
@@ -63,6 +65,42 @@ void ClassifyNtk(RopePair& pair, int64_t d_rot, long double log_ratio) {
   const long double r = 1.0L - static_cast<long double>(2 * pair.index) /
                                    static_cast<long double>(d_rot - 2) * log_ratio;
   pair.ramp = std::clamp(static_cast<double>(r), 0.0, 1.0);
+}
+
+// Both LongRoPE lists given, `pairs` finite numbers > 0 each; the message names the flag, the
+// rule and the value.
+Status ValidateLongropeFactors(const RopeParams& r, int64_t pairs) {
+  const std::pair<const char*, const std::vector<double>*> lists[] = {
+      {"--short-factor", &r.short_factor}, {"--long-factor", &r.long_factor}};
+  for (const auto& [flag, list] : lists) {
+    if (list->empty()) {
+      return InvalidArgument(std::string("--rope-scaling longrope needs ") + flag + ": " +
+                             std::to_string(pairs) +
+                             " comma-separated numbers > 0 (d_rot / 2, one per rotated pair), "
+                             "got none");
+    }
+    if (static_cast<int64_t>(list->size()) != pairs) {
+      return InvalidArgument(std::string(flag) + " must hold d_rot / 2 = " + std::to_string(pairs) +
+                             " numbers, one per rotated pair, got " + std::to_string(list->size()));
+    }
+    for (size_t k = 0; k < list->size(); ++k) {
+      const double v = (*list)[k];
+      if (!Finite(v) || !(v > 0.0)) {
+        return InvalidArgument(std::string(flag) + " numbers must be finite and > 0, got " +
+                               FormatNumber(v) + " at position " + std::to_string(k + 1));
+      }
+    }
+  }
+  // The default attention factor divides by ln(original); an original of 1 would make it
+  // infinite (HF computes the same division).
+  if (!r.attention_factor && r.original_max_len < 2 &&
+      r.max_position_embeddings > r.original_max_len) {
+    return InvalidArgument(
+        "LongRoPE's default attention factor sqrt(1 + ln s / ln original) needs original max "
+        "length (--original-max-len) >= 2, got " +
+        std::to_string(r.original_max_len) + " (or give --attention-factor)");
+  }
+  return {};
 }
 
 }  // namespace
@@ -140,7 +178,8 @@ Status ValidateRopeParams(const EncodingParams& params) {
                            FormatNumber(r.beta_slow));
   }
   if (r.attention_factor && (!Finite(*r.attention_factor) || !(*r.attention_factor > 0.0))) {
-    return InvalidArgument("YaRN attention factor must be a finite number greater than 0, got " +
+    return InvalidArgument(std::string(r.scaling == RopeScaling::kLongrope ? "LongRoPE" : "YaRN") +
+                           " attention factor must be a finite number greater than 0, got " +
                            FormatNumber(*r.attention_factor));
   }
   if (!Finite(r.low_freq_factor) || !(r.low_freq_factor > 0.0)) {
@@ -157,6 +196,13 @@ Status ValidateRopeParams(const EncodingParams& params) {
         "dynamic NTK sequence length must be >= 0 (0: the table's last position + 1), got " +
         std::to_string(r.sequence_len));
   }
+  if (r.max_position_embeddings < 1) {
+    return InvalidArgument("LongRoPE max_position_embeddings must be >= 1, got " +
+                           std::to_string(r.max_position_embeddings));
+  }
+  if (r.scaling == RopeScaling::kLongrope) {
+    if (Status s = ValidateLongropeFactors(r, RopeRotaryDims(params) / 2); !s.ok()) return s;
+  }
   return {};
 }
 
@@ -164,6 +210,20 @@ int64_t RopeDynamicSequenceLength(const EncodingParams& params) {
   const RopeParams& r = params.rope();
   const int64_t seq = r.sequence_len > 0 ? r.sequence_len : params.offset + params.max_len;
   return std::max(seq, r.original_max_len);
+}
+
+int64_t RopeLongropeSequenceLength(const EncodingParams& params) {
+  const RopeParams& r = params.rope();
+  return r.sequence_len > 0 ? r.sequence_len : params.offset + params.max_len;
+}
+
+double RopeLongropeDefaultAttentionFactor(int64_t max_position_embeddings, int64_t original) {
+  // HF _compute_longrope_parameters: factor = max_position_embeddings /
+  // original_max_position_embeddings when the config has both (Phi-3 does), then
+  // sqrt(1 + ln(factor) / ln(original)), or 1 for factor <= 1.
+  const double s = static_cast<double>(max_position_embeddings) / static_cast<double>(original);
+  if (s <= 1.0) return 1.0;
+  return std::sqrt(1.0 + std::log(s) / std::log(static_cast<double>(original)));
 }
 
 double RopeYarnDefaultAttentionFactor(double factor) {
@@ -294,6 +354,33 @@ RopeFrequencies ComputeRopeFrequencies(const EncodingParams& params) {
           p.scaled = (1.0 - weight) * (p.original / factor) + weight * p.original;
         }
         ClassifyBlend(p, factor, weight);
+      }
+      break;
+    }
+
+    case RopeScaling::kLongrope: {
+      // _compute_longrope_parameters: inv_freq = 1 / (ext_i * base^(2i/d)), ext = long_factor
+      // when seq_len > original_max_position_embeddings, else short_factor. Phi-3's rotary
+      // embedding picks by the current length (dynamic_rope_update: longrope_frequency_update,
+      // seq_len = max(position_ids) + 1); here that length is RopeLongropeSequenceLength.
+      const int64_t seq = RopeLongropeSequenceLength(params);
+      out.sequence_len = seq;
+      out.longrope_uses_long = seq > r.original_max_len;
+      out.attention_factor =
+          r.attention_factor
+              ? *r.attention_factor
+              : RopeLongropeDefaultAttentionFactor(r.max_position_embeddings, r.original_max_len);
+      const double s =
+          static_cast<double>(r.max_position_embeddings) / static_cast<double>(r.original_max_len);
+      const std::vector<double>& ext = out.longrope_uses_long ? r.long_factor : r.short_factor;
+      for (RopePair& p : out.pairs) {
+        const auto k = static_cast<size_t>(p.index);
+        out.longrope_short.push_back(p.original / r.short_factor[k]);
+        out.longrope_long.push_back(p.original / r.long_factor[k]);
+        p.scaled = p.original / ext[k];
+        const double ramp =
+            s > 1.0 ? std::clamp(1.0 - std::log(ext[k]) / std::log(s), 0.0, 1.0) : 0.0;
+        ClassifyBlend(p, s > 1.0 ? s : 1.0, ramp);
       }
       break;
     }

@@ -19,6 +19,11 @@
 //  llama3:      pairs whose wavelength 2 pi / w_i is below original / high_freq_factor keep w_i,
 //               above original / low_freq_factor use w_i / factor, in between a blend weighted
 //               by original / wavelength                              (_compute_llama3_parameters)
+//  longrope:    w_i / ext_i, ext = long_factor when the sequence is longer than original, else
+//               short_factor (one number per pair); cos and sin times an attention factor,
+//               sqrt(1 + ln s / ln original) with s = max_position_embeddings / original (1 when
+//               s <= 1) unless given          (_compute_longrope_parameters; the list chosen by
+//               the sequence length as dynamic_rope_update's longrope_frequency_update does)
 //
 // How each pair is treated, compared with its unscaled frequency (RopePair::treatment, ramp):
 //  - kept: scaled == original exactly; ramp 1.
@@ -33,6 +38,8 @@
 //    lands on original / factor (ramp 0) and the pairs between fall geometrically. Dynamic NTK
 //    past factor * original pushes low pairs below original / factor (clamped to 0); with
 //    factor 1 every moved pair has ramp 0.
+//    LongRoPE divides each pair by its own number ext_i: kept when ext_i is 1, interpolated when
+//    it is s, else blended with ramp 1 - ln(ext_i) / ln(s) clamped to [0, 1] (0 when s <= 1).
 #pragma once
 
 #include <cstdint>
@@ -66,14 +73,22 @@ struct RopeFrequencies {
   double yarn_low = 0;
   double yarn_high = 0;
   // Dynamic NTK only: the sequence length the base was computed for (RopeDynamicSequenceLength).
+  // LongRoPE: the sequence length that chose the list (RopeLongropeSequenceLength).
   int64_t sequence_len = 0;
+  // LongRoPE only: each pair's frequency with the short and with the long list, (d_rot / 2)
+  // each; pairs[i].scaled is one of them, the long one when `longrope_long`.
+  std::vector<double> longrope_short;
+  std::vector<double> longrope_long;
+  bool longrope_uses_long = false;
 };
 
 // Every RoPE parameter in range, or an error naming the parameter, its allowed range and the
 // value given: theta finite > 1; rotary_fraction in (0, 1] giving an even d_rot >= 2;
 // factor finite >= 1; original_max_len >= 1; beta_fast > beta_slow > 0, both finite;
 // attention_factor finite > 0 when given; 0 < low_freq_factor < high_freq_factor, both finite;
-// sequence_len >= 0. All are checked whatever the scaling (the defaults are valid). d_model,
+// sequence_len >= 0; max_position_embeddings >= 1. LongRoPE alone: short and long factor lists
+// given, d_rot / 2 finite numbers > 0 each. All but the lists are checked whatever the scaling
+// (the defaults are valid). d_model,
 // max_len and offset are checked with the shape, d_model in [1, 65536].
 Status ValidateRopeParams(const EncodingParams& params);
 
@@ -84,6 +99,14 @@ int64_t RopeRotaryDims(const EncodingParams& params);
 // Dynamic NTK's length: sequence_len, or the table's last position + 1 (offset + max_len) when
 // sequence_len is 0, and never less than original_max_len.
 int64_t RopeDynamicSequenceLength(const EncodingParams& params);
+
+// LongRoPE's length: sequence_len, or the table's last position + 1 (offset + max_len) when
+// sequence_len is 0. The long list applies when it is greater than original_max_len.
+int64_t RopeLongropeSequenceLength(const EncodingParams& params);
+
+// LongRoPE's default attention factor (HF _compute_longrope_parameters):
+// sqrt(1 + ln s / ln original) with s = max_position_embeddings / original, or 1 for s <= 1.
+double RopeLongropeDefaultAttentionFactor(int64_t max_position_embeddings, int64_t original);
 
 // YaRN's default attention factor (HF get_mscale with mscale 1): 0.1 ln(factor) + 1, or 1 for
 // factor <= 1.

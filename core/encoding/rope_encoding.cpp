@@ -140,6 +140,11 @@ class RopeEncoding final : public WaveTableEncoding {
     std::string angle;
     if (r.scaling == RopeScaling::kNtk || r.scaling == RopeScaling::kDynamicNtk) {
       angle = Fmt("%lld * %.8g^(-%lld/%lld)", p, freq_.base, num, den);
+    } else if (r.scaling == RopeScaling::kLongrope) {
+      const bool long_list = freq_.longrope_uses_long;
+      const std::vector<double>& ext = long_list ? r.long_factor : r.short_factor;
+      angle = Fmt("%lld * %g^(-%lld/%lld) / %.9g [%s factor]", p, r.theta, num, den,
+                  ext[static_cast<size_t>(c.pair)], long_list ? "long" : "short");
     } else if (pair.treatment == PairTreatment::kKept) {
       angle = Fmt("%lld * %g^(-%lld/%lld)", p, r.theta, num, den);
     } else if (pair.treatment == PairTreatment::kInterpolated) {
@@ -181,6 +186,16 @@ class RopeEncoding final : public WaveTableEncoding {
 std::string RopeScalingText(const EncodingParams& params, double attention_factor) {
   const RopeParams& r = params.rope();
   if (r.scaling == RopeScaling::kNone) return {};
+  if (r.scaling == RopeScaling::kLongrope) {
+    // The list in use, the length that chose it and what the switch depends on.
+    const int64_t seq = RopeLongropeSequenceLength(params);
+    std::string s = Fmt(", longrope %s factors at length %lld (original %lld, max %lld)",
+                        seq > r.original_max_len ? "long" : "short", static_cast<long long>(seq),
+                        static_cast<long long>(r.original_max_len),
+                        static_cast<long long>(r.max_position_embeddings));
+    if (attention_factor != 1.0) s += Fmt(", attention factor %.8g", attention_factor);
+    return s;
+  }
   std::string s = Fmt(", %s x%g", std::string(RopeScalingName(r.scaling)).c_str(), r.factor);
   if (r.scaling == RopeScaling::kDynamicNtk) {
     s += Fmt(" at length %lld (original %lld)",

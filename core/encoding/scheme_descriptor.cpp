@@ -43,7 +43,11 @@ std::string CheckDescribeRope(const EncodingParams& p) {
   const RopeParams& r = p.rope();
   std::string s = "rope " + std::string(RopePartName(r.part)) + ", " +
                   std::string(RopePairingName(r.pairing)) + " pairing, theta " + Exact(r.theta);
-  if (r.scaling != RopeScaling::kNone) {
+  if (r.scaling == RopeScaling::kLongrope) {
+    s += ", longrope (original length " + std::to_string(r.original_max_len) + ", max " +
+         std::to_string(r.max_position_embeddings) + ")";
+    if (r.attention_factor) s += ", attention factor " + Exact(*r.attention_factor);
+  } else if (r.scaling != RopeScaling::kNone) {
     s += ", " + std::string(RopeScalingName(r.scaling)) + " factor " + Exact(r.factor);
     if (r.scaling == RopeScaling::kYarn || r.scaling == RopeScaling::kLlama3) {
       s += ", original length " + std::to_string(r.original_max_len);
@@ -72,7 +76,23 @@ std::string CheckFlagsRope(const EncodingParams& p) {
   std::string s = " --part " + std::string(RopePartName(r.part));
   s += " --rope-pairing " + std::string(RopePairingName(r.pairing));
   s += " --rope-theta " + Exact(r.theta);
-  if (r.scaling != RopeScaling::kNone) {
+  if (r.scaling == RopeScaling::kLongrope) {
+    // LongRoPE has no factor: its lists, lengths and the length that picks the list.
+    auto list = [](const std::vector<double>& v) {
+      std::string t;
+      for (double x : v) {
+        if (!t.empty()) t += ',';
+        t += Exact(x);
+      }
+      return t;
+    };
+    s += " --rope-scaling longrope --short-factor " + list(r.short_factor);
+    s += " --long-factor " + list(r.long_factor);
+    s += " --original-max-len " + std::to_string(r.original_max_len);
+    s += " --max-position-embeddings " + std::to_string(r.max_position_embeddings);
+    if (r.sequence_len != 0) s += " --sequence-len " + std::to_string(r.sequence_len);
+    if (r.attention_factor) s += " --attention-factor " + Exact(*r.attention_factor);
+  } else if (r.scaling != RopeScaling::kNone) {
     s += " --rope-scaling " + std::string(RopeScalingName(r.scaling));
     s += " --scaling-factor " + Exact(r.factor);
     if (r.scaling == RopeScaling::kYarn || r.scaling == RopeScaling::kLlama3) {

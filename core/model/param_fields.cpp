@@ -1,6 +1,7 @@
 #include "model/param_fields.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -306,6 +307,64 @@ constexpr FieldValue Unsigned(At, void (*then)(ModelParams&) = nullptr) {
   return v;
 }
 
+// A list of numbers > 0 separated by commas (LongRoPE's factors): spaces around the numbers
+// and one pair of enclosing brackets are allowed, so a config.json array pastes as it is.
+// Each number's shortest text is recorded, so the list reads back to the same doubles.
+Result<std::vector<double>> ParseFactorList(std::string_view flag, const std::string& text) {
+  std::string_view t = text;
+  auto trim = [](std::string_view v) {
+    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
+    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
+    return v;
+  };
+  t = trim(t);
+  if (t.size() >= 2 && t.front() == '[' && t.back() == ']') t = trim(t.substr(1, t.size() - 2));
+  if (t.empty()) {
+    return InvalidArgument(std::string(flag) +
+                           " must be a comma-separated list of numbers > 0, got \"" + text + "\"");
+  }
+  std::vector<double> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = t.find(',', start);
+    const std::string_view item =
+        trim(t.substr(start, comma == std::string_view::npos ? t.npos : comma - start));
+    double v = 0;
+    const char* end = item.data() + item.size();
+    auto [ptr, ec] = std::from_chars(item.data(), end, v, std::chars_format::general);
+    if (item.empty() || ec != std::errc() || ptr != end || !std::isfinite(v) || !(v > 0.0)) {
+      return InvalidArgument(std::string(flag) + " numbers must be finite and > 0, got \"" +
+                             std::string(item) + "\" at position " +
+                             std::to_string(out.size() + 1));
+    }
+    out.push_back(v);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+template <typename At>
+constexpr FieldValue FactorList(At) {
+  FieldValue v;
+  v.value_name = "LIST";
+  v.get = [](const ParamField&, const ModelParams& m) {
+    std::string s;
+    for (double x : At{}(m)) {
+      if (!s.empty()) s += ',';
+      s += Num(x);
+    }
+    return s;
+  };
+  v.set = [](const ParamField& f, ModelParams& m, const std::string& text) -> Status {
+    Result<std::vector<double>> x = ParseFactorList(f.flag, text);
+    if (!x.ok()) return x.error();
+    At{}(m) = std::move(x.value());
+    return {};
+  };
+  return v;
+}
+
 // The names of an enum as its name table has them, in the order of its values: "one of a, b, c"
 // or "a, b or c".
 enum class Listed { kOneOf, kEither };
@@ -405,6 +464,9 @@ std::string NoText(const ParamField&, const ModelParams&) {
 }
 
 std::string NotScaledWhenNone(const ModelParams& m) {
+  if (m.pe.rope().scaling == RopeScaling::kLongrope) {
+    return "longrope takes s = --max-position-embeddings / --original-max-len, not a factor";
+  }
   return m.pe.rope().scaling == RopeScaling::kNone
              ? "it applies to a --rope-scaling other than none"
              : "";
@@ -416,11 +478,20 @@ std::string Llama3Only(const ModelParams& m) {
   return NeedsScaling(m, {RopeScaling::kLlama3}, "llama3");
 }
 std::string ExtendingOnly(const ModelParams& m) {
-  return NeedsScaling(m, {RopeScaling::kDynamicNtk, RopeScaling::kYarn, RopeScaling::kLlama3},
-                      "dynamic-ntk, yarn or llama3");
+  return NeedsScaling(
+      m,
+      {RopeScaling::kDynamicNtk, RopeScaling::kYarn, RopeScaling::kLlama3, RopeScaling::kLongrope},
+      "dynamic-ntk, yarn, llama3 or longrope");
 }
 std::string DynamicNtkOnly(const ModelParams& m) {
-  return NeedsScaling(m, {RopeScaling::kDynamicNtk}, "dynamic-ntk");
+  return NeedsScaling(m, {RopeScaling::kDynamicNtk, RopeScaling::kLongrope},
+                      "dynamic-ntk or longrope");
+}
+std::string YarnOrLongrope(const ModelParams& m) {
+  return NeedsScaling(m, {RopeScaling::kYarn, RopeScaling::kLongrope}, "yarn or longrope");
+}
+std::string LongropeOnly(const ModelParams& m) {
+  return NeedsScaling(m, {RopeScaling::kLongrope}, "longrope");
 }
 // Recorded only when given: an empty value is no value the flag accepts.
 bool HasTokenizerFile(const ModelParams& m) {
@@ -885,7 +956,7 @@ const ParamField kFields[] = {
      "Fraction of the head dims that rotate, (0, 1] (GPT-NeoX 0.25); d_rot must be even", kRope,
      Number(AT(m.pe.rope().rotary_fraction), Within(0, true, 1, "a number in (0, 1]"))},
     {"rope_scaling", "--rope-scaling",
-     "Context extension: none, linear, ntk, dynamic-ntk, yarn or llama3", kRope,
+     "Context extension: none, linear, ntk, dynamic-ntk, yarn, llama3 or longrope", kRope,
      Choice<&RopeScalingName, &ParseRopeScaling>(AT(m.pe.rope().scaling), Listed::kOneOf)},
     {"scaling_factor", "--scaling-factor", "rope_scaling factor s (>= 1)", kRope,
      Number(AT(m.pe.rope().factor), AtLeast(1, "a finite number >= 1")), &NotScaledWhenNone},
@@ -897,21 +968,35 @@ const ParamField kFields[] = {
     {"beta_slow", "--beta-slow", "YaRN beta_slow (> 0)", kRope,
      Number(AT(m.pe.rope().beta_slow), Over(0, "a finite number > 0")), &YarnOnly},
     {"attention_factor", "--attention-factor",
-     "YaRN attention factor multiplying cos and sin (> 0; default 0.1 ln s + 1)", kRope,
+     "YaRN / LongRoPE attention factor multiplying cos and sin (> 0; default: YaRN 0.1 ln s + 1, "
+     "LongRoPE sqrt(1 + ln s / ln original))",
+     kRope,
      Custom(
          "NUMBER",
          [](const ParamField&, const ModelParams& m) {
            return m.pe.rope().attention_factor ? Num(*m.pe.rope().attention_factor) : "default";
          },
          &SetAttentionFactor),
-     &YarnOnly},
+     &YarnOrLongrope},
     {"low_freq_factor", "--low-freq-factor", "Llama 3 low_freq_factor (> 0)", kRope,
      Number(AT(m.pe.rope().low_freq_factor), Over(0, "a finite number > 0")), &Llama3Only},
     {"high_freq_factor", "--high-freq-factor", "Llama 3 high_freq_factor (> low_freq_factor)",
      kRope, Number(AT(m.pe.rope().high_freq_factor), Over(0, "a finite number > 0")), &Llama3Only},
     {"sequence_len", "--sequence-len",
-     "Dynamic NTK: the current sequence length (0: the table's last position + 1)", kRope,
-     Int(AT(m.pe.rope().sequence_len), 0, kMaxPosition + 1), &DynamicNtkOnly},
+     "Dynamic NTK and LongRoPE: the current sequence length (0: the table's last position + 1)",
+     kRope, Int(AT(m.pe.rope().sequence_len), 0, kMaxPosition + 1), &DynamicNtkOnly},
+    {"short_factor", "--short-factor",
+     "LongRoPE short_factor: d_rot/2 comma-separated numbers > 0 dividing each pair's frequency "
+     "while the sequence length is at most --original-max-len",
+     kRope, FactorList(AT(m.pe.rope().short_factor)), &LongropeOnly},
+    {"long_factor", "--long-factor",
+     "LongRoPE long_factor: d_rot/2 comma-separated numbers > 0 dividing each pair's frequency "
+     "once the sequence length passes --original-max-len",
+     kRope, FactorList(AT(m.pe.rope().long_factor)), &LongropeOnly},
+    {"max_position_embeddings", "--max-position-embeddings",
+     "LongRoPE max_position_embeddings M: the extended context; s = M / original sets the "
+     "default attention factor (>= 1)",
+     kRope, Int(AT(m.pe.rope().max_position_embeddings), 1, kMaxPosition + 1), &LongropeOnly},
     {"part", "--part",
      "RoPE / xPos table the heatmap shows and exports: cos, sin (max_len, d_rot) or angle "
      "(max_len, d_rot/2)",

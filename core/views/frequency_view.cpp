@@ -7,6 +7,8 @@
 // one s * L (the table length without a scaling); Llama 3 adds its high-frequency bound L / high
 // (below it pairs are kept; above L / low, which is L with the default low factor 1, they are
 // interpolated); YaRN adds its correction range as vertical lines at the pairs low and high.
+// LongRoPE draws both lists (the one the table uses as the scaled line, the other beside it)
+// with the switch at L and the extended context M.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -55,13 +57,16 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
   const RopeFrequencies& freqs = *c.encoding->frequencies();  // the view applies to rope alone
   const auto half = static_cast<int64_t>(freqs.pairs.size());
   const bool scaled = rope.scaling != RopeScaling::kNone;
+  const bool longrope = rope.scaling == RopeScaling::kLongrope;
   const Rgba8 grey{150, 150, 155, 255}, line_color = SeriesRgba(5), context{70, 70, 75, 255},
                                         extended = SeriesRgba(4), yarn_color = SeriesRgba(0);
 
   Figure f;
   f.title = "Wavelength 2\xcf\x80/\xce\xb8 of each rotated pair (RoPE, theta " + Num(rope.theta) +
-            (scaled ? ", " + std::string(RopeScalingName(rope.scaling)) + " x" + Num(rope.factor)
-                    : std::string()) +
+            (longrope ? std::string(", longrope, ") +
+                            (freqs.longrope_uses_long ? "long" : "short") + " factors"
+             : scaled ? ", " + std::string(RopeScalingName(rope.scaling)) + " x" + Num(rope.factor)
+                      : std::string()) +
             ", d_rot " + std::to_string(freqs.d_rot) + ")";
   f.x = {"pair i", false, false, true};
   f.y = {"log10 wavelength (positions)", false, false};
@@ -79,7 +84,16 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
   const bool has_original = rope.scaling == RopeScaling::kDynamicNtk ||
                             rope.scaling == RopeScaling::kYarn ||
                             rope.scaling == RopeScaling::kLlama3;
-  if (scaled && has_original) {
+  if (longrope) {
+    // LongRoPE: the switch at the original length and the extended one, M.
+    const auto original = static_cast<double>(rope.original_max_len);
+    refs.push_back({original,
+                    "original context L = " + Num(original) + " (longer sequences: long factors)",
+                    context});
+    refs.push_back({static_cast<double>(rope.max_position_embeddings),
+                    "max_position_embeddings M = " + std::to_string(rope.max_position_embeddings),
+                    extended});
+  } else if (scaled && has_original) {
     const auto original = static_cast<double>(rope.original_max_len);
     refs.push_back({original, "original context L = " + Num(original), context});
     refs.push_back({original * rope.factor,
@@ -104,10 +118,24 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
   // The legend: lines first, then the treatments with their counts, then the references.
   int64_t counts[3] = {0, 0, 0};
   for (const RopePair& p : freqs.pairs) ++counts[static_cast<int>(p.treatment)];
-  if (scaled) {
+  // LongRoPE: the list the table does not use, as a second line beside the scaled one.
+  const Rgba8 other_color = SeriesRgba(0);
+  const char* const used_list = freqs.longrope_uses_long ? "long" : "short";
+  const char* const other_list = freqs.longrope_uses_long ? "short" : "long";
+  if (longrope) {
+    f.legend.push_back({"original \xce\xb8_i = theta^(-2i/d_rot)", grey});
+    f.legend.push_back({std::string("\xce\xb8_i / ") + used_list +
+                            "_factor_i: the table's (length " + std::to_string(freqs.sequence_len) +
+                            (freqs.longrope_uses_long ? " > L)" : " <= L)"),
+                        line_color});
+    f.legend.push_back(
+        {std::string("\xce\xb8_i / ") + other_list + "_factor_i: the other list", other_color});
+  } else if (scaled) {
     f.legend.push_back({"original \xce\xb8_i = theta^(-2i/d_rot)", grey});
     f.legend.push_back(
         {"scaled \xce\xb8'_i (" + std::string(RopeScalingName(rope.scaling)) + ")", line_color});
+  }
+  if (scaled) {
     for (PairTreatment t :
          {PairTreatment::kKept, PairTreatment::kInterpolated, PairTreatment::kBlended}) {
       const int64_t n = counts[static_cast<int>(t)];
@@ -132,6 +160,12 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
       lo = std::min(lo, LogWavelength(theta));
       hi = std::max(hi, LogWavelength(theta));
     }
+  }
+  const std::vector<double>& other_freqs =
+      freqs.longrope_uses_long ? freqs.longrope_short : freqs.longrope_long;
+  for (double theta : other_freqs) {
+    lo = std::min(lo, LogWavelength(theta));
+    hi = std::max(hi, LogWavelength(theta));
   }
   for (const Ref& r : refs) {
     lo = std::min(lo, std::log10(r.length));
@@ -181,6 +215,21 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
   original.marker_radius = dot * 0.8;
   line.marker_radius = dot;
   if (scaled) f.series.push_back(std::move(original));
+  if (!other_freqs.empty()) {
+    FigureSeries other;
+    other.color = other_color;
+    other.line_width = 1.4;
+    for (size_t k = 0; k < other_freqs.size(); ++k) {
+      other.xs.push_back(static_cast<double>(k));
+      other.ys.push_back(LogWavelength(other_freqs[k]));
+    }
+    if (dots) {
+      other.marker_xs = other.xs;
+      other.marker_ys = other.ys;
+      other.marker_radius = dot * 0.8;
+    }
+    f.series.push_back(std::move(other));
+  }
   // Pairs too close for dots: the treatment colours the scaled line itself, one thicker run per
   // stretch of pairs with the same treatment (joined to the next pair, so the runs meet), over
   // the line.
@@ -241,6 +290,10 @@ Status WriteFrequenciesView(std::ostream& out, TableFormat format, const ViewCon
 // reference lines, and the pairs' frequencies (48 bytes each).
 uint64_t FrequenciesEstimate(const EstimateContext& c) {
   const uint64_t pairs = (static_cast<uint64_t>(c.params.pe.d_model) + 1) / 2;
+  // LongRoPE adds the other list's line and dots, and keeps both lists' frequencies.
+  const bool longrope =
+      c.params.pe.kind() == Scheme::kRope && c.params.pe.rope().scaling == RopeScaling::kLongrope;
+  if (longrope) return kFigureBytesPerCurveSample * (7 * pairs + 16) + 64 * pairs;
   return kFigureBytesPerCurveSample * (5 * pairs + 16) + 48 * pairs;
 }
 

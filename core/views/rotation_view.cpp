@@ -251,8 +251,10 @@ Result<Figure> RopeRotationFigure(const ViewContext& c) {
   f.title =
       "A query q turned to position p = " + std::to_string(p) + " by RoPE (" +
       std::string(RopePairingName(rope.pairing)) + " pairs, theta " + Fmt("%.10g", rope.theta) +
-      (scaled ? ", " + std::string(RopeScalingName(rope.scaling)) + " x" + Fmt("%.10g", rope.factor)
-              : std::string()) +
+      (rope.scaling == RopeScaling::kLongrope ? c.encoding->ScalingText()
+       : scaled
+           ? ", " + std::string(RopeScalingName(rope.scaling)) + " x" + Fmt("%.10g", rope.factor)
+           : std::string()) +
       ", head dim " + std::to_string(params.d_model) + ")";
   // Each panel is centred on its own point of the layout: the ticks are placed per panel and
   // labelled with the pair's own coordinates (-1, 0, 1: the unit circle), not the layout's.

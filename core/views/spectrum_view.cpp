@@ -64,7 +64,9 @@ Spectrum ComputeSpectrum(const ViewContext& c) {
     s.scaled = r.scaling != RopeScaling::kNone;
     for (const RopePair& p : f.pairs) s.pairs.push_back({p.index, p.original, p.scaled});
     s.what = "rope, d_rot " + std::to_string(f.d_rot) + ", theta " + Num(r.theta, "%.10g");
-    if (s.scaled) {
+    if (r.scaling == RopeScaling::kLongrope) {
+      s.what += c.encoding->ScalingText();  // the list in use, not a factor
+    } else if (s.scaled) {
       s.what += ", " + std::string(RopeScalingName(r.scaling)) + " x" + Num(r.factor, "%.10g");
     }
     s.formula = "theta^(-2i/d_rot)";
