@@ -83,7 +83,7 @@ void RotationControls(AppState& state, const Derived& derived, ViewKind) {
 
 // What the scores are of: the content (one random vector, ones, or two tokens of the sentence)
 // and the causal mask, through the parameter table as the command line sets them.
-void ScoreControls(AppState& state, const Derived&, ViewKind view) {
+void ScoreControls(AppState& state, const Derived& derived, ViewKind view) {
   const float em = ImGui::GetFontSize();
   const ScoreContent& c = state.params.content;
   const char* contents[] = {"random x", "ones", "two tokens"};
@@ -133,6 +133,7 @@ void ScoreControls(AppState& state, const Derived&, ViewKind view) {
                               : "Hide the keys after each query, as a decoder does.");
     }
   }
+  TemperatureControls(state, derived);
 }
 
 // The precision view's format, through the parameter table as --dtype sets it.

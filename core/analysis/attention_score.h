@@ -18,6 +18,8 @@
 //   tokens: x_q = the embedding row of token A of the sentence, x_k that of token B, times
 //           sqrt(d) when the input layer scales embeddings (InputLayerParams::scale): the same
 //           scaled embedding the sum view adds the positional vector to, for every scheme.
+// With an attention temperature (Llama 4's NoPE layers) q_m is also multiplied by tau(m), the
+// bias is not: score(m, n) = tau(m) q_m . k_n / sqrt(d) + Bias(m, n).
 // A causal mask hides keys after the query (n > m): those cells have no score (NaN here, an
 // empty CSV cell, grey in the figure).
 #pragma once
@@ -38,7 +40,9 @@ uint64_t ScoreContentStream(uint64_t seed);
 
 // "score(m, n) = (x + PE_m)·(x + PE_n) / √d": the definition the figures and the window show,
 // for the encoding's family and the content kind (x for one vector, x_A and x_B for tokens).
-std::string ScoreDefinition(const Encoding& encoding, const ScoreContent& content);
+// With a temperature (Llama 4) the query is q_m times tau(m), said after the formula.
+std::string ScoreDefinition(const Encoding& encoding, const ScoreContent& content,
+                            const AttentionTemperature& temperature = {});
 
 // The scorer of one encoding and content. Immutable once made; cheap per call.
 class AttentionScorer {
@@ -48,7 +52,8 @@ class AttentionScorer {
   static Result<AttentionScorer> Make(const ModelParams& params, EncodingPtr encoding);
   // Explicit content (each (d_model)), for tests and callers with their own vectors.
   static Result<AttentionScorer> Make(EncodingPtr encoding, std::vector<double> x_query,
-                                      std::vector<double> x_key, bool causal_mask);
+                                      std::vector<double> x_key, bool causal_mask,
+                                      const AttentionTemperature& temperature = {});
 
   const Encoding& encoding() const { return *encoding_; }
   int64_t dim() const { return static_cast<int64_t>(x_query_.size()); }
@@ -75,11 +80,17 @@ class AttentionScorer {
   // Hidden by the causal mask asked for, or by one the scheme implies (causal ALiBi).
   bool Masked(int64_t m, int64_t n) const { return (causal_ && n > m) || encoding_->Masked(m, n); }
   bool has_bias() const { return encoding_->family() == Family::kBias; }
+  // The query temperature: q_m is the scheme's query times tau(m) (model_params.h).
+  const AttentionTemperature& temperature() const { return temperature_; }
+  // Whether tau differs from 1 at some position of the table: the closed forms (waves, block
+  // means) assume it does not, so they step aside and the views average q_m . k_n directly.
+  bool tempered() const;
 
  private:
   EncodingPtr encoding_;
   std::vector<double> x_query_, x_key_;
   bool causal_ = false;
+  AttentionTemperature temperature_;
 };
 
 // ---- the (query x key) score at screen resolution ----------------------------------------------

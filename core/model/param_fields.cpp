@@ -207,6 +207,9 @@ constexpr NumberRule AtLeast(double lo, std::string_view says) {
 constexpr NumberRule Within(double lo, bool lo_open, double hi, std::string_view says) {
   return {lo, lo_open, hi, false, false, says};
 }
+constexpr NumberRule Finite(std::string_view says) {
+  return {-kInf, false, kInf, false, false, says};
+}
 constexpr NumberRule NotZero(std::string_view says) {
   return {-kInf, false, kInf, false, true, says};
 }
@@ -416,6 +419,10 @@ Status SetMemoryCap(const ParamField& f, ModelParams& m, const std::string& text
   if (!v.ok()) return v.error();
   m.cap.bytes = static_cast<uint64_t>(v.value()) << 20;
   return {};
+}
+
+bool TemperatureChosen(const ModelParams& m) {
+  return m.temperature.kind != TemperatureKind::kNone;
 }
 
 Status SetSchemeText(const ParamField& f, ModelParams& m, const std::string& text) {
@@ -684,8 +691,8 @@ const ParamField kFields[] = {
          [](const ParamField&, ModelParams& m, const std::string& text) {
            return ApplyWalkthroughPreset(text, m);
          })},
-    {"scheme", "--scheme", "Positional scheme: sinusoidal, learned, rope, alibi, t5 or xpos",
-     kAllSchemes,
+    {"scheme", "--scheme",
+     "Positional scheme: sinusoidal, learned, rope, alibi, t5, xpos or none (NoPE)", kAllSchemes,
      Custom(
          "NAME",
          [](const ParamField&, const ModelParams& m) {
@@ -931,6 +938,21 @@ const ParamField kFields[] = {
      kAllSchemes,
      Custom(
          "LIST", [](const ParamField&, const ModelParams& m) { return m.compare; }, &SetCompare)},
+    // Llama 4's query temperature (model_params.h); recorded only when one is chosen, so
+    // figures without it keep their metadata.
+    {"attention_temperature", "--attention-temperature",
+     "Attention scores: scale each query by a temperature of its position: none, or llama4 "
+     "(1 + scale ln(floor((p + 1) / floor) + 1), Llama 4's NoPE layers)",
+     kAllSchemes,
+     Choice<&TemperatureKindName, &ParseTemperatureKind>(AT(m.temperature.kind), Listed::kEither),
+     nullptr, &TemperatureChosen},
+    {"temperature_scale", "--temperature-scale",
+     "Attention temperature: Llama 4's attn_scale (0.1; any finite number)", kAllSchemes,
+     Number(AT(m.temperature.scale), Finite("a finite number")), nullptr, &TemperatureChosen},
+    {"temperature_floor", "--temperature-floor",
+     "Attention temperature: Llama 4's floor_scale, positions per step (8192; >= 1)", kAllSchemes,
+     Number(AT(m.temperature.floor), AtLeast(1, "a finite number >= 1")), nullptr,
+     &TemperatureChosen},
     // ---- the compare view: the second configuration, as overrides of this one's fields
     {"versus", "--versus",
      "Compare view: the second configuration as key=value overrides of this one, e.g. "
@@ -1224,6 +1246,9 @@ void SetScheme(ModelParams& m, Scheme scheme) {
     }
     case Scheme::kXpos:
       m.pe.scheme = XposParams{};
+      break;
+    case Scheme::kNope:
+      m.pe.scheme = NopeParams{};
       break;
   }
 }

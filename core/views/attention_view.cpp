@@ -157,7 +157,7 @@ Result<Figure> AttentionFigure(const ViewContext& c) {
          "alone, weight 1",
          kNoColor});
   }
-  f.legend.push_back({ScoreDefinition(e, c.params.content), kNoColor});
+  f.legend.push_back({ScoreDefinition(e, c.params.content, c.params.temperature), kNoColor});
   if (shaded) {
     f.legend.push_back({c.params.causal_mask
                             ? "shaded: masked, causal (key after query, n > m), weight 0"
