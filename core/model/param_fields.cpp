@@ -425,6 +425,12 @@ bool TemperatureChosen(const ModelParams& m) {
   return m.temperature.kind != TemperatureKind::kNone;
 }
 
+std::string NoTemperature(const ModelParams& m) {
+  return TemperatureChosen(m) ? std::string()
+                              : "it applies with --attention-temperature llama4 (a temperature "
+                                "of the query position)";
+}
+
 Status SetSchemeText(const ParamField& f, ModelParams& m, const std::string& text) {
   std::optional<Scheme> s = ParseScheme(text);
   if (!s) return BadChoice(f.flag, NamesOf<&SchemeName, &ParseScheme>(Listed::kOneOf), text);
@@ -938,8 +944,8 @@ const ParamField kFields[] = {
      kAllSchemes,
      Custom(
          "LIST", [](const ParamField&, const ModelParams& m) { return m.compare; }, &SetCompare)},
-    // Llama 4's query temperature (model_params.h); recorded only when one is chosen, so
-    // figures without it keep their metadata.
+    // Llama 4's query temperature (model_params.h); recorded only when one is chosen (its
+    // numbers apply only then), so figures without it keep their metadata.
     {"attention_temperature", "--attention-temperature",
      "Attention scores: scale each query by a temperature of its position: none, or llama4 "
      "(1 + scale ln(floor((p + 1) / floor) + 1), Llama 4's NoPE layers)",
@@ -948,11 +954,10 @@ const ParamField kFields[] = {
      nullptr, &TemperatureChosen},
     {"temperature_scale", "--temperature-scale",
      "Attention temperature: Llama 4's attn_scale (0.1; any finite number)", kAllSchemes,
-     Number(AT(m.temperature.scale), Finite("a finite number")), nullptr, &TemperatureChosen},
+     Number(AT(m.temperature.scale), Finite("a finite number")), &NoTemperature},
     {"temperature_floor", "--temperature-floor",
      "Attention temperature: Llama 4's floor_scale, positions per step (8192; >= 1)", kAllSchemes,
-     Number(AT(m.temperature.floor), AtLeast(1, "a finite number >= 1")), nullptr,
-     &TemperatureChosen},
+     Number(AT(m.temperature.floor), AtLeast(1, "a finite number >= 1")), &NoTemperature},
     // ---- the compare view: the second configuration, as overrides of this one's fields
     {"versus", "--versus",
      "Compare view: the second configuration as key=value overrides of this one, e.g. "
