@@ -80,6 +80,10 @@ ModelParams Sample(Scheme scheme) {
       m.pe.xpos().part = RopePart::kSin;
       m.pe.xpos().side = XposSide::kKey;
       break;
+    case Scheme::kNope:
+      // No parameters of its own; Llama 4's temperature with other numbers, to read back.
+      m.temperature = {TemperatureKind::kLlama4, 0.25, 100.5};
+      break;
   }
   return m;
 }
@@ -333,11 +337,13 @@ TEST(ParamFields, BadValuesNameTheFlagTheRangeAndTheText) {
   EXPECT_EQ(set("--min-timescale", "-1"),
             "--min-timescale must be a finite number greater than 0, got \"-1\"");
   EXPECT_EQ(set("--order", "sideways"), "--order must be sin-first or cos-first, got \"sideways\"");
-  EXPECT_EQ(set("--scheme", "spiral"),
-            "--scheme must be one of sinusoidal, learned, rope, alibi, t5, xpos, got \"spiral\"");
-  EXPECT_EQ(set("--scheme", "sinusoid"),
-            "--scheme must be one of sinusoidal, learned, rope, alibi, t5, xpos, got \"sinusoid\" "
-            "(did you mean sinusoidal?)");
+  EXPECT_EQ(
+      set("--scheme", "spiral"),
+      "--scheme must be one of sinusoidal, learned, rope, alibi, t5, xpos, none, got \"spiral\"");
+  EXPECT_EQ(
+      set("--scheme", "sinusoid"),
+      "--scheme must be one of sinusoidal, learned, rope, alibi, t5, xpos, none, got \"sinusoid\" "
+      "(did you mean sinusoidal?)");
   EXPECT_EQ(set("--preset", "nope").substr(0, 25), "--preset must be one of a");
   EXPECT_EQ(
       set("--variant", "tf_text"),

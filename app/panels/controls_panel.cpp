@@ -770,6 +770,7 @@ constexpr SchemeControls kSchemeControls[] = {
     {Scheme::kAlibi, &DrawBiasControls, &DrawBiasExplanation},
     {Scheme::kT5, &DrawBiasControls, &DrawBiasExplanation},
     {Scheme::kXpos, &DrawXposControls, &DrawXposExplanation},
+    {Scheme::kNope, &DrawNopeControls, &DrawNopeExplanation},
 };
 constexpr bool ControlsCoverEveryScheme() {
   if (std::size(kSchemeControls) != kSchemeCount) return false;
@@ -799,7 +800,8 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   FieldCombo(state, "scheme", "--scheme", schemes, scheme_names,
              "How position enters the model: a vector added to each token (sinusoidal, learned: "
              "GPT-2, BERT) or a rotation of queries and keys inside attention (RoPE: Llama, "
-             "Qwen, Mistral, GPT-NeoX, GPT-J).");
+             "Qwen, Mistral, GPT-NeoX, GPT-J), or none at all (NoPE: every fourth layer of Llama 4 "
+             "and SmolLM3).");
   int64_t i64 = 0;
   const SchemeDescriptor& scheme = DescriptorOf(p.pe.kind());
   const bool rope = scheme.family == Family::kRotary;

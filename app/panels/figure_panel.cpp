@@ -148,7 +148,7 @@ void AttentionMaskControls(AppState& state) {
 
 // What the scores are of: the content (one random vector, ones, or two tokens of the sentence)
 // and the causal mask, through the parameter table as the command line sets them.
-void ScoreControls(AppState& state, const Derived&, ViewKind view) {
+void ScoreControls(AppState& state, const Derived& derived, ViewKind view) {
   const float em = ImGui::GetFontSize();
   const ScoreContent& c = state.params.content;
   const char* contents[] = {"random x", "ones", "two tokens"};
@@ -184,6 +184,7 @@ void ScoreControls(AppState& state, const Derived&, ViewKind view) {
   if (view == ViewKind::kScore || view == ViewKind::kAttention || view == ViewKind::kDecay) {
     AttentionMaskControls(state);
   }
+  TemperatureControls(state, derived);
 }
 
 // The precision view's format, through the parameter table as --dtype sets it.

@@ -73,6 +73,9 @@ void AttentionControls(AppState& state, const Derived& derived, ViewKind view);
 void PrecisionControls(AppState& state, const Derived& derived, ViewKind view);
 void CheckControls(AppState& state, const Derived& derived, ViewKind view);
 void SimilarityControls(AppState& state, const Derived& derived, ViewKind view);
+// The attention temperature's choice, numbers and curve (temperature_controls.cpp), under the
+// score views' controls.
+void TemperatureControls(AppState& state, const Derived& derived);
 void DrawStatusLine(const AppState& state, const Derived& derived);
 
 // The controls and the explanation of each scheme family that has its own file: ALiBi and T5
@@ -81,6 +84,8 @@ void DrawBiasControls(AppState& state);
 void DrawBiasExplanation(const AppState& state, const Derived& derived);
 void DrawXposControls(AppState& state);
 void DrawXposExplanation(const AppState& state, const Derived& derived);
+void DrawNopeControls(AppState& state);
+void DrawNopeExplanation(const AppState& state, const Derived& derived);
 // Sets a field of the parameter table from its text, as the command line does: checked on a copy
 // first, refused with its reason under `label`, else queued for the next frame.
 void EditField(AppState& state, const char* label, const char* flag, const std::string& text);

@@ -366,6 +366,10 @@ void NormLine(const SentenceResult& s, const ModelParams& m, int t) {
       : pe.kind() == Scheme::kLearned
           ? Printf("|W_pos| is about %.3g (%s)", InitStd(pe.learned().init, d) * rd,
                    InitFormula(pe.learned().init, d).c_str())
+      : pe.kind() == Scheme::kNope
+          ? std::string(
+                "NoPE adds no position: PE is the zero vector, the model input is the "
+                "token embedding alone")
           : SinusoidNormText(pe, d);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   if (!m.example.embedding_rows.empty() && !loaded) {

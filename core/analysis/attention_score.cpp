@@ -55,7 +55,8 @@ std::string SoftmaxScaleText(double softmax_scale, int64_t d) {
   return buf;
 }
 
-std::string ScoreDefinition(const Encoding& e, const ScoreContent& content, double softmax_scale) {
+std::string ScoreDefinition(const Encoding& e, const ScoreContent& content, double softmax_scale,
+                            const AttentionTemperature& t) {
   std::string text = ScoreDefinition(e, content);
   if (softmax_scale > 0) {
     // "/ √d" becomes "· s".
@@ -65,6 +66,15 @@ std::string ScoreDefinition(const Encoding& e, const ScoreContent& content, doub
     if (const size_t at = text.find(root); at != std::string::npos) {
       text.replace(at, root.size(), " \xc2\xb7 s");
     }
+  }
+  if (t.kind != TemperatureKind::kNone) {
+    // "q_m × τ(m), τ(m) = 1 + 0.1 ln(⌊(m + 1)/8192⌋ + 1) (Llama 4)"
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  ", q_m \xc3\x97 \xcf\x84(m), \xcf\x84(m) = 1 + %.9g ln(\xe2\x8c\x8a(m + 1)/%.9g"
+                  "\xe2\x8c\x8b + 1) (Llama 4 temperature)",
+                  t.scale, t.floor);
+    text += buf;
   }
   return text;
 }
@@ -79,6 +89,8 @@ std::string ScoreDefinition(const Encoding& e, const ScoreContent& content) {
   switch (e.family()) {
     case Family::kAdded: {
       const std::string pe(e.descriptor().vector_symbol);
+      // NoPE adds nothing: the content alone, whatever m and n are.
+      if (pe.empty()) return "score(m, n) = " + xq + dot + xk + " / " + root + " (no position)";
       return "score(m, n) = (" + xq + " + " + pe + "_m)" + dot + "(" + xk + " + " + pe + "_n) / " +
              root;
     }
@@ -99,14 +111,17 @@ std::string ScoreDefinition(const Encoding& e, const ScoreContent& content) {
 }
 
 Result<AttentionScorer> AttentionScorer::Make(EncodingPtr encoding, std::vector<double> x_query,
-                                              std::vector<double> x_key, bool causal_mask) {
+                                              std::vector<double> x_key, bool causal_mask,
+                                              const AttentionTemperature& temperature) {
   return Make(std::move(encoding), std::move(x_query), std::move(x_key),
-              causal_mask ? AttentionWindow{AttentionWindowKind::kCausal, 0} : AttentionWindow{});
+              causal_mask ? AttentionWindow{AttentionWindowKind::kCausal, 0} : AttentionWindow{}, 0,
+              temperature);
 }
 
 Result<AttentionScorer> AttentionScorer::Make(EncodingPtr encoding, std::vector<double> x_query,
                                               std::vector<double> x_key, AttentionWindow window,
-                                              double softmax_scale) {
+                                              double softmax_scale,
+                                              const AttentionTemperature& temperature) {
   if (!(softmax_scale >= 0) || !std::isfinite(softmax_scale)) {
     return InvalidArgument("--softmax-scale must be a finite number greater than 0, got " +
                            std::to_string(softmax_scale));
@@ -126,11 +141,20 @@ Result<AttentionScorer> AttentionScorer::Make(EncodingPtr encoding, std::vector<
   s.window_ = window;
   s.scheme_causal_ = s.encoding_->Masked(0, 1);
   s.scale_ = softmax_scale;
+  s.temperature_ = temperature;
   return s;
 }
 
 double AttentionScorer::scale() const {
   return scale_ > 0 ? scale_ : 1.0 / std::sqrt(static_cast<double>(x_query_.size()));
+}
+
+bool AttentionScorer::tempered() const {
+  const AttentionTemperature& t = temperature_;
+  // tau(p) = 1 exactly while floor((p + 1) / floor) = 0, or with a scale of 0; it is
+  // monotonic in p, so the table's last position tells.
+  return t.kind != TemperatureKind::kNone && t.scale != 0.0 &&
+         TemperatureAt(t, encoding_->last_position()) != 1.0;
 }
 
 Result<AttentionScorer> AttentionScorer::Make(const ModelParams& params, EncodingPtr encoding) {
@@ -197,7 +221,7 @@ Result<AttentionScorer> AttentionScorer::Make(const ModelParams& params, Encodin
     }
   }
   return Make(std::move(encoding), std::move(xq), std::move(xk), EffectiveAttentionWindow(params),
-              params.softmax_scale);
+              params.softmax_scale, params.temperature);
 }
 
 void AttentionScorer::Query(int64_t m, double* out) const {
@@ -207,10 +231,14 @@ void AttentionScorer::Query(int64_t m, double* out) const {
     for (int64_t j = 0; j < d; ++j) {
       out[j] = x_query_[static_cast<size_t>(j)] + e.ValueAt(j, static_cast<double>(m));
     }
-    return;
+  } else {
+    std::copy(x_query_.begin(), x_query_.end(), out);
+    e.RotateQuery(m, out);
   }
-  std::copy(x_query_.begin(), x_query_.end(), out);
-  e.RotateQuery(m, out);
+  // Llama 4 multiplies the query after the rotation (and its QK norm) by tau(m).
+  if (const double tau = TemperatureAt(temperature_, m); tau != 1.0) {
+    for (int64_t j = 0; j < d; ++j) out[j] *= tau;
+  }
 }
 
 void AttentionScorer::Key(int64_t n, double* out) const {
@@ -256,7 +284,66 @@ bool MeanOf(const Encoding& e, const std::vector<double>& x, int64_t p0, int64_t
 
 }  // namespace
 
+namespace {
+
+// The runs of positions of equal tau in [p0, p0 + count), as (first, length): tau's step
+// floor((p + 1) / floor) changes where p + 1 reaches a multiple of floor. Empty when there are
+// more than `cap` runs.
+std::vector<std::pair<int64_t, int64_t>> TemperatureRuns(const AttentionTemperature& t, int64_t p0,
+                                                         int64_t count, size_t cap) {
+  // The step as TemperatureAt computes it, so runs and tau agree at every position.
+  const auto step = [&t](int64_t q) {
+    return std::floor((static_cast<double>(q) + 1.0) / t.floor);
+  };
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  const int64_t end = p0 + count;
+  for (int64_t p = p0; p < end;) {
+    if (runs.size() == cap) return {};
+    const double k = step(p) + 1.0;  // the next step
+    const double guess = std::ceil(k * t.floor) - 1.0;
+    int64_t next = end;
+    if (guess < static_cast<double>(end)) {
+      next = std::max(p + 1, static_cast<int64_t>(guess));
+      while (next - 1 > p && step(next - 1) >= k) --next;
+      while (next < end && step(next) < k) ++next;
+    }
+    runs.emplace_back(p, next - p);
+    p = next;
+  }
+  return runs;
+}
+
+}  // namespace
+
 bool AttentionScorer::MeanQuery(int64_t m0, int64_t count, int samples, double* out) const {
+  if (tempered() && count > 1 && encoding_->family() == Family::kAdded) {
+    // tau is constant on runs: the exact mean is the runs' tau-weighted exact means, while
+    // there are few runs; else the mean over sampled positions, Query's tau included.
+    const auto runs = TemperatureRuns(temperature_, m0, count, static_cast<size_t>(samples) * 8);
+    if (!runs.empty()) {
+      const auto d = static_cast<size_t>(dim());
+      std::vector<double> part(d);
+      std::fill(out, out + d, 0.0);
+      for (const auto& [p, n] : runs) {
+        MeanOf(*encoding_, x_query_, p, n, samples, part.data(),
+               [this](int64_t q, double* v) { Query(q, v); });
+        // MeanOf of one position already holds its tau (Query); the exact column means do not.
+        const double tau = n == 1 ? 1.0 : TemperatureAt(temperature_, p);
+        const double w = tau * static_cast<double>(n) / static_cast<double>(count);
+        for (size_t j = 0; j < d; ++j) out[j] += w * part[j];
+      }
+      return true;
+    }
+    const std::vector<int64_t> ps = SamplePositions(m0, count, samples);
+    const auto d = static_cast<size_t>(dim());
+    std::vector<double> v(d);
+    std::fill(out, out + d, 0.0);
+    for (int64_t p : ps) {
+      Query(p, v.data());
+      for (size_t j = 0; j < d; ++j) out[j] += v[j] / static_cast<double>(ps.size());
+    }
+    return static_cast<int64_t>(ps.size()) == count;
+  }
   return MeanOf(*encoding_, x_query_, m0, count, samples, out,
                 [this](int64_t p, double* v) { Query(p, v); });
 }
@@ -335,7 +422,7 @@ void AddDecayingWavesAlong(std::span<const DecayingWave> terms, int64_t k0, int6
 // The score's waves; a causal mask (which the waves do not hold) only when `masked_ok`.
 std::optional<ScoreWaves> MakeScoreWaves(const AttentionScorer& s, bool masked_ok = false) {
   const Encoding& e = s.encoding();
-  if ((s.masked_any() && !masked_ok) || s.has_bias()) return std::nullopt;
+  if ((s.masked_any() && !masked_ok) || s.has_bias() || s.tempered()) return std::nullopt;
   const std::vector<double>& xq = s.x_query();
   const std::vector<double>& xk = s.x_key();
   const auto d = static_cast<size_t>(s.dim());
@@ -700,7 +787,7 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
   }
   // A bias whose masked cells (if any) are the scheme's own: closed-form block means.
   if (s.has_bias() && !r.one_cell_per_texel && !s.banded() &&
-      (!s.causal_mask() || s.encoding().Masked(0, 1)) && BiasScoreRaster(s, r)) {
+      (!s.causal_mask() || s.encoding().Masked(0, 1)) && !s.tempered() && BiasScoreRaster(s, r)) {
     return r;
   }
   r.values.assign(static_cast<size_t>(r.width) * r.height, 0.0f);

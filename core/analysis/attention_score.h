@@ -22,6 +22,8 @@
 // model/attention_window.h (sliding, sliding-bidirectional, chunked) hide the keys outside their
 // band or block: those cells have no score (NaN here, an empty CSV cell, grey in the figure).
 // The softmax scale s (--softmax-scale) replaces 1/sqrt(d) when given: score = s q_m . k_n + Bias.
+// With an attention temperature (Llama 4's NoPE layers) q_m is also multiplied by tau(m), the
+// bias is not: score(m, n) = s tau(m) q_m . k_n + Bias(m, n).
 #pragma once
 
 #include <cstdint>
@@ -41,9 +43,10 @@ uint64_t ScoreContentStream(uint64_t seed);
 // "score(m, n) = (x + PE_m)·(x + PE_n) / √d": the definition the figures and the window show,
 // for the encoding's family and the content kind (x for one vector, x_A and x_B for tokens).
 std::string ScoreDefinition(const Encoding& encoding, const ScoreContent& content);
-// The same with a softmax scale s > 0 given ("... · s" in place of "/ √d"); 0: as above.
+// The same with a softmax scale s > 0 given ("... · s" in place of "/ √d"; 0: as above) and a
+// temperature (Llama 4: the query is q_m times tau(m), said after the formula).
 std::string ScoreDefinition(const Encoding& encoding, const ScoreContent& content,
-                            double softmax_scale);
+                            double softmax_scale, const AttentionTemperature& temperature = {});
 // "softmax scale s = 0.1657 (in place of 1/√128 = 0.08839)", for a scale given (> 0).
 std::string SoftmaxScaleText(double softmax_scale, int64_t d);
 
@@ -55,11 +58,13 @@ class AttentionScorer {
   static Result<AttentionScorer> Make(const ModelParams& params, EncodingPtr encoding);
   // Explicit content (each (d_model)), for tests and callers with their own vectors.
   static Result<AttentionScorer> Make(EncodingPtr encoding, std::vector<double> x_query,
-                                      std::vector<double> x_key, bool causal_mask);
-  // With any window (causal included) and a softmax scale (0: 1/sqrt(d)).
+                                      std::vector<double> x_key, bool causal_mask,
+                                      const AttentionTemperature& temperature = {});
+  // With any window (causal included), a softmax scale (0: 1/sqrt(d)) and a temperature.
   static Result<AttentionScorer> Make(EncodingPtr encoding, std::vector<double> x_query,
                                       std::vector<double> x_key, AttentionWindow window,
-                                      double softmax_scale = 0);
+                                      double softmax_scale = 0,
+                                      const AttentionTemperature& temperature = {});
 
   const Encoding& encoding() const { return *encoding_; }
   int64_t dim() const { return static_cast<int64_t>(x_query_.size()); }
@@ -105,6 +110,11 @@ class AttentionScorer {
            encoding_->Masked(m, n);
   }
   bool has_bias() const { return encoding_->family() == Family::kBias; }
+  // The query temperature: q_m is the scheme's query times tau(m) (model_params.h).
+  const AttentionTemperature& temperature() const { return temperature_; }
+  // Whether tau differs from 1 at some position of the table: the closed forms (waves, block
+  // means) assume it does not, so they step aside and the views average q_m . k_n directly.
+  bool tempered() const;
 
  private:
   EncodingPtr encoding_;
@@ -113,6 +123,7 @@ class AttentionScorer {
   bool scheme_causal_ = false;  // the scheme masks the keys after the query (causal ALiBi)
   AttentionWindow window_;
   double scale_ = 0;
+  AttentionTemperature temperature_;
 };
 
 // ---- the (query x key) score at screen resolution ----------------------------------------------

@@ -131,13 +131,24 @@ struct XposParams {
   bool operator==(const XposParams&) const = default;
 };
 
+// ---- no positional encoding (NoPE) ------------------------------------------------------------
+
+// A layer with no positional treatment (Kazemnejad et al. 2023, "The Impact of Positional
+// Encoding on Length Generalization in Transformers"; Llama 4's and SmolLM3's every fourth
+// layer): nothing is added, rotated or biased. Its table is all zeros, (max_len, d_model): what
+// is added to the token embeddings. Only a causal mask tells positions apart.
+struct NopeParams {
+  bool operator==(const NopeParams&) const = default;
+};
+
 // ---- all of them -----------------------------------------------------------------------------
 
-enum class Scheme { kSinusoidal, kLearned, kRope, kAlibi, kT5, kXpos };
+enum class Scheme { kSinusoidal, kLearned, kRope, kAlibi, kT5, kXpos, kNope };
 inline constexpr Scheme kAllSchemeKinds[] = {Scheme::kSinusoidal, Scheme::kLearned, Scheme::kRope,
-                                             Scheme::kAlibi,      Scheme::kT5,      Scheme::kXpos};
-using SchemeParams =
-    std::variant<SinusoidalParams, LearnedParams, RopeParams, AlibiParams, T5Params, XposParams>;
+                                             Scheme::kAlibi,      Scheme::kT5,      Scheme::kXpos,
+                                             Scheme::kNope};
+using SchemeParams = std::variant<SinusoidalParams, LearnedParams, RopeParams, AlibiParams,
+                                  T5Params, XposParams, NopeParams>;
 
 struct EncodingParams {
   int64_t d_model = 128;  // table width: the model width, or the head dimension for RoPE
@@ -163,7 +174,7 @@ struct EncodingParams {
 };
 
 // Names as the command line spells them, and back.
-// "sinusoidal", "learned", "rope", "alibi", "t5", "xpos"
+// "sinusoidal", "learned", "rope", "alibi", "t5", "xpos", "none"
 std::string_view SchemeName(Scheme scheme);
 std::optional<Scheme> ParseScheme(std::string_view name);
 std::string_view VariantName(PeVariant variant);  // "paper", "t2t", "tf-text"

@@ -144,4 +144,9 @@ std::string DefaultVersusXpos(const EncodingParams&) {
   return "scheme=rope";
 }
 
+// RoPE: Llama 4 and SmolLM3 put a NoPE layer after every three RoPE layers.
+std::string DefaultVersusNope(const EncodingParams&) {
+  return "scheme=rope";
+}
+
 }  // namespace pe

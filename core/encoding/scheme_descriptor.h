@@ -36,6 +36,7 @@ std::string DefaultVersusRope(const EncodingParams& p);
 std::string DefaultVersusAlibi(const EncodingParams& p);
 std::string DefaultVersusT5(const EncodingParams& p);
 std::string DefaultVersusXpos(const EncodingParams& p);
+std::string DefaultVersusNope(const EncodingParams& p);
 
 struct SchemeDescriptor {
   Scheme scheme;
@@ -134,6 +135,20 @@ inline constexpr SchemeDescriptor kSchemeDescriptors[] = {
      .decays = true,
      .vector_symbol = "",
      .default_versus = &DefaultVersusXpos,
+     .check_describe = &CheckDescribeByName,
+     .check_flags = &NoFlags},
+    // NoPE: an added vector that is always zero (encoding/nope.h); no vector_symbol, so the
+    // formulas show the content alone.
+    {.scheme = Scheme::kNope,
+     .name = "none",
+     .window_label = "none (NoPE)",
+     .family = Family::kAdded,
+     .acts_on = "adds nothing: no position reaches attention but through a causal mask",
+     .width_label = "d_model",
+     .vector_per_position = false,
+     .decays = false,
+     .vector_symbol = "",
+     .default_versus = &DefaultVersusNope,
      .check_describe = &CheckDescribeByName,
      .check_flags = &NoFlags},
 };

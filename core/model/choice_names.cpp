@@ -1,5 +1,7 @@
 #include "model/choice_names.h"
 
+#include <cmath>
+
 namespace pe {
 
 std::string_view DtypeName(LowPrecision dtype) {
@@ -24,6 +26,23 @@ std::optional<SimilarityMeasure> ParseSimilarityMeasure(std::string_view name) {
   if (name == "dot") return SimilarityMeasure::kDot;
   if (name == "cosine") return SimilarityMeasure::kCosine;
   return std::nullopt;
+}
+
+std::string_view TemperatureKindName(TemperatureKind kind) {
+  return kind == TemperatureKind::kLlama4 ? "llama4" : "none";
+}
+
+std::optional<TemperatureKind> ParseTemperatureKind(std::string_view name) {
+  if (name == "none") return TemperatureKind::kNone;
+  if (name == "llama4") return TemperatureKind::kLlama4;
+  return std::nullopt;
+}
+
+double TemperatureAt(const AttentionTemperature& t, int64_t position) {
+  if (t.kind == TemperatureKind::kNone) return 1.0;
+  // Positions are exact in double (|p| < 2^53); the division and floor as the reference's.
+  const double steps = std::floor((static_cast<double>(position) + 1.0) / t.floor);
+  return 1.0 + t.scale * std::log(steps + 1.0);
 }
 
 }  // namespace pe

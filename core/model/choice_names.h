@@ -19,4 +19,8 @@ std::string_view DtypeLongName(LowPrecision dtype);
 std::string_view SimilarityMeasureName(SimilarityMeasure measure);
 std::optional<SimilarityMeasure> ParseSimilarityMeasure(std::string_view name);
 
+// "none", "llama4" (the --attention-temperature values) and back.
+std::string_view TemperatureKindName(TemperatureKind kind);
+std::optional<TemperatureKind> ParseTemperatureKind(std::string_view name);
+
 }  // namespace pe

@@ -29,6 +29,23 @@ enum class LowPrecision { kBf16, kFp16 };
 // What the compare view puts side by side.
 enum class CompareOf { kScore, kTable };
 
+// Llama 4's attention temperature (its NoPE layers): the query at position p (0-based, as the
+// reference code's positions) is multiplied by
+//   tau(p) = 1 + scale * ln(floor((p + 1) / floor) + 1)
+// (meta-llama/llama-models models/llama4/model.py Attention.forward, attn_scales from
+// seq_positions = arange(start_pos, ...); HF transformers models/llama4/modeling_llama4.py
+// Llama4TextAttention.forward, from cache_position; config attn_scale 0.1, floor_scale 8192).
+// tau is 1 up to p = floor - 2 and grows by steps every `floor` positions after.
+enum class TemperatureKind { kNone, kLlama4 };
+struct AttentionTemperature {
+  TemperatureKind kind = TemperatureKind::kNone;
+  double scale = 0.1;     // attn_scale: any finite number
+  double floor = 8192.0;  // floor_scale: a finite number >= 1
+  bool operator==(const AttentionTemperature&) const = default;
+};
+// tau(p) in double precision: 1 for kNone.
+double TemperatureAt(const AttentionTemperature& t, int64_t position);
+
 struct ModelParams {
   EncodingParams pe;
   InputLayerParams input;
@@ -54,6 +71,8 @@ struct ModelParams {
   // The check view's table: "FILE" or "FILE:TENSOR" (io/tensor_file.h), shape (L, d); empty:
   // none loaded. Read when the view is drawn, so the file is never copied into the params.
   std::string check_table;
+  // The score views' query temperature (Llama 4); none: 1 at every position.
+  AttentionTemperature temperature;
   MemoryCap cap;
   // The attention views' mask beyond the causal one (sliding, sliding-bidirectional, chunked;
   // model/attention_window.h); full otherwise. causal_mask and this are never both set: the

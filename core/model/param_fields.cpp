@@ -238,6 +238,9 @@ constexpr NumberRule AtLeast(double lo, std::string_view says) {
 constexpr NumberRule Within(double lo, bool lo_open, double hi, std::string_view says) {
   return {lo, lo_open, hi, false, false, says};
 }
+constexpr NumberRule Finite(std::string_view says) {
+  return {-kInf, false, kInf, false, false, says};
+}
 constexpr NumberRule NotZero(std::string_view says) {
   return {-kInf, false, kInf, false, true, says};
 }
@@ -574,6 +577,16 @@ Status SetMemoryCap(const ParamField& f, ModelParams& m, const std::string& text
   return {};
 }
 
+bool TemperatureChosen(const ModelParams& m) {
+  return m.temperature.kind != TemperatureKind::kNone;
+}
+
+std::string NoTemperature(const ModelParams& m) {
+  return TemperatureChosen(m) ? std::string()
+                              : "it applies with --attention-temperature llama4 (a temperature "
+                                "of the query position)";
+}
+
 Status SetSchemeText(const ParamField& f, ModelParams& m, const std::string& text) {
   std::optional<Scheme> s = ParseScheme(text);
   if (!s) return BadChoice(f.flag, NamesOf<&SchemeName, &ParseScheme>(Listed::kOneOf), text);
@@ -872,8 +885,8 @@ const ParamField kFields[] = {
          [](const ParamField&, ModelParams& m, const std::string& text) {
            return ApplyWalkthroughPreset(text, m);
          })},
-    {"scheme", "--scheme", "Positional scheme: sinusoidal, learned, rope, alibi, t5 or xpos",
-     kAllSchemes,
+    {"scheme", "--scheme",
+     "Positional scheme: sinusoidal, learned, rope, alibi, t5, xpos or none (NoPE)", kAllSchemes,
      Custom(
          "NAME",
          [](const ParamField&, const ModelParams& m) {
@@ -1147,6 +1160,20 @@ const ParamField kFields[] = {
      "(default: 1/sqrt(d_model)); e.g. DeepSeek-V3 uses mscale^2/sqrt(d) with mscale = 0.1 ln 40 "
      "+ 1",
      kAllSchemes, Custom("NUMBER", &SoftmaxScaleText, &SetSoftmaxScale), nullptr, &HasSoftmaxScale},
+    // Llama 4's query temperature (model_params.h); recorded only when one is chosen (its
+    // numbers apply only then), so figures without it keep their metadata.
+    {"attention_temperature", "--attention-temperature",
+     "Attention scores: scale each query by a temperature of its position: none, or llama4 "
+     "(1 + scale ln(floor((p + 1) / floor) + 1), Llama 4's NoPE layers)",
+     kAllSchemes,
+     Choice<&TemperatureKindName, &ParseTemperatureKind>(AT(m.temperature.kind), Listed::kEither),
+     nullptr, &TemperatureChosen},
+    {"temperature_scale", "--temperature-scale",
+     "Attention temperature: Llama 4's attn_scale (0.1; any finite number)", kAllSchemes,
+     Number(AT(m.temperature.scale), Finite("a finite number")), &NoTemperature},
+    {"temperature_floor", "--temperature-floor",
+     "Attention temperature: Llama 4's floor_scale, positions per step (8192; >= 1)", kAllSchemes,
+     Number(AT(m.temperature.floor), AtLeast(1, "a finite number >= 1")), &NoTemperature},
     // ---- the compare view: the second configuration, as overrides of this one's fields
     {"versus", "--versus",
      "Compare view: the second configuration as key=value overrides of this one, e.g. "
@@ -1473,6 +1500,9 @@ void SetScheme(ModelParams& m, Scheme scheme) {
     }
     case Scheme::kXpos:
       m.pe.scheme = XposParams{};
+      break;
+    case Scheme::kNope:
+      m.pe.scheme = NopeParams{};
       break;
   }
 }

@@ -168,7 +168,9 @@ Result<Figure> AttentionFigure(const ViewContext& c) {
          "alone, weight 1",
          kNoColor});
   }
-  f.legend.push_back({ScoreDefinition(e, c.params.content, c.params.softmax_scale), kNoColor});
+  f.legend.push_back(
+      {ScoreDefinition(e, c.params.content, c.params.softmax_scale, c.params.temperature),
+       kNoColor});
   if (c.params.softmax_scale > 0) {
     f.legend.push_back({SoftmaxScaleText(c.params.softmax_scale, s.dim()), kNoColor});
   }

@@ -209,8 +209,9 @@ Result<Figure> ScoreCompareFigure(const ViewContext& c, const ComparePair& p) {
                           panel.colorbar->vmax, any_masked);
     }
   }
-  const std::string def_a = ScoreDefinition(ea, c.params.content);
-  const std::string def_b = ScoreDefinition(eb, p.b.content);
+  const std::string def_a =
+      ScoreDefinition(ea, c.params.content, c.params.softmax_scale, c.params.temperature);
+  const std::string def_b = ScoreDefinition(eb, p.b.content, p.b.softmax_scale, p.b.temperature);
   if (def_a == def_b) {
     f.legend.push_back({def_a, kNoColor});
   } else {

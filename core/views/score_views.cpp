@@ -120,7 +120,7 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
   const AttentionScorer& s = scorer.value();
   const Encoding& e = *c.encoding;
   const ModelParams& m = c.params;
-  const std::string definition = ScoreDefinition(e, m.content, m.softmax_scale);
+  const std::string definition = ScoreDefinition(e, m.content, m.softmax_scale, m.temperature);
   Figure f;
   f.title = definition + " (" + e.Summary() + ")";
   f.x = {"key position n", true, false, true};
@@ -471,8 +471,8 @@ Result<Figure> DecayFigure(const ViewContext& c) {
   // Each family's definition once (the schemes may add, rotate or bias).
   std::vector<std::string> definitions;
   for (const DecayScheme& d : schemes.value()) {
-    const std::string def =
-        ScoreDefinition(d.scorer.encoding(), c.params.content, c.params.softmax_scale);
+    const std::string def = ScoreDefinition(d.scorer.encoding(), c.params.content,
+                                            c.params.softmax_scale, c.params.temperature);
     if (std::find(definitions.begin(), definitions.end(), def) == definitions.end()) {
       definitions.push_back(def);
       f.legend.push_back({def, kNoColor});

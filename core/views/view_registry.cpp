@@ -43,6 +43,9 @@ constexpr unsigned kVectorSchemes =
 constexpr const char* kVectorSchemesNeed =
     "a vector per position (sinusoidal, learned or rope; xpos's vectors carry a decay that "
     "cancels only in q\xc2\xb7k, the biases have none)";
+// The views of what position adds to a token (walkthrough, projection): NoPE adds nothing,
+// so they have nothing to show (the sums view still shows its embeddings alone).
+constexpr unsigned kAddsAVector = kAdded & ~SchemeBit(Scheme::kNope);
 constexpr const char* kAddedNeed =
     "a scheme that adds a vector to the token embeddings (sinusoidal or learned)";
 
@@ -265,7 +268,7 @@ constexpr ViewEntry kViews[] = {
     {.kind = ViewKind::kWalkthrough,
      .name = "walkthrough",
      .title = "Walkthrough: from text to model input",
-     .schemes = kAdded,
+     .schemes = kAddsAVector,
      .needs = kAddedNeed,
      .figure = &WalkthroughFigure,
      .check_table = &CheckWalkthroughTable,
@@ -287,7 +290,7 @@ constexpr ViewEntry kViews[] = {
     {.kind = ViewKind::kProjection,
      .name = "projection",
      .title = "Projection: the tokens' vectors in 2-D (PCA)",
-     .schemes = kAdded,
+     .schemes = kAddsAVector,
      .needs = kAddedNeed,
      .figure = &ProjectionFigure,
      .check_table = &CheckProjectionTable,
