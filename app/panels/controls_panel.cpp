@@ -617,6 +617,7 @@ constexpr SchemeControls kSchemeControls[] = {
     {Scheme::kAlibi, &DrawBiasControls, &DrawBiasExplanation},
     {Scheme::kT5, &DrawBiasControls, &DrawBiasExplanation},
     {Scheme::kXpos, &DrawXposControls, &DrawXposExplanation},
+    {Scheme::kMrope, &DrawMropeControls, &DrawMropeExplanation},
 };
 constexpr bool ControlsCoverEveryScheme() {
   if (std::size(kSchemeControls) != kSchemeCount) return false;

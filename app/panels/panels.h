@@ -77,6 +77,8 @@ void DrawBiasControls(AppState& state);
 void DrawBiasExplanation(const AppState& state, const Derived& derived);
 void DrawXposControls(AppState& state);
 void DrawXposExplanation(const AppState& state, const Derived& derived);
+void DrawMropeControls(AppState& state);  // mrope_controls.cpp
+void DrawMropeExplanation(const AppState& state, const Derived& derived);
 // Sets a field of the parameter table from its text, as the command line does: checked on a copy
 // first, refused with its reason under `label`, else queued for the next frame.
 void EditField(AppState& state, const char* label, const char* flag, const std::string& text);

@@ -7,6 +7,7 @@
 
 #include "encoding/alibi.h"
 #include "encoding/learned.h"
+#include "encoding/mrope.h"
 #include "encoding/positional_encoding.h"
 #include "encoding/rope_encoding.h"
 #include "encoding/t5_buckets.h"
@@ -89,6 +90,8 @@ Status ValidateEncodingParams(const EncodingParams& p) {
       return ValidateT5Params(p);
     case Scheme::kXpos:
       return ValidateXposParams(p);
+    case Scheme::kMrope:
+      return ValidateMropeParams(p);
   }
   return {};
 }
@@ -121,6 +124,8 @@ Result<EncodingPtr> MakeEncoding(const EncodingParams& params, const MemoryCap& 
       return MakeT5Encoding(params);
     case Scheme::kXpos:
       return MakeXposEncoding(params);
+    case Scheme::kMrope:
+      return MakeMropeEncoding(params);
   }
   return InvalidArgument("unknown scheme");
 }
