@@ -84,6 +84,14 @@ ModelParams Sample(Scheme scheme) {
       // No parameters of its own; Llama 4's temperature with other numbers, to read back.
       m.temperature = {TemperatureKind::kLlama4, 0.25, 100.5};
       break;
+    case Scheme::kMrope:
+      m.pe.mrope().theta = 5000000;
+      m.pe.mrope().section = std::array<int64_t, 3>{16, 18, 14};  // d_model 96: 48 pairs
+      m.pe.mrope().layout = MropeLayout::kInterleaved;
+      m.pe.mrope().images = {{10, 1, 2, 3}, {2, 2, 2, 2}};
+      m.pe.mrope().pairing = RopePairing::kInterleaved;
+      m.pe.mrope().part = RopePart::kAngle;
+      break;
   }
   return m;
 }
@@ -270,7 +278,7 @@ TEST(ParamFields, OnlyTheFieldsOfTheSchemeAreRecorded) {
 TEST(ParamFields, FieldsOfAnotherSchemeSayWhichSchemeTheyBelongTo) {
   ModelParams m;  // sinusoidal
   EXPECT_EQ(FindParamField("--rope-theta")->WhyNotApplicable(m),
-            "--rope-theta applies to the rope or xpos scheme, not to sinusoidal");
+            "--rope-theta applies to the rope or xpos or mrope scheme, not to sinusoidal");
   EXPECT_EQ(FindParamField("--learned-init")->WhyNotApplicable(m),
             "--learned-init applies to the learned scheme, not to sinusoidal");
   EXPECT_EQ(FindParamField("--init")->WhyNotApplicable(m), "");
@@ -337,13 +345,13 @@ TEST(ParamFields, BadValuesNameTheFlagTheRangeAndTheText) {
   EXPECT_EQ(set("--min-timescale", "-1"),
             "--min-timescale must be a finite number greater than 0, got \"-1\"");
   EXPECT_EQ(set("--order", "sideways"), "--order must be sin-first or cos-first, got \"sideways\"");
-  EXPECT_EQ(
-      set("--scheme", "spiral"),
-      "--scheme must be one of sinusoidal, learned, rope, alibi, t5, xpos, none, got \"spiral\"");
-  EXPECT_EQ(
-      set("--scheme", "sinusoid"),
-      "--scheme must be one of sinusoidal, learned, rope, alibi, t5, xpos, none, got \"sinusoid\" "
-      "(did you mean sinusoidal?)");
+  EXPECT_EQ(set("--scheme", "spiral"),
+            "--scheme must be one of sinusoidal, learned, rope, alibi, t5, xpos, none, mrope, got "
+            "\"spiral\"");
+  EXPECT_EQ(set("--scheme", "sinusoid"),
+            "--scheme must be one of sinusoidal, learned, rope, alibi, t5, xpos, none, mrope, got "
+            "\"sinusoid\" "
+            "(did you mean sinusoidal?)");
   EXPECT_EQ(set("--preset", "nope").substr(0, 25), "--preset must be one of a");
   EXPECT_EQ(
       set("--variant", "tf_text"),

@@ -261,8 +261,9 @@ TEST(SessionFormat, NewerAndBrokenFilesAreRefusedSayingWhereAndWhy) {
       {Replace(Valid(), "\"d_model\": \"128\"", "\"d_model\": \"128\", \"d_model\": \"64\""),
        "the key \"d_model\" twice"},
       {Replace(Valid(), "\"d_model\": \"128\"", "\"d_model\": \"128\", \"rope_theta\": \"5\""),
-       "params.rope_theta does not apply: --rope-theta applies to the rope or xpos scheme, not to "
-       "sinusoidal"},
+       "params.rope_theta does not apply: --rope-theta applies to the rope or xpos or mrope "
+       "scheme, not "
+       "to sinusoidal"},
       {Replace(Valid(), "\"heatmap_window\": \"0:128:0:100\"", "\"heatmap_window\": \"1:2:3\""),
        "views.heatmap_window must be x0:x1:y0:y1"},
       {Replace(Valid(), "\"views\": {", "\"views\": {\"zoom\": \"1\","),

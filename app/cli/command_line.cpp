@@ -141,9 +141,12 @@ void AddParameterOptions(CLI::App& app, Flags& f) {
       app.add_flag_callback(
           flag, [&f, k] { f.switches[k] = true; }, FieldHelp(field));
     } else {
-      app.add_option(flag, f.values[k], FieldHelp(field))
-          ->type_name(std::string(field.value_name))
-          ->capture_default_str();
+      CLI::Option* option = app.add_option(flag, f.values[k], FieldHelp(field))
+                                ->type_name(std::string(field.value_name))
+                                ->capture_default_str();
+      // --mrope-image may be given once per image: its values reach the field joined by new
+      // lines, which it reads as a list.
+      if (field.key == "mrope_images") option->multi_option_policy(CLI::MultiOptionPolicy::Join);
     }
     if (field.key == "tokenizer") {
       app.add_option("--vocab", f.vocab_file,

@@ -771,6 +771,7 @@ constexpr SchemeControls kSchemeControls[] = {
     {Scheme::kT5, &DrawBiasControls, &DrawBiasExplanation},
     {Scheme::kXpos, &DrawXposControls, &DrawXposExplanation},
     {Scheme::kNope, &DrawNopeControls, &DrawNopeExplanation},
+    {Scheme::kMrope, &DrawMropeControls, &DrawMropeExplanation},
 };
 constexpr bool ControlsCoverEveryScheme() {
   if (std::size(kSchemeControls) != kSchemeCount) return false;

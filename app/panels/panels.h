@@ -86,6 +86,8 @@ void DrawXposControls(AppState& state);
 void DrawXposExplanation(const AppState& state, const Derived& derived);
 void DrawNopeControls(AppState& state);
 void DrawNopeExplanation(const AppState& state, const Derived& derived);
+void DrawMropeControls(AppState& state);  // mrope_controls.cpp
+void DrawMropeExplanation(const AppState& state, const Derived& derived);
 // Sets a field of the parameter table from its text, as the command line does: checked on a copy
 // first, refused with its reason under `label`, else queued for the next frame.
 void EditField(AppState& state, const char* label, const char* flag, const std::string& text);

@@ -7,6 +7,7 @@
 
 #include "encoding/alibi.h"
 #include "encoding/learned.h"
+#include "encoding/mrope.h"
 #include "encoding/nope.h"
 #include "encoding/positional_encoding.h"
 #include "encoding/rope_encoding.h"
@@ -92,6 +93,8 @@ Status ValidateEncodingParams(const EncodingParams& p) {
       return ValidateXposParams(p);
     case Scheme::kNope:
       return {};  // nothing but the shape
+    case Scheme::kMrope:
+      return ValidateMropeParams(p);
   }
   return {};
 }
@@ -126,6 +129,8 @@ Result<EncodingPtr> MakeEncoding(const EncodingParams& params, const MemoryCap& 
       return MakeXposEncoding(params);
     case Scheme::kNope:
       return MakeNopeEncoding(params);
+    case Scheme::kMrope:
+      return MakeMropeEncoding(params);
   }
   return InvalidArgument("unknown scheme");
 }

@@ -35,6 +35,8 @@ constexpr Names<T5Direction, 2> kT5Directions{
 constexpr Names<XposSide, 2> kXposSides{{{XposSide::kQuery, "query"}, {XposSide::kKey, "key"}}};
 constexpr Names<XposPositions, 2> kXposPositions{
     {{XposPositions::kAbsolute, "absolute"}, {XposPositions::kCentred, "centred"}}};
+constexpr Names<MropeLayout, 2> kMropeLayouts{
+    {{MropeLayout::kChunked, "chunked"}, {MropeLayout::kInterleaved, "interleaved"}}};
 
 template <typename E, size_t N>
 std::string_view NameOf(const Names<E, N>& names, E value) {
@@ -126,6 +128,13 @@ std::string_view XposPositionsName(XposPositions v) {
 }
 std::optional<XposPositions> ParseXposPositions(std::string_view s) {
   return Parse(kXposPositions, s);
+}
+
+std::string_view MropeLayoutName(MropeLayout v) {
+  return NameOf(kMropeLayouts, v);
+}
+std::optional<MropeLayout> ParseMropeLayout(std::string_view s) {
+  return Parse(kMropeLayouts, s);
 }
 
 }  // namespace pe

@@ -6,6 +6,7 @@
 // three numbers whatever the scheme.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -141,14 +142,44 @@ struct NopeParams {
   bool operator==(const NopeParams&) const = default;
 };
 
+// ---- multimodal RoPE (M-RoPE: Qwen2-VL, Qwen2.5-VL, Qwen3-VL) ----------------------------------
+
+// Which pairs take which of a token's three position ids (t, h, w): chunked (Qwen2-VL and
+// Qwen2.5-VL: the first T pairs t, the next H pairs h, the last W pairs w) or interleaved
+// (Qwen3-VL: h on pairs 1, 4, 7, ... below 3 H, w on pairs 2, 5, 8, ... below 3 W, t on the
+// rest). encoding/mrope.h has the rules and their sources.
+enum class MropeLayout { kChunked, kInterleaved };
+
+// An image of t x h x w patches (after any spatial merge: the grid as given) whose first token is
+// token `at` of the sequence; its t * h * w tokens follow in (t, h, w) row-major order.
+struct MropeImage {
+  int64_t at = 0;
+  int64_t t = 1, h = 1, w = 1;
+  bool operator==(const MropeImage&) const = default;
+};
+
+struct MropeParams {
+  double theta = 1000000.0;  // rope_theta (Qwen2-VL's 1e6)
+  RopePairing pairing = RopePairing::kHalf;
+  // mrope_section: pairs per axis (t, h, w), summing to d_rot / 2. None ("auto"): the layout's
+  // model's proportions for the head dim (MropeSection in encoding/mrope.h: Qwen2-VL's
+  // [16, 24, 24] chunked, Qwen3-VL's [24, 20, 20] interleaved at head dim 128), so the head dim
+  // can change without a section to match.
+  std::optional<std::array<int64_t, 3>> section;
+  MropeLayout layout = MropeLayout::kChunked;
+  std::vector<MropeImage> images;  // in the order given; none: a text-only sequence
+  RopePart part = RopePart::kCos;
+  bool operator==(const MropeParams&) const = default;
+};
+
 // ---- all of them -----------------------------------------------------------------------------
 
-enum class Scheme { kSinusoidal, kLearned, kRope, kAlibi, kT5, kXpos, kNope };
+enum class Scheme { kSinusoidal, kLearned, kRope, kAlibi, kT5, kXpos, kNope, kMrope };
 inline constexpr Scheme kAllSchemeKinds[] = {Scheme::kSinusoidal, Scheme::kLearned, Scheme::kRope,
                                              Scheme::kAlibi,      Scheme::kT5,      Scheme::kXpos,
-                                             Scheme::kNope};
+                                             Scheme::kNope,       Scheme::kMrope};
 using SchemeParams = std::variant<SinusoidalParams, LearnedParams, RopeParams, AlibiParams,
-                                  T5Params, XposParams, NopeParams>;
+                                  T5Params, XposParams, NopeParams, MropeParams>;
 
 struct EncodingParams {
   int64_t d_model = 128;  // table width: the model width, or the head dimension for RoPE
@@ -171,10 +202,12 @@ struct EncodingParams {
   T5Params& t5() { return std::get<T5Params>(scheme); }
   const XposParams& xpos() const { return std::get<XposParams>(scheme); }
   XposParams& xpos() { return std::get<XposParams>(scheme); }
+  const MropeParams& mrope() const { return std::get<MropeParams>(scheme); }
+  MropeParams& mrope() { return std::get<MropeParams>(scheme); }
 };
 
 // Names as the command line spells them, and back.
-// "sinusoidal", "learned", "rope", "alibi", "t5", "xpos", "none"
+// "sinusoidal", "learned", "rope", "alibi", "t5", "xpos", "none", "mrope"
 std::string_view SchemeName(Scheme scheme);
 std::optional<Scheme> ParseScheme(std::string_view name);
 std::string_view VariantName(PeVariant variant);  // "paper", "t2t", "tf-text"
@@ -199,5 +232,7 @@ std::string_view XposSideName(XposSide side);  // "query", "key"
 std::optional<XposSide> ParseXposSide(std::string_view name);
 std::string_view XposPositionsName(XposPositions positions);  // "absolute", "centred"
 std::optional<XposPositions> ParseXposPositions(std::string_view name);
+std::string_view MropeLayoutName(MropeLayout layout);  // "chunked", "interleaved"
+std::optional<MropeLayout> ParseMropeLayout(std::string_view name);
 
 }  // namespace pe

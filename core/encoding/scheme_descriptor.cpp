@@ -149,4 +149,10 @@ std::string DefaultVersusNope(const EncodingParams&) {
   return "scheme=rope";
 }
 
+// The other layout: Qwen2-VL's chunks against Qwen3-VL's interleaving.
+std::string DefaultVersusMrope(const EncodingParams& p) {
+  return p.mrope().layout == MropeLayout::kChunked ? "mrope_layout=interleaved"
+                                                   : "mrope_layout=chunked";
+}
+
 }  // namespace pe

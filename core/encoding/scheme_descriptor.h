@@ -37,6 +37,7 @@ std::string DefaultVersusAlibi(const EncodingParams& p);
 std::string DefaultVersusT5(const EncodingParams& p);
 std::string DefaultVersusXpos(const EncodingParams& p);
 std::string DefaultVersusNope(const EncodingParams& p);
+std::string DefaultVersusMrope(const EncodingParams& p);
 
 struct SchemeDescriptor {
   Scheme scheme;
@@ -149,6 +150,20 @@ inline constexpr SchemeDescriptor kSchemeDescriptors[] = {
      .decays = false,
      .vector_symbol = "",
      .default_versus = &DefaultVersusNope,
+     .check_describe = &CheckDescribeByName,
+     .check_flags = &NoFlags},
+    // Three position ids per token (t, h, w): its table is a function of the token, not of one
+    // position, so it has no vector per position to compare along an offset.
+    {.scheme = Scheme::kMrope,
+     .name = "mrope",
+     .window_label = "M-RoPE (rotates q, k by t, h, w)",
+     .family = Family::kRotary,
+     .acts_on = "rotates queries and keys by three position ids per token",
+     .width_label = "head dim",
+     .vector_per_position = false,
+     .decays = false,
+     .vector_symbol = "",
+     .default_versus = &DefaultVersusMrope,
      .check_describe = &CheckDescribeByName,
      .check_flags = &NoFlags},
 };

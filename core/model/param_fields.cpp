@@ -9,6 +9,7 @@
 
 #include "base/closest_word.h"
 #include "encoding/encoding.h"
+#include "encoding/mrope.h"
 #include "encoding/sinusoidal_presets.h"
 #include "figure/colormap.h"
 #include "io/loaded_table.h"
@@ -106,6 +107,7 @@ constexpr unsigned kRope = SchemeBit(Scheme::kRope);
 constexpr unsigned kAlibi = SchemeBit(Scheme::kAlibi);
 constexpr unsigned kT5 = SchemeBit(Scheme::kT5);
 constexpr unsigned kXpos = SchemeBit(Scheme::kXpos);
+constexpr unsigned kMrope = SchemeBit(Scheme::kMrope);
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Which RoPE scalings a parameter belongs to, for WhyNotApplicable.
@@ -455,8 +457,16 @@ constexpr FieldValue Loads(FieldValue v,
 }
 
 // Shared by RoPE and xPos (the base and the table shown), by ALiBi and T5 (heads, the head shown).
-#define THETA m.pe.kind() == Scheme::kXpos ? m.pe.xpos().theta : m.pe.rope().theta
-#define PART m.pe.kind() == Scheme::kXpos ? m.pe.xpos().part : m.pe.rope().part
+#define THETA                                          \
+  m.pe.kind() == Scheme::kXpos    ? m.pe.xpos().theta  \
+  : m.pe.kind() == Scheme::kMrope ? m.pe.mrope().theta \
+                                  : m.pe.rope().theta
+#define PART                                          \
+  m.pe.kind() == Scheme::kXpos    ? m.pe.xpos().part  \
+  : m.pe.kind() == Scheme::kMrope ? m.pe.mrope().part \
+                                  : m.pe.rope().part
+// Shared by RoPE and M-RoPE.
+#define PAIRING m.pe.kind() == Scheme::kMrope ? m.pe.mrope().pairing : m.pe.rope().pairing
 #define HEADS m.pe.kind() == Scheme::kT5 ? m.pe.t5().heads : m.pe.alibi().heads
 #define HEAD m.pe.kind() == Scheme::kT5 ? m.pe.t5().head : m.pe.alibi().head
 
@@ -511,6 +521,9 @@ bool HasEmbeddingRows(const ModelParams& m) {
 }
 bool HasPositionalRows(const ModelParams& m) {
   return !m.example.positional_rows.empty();
+}
+bool HasMropeImages(const ModelParams& m) {
+  return !m.pe.mrope().images.empty();
 }
 bool HasCheckTable(const ModelParams& m) {
   return !m.check_table.empty();
@@ -886,7 +899,8 @@ const ParamField kFields[] = {
            return ApplyWalkthroughPreset(text, m);
          })},
     {"scheme", "--scheme",
-     "Positional scheme: sinusoidal, learned, rope, alibi, t5, xpos or none (NoPE)", kAllSchemes,
+     "Positional scheme: sinusoidal, learned, rope, alibi, t5, xpos, none (NoPE) or mrope",
+     kAllSchemes,
      Custom(
          "NAME",
          [](const ParamField&, const ModelParams& m) {
@@ -959,12 +973,12 @@ const ParamField kFields[] = {
          },
          &SetLearnedInit)},
     // ---- rope
-    {"rope_theta", "--rope-theta", "RoPE base rope_theta (> 1)", kRope | kXpos,
+    {"rope_theta", "--rope-theta", "RoPE base rope_theta (> 1)", kRope | kXpos | kMrope,
      Number(AT(THETA), Over(1, "a finite number greater than 1"))},
     {"rope_pairing", "--rope-pairing",
      "Which dims rotate together: half (HF rotate_half, i with i + d_rot/2) or interleaved "
      "(2i with 2i+1; Meta Llama, GPT-J, RoFormer)",
-     kRope, Choice<&RopePairingName, &ParseRopePairing>(AT(m.pe.rope().pairing), Listed::kEither)},
+     kRope | kMrope, Choice<&RopePairingName, &ParseRopePairing>(AT(PAIRING), Listed::kEither)},
     {"rotary_fraction", "--rotary-fraction",
      "Fraction of the head dims that rotate, (0, 1] (GPT-NeoX 0.25); d_rot must be even", kRope,
      Number(AT(m.pe.rope().rotary_fraction), Within(0, true, 1, "a number in (0, 1]"))},
@@ -1013,7 +1027,7 @@ const ParamField kFields[] = {
     {"part", "--part",
      "RoPE / xPos table the heatmap shows and exports: cos, sin (max_len, d_rot) or angle "
      "(max_len, d_rot/2)",
-     kRope | kXpos, Choice<&RopePartName, &ParseRopePart>(AT(PART), Listed::kOneOf)},
+     kRope | kXpos | kMrope, Choice<&RopePartName, &ParseRopePart>(AT(PART), Listed::kOneOf)},
     {"dtype", "--dtype",
      "Precision view: the format the table is stored in, bf16 (bfloat16: 8 significant bits, "
      "float32's range) or fp16 (float16: 11 significant bits, max 65504)",
@@ -1049,6 +1063,44 @@ const ParamField kFields[] = {
      "offset) / 2))",
      kXpos,
      Choice<&XposPositionsName, &ParseXposPositions>(AT(m.pe.xpos().positions), Listed::kEither)},
+    // ---- M-RoPE
+    {"mrope_section", "--mrope-section",
+     "M-RoPE mrope_section T,H,W: pairs per position id t, h, w, summing to d_rot/2 "
+     "(Qwen2-VL 16,24,24; Qwen3-VL 24,20,20), or auto: the layout's model's proportions for "
+     "the head dim",
+     kMrope,
+     Custom(
+         "LIST",
+         [](const ParamField&, const ModelParams& m) {
+           return MropeSectionText(m.pe.mrope().section);
+         },
+         [](const ParamField& f, ModelParams& m, const std::string& text) -> Status {
+           Result<std::optional<std::array<int64_t, 3>>> s =
+               ParseMropeSection(std::string(f.flag), text);
+           if (!s.ok()) return s.error();
+           m.pe.mrope().section = s.value();
+           return {};
+         })},
+    {"mrope_layout", "--mrope-layout",
+     "Which pairs take t, h, w: chunked (Qwen2-VL, Qwen2.5-VL) or interleaved (Qwen3-VL)", kMrope,
+     Choice<&MropeLayoutName, &ParseMropeLayout>(AT(m.pe.mrope().layout), Listed::kEither)},
+    // Repeatable on the command line (its values joined by new lines); recorded as one list.
+    {"mrope_images", "--mrope-image",
+     "An image in the sequence: \"at=P,grid=TxHxW\", its first token P and T x H x W patches "
+     "(after the spatial merge); repeat for more images, or separate them with ';'",
+     kMrope,
+     Custom(
+         "TEXT",
+         [](const ParamField&, const ModelParams& m) {
+           return MropeImagesText(m.pe.mrope().images);
+         },
+         [](const ParamField& f, ModelParams& m, const std::string& text) -> Status {
+           Result<std::vector<MropeImage>> v = ParseMropeImages(std::string(f.flag), text);
+           if (!v.ok()) return v.error();
+           m.pe.mrope().images = std::move(v).value();
+           return {};
+         }),
+     nullptr, &HasMropeImages},
     // ---- the rotation view
     {"rotation_offset", "--rotation-offset",
      "Offset K of the rotation view (sinusoidal): each sin/cos pair of PE(p) is turned by K "
@@ -1503,6 +1555,9 @@ void SetScheme(ModelParams& m, Scheme scheme) {
       break;
     case Scheme::kNope:
       m.pe.scheme = NopeParams{};
+      break;
+    case Scheme::kMrope:
+      m.pe.scheme = MropeParams{};
       break;
   }
 }

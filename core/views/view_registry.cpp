@@ -259,7 +259,8 @@ constexpr ViewEntry kViews[] = {
     {.kind = ViewKind::kSpectrum,
      .name = "spectrum",
      .title = "Spectrum: frequency and wavelength per pair",
-     .schemes = SchemeBit(Scheme::kSinusoidal) | kRotary,
+     // M-RoPE's angles are three ids times the frequencies, not one position's.
+     .schemes = (SchemeBit(Scheme::kSinusoidal) | kRotary) & ~SchemeBit(Scheme::kMrope),
      .needs = "a scheme made of frequencies (sinusoidal, rope or xpos)",
      .figure = &SpectrumFigure,
      .check_table = &CheckSpectrumTable,

@@ -1,0 +1,462 @@
+#include "encoding/mrope.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "encoding/rope_encoding.h"
+
+namespace pe {
+namespace {
+
+std::string Fmt(const char* format, auto... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, args...);
+  return buf;
+}
+
+std::string Quote(const std::string& s) {
+  return "\"" + s + "\"";
+}
+
+std::string Trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t");
+  if (a == std::string::npos) return {};
+  return s.substr(a, s.find_last_not_of(" \t") - a + 1);
+}
+
+// A whole decimal number in [lo, hi], or nothing.
+std::optional<int64_t> WholeNumber(const std::string& s, int64_t lo, int64_t hi) {
+  int64_t v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v < lo || v > hi) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+// The RoPE parameters M-RoPE shares: theta, pairing and the table shown; no scaling.
+EncodingParams RopeEquivalent(const EncodingParams& params) {
+  const MropeParams& m = params.mrope();
+  EncodingParams p;
+  p.d_model = params.d_model;
+  p.max_len = params.max_len;
+  p.offset = params.offset;
+  RopeParams r;
+  r.theta = m.theta;
+  r.pairing = m.pairing;
+  r.part = m.part;
+  p.scheme = r;
+  return p;
+}
+
+}  // namespace
+
+char MropeAxisLetter(MropeAxis axis) {
+  return "thw"[static_cast<size_t>(axis)];
+}
+
+std::string MropeImageText(const MropeImage& image) {
+  return Fmt("at=%lld,grid=%lldx%lldx%lld", static_cast<long long>(image.at),
+             static_cast<long long>(image.t), static_cast<long long>(image.h),
+             static_cast<long long>(image.w));
+}
+
+std::string MropeImagesText(const std::vector<MropeImage>& images) {
+  std::string s;
+  for (const MropeImage& im : images) {
+    if (!s.empty()) s += ';';
+    s += MropeImageText(im);
+  }
+  return s;
+}
+
+Result<std::vector<MropeImage>> ParseMropeImages(const std::string& flag, const std::string& text) {
+  std::vector<MropeImage> images;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find_first_of(";\n", start);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = Trim(text.substr(start, end - start));
+    start = end + 1;
+    if (item.empty()) continue;
+    auto bad = [&](const std::string& why) {
+      return InvalidArgument(flag + " " + Quote(item) + ": " + why +
+                             " (an image is \"at=P,grid=TxHxW\": its first token P >= 0 and its "
+                             "grid of T x H x W patches, each >= 1, e.g. at=3,grid=1x16x16)");
+    };
+    const size_t comma = item.find(',');
+    if (item.rfind("at=", 0) != 0 || comma == std::string::npos ||
+        item.compare(comma + 1, 5, "grid=") != 0) {
+      return bad("is not of the form at=P,grid=TxHxW");
+    }
+    MropeImage im;
+    const std::optional<int64_t> at = WholeNumber(item.substr(3, comma - 3), 0, kMaxPosition);
+    if (!at) {
+      return bad("the token P must be a whole number in [0, " + std::to_string(kMaxPosition) + "]");
+    }
+    im.at = *at;
+    const std::string grid = item.substr(comma + 6);
+    const size_t x1 = grid.find('x');
+    const size_t x2 = x1 == std::string::npos ? x1 : grid.find('x', x1 + 1);
+    std::optional<int64_t> t, h, w;
+    if (x2 != std::string::npos) {
+      t = WholeNumber(grid.substr(0, x1), 1, kMaxPosition);
+      h = WholeNumber(grid.substr(x1 + 1, x2 - x1 - 1), 1, kMaxPosition);
+      w = WholeNumber(grid.substr(x2 + 1), 1, kMaxPosition);
+    }
+    if (!t || !h || !w) {
+      return bad("the grid must be TxHxW, three whole numbers in [1, " +
+                 std::to_string(kMaxPosition) + "], got " + Quote(grid));
+    }
+    im.t = *t;
+    im.h = *h;
+    im.w = *w;
+    if (images.size() == kMaxMropeImages) {
+      return InvalidArgument(flag + ": at most " + std::to_string(kMaxMropeImages) +
+                             " images, got more");
+    }
+    images.push_back(im);
+  }
+  return images;
+}
+
+std::string MropeSectionText(const std::optional<std::array<int64_t, 3>>& section) {
+  if (!section) return "auto";
+  const std::array<int64_t, 3>& s = *section;
+  return std::to_string(s[0]) + "," + std::to_string(s[1]) + "," + std::to_string(s[2]);
+}
+
+Result<std::optional<std::array<int64_t, 3>>> ParseMropeSection(const std::string& flag,
+                                                                const std::string& text) {
+  if (Trim(text) == "auto") return std::optional<std::array<int64_t, 3>>();
+  std::array<int64_t, 3> s{};
+  size_t start = 0;
+  for (size_t k = 0; k < 3; ++k) {
+    size_t end = text.find(',', start);
+    if (k == 2) end = text.size();
+    std::optional<int64_t> v;
+    if (end != std::string::npos) v = WholeNumber(Trim(text.substr(start, end - start)), 0, 32768);
+    if (!v) {
+      return InvalidArgument(flag +
+                             " must be T,H,W: three whole numbers in [0, 32768], the pairs of "
+                             "the t, h and w ids (Qwen2-VL 16,24,24), or auto, got " +
+                             Quote(text));
+    }
+    s[k] = *v;
+    start = end + 1;
+  }
+  return std::optional(s);
+}
+
+std::array<int64_t, 3> MropeSection(const MropeParams& params, int64_t pairs) {
+  if (params.section) return *params.section;
+  if (params.layout == MropeLayout::kChunked) {
+    const int64_t t = pairs / 4, h = (pairs - t + 1) / 2;
+    return {t, h, pairs - t - h};
+  }
+  const int64_t hw = 5 * pairs / 16;
+  return {pairs - 2 * hw, hw, hw};
+}
+
+std::vector<MropeAxis> MropePairAxes(const MropeParams& params, int64_t pairs) {
+  const std::array<int64_t, 3> s = MropeSection(params, pairs);
+  std::vector<MropeAxis> axes(static_cast<size_t>(std::max<int64_t>(pairs, 0)), MropeAxis::kT);
+  for (int64_t i = 0; i < pairs; ++i) {
+    MropeAxis a = MropeAxis::kT;
+    if (params.layout == MropeLayout::kChunked) {
+      // apply_multimodal_rotary_pos_emb: chunk k of the split takes axis k % 3.
+      if (i >= s[0] + s[1]) {
+        a = MropeAxis::kW;
+      } else if (i >= s[0]) {
+        a = MropeAxis::kH;
+      }
+    } else {
+      // apply_interleaved_mrope: axis 1 at slice(1, 3 H, 3), axis 2 at slice(2, 3 W, 3).
+      if (i % 3 == 1 && i < 3 * s[1]) a = MropeAxis::kH;
+      if (i % 3 == 2 && i < 3 * s[2]) a = MropeAxis::kW;
+    }
+    axes[static_cast<size_t>(i)] = a;
+  }
+  return axes;
+}
+
+MropeSequence::MropeSequence(const EncodingParams& params)
+    : tokens_(params.max_len), offset_(params.offset) {
+  for (const MropeImage& im : params.mrope().images) images_.push_back({im, 0});
+  std::stable_sort(images_.begin(), images_.end(),
+                   [](const Image& a, const Image& b) { return a.image.at < b.image.at; });
+  int64_t shrink = 0;
+  for (Image& im : images_) {
+    shrink_.push_back(shrink);
+    im.first_id = offset_ + im.image.at - shrink;
+    shrink += im.tokens() - std::max({im.image.t, im.image.h, im.image.w});
+  }
+  shrink_.push_back(shrink);
+}
+
+int MropeSequence::ImageOf(int64_t token) const {
+  // The last image starting at or before the token.
+  auto it = std::upper_bound(images_.begin(), images_.end(), token,
+                             [](int64_t t, const Image& im) { return t < im.image.at; });
+  if (it == images_.begin()) return -1;
+  const auto k = static_cast<int>(it - images_.begin()) - 1;
+  const Image& im = images_[static_cast<size_t>(k)];
+  return token < im.image.at + im.tokens() ? k : -1;
+}
+
+MropeIds MropeSequence::Ids(int64_t token) const {
+  auto it = std::upper_bound(images_.begin(), images_.end(), token,
+                             [](int64_t t, const Image& im) { return t < im.image.at; });
+  const auto k = static_cast<size_t>(it - images_.begin());  // images before or at the token
+  if (k > 0) {
+    const Image& im = images_[k - 1];
+    const int64_t l = token - im.image.at;
+    if (l < im.tokens()) {
+      // get_rope_index: t_index, h_index, w_index of patch l in (T, H, W) row-major order.
+      const int64_t hw = im.image.h * im.image.w;
+      return {{im.first_id + l / hw, im.first_id + (l % hw) / im.image.w,
+               im.first_id + l % im.image.w}};
+    }
+  }
+  const int64_t id = offset_ + token - shrink_[k];
+  return {{id, id, id}};
+}
+
+Status ValidateMropeParams(const EncodingParams& params) {
+  const MropeParams& m = params.mrope();
+  if (!std::isfinite(m.theta) || !(m.theta > 1)) {
+    return InvalidArgument("rope_theta must be a finite number greater than 1, got " +
+                           Fmt("%g", m.theta));
+  }
+  if (params.d_model < 2 || params.d_model % 2 != 0) {
+    return InvalidArgument(
+        "mrope rotates pairs of dims: the head dim d_model must be even and >= 2, got " +
+        std::to_string(params.d_model));
+  }
+  const int64_t pairs = params.d_model / 2;
+  const std::array<int64_t, 3> section = MropeSection(m, pairs);
+  const int64_t sum = section[0] + section[1] + section[2];
+  if (sum != pairs) {
+    return InvalidArgument(
+        "--mrope-section " + MropeSectionText(m.section) + " sums to " + std::to_string(sum) +
+        " pairs, but head dim " + std::to_string(params.d_model) +
+        " has d_rot/2 = " + std::to_string(pairs) +
+        "; the sections must sum to d_rot/2 (Qwen2-VL: 16,24,24 for 128), or be auto");
+  }
+  if (m.images.size() > kMaxMropeImages) {
+    return InvalidArgument("--mrope-image: at most " + std::to_string(kMaxMropeImages) +
+                           " images, got " + std::to_string(m.images.size()));
+  }
+  std::vector<MropeImage> sorted = m.images;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const MropeImage& a, const MropeImage& b) { return a.at < b.at; });
+  const MropeImage* before = nullptr;
+  for (const MropeImage& im : sorted) {
+    if (im.at < 0 || im.t < 1 || im.h < 1 || im.w < 1) {
+      return InvalidArgument("--mrope-image " + Quote(MropeImageText(im)) +
+                             ": the token must be >= 0 and T, H, W >= 1");
+    }
+    // Its tokens t h w must fit in [at, max_len): checked stepwise, so nothing overflows.
+    const int64_t room = params.max_len - std::min(im.at, params.max_len);
+    const bool fits = im.t <= room && im.h <= room / im.t && im.w <= room / (im.t * im.h);
+    if (!fits) {
+      const long double tokens = static_cast<long double>(im.t) * im.h * im.w;
+      return InvalidArgument(
+          "--mrope-image " + Quote(MropeImageText(im)) + " runs past the sequence: its " +
+          Fmt("%.0Lf", tokens) + " tokens from token " + std::to_string(im.at) +
+          " must end by --max-len " + std::to_string(params.max_len) + " (at + T*H*W <= max_len)");
+    }
+    if (before != nullptr && im.at < before->at + before->t * before->h * before->w) {
+      return InvalidArgument("--mrope-image " + Quote(MropeImageText(im)) + " overlaps " +
+                             Quote(MropeImageText(*before)) + " (its tokens " +
+                             std::to_string(before->at) + " to " +
+                             std::to_string(before->at + before->t * before->h * before->w - 1) +
+                             "); images may not share tokens");
+    }
+    before = &im;
+  }
+  return {};
+}
+
+namespace {
+
+class MropeEncoding final : public Encoding {
+ public:
+  explicit MropeEncoding(const EncodingParams& params)
+      : Encoding(params),
+        seq_(params),
+        freq_(ComputeRopeFrequencies(RopeEquivalent(params))),
+        columns_(RopeColumns(RopeEquivalent(params), freq_)),
+        axes_(MropePairAxes(params.mrope(), freq_.d_rot / 2)) {}
+
+  int64_t cols() const override { return static_cast<int64_t>(columns_.size()); }
+  std::string TableName() const override { return std::string(RopePartName(m().part)); }
+  ColumnNoun column_noun() const override {
+    return m().part == RopePart::kAngle ? ColumnNoun::kPair : ColumnNoun::kDim;
+  }
+  ValueRange Range() const override {
+    if (m().part != RopePart::kAngle) return {-1.0, 1.0};
+    // Ids run from the offset up to at most the last position (an image uses fewer ids than
+    // tokens).
+    const double w_max = freq_.pairs.front().scaled, w_min = freq_.pairs.back().scaled;
+    const double lo = static_cast<double>(first_position()) * w_min;
+    const double hi = static_cast<double>(last_position()) * w_max;
+    return {lo, hi > lo ? hi : lo + 1.0};
+  }
+  std::string Summary() const override {
+    std::string s = Fmt("mrope %s %s, head dim %lld, theta %g, section %s, %s pairing",
+                        std::string(MropeLayoutName(m().layout)).c_str(), TableName().c_str(),
+                        static_cast<long long>(params_.d_model), m().theta,
+                        MropeSectionText(MropeSection(m(), freq_.d_rot / 2)).c_str(),
+                        std::string(RopePairingName(m().pairing)).c_str());
+    s += Fmt(", %zu image%s", m().images.size(), m().images.size() == 1 ? "" : "s");
+    s += Fmt(", L=%lld", static_cast<long long>(params_.max_len));
+    if (params_.offset != 0) s += Fmt(", ids from %lld", static_cast<long long>(params_.offset));
+    return s;
+  }
+  std::string Title() const override {
+    return Fmt("M-RoPE %s (%s %s, theta %g, %zu image%s)", TableName().c_str(),
+               std::string(MropeLayoutName(m().layout)).c_str(),
+               MropeSectionText(MropeSection(m(), freq_.d_rot / 2)).c_str(), m().theta,
+               m().images.size(), m().images.size() == 1 ? "" : "s");
+  }
+  std::string FileTag() const override { return "mrope-" + TableName(); }
+
+  // The nearest token inside the table: the table is a function of the token, not of a real
+  // position.
+  double ValueAt(int64_t col, double position) const override {
+    const double r = std::round(position - static_cast<double>(params_.offset));
+    const auto token = static_cast<int64_t>(std::clamp(r, 0.0, static_cast<double>(rows() - 1)));
+    const WaveColumn& c = columns_[static_cast<size_t>(col)];
+    return WaveValueAt(c, static_cast<double>(seq_.Ids(token)[Axis(c)]));
+  }
+
+  // Text runs through RoPE's fill at their ids (bit for bit RoPE's rows); each image token
+  // through the same fill once per axis its ids differ in, column j taken from its pair's axis.
+  void FillBlock(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                 float* out) const override {
+    const auto sub =
+        std::span(columns_).subspan(static_cast<size_t>(col0), static_cast<size_t>(cols));
+    std::vector<float> row(static_cast<size_t>(3 * cols));  // (3, cols)
+    int64_t r = row0;
+    const int64_t end = row0 + rows;
+    while (r < end) {
+      float* dst = out + (r - row0) * cols;
+      const int k = seq_.ImageOf(r);
+      if (k < 0) {
+        const int64_t run_end = std::min(end, TextRunEnd(r));
+        FillWaveBlock(sub, seq_.Ids(r).id[0], 0, run_end - r, dst);
+        r = run_end;
+        continue;
+      }
+      const MropeIds ids = seq_.Ids(r);
+      for (size_t a = 0; a < 3; ++a) {
+        if (a > 0 && ids.id[a] == ids.id[0]) {
+          std::copy_n(row.data(), cols, row.data() + a * static_cast<size_t>(cols));
+        } else {
+          FillWaveBlock(sub, ids.id[a], 0, 1, row.data() + a * static_cast<size_t>(cols));
+        }
+      }
+      for (int64_t j = 0; j < cols; ++j) {
+        dst[j] =
+            row[static_cast<size_t>(Axis(sub[static_cast<size_t>(j)])) * static_cast<size_t>(cols) +
+                static_cast<size_t>(j)];
+      }
+      ++r;
+    }
+  }
+
+  // Exact: closed forms over the text runs (MeanOverPositions at their ids), image tokens one
+  // by one.
+  void MeanOverRows(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                    double* out) const override {
+    std::fill_n(out, cols, 0.0);
+    int64_t r = row0;
+    const int64_t end = row0 + rows;
+    while (r < end) {
+      const MropeIds ids = seq_.Ids(r);
+      if (seq_.ImageOf(r) < 0) {
+        const int64_t n = std::min(end, TextRunEnd(r)) - r;
+        for (int64_t j = 0; j < cols; ++j) {
+          out[j] += static_cast<double>(n) *
+                    MeanOverPositions(columns_[static_cast<size_t>(col0 + j)], ids.id[0], n);
+        }
+        r += n;
+        continue;
+      }
+      for (int64_t j = 0; j < cols; ++j) {
+        const WaveColumn& c = columns_[static_cast<size_t>(col0 + j)];
+        out[j] += WaveValueAt(c, static_cast<double>(ids[Axis(c)]));
+      }
+      ++r;
+    }
+    for (int64_t j = 0; j < cols; ++j) out[j] /= static_cast<double>(rows);
+  }
+
+  // "token 4 (image 0, t=3 h=3 w=4): cos(w 4 * 1000000^(-80/128)) = 0.9999".
+  std::string DescribeCell(int64_t position, int64_t col) const override {
+    const int64_t token = position - params_.offset;
+    const WaveColumn& c = columns_[static_cast<size_t>(col)];
+    const MropeIds ids = seq_.Ids(token);
+    const int k = seq_.ImageOf(token);
+    std::string who = Fmt("token %lld (", static_cast<long long>(token));
+    who += k < 0 ? std::string("text")
+                 : Fmt("image %d, t=%lld h=%lld w=%lld", k, static_cast<long long>(ids.id[0]),
+                       static_cast<long long>(ids.id[1]), static_cast<long long>(ids.id[2]));
+    who += "): ";
+    const std::string angle = Fmt(
+        "%c %lld * %g^(-%lld/%lld)", MropeAxisLetter(Axis(c)), static_cast<long long>(ids[Axis(c)]),
+        m().theta, static_cast<long long>(c.exponent_num), static_cast<long long>(c.exponent_den));
+    const double value = WaveValueAt(c, static_cast<double>(ids[Axis(c)]));
+    if (c.wave == Wave::kAngle) return who + angle + Fmt(" = %.6g rad", value);
+    return who + (c.wave == Wave::kCos ? "cos(" : "sin(") + angle + Fmt(") = %.4f", value);
+  }
+
+  // HF's apply_multimodal_rotary_pos_emb / apply_rotary_pos_emb: v * cos + rotate_half(v) * sin
+  // with cos and sin of the token's M-RoPE angles; `position` is the table's (offset + token).
+  void RotateQuery(int64_t position, double* v) const override { Rotate(position, v); }
+  void RotateKey(int64_t position, double* v) const override { Rotate(position, v); }
+
+ private:
+  const MropeParams& m() const { return params_.mrope(); }
+  MropeAxis Axis(const WaveColumn& c) const { return axes_[static_cast<size_t>(c.pair)]; }
+  // The first token after `token` (a text token) that is not text, or the end of the table.
+  int64_t TextRunEnd(int64_t token) const {
+    for (const MropeSequence::Image& im : seq_.images()) {
+      if (im.image.at > token) return im.image.at;
+    }
+    return rows();
+  }
+  void Rotate(int64_t position, double* v) const {
+    const int64_t h = freq_.d_rot / 2;
+    const bool half = m().pairing == RopePairing::kHalf;
+    const int64_t token = std::clamp<int64_t>(position - params_.offset, 0, rows() - 1);
+    const MropeIds ids = seq_.Ids(token);
+    for (int64_t i = 0; i < h; ++i) {
+      const double angle = static_cast<double>(ids[axes_[static_cast<size_t>(i)]]) *
+                           freq_.pairs[static_cast<size_t>(i)].scaled;
+      const double c = std::cos(angle), s = std::sin(angle);
+      double& x = v[half ? i : 2 * i];
+      double& y = v[half ? i + h : 2 * i + 1];
+      const double x0 = x, y0 = y;
+      x = x0 * c - y0 * s;
+      y = y0 * c + x0 * s;
+    }
+  }
+
+  MropeSequence seq_;
+  RopeFrequencies freq_;
+  std::vector<WaveColumn> columns_;  // (cols): RoPE's columns
+  std::vector<MropeAxis> axes_;      // (d_rot / 2): the axis of each pair
+};
+
+}  // namespace
+
+Result<EncodingPtr> MakeMropeEncoding(const EncodingParams& params) {
+  return EncodingPtr(std::make_shared<MropeEncoding>(params));
+}
+
+}  // namespace pe

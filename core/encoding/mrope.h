@@ -1,0 +1,107 @@
+// Multimodal RoPE (M-RoPE) of Qwen2-VL, Qwen2.5-VL and Qwen3-VL: RoPE whose pairs turn by one
+// of three position ids per token, t (time), h (row) and w (column), instead of one.
+//
+// Position ids (HF transformers, models/qwen2_vl/modeling_qwen2_vl.py,
+// Qwen2VLModel.get_rope_index): text tokens take t = h = w = the next id, one more per token.
+// An image of T x H x W patches (the grid after the spatial merge, taken as given here) takes,
+// for its patch (a, b, c) in row-major order, (t0 + a, t0 + b, t0 + c) with t0 the next id
+// (get_rope_index's `text_len + st_idx`); the text after it resumes at the largest id so far + 1
+// (`st_idx = llm_pos_ids_list[-1].max() + 1`), i.e. t0 + max(T, H, W). Ids start at the table's
+// offset (0 in a model's prefill).
+//
+// Which pair takes which id, for d_rot / 2 pairs and mrope_section (T, H, W), T + H + W =
+// d_rot / 2:
+//   chunked (modeling_qwen2_vl.py, apply_multimodal_rotary_pos_emb: cos split by
+//            mrope_section * 2, chunk k taking axis k % 3): pairs [0, T) take t, [T, T + H) h,
+//            [T + H, d_rot / 2) w. With the half pairing, dims i and i + d_rot / 2 both belong
+//            to pair i, which is why HF repeats the section for the second half of cos.
+//   interleaved (models/qwen3_vl/modeling_qwen3_vl.py, Qwen3VLTextRotaryEmbedding
+//            .apply_interleaved_mrope: freqs of axis 1 at slice(1, 3 H, 3), of axis 2 at
+//            slice(2, 3 W, 3), axis 0 elsewhere): pair i takes h when i % 3 == 1 and i < 3 H,
+//            w when i % 3 == 2 and i < 3 W, t otherwise. HF checks nothing else, so with
+//            [24, 20, 20] and 64 pairs t has pairs 0, 3, ..., 57 and 60..63 (24 in all).
+// Pair i turns by id_axis(i) * theta^(-2i/d_rot), RoPE's frequency; no scaling, attention
+// factor 1, d_rot = d_model (the head dim).
+//
+// The natural table, (rows, cols), row r = token r of the sequence:
+//   cos, sin: (max_len, d_rot) in the pairing's layout (rope_encoding.h), column j holding
+//             cos / sin of id_axis(pair(j)) * w_pair(j)
+//   angle:    (max_len, d_rot / 2), id_axis(i) * w_i
+// A text token's row is RoPE's row at its id, bit for bit (the same fill); an image token's
+// column j is RoPE's table at position id_axis(pair(j)), column j.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "encoding/encoding.h"
+
+namespace pe {
+
+// At most this many images in a sequence.
+inline constexpr size_t kMaxMropeImages = 4096;
+
+// The axes, as get_rope_index stacks them: 0 = t, 1 = h, 2 = w.
+enum class MropeAxis : uint8_t { kT = 0, kH = 1, kW = 2 };
+char MropeAxisLetter(MropeAxis axis);  // 't', 'h', 'w'
+
+// "at=3,grid=1x2x2", and a list of them joined by ';'.
+std::string MropeImageText(const MropeImage& image);
+std::string MropeImagesText(const std::vector<MropeImage>& images);
+// Images separated by ';' or new lines (a repeated flag), each "at=P,grid=TxHxW" (P >= 0, T, H,
+// W >= 1, whole decimal numbers); empty text: none. Errors name `flag`, the rule and the text.
+Result<std::vector<MropeImage>> ParseMropeImages(const std::string& flag, const std::string& text);
+// "16,24,24" or "auto" and back: three whole numbers >= 0, or none.
+std::string MropeSectionText(const std::optional<std::array<int64_t, 3>>& section);
+Result<std::optional<std::array<int64_t, 3>>> ParseMropeSection(const std::string& flag,
+                                                                const std::string& text);
+// The section in force for `pairs` = d_rot / 2 pairs: the one given, or "auto": chunked takes
+// Qwen2-VL's 1 : 1.5 : 1.5 (T = pairs / 4, H = ceil((pairs - T) / 2), W the rest: 16, 24, 24
+// for 64 pairs), interleaved Qwen3-VL's (H = W = floor(5 pairs / 16), T the rest: 24, 20, 20).
+std::array<int64_t, 3> MropeSection(const MropeParams& params, int64_t pairs);
+
+// The axis of each of `pairs` pairs under the layout and section (no check of the sum).
+std::vector<MropeAxis> MropePairAxes(const MropeParams& params, int64_t pairs);
+
+// A token's three ids.
+struct MropeIds {
+  std::array<int64_t, 3> id = {0, 0, 0};  // t, h, w
+  int64_t operator[](MropeAxis a) const { return id[static_cast<size_t>(a)]; }
+  bool operator==(const MropeIds&) const = default;
+};
+
+// The sequence's images in token order with their first ids, and every token's ids, computed
+// on demand in O(log images) (valid params).
+class MropeSequence {
+ public:
+  struct Image {
+    MropeImage image;
+    int64_t first_id = 0;  // t0
+    int64_t tokens() const { return image.t * image.h * image.w; }
+  };
+  explicit MropeSequence(const EncodingParams& params);
+  int64_t tokens() const { return tokens_; }
+  const std::vector<Image>& images() const { return images_; }  // sorted by `at`
+  // The index into images() of the image token `token` belongs to, or -1 for a text token.
+  int ImageOf(int64_t token) const;
+  MropeIds Ids(int64_t token) const;
+
+ private:
+  int64_t tokens_ = 0;
+  int64_t offset_ = 0;
+  std::vector<Image> images_;
+  // shrink_[k]: ids not used by the tokens before image k (sum of T H W - max(T, H, W)); one
+  // more entry for the text after the last image.
+  std::vector<int64_t> shrink_;
+};
+
+// Theta, d_model (even, >= 2), the section's sum, the images' grids and places: an error naming
+// the flag, the rule and the value.
+Status ValidateMropeParams(const EncodingParams& params);
+// The M-RoPE Encoding (valid params).
+Result<EncodingPtr> MakeMropeEncoding(const EncodingParams& params);
+
+}  // namespace pe
