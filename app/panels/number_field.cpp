@@ -89,6 +89,8 @@ constexpr ControlName kControlNames[] = {
     {"--causal", "causal mask"},
     {"--dtype", "format"},
     {"--preset", "preset"},
+    {"--rope-proportion", "rotating proportion"},
+    {"--yarn-truncate", "truncate"},
 };
 
 bool FlagChar(char c) {

@@ -7,6 +7,8 @@
 // one s * L (the table length without a scaling); Llama 3 adds its high-frequency bound L / high
 // (below it pairs are kept; above L / low, which is L with the default low factor 1, they are
 // interpolated); YaRN adds its correction range as vertical lines at the pairs low and high.
+// Proportional RoPE's still pairs (frequency 0, an infinite wavelength) have no place on the
+// log axis: they are a row of marks along the top edge, named in the legend.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -62,7 +64,12 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
   f.title = "Wavelength 2\xcf\x80/\xce\xb8 of each rotated pair (RoPE, theta " + Num(rope.theta) +
             (scaled ? ", " + std::string(RopeScalingName(rope.scaling)) + " x" + Num(rope.factor)
                     : std::string()) +
-            ", d_rot " + std::to_string(freqs.d_rot) + ")";
+            ", d_rot " + std::to_string(freqs.d_rot) +
+            (freqs.rotating_pairs < half ? ", proportion " + Num(rope.proportion) + ": " +
+                                               std::to_string(freqs.rotating_pairs) + " of " +
+                                               std::to_string(half) + " pairs turn"
+                                         : std::string()) +
+            ")";
   f.x = {"pair i", false, false, true};
   f.y = {"log10 wavelength (positions)", false, false};
   const double x0 = -0.5, x1 = static_cast<double>(half) - 0.5;
@@ -103,7 +110,9 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
 
   // The legend: lines first, then the treatments with their counts, then the references.
   int64_t counts[3] = {0, 0, 0};
-  for (const RopePair& p : freqs.pairs) ++counts[static_cast<int>(p.treatment)];
+  for (const RopePair& p : freqs.pairs) {
+    if (p.scaled > 0.0) ++counts[static_cast<int>(p.treatment)];  // still pairs counted apart
+  }
   if (scaled) {
     f.legend.push_back({"original \xce\xb8_i = theta^(-2i/d_rot)", grey});
     f.legend.push_back(
@@ -125,13 +134,23 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
          yarn_color});
   }
 
-  // y: every wavelength and reference line, with 6% room.
+  // y: every finite wavelength and reference line, with 6% room.
   double lo = INFINITY, hi = -INFINITY;
   for (const RopePair& p : freqs.pairs) {
     for (double theta : {p.original, p.scaled}) {
+      if (!(theta > 0.0)) continue;  // a still pair
       lo = std::min(lo, LogWavelength(theta));
       hi = std::max(hi, LogWavelength(theta));
     }
+  }
+  const Rgba8 still_color{110, 110, 115, 255};
+  if (freqs.rotating_pairs < half) {
+    const int64_t n = half - freqs.rotating_pairs;
+    f.legend.push_back({"frequency 0 (never turns, wavelength infinite): pairs " +
+                            std::to_string(freqs.rotating_pairs) + " to " +
+                            std::to_string(half - 1) + " (" + std::to_string(n) +
+                            (n == 1 ? " pair), along the top" : " pairs), along the top"),
+                        still_color});
   }
   for (const Ref& r : refs) {
     lo = std::min(lo, std::log10(r.length));
@@ -162,8 +181,22 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
     by_treatment[t].color = TreatmentColor(static_cast<PairTreatment>(t));
     by_treatment[t].marker_radius = dot;
   }
+  FigureSeries still;  // the pairs of frequency 0, along the top edge
+  still.color = still_color;
+  still.line_width = 3.0;
+  still.marker_radius = dot;
+  const double top = f.view.y1 - pad * 0.5;
   for (const RopePair& p : freqs.pairs) {
     const auto x = static_cast<double>(p.index);
+    if (!(p.scaled > 0.0)) {
+      still.xs.push_back(x);
+      still.ys.push_back(top);
+      if (dots) {
+        still.marker_xs.push_back(x);
+        still.marker_ys.push_back(top);
+      }
+      continue;
+    }
     original.xs.push_back(x);
     original.ys.push_back(LogWavelength(p.original));
     line.xs.push_back(x);
@@ -200,6 +233,7 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
       if (!s.marker_xs.empty()) f.series.push_back(std::move(s));
     }
   }
+  if (!still.xs.empty()) f.series.push_back(std::move(still));
   return f;
 }
 
