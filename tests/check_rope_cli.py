@@ -4,7 +4,8 @@
     check_rope_cli.py PE_EXPLORER
 
 For each case (every rope_scaling, both pairings, a partial rotary fraction, a table that starts
-at a later position) and each part it runs
+at a later position; YaRN without truncation and with mscales, Llama 4 Scout's equal factors,
+proportional RoPE) and each part it runs
 
     pe-explorer export --scheme rope --d-model D --max-len L [--offset O] [rope flags]
                        --part cos|sin|angle --view heatmap -o out.npy
