@@ -451,13 +451,16 @@ void DrawRopeControls(AppState& state) {
       const double prop_wave =
           2.0 * std::numbers::pi *
           std::pow(r.theta, 2.0 * static_cast<double>(k - 1) / static_cast<double>(pe.d_model));
-      WrappedText(
-          Printf("At share %g: partial RoPE's slowest pair (%lld of %lld dims) repeats "
-                 "every %.4g positions; p-RoPE's slowest turning pair (%lld of %lld "
-                 "pairs) every %.4g, the other %lld never turn.",
-                 share, static_cast<long long>(d_rot), static_cast<long long>(pe.d_model),
-                 partial_wave, static_cast<long long>(k), static_cast<long long>(pe.d_model / 2),
-                 prop_wave, static_cast<long long>(pe.d_model / 2 - k)));
+      WrappedText(Printf(
+          "At share %g: partial RoPE's slowest pair (%lld of %lld dims) repeats "
+          "every %.4g positions; p-RoPE's slowest turning pair (%lld of %lld "
+          "pairs) every %.4g%s.",
+          share, static_cast<long long>(d_rot), static_cast<long long>(pe.d_model), partial_wave,
+          static_cast<long long>(k), static_cast<long long>(pe.d_model / 2), prop_wave,
+          k < pe.d_model / 2
+              ? Printf(", the other %lld never turn", static_cast<long long>(pe.d_model / 2 - k))
+                    .c_str()
+              : ""));
     }
   }
   const char* parts[] = {"cos", "sin", "angle p\xc2\xb7\xce\xb8"};
