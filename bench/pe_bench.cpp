@@ -181,15 +181,18 @@ void BM_SinusoidalPE(benchmark::State& state) {
 
 // Every scheme's natural table through the Encoding interface (what exports and the window
 // use): learned (a copy of its table), RoPE cos / sin / angle in both pairings and with YaRN's
-// attention factor, and LongRoPE's per-pair long factors (a ramp from 1 to 64, past the original
-// length). Args: rows, cols (the head dimension for RoPE).
+// attention factor, LongRoPE's per-pair long factors (a ramp from 1 to 64, past the original
+// length), YaRN untruncated with DeepSeek's mscales, and proportional RoPE (a quarter of the
+// pairs turn, the rest have frequency 0). Args: rows, cols (the head dimension for RoPE).
 enum class Table {
   kLearned,
   kRopeCosHalf,
   kRopeSinInterleaved,
   kRopeAngle,
   kRopeYarnCos,
-  kRopeLongropeCos
+  kRopeLongropeCos,
+  kRopeYarnMscaleCos,
+  kRopeProportionalCos
 };
 
 EncodingParams SchemeParams(const benchmark::State& state, Table table) {
@@ -219,6 +222,15 @@ EncodingParams SchemeParams(const benchmark::State& state, Table table) {
       r.long_factor.push_back(1.0 + 63.0 * static_cast<double>(i) / static_cast<double>(h));
     }
   }
+  if (table == Table::kRopeYarnMscaleCos) {
+    r.scaling = RopeScaling::kYarn;
+    r.factor = 32;
+    r.original_max_len = 4096;
+    r.yarn_truncate = false;
+    r.mscale = 1.0;
+    r.mscale_all_dim = 0.707;
+  }
+  if (table == Table::kRopeProportionalCos) r.proportion = 0.25;
   p.scheme = r;
   return p;
 }
@@ -340,6 +352,8 @@ PE_TABLE_BENCHMARK(Table::kRopeSinInterleaved, "BM_Table_rope_sin_interleaved");
 PE_TABLE_BENCHMARK(Table::kRopeAngle, "BM_Table_rope_angle");
 PE_TABLE_BENCHMARK(Table::kRopeYarnCos, "BM_Table_rope_yarn_cos");
 PE_TABLE_BENCHMARK(Table::kRopeLongropeCos, "BM_Table_rope_longrope_cos");
+PE_TABLE_BENCHMARK(Table::kRopeYarnMscaleCos, "BM_Table_rope_yarn_mscale_cos");
+PE_TABLE_BENCHMARK(Table::kRopeProportionalCos, "BM_Table_rope_proportional_cos");
 #undef PE_TABLE_BENCHMARK
 BENCHMARK(BM_SinusoidalPENaive)->Args({8192, 1024})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ComputePeTableFresh)->Args({8192, 1024})->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -4,7 +4,8 @@
     check_rope_cli.py PE_EXPLORER
 
 For each case (every rope_scaling, both pairings, a partial rotary fraction, a table that starts
-at a later position) and each part it runs
+at a later position; YaRN without truncation and with mscales, Llama 4 Scout's equal factors,
+proportional RoPE) and each part it runs
 
     pe-explorer export --scheme rope --d-model D --max-len L [--offset O] [rope flags]
                        --part cos|sin|angle --view heatmap -o out.npy
@@ -78,6 +79,19 @@ CASES = [
          scaling="linear", factor=2.0),
     dict(name="offset 777 llama3", d=64, length=600, offset=777, theta=500000.0,
          scaling="llama3", factor=8.0, low=1.0, high=4.0, original=8192),
+    # HF v5: YaRN truncate false (GPT-OSS), mscale / mscale_all_dim (DeepSeek), Llama 4 Scout's
+    # equal low / high factors, and Gemma 4's proportional rope type (the table stays d wide,
+    # the still pairs are cos 1, sin 0).
+    dict(name="yarn gpt-oss truncate false", d=64, length=1000, theta=150000.0, scaling="yarn",
+         factor=32.0, original=4096, truncate=False),
+    dict(name="yarn deepseek mscale", d=64, length=1000, theta=10000.0, scaling="yarn",
+         factor=40.0, original=4096, mscale=1.0, mscale_all_dim=0.707),
+    dict(name="llama4 scout", d=128, length=1000, theta=500000.0, scaling="llama3",
+         factor=16.0, low=1.0, high=1.0, original=8192),
+    dict(name="proportional gemma4", d=256, length=400, theta=1000000.0, scaling="none",
+         proportion=0.25),
+    dict(name="proportional linear", d=64, length=500, offset=30, theta=10000.0,
+         scaling="linear", factor=8.0, proportion=0.3),
 ]
 
 
@@ -85,7 +99,8 @@ def reference_case(case):
     """The case in rope_reference.scaled_frequencies' form."""
     r = dict(d_model=case["d"], fraction=case.get("fraction", 1.0), theta=case["theta"],
              scaling=case["scaling"])
-    for key in ("factor", "original", "beta_fast", "beta_slow", "attention", "low", "high"):
+    for key in ("factor", "original", "beta_fast", "beta_slow", "attention", "low", "high",
+                "truncate", "mscale", "mscale_all_dim", "proportion"):
         if key in case:
             r[key] = case[key]
     if case["scaling"] == "dynamic-ntk":
@@ -101,10 +116,14 @@ def cli_flags(case):
     named = (("fraction", "--rotary-fraction"), ("factor", "--scaling-factor"),
              ("original", "--original-max-len"), ("beta_fast", "--beta-fast"),
              ("beta_slow", "--beta-slow"), ("attention", "--attention-factor"),
-             ("low", "--low-freq-factor"), ("high", "--high-freq-factor"))
+             ("low", "--low-freq-factor"), ("high", "--high-freq-factor"),
+             ("mscale", "--mscale"), ("mscale_all_dim", "--mscale-all-dim"),
+             ("proportion", "--rope-proportion"))
     for key, flag in named:
         if key in case:
             flags += [flag, repr(case[key])]
+    if "truncate" in case:
+        flags += ["--yarn-truncate", "true" if case["truncate"] else "false"]
     if case["scaling"] == "dynamic-ntk" and not case.get("auto_seq"):
         flags += ["--sequence-len", str(case["seq"])]
     return flags
@@ -206,6 +225,10 @@ def check(exe, out_dir):
          lambda c: reference_table(c, "half", "cos", attention_override=1.0)),
         ("llama3 angle is not the unscaled angle", llama3, "half", "angle",
          lambda c: reference_table(c, "half", "angle", unscaled=True)),
+        ("gpt-oss truncate false is not the truncated table", CASES[15], "half", "angle",
+         lambda c: reference_table(dict(c, truncate=True), "half", "angle")),
+        ("proportional is not the whole head turning", CASES[18], "half", "cos",
+         lambda c: reference_table(dict(c, proportion=1.0), "half", "cos")),
     ]
     for label, case, pairing, part, make_wrong in wrong:
         got, problem = run_export(exe, cli_flags(case), pairing, part, out_dir)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "encoding/rope.h"
@@ -275,6 +276,175 @@ TEST(RopeFrequencies, Llama3KeepsBlendsAndInterpolates) {
   EXPECT_EQ(f.pairs[35].treatment, PairTreatment::kInterpolated);
 }
 
+// YaRN with HF v5's truncate and mscale keys (modeling_rope_utils.py, _compute_yarn_parameters:
+// find_correction_range(..., truncate), get_mscale(scale, mscale) = 0.1 mscale ln(scale) + 1).
+// Numbers worked in numpy from those formulas.
+EncodingParams Yarn(int64_t d, double theta, double factor, int64_t original) {
+  EncodingParams p = Rope(d, theta, RopeScaling::kYarn, factor);
+  p.rope().original_max_len = original;
+  return p;
+}
+
+TEST(RopeFrequencies, YarnMscaleRatioIsTheAttentionFactor) {
+  EncodingParams p = Yarn(64, 10000.0, 40.0, 4096);
+  p.rope().mscale = 1.0;
+  p.rope().mscale_all_dim = 1.0;
+  EXPECT_EQ(Compute(p).attention_factor, 1.0);  // DeepSeek-V3: exactly 1
+  // HF tests both for truth: mscale_all_dim 0 falls back to get_mscale(40) = 0.1 ln 40 + 1.
+  p.rope().mscale_all_dim = 0.0;
+  EXPECT_NEAR(Compute(p).attention_factor, 1.3688879, 5e-8);
+  p.rope().mscale = 0.0;
+  p.rope().mscale_all_dim = 1.0;
+  EXPECT_NEAR(Compute(p).attention_factor, 1.3688879, 5e-8);
+  // (0.1 ln 40 + 1) / (0.0707 ln 40 + 1), numpy: 1.0857263992561355
+  p.rope().mscale = 1.0;
+  p.rope().mscale_all_dim = 0.707;
+  EXPECT_NEAR(Compute(p).attention_factor, 1.0857263992561355, 1e-14);
+  EXPECT_EQ(RopeYarnMscale(1.0, 5.0), 1.0);  // scale <= 1: 1
+  // A given attention factor wins over both (HF reads it first).
+  p.rope().attention_factor = 0.5;
+  EXPECT_EQ(Compute(p).attention_factor, 0.5);
+}
+
+TEST(RopeFrequencies, YarnTruncateFalseKeepsTheFractionalEnds) {
+  // GPT-OSS: beta 32 / 1, factor 32, original 4096, base 150000, head 64.
+  EncodingParams p = Yarn(64, 150000.0, 32.0, 4096);
+  p.rope().yarn_truncate = false;
+  RopeFrequencies f = Compute(p);
+  EXPECT_NEAR(f.yarn_low, 8.092779, 5e-7);
+  EXPECT_NEAR(f.yarn_high, 17.398025, 5e-7);
+  EXPECT_NEAR(f.attention_factor, 1.34657359, 5e-9);
+  // Pair 8 is below the fractional low end: kept; pair 18 past the high end: interpolated.
+  EXPECT_EQ(f.pairs[8].treatment, PairTreatment::kKept);
+  EXPECT_EQ(f.pairs[9].treatment, PairTreatment::kBlended);
+  EXPECT_EQ(f.pairs[17].treatment, PairTreatment::kBlended);
+  EXPECT_EQ(f.pairs[18].treatment, PairTreatment::kInterpolated);
+  // numpy: pair 9's ramp weight 1 - (9 - 8.092779) / (17.398025 - 8.092779)
+  ExpectRelNear(3.1705696185e-02, f.pairs[9].scaled, 1e-10, "pair 9");
+  ExpectRelNear(1.2931870125e-04, f.pairs[17].scaled, 1e-10, "pair 17");
+  p.rope().yarn_truncate = true;
+  f = Compute(p);
+  EXPECT_EQ(f.yarn_low, 8.0);
+  EXPECT_EQ(f.yarn_high, 18.0);
+  EXPECT_EQ(f.pairs[17].treatment, PairTreatment::kBlended);
+  ExpectRelNear(3.1620752275e-02, f.pairs[9].scaled, 1e-10, "truncated pair 9");
+  ExpectRelNear(2.2794779580e-04, f.pairs[17].scaled, 1e-10, "truncated pair 17");
+}
+
+TEST(RopeFrequencies, YarnRangesOfQwenAndDeepSeek) {
+  // Qwen2.5 / Qwen3: head 128, base 1e6, original 32768, factor 4.
+  RopeFrequencies f = Compute(Yarn(128, 1e6, 4.0, 32768));
+  EXPECT_EQ(f.yarn_low, 23.0);
+  EXPECT_EQ(f.yarn_high, 40.0);
+  EXPECT_NEAR(f.attention_factor, 1.13862944, 5e-9);
+  // DeepSeek-V3's rope head: 64, base 1e4, original 4096, factor 40.
+  f = Compute(Yarn(64, 1e4, 40.0, 4096));
+  EXPECT_EQ(f.yarn_low, 10.0);
+  EXPECT_EQ(f.yarn_high, 23.0);
+}
+
+TEST(RopeFrequencies, Llama3WithEqualFactorsHasNoBlendBand) {
+  // Llama 4 Scout: factor 16, low_freq_factor = high_freq_factor = 1, original 8192. HF's
+  // _compute_llama3_parameters keeps pairs with wavelength < 8192, divides the longer ones;
+  // its 0 / 0 smooth factor is masked out. The whole vector is checked against numpy in
+  // RopeGolden (llama4_scout).
+  EncodingParams p = Rope(128, 500000.0, RopeScaling::kLlama3, 16.0);
+  p.rope().low_freq_factor = 1.0;
+  p.rope().high_freq_factor = 1.0;
+  p.rope().original_max_len = 8192;
+  const RopeFrequencies f = Compute(p);
+  int kept = 0, divided = 0, blended = 0;
+  for (const RopePair& pair : f.pairs) {
+    const double wavelen = 2.0 * std::numbers::pi / pair.original;
+    if (pair.treatment == PairTreatment::kKept) {
+      ++kept;
+      EXPECT_LT(wavelen, 8192.0);
+      EXPECT_EQ(pair.scaled, pair.original);
+    } else if (pair.treatment == PairTreatment::kInterpolated) {
+      ++divided;
+      EXPECT_GT(wavelen, 8192.0);
+      EXPECT_EQ(pair.scaled, pair.original / 16.0);
+    } else {
+      ++blended;
+    }
+    EXPECT_TRUE(std::isfinite(pair.scaled));
+  }
+  EXPECT_EQ(kept, 35);
+  EXPECT_EQ(divided, 29);
+  EXPECT_EQ(blended, 0);
+}
+
+TEST(RopeFrequencies, ProportionStillsThePairsPastTheShare) {
+  // Gemma 4 global layers: head 256, P 0.25, base 1e6 (HF _compute_proportional_rope_parameters):
+  // 32 pairs turn at 1e6^(-2i/256), 96 have frequency 0.
+  EncodingParams p = Rope(256, 1e6);
+  p.rope().proportion = 0.25;
+  EXPECT_EQ(RopeRotatingPairs(p), 32);
+  const RopeFrequencies f = Compute(p);
+  EXPECT_EQ(f.d_rot, 256);  // the table stays the whole head wide
+  ASSERT_EQ(f.pairs.size(), 128u);
+  EXPECT_EQ(f.rotating_pairs, 32);
+  for (const RopePair& pair : f.pairs) {
+    if (pair.index < 32) {
+      ExpectRelNear(std::pow(1e6, -2.0 * static_cast<double>(pair.index) / 256.0), pair.scaled,
+                    1e-15, "pair " + std::to_string(pair.index));
+    } else {
+      EXPECT_EQ(pair.original, 0.0);
+      EXPECT_EQ(pair.scaled, 0.0);
+    }
+  }
+  // The slowest rotating wavelength, 2 pi 1e6^(62/256) = 178.36304104734475 positions (numpy),
+  // against partial RoPE's at the same share, 2 pi 1e6^(62/64) = 4080185.126271958.
+  ExpectRelNear(178.36304104734475, 2.0 * std::numbers::pi / f.pairs[31].scaled, 1e-13,
+                "slowest rotating wavelength");
+  EncodingParams partial = Rope(256, 1e6);
+  partial.rope().rotary_fraction = 0.25;
+  const RopeFrequencies g = Compute(partial);
+  EXPECT_EQ(g.d_rot, 64);
+  EXPECT_EQ(g.rotating_pairs, 32);
+  ExpectRelNear(4080185.126271958, 2.0 * std::numbers::pi / g.pairs[31].scaled, 1e-13,
+                "partial slowest");
+  // HF's int(P * d // 2): 64 * 0.3 = 19.2 -> 9 pairs; linear divides the rotating ones only.
+  EncodingParams q = Rope(64, 10000.0, RopeScaling::kLinear, 8.0);
+  q.rope().proportion = 0.3;
+  const RopeFrequencies h = Compute(q);
+  EXPECT_EQ(h.rotating_pairs, 9);
+  EXPECT_EQ(h.pairs[8].scaled, h.pairs[8].original / 8.0);
+  EXPECT_GT(h.pairs[8].scaled, 0.0);
+  EXPECT_EQ(h.pairs[9].scaled, 0.0);
+}
+
+TEST(RopeValidation, ProportionAndMscaleRefusalsNameFlagRuleAndValue) {
+  EncodingParams p = Rope(64);
+  const std::pair<double, const char*> bad[] = {
+      {0.0, "got 0"}, {-0.5, "got -0.5"}, {1.5, "got 1.5"}};
+  for (const auto& [value, says] : bad) {
+    p.rope().proportion = value;
+    ExpectMentions(Refusal(p), {"--rope-proportion", "(0, 1]", says});
+  }
+  p.rope().proportion = NAN;
+  ExpectMentions(Refusal(p), {"--rope-proportion", "(0, 1]", "got nan"});
+  p.rope().proportion = 0.01;  // floor(0.64 / 2) = 0 pairs
+  ExpectMentions(Refusal(p), {"--rope-proportion", "at least one rotating pair", "got 0.01",
+                              "d_model 64", "that is 0"});
+  p.rope().proportion = 0.5;
+  p.rope().rotary_fraction = 0.5;
+  ExpectMentions(Refusal(p), {"--rope-proportion", "--rotary-fraction", "cannot both be below 1"});
+  p.rope().rotary_fraction = 1.0;
+  p.rope().scaling = RopeScaling::kYarn;
+  ExpectMentions(Refusal(p), {"--rope-proportion", "none or linear", "got yarn"});
+  p.rope().scaling = RopeScaling::kLinear;
+  EXPECT_TRUE(ValidateRopeParams(p).ok());
+  p = Rope(64);
+  p.rope().mscale = -1.0;
+  ExpectMentions(Refusal(p), {"mscale", ">= 0", "got -1"});
+  p.rope().mscale = INFINITY;
+  ExpectMentions(Refusal(p), {"mscale", "finite", "got inf"});
+  p = Rope(64);
+  p.rope().mscale_all_dim = -0.5;
+  ExpectMentions(Refusal(p), {"mscale_all_dim", ">= 0", "got -0.5"});
+}
+
 TEST(RopeFrequencies, RotaryFractionRotatesAPrefix) {
   EncodingParams p = Rope(64);
   p.rope().rotary_fraction = 0.25;
@@ -350,7 +520,7 @@ TEST(RopeValidation, MessagesNameTheParameterRangeAndValue) {
   ExpectMentions(Refusal(p), {"low_freq_factor", "greater than 0", "got 0"});
   p.rope().low_freq_factor = 2.0;
   p.rope().high_freq_factor = 1.5;
-  ExpectMentions(Refusal(p), {"high_freq_factor", "greater than low_freq_factor (2)", "got 1.5"});
+  ExpectMentions(Refusal(p), {"high_freq_factor", ">= low_freq_factor (2)", "got 1.5"});
   p = Rope(64);
 
   p.rope().sequence_len = -1;
@@ -369,6 +539,9 @@ struct RopeGolden {
   double low_freq_factor, high_freq_factor;
   int64_t d_rot;
   double base, attention_factor;
+  bool truncate;
+  double mscale, mscale_all_dim, proportion;
+  int64_t rotating_pairs;
   std::vector<double> scaled;
 };
 
@@ -388,8 +561,13 @@ TEST(RopeGolden, EveryScalingMatchesTheNumpyReference) {
     if (g.attention_factor_given != 0.0) r.attention_factor = g.attention_factor_given;
     r.low_freq_factor = g.low_freq_factor;
     r.high_freq_factor = g.high_freq_factor;
+    r.yarn_truncate = g.truncate;
+    r.mscale = g.mscale;
+    r.mscale_all_dim = g.mscale_all_dim;
+    r.proportion = g.proportion;
     const RopeFrequencies f = Compute(p);
     EXPECT_EQ(f.d_rot, g.d_rot) << g.name;
+    EXPECT_EQ(f.rotating_pairs, g.rotating_pairs) << g.name;
     ExpectRelNear(g.base, f.base, 1e-12, std::string(g.name) + " base");
     ExpectRelNear(g.attention_factor, f.attention_factor, 1e-12,
                   std::string(g.name) + " attention factor");

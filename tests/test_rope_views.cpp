@@ -277,6 +277,46 @@ TEST(RopeViews, FiguresBuildAndRenderForEveryScalingAndPairing) {
   }
 }
 
+// Proportional RoPE's still pairs (frequency 0, wavelength infinite) have no logarithm: the
+// frequencies and spectrum views keep every coordinate finite, mark each still pair along the
+// edge and name them in the legend; the frequencies table writes their wavelength as inf.
+TEST(RopeViews, ProportionalStillPairsAreMarkedNotPlottedAtInfinity) {
+  ModelParams m = RopeModel(256);
+  m.pe.rope().theta = 1e6;
+  m.pe.rope().proportion = 0.25;  // 32 of 128 pairs turn
+  for (ViewKind view : {ViewKind::kFrequencies, ViewKind::kSpectrum, ViewKind::kRotation}) {
+    const std::string what(ViewName(view));
+    const Result<Figure> f = BuildViewFigure(view, m, DefaultViews(m), {}, FigureFormat::kPng);
+    ASSERT_TRUE(f.ok()) << what << ": " << f.message();
+    const Figure& fig = f.value();
+    EXPECT_TRUE(std::isfinite(fig.view.y0) && std::isfinite(fig.view.y1)) << what;
+    size_t marks_at_pairs_32_on = 0;  // dots, or the points of a stroke along the edge
+    for (const FigureSeries& s : fig.series) {
+      for (size_t k = 0; k < s.ys.size(); ++k) {
+        EXPECT_TRUE(std::isfinite(s.ys[k])) << what;
+        if (s.xs[k] >= 31.5 && s.color == Rgba8{110, 110, 115, 255}) ++marks_at_pairs_32_on;
+      }
+      for (size_t k = 0; k < s.marker_ys.size(); ++k) {
+        EXPECT_TRUE(std::isfinite(s.marker_ys[k])) << what;
+        if (s.marker_xs[k] >= 31.5 && s.color == Rgba8{110, 110, 115, 255}) {
+          ++marks_at_pairs_32_on;
+        }
+      }
+    }
+    if (view == ViewKind::kRotation) continue;
+    // The still pairs' colour, from pair 32 on (one mark each, or a stroke along the edge).
+    EXPECT_GE(marks_at_pairs_32_on, 2u) << what;
+    std::string legend;
+    for (const FigureLegendItem& it : fig.legend) legend += it.label + "\n";
+    EXPECT_NE(legend.find("frequency 0 (never turns"), std::string::npos) << legend;
+    EXPECT_NE(legend.find("96"), std::string::npos) << legend;
+  }
+  const std::string csv = Table(ViewKind::kFrequencies, m, {}, TableFormat::kCsv);
+  EXPECT_NE(csv.find("\n31,0.035226945,0.035226945,178.36304,178.36304,"), std::string::npos)
+      << csv.substr(0, 400);
+  EXPECT_NE(csv.find("\n32,0,0,inf,inf,"), std::string::npos);
+}
+
 TEST(RopeViews, RotationLegendNamesThePairsDims) {
   const ModelParams half = RopeModel(128);
   const Result<Figure> f =

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iterator>
+#include <numbers>
 #include <optional>
 #include <span>
 #include <utility>
@@ -127,6 +128,16 @@ void DrawRopeExplanation(const AppState&, const Derived& derived) {
       "%g^(-2i/%lld).",
       static_cast<long long>(f.d_rot), static_cast<long long>(p.d_model), static_cast<long long>(h),
       r.theta, static_cast<long long>(f.d_rot)));
+  if (f.rotating_pairs < h) {
+    const double slowest =
+        2.0 * std::numbers::pi / f.pairs[static_cast<size_t>(f.rotating_pairs - 1)].scaled;
+    WrappedText(Printf(
+        "Proportional (p-RoPE, proportion %g): only the first %lld of the %lld pairs turn; the "
+        "other %lld have frequency 0, never turn (cos 1, sin 0) and carry meaning free of "
+        "position. The slowest turning pair repeats every %.4g positions.",
+        r.proportion, static_cast<long long>(f.rotating_pairs), static_cast<long long>(h),
+        static_cast<long long>(h - f.rotating_pairs), slowest));
+  }
   if (r.pairing == RopePairing::kHalf) {
     WrappedText(Printf("Pairing half (HF rotate_half): dim i turns with dim i + %lld.",
                        static_cast<long long>(h)));
@@ -535,9 +546,50 @@ void DrawRopeControls(AppState& state) {
              "Which dims turn together: half pairs dim i with i + d_rot/2 (HF Llama, "
              "GPT-NeoX); interleaved pairs 2i with 2i+1 (Meta's Llama, GPT-J, RoFormer).");
   if (NumberField(state, "rotary fraction", r.rotary_fraction, &f64,
-                  "Share of the head dims that rotate, (0, 1] (GPT-NeoX: 0.25); the rest pass "
-                  "through unchanged. d_rot must come out even.")) {
+                  "GPT-NeoX partial RoPE: the share of the head dims that rotate, (0, 1] "
+                  "(GPT-NeoX: 0.25), with exponents over those dims; the rest are left out of "
+                  "the table and pass through unchanged. d_rot must come out even.")) {
     EditField(state, "rotary fraction", "--rotary-fraction", FieldNumberText(f64));
+  }
+  ImGui::TextDisabled("GPT-NeoX partial: the rest left out");
+  if (NumberField(state, "rotating proportion", r.proportion, &f64,
+                  "p-RoPE (Gemma 4's proportional RoPE), (0, 1]: the first floor(P d / 2) pairs "
+                  "turn at theta^(-2i/d) with d the whole head; the other pairs never turn "
+                  "(frequency 0: cos 1, sin 0) and stay in the table.")) {
+    EditField(state, "rotating proportion", "--rope-proportion", FieldNumberText(f64));
+  }
+  ImGui::TextDisabled("p-RoPE: the rest never turn");
+  {
+    // The slowest rotating pair of each at the share set (the one below 1, else 1): partial
+    // RoPE's exponent runs over d_rot, p-RoPE's over the whole head, so p-RoPE's slowest pair
+    // is far faster.
+    const EncodingParams& pe = state.params.pe;
+    const double share = std::min(r.rotary_fraction, r.proportion);
+    EncodingParams partial = pe, prop = pe;
+    partial.rope().rotary_fraction = share;
+    partial.rope().proportion = 1.0;
+    prop.rope().rotary_fraction = 1.0;
+    prop.rope().proportion = share;
+    const int64_t d_rot = RopeRotaryDims(partial);
+    const int64_t k = RopeRotatingPairs(prop);
+    if (share > 0.0 && share <= 1.0 && d_rot >= 2 && k >= 1 && pe.d_model >= 2) {
+      const double partial_wave =
+          2.0 * std::numbers::pi *
+          std::pow(r.theta, static_cast<double>(d_rot - 2) / static_cast<double>(d_rot));
+      const double prop_wave =
+          2.0 * std::numbers::pi *
+          std::pow(r.theta, 2.0 * static_cast<double>(k - 1) / static_cast<double>(pe.d_model));
+      WrappedText(Printf(
+          "At share %g: partial RoPE's slowest pair (%lld of %lld dims) repeats "
+          "every %.4g positions; p-RoPE's slowest turning pair (%lld of %lld "
+          "pairs) every %.4g%s.",
+          share, static_cast<long long>(d_rot), static_cast<long long>(pe.d_model), partial_wave,
+          static_cast<long long>(k), static_cast<long long>(pe.d_model / 2), prop_wave,
+          k < pe.d_model / 2
+              ? Printf(", the other %lld never turn", static_cast<long long>(pe.d_model / 2 - k))
+                    .c_str()
+              : ""));
+    }
   }
   const char* parts[] = {"cos", "sin", "angle p\xc2\xb7\xce\xb8"};
   const char* part_names[] = {"cos", "sin", "angle"};
@@ -584,10 +636,29 @@ void DrawRopeControls(AppState& state) {
       EditField(state, "attention factor", "--attention-factor",
                 custom ? FieldNumberText(RopeYarnDefaultAttentionFactor(r.factor)) : "default");
     }
-    ItemTooltip("Off: YaRN's default 0.1 ln(s) + 1, applied to cos and sin as HF does.");
+    ItemTooltip(
+        "Off: YaRN's default 0.1 ln(s) + 1, or the mscale ratio when both mscales are set, "
+        "applied to cos and sin as HF does.");
     if (r.attention_factor && NumberField(state, "attention factor", *r.attention_factor, &f64,
                                           "Multiplies cos and sin (> 0).")) {
       EditField(state, "attention factor", "--attention-factor", FieldNumberText(f64));
+    }
+    bool truncate = r.yarn_truncate;
+    if (ImGui::Checkbox("truncate", &truncate)) {
+      EditField(state, "truncate", "--yarn-truncate", truncate ? "true" : "false");
+    }
+    ItemTooltip(
+        "On (HF's default): floor the correction range's low end and ceil its high end. Off "
+        "(GPT-OSS): keep both fractional.");
+    if (NumberField(state, "mscale", r.mscale, &f64,
+                    "DeepSeek's mscale (>= 0; 0: not given). With mscale_all_dim also set, the "
+                    "attention factor is (0.1 mscale ln s + 1) / (0.1 mscale_all_dim ln s + 1).")) {
+      EditField(state, "mscale", "--mscale", FieldNumberText(f64));
+    }
+    if (NumberField(state, "mscale_all_dim", r.mscale_all_dim, &f64,
+                    "DeepSeek's mscale_all_dim (>= 0; 0: not given): the attention factor's "
+                    "denominator.")) {
+      EditField(state, "mscale_all_dim", "--mscale-all-dim", FieldNumberText(f64));
     }
   }
   if (r.scaling == RopeScaling::kLongrope) DrawLongropeControls(state);

@@ -91,6 +91,8 @@ constexpr ControlName kControlNames[] = {
     {"--preset", "preset"},
     {"--attention-window", "mask"},
     {"--softmax-scale", "softmax scale"},
+    {"--rope-proportion", "rotating proportion"},
+    {"--yarn-truncate", "truncate"},
 };
 
 bool FlagChar(char c) {

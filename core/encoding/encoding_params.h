@@ -84,6 +84,18 @@ struct RopeParams {
   std::vector<double> short_factor;
   std::vector<double> long_factor;
   int64_t max_position_embeddings = 131072;
+  // YaRN's find_correction_range: floor the fast end and ceil the slow end (HF's default);
+  // false keeps the fractional ends (GPT-OSS's config sets truncate false).
+  bool yarn_truncate = true;
+  // YaRN's mscale and mscale_all_dim (DeepSeek): when both are non-zero (HF tests them for
+  // truth, so 0 is "not given"), the attention factor is get_mscale(s, mscale) /
+  // get_mscale(s, mscale_all_dim), get_mscale(s, m) = 0.1 m ln s + 1 (1 for s <= 1).
+  double mscale = 0.0;
+  double mscale_all_dim = 0.0;
+  // Proportional RoPE (p-RoPE; Gemma 4's "proportional" rope type): the first
+  // floor(proportion * d / 2) pairs turn at theta^(-2i/d) over the WHOLE head dim d, the others
+  // have frequency 0 (cos 1, sin 0); the table stays d wide. In (0, 1]; 1: every pair turns.
+  double proportion = 1.0;
   bool operator==(const RopeParams&) const = default;
 };
 

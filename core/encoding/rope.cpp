@@ -186,10 +186,12 @@ Status ValidateRopeParams(const EncodingParams& params) {
     return InvalidArgument("Llama 3 low_freq_factor must be a finite number greater than 0, got " +
                            FormatNumber(r.low_freq_factor));
   }
-  if (!Finite(r.high_freq_factor) || !(r.high_freq_factor > r.low_freq_factor)) {
-    return InvalidArgument(
-        "Llama 3 high_freq_factor must be a finite number greater than low_freq_factor (" +
-        FormatNumber(r.low_freq_factor) + "), got " + FormatNumber(r.high_freq_factor));
+  if (!Finite(r.high_freq_factor) || !(r.high_freq_factor >= r.low_freq_factor)) {
+    // Equal factors (Llama 4 Scout: 1 and 1) leave no blend band; HF accepts them
+    // (_compute_llama3_parameters only warns).
+    return InvalidArgument("Llama 3 high_freq_factor must be a finite number >= low_freq_factor (" +
+                           FormatNumber(r.low_freq_factor) + "), got " +
+                           FormatNumber(r.high_freq_factor));
   }
   if (r.sequence_len < 0) {
     return InvalidArgument(
@@ -203,7 +205,58 @@ Status ValidateRopeParams(const EncodingParams& params) {
   if (r.scaling == RopeScaling::kLongrope) {
     if (Status s = ValidateLongropeFactors(r, RopeRotaryDims(params) / 2); !s.ok()) return s;
   }
+  if (!Finite(r.mscale) || !(r.mscale >= 0.0)) {
+    return InvalidArgument("YaRN mscale must be a finite number >= 0 (0: not given), got " +
+                           FormatNumber(r.mscale));
+  }
+  if (!Finite(r.mscale_all_dim) || !(r.mscale_all_dim >= 0.0)) {
+    return InvalidArgument("YaRN mscale_all_dim must be a finite number >= 0 (0: not given), got " +
+                           FormatNumber(r.mscale_all_dim));
+  }
+  if (!(r.proportion > 0.0 && r.proportion <= 1.0)) {
+    return InvalidArgument("rope proportion (--rope-proportion) must be in (0, 1], got " +
+                           FormatNumber(r.proportion));
+  }
+  if (r.proportion < 1.0) {
+    // HF keeps one key, partial_rotary_factor, for both: the "proportional" rope type reads it
+    // as the rotating proportion over the whole head, every other type as the share of the head
+    // in the table. A config cannot ask for both, so neither can these flags.
+    if (r.rotary_fraction < 1.0) {
+      return InvalidArgument(
+          "rope proportion (--rope-proportion) " + FormatNumber(r.proportion) +
+          " and rotary fraction (--rotary-fraction) " + FormatNumber(r.rotary_fraction) +
+          " cannot both be below 1: HF's partial_rotary_factor is one or the other (p-RoPE keeps "
+          "the whole head and stills the rest, partial RoPE leaves the rest out); set one to 1");
+    }
+    // HF's proportional rope type divides by its factor and does nothing else.
+    if (r.scaling != RopeScaling::kNone && r.scaling != RopeScaling::kLinear) {
+      return InvalidArgument("rope proportion (--rope-proportion) " + FormatNumber(r.proportion) +
+                             " below 1 works with --rope-scaling none or linear (HF's "
+                             "proportional rope type divides by factor only), got " +
+                             std::string(RopeScalingName(r.scaling)));
+    }
+    const int64_t k = RopeRotatingPairs(params);
+    if (k < 1) {
+      return InvalidArgument(
+          "rope proportion (--rope-proportion) must leave at least one rotating pair, "
+          "floor(proportion * d_model / 2) >= 1, got " +
+          FormatNumber(r.proportion) + " (with d_model " + std::to_string(params.d_model) +
+          " that is " + std::to_string(k) + ")");
+    }
+  }
   return {};
+}
+
+int64_t RopeRotatingPairs(const EncodingParams& params) {
+  // HF _compute_proportional_rope_parameters: rope_angles = int(rope_proportion * head_dim // 2),
+  // the product rounded to double, then halved and floored. Without a proportion below 1 every
+  // pair of d_rot turns.
+  const RopeParams& r = params.rope();
+  const int64_t d = RopeRotaryDims(params);
+  if (!(r.proportion < 1.0)) return d / 2;
+  const double product = static_cast<double>(params.d_model) * r.proportion;
+  if (!(product >= 0.0)) return 0;
+  return std::min(static_cast<int64_t>(std::floor(product / 2.0)), d / 2);
 }
 
 int64_t RopeDynamicSequenceLength(const EncodingParams& params) {
@@ -228,8 +281,23 @@ double RopeLongropeDefaultAttentionFactor(int64_t max_position_embeddings, int64
 
 double RopeYarnDefaultAttentionFactor(double factor) {
   // HF _compute_yarn_parameters, get_mscale(factor) with mscale 1.
+  return RopeYarnMscale(factor, 1.0);
+}
+
+double RopeYarnMscale(double factor, double mscale) {
+  // HF _compute_yarn_parameters, get_mscale(scale, mscale).
   if (factor <= 1.0) return 1.0;
-  return 0.1 * std::log(factor) + 1.0;
+  return 0.1 * mscale * std::log(factor) + 1.0;
+}
+
+double RopeYarnAttentionFactor(const RopeParams& r) {
+  // HF _compute_yarn_parameters: a given attention_factor wins; else, when mscale and
+  // mscale_all_dim are both truthy, their ratio; else get_mscale(factor).
+  if (r.attention_factor) return *r.attention_factor;
+  if (r.mscale != 0.0 && r.mscale_all_dim != 0.0) {
+    return RopeYarnMscale(r.factor, r.mscale) / RopeYarnMscale(r.factor, r.mscale_all_dim);
+  }
+  return RopeYarnDefaultAttentionFactor(r.factor);
 }
 
 RopeFrequencies ComputeRopeFrequencies(const EncodingParams& params) {
@@ -241,11 +309,15 @@ RopeFrequencies ComputeRopeFrequencies(const EncodingParams& params) {
   out.base = r.theta;
   const long double log_theta = std::log(static_cast<long double>(r.theta));
   const int64_t n = d / 2;
+  // Proportional RoPE (HF _compute_proportional_rope_parameters): pairs from rotating on have
+  // frequency 0 before any scaling, and dividing by a factor keeps them 0.
+  const int64_t rotating = RopeRotatingPairs(params);
+  out.rotating_pairs = rotating;
   out.pairs.resize(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     RopePair& p = out.pairs[static_cast<size_t>(i)];
     p.index = i;
-    p.original = PairFrequency(log_theta, i, d);
+    p.original = i < rotating ? PairFrequency(log_theta, i, d) : 0.0;
     p.scaled = p.original;
     p.treatment = PairTreatment::kKept;
     p.ramp = 1.0;
@@ -312,15 +384,21 @@ RopeFrequencies ComputeRopeFrequencies(const EncodingParams& params) {
         return (dd * std::log(original_len / (rotations * 2.0 * std::numbers::pi))) /
                (2.0 * std::log(r.theta));
       };
-      // find_correction_range with truncate (HF's default): floor the fast end, ceil the slow
-      // end, then clamp to [0, d - 1] (d, not d/2, as HF does).
-      const double low = std::max(std::floor(correction_dim(r.beta_fast)), 0.0);
-      double high = std::min(std::ceil(correction_dim(r.beta_slow)), dd - 1.0);
+      // find_correction_range: with truncate (HF's default) floor the fast end and ceil the
+      // slow end; without it (GPT-OSS) keep both fractional; then clamp to [0, d - 1] (d, not
+      // d/2, as HF does).
+      double low = correction_dim(r.beta_fast);
+      double high = correction_dim(r.beta_slow);
+      if (r.yarn_truncate) {
+        low = std::floor(low);
+        high = std::ceil(high);
+      }
+      low = std::max(low, 0.0);
+      high = std::min(high, dd - 1.0);
       if (low == high) high += 0.001;  // linear_ramp_factor's guard against a zero width
       out.yarn_low = low;
       out.yarn_high = high;
-      out.attention_factor =
-          r.attention_factor ? *r.attention_factor : RopeYarnDefaultAttentionFactor(factor);
+      out.attention_factor = RopeYarnAttentionFactor(r);
       for (RopePair& p : out.pairs) {
         // linear_ramp_factor: 0 up to low, 1 from high (in float32 in HF, double here). The
         // extrapolation weight (of the original frequency) is 1 minus it.
@@ -335,7 +413,12 @@ RopeFrequencies ComputeRopeFrequencies(const EncodingParams& params) {
     }
 
     case RopeScaling::kLlama3: {
-      // _compute_llama3_parameters: thresholds on the wavelength 2 pi / w.
+      // _compute_llama3_parameters: thresholds on the wavelength 2 pi / w. With
+      // low_freq_factor == high_freq_factor (Llama 4 Scout) the blend band is the one
+      // wavelength original / low_freq_factor: HF computes its smooth factor as 0 / 0 (NaN) and
+      // Meta's apply_scaling asserts the factors differ; such a pair keeps its frequency here.
+      // Every other pair is kept or divided, as in HF. A zero frequency (proportional RoPE) has
+      // an infinite wavelength: divided, and stays 0.
       const double original_len = static_cast<double>(r.original_max_len);
       const double low_freq_wavelen = original_len / r.low_freq_factor;
       const double high_freq_wavelen = original_len / r.high_freq_factor;
@@ -345,7 +428,7 @@ RopeFrequencies ComputeRopeFrequencies(const EncodingParams& params) {
         if (wavelen > low_freq_wavelen) {
           p.scaled = p.original / factor;
           weight = 0.0;
-        } else if (wavelen < high_freq_wavelen) {
+        } else if (wavelen < high_freq_wavelen || r.high_freq_factor == r.low_freq_factor) {
           weight = 1.0;
         } else {
           // The smooth factor: 0 at the low-frequency threshold, 1 at the high one.

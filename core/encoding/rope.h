@@ -18,12 +18,19 @@
 //               0.1 ln(factor) + 1 unless given                         (_compute_yarn_parameters)
 //  llama3:      pairs whose wavelength 2 pi / w_i is below original / high_freq_factor keep w_i,
 //               above original / low_freq_factor use w_i / factor, in between a blend weighted
-//               by original / wavelength                              (_compute_llama3_parameters)
+//               by original / wavelength (no band when the factors are equal: Llama 4)
+//                                                                     (_compute_llama3_parameters)
 //  longrope:    w_i / ext_i, ext = long_factor when the sequence is longer than original, else
 //               short_factor (one number per pair); cos and sin times an attention factor,
 //               sqrt(1 + ln s / ln original) with s = max_position_embeddings / original (1 when
 //               s <= 1) unless given          (_compute_longrope_parameters; the list chosen by
 //               the sequence length as dynamic_rope_update's longrope_frequency_update does)
+//  proportion:  p-RoPE (Barbero et al. 2025, "Round and Round We Go"; Gemma 4's proportional
+//               type): with d the whole head dim, pairs i < floor(P d / 2) turn at theta^(-2i/d),
+//               the rest at frequency 0; then / factor (linear)
+//                                                        (_compute_proportional_rope_parameters)
+// HF v5's modeling_rope_utils.py also gives YaRN `truncate` (floor / ceil of the correction
+// range, default true) and DeepSeek's mscale / mscale_all_dim for its attention factor.
 //
 // How each pair is treated, compared with its unscaled frequency (RopePair::treatment, ramp):
 //  - kept: scaled == original exactly; ramp 1.
@@ -67,9 +74,9 @@ struct RopeFrequencies {
   double base = 0;              // the base actually used (theta, or NTK / dynamic-NTK's base')
   double attention_factor = 1;  // multiplies cos and sin (YaRN; 1 otherwise)
   std::vector<RopePair> pairs;  // (d_rot / 2)
-  // YaRN only: the correction range in pairs after HF's floor / ceil and clamp to
-  // [0, d_rot - 1] (high + 0.001 when both are equal). Pairs <= low keep their frequency, pairs
-  // >= high are interpolated.
+  // YaRN only: the correction range in pairs after HF's floor / ceil (with truncate) and clamp
+  // to [0, d_rot - 1] (high + 0.001 when both are equal). Pairs <= low keep their frequency,
+  // pairs >= high are interpolated.
   double yarn_low = 0;
   double yarn_high = 0;
   // Dynamic NTK only: the sequence length the base was computed for (RopeDynamicSequenceLength).
@@ -80,16 +87,20 @@ struct RopeFrequencies {
   std::vector<double> longrope_short;
   std::vector<double> longrope_long;
   bool longrope_uses_long = false;
+  // Pairs [0, rotating_pairs) turn; the rest have frequency 0 (proportional RoPE). d_rot / 2
+  // without a proportion below 1.
+  int64_t rotating_pairs = 0;
 };
 
 // Every RoPE parameter in range, or an error naming the parameter, its allowed range and the
 // value given: theta finite > 1; rotary_fraction in (0, 1] giving an even d_rot >= 2;
 // factor finite >= 1; original_max_len >= 1; beta_fast > beta_slow > 0, both finite;
-// attention_factor finite > 0 when given; 0 < low_freq_factor < high_freq_factor, both finite;
-// sequence_len >= 0; max_position_embeddings >= 1. LongRoPE alone: short and long factor lists
-// given, d_rot / 2 finite numbers > 0 each. All but the lists are checked whatever the scaling
-// (the defaults are valid). d_model,
-// max_len and offset are checked with the shape, d_model in [1, 65536].
+// attention_factor finite > 0 when given; 0 < low_freq_factor <= high_freq_factor, both finite;
+// sequence_len >= 0; max_position_embeddings >= 1; mscale, mscale_all_dim finite >= 0;
+// proportion in (0, 1] leaving a rotating pair, and below 1 only with rotary_fraction 1 and
+// scaling none or linear. LongRoPE alone: short and long factor lists given, d_rot / 2 finite
+// numbers > 0 each. All but the lists are checked whatever the scaling (the defaults are
+// valid). d_model, max_len and offset are checked with the shape, d_model in [1, 65536].
 Status ValidateRopeParams(const EncodingParams& params);
 
 // int(d_model * rotary_fraction), as HF computes the rotary dimension (the product in double,
@@ -111,6 +122,17 @@ double RopeLongropeDefaultAttentionFactor(int64_t max_position_embeddings, int64
 // YaRN's default attention factor (HF get_mscale with mscale 1): 0.1 ln(factor) + 1, or 1 for
 // factor <= 1.
 double RopeYarnDefaultAttentionFactor(double factor);
+
+// HF get_mscale(factor, mscale): 0.1 mscale ln(factor) + 1, or 1 for factor <= 1.
+double RopeYarnMscale(double factor, double mscale);
+
+// YaRN's attention factor in HF's order: attention_factor when given, else
+// get_mscale(s, mscale) / get_mscale(s, mscale_all_dim) when both are non-zero, else the default.
+double RopeYarnAttentionFactor(const RopeParams& r);
+
+// Proportional RoPE's rotating pairs, floor(proportion * d_model / 2) as HF's int(p * d // 2);
+// d_rot / 2 when proportion is 1.
+int64_t RopeRotatingPairs(const EncodingParams& params);
 
 // All pairs of valid `params` (an assert checks that the scheme is RoPE).
 RopeFrequencies ComputeRopeFrequencies(const EncodingParams& params);

@@ -638,6 +638,30 @@ Status SetAttentionFactor(const ParamField& f, ModelParams& m, const std::string
   return {};
 }
 
+// --yarn-truncate true|false (HF's truncate key, a JSON bool).
+Status SetYarnTruncate(const ParamField& f, ModelParams& m, const std::string& text) {
+  if (text != "true" && text != "false") {
+    return InvalidArgument(std::string(f.flag) + " must be true or false, got \"" + text + "\"");
+  }
+  m.pe.rope().yarn_truncate = text == "true";
+  return {};
+}
+
+// The YaRN and proportional RoPE fields are recorded only away from their defaults, so figures
+// made without them keep their metadata.
+bool YarnTruncateOff(const ModelParams& m) {
+  return !m.pe.rope().yarn_truncate;
+}
+bool MscaleGiven(const ModelParams& m) {
+  return m.pe.rope().mscale != 0.0;
+}
+bool MscaleAllDimGiven(const ModelParams& m) {
+  return m.pe.rope().mscale_all_dim != 0.0;
+}
+bool ProportionBelowOne(const ModelParams& m) {
+  return m.pe.rope().proportion != 1.0;
+}
+
 std::string DimsText(const ParamField&, const ModelParams& m) {
   std::string s;
   for (int64_t d : m.curve_dims) {
@@ -1024,6 +1048,33 @@ const ParamField kFields[] = {
      "LongRoPE max_position_embeddings M: the extended context; s = M / original sets the "
      "default attention factor (>= 1)",
      kRope, Int(AT(m.pe.rope().max_position_embeddings), 1, kMaxPosition + 1), &LongropeOnly},
+    {"yarn_truncate", "--yarn-truncate",
+     "YaRN: floor / ceil the correction range's ends, true (HF's default) or false (GPT-OSS: "
+     "keep the fractional ends)",
+     kRope,
+     Custom(
+         "BOOL",
+         [](const ParamField&,
+            const ModelParams&
+                m) { return std::string(m.pe.rope().yarn_truncate ? "true" : "false"); },
+         &SetYarnTruncate),
+     &YarnOnly, &YarnTruncateOff},
+    {"mscale", "--mscale",
+     "YaRN mscale (DeepSeek; >= 0, 0: not given): with --mscale-all-dim, attention factor "
+     "(0.1 mscale ln s + 1) / (0.1 mscale_all_dim ln s + 1)",
+     kRope, Number(AT(m.pe.rope().mscale), AtLeast(0, "a finite number >= 0 (0: not given)")),
+     &YarnOnly, &MscaleGiven},
+    {"mscale_all_dim", "--mscale-all-dim",
+     "YaRN mscale_all_dim (DeepSeek; >= 0, 0: not given), the attention factor's denominator",
+     kRope,
+     Number(AT(m.pe.rope().mscale_all_dim), AtLeast(0, "a finite number >= 0 (0: not given)")),
+     &YarnOnly, &MscaleAllDimGiven},
+    {"rope_proportion", "--rope-proportion",
+     "Proportional RoPE (p-RoPE, Gemma 4), (0, 1]: the first floor(P d / 2) pairs turn at "
+     "theta^(-2i/d) over the whole head, the rest never turn (frequency 0); the table stays d "
+     "wide. Unlike --rotary-fraction, which leaves the rest out",
+     kRope, Number(AT(m.pe.rope().proportion), Within(0, true, 1, "a number in (0, 1]")), nullptr,
+     &ProportionBelowOne},
     {"part", "--part",
      "RoPE / xPos table the heatmap shows and exports: cos, sin (max_len, d_rot) or angle "
      "(max_len, d_rot/2)",

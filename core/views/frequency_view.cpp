@@ -9,6 +9,8 @@
 // interpolated); YaRN adds its correction range as vertical lines at the pairs low and high.
 // LongRoPE draws both lists (the one the table uses as the scaled line, the other beside it)
 // with the switch at L and the extended context M.
+// Proportional RoPE's still pairs (frequency 0, an infinite wavelength) have no place on the
+// log axis: they are a row of marks along the top edge, named in the legend.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -67,7 +69,12 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
                             (freqs.longrope_uses_long ? "long" : "short") + " factors"
              : scaled ? ", " + std::string(RopeScalingName(rope.scaling)) + " x" + Num(rope.factor)
                       : std::string()) +
-            ", d_rot " + std::to_string(freqs.d_rot) + ")";
+            ", d_rot " + std::to_string(freqs.d_rot) +
+            (freqs.rotating_pairs < half ? ", proportion " + Num(rope.proportion) + ": " +
+                                               std::to_string(freqs.rotating_pairs) + " of " +
+                                               std::to_string(half) + " pairs turn"
+                                         : std::string()) +
+            ")";
   f.x = {"pair i", false, false, true};
   f.y = {"log10 wavelength (positions)", false, false};
   const double x0 = -0.5, x1 = static_cast<double>(half) - 0.5;
@@ -117,7 +124,9 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
 
   // The legend: lines first, then the treatments with their counts, then the references.
   int64_t counts[3] = {0, 0, 0};
-  for (const RopePair& p : freqs.pairs) ++counts[static_cast<int>(p.treatment)];
+  for (const RopePair& p : freqs.pairs) {
+    if (p.scaled > 0.0) ++counts[static_cast<int>(p.treatment)];  // still pairs counted apart
+  }
   // LongRoPE: the list the table does not use, as a second line beside the scaled one.
   const Rgba8 other_color = SeriesRgba(0);
   const char* const used_list = freqs.longrope_uses_long ? "long" : "short";
@@ -153,10 +162,11 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
          yarn_color});
   }
 
-  // y: every wavelength and reference line, with 6% room.
+  // y: every finite wavelength and reference line, with 6% room.
   double lo = INFINITY, hi = -INFINITY;
   for (const RopePair& p : freqs.pairs) {
     for (double theta : {p.original, p.scaled}) {
+      if (!(theta > 0.0)) continue;  // a still pair
       lo = std::min(lo, LogWavelength(theta));
       hi = std::max(hi, LogWavelength(theta));
     }
@@ -166,6 +176,15 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
   for (double theta : other_freqs) {
     lo = std::min(lo, LogWavelength(theta));
     hi = std::max(hi, LogWavelength(theta));
+  }
+  const Rgba8 still_color{110, 110, 115, 255};
+  if (freqs.rotating_pairs < half) {
+    const int64_t n = half - freqs.rotating_pairs;
+    f.legend.push_back({"frequency 0 (never turns, wavelength infinite): pairs " +
+                            std::to_string(freqs.rotating_pairs) + " to " +
+                            std::to_string(half - 1) + " (" + std::to_string(n) +
+                            (n == 1 ? " pair), along the top" : " pairs), along the top"),
+                        still_color});
   }
   for (const Ref& r : refs) {
     lo = std::min(lo, std::log10(r.length));
@@ -196,8 +215,22 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
     by_treatment[t].color = TreatmentColor(static_cast<PairTreatment>(t));
     by_treatment[t].marker_radius = dot;
   }
+  FigureSeries still;  // the pairs of frequency 0, along the top edge
+  still.color = still_color;
+  still.line_width = 3.0;
+  still.marker_radius = dot;
+  const double top = f.view.y1 - pad * 0.5;
   for (const RopePair& p : freqs.pairs) {
     const auto x = static_cast<double>(p.index);
+    if (!(p.scaled > 0.0)) {
+      still.xs.push_back(x);
+      still.ys.push_back(top);
+      if (dots) {
+        still.marker_xs.push_back(x);
+        still.marker_ys.push_back(top);
+      }
+      continue;
+    }
     original.xs.push_back(x);
     original.ys.push_back(LogWavelength(p.original));
     line.xs.push_back(x);
@@ -249,6 +282,7 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
       if (!s.marker_xs.empty()) f.series.push_back(std::move(s));
     }
   }
+  if (!still.xs.empty()) f.series.push_back(std::move(still));
   return f;
 }
 

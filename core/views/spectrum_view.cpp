@@ -165,10 +165,27 @@ Result<Figure> SpectrumFigure(const ViewContext& c) {
                           Num(kTwoPi / length) + " on the frequency scale",
                       ref_color});
 
-  // y: every value and both reference lines, with 6% room.
+  // Proportional RoPE's still pairs (frequency 0: no finite logarithm) are marked along the top
+  // (wavelength infinite) and bottom (frequency 0) edges instead of on the lines.
+  int64_t still_first = n, still_count = 0;
+  for (const SpectrumPair& p : s.pairs) {
+    if (p.scaled > 0.0) continue;
+    still_first = std::min(still_first, p.pair);
+    ++still_count;
+  }
+  const Rgba8 still_color{110, 110, 115, 255};
+  if (still_count > 0) {
+    f.legend.push_back(
+        {"frequency 0 (never turns, wavelength infinite): " + std::to_string(still_count) + of +
+             " from pair " + std::to_string(still_first) + ", along the top and bottom edges",
+         still_color});
+  }
+
+  // y: every finite value and both reference lines, with 6% room.
   double lo = std::min(log_l, log_w), hi = std::max(log_l, log_w);
   for (const SpectrumPair& p : s.pairs) {
     for (double w : {p.frequency, p.scaled}) {
+      if (!(w > 0.0)) continue;
       lo = std::min({lo, std::log10(w), std::log10(kTwoPi / w)});
       hi = std::max({hi, std::log10(w), std::log10(kTwoPi / w)});
     }
@@ -191,8 +208,21 @@ Result<Figure> SpectrumFigure(const ViewContext& c) {
   wave_line.line_width = freq_line.line_width = 1.6;
   wave_before.color = freq_before.color = grey;
   wave_before.line_width = freq_before.line_width = 1.4;
-  for (const SpectrumPair& p : s.pairs) {
+  FigureSeries still;
+  still.color = still_color;
+  still.line_width = 3.0;
+  std::vector<int> full_on_line;  // `full` of the pairs on the lines
+  for (size_t k = 0; k < s.pairs.size(); ++k) {
+    const SpectrumPair& p = s.pairs[k];
     const auto x = static_cast<double>(p.pair);
+    if (!(p.scaled > 0.0)) {
+      for (double y : {f.view.y1 - pad * 0.5, f.view.y0 + pad * 0.5}) {
+        still.marker_xs.push_back(x);
+        still.marker_ys.push_back(y);
+      }
+      continue;
+    }
+    full_on_line.push_back(full[k]);
     wave_line.xs.push_back(x);
     wave_line.ys.push_back(std::log10(kTwoPi / p.scaled));
     freq_line.xs.push_back(x);
@@ -221,10 +251,10 @@ Result<Figure> SpectrumFigure(const ViewContext& c) {
       dots[k].color = category_colors[k];
       dots[k].marker_radius = dot * 0.75;  // the line shows between the dots
     }
-    for (size_t k = 0; k < s.pairs.size(); ++k) {
+    for (size_t k = 0; k < full_on_line.size(); ++k) {
       for (const FigureSeries* line : {&wave_line, &freq_line}) {
-        dots[full[k]].marker_xs.push_back(line->xs[k]);
-        dots[full[k]].marker_ys.push_back(line->ys[k]);
+        dots[full_on_line[k]].marker_xs.push_back(line->xs[k]);
+        dots[full_on_line[k]].marker_ys.push_back(line->ys[k]);
       }
     }
     for (FigureSeries& d : dots) {
@@ -233,10 +263,26 @@ Result<Figure> SpectrumFigure(const ViewContext& c) {
   } else {
     // Pairs too dense for dots: the category colours the lines themselves.
     for (const FigureSeries* line : {&wave_line, &freq_line}) {
-      for (FigureSeries& run : CategoryRuns(line->xs, line->ys, full, category_colors, 3.0)) {
+      for (FigureSeries& run :
+           CategoryRuns(line->xs, line->ys, full_on_line, category_colors, 3.0)) {
         f.series.push_back(std::move(run));
       }
     }
+  }
+  if (!still.marker_xs.empty()) {
+    // A dot per still pair where they fit, else a thick stroke along each edge.
+    if (dot > 0) {
+      still.marker_radius = dot * 0.75;
+    } else {
+      for (double y : {f.view.y1 - pad * 0.5, f.view.y0 + pad * 0.5}) {
+        f.series.push_back(
+            HorizontalLine(y, static_cast<double>(still_first) - 0.5, x1, still_color));
+        f.series.back().line_width = 3.0;
+      }
+      still.marker_xs.clear();
+      still.marker_ys.clear();
+    }
+    if (!still.marker_xs.empty()) f.series.push_back(std::move(still));
   }
   return f;
 }
