@@ -35,8 +35,10 @@ class WaveTableEncoding : public Encoding {
   }
 
  protected:
-  WaveTableEncoding(EncodingParams params, std::vector<WaveColumn> columns)
-      : Encoding(std::move(params)), columns_(std::move(columns)) {}
+  // The parameters by reference: GCC 12 warns (maybe-uninitialized, a false positive) when a
+  // by-value EncodingParams holding RoPE's factor lists is destroyed inline here.
+  WaveTableEncoding(const EncodingParams& params, std::vector<WaveColumn> columns)
+      : Encoding(params), columns_(std::move(columns)) {}
   std::vector<WaveColumn> columns_;  // (cols)
 };
 
