@@ -428,43 +428,18 @@ void DrawTokenEmbeddingControls(AppState& state) {
   }
 }
 
-// The scaling combo (FieldCombo's frame and refusal), except that LongRoPE chosen without its
-// lists starts them at 1 for every pair (no change yet) in the same edit, so the window can
-// switch to it and take the model's lists in the editors below; the command line still refuses
-// --rope-scaling longrope without them.
-void ScalingCombo(AppState& state, std::span<const char* const> labels,
-                  std::span<const char* const> names) {
-  const char* label = "scaling";
+// LongRoPE chosen without its lists starts them at 1 for every pair (no change yet) in the same
+// edit, so the window can switch to it and take the model's lists in the editors below; the
+// command line still refuses --rope-scaling longrope without them.
+bool StartLongropeLists(AppState& state, const char* label, const std::string& name) {
   const RopeParams& r = state.params.pe.rope();
-  const std::string current(RopeScalingName(r.scaling));
-  int index = 0;
-  for (size_t k = 0; k < names.size(); ++k) {
-    if (current == names[k]) index = static_cast<int>(k);
-  }
-  FitComboWidth(label, labels);
-  const ImGuiID id = ImGui::GetID(label);
-  const auto it = state.fields.find(id);
-  const std::string reason = it != state.fields.end() ? it->second.error : std::string();
-  if (!reason.empty()) PushRefusedFrame();
-  const bool chosen = ImGui::Combo(label, &index, labels.data(), static_cast<int>(labels.size()));
-  if (!reason.empty()) PopRefusedFrame();
-  const char* tip =
-      "Context extension as in HF config.json rope_scaling: stretch the angles so a longer "
-      "context stays inside what training saw.";
-  ItemTooltip(reason.empty() ? tip : (reason + "\n\n" + tip).c_str());
-  if (!reason.empty()) state.refusal_line = std::string(label) + ": " + reason;
-  if (!chosen) return;
-  state.fields[id].error.clear();
-  const std::string name = names[static_cast<size_t>(index)];
-  if (name != "longrope" || (!r.short_factor.empty() && !r.long_factor.empty())) {
-    EditField(state, label, "--rope-scaling", name);
-    return;
-  }
+  if (name != "longrope" || (!r.short_factor.empty() && !r.long_factor.empty())) return false;
   const int64_t pairs = RopeRotaryDims(state.params.pe) / 2;
   std::string ones;
   for (int64_t k = 0; k < pairs; ++k) ones += k == 0 ? "1" : ",1";
   EditFields(state, label,
              {{"--rope-scaling", "longrope"}, {"--short-factor", ones}, {"--long-factor", ones}});
+  return true;
 }
 
 // A LongRoPE list: a text box that takes a pasted comma list (or a config.json array), applied
@@ -600,7 +575,10 @@ void DrawRopeControls(AppState& state) {
                             "YaRN", "Llama 3",     "LongRoPE (Phi-3)"};
   const char* scaling_names[] = {"none", "linear", "ntk",     "dynamic-ntk",
                                  "yarn", "llama3", "longrope"};
-  ScalingCombo(state, scalings, scaling_names);
+  FieldCombo(state, "scaling", "--rope-scaling", scalings, scaling_names,
+             "Context extension as in HF config.json rope_scaling: stretch the angles so a longer "
+             "context stays inside what training saw.",
+             &StartLongropeLists);
   if (r.scaling == RopeScaling::kNone) return;
   ImGui::Indent();
   if (r.scaling != RopeScaling::kLongrope &&
@@ -736,7 +714,7 @@ void WrappedText(const std::string& text) {
 
 void FieldCombo(AppState& state, const char* label, const char* flag,
                 std::span<const char* const> labels, std::span<const char* const> names,
-                const char* tip) {
+                const char* tip, ComboEdit edit) {
   const ParamField* field = FindParamField(flag);
   const std::string current = field->get(state.params);
   int index = 0;
@@ -756,7 +734,8 @@ void FieldCombo(AppState& state, const char* label, const char* flag,
   ItemTooltip(reason.empty() ? tip : (reason + "\n\n" + tip).c_str());
   if (chosen) {
     state.fields[id].error.clear();  // a new choice: its own answer
-    EditField(state, label, flag, names[static_cast<size_t>(index)]);
+    const std::string name = names[static_cast<size_t>(index)];
+    if (!edit || !edit(state, label, name)) EditField(state, label, flag, name);
   }
   if (!reason.empty()) state.refusal_line = std::string(label) + ": " + reason;
 }

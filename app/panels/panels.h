@@ -102,10 +102,12 @@ void EditFields(AppState& state, const char* label,
 Result<ModelParams> FieldEditResult(const ModelParams& params, const ParamField& field,
                                     const std::string& text);
 // A combo whose entries are a field's values: `names` as the command line spells them, `labels`
-// as the window shows them.
+// as the window shows them. `edit`, when given, makes the edit of a chosen name itself (and
+// returns true) where one choice needs more than its own field set.
+using ComboEdit = bool (*)(AppState& state, const char* label, const std::string& name);
 void FieldCombo(AppState& state, const char* label, const char* flag,
                 std::span<const char* const> labels, std::span<const char* const> names,
-                const char* tip);
+                const char* tip, ComboEdit edit = nullptr);
 // Text wrapped at spaces, so "6.28319e+09" or "-0.416" is never split across lines; only a word
 // wider than the panel on its own is broken inside (WrapText), so nothing is cut at the edge.
 void WrappedText(const std::string& text);
