@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <memory>
 
+#include "base/format_text.h"
+
 namespace pe {
 
 std::vector<double> AlibiSlopeExponents(int64_t heads, double max_bias) {
@@ -49,12 +51,6 @@ Status ValidateAlibiParams(const EncodingParams& params) {
 }
 
 namespace {
-
-std::string Fmt(const char* format, auto... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, format, args...);
-  return buf;
-}
 
 // Sum of the integers a, a + 1, ..., b (0 when b < a), in double.
 double SumRange(double a, double b) {

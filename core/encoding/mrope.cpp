@@ -6,16 +6,11 @@
 #include <cstdio>
 #include <memory>
 
+#include "base/format_text.h"
 #include "encoding/rope_encoding.h"
 
 namespace pe {
 namespace {
-
-std::string Fmt(const char* format, auto... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, format, args...);
-  return buf;
-}
 
 std::string Quote(const std::string& s) {
   return "\"" + s + "\"";

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "base/format_text.h"
 #include "encoding/wave_encoding.h"
 
 namespace pe {
@@ -49,12 +50,6 @@ std::vector<int64_t> InterleavedToHalfPermutation(int64_t d_rot) {
 }
 
 namespace {
-
-std::string Fmt(const char* format, auto... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, format, args...);
-  return buf;
-}
 
 class RopeEncoding final : public WaveTableEncoding {
  public:

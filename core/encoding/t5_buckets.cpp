@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "base/format_text.h"
 #include "base/random.h"
 #include "io/loaded_table.h"
 
@@ -120,12 +121,6 @@ Status ValidateT5Params(const EncodingParams& params) {
 }
 
 namespace {
-
-std::string Fmt(const char* format, auto... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, format, args...);
-  return buf;
-}
 
 // Runs of equal buckets over the distances d = 1, 2, ... of one side, for sums of the bias over
 // any range of relative positions without visiting them: sum_{d=1}^{D} g(d) = cum[k] +

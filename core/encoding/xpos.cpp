@@ -11,15 +11,11 @@
 #include <memory>
 #include <string>
 
+#include "base/format_text.h"
+
 namespace pe {
 
 namespace {
-
-std::string Fmt(const char* format, auto... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, format, args...);
-  return buf;
-}
 
 // The shortest text that reads back as the same double.
 std::string FormatNumber(double v) {
