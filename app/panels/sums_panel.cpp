@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <string>
 
+#include "encoding/scheme_descriptor.h"
 #include "panels/panels.h"
 #include "text/tokenizer.h"
 #include "ui/clipboard.h"
@@ -366,7 +367,8 @@ void NormLine(const SentenceResult& s, const ModelParams& m, int t) {
       : pe.kind() == Scheme::kLearned
           ? Printf("|W_pos| is about %.3g (%s)", InitStd(pe.learned().init, d) * rd,
                    InitFormula(pe.learned().init, d).c_str())
-      : pe.kind() == Scheme::kNope
+      : DescriptorOf(pe.kind()).family == Family::kAdded &&
+              DescriptorOf(pe.kind()).vector_symbol.empty()  // adds nothing: NoPE
           ? std::string(
                 "NoPE adds no position: PE is the zero vector, the model input is the "
                 "token embedding alone")
