@@ -113,7 +113,8 @@ Result<Figure> PositionIdsFigure(const ViewContext& c) {
     const double x0 = static_cast<double>(im.image.at) - 0.5;
     const double x1 = x0 + static_cast<double>(im.tokens());
     f.rects.push_back({x0, f.view.y0, x1, f.view.y1, shade, true, 1.0});
-    f.labels.push_back({x0, static_cast<double>(hi), ImageLabel(im.image), Rgba8{60, 60, 60, 255},
+    f.labels.push_back({x0, static_cast<double>(hi), ImageLabel(im.image),
+                        Rgba8{128, 128, 128, 255},
                         ImageLabel(im.image) + ": ids from " + std::to_string(im.first_id)});
   }
   if (!seq.images().empty()) f.legend.push_back({"shaded: an image's tokens", kNoColor});
