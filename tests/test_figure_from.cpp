@@ -440,5 +440,63 @@ TEST(FigureMetadataReader, ReadsBackWhatEachFormatWrites) {
   }
 }
 
+// M-RoPE's position-ids view: text 0, 1, 2; the 1 x 2 x 2 image at token 3 takes t0 = 3 and
+// (3, 3 + b, 3 + c) for its patch (0, b, c) in row-major order; the text after it resumes at
+// 3 + max(1, 2, 2) = 5 (HF transformers, modeling_qwen2_vl.py, Qwen2VLModel.get_rope_index;
+// worked by hand as in Mrope.PositionIdsOfTextImageTextWorkedByHand).
+constexpr int32_t kHandIds[9][3] = {{0, 0, 0}, {1, 1, 1}, {2, 2, 2}, {3, 3, 3}, {3, 3, 4},
+                                    {3, 4, 3}, {3, 4, 4}, {5, 5, 5}, {6, 6, 6}};
+constexpr const char* kPositionIdsFlags =
+    "export --scheme mrope --view position-ids --mrope-image \"at=3,grid=1x2x2\" --max-len 9";
+
+TEST_F(FigureFrom, PositionIdsTablesAreTheHandWorkedIds) {
+  ShellRun r = Shell(std::string(kPositionIdsFlags) + " -o " + Path("ids.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::string want = "token,t,h,w\n";
+  for (int k = 0; k < 9; ++k) {
+    want += std::to_string(k) + "," + std::to_string(kHandIds[k][0]) + "," +
+            std::to_string(kHandIds[k][1]) + "," + std::to_string(kHandIds[k][2]) + "\n";
+  }
+  EXPECT_EQ(ReadFile(Path("ids.csv")), want);
+
+  r = Shell(std::string(kPositionIdsFlags) + " -o " + Path("ids.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string npy = ReadFile(Path("ids.npy"));
+  ASSERT_GT(npy.size(), 10u + 9 * 3 * 4);
+  const size_t header = 10 + (static_cast<size_t>(static_cast<uint8_t>(npy[8])) |
+                              static_cast<size_t>(static_cast<uint8_t>(npy[9])) << 8);
+  const std::string dict = npy.substr(10, header - 10);
+  EXPECT_NE(dict.find("'descr': '<i4'"), std::string::npos) << dict;
+  EXPECT_NE(dict.find("'shape': (9, 3)"), std::string::npos) << dict;
+  ASSERT_EQ(npy.size(), header + 9 * 3 * 4);
+  for (size_t k = 0; k < 27; ++k) {
+    uint32_t v = 0;
+    for (size_t b = 0; b < 4; ++b) {
+      v |= static_cast<uint32_t>(static_cast<uint8_t>(npy[header + 4 * k + b])) << (8 * b);
+    }
+    EXPECT_EQ(static_cast<int32_t>(v), kHandIds[k / 3][k % 3]) << "value " << k;
+  }
+}
+
+TEST_F(FigureFrom, PositionIdsFigureRedrawsFromItsPngAndOtherSchemesAreRefused) {
+  ShellRun r = Shell(std::string(kPositionIdsFlags) + " -o " + Path("ids.png"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  r = Shell("export --from " + Path("ids.png") + " -o " + Path("again.png"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(ReadFile(Path("again.png")) == ReadFile(Path("ids.png")));
+
+  for (const char* scheme : {"rope", "sinusoidal", "alibi"}) {
+    r = Shell(std::string("export --scheme ") + scheme + " --view position-ids -o " +
+              Path(std::string(scheme) + ".csv"));
+    EXPECT_NE(r.code, 0) << scheme;
+    EXPECT_NE(r.output.find("the position-ids view needs three position ids per token (the "
+                            "mrope scheme); the " +
+                            std::string(scheme) + " scheme has no such view"),
+              std::string::npos)
+        << r.output;
+    EXPECT_FALSE(Exists(Path(std::string(scheme) + ".csv"))) << scheme;
+  }
+}
+
 }  // namespace
 }  // namespace pe

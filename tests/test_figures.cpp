@@ -359,7 +359,7 @@ TEST_F(Figures, NoTextIsCutAtSmallSizes) {
     SetScheme(m, scheme);
     m.pe.d_model = 64;
     m.check_table = table;
-    for (int v = 0; v <= static_cast<int>(ViewKind::kProjection); ++v) {
+    for (int v = 0; v < kViewKinds; ++v) {
       const ViewKind view = static_cast<ViewKind>(v);
       if (!ViewApplies(view, m.pe)) continue;
       if (view == ViewKind::kCheck && scheme != Scheme::kSinusoidal) continue;

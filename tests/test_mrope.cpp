@@ -17,6 +17,8 @@
 #include "encoding/encoding.h"
 #include "encoding/mrope.h"
 #include "model/param_fields.h"
+#include "views/figure_export.h"
+#include "views/view_registry.h"
 
 namespace pe {
 namespace {
@@ -293,6 +295,66 @@ TEST(Mrope, ImagesFieldReadsARepeatedFlagAndWritesOneList) {
   EXPECT_EQ(back.pe.mrope().images, m.pe.mrope().images);
   ASSERT_TRUE(f->set(back, "").ok());
   EXPECT_TRUE(back.pe.mrope().images.empty());
+}
+
+// The position-ids figure draws the ids worked by hand above (HF get_rope_index): a step per
+// token in three lines t, h, w, and the image's tokens 3..6 shaded and named.
+TEST(Mrope, PositionIdsFigureDrawsTheHandWorkedIdsAndShadesTheImage) {
+  ModelParams m;
+  SetScheme(m, Scheme::kMrope);
+  m.pe = Params(16, 9, {{3, 1, 2, 2}}, {2, 3, 3});
+  const int64_t want[3][9] = {
+      {0, 1, 2, 3, 3, 3, 3, 5, 6}, {0, 1, 2, 3, 3, 4, 4, 5, 6}, {0, 1, 2, 3, 4, 3, 4, 5, 6}};
+  Result<Figure> f = BuildViewFigure(ViewKind::kPositionIds, m, DefaultViews(m),
+                                     FigureSize{640, 400, 1}, FigureFormat::kPng);
+  ASSERT_TRUE(f.ok()) << f.message();
+  ASSERT_EQ(f.value().series.size(), 3u);
+  for (size_t a = 0; a < 3; ++a) {
+    const FigureSeries& s = f.value().series[a];
+    ASSERT_EQ(s.xs.size(), 18u) << a;
+    ASSERT_EQ(s.marker_ys.size(), 9u) << a;
+    for (size_t k = 0; k < 9; ++k) {
+      EXPECT_EQ(s.xs[2 * k], static_cast<double>(k) - 0.5);
+      EXPECT_EQ(s.xs[2 * k + 1], static_cast<double>(k) + 0.5);
+      EXPECT_EQ(s.ys[2 * k], static_cast<double>(want[a][k])) << "axis " << a << " token " << k;
+      EXPECT_EQ(s.ys[2 * k + 1], static_cast<double>(want[a][k]));
+      EXPECT_EQ(s.marker_ys[k], static_cast<double>(want[a][k]));
+    }
+  }
+  ASSERT_EQ(f.value().rects.size(), 1u);
+  EXPECT_EQ(f.value().rects[0].x0, 2.5);
+  EXPECT_EQ(f.value().rects[0].x1, 6.5);
+  ASSERT_EQ(f.value().labels.size(), 1u);
+  EXPECT_EQ(f.value().labels[0].text, "image 1x2x2 at token 3");
+  EXPECT_EQ(f.value().title,
+            "Position ids: each token's t, h and w (M-RoPE, chunked layout, section 2,3,3, "
+            "max_len = 9)");
+
+  SetScheme(m, Scheme::kRope);
+  EXPECT_FALSE(ViewApplies(ViewKind::kPositionIds, m.pe));
+  f = BuildViewFigure(ViewKind::kPositionIds, m, DefaultViews(m), FigureSize{640, 400, 1},
+                      FigureFormat::kPng);
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.message().find("the position-ids view needs three position ids per token"),
+            std::string::npos)
+      << f.message();
+}
+
+// At a billion tokens the lines pass through sampled tokens, at most a curve's samples each,
+// and still end on the last token's ids (offset + max_len - 1 - the image's saved ids).
+TEST(Mrope, PositionIdsFigureSamplesABillionTokens) {
+  ModelParams m;
+  SetScheme(m, Scheme::kMrope);
+  m.pe = Params(16, 1000000000, {{3, 1, 2, 2}}, {2, 3, 3});
+  Result<Figure> f = BuildViewFigure(ViewKind::kPositionIds, m, DefaultViews(m),
+                                     FigureSize{640, 400, 1}, FigureFormat::kPng);
+  ASSERT_TRUE(f.ok()) << f.message();
+  for (const FigureSeries& s : f.value().series) {
+    EXPECT_LE(s.xs.size(), 20001u);
+    EXPECT_TRUE(s.marker_xs.empty());
+    EXPECT_EQ(s.xs.back(), 999999999.0);
+    EXPECT_EQ(s.ys.back(), 999999999.0 - 2);  // 4 image tokens use ids 3..4: two fewer
+  }
 }
 
 }  // namespace

@@ -310,7 +310,7 @@ TEST_F(HeadlessUi, PanelsDrawWhileATableIsBuiltAndShowItWhenDone) {
   state_.params.pe.scheme = LearnedParams{};
   state_.params.pe.d_model = 512;
   state_.params.pe.max_len = 4096;
-  for (int v = 0; v <= static_cast<int>(ViewKind::kProjection); ++v) {
+  for (int v = 0; v < kViewKinds; ++v) {
     state_.select_tab = static_cast<ViewKind>(v);
     Frames(2);
     ASSERT_TRUE(caches_.derived.get().building || !caches_.derived.busy());

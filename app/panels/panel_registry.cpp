@@ -171,6 +171,12 @@ const PanelEntry kPanels[] = {
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kProjection),
      .draw = &DrawFigure},
+    {.view = ViewKind::kPositionIds,
+     .id = "position-ids",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kPositionIds),
+     .draw = &DrawFigure},
 };
 static_assert(std::size(kPanels) == kViewKinds, "every view needs a panel entry");
 

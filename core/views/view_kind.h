@@ -27,12 +27,13 @@ enum class ViewKind {
   kPrecision,
   kWalkthrough,
   kCheck,
-  kProjection,  // the last: kViewKinds counts up to it
+  kProjection,
+  kPositionIds,  // the last: kViewKinds counts up to it
 };
-inline constexpr int kViewKinds = static_cast<int>(ViewKind::kProjection) + 1;
+inline constexpr int kViewKinds = static_cast<int>(ViewKind::kPositionIds) + 1;
 // "heatmap", "curves", "sum", "rotation", "frequencies", "bias", "buckets", "slopes", "score",
 // "decay", "roformer-decay", "attention", "compare", "similarity", "similarity-offset",
-// "spectrum", "precision", "walkthrough", "check", "projection"
+// "spectrum", "precision", "walkthrough", "check", "projection", "position-ids"
 std::string_view ViewName(ViewKind view);
 
 // The windows of a ViewSelection a view's figure can depend on (each a --*-window flag and a

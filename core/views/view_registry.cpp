@@ -31,6 +31,14 @@ Status WritePrecisionView(std::ostream& out, TableFormat format, const ViewConte
                           const Progress& progress);
 uint64_t PrecisionEstimate(const EstimateContext& c);
 
+// position_ids_view.cpp
+Result<Figure> PositionIdsFigure(const ViewContext& c);
+Status CheckPositionIdsTable(const ViewContext& c);
+Status WritePositionIdsView(std::ostream& out, TableFormat format, const ViewContext& c,
+                            const Progress& progress);
+uint64_t PositionIdsEstimate(const EstimateContext& c);
+std::string PositionIdsTitle(const ModelParams& m, const Encoding& e);
+
 namespace {
 
 constexpr unsigned kAdded = SchemesOf(Family::kAdded);
@@ -297,6 +305,16 @@ constexpr ViewEntry kViews[] = {
      .check_table = &CheckProjectionTable,
      .write_table = &WriteProjectionView,
      .estimate = &ProjectionEstimate},
+    {.kind = ViewKind::kPositionIds,
+     .name = "position-ids",
+     .title = "Position ids: each token's t, h and w",
+     .schemes = SchemeBit(Scheme::kMrope),
+     .needs = "three position ids per token (the mrope scheme)",
+     .figure = &PositionIdsFigure,
+     .check_table = &CheckPositionIdsTable,
+     .write_table = &WritePositionIdsView,
+     .estimate = &PositionIdsEstimate,
+     .default_title = &PositionIdsTitle},
 };
 
 // Every view has exactly one entry, and each entry every piece a view must have: a name, a
