@@ -19,9 +19,10 @@ CORE = {
     "encoding": {"io", "base"},
     "figure": {"text", "io", "base"},
     "model": {"encoding", "figure", "text", "io", "base"},
+    "arch": {"model", "encoding", "figure", "text", "io", "base"},
     "analysis": {"model", "encoding", "figure", "text", "io", "base"},
-    "views": {"analysis", "model", "encoding", "figure", "text", "io", "base"},
-    "session": {"views", "analysis", "model", "encoding", "figure", "text", "io", "base"},
+    "views": {"arch", "analysis", "model", "encoding", "figure", "text", "io", "base"},
+    "session": {"views", "arch", "analysis", "model", "encoding", "figure", "text", "io", "base"},
 }
 CORE_ALL = set(CORE)
 APP = {

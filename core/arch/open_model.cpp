@@ -1,0 +1,63 @@
+#include "arch/open_model.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "arch/gguf_reader.h"
+#include "arch/hf_config.h"
+#include "io/read_support.h"
+
+namespace pe {
+
+namespace {
+
+// The file's name without its folders, for the schedule's name.
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+Result<ModelSchedule> OpenModelConfig(const std::string& path, const MemoryCap& cap) {
+  RegularFileReader file = RegularFileReader::Open(path);
+  switch (file.failure()) {
+    case RegularFileReader::Failure::kNone:
+      break;
+    case RegularFileReader::Failure::kCannotRead:
+      return InvalidArgument("--model-config: cannot read " + Quoted(path) + ": " +
+                             std::strerror(file.error()));
+    case RegularFileReader::Failure::kNotRegular:
+      return InvalidArgument("--model-config: " + Quoted(path) + " is a " +
+                             FileKindName(file.mode()) + ", not a config.json or GGUF file");
+  }
+  char magic[4] = {};
+  const ssize_t got = pread(file.fd(), magic, sizeof magic, 0);
+  if (got == 4 && std::memcmp(magic, "GGUF", 4) == 0) return ReadGgufFile(path, cap);
+  if (file.size() > kMaxConfigJsonBytes) {
+    return InvalidArgument("--model-config: " + Quoted(path) + " is " +
+                           std::to_string(file.size()) +
+                           " bytes and does not start with GGUF; a config.json is at most " +
+                           std::to_string(kMaxConfigJsonBytes) + " bytes");
+  }
+  std::string text(file.size(), '\0');
+  size_t have = 0;
+  while (have < text.size()) {
+    const ssize_t n =
+        pread(file.fd(), text.data() + have, text.size() - have, static_cast<off_t>(have));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      return InvalidArgument("--model-config: cannot read " + Quoted(path) + ": " +
+                             std::strerror(errno));
+    }
+    if (n == 0) break;
+    have += static_cast<size_t>(n);
+  }
+  text.resize(have);
+  return ReadHfConfig(text, BaseName(path), path);
+}
+
+}  // namespace pe
