@@ -32,6 +32,10 @@ struct Refusal {
 
 std::string Num(double v) {
   char buf[64];
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
   std::snprintf(buf, sizeof buf, "%.17g", v);
   // The shortest text that reads back the same number.
   for (int precision = 1; precision <= 17; ++precision) {
