@@ -24,6 +24,11 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr int kMaxDepth = 64;
+// The most layers a stack may have (real models have at most a few hundred); with LongRoPE's
+// lists copied into every layer, this bounds what a config can make the reader allocate.
+constexpr int64_t kMaxLayers = 1024;
+// LongRoPE's lists over all layers: at most this many numbers.
+constexpr uint64_t kMaxLongropeNumbers = uint64_t{1} << 24;
 
 // Thrown inside this file only, caught by ReadHfConfig: a refusal with its message.
 struct Refusal {
@@ -376,15 +381,15 @@ class Reader {
     std::string layers_key;
     std::optional<int64_t> layers =
         FirstInt(c, {"num_hidden_layers", "n_layer", "num_layers", "n_layers", "encoder_layers"}, 1,
-                 100000, &layers_key);
+                 kMaxLayers, &layers_key);
     if (!layers) {
       Fail("no layer count (num_hidden_layers, n_layer or num_layers)");
     }
     encoder_layers_ = *layers;
     if (T5Family(type_)) {
-      decoder_layers_ = c.Int("num_decoder_layers", 0, 100000).value_or(*layers);
+      decoder_layers_ = c.Int("num_decoder_layers", 0, kMaxLayers).value_or(*layers);
     } else if (type_ == "whisper") {
-      decoder_layers_ = c.Int("decoder_layers", 0, 100000).value_or(*layers);
+      decoder_layers_ = c.Int("decoder_layers", 0, kMaxLayers).value_or(*layers);
     }
     sh.layers = encoder_layers_ + decoder_layers_;
     std::string heads_key = "num_attention_heads";
@@ -563,6 +568,12 @@ class Reader {
       std::optional<std::vector<double>> lf = o.Numbers("long_factor");
       if (!sf || !lf) {
         Fail(o.Path(sf ? "long_factor" : "short_factor") + " is required for rope type longrope");
+      }
+      const uint64_t numbers = (sf->size() + lf->size()) * static_cast<uint64_t>(s_.shape.layers);
+      if (numbers > kMaxLongropeNumbers) {
+        Fail(o.Path("short_factor") + " and long_factor: " + std::to_string(sf->size()) + " + " +
+             std::to_string(lf->size()) + " numbers on each of " + std::to_string(s_.shape.layers) +
+             " layers exceed " + std::to_string(kMaxLongropeNumbers));
       }
       p.short_factor = *sf;
       p.long_factor = *lf;
