@@ -398,6 +398,12 @@ TEST(HfConfig, BadInputIsRefusedNamingTheKeyAndValue) {
   EXPECT_TRUE(
       Has(m, "short_factor has 2 numbers; LongRoPE needs one per rotated pair, d_rot / 2 = 32"))
       << m;
+  m = Refusal("{" + base + R"(, "rope_parameters": {"full_attention": {"rope_theta": 1e6}}})");
+  EXPECT_TRUE(Has(m, "does not say which type layer 0 is (no layer_types)")) << m;
+  m = Refusal("{" + base + R"(, "layer_types": ["full_attention", "sliding_attention"],
+      "rope_parameters": {"full_attention": {"rope_theta": 1e6}}})");
+  EXPECT_TRUE(Has(m, "rope_parameters has no entry for layer type \"sliding_attention\" (layer 1)"))
+      << m;
   m = Refusal(std::string(100, '[') + std::string(100, ']'));
   EXPECT_TRUE(Has(m, "nested more than")) << m;
   m = Refusal(R"({"model_type": "mystery", "hidden_size": 8, "num_attention_heads": 2,

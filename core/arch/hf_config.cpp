@@ -1018,6 +1018,11 @@ class Reader {
         spec = &specs[kind];
       } else if (specs.count("")) {
         spec = &specs[""];
+      } else if (kind.empty()) {
+        Fail(
+            "rope_parameters is given per layer type, but the config does not say which type "
+            "layer " +
+            std::to_string(i) + " is (no layer_types)");
       } else {
         Fail("rope_parameters has no entry for layer type \"" + kind + "\" (layer " +
              std::to_string(i) + ")");
