@@ -495,6 +495,31 @@ TEST(HfConfigFamilies, WhisperModernBertAlibiSlidingLongropeProportional) {
   EXPECT_EQ(r.value().layers[0].pe.rope().rotary_fraction, 1.0);
   EXPECT_EQ(r.value().layers[0].pe.rope().scaling, RopeScaling::kNone);
 
+  // Qwen3-VL: the text model's interleaved M-RoPE.
+  r = Read(R"({"model_type": "qwen3_vl", "text_config": {"model_type": "qwen3_vl_text",
+      "head_dim": 128, "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 2,
+      "max_position_embeddings": 262144, "rope_theta": 5000000, "rope_scaling": {
+        "mrope_interleaved": true, "mrope_section": [24, 20, 20], "rope_type": "default"}}})");
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(r.value().layers[1].pe.kind(), Scheme::kMrope);
+  EXPECT_EQ(r.value().layers[1].pe.mrope().layout, MropeLayout::kInterleaved);
+  EXPECT_EQ(r.value().layers[1].pe.mrope().theta, 5e6);
+
+  // GPT-OSS: sliding 128 on the layers layer_types names, YaRN with truncate false.
+  r = Read(R"({"model_type": "gpt_oss", "head_dim": 64, "hidden_size": 2880,
+      "num_attention_heads": 64, "num_hidden_layers": 2, "max_position_embeddings": 131072,
+      "layer_types": ["sliding_attention", "full_attention"], "sliding_window": 128,
+      "rope_theta": 150000, "rope_scaling": {"beta_fast": 32.0, "beta_slow": 1.0,
+        "factor": 32.0, "original_max_position_embeddings": 4096, "rope_type": "yarn",
+        "truncate": false}})");
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r.value().layers[0].window, (AttentionWindow{AttentionWindowKind::kSliding, 128}));
+  EXPECT_EQ(r.value().layers[1].window.kind, AttentionWindowKind::kCausal);
+  EXPECT_EQ(r.value().layers[1].pe.rope().scaling, RopeScaling::kYarn);
+  EXPECT_EQ(r.value().layers[1].pe.rope().factor, 32);
+  EXPECT_FALSE(r.value().layers[1].pe.rope().yarn_truncate);
+  EXPECT_EQ(r.value().layers[1].pe.rope().original_max_len, 4096);
+
   // Per layer type: the proportion is the global layers' alone; the sliding layers turn whole.
   r = Read(R"({"model_type": "gemma4_text", "hidden_size": 1024, "num_attention_heads": 4,
       "head_dim": 256, "num_hidden_layers": 2, "max_position_embeddings": 131072,
