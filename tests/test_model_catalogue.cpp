@@ -100,7 +100,11 @@ struct GoldenModel {
   std::vector<GoldenTreatment> treatments;
 };
 
+// The generated initialisers name only the members each scheme has.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 #include "model_golden.inc"
+#pragma GCC diagnostic pop
 
 // The CLI names, fixed.
 const std::vector<std::string> kFixedNames = {"gpt2",
