@@ -393,6 +393,11 @@ TEST(HfConfig, BadInputIsRefusedNamingTheKeyAndValue) {
   EXPECT_TRUE(Has(m, "head_dim 32 contradicts hidden_size 256 / num_attention_heads 4 = 64")) << m;
   m = Refusal("{" + base + R"(, "layer_types": ["full_attention"]})");
   EXPECT_TRUE(Has(m, "layer_types has 1 entries, but the model has 2 layers")) << m;
+  m = Refusal("{" + base + R"(, "rope_scaling": {"type": "longrope", "short_factor": [1, 1],
+      "long_factor": [2, 2]}})");
+  EXPECT_TRUE(
+      Has(m, "short_factor has 2 numbers; LongRoPE needs one per rotated pair, d_rot / 2 = 32"))
+      << m;
   m = Refusal(std::string(100, '[') + std::string(100, ']'));
   EXPECT_TRUE(Has(m, "nested more than")) << m;
   m = Refusal(R"({"model_type": "mystery", "hidden_size": 8, "num_attention_heads": 2,
@@ -408,6 +413,81 @@ TEST(HfConfig, GemmaHeadDimNeedNotBeHiddenOverHeads) {
   ASSERT_TRUE(r.ok()) << r.message();
   EXPECT_EQ(r.value().shape.head_dim, 128);
   EXPECT_DOUBLE_EQ(r.value().layers[0].softmax_scale, 1 / std::sqrt(168.0));
+}
+
+}  // namespace
+}  // namespace pe
+
+namespace pe {
+namespace {
+
+// Families beyond the six, in the smallest configs that show their rule.
+TEST(HfConfigFamilies, WhisperModernBertAlibiSlidingLongropeProportional) {
+  Result<ModelSchedule> r = Read(R"({"model_type": "whisper", "d_model": 384,
+      "encoder_layers": 4, "decoder_layers": 4, "encoder_attention_heads": 6,
+      "decoder_attention_heads": 6, "max_source_positions": 1500, "max_target_positions": 448,
+      "is_encoder_decoder": true})");
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(r.value().layers.size(), 8u);
+  EXPECT_EQ(r.value().layers[0].pe.kind(), Scheme::kSinusoidal);
+  EXPECT_EQ(r.value().layers[0].pe.sinusoidal().variant, PeVariant::kT2t);
+  EXPECT_EQ(r.value().layers[0].pe.max_len, 1500);
+  EXPECT_EQ(r.value().layers[0].window.kind, AttentionWindowKind::kFull);
+  EXPECT_EQ(r.value().layers[4].pe.kind(), Scheme::kLearned);
+  EXPECT_EQ(r.value().layers[4].pe.max_len, 448);
+  EXPECT_EQ(r.value().layers[4].window.kind, AttentionWindowKind::kCausal);
+  EXPECT_TRUE(r.value().unsupported.empty());
+
+  // ModernBERT: global every 3rd layer from 0 (base 160000, full), local (base 1e4,
+  // sliding-bidirectional 128).
+  r = Read(R"({"model_type": "modernbert", "hidden_size": 768, "num_attention_heads": 12,
+      "num_hidden_layers": 4, "max_position_embeddings": 8192, "global_rope_theta": 160000.0,
+      "local_rope_theta": 10000.0, "global_attn_every_n_layers": 3, "local_attention": 128})");
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r.value().layers[0].pe.rope().theta, 160000);
+  EXPECT_EQ(r.value().layers[0].window.kind, AttentionWindowKind::kFull);
+  EXPECT_EQ(r.value().layers[1].pe.rope().theta, 10000);
+  EXPECT_EQ(r.value().layers[1].window,
+            (AttentionWindow{AttentionWindowKind::kSlidingBidirectional, 128}));
+  EXPECT_EQ(r.value().layers[3].pe.rope().theta, 160000);
+
+  r = Read(R"({"model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 2,
+      "max_seq_len": 2048, "attn_config": {"alibi": true, "alibi_bias_max": 8}})");
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r.value().layers[1].pe.kind(), Scheme::kAlibi);
+  EXPECT_EQ(r.value().layers[1].pe.alibi().heads, 32);
+  EXPECT_EQ(r.value().layers[1].pe.d_model, 128);
+
+  r = Read(R"({"model_type": "mistral", "hidden_size": 4096, "num_attention_heads": 32,
+      "num_hidden_layers": 2, "max_position_embeddings": 32768, "rope_theta": 10000.0,
+      "sliding_window": 4096})");
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r.value().layers[1].window, (AttentionWindow{AttentionWindowKind::kSliding, 4096}));
+
+  // Phi-3: original_max_position_embeddings beside rope_scaling.
+  std::string lists;
+  for (int i = 0; i < 48; ++i) lists += std::string(i ? ", " : "") + "1.5";
+  r = Read(R"({"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 32,
+      "num_hidden_layers": 1, "max_position_embeddings": 131072,
+      "original_max_position_embeddings": 4096, "rope_theta": 10000.0,
+      "rope_scaling": {"type": "longrope", "short_factor": [)" +
+           lists + R"(], "long_factor": [)" + lists + R"(]}})");
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r.value().layers[0].pe.rope().scaling, RopeScaling::kLongrope);
+  EXPECT_EQ(r.value().layers[0].pe.rope().original_max_len, 4096);
+  EncodingParams p = r.value().layers[0].pe;
+  p.max_len = 8;
+  EXPECT_TRUE(ValidateEncodingParams(p).ok());
+
+  // Gemma 4's proportional type: partial_rotary_factor is the proportion of turning pairs.
+  r = Read(R"({"model_type": "gemma4_text", "hidden_size": 1024, "num_attention_heads": 4,
+      "head_dim": 256, "num_hidden_layers": 1, "max_position_embeddings": 131072,
+      "rope_parameters": {"rope_type": "proportional", "rope_theta": 1000000.0,
+        "partial_rotary_factor": 0.25}})");
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r.value().layers[0].pe.rope().proportion, 0.25);
+  EXPECT_EQ(r.value().layers[0].pe.rope().rotary_fraction, 1.0);
+  EXPECT_EQ(r.value().layers[0].pe.rope().scaling, RopeScaling::kNone);
 }
 
 }  // namespace

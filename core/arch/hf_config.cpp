@@ -308,7 +308,8 @@ struct RopeSpec {
   std::optional<std::array<int64_t, 3>> mrope_section;
   bool mrope_interleaved = false;
   bool yarn_original_given = false;
-  bool given = false;  // a scaling object was there
+  bool proportional = false;  // Gemma 4's p-RoPE: partial_rotary_factor is the proportion
+  bool given = false;         // a scaling object was there
 };
 
 class Reader {
@@ -374,18 +375,22 @@ class Reader {
     constexpr int64_t kBig = int64_t{1} << 40;
     std::string layers_key;
     std::optional<int64_t> layers =
-        FirstInt(c, {"num_hidden_layers", "n_layer", "num_layers"}, 1, 100000, &layers_key);
+        FirstInt(c, {"num_hidden_layers", "n_layer", "num_layers", "n_layers", "encoder_layers"}, 1,
+                 100000, &layers_key);
     if (!layers) {
       Fail("no layer count (num_hidden_layers, n_layer or num_layers)");
     }
     encoder_layers_ = *layers;
     if (T5Family(type_)) {
       decoder_layers_ = c.Int("num_decoder_layers", 0, 100000).value_or(*layers);
+    } else if (type_ == "whisper") {
+      decoder_layers_ = c.Int("decoder_layers", 0, 100000).value_or(*layers);
     }
     sh.layers = encoder_layers_ + decoder_layers_;
     std::string heads_key = "num_attention_heads";
-    std::optional<int64_t> heads =
-        FirstInt(c, {"num_attention_heads", "n_head", "num_heads"}, 1, 100000, &heads_key);
+    std::optional<int64_t> heads = FirstInt(
+        c, {"num_attention_heads", "n_head", "num_heads", "n_heads", "encoder_attention_heads"}, 1,
+        100000, &heads_key);
     if (!heads && defaults_.heads) {
       heads = defaults_.heads;
       Note("num_attention_heads not given: " + type_ + "'s default " + std::to_string(*heads));
@@ -424,7 +429,9 @@ class Reader {
 
     std::string ctx_key = "max_position_embeddings";
     std::optional<int64_t> ctx =
-        FirstInt(c, {"max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"},
+        FirstInt(c,
+                 {"max_position_embeddings", "n_positions", "max_sequence_length", "seq_length",
+                  "max_seq_len", "max_target_positions"},
                  1, int64_t{1} << 40, &ctx_key);
     if (auto n_ctx = c.Int("n_ctx", 1, int64_t{1} << 40); n_ctx && ctx && *n_ctx != *ctx) {
       Note("n_ctx " + std::to_string(*n_ctx) + " differs from " + ctx_key + " " +
@@ -465,6 +472,10 @@ class Reader {
       if (auto v = o.Int("original_max_position_embeddings", 1, int64_t{1} << 40)) {
         p.original_max_len = *v;
         r.yarn_original_given = true;
+      } else if (top_original_) {
+        // Phi-3 gives it beside rope_scaling (HF _compute_longrope_parameters reads
+        // config.original_max_position_embeddings).
+        p.original_max_len = *top_original_;
       } else {
         p.original_max_len = s_.shape.context;
       }
@@ -540,6 +551,12 @@ class Reader {
       }
       p.low_freq_factor = *low;
       p.high_freq_factor = *high;
+    } else if (t == "proportional") {
+      // Gemma 4 (HF _compute_proportional_rope_parameters): partial_rotary_factor is the share of
+      // the head's pairs that turn, over the whole head dim; then / factor.
+      r.proportional = true;
+      factor(false);
+      p.scaling = o.Has("factor") && p.factor != 1 ? RopeScaling::kLinear : RopeScaling::kNone;
     } else if (t == "longrope" || t == "su") {
       p.scaling = RopeScaling::kLongrope;
       std::optional<std::vector<double>> sf = o.Numbers("short_factor");
@@ -560,7 +577,7 @@ class Reader {
     } else {
       Fail(type_key + " \"" + t +
            "\" is not a rope type PE Explorer reads (default, linear, dynamic, yarn, llama3, "
-           "longrope, mrope)");
+           "longrope, mrope, proportional)");
     }
     for (const std::string& k : o.Unread()) s_.unknown_keys.push_back(k);
     return r;
@@ -575,6 +592,7 @@ class Reader {
     if (top_theta && !(*top_theta > 1)) {
       Fail(c.Path("rope_theta") + " must be a number greater than 1, got " + Num(*top_theta));
     }
+    top_original_ = c.Int("original_max_position_embeddings", 1, int64_t{1} << 40);
     const Json* v5 = c.Get("rope_parameters");
     const Json* v4 = c.Get("rope_scaling");
     if (v5 && v4) {
@@ -707,7 +725,8 @@ class Reader {
     const bool encoder = EncoderFamily(type_);
     const AttentionWindow base_window = encoder ? AttentionWindow{AttentionWindowKind::kFull, 0}
                                                 : AttentionWindow{AttentionWindowKind::kCausal, 0};
-    if (auto ed = c.Bool("is_encoder_decoder"); ed && *ed && !T5Family(type_)) {
+    if (auto ed = c.Bool("is_encoder_decoder");
+        ed && *ed && !T5Family(type_) && type_ != "whisper") {
       Unsupported("an encoder-decoder model other than T5 (is_encoder_decoder)");
     }
 
@@ -773,6 +792,35 @@ class Reader {
       if (!context_given_) {
         Note("no max_position_embeddings: ALiBi needs none; the table length is 2048");
       }
+      return;
+    }
+
+    // ---- Whisper: a sinusoidal encoder table and a learned decoder table ----
+    if (type_ == "whisper") {
+      // HF WhisperEncoder: embed_positions holds sinusoids(max_source_positions, d_model), frozen:
+      // log_timescale_increment = ln(10000) / (d/2 - 1), [sin | cos] (tensor2tensor's layout).
+      const int64_t source = c.Int("max_source_positions", 1, int64_t{1} << 31).value_or(1500);
+      SinusoidalParams sin;
+      sin.variant = PeVariant::kT2t;
+      for (size_t i = 0; i < n; ++i) {
+        LayerPosition& l = s_.layers[i];
+        const bool is_encoder = static_cast<int64_t>(i) < encoder_layers_;
+        l.pe.d_model = sh.hidden;
+        l.pe.max_len = is_encoder ? source : sh.context;
+        if (is_encoder) {
+          l.pe.scheme = sin;
+        } else {
+          l.pe.scheme = LearnedParams{};
+        }
+        l.window = is_encoder ? AttentionWindow{AttentionWindowKind::kFull, 0}
+                              : AttentionWindow{AttentionWindowKind::kCausal, 0};
+        l.type = is_encoder ? "encoder" : "decoder";
+      }
+      Note("layers 0-" + std::to_string(encoder_layers_ - 1) +
+           " are the encoder's (a fixed sinusoidal table of max_source_positions " +
+           std::to_string(source) + " rows added to the audio frames), layers " +
+           std::to_string(encoder_layers_) + "-" + std::to_string(sh.layers - 1) +
+           " the decoder's (a learned table of " + std::to_string(sh.context) + " rows)");
       return;
     }
 
@@ -998,8 +1046,25 @@ class Reader {
         }
       } else {
         l.softmax_scale = softmax;
-        if (rotary_fraction_ < 1 && l.pe.kind() == Scheme::kRope) {
+        if (l.pe.kind() == Scheme::kRope && use.proportional) {
+          l.pe.rope().proportion = use.partial_rotary_factor.value_or(rotary_fraction_);
+        } else if (rotary_fraction_ < 1 && l.pe.kind() == Scheme::kRope) {
           l.pe.rope().rotary_fraction = rotary_fraction_;
+        }
+        if (l.pe.kind() == Scheme::kRope && l.pe.rope().scaling == RopeScaling::kLongrope) {
+          // HF _compute_longrope_parameters divides each of the d_rot / 2 frequencies by one
+          // number of each list.
+          const RopeParams& lr = l.pe.rope();
+          const auto half = static_cast<size_t>(
+              static_cast<int64_t>(static_cast<double>(l.pe.d_model) * lr.rotary_fraction) / 2);
+          for (const auto* list : {&lr.short_factor, &lr.long_factor}) {
+            if (list->size() != half) {
+              Fail(std::string(list == &lr.short_factor ? "short_factor" : "long_factor") +
+                   " has " + std::to_string(list->size()) +
+                   " numbers; LongRoPE needs one per rotated pair, d_rot / 2 = " +
+                   std::to_string(half));
+            }
+          }
         }
       }
       if (kind == "sliding_attention") {
@@ -1061,6 +1126,7 @@ class Reader {
   int64_t encoder_layers_ = 0, decoder_layers_ = 0;
   bool context_given_ = false;
   bool theta_noted_ = false;
+  std::optional<int64_t> top_original_;
   double rotary_fraction_ = 1.0;
 };
 
