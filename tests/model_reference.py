@@ -236,9 +236,14 @@ def schedule(name, cfg):
                               "window": full}]
         return out
     if mt == "whisper":
-        n, d, ctx = c["encoder_layers"], c["d_model"], c["max_source_positions"]
-        out.update(layers=n, context=ctx, original=0)
-        out["treatments"] = [whisper_treatment(n, d, ctx)]
+        # WhisperEncoder: embed_positions = sinusoids(max_source_positions, d_model), frozen;
+        # WhisperDecoder: a learned table of max_target_positions rows, causal.
+        n, d, src = c["encoder_layers"], c["d_model"], c["max_source_positions"]
+        nd, tgt = c["decoder_layers"], c["max_target_positions"]
+        out.update(layers=n + nd, context=tgt, original=0)
+        out["treatments"] = [whisper_treatment(n, d, src),
+                             {"scheme": "learned", "layers": list(range(n, n + nd)), "d_model": d,
+                              "max_len": tgt, "window": causal}]
         return out
     if mt == "t5":
         # T5Attention: the encoder's self-attention has bidirectional buckets, the decoder's
@@ -416,7 +421,7 @@ def whisper_treatment(n, channels, length):
             cells.append((p, k + channels // 2, float(F32(math.cos(p * w64))),
                           float(np.cos(a32, dtype=F32))))
     return {"scheme": "sinusoidal", "layers": list(range(n)), "d_model": channels,
-            "window": ("full", 0), "table_cells": cells}
+            "max_len": length, "window": ("full", 0), "table_cells": cells}
 
 
 def t5_bucket(rel, bidirectional, num_buckets, max_distance):
@@ -491,7 +496,7 @@ def emit(models):
             o.append("  GoldenTreatment{")
             o.append(f'    .scheme = "{t["scheme"]}",')
             o.append("    .layers = {" + ",".join(str(i) for i in t["layers"]) + "},")
-            o.append(f'    .d_model = {t["d_model"]},')
+            o.append(f'    .d_model = {t["d_model"]}, .max_len = {t.get("max_len", m["context"])},')
             o.append(f'    .window = "{t["window"][0]}", .window_size = {t["window"][1]},')
             o.append(f'    .softmax_scale = {d(t.get("softmax_scale", 0.0))},')
             if t["scheme"] in ("rope", "mrope"):

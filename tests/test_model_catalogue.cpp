@@ -70,6 +70,7 @@ struct GoldenTreatment {
   const char* scheme = "";  // "rope", "mrope", "alibi", "t5", "sinusoidal", "learned", "none"
   std::vector<int64_t> layers;
   int64_t d_model = 0;
+  int64_t max_len = 0;  // the table's rows: the model's context, or the stack's own
   const char* window = "causal";
   int64_t window_size = 0;
   double softmax_scale = 0;  // 0: 1 / sqrt(head dim)
@@ -243,7 +244,7 @@ TEST_P(Catalogue, MatchesTheReferenceCodeLayerByLayer) {
     const LayerPosition& lp = s.layers[static_cast<size_t>(first)];
     ASSERT_EQ(lp.pe.kind(), SchemeOf(t.scheme));
     EXPECT_EQ(lp.pe.d_model, t.d_model);
-    EXPECT_EQ(lp.pe.max_len, g.context);
+    EXPECT_EQ(lp.pe.max_len, t.max_len);
 
     ModelParams m;
     m.pe.max_len = 16;
@@ -331,7 +332,7 @@ TEST_P(Catalogue, MatchesTheReferenceCodeLayerByLayer) {
       EXPECT_EQ(m.pe.sinusoidal().variant, PeVariant::kT2t);
       EXPECT_EQ(m.pe.sinusoidal().base, 10000.0);
       ModelParams full;
-      full.pe.max_len = g.context;
+      full.pe.max_len = t.max_len;
       ASSERT_TRUE(ApplyLayer(s, first, full).ok());
       Result<EncodingPtr> e = MakeEncoding(full.pe);
       ASSERT_TRUE(e.ok()) << e.message();
