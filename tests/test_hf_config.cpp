@@ -488,6 +488,22 @@ TEST(HfConfigFamilies, WhisperModernBertAlibiSlidingLongropeProportional) {
   EXPECT_EQ(r.value().layers[0].pe.rope().proportion, 0.25);
   EXPECT_EQ(r.value().layers[0].pe.rope().rotary_fraction, 1.0);
   EXPECT_EQ(r.value().layers[0].pe.rope().scaling, RopeScaling::kNone);
+
+  // Per layer type: the proportion is the global layers' alone; the sliding layers turn whole.
+  r = Read(R"({"model_type": "gemma4_text", "hidden_size": 1024, "num_attention_heads": 4,
+      "head_dim": 256, "num_hidden_layers": 2, "max_position_embeddings": 131072,
+      "sliding_window": 512, "layer_types": ["sliding_attention", "full_attention"],
+      "rope_parameters": {
+        "full_attention": {"rope_type": "proportional", "rope_theta": 1000000.0,
+          "partial_rotary_factor": 0.25},
+        "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}})");
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r.value().layers[0].pe.rope().proportion, 1.0);
+  EXPECT_EQ(r.value().layers[0].pe.rope().rotary_fraction, 1.0);
+  EXPECT_EQ(r.value().layers[0].pe.rope().theta, 10000);
+  EXPECT_EQ(r.value().layers[0].window, (AttentionWindow{AttentionWindowKind::kSliding, 512}));
+  EXPECT_EQ(r.value().layers[1].pe.rope().proportion, 0.25);
+  EXPECT_EQ(r.value().layers[1].pe.rope().theta, 1e6);
 }
 
 }  // namespace

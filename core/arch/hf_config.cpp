@@ -668,10 +668,12 @@ class Reader {
       // max_position_embeddings / original_max_position_embeddings.
       const double f = static_cast<double>(sh.context) / static_cast<double>(r.original_max_len);
       if (f >= 1 && f != r.factor) {
-        Note("YaRN factor " + Num(r.factor) +
-             " replaced by max_position_embeddings / "
-             "original_max_position_embeddings = " +
-             Num(f) + ", as HF computes it");
+        if (!yarn_noted_)
+          Note("YaRN factor " + Num(r.factor) +
+               " replaced by max_position_embeddings / "
+               "original_max_position_embeddings = " +
+               Num(f) + ", as HF computes it");
+        yarn_noted_ = true;
         r.factor = f;
       }
     }
@@ -679,16 +681,12 @@ class Reader {
     return l;
   }
 
-  void ReadRotary(Obj& c, const std::map<std::string, RopeSpec>& specs) {
+  // The top-level rotary share (partial_rotary_factor, rotary_pct, rotary_dim); a rope object's
+  // own partial_rotary_factor (v5) overrides it for its layers (CheckFraction).
+  void ReadRotary(Obj& c) {
     const ModelShape& sh = s_.shape;
     std::optional<double> frac = c.Number("partial_rotary_factor");
     std::string frac_key = c.Path("partial_rotary_factor");
-    for (const auto& [t, spec] : specs) {
-      if (spec.partial_rotary_factor) {
-        frac = spec.partial_rotary_factor;
-        frac_key = "rope_parameters.partial_rotary_factor";
-      }
-    }
     if (auto pct = c.Number("rotary_pct")) {
       frac = pct;
       frac_key = c.Path("rotary_pct");
@@ -702,18 +700,22 @@ class Reader {
       }
     }
     if (frac) {
-      const int64_t d_rot = static_cast<int64_t>(static_cast<double>(sh.head_dim) * *frac);
-      if (!(*frac > 0 && *frac <= 1) || d_rot < 2 || d_rot % 2) {
-        Fail(frac_key +
-             " must be in (0, 1] and give an even number of rotated dims >= 2 with "
-             "head dim " +
-             std::to_string(sh.head_dim) + ", got " + Num(*frac));
-      }
       rotary_fraction_ = *frac;
-      if (*frac < 1) {
-        Note(frac_key + " " + Num(*frac) + ": RoPE turns the first " + std::to_string(d_rot) +
-             " of " + std::to_string(sh.head_dim) + " head dims; the rest carry no position");
-      }
+      rotary_key_ = frac_key;
+    }
+  }
+
+  // A rotary share in (0, 1] giving an even d_rot >= 2 of `head_dim`, or an error naming `key`.
+  void CheckFraction(const std::string& key, double frac, int64_t head_dim) {
+    const int64_t d_rot = static_cast<int64_t>(static_cast<double>(head_dim) * frac);
+    if (!(frac > 0 && frac <= 1) || d_rot < 2 || d_rot % 2) {
+      Fail(key + " must be in (0, 1] and give an even number of rotated dims >= 2 with head dim " +
+           std::to_string(head_dim) + ", got " + Num(frac));
+    }
+    if (frac < 1 && !fraction_noted_) {
+      Note(key + " " + Num(frac) + ": RoPE turns the first " + std::to_string(d_rot) + " of " +
+           std::to_string(head_dim) + " head dims; the rest carry no position");
+      fraction_noted_ = true;
     }
   }
 
@@ -847,7 +849,7 @@ class Reader {
 
     // ---- rotary ----
     std::map<std::string, RopeSpec> specs = ReadRope(c);
-    ReadRotary(c, specs);
+    ReadRotary(c);
     if (InterleavedFamily(type_)) {
       Note(type_ + " rotates interleaved pairs (dims 2i, 2i+1)");
     }
@@ -873,6 +875,7 @@ class Reader {
     const std::optional<bool> use_sliding = c.Bool("use_sliding_window");
     const std::optional<int64_t> chunk = c.Int("attention_chunk_size", 1, kMaxAttentionWindow);
     std::optional<int64_t> pattern = c.Int("sliding_window_pattern", 1, 100000);
+    const std::optional<int64_t> max_window_layers = c.Int("max_window_layers", 0, 100000);
     std::vector<std::string> kinds(n, "");
     if (layer_types) {
       if (layer_types->size() != n) {
@@ -1047,9 +1050,21 @@ class Reader {
       } else {
         l.softmax_scale = softmax;
         if (l.pe.kind() == Scheme::kRope && use.proportional) {
-          l.pe.rope().proportion = use.partial_rotary_factor.value_or(rotary_fraction_);
-        } else if (rotary_fraction_ < 1 && l.pe.kind() == Scheme::kRope) {
-          l.pe.rope().rotary_fraction = rotary_fraction_;
+          const double prop = use.partial_rotary_factor.value_or(rotary_fraction_);
+          const auto pairs = static_cast<int64_t>(prop * static_cast<double>(l.pe.d_model)) / 2;
+          if (!(prop > 0 && prop <= 1) || pairs < 1) {
+            Fail(
+                "partial_rotary_factor of the proportional rope type must be in (0, 1] and "
+                "leave a turning pair, got " +
+                Num(prop));
+          }
+          l.pe.rope().proportion = prop;
+        } else if (l.pe.kind() == Scheme::kRope) {
+          const double frac = use.partial_rotary_factor.value_or(rotary_fraction_);
+          CheckFraction(
+              use.partial_rotary_factor ? "rope_parameters.partial_rotary_factor" : rotary_key_,
+              frac, l.pe.d_model);
+          l.pe.rope().rotary_fraction = frac;
         }
         if (l.pe.kind() == Scheme::kRope && l.pe.rope().scaling == RopeScaling::kLongrope) {
           // HF _compute_longrope_parameters divides each of the d_rot / 2 frequencies by one
@@ -1086,7 +1101,10 @@ class Reader {
         if (kind.empty() && sliding && !pattern &&
             use_sliding.value_or(type_ == "mistral" || type_ == "mixtral" || type_ == "phi3" ||
                                  type_ == "starcoder2")) {
-          l.window = {AttentionWindowKind::kSliding, *sliding};
+          // HF Qwen2Config: with use_sliding_window, layers from max_window_layers on slide.
+          const bool below = type_.rfind("qwen", 0) == 0 && max_window_layers &&
+                             static_cast<int64_t>(i) < *max_window_layers;
+          if (!below) l.window = {AttentionWindowKind::kSliding, *sliding};
         }
       } else {
         Unsupported("layer type \"" + kind + "\"");
@@ -1126,6 +1144,9 @@ class Reader {
   int64_t encoder_layers_ = 0, decoder_layers_ = 0;
   bool context_given_ = false;
   bool theta_noted_ = false;
+  bool fraction_noted_ = false;
+  bool yarn_noted_ = false;
+  std::string rotary_key_ = "partial_rotary_factor";
   std::optional<int64_t> top_original_;
   double rotary_fraction_ = 1.0;
 };
