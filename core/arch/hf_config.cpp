@@ -838,11 +838,26 @@ class Reader {
     }
 
     // ---- absolute tables ----
+    const bool known_rope =
+        type_ == "llama" || type_ == "mistral" || type_ == "mixtral" ||
+        type_.rfind("qwen", 0) == 0 || type_.rfind("gemma", 0) == 0 || type_.rfind("phi", 0) == 0 ||
+        type_ == "gpt_neox" || type_ == "gptj" || type_.rfind("deepseek", 0) == 0 ||
+        type_.rfind("llama4", 0) == 0 || type_ == "modernbert" || type_ == "smollm3" ||
+        type_ == "starcoder2" || type_ == "olmo" || type_ == "olmo2" || type_ == "cohere" ||
+        type_ == "cohere2" || type_ == "stablelm" || type_ == "falcon" || type_ == "gpt_oss" ||
+        type_ == "internlm2" || type_ == "granite" || type_ == "exaone";
     std::optional<std::string> pet = c.String("position_embedding_type");
     if (pet && *pet != "absolute" && *pet != "rope" && *pet != "rotary") {
       Unsupported("position_embedding_type \"" + *pet + "\"");
     }
-    if (LearnedAbsoluteFamily(type_) || (pet && *pet == "absolute")) {
+    // A rotary family's position_embedding_type "absolute" is a key left from a BERT-style base
+    // config (ModernBERT's config.json has it; its code never reads it: HF
+    // modeling_modernbert.py builds only rotary embeddings).
+    if (known_rope && pet && *pet == "absolute") {
+      Note("position_embedding_type \"absolute\" is ignored: " + type_ +
+           "'s code rotates queries and keys and adds no table");
+    }
+    if (LearnedAbsoluteFamily(type_) || (pet && *pet == "absolute" && !known_rope)) {
       LearnedParams p;
       for (LayerPosition& l : s_.layers) {
         l.pe.d_model = sh.hidden;
@@ -864,14 +879,6 @@ class Reader {
     if (InterleavedFamily(type_)) {
       Note(type_ + " rotates interleaved pairs (dims 2i, 2i+1)");
     }
-    const bool known_rope =
-        type_ == "llama" || type_ == "mistral" || type_ == "mixtral" ||
-        type_.rfind("qwen", 0) == 0 || type_.rfind("gemma", 0) == 0 || type_.rfind("phi", 0) == 0 ||
-        type_ == "gpt_neox" || type_ == "gptj" || type_.rfind("deepseek", 0) == 0 ||
-        type_.rfind("llama4", 0) == 0 || type_ == "modernbert" || type_ == "smollm3" ||
-        type_ == "starcoder2" || type_ == "olmo" || type_ == "olmo2" || type_ == "cohere" ||
-        type_ == "cohere2" || type_ == "stablelm" || type_ == "falcon" || type_ == "gpt_oss" ||
-        type_ == "internlm2" || type_ == "granite" || type_ == "exaone";
     const RopeSpec* any = specs.count("") ? &specs[""] : nullptr;
     const bool rope_keys =
         (any && (any->given || any->theta)) || specs.size() > 1 || (specs.size() == 1 && !any);
