@@ -60,32 +60,81 @@ class Cursor {
   bool size_known() const { return source_.KnownSize().has_value(); }
 
   // Makes bytes [pos, pos + n) readable; an error naming `what` when the source ends first.
-  Status Need(uint64_t n, const std::string& what) {
+  // Whether bytes [pos, pos + n) are readable, asking the source for more if needed (an I/O
+  // error is kept for Need to return). No message is built: the hot loops call this.
+  bool Ensure(uint64_t n) {
     const uint64_t end = SaturatingAdd(pos_, n);
-    if (end <= view_.size()) return {};
-    if (!ended_) {
-      uint64_t ask = std::max({end, kFirstRead, SaturatingMul(view_.size(), 2)});
-      const auto size = source_.KnownSize();
-      if (size) ask = std::min(ask, *size);
-      auto got = source_.Prefix(ask);
-      if (!got.ok()) return WithPath(got.error(), name_);
-      view_ = got.value();
-      if (view_.size() < ask || (size && view_.size() >= *size)) ended_ = true;
-      if (end <= view_.size()) return {};
+    if (end <= view_.size()) return true;
+    if (ended_ || !io_error_.ok()) return false;
+    uint64_t ask = std::max({end, kFirstRead, SaturatingMul(view_.size(), 2)});
+    const auto size = source_.KnownSize();
+    if (size) ask = std::min(ask, *size);
+    auto got = source_.Prefix(ask);
+    if (!got.ok()) {
+      io_error_ = WithPath(got.error(), name_);
+      return false;
     }
+    view_ = got.value();
+    if (view_.size() < ask || (size && view_.size() >= *size)) ended_ = true;
+    return end <= view_.size();
+  }
+
+  // Ensure, or an error naming `what`.
+  Status Need(uint64_t n, const std::string& what) {
+    if (Ensure(n)) return {};
+    return PastEnd(n, what);
+  }
+  Status PastEnd(uint64_t n, const std::string& what) const {
+    if (!io_error_.ok()) return io_error_;
     return InvalidArgument(Quoted(name_) + ": " + what + " at byte " + std::to_string(pos_) +
                            " needs " + std::to_string(n) + " bytes, but the file ends at byte " +
                            std::to_string(view_.size()) + " (truncated, or a length that lies)");
   }
 
-  Result<uint64_t> Uint(int bytes, const std::string& what) {
-    if (Status st = Need(static_cast<uint64_t>(bytes), what); !st.ok()) return st.error();
+  // A little-endian integer of `bytes` bytes at pos, which Ensure has made readable.
+  uint64_t UintUnchecked(int bytes) {
     uint64_t v = 0;
-    for (int k = bytes - 1; k >= 0; --k) {
-      v = (v << 8) | std::to_integer<uint64_t>(view_[static_cast<size_t>(pos_) + k]);
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(&v, view_.data() + pos_, static_cast<size_t>(bytes));
+    } else {
+      for (int k = bytes - 1; k >= 0; --k) {
+        v = (v << 8) | std::to_integer<uint64_t>(view_[static_cast<size_t>(pos_) + k]);
+      }
     }
     pos_ += static_cast<uint64_t>(bytes);
     return v;
+  }
+  void Advance(uint64_t n) { pos_ += n; }
+
+  // Skips `count` gguf strings (a vocabulary: hundreds of thousands), walking the bytes in hand
+  // and asking for more only at their end. False when one runs past the end: `*done` is that
+  // string, `*need` the bytes it needs from its start.
+  bool SkipStrings(uint64_t count, uint64_t* done, uint64_t* need) {
+    for (uint64_t k = 0; k < count; ++k) {
+      *done = k;
+      const uint64_t have = view_.size();
+      if (pos_ + 8 <= have) {
+        const uint64_t len = UintUnchecked(8);
+        if (len <= have - pos_) {
+          pos_ += len;
+          continue;
+        }
+        pos_ -= 8;
+      }
+      *need = 8;
+      if (!Ensure(8)) return false;
+      const uint64_t len = UintUnchecked(8);
+      pos_ -= 8;
+      *need = SaturatingAdd(8, len);
+      if (!Ensure(*need)) return false;
+      pos_ += *need;
+    }
+    return true;
+  }
+
+  Result<uint64_t> Uint(int bytes, const std::string& what) {
+    if (Status st = Need(static_cast<uint64_t>(bytes), what); !st.ok()) return st.error();
+    return UintUnchecked(bytes);
   }
 
   // A gguf string: uint64 length, bytes. Kept whole when at most `keep` bytes, else skipped
@@ -119,6 +168,7 @@ class Cursor {
   std::span<const std::byte> view_;
   uint64_t pos_ = 0;
   bool ended_ = false;
+  Status io_error_;
 };
 
 class Parser {
@@ -211,8 +261,14 @@ class Parser {
     const int bytes = static_cast<int>(ScalarBytes(t));
     auto raw = in_.Uint(bytes, what);
     if (!raw.ok()) return raw.error();
-    const uint64_t r = raw.value();
-    switch (t) {
+    v.type = t;
+    return Decode(v, raw.value(), what, UINT64_MAX);
+  }
+
+  // The raw bits `r` of a scalar of type v.type into `v`; `element` names an array element in
+  // the error (UINT64_MAX: a scalar).
+  Status Decode(GgufValue& v, uint64_t r, const std::string& what, uint64_t element) const {
+    switch (v.type) {
       case GgufType::kUint8:
       case GgufType::kUint16:
       case GgufType::kUint32:
@@ -239,8 +295,11 @@ class Parser {
         break;
       case GgufType::kBool:
         if (r > 1) {
-          return Fail(what + ": a bool must be 0 or 1, got " + std::to_string(r) + " (byte " +
-                      std::to_string(in_.pos() - 1) + ")");
+          return Fail(
+              what +
+              (element == UINT64_MAX ? std::string() : " element " + std::to_string(element)) +
+              ": a bool must be 0 or 1, got " + std::to_string(r) + " (byte " +
+              std::to_string(in_.pos() - 1) + ")");
         }
         v.b = r == 1;
         break;
@@ -273,10 +332,9 @@ class Parser {
                     " strings cannot fit in the " + std::to_string(in_.known_size() - in_.pos()) +
                     " bytes left (each takes at least 8)");
       }
-      for (uint64_t k = 0; k < v.count; ++k) {
-        uint64_t len = 0;
-        auto s = in_.String(what + " element " + std::to_string(k), 0, &len);
-        if (!s.ok()) return s.error();
+      uint64_t k = 0, need = 0;
+      if (!in_.SkipStrings(v.count, &k, &need)) {
+        return in_.PastEnd(need, what + " element " + std::to_string(k) + " (a string)");
       }
       return {};
     }
@@ -295,10 +353,10 @@ class Parser {
     v.numbers.reserve(static_cast<size_t>(v.count));
     for (uint64_t k = 0; k < v.count; ++k) {
       GgufValue e;
-      if (Status st = Scalar(v.element, e, what + " element " + std::to_string(k)); !st.ok()) {
+      e.type = v.element;
+      if (Status st = Decode(e, in_.UintUnchecked(static_cast<int>(size)), what, k); !st.ok()) {
         return st;
       }
-      e.type = v.element;
       v.numbers.push_back(v.element == GgufType::kBool ? (e.b ? 1.0 : 0.0) : e.AsDouble());
     }
     v.numbers_kept = true;
