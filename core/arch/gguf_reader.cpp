@@ -673,7 +673,11 @@ Status Builder::Read() {
                               "; PE Explorer does not model it");
     }
   }
-  const std::string type = scaling_type.value_or(factor_key || scale_linear ? "linear" : "none");
+  // Phi-3's conversions carry LongRoPE as the two factor tensors.
+  const bool has_factor_lists = file.FindTensor("rope_factors_long.weight") != nullptr;
+  const std::string type = scaling_type.value_or(has_factor_lists             ? "longrope"
+                                                 : factor_key || scale_linear ? "linear"
+                                                                              : "none");
   const double factor = factor_key.value_or(scale_linear.value_or(1.0));
   if (type != "none" && type != "linear" && type != "yarn" && type != "longrope") {
     return keys.Fail(keys.Key("rope.scaling.type"),
