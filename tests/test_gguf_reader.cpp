@@ -10,6 +10,7 @@
 #include <fstream>
 #include <span>
 
+#include "arch/catalogue.h"
 #include "arch/gguf_file.h"
 #include "arch/gguf_reader.h"
 #include "arch/open_model.h"
@@ -230,6 +231,8 @@ ModelSchedule Gemma3Expected(int64_t layers, int64_t hidden, int64_t heads, int6
   global.pe.rope().factor = 8;
   global.type = "full_attention";
   for (int64_t il = 0; il < layers; ++il) want.layers.push_back(il % 6 == 5 ? global : local);
+  // query_pre_attn_scalar^-0.5 = head_dim^-0.5 (llama.cpp sets it for every Gemma)
+  for (LayerPosition& l : want.layers) l.softmax_scale = 1.0 / std::sqrt(static_cast<double>(hd));
   return want;
 }
 
@@ -256,28 +259,32 @@ TEST_F(GgufReader, Gemma3TwentySevenBScalesBy168) {
 // 5120, 40 heads, 8 kv heads, head_dim 128, rope_theta 500000, rope_scaling llama3 factor 16,
 // low 1, high 1, original 8192, attention_chunk_size 8192, no_rope every 4th layer with
 // attn_temperature_tuning (attn_scale 0.1, floor_scale 8192), max_position_embeddings 10485760).
-TEST_F(GgufReader, Llama4HasNopeEveryFourthLayerAndChunksTheOthers) {
+std::string Llama4Scout() {
   // The converter's divisors with low == high == 1: 1 below wavelength 8192, 16 above.
   std::vector<float> divisors;
   for (int i = 0; i < 64; ++i) {
     const double wavelen = 2 * M_PI * std::pow(500000.0, i / 64.0);
     divisors.push_back(wavelen < 8192 ? 1.0f : 16.0f);
   }
-  const std::string bytes = GgufBuilder()
-                                .Str("general.architecture", "llama4")
-                                .Str("general.name", "Llama 4 Scout 17B 16E Instruct")
-                                .U32("llama4.block_count", 48)
-                                .U32("llama4.context_length", 10485760)
-                                .U32("llama4.embedding_length", 5120)
-                                .U32("llama4.attention.head_count", 40)
-                                .U32("llama4.attention.head_count_kv", 8)
-                                .U32("llama4.rope.dimension_count", 128)
-                                .F32("llama4.rope.freq_base", 500000.0f)
-                                .U32("llama4.interleave_moe_layer_step", 1)
-                                .U32("llama4.expert_count", 16)
-                                .Tokens(202048)
-                                .F32Tensor("rope_freqs.weight", divisors)
-                                .Build();
+  return GgufBuilder()
+      .Str("general.architecture", "llama4")
+      .Str("general.name", "Llama 4 Scout 17B 16E Instruct")
+      .U32("llama4.block_count", 48)
+      .U32("llama4.context_length", 10485760)
+      .U32("llama4.embedding_length", 5120)
+      .U32("llama4.attention.head_count", 40)
+      .U32("llama4.attention.head_count_kv", 8)
+      .U32("llama4.rope.dimension_count", 128)
+      .F32("llama4.rope.freq_base", 500000.0f)
+      .U32("llama4.interleave_moe_layer_step", 1)
+      .U32("llama4.expert_count", 16)
+      .Tokens(202048)
+      .F32Tensor("rope_freqs.weight", divisors)
+      .Build();
+}
+
+TEST_F(GgufReader, Llama4HasNopeEveryFourthLayerAndChunksTheOthers) {
+  const std::string bytes = Llama4Scout();
   auto s = ReadBytes(bytes);
   ASSERT_TRUE(s.ok()) << s.message();
   ModelSchedule want;
@@ -298,7 +305,7 @@ TEST_F(GgufReader, Llama4HasNopeEveryFourthLayerAndChunksTheOthers) {
   nope.pe.max_len = 10485760;
   nope.pe.scheme = NopeParams{};
   nope.temperature = {TemperatureKind::kLlama4, 0.1, 8192};
-  nope.type = "full_attention";
+  nope.type = "no_rope";
   for (int il = 0; il < 48; ++il) want.layers.push_back(il % 4 == 3 ? nope : rope);
   ExpectSchedule(s.value(), want);
   EXPECT_EQ(FirstPositionalLayer(s.value()), 0);
@@ -551,6 +558,40 @@ TEST(GgufFile, FloatKeysAndArraysKeepTheirTypes) {
   EXPECT_TRUE(f.value().Find("a.b")->b);
   EXPECT_EQ(f.value().Find("a.u")->u, uint64_t{1} << 40);
   EXPECT_EQ(f.value().data_offset % 32, 0u);
+}
+
+// The same model read from its GGUF and from its published config.json (the catalogue's copy)
+// gives the same shape and the same layers; the one difference is the pairing of Llama 3.1,
+// whose GGUF rotates interleaved pairs where the HF checkpoint rotates halves (the converter
+// permuted q and k), and which the schedule's note states.
+TEST_F(GgufReader, AGgufAndItsConfigJsonGiveTheSameSchedule) {
+  struct Case {
+    const char* model;
+    std::string gguf;
+  };
+  const Case cases[] = {{"llama-3.1-8b", Llama31()},
+                        {"gemma-3-4b", Gemma3(34, 2560, 8, 256, true)},
+                        {"llama-4-scout", Llama4Scout()}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.model);
+    auto from_gguf = ReadBytes(c.gguf);
+    ASSERT_TRUE(from_gguf.ok()) << from_gguf.message();
+    auto from_config = CatalogueModel(c.model);
+    ASSERT_TRUE(from_config.ok()) << from_config.message();
+    ModelSchedule g = from_gguf.value();
+    const ModelSchedule& h = from_config.value();
+    if (g.shape.vocab == 0) g.shape.vocab = h.shape.vocab;  // the test's Gemma GGUF has no tokens
+    EXPECT_EQ(g.shape, h.shape);
+    ASSERT_EQ(g.layers.size(), h.layers.size());
+    for (size_t i = 0; i < g.layers.size(); ++i) {
+      LayerPosition l = g.layers[i];
+      if (std::string(c.model) == "llama-3.1-8b") {
+        EXPECT_EQ(l.pe.rope().pairing, RopePairing::kInterleaved);
+        l.pe.rope().pairing = RopePairing::kHalf;
+      }
+      EXPECT_EQ(l, h.layers[i]) << "layer " << i;
+    }
+  }
 }
 
 }  // namespace

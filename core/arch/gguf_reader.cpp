@@ -861,13 +861,14 @@ Status Builder::Read() {
     if ((arch == "gemma2" || arch == "gemma3") && !attention_scale) {
       // llama.cpp gemma2 / gemma3: f_attention_scale = 1/sqrt(n_embd / n_head) for the 27B
       // models (query_pre_attn_scalar = hidden / heads: 46 and 62 layers), else
-      // 1/sqrt(head_dim).
+      // 1/sqrt(head_dim): HF's query_pre_attn_scalar^-0.5, given explicitly as config.json
+      // readings give it.
       const bool is_27b =
           (arch == "gemma2" && *layers == 46) || (arch == "gemma3" && *layers == 62);
-      if (is_27b && s.shape.heads > 0 && s.shape.hidden / s.shape.heads != head_dim) {
-        const double scale = 1.0 / std::sqrt(static_cast<double>(s.shape.hidden / s.shape.heads));
-        for (LayerPosition& l : s.layers) l.softmax_scale = scale;
-      }
+      const int64_t scalar =
+          is_27b && s.shape.heads > 0 ? s.shape.hidden / s.shape.heads : head_dim;
+      const double scale = 1.0 / std::sqrt(static_cast<double>(scalar));
+      for (LayerPosition& l : s.layers) l.softmax_scale = scale;
     }
     if (arch == "gpt-oss" && r.scaling == RopeScaling::kYarn) {
       s.notes.push_back(
@@ -895,7 +896,7 @@ Status Builder::Read() {
         LayerPosition& l = s.layers[static_cast<size_t>(il)];
         if ((il + 1) % step == 0) {
           l.pe.scheme = NopeParams{};
-          l.type = "full_attention";
+          l.type = "no_rope";
           l.temperature.kind = TemperatureKind::kLlama4;
           l.temperature.scale = temp_scale.value_or(0.1);
           l.temperature.floor = temp_floor.value_or(8192.0);
