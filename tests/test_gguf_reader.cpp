@@ -362,6 +362,86 @@ TEST_F(GgufReader, DeepseekV3RotatesItsRopeDimsWithYarnAndScalesTheSoftmax) {
   EXPECT_DOUBLE_EQ(ComputeRopeFrequencies(s.value().layers[0].pe).attention_factor, 1.0);
 }
 
+// Phi-3 mini 128k's conversion: LongRoPE as two factor tensors, the original context and the
+// attention factor llama.cpp's converter computes, sqrt(1 + ln(131072 / 4096) / ln 4096).
+TEST_F(GgufReader, Phi3LongropeReadsItsFactorTensors) {
+  std::vector<float> short_f, long_f;
+  for (int i = 0; i < 48; ++i) {
+    short_f.push_back(1.0f + 0.01f * static_cast<float>(i));
+    long_f.push_back(1.0f + 0.5f * static_cast<float>(i));
+  }
+  const std::string bytes = GgufBuilder()
+                                .Str("general.architecture", "phi3")
+                                .U32("phi3.block_count", 32)
+                                .U32("phi3.context_length", 131072)
+                                .U32("phi3.embedding_length", 3072)
+                                .U32("phi3.attention.head_count", 32)
+                                .U32("phi3.rope.dimension_count", 96)
+                                .U32("phi3.rope.scaling.original_context_length", 4096)
+                                .F32("phi3.rope.scaling.attn_factor", 1.1902381f)
+                                .F32Tensor("rope_factors_long.weight", long_f)
+                                .F32Tensor("rope_factors_short.weight", short_f)
+                                .Build();
+  auto s = ReadBytes(bytes);
+  ASSERT_TRUE(s.ok()) << s.message();
+  const RopeParams& r = s.value().layers[31].pe.rope();
+  EXPECT_EQ(r.scaling, RopeScaling::kLongrope);
+  EXPECT_EQ(r.pairing, RopePairing::kHalf);
+  EXPECT_EQ(r.original_max_len, 4096);
+  EXPECT_EQ(r.max_position_embeddings, 131072);
+  EXPECT_EQ(r.attention_factor, std::optional<double>(1.1902381));
+  EXPECT_EQ(r.long_factor, std::vector<double>(long_f.begin(), long_f.end()));
+  EXPECT_EQ(r.short_factor, std::vector<double>(short_f.begin(), short_f.end()));
+  EXPECT_EQ(s.value().shape.original_context, 4096);
+}
+
+// The placements other than RoPE: Qwen2-VL's M-RoPE sections, BLOOM's ALiBi, GPT-2's learned
+// table (found by its position_embd tensor).
+TEST_F(GgufReader, MropeAlibiAndLearnedArchitectures) {
+  auto s = ReadBytes(GgufBuilder()
+                         .Str("general.architecture", "qwen2vl")
+                         .U32("qwen2vl.block_count", 28)
+                         .U32("qwen2vl.context_length", 32768)
+                         .U32("qwen2vl.embedding_length", 3584)
+                         .U32("qwen2vl.attention.head_count", 28)
+                         .F32("qwen2vl.rope.freq_base", 1000000.0f)
+                         .I32Array("qwen2vl.rope.dimension_sections", {16, 24, 24, 0})
+                         .Build());
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(s.value().layers[0].pe.kind(), Scheme::kMrope);
+  const MropeParams& m = s.value().layers[0].pe.mrope();
+  EXPECT_EQ(m.section, (std::array<int64_t, 3>{16, 24, 24}));
+  EXPECT_EQ(m.layout, MropeLayout::kChunked);
+  EXPECT_EQ(m.theta, 1e6);
+  EXPECT_EQ(s.value().layers[0].pe.d_model, 128);
+
+  s = ReadBytes(GgufBuilder()
+                    .Str("general.architecture", "bloom")
+                    .U32("bloom.block_count", 24)
+                    .U32("bloom.context_length", 2048)
+                    .U32("bloom.embedding_length", 1024)
+                    .U32("bloom.attention.head_count", 16)
+                    .Build());
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(s.value().layers[23].pe.kind(), Scheme::kAlibi);
+  EXPECT_EQ(s.value().layers[23].pe.alibi().heads, 16);
+  EXPECT_EQ(s.value().layers[23].pe.alibi().max_bias, 8.0);
+  EXPECT_EQ(s.value().layers[23].pe.d_model, 64);
+
+  s = ReadBytes(GgufBuilder()
+                    .Str("general.architecture", "gpt2")
+                    .U32("gpt2.block_count", 12)
+                    .U32("gpt2.context_length", 1024)
+                    .U32("gpt2.embedding_length", 768)
+                    .U32("gpt2.attention.head_count", 12)
+                    .Tensor("position_embd.weight", {768, 1024}, 0, "")
+                    .Build());
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(s.value().layers[0].pe.kind(), Scheme::kLearned);
+  EXPECT_EQ(s.value().layers[0].pe.d_model, 768);
+  EXPECT_EQ(s.value().layers[0].pe.max_len, 1024);
+}
+
 // ---- refusals
 
 TEST_F(GgufReader, EveryTruncationIsAnErrorNeverACrash) {
