@@ -639,15 +639,27 @@ Status Builder::Read() {
   }
   r.max_position_embeddings = *context;
   if (placement == Placement::kNorm) {
-    if (arch == "llama4" || mla) {
+    // convert_hf_to_gguf.py permutes q and k (LlamaModel.permute) for the Llama family, whose
+    // HF checkpoints rotate halves; Llama 4, DeepSeek and Cohere rotate interleaved pairs in HF
+    // too and are not permuted.
+    static constexpr std::string_view kPermuted[] = {"llama",      "deci",    "baichuan",
+                                                     "internlm2",  "minicpm", "granite",
+                                                     "granitemoe", "smollm3", "arcee"};
+    const bool permuted =
+        std::find(std::begin(kPermuted), std::end(kPermuted), arch) != std::end(kPermuted);
+    if (permuted) {
+      s.notes.push_back(
+          "this GGUF rotates interleaved pairs (2i, 2i+1) (llama.cpp LLAMA_ROPE_TYPE_NORM) while "
+          "the HF checkpoint rotates halves (i, i + d/2): llama.cpp's converter permuted the q "
+          "and k weights to match, so both give the same attention");
+    } else if (arch == "llama4" || arch == "deepseek" || mla || arch == "command-r" ||
+               arch == "cohere2") {
       s.notes.push_back(
           "this GGUF rotates interleaved pairs (2i, 2i+1) (llama.cpp LLAMA_ROPE_TYPE_NORM), as "
           "the original checkpoint does");
     } else {
       s.notes.push_back(
-          "this GGUF rotates interleaved pairs (2i, 2i+1) (llama.cpp LLAMA_ROPE_TYPE_NORM) while "
-          "the HF checkpoint rotates halves (i, i + d/2): llama.cpp's converter permuted the q "
-          "and k weights to match, so both give the same attention");
+          "this GGUF rotates interleaved pairs (2i, 2i+1) (llama.cpp LLAMA_ROPE_TYPE_NORM)");
     }
   } else {
     s.notes.push_back(
