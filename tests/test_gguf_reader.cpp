@@ -607,6 +607,22 @@ TEST_F(GgufReader, TheMemoryCapRefusesMetadataBeforeItIsKept) {
   EXPECT_NE(s.message().find("past the memory cap of 1.0 MiB"), std::string::npos) << s.message();
 }
 
+TEST_F(GgufReader, ANonFiniteScaleIsRefusedWithItsKey) {
+  auto s = ReadBytes(GgufBuilder()
+                         .Str("general.architecture", "granite")
+                         .U32("granite.block_count", 2)
+                         .U32("granite.context_length", 4096)
+                         .U32("granite.embedding_length", 256)
+                         .U32("granite.attention.head_count", 4)
+                         .F32("granite.attention.scale", std::nanf(""))
+                         .Build());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("key \"granite.attention.scale\" must be a finite number greater "
+                             "than 0, got nan"),
+            std::string::npos)
+      << s.message();
+}
+
 TEST_F(GgufReader, AnUnknownSlidingWindowIsSaidNotGuessed) {
   const std::string bytes = GgufBuilder()
                                 .Str("general.architecture", "qwen2")

@@ -515,7 +515,13 @@ Status Builder::Read() {
     base.window = {causal->b ? AttentionWindowKind::kCausal : AttentionWindowKind::kFull, 0};
   }
   PE_TRY_ASSIGN(attention_scale, keys.Number(keys.Key("attention.scale")));
-  if (attention_scale) base.softmax_scale = *attention_scale;
+  if (attention_scale) {
+    if (!(std::isfinite(*attention_scale) && *attention_scale > 0)) {
+      return keys.Fail(keys.Key("attention.scale"),
+                       "must be a finite number greater than 0, got " + Num(*attention_scale));
+    }
+    base.softmax_scale = *attention_scale;
+  }
 
   const bool has_position_table = file.FindTensor("position_embd.weight") != nullptr;
   Placement placement = entry->placement;
@@ -722,6 +728,10 @@ Status Builder::Read() {
       // graph divides ggml's YaRN magnitude 1 + 0.1 ln(factor) back out, so the rotation's
       // attention factor is 1: HF's get_mscale(factor, mscale) / get_mscale(factor,
       // mscale_all_dim) with mscale == mscale_all_dim, which llama.cpp assumes.
+      if (!(std::isfinite(*log_mul) && *log_mul >= 0)) {
+        return keys.Fail(keys.Key("rope.scaling.yarn_log_multiplier"),
+                         "must be a finite number >= 0, got " + Num(*log_mul));
+      }
       const double all_dim = Tidy(*log_mul / 0.1);
       r.mscale = all_dim;
       r.mscale_all_dim = all_dim;
@@ -900,6 +910,14 @@ Status Builder::Read() {
     }
     PE_TRY_ASSIGN(temp_scale, keys.Number(keys.Key("attention.temperature_scale")));
     PE_TRY_ASSIGN(temp_floor, keys.Number(keys.Key("attention.temperature_length")));
+    if (temp_scale && !std::isfinite(*temp_scale)) {
+      return keys.Fail(keys.Key("attention.temperature_scale"),
+                       "must be a finite number, got " + Num(*temp_scale));
+    }
+    if (temp_floor && !(std::isfinite(*temp_floor) && *temp_floor >= 1)) {
+      return keys.Fail(keys.Key("attention.temperature_length"),
+                       "must be a finite number >= 1, got " + Num(*temp_floor));
+    }
     if (window && *window == 0) {
       s.notes.push_back(keys.Key("attention.sliding_window") +
                         " is 0: every layer rotates and attends causally (llama.cpp)");
