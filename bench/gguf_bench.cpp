@@ -3,7 +3,8 @@
 // token types, a chat template, 292 tensor infos and the rope_freqs tensor) at the start, then
 // ftruncate to --gib GiB (default 10), so the reader must not touch the data section. Prints
 // the first open and the median of --runs (default 20) opens. Removed at the end unless --keep.
-// Run: build/gguf_bench [--gib N] [--runs N] [--keep]
+// --file PATH times an existing GGUF file instead (a real model's).
+// Run: build/gguf_bench [--gib N] [--runs N] [--keep] [--file PATH]
 #include <unistd.h>
 
 #include <algorithm>
@@ -75,20 +76,25 @@ std::string Llama31Header() {
 int main(int argc, char** argv) {
   long gib = 10, runs = 20;
   bool keep = false;
+  std::string file;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--gib") && i + 1 < argc) gib = std::atol(argv[++i]);
     if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::atol(argv[++i]);
     if (!std::strcmp(argv[i], "--keep")) keep = true;
+    if (!std::strcmp(argv[i], "--file") && i + 1 < argc) file = argv[++i];
   }
-  const std::string path = "/tmp/pe_gguf_bench_" + std::to_string(::getpid()) + ".gguf";
-  const std::string header = Llama31Header();
-  std::ofstream(path, std::ios::binary) << header;
-  if (::truncate(path.c_str(), static_cast<off_t>(gib) << 30) != 0) {
-    std::perror("truncate");
-    return 1;
+  std::string path = file;
+  if (file.empty()) {
+    path = "/tmp/pe_gguf_bench_" + std::to_string(::getpid()) + ".gguf";
+    const std::string header = Llama31Header();
+    std::ofstream(path, std::ios::binary) << header;
+    if (::truncate(path.c_str(), static_cast<off_t>(gib) << 30) != 0) {
+      std::perror("truncate");
+      return 1;
+    }
+    std::printf("GGUF %s: %.1f MiB of header and metadata, file %ld GiB (sparse)\n", path.c_str(),
+                static_cast<double>(header.size()) / (1 << 20), gib);
   }
-  std::printf("GGUF %s: %.1f MiB of header and metadata, file %ld GiB (sparse)\n", path.c_str(),
-              static_cast<double>(header.size()) / (1 << 20), gib);
   auto t0 = std::chrono::steady_clock::now();
   auto first = pe::ReadGgufFile(path);
   const double first_ms = Millis(t0);
@@ -109,6 +115,6 @@ int main(int argc, char** argv) {
       "layers, vocab %lld)\n",
       first_ms, times[times.size() / 2], times.back(), runs, first.value().layers.size(),
       static_cast<long long>(first.value().shape.vocab));
-  if (!keep) std::remove(path.c_str());
+  if (!keep && file.empty()) std::remove(path.c_str());
   return 0;
 }
