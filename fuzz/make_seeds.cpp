@@ -1,7 +1,8 @@
 // Writes the fuzzers' seed corpus: small valid files of every variant each reader accepts
 // (NPY versions, byte orders, memory orders and widths; safetensors of every float dtype with
 // metadata; GloVe, .vec and word2vec binary), each checked to read back before it is written.
-// Usage: pe_fuzz_seeds OUT_DIR  (creates OUT_DIR/npy, OUT_DIR/safetensors, OUT_DIR/word_vectors)
+// Usage: pe_fuzz_seeds OUT_DIR  (creates OUT_DIR/npy, OUT_DIR/safetensors, OUT_DIR/word_vectors,
+// ..., OUT_DIR/gguf)
 #include <sys/stat.h>
 
 #include <bit>
@@ -13,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "../tests/gguf_test_writer.h"
+#include "arch/gguf_file.h"
 #include "arch/hf_config.h"
 #include "io/figure_metadata_reader.h"
 #include "io/file_writers.h"
@@ -91,7 +94,7 @@ int main(int argc, char** argv) {
   }
   const std::string root = argv[1];
   for (const char* sub : {"", "/npy", "/safetensors", "/word_vectors", "/figure_metadata",
-                          "/tokenizer_json", "/session", "/hf_config"}) {
+                          "/tokenizer_json", "/session", "/hf_config", "/gguf"}) {
     ::mkdir((root + sub).c_str(), 0777);
   }
   using pe::Status;
@@ -323,6 +326,47 @@ int main(int argc, char** argv) {
           "{\"model_type\": \"gpt2\", \"n_embd\": 64, \"n_head\": 4, \"n_layer\": 2, "
           "\"n_positions\": 128}",
           hf_ok);
+  }
+  // GGUF: the reader's test models in small (tokens and tensors few), every value type, and
+  // version 2.
+  const std::string gguf_dir = root + "/gguf";
+  auto gguf_ok = [](std::span<const std::byte> b) {
+    pe::SpanSource src(b);
+    return pe::ParseGguf(src, "seed.gguf", pe::MemoryCap{}).status();
+  };
+  {
+    using pe::testing_gguf::GgufBuilder;
+    Write(gguf_dir, "llama31.gguf",
+          GgufBuilder()
+              .Str("general.architecture", "llama")
+              .U32("llama.block_count", 2)
+              .U32("llama.context_length", 131072)
+              .U32("llama.embedding_length", 4096)
+              .U32("llama.attention.head_count", 32)
+              .F32("llama.rope.freq_base", 500000.0f)
+              .Tokens(5)
+              .F32Tensor("rope_freqs.weight", pe::testing_gguf::Llama31RopeFreqs())
+              .Build(),
+          gguf_ok);
+    Write(gguf_dir, "types_v2.gguf",
+          GgufBuilder(2)
+              .Raw("a.u8", 0, "\x01")
+              .Raw("a.i8", 1, "\xff")
+              .Raw("a.u16", 2, "\x01\x02")
+              .Raw("a.i16", 3, "\xff\xff")
+              .U32("a.u32", 7)
+              .I32("a.i32", -7)
+              .F32("a.f32", 0.1f)
+              .Bool("a.bool", true)
+              .Str("a.str", "gemma3")
+              .I32Array("a.arr", {3, 4, 5, 0})
+              .U64("a.u64", 1u << 20)
+              .Raw("a.i64", 11, std::string(8, '\xff'))
+              .Raw("a.f64", 12, std::string("\0\0\0\0\0\0\xf0\x3f", 8))
+              .U32("general.alignment", 64)
+              .Tensor("t", {2, 2}, 1, std::string(8, '\0'))
+              .Build(),
+          gguf_ok);
   }
   return failures == 0 ? 0 : 1;
 }
