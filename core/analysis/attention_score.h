@@ -153,6 +153,16 @@ struct ScoreRaster {
   bool empty() const { return width == 0 || height == 0; }
 };
 
+// With a temperature, the exact texel means sum each texel row over its runs of one tau (one run
+// per --temperature-floor positions, model_params.h): at most kTemperedRasterMaxWork run-values
+// (runs past each row's first, times d) in a frame, about a second on two cores.
+inline constexpr int kTemperedRasterMaxWorkLog2 = 23;
+inline constexpr int64_t kTemperedRasterMaxWork = int64_t{1} << kTemperedRasterMaxWorkLog2;
+// An error naming --temperature-floor, the rule and the values when a tempered raster of this
+// request would take more than that (added schemes, RoPE and the biases, whose texels are exact
+// sums over the runs); OK otherwise. The score and compare views ask before they draw.
+Status CheckScoreRaster(const AttentionScorer& scorer, const ScoreRasterRequest& request);
+
 // The raster of the window, clamped to the table's positions. Only the texels' rows and columns
 // are evaluated (per-position vectors are made once per texel row and column), so a table of
 // 2^31 positions costs what a small one does. Work is about (texel rows + columns) x samples x d

@@ -171,6 +171,9 @@ Result<Figure> ScoreCompareFigure(const ViewContext& c, const ComparePair& p) {
   const PixelSize px = PanelPixels(c, f).front();
   ScoreRasterRequest req{
       w.x0, w.x1, w.y0, w.y1, std::min(px.width, 4096), std::min(px.height, 4096)};
+  for (const AttentionScorer* side : {&sa.value(), &sb.value()}) {
+    if (Status st = CheckScoreRaster(*side, req); !st.ok()) return st.error();
+  }
   ScoreRaster ra = ComputeScoreRaster(sa.value(), req);
   ScoreRaster rb = ComputeScoreRaster(sb.value(), req);
   if (ra.key_edges != rb.key_edges || ra.query_edges != rb.query_edges) {
