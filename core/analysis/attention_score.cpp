@@ -56,6 +56,28 @@ std::string SoftmaxScaleText(double softmax_scale, int64_t d) {
   return buf;
 }
 
+std::string ScoreOptionsText(const ModelParams& m, bool temperature) {
+  std::string text;
+  auto add = [&text](const std::string& part) { text += (text.empty() ? "" : ", ") + part; };
+  const AttentionWindow window = EffectiveAttentionWindow(m);
+  if (window.kind == AttentionWindowKind::kCausal) {
+    add("causal mask");
+  } else if (window.kind != AttentionWindowKind::kFull) {
+    add("attention window " + AttentionWindowText(window));
+  }
+  char buf[160];
+  if (m.softmax_scale > 0) {
+    std::snprintf(buf, sizeof buf, "softmax scale %.9g", m.softmax_scale);
+    add(buf);
+  }
+  if (temperature && m.temperature.kind != TemperatureKind::kNone) {
+    std::snprintf(buf, sizeof buf, "temperature llama4 (scale %.9g, floor %.9g)",
+                  m.temperature.scale, m.temperature.floor);
+    add(buf);
+  }
+  return text;
+}
+
 std::string ScoreDefinition(const Encoding& e, const ScoreContent& content, double softmax_scale,
                             const AttentionTemperature& t) {
   std::string text = ScoreDefinition(e, content);

@@ -49,6 +49,11 @@ std::string ScoreDefinition(const Encoding& encoding, const ScoreContent& conten
                             double softmax_scale, const AttentionTemperature& temperature = {});
 // "softmax scale s = 0.1657 (in place of 1/√128 = 0.08839)", for a scale given (> 0).
 std::string SoftmaxScaleText(double softmax_scale, int64_t d);
+// The options that change the score views' numbers beyond the encoding, as their flags read:
+// "causal mask" or "attention window sliding:4096", "softmax scale 0.2" and (with
+// `temperature`) "temperature llama4 (scale 0.1, floor 8192)", joined by ", "; empty when none
+// is set.
+std::string ScoreOptionsText(const ModelParams& params, bool temperature = true);
 
 // The scorer of one encoding and content. Immutable once made; cheap per call.
 class AttentionScorer {
