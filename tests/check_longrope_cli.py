@@ -15,7 +15,9 @@ them (head dim 96, theta 10000, original 4096, max 131072), as torchtune's phi3_
 builder copies them. Tables of 2048 rows (short list) and 8192 rows (long list), and 100 rows
 with --sequence-len 8192 (long list), are compared cell for cell within 1e-6 * max(1, |v|)
 (float32 rounding is 6e-8 relative). Then `export --from` of a figure must give the same
-bytes, and the comparison must tell the other list and a missing attention factor apart.
+bytes, and the comparison must tell the other list and a missing attention factor apart. The
+frequencies view's table must carry both lists' frequencies (HF's inv_freq with each list) and
+their wavelengths, and say which list the length picks.
 Exit status 1 if any case fails.
 """
 
@@ -136,6 +138,56 @@ def main():
             case("the short list is told apart at 8192", None if wrong else "not told apart")
             wrong = compare(got, reference(8192, 8192, "half", "cos", attention=1.0))
             case("attention factor 1 is told apart", None if wrong else "not told apart")
+
+        # The frequencies table carries both lists: HF's inv_freq with the short and with the
+        # long factors, their wavelengths 2 pi / inv_freq, and which list the length picks (the
+        # scaled column is that list's). NPY (48, 12) float32, CSV the same with the list named.
+        header = ("pair,original,scaled,original_wavelength,scaled_wavelength,treatment,ramp,"
+                  "short,long,short_wavelength,long_wavelength,list")
+        for length in (2048, 8192):
+            picked = "long" if length > ORIGINAL else "short"
+            label = "frequencies at %d rows (%s list)" % (length, picked)
+            npy = os.path.join(tmp, "f.npy")
+            csv = os.path.join(tmp, "f.csv")
+            rc, msg = run(exe, flags(length) + ["--view", "frequencies", "-o", npy])
+            if rc == 0:
+                rc, msg = run(exe, flags(length) + ["--view", "frequencies", "-o", csv])
+            if rc != 0:
+                case(label, "exit %d: %s" % (rc, msg))
+                continue
+            got = np.load(npy)
+            short, long_ = inv_freq(SHORT), inv_freq(LONG)
+            original = inv_freq([1.0] * (D // 2))
+            want = np.stack([np.arange(D // 2, dtype=np.float64), original,
+                             long_ if picked == "long" else short, 2 * np.pi / original,
+                             2 * np.pi / (long_ if picked == "long" else short)], 1)
+            problem = compare(got[:, :5] if got.ndim == 2 else got, want)
+            if problem is None and got.shape != (D // 2, 12):
+                problem = "shape %s, not (%d, 12)" % (got.shape, D // 2)
+            if problem is None:
+                problem = compare(got[:, 7:11], np.stack(
+                    [short, long_, 2 * np.pi / short, 2 * np.pi / long_], 1))
+            if problem is None and not np.all(got[:, 11] == (1.0 if picked == "long" else 0.0)):
+                problem = "list column %s, not %s" % (got[:, 11], picked)
+            if problem is None:
+                with open(csv) as f:
+                    lines = f.read().splitlines()
+                if lines[0] != header:
+                    problem = "CSV header %r" % lines[0]
+                elif len(lines) != D // 2 + 1:
+                    problem = "CSV has %d rows" % (len(lines) - 1)
+                else:
+                    for i, line in enumerate(lines[1:]):
+                        cells = line.split(",")
+                        # The CSV's digits read back as the NPY's float32.
+                        values = [np.float32(cells[k]) for k in (7, 8, 9, 10)]
+                        if cells[11] != picked or values != list(got[i, 7:11]):
+                            problem = "CSV row %d: %s" % (i, line)
+                            break
+            case(label, problem)
+        # The check tells the lists apart: the short list's frequencies are not the long one's.
+        case("the lists differ", None if np.max(np.abs(inv_freq(SHORT) - inv_freq(LONG))) > 1e-3
+             else "the lists are alike")
 
         # export --from draws the same figure again, lists and all.
         for view, ext in (("frequencies", "png"), ("heatmap", "svg")):

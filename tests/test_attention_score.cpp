@@ -828,6 +828,107 @@ TEST(AttentionRow, EverySchemeMatchesANaiveLongDoubleSoftmaxAndSumsToOne) {
   }
 }
 
+// A window leaves each query one run of keys; the rows without a closed form score only that
+// run. Every weight, the entropy, the top keys and the count of keys seen against the naive
+// softmax over every key of the table (Score: NaN where the window hides the key).
+TEST(AttentionRow, WindowedRowsMatchTheNaiveSoftmaxOverEveryKey) {
+  for (Scheme scheme : {Scheme::kSinusoidal, Scheme::kRope, Scheme::kXpos, Scheme::kLearned}) {
+    for (const char* text : {"sliding:7", "sliding-bidirectional:9", "chunked:16", "causal"}) {
+      Result<AttentionWindow> window = ParseAttentionWindow(text);
+      ASSERT_TRUE(window.ok());
+      ModelParams m = RowParams(scheme, 16, 120, 5, 0);
+      if (window.value().kind == AttentionWindowKind::kCausal) {
+        m.causal_mask = true;
+      } else {
+        m.attention_window = window.value();
+      }
+      const AttentionScorer s = MakeScorer(m);
+      for (int64_t q : {int64_t{5}, int64_t{6}, int64_t{40}, int64_t{124}}) {
+        SCOPED_TRACE(std::string(SchemeName(scheme)) + " " + text + " query " + std::to_string(q));
+        Result<AttentionRow> row = AttentionRow::Make(s, q);
+        ASSERT_TRUE(row.ok()) << row.message();
+        ASSERT_FALSE(row.value().closed_form());
+        const NaiveRow naive = NaiveSoftmax(s, q);
+        int64_t seen = 0;
+        for (int64_t i = 0; i < 120; ++i) {
+          const double w = row.value().Weight(5 + i);
+          seen += std::isnan(s.Score(q, 5 + i)) ? 0 : 1;
+          EXPECT_EQ(std::isnan(row.value().Score(5 + i)), std::isnan(s.Score(q, 5 + i)));
+          ASSERT_NEAR(w, static_cast<double>(naive.w[static_cast<size_t>(i)]), 1e-12 + 1e-10 * w)
+              << "key " << 5 + i;
+        }
+        EXPECT_EQ(row.value().unmasked_keys(), seen);
+        EXPECT_NEAR(row.value().entropy(), static_cast<double>(naive.entropy), 1e-9);
+        std::vector<long double> sorted = naive.w;
+        std::sort(sorted.begin(), sorted.end(), std::greater<>());
+        const std::vector<int64_t> top = row.value().TopKeys(3);
+        ASSERT_EQ(top.size(), std::min<size_t>(3, static_cast<size_t>(seen)));
+        for (size_t k = 0; k < top.size(); ++k) {
+          EXPECT_NEAR(static_cast<double>(naive.w[static_cast<size_t>(top[k] - 5)]),
+                      static_cast<double>(sorted[k]), 1e-12);
+        }
+        // The largest weight over ranges that straddle the run's ends.
+        for (int64_t a : {int64_t{0}, int64_t{30}, int64_t{38}, int64_t{100}}) {
+          long double best = 0;
+          for (int64_t n = std::max<int64_t>(a, 5); n < std::min<int64_t>(a + 10, 125); ++n) {
+            best = std::max(best, naive.w[static_cast<size_t>(n - 5)]);
+          }
+          EXPECT_NEAR(row.value().MaxWeightIn(a, a + 10), static_cast<double>(best), 1e-12);
+        }
+      }
+    }
+  }
+}
+
+// A sliding window of 64 keys at max_len 1e9 (no closed form for RoPE): the row holds the
+// query's 64 keys, weighs them against a naive softmax over those keys, and gives every other
+// key 0. A window wider than kMaxEnumeratedKeys keys is refused naming it and the count.
+TEST(AttentionRow, SlidingWindowRowsWorkAtABillionKeys) {
+  ModelParams m = RowParams(Scheme::kRope, 16, 1'000'000'000, 0, 0);
+  m.attention_window = {AttentionWindowKind::kSliding, 64};
+  const AttentionScorer s = MakeScorer(m);
+  for (int64_t q : {int64_t{999'999'999}, int64_t{500'000'000}, int64_t{10}}) {
+    SCOPED_TRACE(q);
+    ASSERT_TRUE(CheckAttentionRow(s.encoding(), q, m.attention_window).ok());
+    Result<AttentionRow> row = AttentionRow::Make(s, q);
+    ASSERT_TRUE(row.ok()) << row.message();
+    const int64_t lo = std::max<int64_t>(0, q - 63);
+    EXPECT_EQ(row.value().unmasked_keys(), q - lo + 1);
+    std::vector<long double> w;
+    long double hi = -INFINITY, z = 0, entropy = 0;
+    for (int64_t n = lo; n <= q; ++n) hi = std::max<long double>(hi, s.Score(q, n));
+    for (int64_t n = lo; n <= q; ++n) {
+      w.push_back(std::exp(static_cast<long double>(s.Score(q, n)) - hi));
+      z += w.back();
+    }
+    for (size_t i = 0; i < w.size(); ++i) {
+      const long double v = w[i] / z;
+      entropy -= v * std::log(v);
+      EXPECT_NEAR(row.value().Weight(lo + static_cast<int64_t>(i)), static_cast<double>(v), 1e-12);
+    }
+    EXPECT_NEAR(row.value().entropy(), static_cast<double>(entropy), 1e-9);
+    EXPECT_EQ(row.value().Weight(lo - 1), 0.0);
+    EXPECT_EQ(row.value().Weight(q + 1), 0.0);
+    EXPECT_EQ(
+        row.value().Weight(0) + row.value().Weight(999'999'999),
+        (lo == 0 ? row.value().Weight(0) : 0.0) + (q == 999'999'999 ? row.value().Weight(q) : 0.0));
+  }
+  // 2^20 + 1 keys seen: refused, naming the window, the keys and the cap.
+  const AttentionWindow wide{AttentionWindowKind::kSliding, kMaxEnumeratedKeys + 1};
+  const Status st = CheckAttentionRow(s.encoding(), 999'999'999, wide);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("--attention-window sliding:1048577"), std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("1048577 keys"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("at most 1048576"), std::string::npos) << st.message();
+  // The same window near the start sees fewer keys: allowed.
+  EXPECT_TRUE(CheckAttentionRow(s.encoding(), 1000, wide).ok());
+  // No window: the whole table, refused as before (naming --max-len).
+  const Status full = CheckAttentionRow(s.encoding(), 10, AttentionWindow{});
+  ASSERT_FALSE(full.ok());
+  EXPECT_NE(full.message().find("--max-len"), std::string::npos) << full.message();
+}
+
 TEST(AttentionRow, AlibiWeightsDependOnlyOnTheDistance) {
   // After softmax an ALiBi row is a function of n - m alone: query M of a table and query
   // M + k of the same table moved by k give the same weights key for key (same relative keys),

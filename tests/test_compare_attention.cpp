@@ -3,6 +3,7 @@
 // documented, the figure has its three panels, and versus / compare_of survive the metadata.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -411,6 +412,83 @@ TEST(CompareFigure, ThreePanelsTitledWithWhatDiffersSharedAndDivergingRanges) {
                static_cast<float>(sa.Score(30, 7)) - static_cast<float>(sb.Score(30, 7)), -dm, dm);
   const unsigned char* px = &d.rgba[(30 * 40 + 7) * 4];
   EXPECT_EQ((Rgba8{px[0], px[1], px[2], px[3]}), c);
+}
+
+// Every option that changes a side's scores is named on its legend line: the rotating
+// proportion and YaRN's truncate and mscale (in the encoding's summary, which the status line
+// shows too), the window and the softmax scale (ScoreOptionsText); the temperature is in the
+// side's score definition; the grey cells name each side's mask rule.
+TEST(CompareFigure, LegendNamesEveryOptionThatChangesEachSide) {
+  ModelParams a = Small(Scheme::kRope, 16, 40);
+  a.pe.rope().proportion = 0.25;
+  a.versus = "attention_window=sliding:8,softmax_scale=0.2,attention_temperature=llama4";
+  const FigureSize size{960, 540, 1};
+  Result<Figure> built =
+      BuildViewFigure(ViewKind::kCompare, a, DefaultViews(a), size, FigureFormat::kPng);
+  ASSERT_TRUE(built.ok()) << built.message();
+  std::vector<std::string> lines;
+  for (const FigureLegendItem& item : built.value().legend) lines.push_back(item.label);
+  auto has = [&lines](const std::string& text) {
+    return std::find(lines.begin(), lines.end(), text) != lines.end();
+  };
+  // d 16: 8 pairs, floor(0.25 * 8) = 2 turn.
+  const std::string summary =
+      "rope half cos, head dim 16 (d_rot 16), theta 10000, proportion 0.25 (2 of 8 pairs turn), "
+      "L=40";
+  EXPECT_TRUE(has("A: " + summary)) << ::testing::PrintToString(lines);
+  EXPECT_TRUE(has("B: " + summary + ", attention window sliding:8, softmax scale 0.2"))
+      << ::testing::PrintToString(lines);
+  EXPECT_TRUE(
+      has("grey: masked, A: none; B: " + AttentionWindowRule({AttentionWindowKind::kSliding, 8})))
+      << ::testing::PrintToString(lines);
+  bool tempered = false;
+  for (const std::string& line : lines) {
+    tempered |= line.rfind("B: score(m, n)", 0) == 0 && line.find("Llama 4") != std::string::npos;
+  }
+  EXPECT_TRUE(tempered) << ::testing::PrintToString(lines);
+
+  // The status line's text: every score option, the temperature with its numbers.
+  ModelParams m = a;
+  m.attention_window = {AttentionWindowKind::kChunked, 32};
+  m.softmax_scale = 0.125;
+  m.temperature.kind = TemperatureKind::kLlama4;
+  m.temperature.floor = 3;
+  EXPECT_EQ(ScoreOptionsText(m),
+            "attention window chunked:32, softmax scale 0.125, temperature llama4 (scale 0.1, "
+            "floor 3)");
+  EXPECT_EQ(ScoreOptionsText(m, false), "attention window chunked:32, softmax scale 0.125");
+  m = ModelParams{};
+  EXPECT_EQ(ScoreOptionsText(m), "");
+  m.causal_mask = true;
+  EXPECT_EQ(ScoreOptionsText(m), "causal mask");
+
+  // YaRN: truncate off, and an attention factor from mscale / mscale_all_dim said even at 1.
+  EncodingParams yarn;
+  RopeParams r;
+  r.scaling = RopeScaling::kYarn;
+  r.factor = 4;
+  r.original_max_len = 64;
+  r.yarn_truncate = false;
+  r.mscale = 1;
+  r.mscale_all_dim = 1;
+  yarn.scheme = r;
+  yarn.d_model = 16;
+  yarn.max_len = 40;
+  Result<EncodingPtr> e = MakeEncoding(yarn);
+  ASSERT_TRUE(e.ok()) << e.message();
+  EXPECT_NE(e.value()->Summary().find(
+                "yarn x4 (original 64), truncate off, attention factor 1 (mscale 1 / "
+                "mscale_all_dim 1)"),
+            std::string::npos)
+      << e.value()->Summary();
+  // The defaults say neither.
+  r.yarn_truncate = true;
+  r.mscale = r.mscale_all_dim = 0;
+  yarn.scheme = r;
+  e = MakeEncoding(yarn);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e.value()->Summary().find("truncate"), std::string::npos) << e.value()->Summary();
+  EXPECT_EQ(e.value()->Summary().find("mscale"), std::string::npos) << e.value()->Summary();
 }
 
 // An empty --versus compares with the scheme's counterpart, never B = A: B is exactly the

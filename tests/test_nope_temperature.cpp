@@ -3,7 +3,9 @@
 // score views against q . k computed here, and the fields' refusals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "analysis/attention_score.h"
@@ -151,6 +153,130 @@ TEST(AttentionTemperature, ScoresScaleTheQueryByTau) {
   ASSERT_TRUE(as.ok());
   EXPECT_NEAR(as.value().Score(40, 10), TemperatureAt(t, 40) * content + ae.value()->Bias(40, 10),
               1e-12);
+}
+
+// The mean of score(m, n) over the texel's cells, cell by cell: Score computes each cell from
+// its own query (tau(m) included) and key, the path the texel means do not take.
+double NaiveTexelMean(const AttentionScorer& s, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  long double acc = 0;
+  for (int64_t m = m0; m < m1; ++m) {
+    for (int64_t n = n0; n < n1; ++n) acc += s.Score(m, n);
+  }
+  return static_cast<double>(acc / static_cast<long double>((m1 - m0) * (n1 - n0)));
+}
+
+// Texels whose rows span many steps of tau (a step every 3 or 2.5 positions, some 50 to 200 in
+// a row) are the exact mean of their cells, for an added scheme, RoPE, a bias and xPos: each
+// texel against the cell-by-cell mean.
+TEST(AttentionTemperature, TexelsAreTheExactMeanOfTheirCellsOverManySteps) {
+  struct Case {
+    const char* name;
+    EncodingParams params;
+    int64_t d;
+    int width, height;  // texels
+  };
+  std::vector<Case> cases;
+  auto shape = [](EncodingParams p, int64_t d) {
+    p.d_model = d;
+    p.max_len = 600;
+    p.offset = 7;
+    return p;
+  };
+  EncodingParams sin;
+  sin.scheme = SinusoidalParams{};
+  cases.push_back({"sinusoidal", shape(sin, 8), 8, 5, 3});
+  EncodingParams rope;
+  rope.scheme = RopeParams{};
+  cases.push_back({"rope", shape(rope, 8), 8, 4, 3});
+  RopeParams yarn;
+  yarn.scaling = RopeScaling::kYarn;
+  yarn.factor = 4;
+  yarn.original_max_len = 64;
+  yarn.rotary_fraction = 0.5;  // dims past d_rot pass through
+  rope.scheme = yarn;
+  cases.push_back({"rope yarn partial", shape(rope, 12), 12, 3, 4});
+  EncodingParams alibi;
+  AlibiParams ap;
+  ap.mode = AlibiMode::kSymmetric;
+  alibi.scheme = ap;
+  cases.push_back({"alibi symmetric", shape(alibi, 8), 8, 6, 3});
+  EncodingParams xpos;
+  xpos.scheme = XposParams{};
+  // xPos: its waves along every key and offset (more than 2^16 texel values for that path).
+  cases.push_back({"xpos", shape(xpos, 32), 32, 48, 44});
+  for (double floor : {3.0, 2.5}) {
+    AttentionTemperature t;
+    t.kind = TemperatureKind::kLlama4;
+    t.scale = 0.3;
+    t.floor = floor;
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(c.name) + " floor " + std::to_string(floor));
+      Result<EncodingPtr> e = MakeEncoding(c.params);
+      ASSERT_TRUE(e.ok()) << e.message();
+      Result<AttentionScorer> s =
+          AttentionScorer::Make(e.value(), Content(c.d, 0.2), Content(c.d, 1.1), false, t);
+      ASSERT_TRUE(s.ok());
+      ASSERT_TRUE(s.value().tempered());
+      const ScoreRasterRequest req{7, 607, 7, 607, c.width, c.height, true};
+      ASSERT_TRUE(CheckScoreRaster(s.value(), req).ok());
+      const ScoreRaster r = ComputeScoreRaster(s.value(), req);
+      ASSERT_EQ(r.width, c.width);
+      ASSERT_EQ(r.height, c.height);
+      EXPECT_TRUE(r.exact);
+      // Each texel row spans 600 / height queries: more than 64 steps of tau for some.
+      EXPECT_GT(TemperatureAt(t, r.query_edges[1] - 1) - TemperatureAt(t, r.query_edges[0]), 0.0);
+      double largest = 0;
+      for (float v : r.values) largest = std::max(largest, std::abs(static_cast<double>(v)));
+      for (int y = 0; y < r.height; ++y) {
+        for (int x = 0; x < r.width; ++x) {
+          const double naive = NaiveTexelMean(s.value(), r.query_edges[static_cast<size_t>(y)],
+                                              r.query_edges[static_cast<size_t>(y) + 1],
+                                              r.key_edges[static_cast<size_t>(x)],
+                                              r.key_edges[static_cast<size_t>(x) + 1]);
+          // float32 rounding of the texel, relative to the raster's largest value.
+          ASSERT_NEAR(r.values[static_cast<size_t>(y) * r.width + x], naive, 2e-6 * largest)
+              << "texel " << x << ", " << y;
+        }
+      }
+    }
+  }
+}
+
+// Past the frame's work the tempered raster is refused, naming --temperature-floor, the rule
+// and the floor it would take; a coarser floor or fewer queries pass.
+TEST(AttentionTemperature, RasterRefusedPastTheFramesRuns) {
+  EncodingParams p;
+  p.scheme = RopeParams{};
+  p.d_model = 64;
+  p.max_len = 10000000;
+  Result<EncodingPtr> e = MakeEncoding(p);
+  ASSERT_TRUE(e.ok());
+  AttentionTemperature t;
+  t.kind = TemperatureKind::kLlama4;
+  t.floor = 3;
+  Result<AttentionScorer> s =
+      AttentionScorer::Make(e.value(), Content(64, 0.2), Content(64, 1.1), false, t);
+  ASSERT_TRUE(s.ok());
+  const ScoreRasterRequest whole{0, 1e7, 0, 1e7, 800, 500, true};
+  const Status st = CheckScoreRaster(s.value(), whole);
+  ASSERT_FALSE(st.ok());
+  // 10^7 / 3 steps less the 500 rows' first: 3333334 - 500 = 3332834 more runs than rows
+  // (floor((m + 1) / 3) over each row); 2^23 / 64 = 131072 fit; 10^7 / 131072 = 76.3 -> 77.
+  EXPECT_NE(st.message().find("--temperature-floor 3:"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("at most 131072"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("at least 77 "), std::string::npos) << st.message();
+  // The floor it names passes; so does a window of fewer queries at floor 3.
+  t.floor = 77;
+  Result<AttentionScorer> coarse =
+      AttentionScorer::Make(e.value(), Content(64, 0.2), Content(64, 1.1), false, t);
+  ASSERT_TRUE(coarse.ok());
+  EXPECT_TRUE(CheckScoreRaster(coarse.value(), whole).ok());
+  EXPECT_TRUE(CheckScoreRaster(s.value(), {0, 1e7, 0, 3e5, 800, 500, true}).ok());
+  // Untempered, or a scheme whose texels are sampled (no closed form): nothing to refuse.
+  Result<AttentionScorer> plain =
+      AttentionScorer::Make(e.value(), Content(64, 0.2), Content(64, 1.1), false);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(CheckScoreRaster(plain.value(), whole).ok());
 }
 
 TEST(AttentionTemperature, FieldsRefuseBadValues) {

@@ -15,6 +15,7 @@
 #include <span>
 #include <utility>
 
+#include "analysis/attention_score.h"
 #include "encoding/learned.h"
 #include "encoding/rope_encoding.h"
 #include "encoding/sinusoidal_presets.h"
@@ -969,7 +970,6 @@ void DrawStatusLine(const AppState& state, const Derived& derived) {
     }
     return;
   }
-  (void)state;
   const TableSummary& s = derived.summary;
   const Encoding& e = *derived.encoding;
   std::string text = Printf("%s table %lld x %lld (%s)   %s [%.6f, %.6f]", e.TableName().c_str(),
@@ -980,7 +980,15 @@ void DrawStatusLine(const AppState& state, const Derived& derived) {
     // Position 1, or the last one the table has (max_len 1 has position 0 only).
     text += Printf("   |PE(%lld)| = %.6f", static_cast<long long>(s.norm_position), s.norm_pe1);
   }
+  // What else changes the score views' numbers: the window, the softmax scale, the temperature.
+  if (const std::string scores = ScoreOptionsText(state.params); !scores.empty()) {
+    text += "   scores: " + scores;
+  }
   ImGui::TextUnformatted(text.c_str());
+  // The whole line, for a window too narrow to show its end.
+  if (ImGui::CalcTextSize(text.c_str()).x > ImGui::GetContentRegionAvail().x) {
+    ItemTooltip(text.c_str());
+  }
 }
 
 }  // namespace pe

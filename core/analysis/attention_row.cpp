@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "encoding/alibi.h"
 #include "encoding/t5_buckets.h"
@@ -53,23 +54,43 @@ Status CheckQueryPosition(int64_t first, int64_t last, int64_t query) {
   return {};
 }
 
-Status CheckAttentionRow(const Encoding& e, int64_t query) {
+std::pair<int64_t, int64_t> VisibleKeysInTable(const Encoding& e, const AttentionWindow& window,
+                                               int64_t query) {
+  const KeyRun run = VisibleKeys(window, e.Masked(0, 1), query);
+  const int64_t first = e.first_position(), end = first + e.rows();
+  const int64_t lo = std::clamp(run.lo, first, end), hi = std::clamp(run.hi, first, end);
+  return {lo, std::max(lo, hi)};
+}
+
+Status CheckAttentionRow(const Encoding& e, int64_t query, const AttentionWindow& window) {
   if (Status s = CheckQueryPosition(e.first_position(), e.last_position(), query); !s.ok()) {
     return s;
   }
-  if (!AttentionRowHasClosedForm(e) && e.rows() > kMaxEnumeratedKeys) {
-    return InvalidArgument(
-        "the attention view sums exp(score) over every key, and the " +
-        std::string(SchemeName(e.scheme())) + " score has no closed form for that sum: --max-len " +
-        "must be at most " + std::to_string(kMaxEnumeratedKeys) + " for it, got " +
-        std::to_string(e.rows()) + " (alibi and t5 take any length)");
+  if (AttentionRowHasClosedForm(e)) return {};
+  const auto [lo, hi] = VisibleKeysInTable(e, window, query);
+  if (hi - lo <= kMaxEnumeratedKeys) return {};
+  const std::string scheme(SchemeName(e.scheme()));
+  if (hi - lo == e.rows()) {
+    return InvalidArgument("the attention view sums exp(score) over every key, and the " + scheme +
+                           " score has no closed form for that sum: --max-len " +
+                           "must be at most " + std::to_string(kMaxEnumeratedKeys) +
+                           " for it, got " + std::to_string(e.rows()) +
+                           " (alibi and t5 take any length)");
   }
-  return {};
+  // A window or mask leaves the query part of the table: its visible keys are what counts.
+  return InvalidArgument(
+      "the attention view sums exp(score) over the keys query " + std::to_string(query) +
+      " sees, and the " + scheme + " score has no closed form for that sum: under " +
+      "--attention-window " + AttentionWindowText(window) + " it sees keys " + std::to_string(lo) +
+      " to " + std::to_string(hi - 1) + ", " + std::to_string(hi - lo) + " keys, and at most " +
+      std::to_string(kMaxEnumeratedKeys) +
+      " are summed (a narrower window, an earlier --query or a smaller --max-len; alibi and t5 "
+      "take any length)");
 }
 
 Result<AttentionRow> AttentionRow::Make(const AttentionScorer& scorer, int64_t m) {
   const Encoding& e = scorer.encoding();
-  if (Status s = CheckAttentionRow(e, m); !s.ok()) return s.error();
+  if (Status s = CheckAttentionRow(e, m, scorer.window()); !s.ok()) return s.error();
   AttentionRow r;
   r.scorer_ = scorer;
   r.query_ = m;
@@ -78,11 +99,14 @@ Result<AttentionRow> AttentionRow::Make(const AttentionScorer& scorer, int64_t m
   // The keys the query sees: one run (model/attention_window.h), the table's keys without a mask.
   const KeyRun seen = scorer.VisibleKeys(m);
   if (!AttentionRowHasClosedForm(e)) {
-    r.logits_.resize(static_cast<size_t>(e.rows()));
-    const int64_t L = e.rows(), block = 4096;
+    // Only the keys the query sees are scored: the rest weigh 0 whatever their score.
+    r.enumerated_ = true;
+    std::tie(r.seen_lo_, r.seen_hi_) = VisibleKeysInTable(e, scorer.window(), m);
+    const int64_t L = r.seen_hi_ - r.seen_lo_, block = 4096;
+    r.logits_.resize(static_cast<size_t>(L));
 #pragma omp parallel for schedule(dynamic, 1) if (L * scorer.dim() >= (int64_t{1} << 16))
     for (int64_t b0 = 0; b0 < L; b0 += block) {
-      ScoreRow(scorer, m, r.first_ + b0, std::min(block, L - b0), r.logits_.data() + b0);
+      ScoreRow(scorer, m, r.seen_lo_ + b0, std::min(block, L - b0), r.logits_.data() + b0);
     }
     r.Finish();
     return r;
@@ -166,7 +190,9 @@ void AttentionRow::Finish() {
 
 double AttentionRow::Score(int64_t n) const {
   if (n < first_ || n >= end_) return kNaN;
-  if (!closed_form()) return logits_[static_cast<size_t>(n - first_)];
+  if (!closed_form()) {
+    return n >= seen_lo_ && n < seen_hi_ ? logits_[static_cast<size_t>(n - seen_lo_)] : kNaN;
+  }
   return scorer_.Score(query_, n);
 }
 
@@ -189,8 +215,8 @@ double AttentionRow::MaxWeightIn(int64_t n0, int64_t n1) const {
       hi = std::max(hi, GroupLogit(g, std::clamp(g.near, a, b - 1)));
     }
   } else {
-    for (int64_t n = n0; n < n1; ++n) {
-      const double v = logits_[static_cast<size_t>(n - first_)];
+    for (int64_t n = std::max(n0, seen_lo_); n < std::min(n1, seen_hi_); ++n) {
+      const double v = logits_[static_cast<size_t>(n - seen_lo_)];
       if (!std::isnan(v)) hi = std::max(hi, v);
     }
   }
@@ -213,7 +239,7 @@ std::vector<int64_t> AttentionRow::TopKeys(int count) const {
   } else {
     for (size_t i = 0; i < logits_.size(); ++i) {
       if (!std::isnan(logits_[i]))
-        candidates.push_back({logits_[i], first_ + static_cast<int64_t>(i)});
+        candidates.push_back({logits_[i], seen_lo_ + static_cast<int64_t>(i)});
     }
   }
   const int64_t m = query_;

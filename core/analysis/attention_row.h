@@ -11,9 +11,12 @@
 //          series, sum_{j=0}^{K} e^{-s j} = expm1(-s (K + 1)) / expm1(-s), in long double.
 //   t5:    the bias is constant on each run of one bucket (T5BucketRuns): a run of c keys adds
 //          c e^{t}; at most `buckets` runs a side, whatever max_len is.
-//   sinusoidal, learned, rope, xpos: no closed form of the sum; every key is scored and the
-//          exponentials summed in long double. These rows are refused past kMaxEnumeratedKeys
-//          keys with a message naming the cap (a 1e9-key row costs minutes per query).
+//   sinusoidal, learned, rope, xpos: no closed form of the sum; every key the query sees is
+//          scored and the exponentials summed in long double. A window leaves the query one run
+//          of keys [lo(m), hi(m)) (model/attention_window.h), and only that run is scored, so a
+//          sliding:4096 window works at any table length. These rows are refused when the query
+//          sees more than kMaxEnumeratedKeys keys, with a message naming the cap (a 1e9-key row
+//          costs minutes per query).
 #pragma once
 
 #include <cstdint>
@@ -31,9 +34,16 @@ inline constexpr int64_t kMaxEnumeratedKeys = int64_t{1} << 20;
 bool AttentionRowHasClosedForm(const Encoding& encoding);
 
 // An error naming --query and the allowed range when `query` (an absolute position, after -1 is
-// resolved) is outside the table, or naming --max-len and the cap when the row has no closed
-// form and the table is longer than kMaxEnumeratedKeys.
-Status CheckAttentionRow(const Encoding& encoding, int64_t query);
+// resolved) is outside the table, or naming --max-len (or --attention-window) and the cap when
+// the row has no closed form and the query sees more than kMaxEnumeratedKeys keys of the table
+// under `window` (full: every key; the scheme's own causal mask counted too).
+Status CheckAttentionRow(const Encoding& encoding, int64_t query,
+                         const AttentionWindow& window = {});
+
+// The keys of the table query m sees, [first, second) (empty when equal): the window's run
+// (the scheme's causal mask included) clamped to the table.
+std::pair<int64_t, int64_t> VisibleKeysInTable(const Encoding& encoding,
+                                               const AttentionWindow& window, int64_t query);
 
 // An error naming --query and the table's positions [first, last] when `query` (not -1) is
 // outside them: the check of every view, before any table is made.
@@ -52,7 +62,7 @@ class AttentionRow {
   int64_t query() const { return query_; }
   int64_t first_key() const { return first_; }
   int64_t end_key() const { return end_; }  // one past the last key
-  bool closed_form() const { return logits_.empty(); }
+  bool closed_form() const { return !enumerated_; }
   int64_t unmasked_keys() const { return unmasked_; }
 
   // score(m, n); NaN when masked.
@@ -81,8 +91,12 @@ class AttentionRow {
 
   AttentionScorer scorer_;
   int64_t query_ = 0, first_ = 0, end_ = 0, unmasked_ = 0;
-  std::vector<Group> groups_;   // closed form
-  std::vector<double> logits_;  // (L) every key's score, NaN masked; empty for a closed form
+  std::vector<Group> groups_;  // closed form
+  // Without a closed form: the scores of the keys the query sees, [seen_lo_, seen_hi_), NaN
+  // where masked; every other key is masked. Empty for a closed form.
+  std::vector<double> logits_;
+  int64_t seen_lo_ = 0, seen_hi_ = 0;
+  bool enumerated_ = false;
   double max_logit_ = 0, log_z_ = 0, entropy_ = 0;
 };
 

@@ -13,6 +13,7 @@
 #include "base/progress.h"
 #include "base/random.h"
 #include "base/raster_edges.h"
+#include "encoding/wave.h"
 #include "io/loaded_table.h"
 #include "model/embedding.h"
 #include "text/tokenizer.h"
@@ -53,6 +54,28 @@ std::string SoftmaxScaleText(double softmax_scale, int64_t d) {
   std::snprintf(buf, sizeof buf, "softmax scale s = %.4g (in place of 1/\xe2\x88\x9a%lld = %.4g)",
                 softmax_scale, static_cast<long long>(d), 1.0 / std::sqrt(static_cast<double>(d)));
   return buf;
+}
+
+std::string ScoreOptionsText(const ModelParams& m, bool temperature) {
+  std::string text;
+  auto add = [&text](const std::string& part) { text += (text.empty() ? "" : ", ") + part; };
+  const AttentionWindow window = EffectiveAttentionWindow(m);
+  if (window.kind == AttentionWindowKind::kCausal) {
+    add("causal mask");
+  } else if (window.kind != AttentionWindowKind::kFull) {
+    add("attention window " + AttentionWindowText(window));
+  }
+  char buf[160];
+  if (m.softmax_scale > 0) {
+    std::snprintf(buf, sizeof buf, "softmax scale %.9g", m.softmax_scale);
+    add(buf);
+  }
+  if (temperature && m.temperature.kind != TemperatureKind::kNone) {
+    std::snprintf(buf, sizeof buf, "temperature llama4 (scale %.9g, floor %.9g)",
+                  m.temperature.scale, m.temperature.floor);
+    add(buf);
+  }
+  return text;
 }
 
 std::string ScoreDefinition(const Encoding& e, const ScoreContent& content, double softmax_scale,
@@ -287,10 +310,9 @@ bool MeanOf(const Encoding& e, const std::vector<double>& x, int64_t p0, int64_t
 namespace {
 
 // The runs of positions of equal tau in [p0, p0 + count), as (first, length): tau's step
-// floor((p + 1) / floor) changes where p + 1 reaches a multiple of floor. Empty when there are
-// more than `cap` runs.
+// floor((p + 1) / floor) changes where p + 1 reaches a multiple of floor.
 std::vector<std::pair<int64_t, int64_t>> TemperatureRuns(const AttentionTemperature& t, int64_t p0,
-                                                         int64_t count, size_t cap) {
+                                                         int64_t count) {
   // The step as TemperatureAt computes it, so runs and tau agree at every position.
   const auto step = [&t](int64_t q) {
     return std::floor((static_cast<double>(q) + 1.0) / t.floor);
@@ -298,7 +320,6 @@ std::vector<std::pair<int64_t, int64_t>> TemperatureRuns(const AttentionTemperat
   std::vector<std::pair<int64_t, int64_t>> runs;
   const int64_t end = p0 + count;
   for (int64_t p = p0; p < end;) {
-    if (runs.size() == cap) return {};
     const double k = step(p) + 1.0;  // the next step
     const double guess = std::ceil(k * t.floor) - 1.0;
     int64_t next = end;
@@ -313,42 +334,87 @@ std::vector<std::pair<int64_t, int64_t>> TemperatureRuns(const AttentionTemperat
   return runs;
 }
 
+// The pairs of a rotation whose mean over positions has a closed form: RoPE's (no decay), which
+// describe RotateQuery and RotateKey exactly (encoding.h RotaryPair); empty for the others.
+std::span<const RotaryPair> PlainRotaryPairs(const Encoding& e) {
+  const std::span<const RotaryPair> pairs = e.rotary_pairs();
+  for (const RotaryPair& pair : pairs) {
+    if (pair.decay != 0.0) return {};
+  }
+  return pairs;
+}
+
+// Whether ExactMean has a closed form for the encoding: the added schemes (the table's exact
+// column means), RoPE, and the biases (whose q and k are the content itself).
+bool HasExactMeans(const Encoding& e) {
+  return e.family() == Family::kAdded || e.family() == Family::kBias ||
+         (e.family() == Family::kRotary && !PlainRotaryPairs(e).empty());
+}
+
+// The mean over [p0, p0 + count) of x + PE_p (added) or R_p x (RoPE), (d), untempered, exact at
+// any count. RoPE: pair i turns by p w_i times its amplitude, and the mean of e^{i p w} over the
+// run is D(count, w) e^{i c w}, c = p0 + (count - 1) / 2 its centre (DirichletMean; the angle
+// an exact product, ExpOfMultiple of 2c and w / 2); dims no pair holds pass through. A bias:
+// x. HasExactMeans(e) must hold.
+void ExactMean(const Encoding& e, const std::vector<double>& x, int64_t p0, int64_t count,
+               double* out) {
+  const auto d = static_cast<int64_t>(x.size());
+  if (e.family() == Family::kAdded) {
+    e.MeanOverRows(p0 - e.first_position(), count, 0, d, out);
+    for (int64_t j = 0; j < d; ++j) out[j] += x[static_cast<size_t>(j)];
+    return;
+  }
+  std::copy(x.begin(), x.end(), out);
+  if (e.family() == Family::kBias) return;
+  for (const RotaryPair& pair : PlainRotaryPairs(e)) {
+    const double mean = pair.amplitude * DirichletMean(count, pair.frequency);
+    const UnitComplex z = ExpOfMultiple(static_cast<double>(2 * p0 + count - 1),
+                                        0.5 * pair.frequency);  // e^{i c w}
+    const double c = z.re * mean, s = z.im * mean;
+    const double xa = x[static_cast<size_t>(pair.dim_a)], xb = x[static_cast<size_t>(pair.dim_b)];
+    out[pair.dim_a] = xa * c - xb * s;
+    out[pair.dim_b] = xb * c + xa * s;
+  }
+}
+
 }  // namespace
 
 bool AttentionScorer::MeanQuery(int64_t m0, int64_t count, int samples, double* out) const {
-  if (tempered() && count > 1 && encoding_->family() == Family::kAdded) {
-    // tau is constant on runs: the exact mean is the runs' tau-weighted exact means, while
-    // there are few runs; else the mean over sampled positions, Query's tau included.
-    const auto runs = TemperatureRuns(temperature_, m0, count, static_cast<size_t>(samples) * 8);
-    if (!runs.empty()) {
-      const auto d = static_cast<size_t>(dim());
-      std::vector<double> part(d);
-      std::fill(out, out + d, 0.0);
-      for (const auto& [p, n] : runs) {
-        MeanOf(*encoding_, x_query_, p, n, samples, part.data(),
-               [this](int64_t q, double* v) { Query(q, v); });
-        // MeanOf of one position already holds its tau (Query); the exact column means do not.
-        const double tau = n == 1 ? 1.0 : TemperatureAt(temperature_, p);
-        const double w = tau * static_cast<double>(n) / static_cast<double>(count);
-        for (size_t j = 0; j < d; ++j) out[j] += w * part[j];
-      }
-      return true;
-    }
-    const std::vector<int64_t> ps = SamplePositions(m0, count, samples);
-    const auto d = static_cast<size_t>(dim());
-    std::vector<double> v(d);
-    std::fill(out, out + d, 0.0);
-    for (int64_t p : ps) {
-      Query(p, v.data());
-      for (size_t j = 0; j < d; ++j) out[j] += v[j] / static_cast<double>(ps.size());
-    }
-    return static_cast<int64_t>(ps.size()) == count;
+  if (!tempered() || count == 1) {
+    return MeanOf(*encoding_, x_query_, m0, count, samples, out,
+                  [this](int64_t p, double* v) { Query(p, v); });
   }
-  return MeanOf(*encoding_, x_query_, m0, count, samples, out,
-                [this](int64_t p, double* v) { Query(p, v); });
+  const auto d = static_cast<size_t>(dim());
+  if (HasExactMeans(*encoding_)) {
+    // tau is constant on runs of positions: the exact mean is the runs' exact untempered means,
+    // each times its tau and its share of the positions (CheckScoreRaster bounds the runs).
+    std::vector<double> part(d);
+    std::fill(out, out + d, 0.0);
+    for (const auto& [p, n] : TemperatureRuns(temperature_, m0, count)) {
+      ExactMean(*encoding_, x_query_, p, n, part.data());
+      const double w =
+          TemperatureAt(temperature_, p) * static_cast<double>(n) / static_cast<double>(count);
+      for (size_t j = 0; j < d; ++j) out[j] += w * part[j];
+    }
+    return true;
+  }
+  // No closed form (xPos, M-RoPE): the mean over sampled positions, Query's tau included.
+  const std::vector<int64_t> ps = SamplePositions(m0, count, samples);
+  std::vector<double> v(d);
+  std::fill(out, out + d, 0.0);
+  for (int64_t p : ps) {
+    Query(p, v.data());
+    for (size_t j = 0; j < d; ++j) out[j] += v[j] / static_cast<double>(ps.size());
+  }
+  return static_cast<int64_t>(ps.size()) == count;
 }
 
 bool AttentionScorer::MeanKey(int64_t n0, int64_t count, int samples, double* out) const {
+  if (tempered() && count > 1 && HasExactMeans(*encoding_)) {
+    // Beside a tempered query (whose texels are exact), the keys' exact means too.
+    ExactMean(*encoding_, x_key_, n0, count, out);
+    return true;
+  }
   return MeanOf(*encoding_, x_key_, n0, count, samples, out,
                 [this](int64_t p, double* v) { Key(p, v); });
 }
@@ -419,10 +485,15 @@ void AddDecayingWavesAlong(std::span<const DecayingWave> terms, int64_t k0, int6
   ThrowIfCancelled(job_cancel);
 }
 
-// The score's waves; a causal mask (which the waves do not hold) only when `masked_ok`.
-std::optional<ScoreWaves> MakeScoreWaves(const AttentionScorer& s, bool masked_ok = false) {
+// The score's waves; a causal mask (which the waves do not hold) only when `masked_ok`, a
+// temperature (which they do not hold either: the caller scales each query's row) only when
+// `tempered_ok`.
+std::optional<ScoreWaves> MakeScoreWaves(const AttentionScorer& s, bool masked_ok = false,
+                                         bool tempered_ok = false) {
   const Encoding& e = s.encoding();
-  if ((s.masked_any() && !masked_ok) || s.has_bias() || s.tempered()) return std::nullopt;
+  if ((s.masked_any() && !masked_ok) || s.has_bias() || (s.tempered() && !tempered_ok)) {
+    return std::nullopt;
+  }
   const std::vector<double>& xq = s.x_query();
   const std::vector<double>& xk = s.x_key();
   const auto d = static_cast<size_t>(s.dim());
@@ -596,8 +667,9 @@ void CellScoreRaster(const ScoreWaves& w, double scale, ScoreRaster& r) {
 // lattice (xPos's, which grow or decay along the offset), when a causal mask may hide cells:
 // each texel the mean over its cells (its unmasked ones) of constant + query(m) + key(n) +
 // offset(n - m), from prefix sums of the keys' and offsets' parts along each query (in long
-// double, so a sum of a few cells keeps its digits beside the large ones before it). Work:
-// (keys + queries) x terms for the parts, queries x texel columns for the means.
+// double, so a sum of a few cells keeps its digits beside the large ones before it). A
+// temperature scales each query's whole q . k by tau(m), so each query's sums are multiplied by
+// it. Work: (keys + queries) x terms for the parts, queries x texel columns for the means.
 void PrefixScoreRaster(const ScoreWaves& w, const AttentionScorer& s, ScoreRaster& r) {
   const int64_t k_lo = r.key_edges.front(), q_lo = r.query_edges.front();
   const int64_t nk = r.key_edges.back() - k_lo, nq = r.query_edges.back() - q_lo;
@@ -619,6 +691,7 @@ void PrefixScoreRaster(const ScoreWaves& w, const AttentionScorer& s, ScoreRaste
     for (int64_t m = r.query_edges[static_cast<size_t>(y)];
          m < r.query_edges[static_cast<size_t>(y) + 1]; ++m) {
       const long double row = parts.constant + parts.query[static_cast<size_t>(m - q_lo)];
+      const auto tau = static_cast<long double>(TemperatureAt(s.temperature(), m));
       const KeyRun run = s.VisibleKeys(m);
       for (int x = 0; x < r.width; ++x) {
         // The texel's keys the query sees (all of them without a mask).
@@ -627,10 +700,11 @@ void PrefixScoreRaster(const ScoreWaves& w, const AttentionScorer& s, ScoreRaste
         if (n1 <= n0) continue;
         const auto i = static_cast<size_t>(x);
         acc[i] +=
-            static_cast<long double>(n1 - n0) * row +
-            (key_sums[static_cast<size_t>(n1 - k_lo)] - key_sums[static_cast<size_t>(n0 - k_lo)]) +
-            (offset_sums[static_cast<size_t>(n1 - m - parts.o0)] -
-             offset_sums[static_cast<size_t>(n0 - m - parts.o0)]);
+            tau *
+            (static_cast<long double>(n1 - n0) * row +
+             (key_sums[static_cast<size_t>(n1 - k_lo)] - key_sums[static_cast<size_t>(n0 - k_lo)]) +
+             (offset_sums[static_cast<size_t>(n1 - m - parts.o0)] -
+              offset_sums[static_cast<size_t>(n0 - m - parts.o0)]));
         cells[i] += n1 - n0;
       }
     }
@@ -735,21 +809,75 @@ double VisibleMean(const AttentionScorer& s, int64_t m0, int64_t m1, int64_t n0,
 
 }  // namespace
 
-ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterRequest& req) {
-  ScoreRaster r;
-  const Encoding& e = s.encoding();
-  if (!(req.x1 > req.x0) || !(req.y1 > req.y0) || req.width_px < 1 || req.height_px < 1) return r;
+namespace {
+
+// The request's window clamped to the table's positions, and the texels it has room for on each
+// side (before any lattice): keys [k_lo, k_hi) in px_w texels, queries [q_lo, q_hi) in px_h.
+struct ClampedWindow {
+  int64_t k_lo = 0, k_hi = 0, q_lo = 0, q_hi = 0;
+  int px_w = 1, px_h = 1;
+};
+std::optional<ClampedWindow> ClampWindow(const Encoding& e, const ScoreRasterRequest& req) {
+  if (!(req.x1 > req.x0) || !(req.y1 > req.y0) || req.width_px < 1 || req.height_px < 1) {
+    return std::nullopt;
+  }
   const auto first = static_cast<double>(e.first_position());
   const double end = first + static_cast<double>(e.rows());
-  const auto k_lo = static_cast<int64_t>(std::clamp(std::floor(req.x0), first, end));
-  const auto k_hi = static_cast<int64_t>(std::clamp(std::ceil(req.x1), first, end));
-  const auto q_lo = static_cast<int64_t>(std::clamp(std::floor(req.y0), first, end));
-  const auto q_hi = static_cast<int64_t>(std::clamp(std::ceil(req.y1), first, end));
-  if (k_hi <= k_lo || q_hi <= q_lo) return r;
-  const int px_w = std::max(
-      1, static_cast<int>(std::ceil(req.width_px * double(k_hi - k_lo) / (req.x1 - req.x0))));
-  const int px_h = std::max(
-      1, static_cast<int>(std::ceil(req.height_px * double(q_hi - q_lo) / (req.y1 - req.y0))));
+  ClampedWindow w;
+  w.k_lo = static_cast<int64_t>(std::clamp(std::floor(req.x0), first, end));
+  w.k_hi = static_cast<int64_t>(std::clamp(std::ceil(req.x1), first, end));
+  w.q_lo = static_cast<int64_t>(std::clamp(std::floor(req.y0), first, end));
+  w.q_hi = static_cast<int64_t>(std::clamp(std::ceil(req.y1), first, end));
+  if (w.k_hi <= w.k_lo || w.q_hi <= w.q_lo) return std::nullopt;
+  w.px_w = std::max(
+      1, static_cast<int>(std::ceil(req.width_px * double(w.k_hi - w.k_lo) / (req.x1 - req.x0))));
+  w.px_h = std::max(
+      1, static_cast<int>(std::ceil(req.height_px * double(w.q_hi - w.q_lo) / (req.y1 - req.y0))));
+  return w;
+}
+
+}  // namespace
+
+Status CheckScoreRaster(const AttentionScorer& s, const ScoreRasterRequest& req) {
+  const AttentionTemperature& t = s.temperature();
+  if (!s.tempered() || !HasExactMeans(s.encoding())) return {};
+  const std::optional<ClampedWindow> w = ClampWindow(s.encoding(), req);
+  if (!w) return {};
+  // A tempered raster never takes the lattice: its texel rows are these.
+  const std::vector<int64_t> rows = RasterEdges(w->q_lo, w->q_hi, std::min(w->px_h, req.height_px));
+  const auto step = [&t](int64_t q) {
+    return static_cast<int64_t>(std::floor((static_cast<double>(q) + 1.0) / t.floor));
+  };
+  // The runs of one tau past the first of each texel row: each costs an exact mean of d values
+  // more than the untempered raster.
+  int64_t extra = 0;
+  for (size_t y = 0; y + 1 < rows.size(); ++y) extra += step(rows[y + 1] - 1) - step(rows[y]);
+  const int64_t d = s.dim();
+  if (extra <= kTemperedRasterMaxWork / d) return {};
+  // The floor that keeps them within the frame's work: one step per texel row and this many
+  // more positions per step over the window's queries.
+  const int64_t allowed = std::max<int64_t>(1, kTemperedRasterMaxWork / d);
+  const double floor_needed =
+      std::ceil(static_cast<double>(w->q_hi - w->q_lo) / static_cast<double>(allowed));
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "--temperature-floor %.9g: the tempered score picture is exact, each texel row "
+                "summed over its runs of one tau (a step every %.9g positions); queries %lld to "
+                "%lld make %lld more runs than texel rows, and at d %lld a frame takes at most "
+                "%lld (2^%d / d): --temperature-floor must be at least %.9g for this window, or "
+                "show fewer queries (zoom in, --positions, a smaller --max-len)",
+                t.floor, t.floor, static_cast<long long>(w->q_lo),
+                static_cast<long long>(w->q_hi - 1), static_cast<long long>(extra),
+                static_cast<long long>(d), static_cast<long long>(allowed),
+                kTemperedRasterMaxWorkLog2, floor_needed);
+  return InvalidArgument(buf);
+}
+
+ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterRequest& req) {
+  ScoreRaster r;
+  const std::optional<ClampedWindow> window = ClampWindow(s.encoding(), req);
+  if (!window) return r;
+  const auto [k_lo, k_hi, q_lo, q_hi, px_w, px_h] = *window;
   r.key_edges = RasterEdges(k_lo, k_hi, std::min(px_w, req.width_px));
   r.query_edges = RasterEdges(q_lo, q_hi, std::min(px_h, req.height_px));
   r.width = static_cast<int>(r.key_edges.size()) - 1;
@@ -771,7 +899,8 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
   if (DecaysAlongOffset(s.encoding()) && !s.has_bias() &&
       (k_hi - k_lo + q_hi - q_lo) * (s.dim() / 2) <= kPrefixRasterMaxWork &&
       static_cast<int64_t>(r.width) * r.height * s.dim() > (int64_t{1} << 16)) {
-    if (const std::optional<ScoreWaves> waves = MakeScoreWaves(s, /*masked_ok=*/true)) {
+    if (const std::optional<ScoreWaves> waves =
+            MakeScoreWaves(s, /*masked_ok=*/true, /*tempered_ok=*/true)) {
       PrefixScoreRaster(*waves, s, r);
       return r;
     }
@@ -854,6 +983,17 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
         out[x] = static_cast<float>(
             s.Dot(qs.data() + static_cast<size_t>(y * d), ks.data() + static_cast<size_t>(x * d)) +
             b);
+        continue;
+      }
+      // A tempered bias, unmasked: the dot part is bilinear, and the bias (whose closed forms
+      // above step aside for the query's tau) adds its exact block mean.
+      double bias_mean = 0.0;
+      if (!some_masked && bias && s.tempered() &&
+          s.encoding().MeanOverBlock(m0 - s.encoding().first_position(), m1 - m0,
+                                     n0 - s.encoding().first_position(), n1 - n0, &bias_mean)) {
+        out[x] = static_cast<float>(
+            s.Dot(qs.data() + static_cast<size_t>(y * d), ks.data() + static_cast<size_t>(x * d)) +
+            bias_mean);
         continue;
       }
       // A bias or a partly masked block: the mean over the sampled grid's unmasked cells.

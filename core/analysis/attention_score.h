@@ -49,6 +49,11 @@ std::string ScoreDefinition(const Encoding& encoding, const ScoreContent& conten
                             double softmax_scale, const AttentionTemperature& temperature = {});
 // "softmax scale s = 0.1657 (in place of 1/√128 = 0.08839)", for a scale given (> 0).
 std::string SoftmaxScaleText(double softmax_scale, int64_t d);
+// The options that change the score views' numbers beyond the encoding, as their flags read:
+// "causal mask" or "attention window sliding:4096", "softmax scale 0.2" and (with
+// `temperature`) "temperature llama4 (scale 0.1, floor 8192)", joined by ", "; empty when none
+// is set.
+std::string ScoreOptionsText(const ModelParams& params, bool temperature = true);
 
 // The scorer of one encoding and content. Immutable once made; cheap per call.
 class AttentionScorer {
@@ -152,6 +157,16 @@ struct ScoreRaster {
   bool one_cell_per_texel = false;
   bool empty() const { return width == 0 || height == 0; }
 };
+
+// With a temperature, the exact texel means sum each texel row over its runs of one tau (one run
+// per --temperature-floor positions, model_params.h): at most kTemperedRasterMaxWork run-values
+// (runs past each row's first, times d) in a frame, about a second on two cores.
+inline constexpr int kTemperedRasterMaxWorkLog2 = 23;
+inline constexpr int64_t kTemperedRasterMaxWork = int64_t{1} << kTemperedRasterMaxWorkLog2;
+// An error naming --temperature-floor, the rule and the values when a tempered raster of this
+// request would take more than that (added schemes, RoPE and the biases, whose texels are exact
+// sums over the runs); OK otherwise. The score and compare views ask before they draw.
+Status CheckScoreRaster(const AttentionScorer& scorer, const ScoreRasterRequest& request);
 
 // The raster of the window, clamped to the table's positions. Only the texels' rows and columns
 // are evaluated (per-position vectors are made once per texel row and column), so a table of

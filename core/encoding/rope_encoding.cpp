@@ -96,6 +96,7 @@ class RopeEncoding final : public WaveTableEncoding {
         std::string(RopePairingName(r.pairing)).c_str(), std::string(RopePartName(r.part)).c_str(),
         static_cast<long long>(params_.d_model), static_cast<long long>(freq_.d_rot), r.theta);
     s += RopeScalingText(params_, freq_.attention_factor);
+    s += ProportionText();
     s += Fmt(", L=%lld", static_cast<long long>(params_.max_len));
     if (params_.offset != 0)
       s += Fmt(", from position %lld", static_cast<long long>(params_.offset));
@@ -106,7 +107,16 @@ class RopeEncoding final : public WaveTableEncoding {
     std::string s = Fmt("RoPE %s (%s, theta %g", TableName().c_str(),
                         std::string(RopePairingName(r.pairing)).c_str(), r.theta);
     s += RopeScalingText(params_, freq_.attention_factor);
+    s += ProportionText();
     return s + ")";
+  }
+  // Proportional RoPE: ", proportion 0.25 (16 of 64 pairs turn)"; empty at 1.
+  std::string ProportionText() const {
+    const RopeParams& r = params_.rope();
+    if (!(r.proportion < 1.0)) return {};
+    return Fmt(", proportion %g (%lld of %lld pairs turn)", r.proportion,
+               static_cast<long long>(freq_.rotating_pairs),
+               static_cast<long long>(freq_.d_rot / 2));
   }
   std::string FileTag() const override {
     const RopeParams& r = params_.rope();
@@ -199,7 +209,20 @@ std::string RopeScalingText(const EncodingParams& params, double attention_facto
   } else if (r.scaling == RopeScaling::kYarn || r.scaling == RopeScaling::kLlama3) {
     s += Fmt(" (original %lld)", static_cast<long long>(r.original_max_len));
   }
-  if (attention_factor != 1.0) s += Fmt(", attention factor %.8g", attention_factor);
+  // YaRN's options that change the table: the correction range's ends kept fractional, and the
+  // attention factor given or made from mscale / mscale_all_dim (then said even when it is 1,
+  // where the default would not be).
+  const bool yarn = r.scaling == RopeScaling::kYarn;
+  const bool mscales = yarn && r.mscale != 0.0 && r.mscale_all_dim != 0.0;
+  if (yarn && !r.yarn_truncate) s += ", truncate off";
+  if (attention_factor != 1.0 || (yarn && (r.attention_factor.has_value() || mscales))) {
+    s += Fmt(", attention factor %.8g", attention_factor);
+    if (yarn && r.attention_factor.has_value()) {
+      s += " (given)";
+    } else if (mscales) {
+      s += Fmt(" (mscale %g / mscale_all_dim %g)", r.mscale, r.mscale_all_dim);
+    }
+  }
   return s;
 }
 

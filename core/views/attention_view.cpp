@@ -36,7 +36,9 @@ struct Built {
 
 Result<Built> BuildRow(const ViewContext& c) {
   const int64_t m = ResolveAttentionQuery(*c.encoding, c.params.query);
-  if (Status s = CheckAttentionRow(*c.encoding, m); !s.ok()) return s.error();
+  if (Status s = CheckAttentionRow(*c.encoding, m, EffectiveAttentionWindow(c.params)); !s.ok()) {
+    return s.error();
+  }
   Result<AttentionScorer> scorer = AttentionScorer::Make(c.params, c.encoding);
   if (!scorer.ok()) return scorer.error();
   Result<AttentionRow> row = AttentionRow::Make(scorer.value(), m);
@@ -201,7 +203,12 @@ Result<Figure> AttentionFigure(const ViewContext& c) {
                           Num(std::exp(row.entropy()), 4) + " of " +
                           std::to_string(row.unmasked_keys()) + " keys",
                       kNoColor});
-  f.legend.push_back({HowSummed(e), kNoColor});
+  f.legend.push_back({row.closed_form() || !s.banded()
+                          ? HowSummed(e)
+                          : "Z: the " + std::to_string(row.unmasked_keys()) +
+                                " visible keys' exp(score \xe2\x88\x92 max) summed in long "
+                                "double, only those scored",
+                      kNoColor});
   if (!every_key) {
     f.legend.push_back({"each pixel column: the largest weight of its ~" +
                             Num(static_cast<double>(L) / columns, 3) + " keys",
@@ -212,10 +219,18 @@ Result<Figure> AttentionFigure(const ViewContext& c) {
 
 Status CheckAttentionTable(const ViewContext& c) {
   const int64_t m = ResolveAttentionQuery(*c.encoding, c.params.query);
-  if (Status s = CheckAttentionRow(*c.encoding, m); !s.ok()) return s;
-  // The (L) weights, and the row's (L) double scores for the schemes without a closed form.
-  if (Status s = CheckFloatCount("the attention row", static_cast<uint64_t>(c.encoding->rows()),
-                                 AttentionRowHasClosedForm(*c.encoding) ? 1 : 3, c.params.cap);
+  const AttentionWindow window = EffectiveAttentionWindow(c.params);
+  if (Status s = CheckAttentionRow(*c.encoding, m, window); !s.ok()) return s;
+  // The (L) weights, and the row's double scores of the keys the query sees for the schemes
+  // without a closed form ((L) of them without a window).
+  const bool closed = AttentionRowHasClosedForm(*c.encoding);
+  const auto [lo, hi] = VisibleKeysInTable(*c.encoding, window, m);
+  const bool all_seen = hi - lo == c.encoding->rows();
+  if (Status s = CheckFloatCount(
+          "the attention row",
+          static_cast<uint64_t>(closed || all_seen ? c.encoding->rows()
+                                                   : c.encoding->rows() + 2 * (hi - lo)),
+          closed ? 1 : (all_seen ? 3 : 1), c.params.cap);
       !s.ok()) {
     return s;
   }
@@ -267,13 +282,18 @@ Status WriteAttentionView(std::ostream& out, TableFormat format, const ViewConte
 }
 
 // As AttentionFigure: one line point per plot pixel column (or per key, with a stem each when
-// the keys are a few pixels apart); the rows without a closed form hold every key's score, (L)
-// doubles, and the top-keys candidates, (L) (score, key) pairs.
+// the keys are a few pixels apart); the rows without a closed form hold the score of every key
+// the query sees, doubles, and the top-keys candidates, (score, key) pairs.
 uint64_t AttentionEstimate(const EstimateContext& c) {
   const auto keys = static_cast<uint64_t>(c.params.pe.max_len);
   const bool closed = c.params.pe.kind() == Scheme::kAlibi || c.params.pe.kind() == Scheme::kT5;
+  // The keys the query sees under the window (the schemes without a closed form imply no mask).
+  const int64_t first = c.params.pe.offset, end = first + c.params.pe.max_len;
+  const int64_t m = c.params.query == -1 ? end - 1 : c.params.query;
+  const KeyRun run = VisibleKeys(EffectiveAttentionWindow(c.params), false, m);
+  const int64_t seen = std::max<int64_t>(0, std::min(run.hi, end) - std::max(run.lo, first));
   return 3 * kFigureBytesPerCurveSample * std::min<uint64_t>(c.width_px, keys) + 4096 +
-         (closed ? 0 : 24 * keys);
+         (closed ? 0 : 24 * static_cast<uint64_t>(seen));
 }
 
 }  // namespace pe

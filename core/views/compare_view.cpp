@@ -171,6 +171,9 @@ Result<Figure> ScoreCompareFigure(const ViewContext& c, const ComparePair& p) {
   const PixelSize px = PanelPixels(c, f).front();
   ScoreRasterRequest req{
       w.x0, w.x1, w.y0, w.y1, std::min(px.width, 4096), std::min(px.height, 4096)};
+  for (const AttentionScorer* side : {&sa.value(), &sb.value()}) {
+    if (Status st = CheckScoreRaster(*side, req); !st.ok()) return st.error();
+  }
   ScoreRaster ra = ComputeScoreRaster(sa.value(), req);
   ScoreRaster rb = ComputeScoreRaster(sb.value(), req);
   if (ra.key_edges != rb.key_edges || ra.query_edges != rb.query_edges) {
@@ -225,11 +228,29 @@ Result<Figure> ScoreCompareFigure(const ViewContext& c, const ComparePair& p) {
     f.legend.push_back({"A: " + content_a, kNoColor});
     f.legend.push_back({"B: " + content_b, kNoColor});
   }
+  // Each side's encoding and the options that change its scores (the window, the softmax
+  // scale; its temperature is in its definition above).
+  const std::string options_a = ScoreOptionsText(c.params, false);
+  const std::string options_b = ScoreOptionsText(p.b, false);
   f.legend.push_back(
-      {"A: " + ea.Summary() + (sa.value().causal_mask() ? ", causal mask" : ""), kNoColor});
+      {"A: " + ea.Summary() + (options_a.empty() ? "" : ", " + options_a), kNoColor});
   f.legend.push_back(
-      {"B: " + eb.Summary() + (sb.value().causal_mask() ? ", causal mask" : ""), kNoColor});
-  if (any_masked) f.legend.push_back({"grey: masked (key after query)", kMaskedGrey});
+      {"B: " + eb.Summary() + (options_b.empty() ? "" : ", " + options_b), kNoColor});
+  if (any_masked) {
+    // The rule that hides the grey cells: the causal one, or each side's window.
+    auto rule = [](const AttentionScorer& s) {
+      return s.banded() ? AttentionWindowRule(s.window())
+                        : std::string(s.causal() ? "key after query" : "none");
+    };
+    const std::string rule_a = rule(sa.value()), rule_b = rule(sb.value());
+    if (!sa.value().banded() && !sb.value().banded()) {
+      f.legend.push_back({"grey: masked (key after query)", kMaskedGrey});
+    } else if (rule_a == rule_b) {
+      f.legend.push_back({"grey: masked, " + rule_a, kMaskedGrey});
+    } else {
+      f.legend.push_back({"grey: masked, A: " + rule_a + "; B: " + rule_b, kMaskedGrey});
+    }
+  }
   if (!(ra.one_cell_per_texel && rb.one_cell_per_texel)) {
     f.legend.push_back({ra.exact && rb.exact
                             ? std::string("texel = exact mean of its cells")

@@ -293,26 +293,44 @@ Status CheckFrequenciesTable(const ViewContext&) {
 Status WriteFrequenciesView(std::ostream& out, TableFormat format, const ViewContext& c,
                             const Progress&) {
   const RopeFrequencies& freqs = *c.encoding->frequencies();
+  // LongRoPE: both lists' frequencies and wavelengths after the seven columns, and which list
+  // the sequence length picks (the long one past the original length), as the figure shows them.
+  const bool longrope = !freqs.longrope_short.empty() && !freqs.longrope_long.empty();
+  const int64_t cols = longrope ? 12 : 7;
   if (format == TableFormat::kNpy) {
-    const int64_t shape[] = {static_cast<int64_t>(freqs.pairs.size()), 7};
+    const int64_t shape[] = {static_cast<int64_t>(freqs.pairs.size()), cols};
     out << NpyHeader(shape);
   } else {
-    out << "pair,original,scaled,original_wavelength,scaled_wavelength,treatment,ramp\n";
+    out << "pair,original,scaled,original_wavelength,scaled_wavelength,treatment,ramp";
+    out << (longrope ? ",short,long,short_wavelength,long_wavelength,list\n" : "\n");
   }
   for (const RopePair& p : freqs.pairs) {
-    const float v[7] = {static_cast<float>(p.index),
-                        static_cast<float>(p.original),
-                        static_cast<float>(p.scaled),
-                        static_cast<float>(kTwoPi / p.original),
-                        static_cast<float>(kTwoPi / p.scaled),
-                        static_cast<float>(static_cast<int>(p.treatment)),
-                        static_cast<float>(p.ramp)};
+    const auto i = static_cast<size_t>(p.index);
+    const double short_w = longrope ? freqs.longrope_short[i] : 0.0;
+    const double long_w = longrope ? freqs.longrope_long[i] : 0.0;
+    const float v[12] = {static_cast<float>(p.index),
+                         static_cast<float>(p.original),
+                         static_cast<float>(p.scaled),
+                         static_cast<float>(kTwoPi / p.original),
+                         static_cast<float>(kTwoPi / p.scaled),
+                         static_cast<float>(static_cast<int>(p.treatment)),
+                         static_cast<float>(p.ramp),
+                         static_cast<float>(short_w),
+                         static_cast<float>(long_w),
+                         static_cast<float>(kTwoPi / short_w),
+                         static_cast<float>(kTwoPi / long_w),
+                         freqs.longrope_uses_long ? 1.0f : 0.0f};
     if (format == TableFormat::kNpy) {
-      WriteFloatsLE(out, v, 7);
+      WriteFloatsLE(out, v, cols);
     } else {
       out << p.index;
       for (int j = 1; j < 5; ++j) out << ',' << FormatFloat(v[j]);
-      out << ',' << PairTreatmentName(p.treatment) << ',' << FormatFloat(v[6]) << '\n';
+      out << ',' << PairTreatmentName(p.treatment) << ',' << FormatFloat(v[6]);
+      if (longrope) {
+        for (int j = 7; j < 11; ++j) out << ',' << FormatFloat(v[j]);
+        out << ',' << (freqs.longrope_uses_long ? "long" : "short");
+      }
+      out << '\n';
     }
   }
   if (!out) return RuntimeError("writing the table failed");

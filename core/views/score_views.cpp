@@ -133,6 +133,7 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
                                f.view.y1,
                                std::min(px.width, 4096),
                                std::min(px.height, 4096)};
+  if (Status st = CheckScoreRaster(s, req); !st.ok()) return st.error();
   const ScoreRaster r = ComputeScoreRaster(s, req);
   // A diverging map centred on 0 with a symmetric range, whatever --colormap says (the table
   // heatmap's maps include a sequential one).
