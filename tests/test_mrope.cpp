@@ -525,8 +525,9 @@ TEST(MropeViews, AxesFigureShowsBothLayoutsForTheSection) {
   bool hover = false;
   for (const FigureLabel& l : f.value().labels) {
     hover = hover || l.hover.find(
-                         "pair 5: w (column) under interleaved, \xce\xb8_5 = "
-                         "10000^(-10/16) = 0.00316228 rad per id, wavelength") == 0;
+                         "pair 5: w (column) under interleaved\n\xce\xb8_5 = "
+                         "10000^(-10/16) = 0.00316228 rad per id\nwavelength 2\xcf\x80/\xce\xb8 = "
+                         "1986.92 ids\ndims 5 and 13") == 0;
   }
   EXPECT_TRUE(hover);
   EXPECT_NE(f.value().title.find("section 2,3,3"), std::string::npos) << f.value().title;

@@ -188,7 +188,8 @@ const PanelEntry kPanels[] = {
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kMropeNeighbours),
-     .draw = &DrawFigure},
+     .draw = &DrawFigure,
+     .controls = &MropeNeighboursControls},
 };
 static_assert(std::size(kPanels) == kViewKinds, "every view needs a panel entry");
 

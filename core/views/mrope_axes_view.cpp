@@ -101,7 +101,8 @@ Result<Figure> MropeAxesFigure(const ViewContext& c) {
     f.y.ticks.push_back({static_cast<double>(k), DecadeLabel(k)});
   }
   for (int k = 1; k >= 0; --k) {
-    f.y.ticks.push_back({base[k] + strip / 2, std::string(MropeLayoutName(layouts[k]))});
+    f.y.ticks.push_back({base[k] + strip / 2, std::string(MropeLayoutName(layouts[k])) +
+                                                  (layouts[k] == current ? " (current)" : "")});
   }
 
   // The strips: one rectangle per run of pairs of one axis.
@@ -117,7 +118,8 @@ Result<Figure> MropeAxesFigure(const ViewContext& c) {
     }
   }
   const int cur = current == MropeLayout::kChunked ? 0 : 1;
-  f.overlays.push_back({x0, base[cur], x1, base[cur] + strip, Rgba8{30, 30, 35, 255}, false, 2.0});
+  f.overlays.push_back(
+      {x0, base[cur], x1, base[cur] + strip, Rgba8{128, 128, 128, 255}, false, 2.0});
 
   // The wavelength line, a dot per pair in its current axis's colour when the pairs leave room.
   FigureSeries line;
@@ -152,8 +154,8 @@ Result<Figure> MropeAxesFigure(const ViewContext& c) {
     for (int64_t i = 0; i < pairs; ++i) {
       const auto n = static_cast<size_t>(i);
       const std::string numbers =
-          Fmt(", \xce\xb8_%lld = %g^(-%lld/%lld) = %.6g rad per id, wavelength 2\xcf\x80/\xce\xb8 "
-              "= %.6g ids, ",
+          Fmt("\n\xce\xb8_%lld = %g^(-%lld/%lld) = %.6g rad per id\nwavelength 2\xcf\x80/\xce\xb8 "
+              "= %.6g ids\n",
               static_cast<long long>(i), p.mrope().theta, static_cast<long long>(2 * i),
               static_cast<long long>(p.d_model), freq[n], kTwoPi / freq[n]) +
           PairDims(p, i);

@@ -277,6 +277,7 @@ Result<Figure> MropeNeighboursFigure(const ViewContext& c) {
                             static_cast<long long>(im.h), static_cast<long long>(im.w)),
                         kNoColor});
   }
+  f.view = heat.view;  // the window pans and zooms the first panel from here
   f.panels.push_back(std::move(heat));
   f.panels.push_back(std::move(axes));
   f.panels.push_back(std::move(text));
