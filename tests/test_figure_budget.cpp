@@ -98,6 +98,8 @@ ModelParams Table(Scheme scheme, int64_t max_len, int64_t d_model) {
   SetScheme(m, scheme);
   m.pe.max_len = scheme == Scheme::kLearned ? 4096 : max_len;
   m.pe.d_model = scheme == Scheme::kLearned ? std::min<int64_t>(d_model, 2048) : d_model;
+  // An image as wide as the neighbours view's heatmap samples (mrope-neighbours needs one).
+  if (scheme == Scheme::kMrope) m.pe.mrope().images = {{100, 3, 2048, 1024}};
   return m;
 }
 

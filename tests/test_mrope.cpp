@@ -6,10 +6,13 @@
 // differences, the column means agree with the fill, and bad input is refused by name.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -355,6 +358,335 @@ TEST(Mrope, PositionIdsFigureSamplesABillionTokens) {
     EXPECT_EQ(s.xs.back(), 999999999.0);
     EXPECT_EQ(s.ys.back(), 999999999.0 - 2);  // 4 image tokens use ids 3..4: two fewer
   }
+}
+
+// ---- the mrope-axes and mrope-neighbours views
+
+// Golden numbers of a numpy port (float64) of HF transformers' get_rope_index for one image,
+// the rotary inv_freq = 1 / theta^(arange(0, d, 2) / d) (modeling_rope_utils.py
+// _compute_default_rope_parameters), apply_multimodal_rotary_pos_emb (modeling_qwen2_vl.py,
+// section 2,3,3) and apply_interleaved_mrope (modeling_qwen3_vl.py, section 3,3,2), each
+// rotation built by hand from the pair -> axis rule, then q.k / sqrt(16) with ones content.
+// Sequence: text(2), image at 2 grid 2x3x4, text(4): 30 tokens; head dim 16, theta 10000; query
+// patch t=1 h=1 w=2 (token 2 + 12 + 4 + 2 = 20). Keys in the table's order: frame t=1 row by row
+// (tokens 14..25), the other frame at (h, w) = (1, 2) (token 8), the text before (0, 1) and after
+// (26..29).
+constexpr double kChunkedNeighbours[19] = {3.997216003713655,
+                                           3.9972243286820897,
+                                           3.9972271036799851,
+                                           3.9972243286820897,
+                                           3.9999889000336699,
+                                           3.9999972250021054,
+                                           4,
+                                           3.999997225002105,
+                                           3.9972160037136542,
+                                           3.9972243286820897,
+                                           3.9972271036799847,
+                                           3.9972243286820892,
+                                           3.7453587930616616,
+                                           2.7715311060207353,
+                                           3.1841244373822231,
+                                           2.7715644055156887,
+                                           2.7798578268530187,
+                                           3.0685449549478774,
+                                           3.2224125854701482};
+constexpr double kInterleavedNeighbours[19] = {3.9652059042898782,
+                                               3.9726821979770208,
+                                               3.9751826153359242,
+                                               3.9726821979770204,
+                                               3.990023288953954,
+                                               3.9974995826410966,
+                                               4,
+                                               3.9974995826410962,
+                                               3.9652059042898777,
+                                               3.9726821979770204,
+                                               3.9751826153359238,
+                                               3.9726821979770204,
+                                               3.76990092376673,
+                                               2.7543952834556924,
+                                               3.1717607680230371,
+                                               2.7839280748748734,
+                                               2.7969936494180616,
+                                               3.0902816960118979,
+                                               3.2485330339746139};
+constexpr double kInvFreq16[8] = {1,
+                                  0.31622776601683794,
+                                  0.10000000000000001,
+                                  0.031622776601683791,
+                                  0.01,
+                                  0.0031622776601683798,
+                                  0.001,
+                                  0.00031622776601683794};
+constexpr int64_t kNeighbourKeys[19] = {14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+                                        24, 25, 8,  0,  1,  26, 27, 28, 29};
+
+ModelParams NeighboursModel(MropeLayout layout, std::array<int64_t, 3> section) {
+  ModelParams m;
+  SetScheme(m, Scheme::kMrope);
+  m.pe = Params(16, 30, {{2, 2, 3, 4}}, section, layout);
+  m.content.kind = ScoreContent::Kind::kOnes;
+  return m;
+}
+
+// The view's table as text (CSV) or bytes (NPY), through its registry entry.
+Result<std::string> ViewTable(ViewKind view, const ModelParams& m, TableFormat format) {
+  Result<EncodingPtr> e = MakeEncoding(m.pe);
+  if (!e.ok()) return e.error();
+  const ViewSelection sel = DefaultViews(m);
+  const ViewContext c{m, e.value(), sel, FigureSize{640, 400, 1}};
+  if (Status s = GetView(view).check_table(c); !s.ok()) return s.error();
+  std::ostringstream out;
+  if (Status s = GetView(view).write_table(out, format, c, {}); !s.ok()) return s.error();
+  return out.str();
+}
+
+std::vector<std::vector<double>> CsvRows(const std::string& text, std::string* header) {
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, *header);
+  std::vector<std::vector<double>> rows;
+  while (std::getline(in, line)) {
+    std::vector<double> row;
+    std::istringstream cells(line);
+    std::string cell;
+    while (std::getline(cells, cell, ',')) row.push_back(std::stod(cell));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// The axes table: each pair's axis by HF's rule, theta_i = 10000^(-2i/16) and 2 pi / theta_i.
+TEST(MropeViews, AxesTableGivesEachPairsAxisAndFrequency) {
+  const int want_axis[2][8] = {{0, 0, 1, 1, 1, 2, 2, 2},   // chunked 2,3,3
+                               {0, 1, 2, 0, 1, 2, 0, 1}};  // interleaved 3,3,2: h 1,4,7; w 2,5
+  const std::array<int64_t, 3> sections[2] = {{2, 3, 3}, {3, 3, 2}};
+  for (int k = 0; k < 2; ++k) {
+    const MropeLayout layout = k == 0 ? MropeLayout::kChunked : MropeLayout::kInterleaved;
+    const ModelParams m = NeighboursModel(layout, sections[k]);
+    Result<std::string> csv = ViewTable(ViewKind::kMropeAxes, m, TableFormat::kCsv);
+    ASSERT_TRUE(csv.ok()) << csv.message();
+    std::string header;
+    const std::vector<std::vector<double>> rows = CsvRows(csv.value(), &header);
+    EXPECT_EQ(header, "pair,axis,inv_freq,wavelength");
+    ASSERT_EQ(rows.size(), 8u);
+    for (size_t i = 0; i < 8; ++i) {
+      EXPECT_EQ(rows[i][0], static_cast<double>(i));
+      EXPECT_EQ(rows[i][1], want_axis[k][i]) << MropeLayoutName(layout) << " pair " << i;
+      EXPECT_NEAR(rows[i][2], kInvFreq16[i], 1e-15 * kInvFreq16[i]) << "pair " << i;
+      EXPECT_NEAR(rows[i][3], 2 * M_PI / kInvFreq16[i], 1e-13 / kInvFreq16[i]) << "pair " << i;
+    }
+    Result<std::string> npy = ViewTable(ViewKind::kMropeAxes, m, TableFormat::kNpy);
+    ASSERT_TRUE(npy.ok()) << npy.message();
+    const std::string& b = npy.value();
+    EXPECT_NE(b.find("'descr': '<f8'"), std::string::npos);
+    EXPECT_NE(b.find("'shape': (8, 3)"), std::string::npos);
+    ASSERT_EQ(b.size() % 64, (8 * 3 * 8) % 64);
+    const size_t data = b.size() - 8 * 3 * 8;
+    for (size_t i = 0; i < 8; ++i) {
+      double v[3];
+      std::memcpy(v, b.data() + data + i * 24, 24);
+      EXPECT_EQ(v[0], want_axis[k][i]);
+      EXPECT_EQ(v[1], rows[i][2]);
+      EXPECT_EQ(v[2], rows[i][3]);
+    }
+  }
+}
+
+// The figure's two strips colour each pair by its axis under each layout (the same section),
+// the current one outlined, and each pair names its axis and wavelength on hover.
+TEST(MropeViews, AxesFigureShowsBothLayoutsForTheSection) {
+  ModelParams m = NeighboursModel(MropeLayout::kInterleaved, {2, 3, 3});
+  Result<Figure> f = BuildViewFigure(ViewKind::kMropeAxes, m, DefaultViews(m),
+                                     FigureSize{800, 500, 1}, FigureFormat::kPng);
+  ASSERT_TRUE(f.ok()) << f.message();
+  // Chunked 2,3,3: t t h h h w w w. Interleaved 2,3,3: h at 1, 4, 7 (below 9), w at 2, 5 (below
+  // 9: 8 would be too, but there are 8 pairs), t at 0, 3, 6.
+  const int want[2][8] = {{0, 0, 1, 1, 1, 2, 2, 2}, {0, 1, 2, 0, 1, 2, 0, 1}};
+  // The strips, top (chunked) then the one below (interleaved), by their rectangles' heights.
+  std::vector<double> bases;
+  for (const FigureRect& r : f.value().rects) {
+    if (std::find(bases.begin(), bases.end(), r.y0) == bases.end()) bases.push_back(r.y0);
+  }
+  ASSERT_EQ(bases.size(), 2u);
+  std::sort(bases.rbegin(), bases.rend());
+  for (int k = 0; k < 2; ++k) {
+    for (int i = 0; i < 8; ++i) {
+      int found = 0;
+      for (const FigureRect& r : f.value().rects) {
+        if (r.y0 != bases[static_cast<size_t>(k)] || !(r.x0 < i && i < r.x1)) continue;
+        ++found;
+        EXPECT_EQ(r.color, SeriesRgba(want[k][i])) << "strip " << k << " pair " << i;
+      }
+      EXPECT_EQ(found, 1) << "strip " << k << " pair " << i;
+    }
+  }
+  ASSERT_EQ(f.value().overlays.size(), 1u);
+  EXPECT_EQ(f.value().overlays[0].y0, bases[1]);  // interleaved is the current layout
+  bool hover = false;
+  for (const FigureLabel& l : f.value().labels) {
+    hover = hover || l.hover.find(
+                         "pair 5: w (column) under interleaved\n\xce\xb8_5 = "
+                         "10000^(-10/16) = 0.00316228 rad per id\nwavelength 2\xcf\x80/\xce\xb8 = "
+                         "1986.92 ids\ndims 5 and 13") == 0;
+  }
+  EXPECT_TRUE(hover);
+  EXPECT_NE(f.value().title.find("section 2,3,3"), std::string::npos) << f.value().title;
+  EXPECT_NE(f.value().title.find("current: interleaved"), std::string::npos);
+}
+
+// The neighbours table against the numpy port of HF's functions above, for both layouts.
+TEST(MropeViews, NeighbourScoresMatchHfsRotationsInNumpy) {
+  const double* golden[2] = {kChunkedNeighbours, kInterleavedNeighbours};
+  const std::array<int64_t, 3> sections[2] = {{2, 3, 3}, {3, 3, 2}};
+  for (int k = 0; k < 2; ++k) {
+    const MropeLayout layout = k == 0 ? MropeLayout::kChunked : MropeLayout::kInterleaved;
+    ModelParams m = NeighboursModel(layout, sections[k]);
+    ASSERT_TRUE(FindParamField("--mrope-patch")->set(m, "image=0,t=1,h=1,w=2").ok());
+    Result<std::string> csv = ViewTable(ViewKind::kMropeNeighbours, m, TableFormat::kCsv);
+    ASSERT_TRUE(csv.ok()) << csv.message();
+    std::string header;
+    const std::vector<std::vector<double>> rows = CsvRows(csv.value(), &header);
+    EXPECT_EQ(header, "token,dt,dh,dw,score");
+    ASSERT_EQ(rows.size(), 19u);
+    const MropeSequence seq(m.pe);
+    const MropeIds q = seq.Ids(20);
+    for (size_t r = 0; r < 19; ++r) {
+      EXPECT_EQ(rows[r][0], static_cast<double>(kNeighbourKeys[r])) << "row " << r;
+      const MropeIds key = seq.Ids(kNeighbourKeys[r]);
+      for (size_t a = 0; a < 3; ++a) {
+        EXPECT_EQ(rows[r][a + 1], static_cast<double>(key.id[a] - q.id[a])) << "row " << r;
+      }
+      EXPECT_NEAR(rows[r][4], golden[k][r], 1e-13)
+          << MropeLayoutName(layout) << " key token " << kNeighbourKeys[r];
+    }
+  }
+}
+
+// With ones content and a pure rotation the score of a query patch and a key patch depends
+// only on (dt, dh, dw): every query patch of a 3 x 5 x 6 image, every key of its table, keyed by
+// the offsets, agree; and within a frame the score is the h curve plus the w curve less the
+// query's own (one pair, one axis).
+TEST(MropeViews, NeighbourScoreDependsOnlyOnThePerAxisOffsets) {
+  for (MropeLayout layout : {MropeLayout::kChunked, MropeLayout::kInterleaved}) {
+    ModelParams m;
+    SetScheme(m, Scheme::kMrope);
+    m.pe = Params(32, 120, {{4, 3, 5, 6}}, {4, 6, 6}, layout);
+    m.content.kind = ScoreContent::Kind::kOnes;
+    std::map<std::array<int64_t, 3>, double> by_offset;
+    int compared = 0, differ = 0;
+    for (int64_t t = 0; t < 3; ++t) {
+      for (int64_t h = 0; h < 5; ++h) {
+        for (int64_t w = 0; w < 6; ++w) {
+          m.mrope_patch = {0, t, h, w};
+          Result<std::string> csv = ViewTable(ViewKind::kMropeNeighbours, m, TableFormat::kCsv);
+          ASSERT_TRUE(csv.ok()) << csv.message();
+          std::string header;
+          const std::vector<std::vector<double>> rows = CsvRows(csv.value(), &header);
+          std::map<std::pair<int64_t, int64_t>, double> frame;
+          for (const std::vector<double>& row : rows) {
+            const std::array<int64_t, 3> d = {static_cast<int64_t>(row[1]),
+                                              static_cast<int64_t>(row[2]),
+                                              static_cast<int64_t>(row[3])};
+            auto [it, fresh] = by_offset.emplace(d, row[4]);
+            if (!fresh) {
+              ASSERT_NEAR(row[4], it->second, 1e-12)
+                  << MropeLayoutName(layout) << " offsets " << d[0] << "," << d[1] << "," << d[2];
+              ++compared;
+            }
+            if (d[0] == 0 && static_cast<int64_t>(row[0]) >= 4 &&
+                static_cast<int64_t>(row[0]) < 94) {
+              frame[{d[1], d[2]}] = row[4];
+            }
+          }
+          const double self = frame.at({0, 0});
+          for (const auto& [dhw, score] : frame) {
+            EXPECT_NEAR(score, frame.at({dhw.first, 0}) + frame.at({0, dhw.second}) - self, 1e-12);
+            differ += std::abs(score - self) > 1e-6;
+          }
+        }
+      }
+    }
+    EXPECT_GT(compared, 1000);
+    EXPECT_GT(differ, 100);  // the scores do move with the offsets: the check can fail
+  }
+}
+
+TEST(MropeViews, NeighboursPickTheCentreAndRefuseByName) {
+  ModelParams m = NeighboursModel(MropeLayout::kChunked, {2, 3, 3});
+  // Default: the first image's centre, (2 / 2, 3 / 2, 4 / 2) = (1, 1, 2), token 20.
+  Result<MropeQueryPatch> q = ResolveMropePatch(m.pe, m.mrope_patch);
+  ASSERT_TRUE(q.ok()) << q.message();
+  EXPECT_EQ(q.value().patch, (MropePatch{0, 1, 1, 2}));
+  EXPECT_EQ(q.value().token, 20);
+  Result<std::string> csv = ViewTable(ViewKind::kMropeNeighbours, m, TableFormat::kCsv);
+  ASSERT_TRUE(csv.ok());
+  EXPECT_NE(csv.value().find("\n20,0,0,0,4\n"), std::string::npos);
+
+  const ParamField* f = FindParamField("--mrope-patch");
+  ASSERT_NE(f, nullptr);
+  auto refusal = [&](const char* patch) {
+    ModelParams p = m;
+    EXPECT_TRUE(f->set(p, patch).ok()) << patch;
+    Result<std::string> r = ViewTable(ViewKind::kMropeNeighbours, p, TableFormat::kCsv);
+    EXPECT_FALSE(r.ok()) << patch;
+    Result<Figure> fig = BuildViewFigure(ViewKind::kMropeNeighbours, p, DefaultViews(p),
+                                         FigureSize{640, 400, 1}, FigureFormat::kPng);
+    EXPECT_FALSE(fig.ok()) << patch;
+    return r.ok() ? std::string() : r.message();
+  };
+  EXPECT_NE(refusal("image=0,t=2,h=0,w=0")
+                .find("--mrope-patch t=2 is out of range: image 0 (at=2,grid=2x3x4) has t in "
+                      "[0, 1]"),
+            std::string::npos);
+  EXPECT_NE(refusal("image=0,t=0,h=0,w=4").find("w=4 is out of range"), std::string::npos);
+  EXPECT_NE(refusal("image=1,t=0,h=0,w=0")
+                .find("image=1 is out of range: the sequence has 1 image, so image must be 0"),
+            std::string::npos);
+  Result<MropePatch> bad = ParseMropePatch("--mrope-patch", "image=0,t=0,h=-1,w=0");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("h must be a whole number"), std::string::npos) << bad.message();
+  EXPECT_FALSE(ParseMropePatch("--mrope-patch", "image=0,h=0,t=0,w=0").ok());
+  EXPECT_EQ(MropePatchText(ParseMropePatch("--mrope-patch", "image=0,t=1,h=2,w=3").value()),
+            "image=0,t=1,h=2,w=3");
+
+  m.pe.mrope().images.clear();
+  Result<std::string> none = ViewTable(ViewKind::kMropeNeighbours, m, TableFormat::kCsv);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.message().find("add one with --mrope-image"), std::string::npos);
+  SetScheme(m, Scheme::kRope);
+  for (ViewKind v : {ViewKind::kMropeAxes, ViewKind::kMropeNeighbours}) {
+    Result<Figure> fig =
+        BuildViewFigure(v, m, DefaultViews(m), FigureSize{640, 400, 1}, FigureFormat::kPng);
+    ASSERT_FALSE(fig.ok());
+    EXPECT_NE(fig.message().find("needs three position ids per token"), std::string::npos);
+  }
+}
+
+// The figure: the frame's heatmap holds the golden scores of the frame (row h, column w), and
+// the curves pass through the query's own score at offset 0.
+TEST(MropeViews, NeighboursFigureDrawsTheFrameAndTheAxes) {
+  ModelParams m = NeighboursModel(MropeLayout::kInterleaved, {3, 3, 2});
+  Result<Figure> f = BuildViewFigure(ViewKind::kMropeNeighbours, m, DefaultViews(m),
+                                     FigureSize{960, 540, 1}, FigureFormat::kPng);
+  ASSERT_TRUE(f.ok()) << f.message();
+  ASSERT_EQ(f.value().panels.size(), 3u);
+  const Figure& heat = f.value().panels[0];
+  ASSERT_TRUE(heat.image.has_value());
+  EXPECT_EQ(heat.image->width, 4);
+  EXPECT_EQ(heat.image->height, 3);
+  ASSERT_TRUE(heat.colorbar.has_value());
+  EXPECT_NEAR(heat.colorbar->vmax, 4.0, 1e-12);
+  EXPECT_NEAR(heat.colorbar->vmin, kInterleavedNeighbours[0], 1e-6);
+  const Figure& axes = f.value().panels[1];
+  int curves = 0;
+  for (const FigureSeries& s : axes.series) {
+    if (s.label.empty()) continue;
+    ++curves;
+    const auto at0 = std::find(s.xs.begin(), s.xs.end(), 0.0);
+    ASSERT_NE(at0, s.xs.end()) << s.label;
+    EXPECT_NEAR(s.ys[static_cast<size_t>(at0 - s.xs.begin())], 4.0, 1e-12) << s.label;
+  }
+  EXPECT_EQ(curves, 3);  // t (T = 2), h and w
 }
 
 }  // namespace

@@ -34,6 +34,8 @@ ModelParams SmallModel(Scheme s) {
   m.pe.d_model = 8;
   m.pe.max_len = 12;
   SetScheme(m, s);
+  // An image, so the views of a patch (mrope-neighbours) have one to show.
+  if (s == Scheme::kMrope) m.pe.mrope().images = {{2, 1, 2, 3}};
   return m;
 }
 

@@ -737,6 +737,8 @@ ModelParams Small(Scheme s) {
   SetScheme(p, s);
   p.pe.d_model = 16;
   p.pe.max_len = 24;
+  // An image, so the views of a patch (mrope-neighbours) have one to show.
+  if (s == Scheme::kMrope) p.pe.mrope().images = {{3, 1, 3, 4}};
   return p;
 }
 

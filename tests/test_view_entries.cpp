@@ -26,6 +26,8 @@ ModelParams ParamsFor(ViewKind view) {
   }
   m.pe.d_model = 16;
   m.pe.max_len = 64;
+  // An image, so the views of a patch (mrope-neighbours) have one to show.
+  if (m.pe.kind() == Scheme::kMrope) m.pe.mrope().images = {{4, 1, 4, 4}};
   return m;
 }
 

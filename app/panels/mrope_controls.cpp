@@ -103,4 +103,54 @@ void DrawMropeExplanation(const AppState& state, const Derived& derived) {
   }
 }
 
+void MropeNeighboursControls(AppState& state, const Derived&, ViewKind) {
+  const EncodingParams& p = state.params.pe;
+  Result<MropeQueryPatch> q = ResolveMropePatch(p, state.params.mrope_patch);
+  if (!q.ok()) {
+    // A patch outside the images (they changed since it was picked): back to the centre.
+    if (!MropeSequence(p).images().empty() && ImGui::Button("Back to the centre patch")) {
+      EditField(state, "mrope_patch", "--mrope-patch", "centre");
+    }
+    return;  // the panel says why
+  }
+  MropePatch patch = q.value().patch;
+  const MropeImage& im = q.value().image.image;
+  const auto images = static_cast<int64_t>(MropeSequence(p).images().size());
+  const float em = ImGui::GetFontSize();
+  bool changed = false;
+  struct Slider {
+    const char* id;
+    const char* format;
+    int64_t* value;
+    int64_t count;
+    const char* tip;
+  };
+  const Slider sliders[] = {
+      {"##image", "image %lld", &patch.image, images, "Which image, in token order."},
+      {"##t", "t = %lld", &patch.t, im.t, "The query patch's frame."},
+      {"##h", "h = %lld", &patch.h, im.h, "The query patch's row."},
+      {"##w", "w = %lld", &patch.w, im.w, "The query patch's column."},
+  };
+  int shown = 0;
+  for (const Slider& s : sliders) {
+    if (s.count <= 1) continue;
+    if (shown++ > 0) ImGui::SameLine();
+    ImGui::SetNextItemWidth(em * 8);
+    const int64_t lo = 0, hi = s.count - 1;
+    if (ImGui::SliderScalar(s.id, ImGuiDataType_S64, s.value, &lo, &hi, s.format,
+                            ImGuiSliderFlags_AlwaysClamp)) {
+      changed = true;
+    }
+    ItemTooltip(s.tip);
+  }
+  if (changed) {
+    // A new image starts at its centre.
+    if (patch.image != q.value().patch.image) {
+      const MropeImage& next = MropeSequence(p).images()[static_cast<size_t>(patch.image)].image;
+      patch = {patch.image, next.t / 2, next.h / 2, next.w / 2};
+    }
+    EditField(state, "mrope_patch", "--mrope-patch", MropePatchText(patch));
+  }
+}
+
 }  // namespace pe

@@ -177,6 +177,19 @@ const PanelEntry kPanels[] = {
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kPositionIds),
      .draw = &DrawFigure},
+    {.view = ViewKind::kMropeAxes,
+     .id = "mrope-axes",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kMropeAxes),
+     .draw = &DrawFigure},
+    {.view = ViewKind::kMropeNeighbours,
+     .id = "mrope-neighbours",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kMropeNeighbours),
+     .draw = &DrawFigure,
+     .controls = &MropeNeighboursControls},
 };
 static_assert(std::size(kPanels) == kViewKinds, "every view needs a panel entry");
 

@@ -73,6 +73,9 @@ void AttentionControls(AppState& state, const Derived& derived, ViewKind view);
 void PrecisionControls(AppState& state, const Derived& derived, ViewKind view);
 void CheckControls(AppState& state, const Derived& derived, ViewKind view);
 void SimilarityControls(AppState& state, const Derived& derived, ViewKind view);
+// The mrope-neighbours view's query patch: a slider per image index, t, h and w, each set
+// through the parameter table as --mrope-patch (mrope_controls.cpp).
+void MropeNeighboursControls(AppState& state, const Derived& derived, ViewKind view);
 // The attention temperature's choice, numbers and curve (temperature_controls.cpp), under the
 // score views' controls.
 void TemperatureControls(AppState& state, const Derived& derived);

@@ -178,6 +178,14 @@ std::vector<MropeAxis> MropePairAxes(const MropeParams& params, int64_t pairs) {
   return axes;
 }
 
+std::vector<double> MropePairFrequencies(const EncodingParams& params) {
+  const RopeFrequencies f = ComputeRopeFrequencies(RopeEquivalent(params));
+  std::vector<double> out;
+  out.reserve(f.pairs.size());
+  for (const RopePair& p : f.pairs) out.push_back(p.scaled);
+  return out;
+}
+
 MropeSequence::MropeSequence(const EncodingParams& params)
     : tokens_(params.max_len), offset_(params.offset) {
   for (const MropeImage& im : params.mrope().images) images_.push_back({im, 0});
@@ -218,6 +226,88 @@ MropeIds MropeSequence::Ids(int64_t token) const {
   }
   const int64_t id = offset_ + token - shrink_[k];
   return {{id, id, id}};
+}
+
+std::string MropePatchText(const MropePatch& patch) {
+  if (patch.image < 0) return "centre";
+  return Fmt("image=%lld,t=%lld,h=%lld,w=%lld", static_cast<long long>(patch.image),
+             static_cast<long long>(patch.t), static_cast<long long>(patch.h),
+             static_cast<long long>(patch.w));
+}
+
+Result<MropePatch> ParseMropePatch(const std::string& flag, const std::string& text) {
+  const std::string item = Trim(text);
+  if (item == "centre" || item == "center" || item.empty()) return MropePatch{};
+  auto bad = [&](const std::string& why) {
+    return InvalidArgument(flag + " " + Quote(item) + ": " + why +
+                           " (a patch is \"image=I,t=T,h=H,w=W\": the image's index in token "
+                           "order and the patch's place in its grid, each a whole number from 0, "
+                           "e.g. image=0,t=0,h=3,w=4; or centre)");
+  };
+  constexpr const char* kKeys[4] = {"image=", "t=", "h=", "w="};
+  int64_t v[4] = {0, 0, 0, 0};
+  size_t start = 0;
+  for (int k = 0; k < 4; ++k) {
+    size_t end = item.find(',', start);
+    if (k == 3) {
+      if (end != std::string::npos) return bad("has more than four parts");
+      end = item.size();
+    }
+    if (end == std::string::npos) return bad("is not of the form image=I,t=T,h=H,w=W");
+    const std::string part = item.substr(start, end - start);
+    const std::string key = kKeys[k];
+    if (part.rfind(key, 0) != 0) return bad("is not of the form image=I,t=T,h=H,w=W");
+    const std::optional<int64_t> n = WholeNumber(part.substr(key.size()), 0, kMaxPosition);
+    if (!n) {
+      return bad(key.substr(0, key.size() - 1) + " must be a whole number in [0, " +
+                 std::to_string(kMaxPosition) + "], got " + Quote(part.substr(key.size())));
+    }
+    v[k] = *n;
+    start = end + 1;
+  }
+  return MropePatch{v[0], v[1], v[2], v[3]};
+}
+
+Result<MropeQueryPatch> ResolveMropePatch(const EncodingParams& params, const MropePatch& patch) {
+  const MropeSequence seq(params);
+  if (seq.images().empty()) {
+    return InvalidArgument(
+        "the mrope-neighbours view scores an image patch against its neighbours, and the "
+        "sequence has no image: add one with --mrope-image \"at=P,grid=TxHxW\" (e.g. "
+        "--mrope-image \"at=4,grid=1x8x8\")");
+  }
+  MropeQueryPatch q;
+  if (patch.image < 0) {
+    q.image = seq.images().front();
+    q.patch = {0, q.image.image.t / 2, q.image.image.h / 2, q.image.image.w / 2};
+  } else {
+    const auto n = static_cast<int64_t>(seq.images().size());
+    if (patch.image >= n) {
+      return InvalidArgument("--mrope-patch image=" + std::to_string(patch.image) +
+                             " is out of range: the sequence has " + std::to_string(n) +
+                             (n == 1 ? " image, so image must be 0"
+                                     : " images, so image must "
+                                       "be in [0, " +
+                                           std::to_string(n - 1) + "]") +
+                             " (images counted in token order)");
+    }
+    q.image = seq.images()[static_cast<size_t>(patch.image)];
+    const int64_t size[3] = {q.image.image.t, q.image.image.h, q.image.image.w};
+    const int64_t at[3] = {patch.t, patch.h, patch.w};
+    for (size_t a = 0; a < 3; ++a) {
+      if (at[a] >= size[a]) {
+        const char axis = "thw"[a];
+        return InvalidArgument(
+            Fmt("--mrope-patch %c=%lld is out of range: image %lld (%s) has %c in [0, %lld]", axis,
+                static_cast<long long>(at[a]), static_cast<long long>(patch.image),
+                MropeImageText(q.image.image).c_str(), axis, static_cast<long long>(size[a] - 1)));
+      }
+    }
+    q.patch = patch;
+  }
+  const MropeImage& im = q.image.image;
+  q.token = im.at + q.patch.t * im.h * im.w + q.patch.h * im.w + q.patch.w;
+  return q;
 }
 
 Status ValidateMropeParams(const EncodingParams& params) {

@@ -66,6 +66,11 @@ std::array<int64_t, 3> MropeSection(const MropeParams& params, int64_t pairs);
 // The axis of each of `pairs` pairs under the layout and section (no check of the sum).
 std::vector<MropeAxis> MropePairAxes(const MropeParams& params, int64_t pairs);
 
+// Pair i's frequency theta_i = theta^(-2i/d_rot) in radians per id, (d_rot / 2): RoPE's unscaled
+// inv_freq (HF `_compute_default_rope_parameters`), the same numbers the table turns by (valid
+// params).
+std::vector<double> MropePairFrequencies(const EncodingParams& params);
+
 // A token's three ids.
 struct MropeIds {
   std::array<int64_t, 3> id = {0, 0, 0};  // t, h, w
@@ -97,6 +102,28 @@ class MropeSequence {
   // more entry for the text after the last image.
   std::vector<int64_t> shrink_;
 };
+
+// A patch of an image, for the neighbours view: the image's index in token order (0: the first)
+// and the patch's (t, h, w) in its T x H x W grid, each from 0. image -1: none given, the first
+// image's centre patch (T / 2, H / 2, W / 2, rounded down).
+struct MropePatch {
+  int64_t image = -1, t = 0, h = 0, w = 0;
+  bool operator==(const MropePatch&) const = default;
+};
+// "image=0,t=0,h=3,w=4", or "centre" for none given.
+std::string MropePatchText(const MropePatch& patch);
+// "image=I,t=T,h=H,w=W" (whole numbers >= 0, in this order) or "centre"; the ranges are checked
+// against the sequence later (ResolveMropePatch). Errors name `flag`, the rule and the text.
+Result<MropePatch> ParseMropePatch(const std::string& flag, const std::string& text);
+// The patch in force for `params` (valid), its image and its token: an error naming the value
+// and the allowed range when it lies outside the images or the grid, or saying to add
+// --mrope-image when there is no image.
+struct MropeQueryPatch {
+  MropePatch patch;            // image >= 0
+  MropeSequence::Image image;  // its image
+  int64_t token = 0;           // its token: at + t H W + h W + w
+};
+Result<MropeQueryPatch> ResolveMropePatch(const EncodingParams& params, const MropePatch& patch);
 
 // Theta, d_model (even, >= 2), the section's sum, the images' grids and places: an error naming
 // the flag, the rule and the value.

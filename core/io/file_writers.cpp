@@ -28,7 +28,7 @@ namespace pe {
 
 std::string NpyHeader(std::span<const int64_t> shape, NpyDtype dtype) {
   std::string dict = "{'descr': '";
-  dict += dtype == NpyDtype::kInt32 ? "<i4" : "<f4";
+  dict += dtype == NpyDtype::kInt32 ? "<i4" : dtype == NpyDtype::kFloat64 ? "<f8" : "<f4";
   dict += "', 'fortran_order': False, 'shape': (";
   for (size_t k = 0; k < shape.size(); ++k) {
     dict += std::to_string(shape[k]);
@@ -71,6 +71,25 @@ void WriteInt32sLE(std::ostream& out, const int32_t* values, int64_t n) {
       out.write(b, 4);
     }
   }
+}
+
+void WriteDoublesLE(std::ostream& out, const double* values, int64_t n) {
+  if constexpr (std::endian::native == std::endian::little) {
+    out.write(reinterpret_cast<const char*>(values), static_cast<std::streamsize>(n * 8));
+  } else {
+    for (int64_t k = 0; k < n; ++k) {
+      const auto bits = std::bit_cast<uint64_t>(values[k]);
+      char b[8];
+      for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(bits >> (8 * i));
+      out.write(b, 8);
+    }
+  }
+}
+
+std::string FormatDouble(double v) {
+  char buf[40];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, ec == std::errc() ? end : buf);
 }
 
 std::string FormatFloat(float v) {

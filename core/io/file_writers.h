@@ -14,9 +14,9 @@
 
 namespace pe {
 
-// The element types of the NPY files written: float32 ('<f4', the default) and int32 ('<i4',
-// T5's bucket ids).
-enum class NpyDtype { kFloat32, kInt32 };
+// The element types of the NPY files written: float32 ('<f4', the default), int32 ('<i4',
+// T5's bucket ids) and float64 ('<f8', M-RoPE's per-pair and neighbour tables).
+enum class NpyDtype { kFloat32, kInt32, kFloat64 };
 
 // The NPY header (magic, version, dict, padding to a multiple of 64 bytes) for an array of
 // `dtype` (float32 unless told).
@@ -25,9 +25,13 @@ std::string NpyHeader(std::span<const int64_t> shape, NpyDtype dtype = NpyDtype:
 void WriteFloatsLE(std::ostream& out, const float* values, int64_t n);
 // Appends `n` int32 values in little-endian byte order.
 void WriteInt32sLE(std::ostream& out, const int32_t* values, int64_t n);
+// Appends `n` float64 values in little-endian byte order.
+void WriteDoublesLE(std::ostream& out, const double* values, int64_t n);
 
 // Shortest decimal text that reads back as exactly `v` ("0.84147096", "-1", "nan").
 std::string FormatFloat(float v);
+// Shortest decimal text that reads back as exactly the double `v` ("0.1", "6.283185307179586").
+std::string FormatDouble(double v);
 
 // Writes `path` by calling `write` on a stream to a temporary file in the same folder, then
 // putting it in place with one rename, so readers see the old file or the new one, never a part.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "encoding/mrope.h"
 #include "encoding/positional_encoding.h"
 #include "figure/colormap.h"
 #include "model/attention_window.h"
@@ -80,6 +81,8 @@ struct ModelParams {
   AttentionWindow attention_window;
   // The factor q.k is multiplied by before the bias and the softmax; 0: 1/sqrt(d_model).
   double softmax_scale = 0;
+  // The mrope-neighbours view's query patch; image -1: the first image's centre.
+  MropePatch mrope_patch;
   bool operator==(const ModelParams&) const = default;
 };
 

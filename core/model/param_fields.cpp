@@ -525,6 +525,10 @@ bool HasPositionalRows(const ModelParams& m) {
 bool HasMropeImages(const ModelParams& m) {
   return !m.pe.mrope().images.empty();
 }
+
+bool HasMropePatch(const ModelParams& m) {
+  return m.mrope_patch.image >= 0;
+}
 bool HasCheckTable(const ModelParams& m) {
   return !m.check_table.empty();
 }
@@ -1152,6 +1156,21 @@ const ParamField kFields[] = {
            return {};
          }),
      nullptr, &HasMropeImages},
+    {"mrope_patch", "--mrope-patch",
+     "mrope-neighbours view: the query patch \"image=I,t=T,h=H,w=W\" (the image's index in token "
+     "order, the patch's place in its grid, each from 0), or centre (default: the first image's "
+     "centre patch)",
+     kMrope,
+     Custom(
+         "TEXT",
+         [](const ParamField&, const ModelParams& m) { return MropePatchText(m.mrope_patch); },
+         [](const ParamField& f, ModelParams& m, const std::string& text) -> Status {
+           Result<MropePatch> v = ParseMropePatch(std::string(f.flag), text);
+           if (!v.ok()) return v.error();
+           m.mrope_patch = v.value();
+           return {};
+         }),
+     nullptr, &HasMropePatch},
     // ---- the rotation view
     {"rotation_offset", "--rotation-offset",
      "Offset K of the rotation view (sinusoidal): each sin/cos pair of PE(p) is turned by K "

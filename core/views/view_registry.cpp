@@ -39,6 +39,22 @@ Status WritePositionIdsView(std::ostream& out, TableFormat format, const ViewCon
 uint64_t PositionIdsEstimate(const EstimateContext& c);
 std::string PositionIdsTitle(const ModelParams& m, const Encoding& e);
 
+// mrope_axes_view.cpp
+Result<Figure> MropeAxesFigure(const ViewContext& c);
+Status CheckMropeAxesTable(const ViewContext& c);
+Status WriteMropeAxesView(std::ostream& out, TableFormat format, const ViewContext& c,
+                          const Progress& progress);
+uint64_t MropeAxesEstimate(const EstimateContext& c);
+std::string MropeAxesTitle(const ModelParams& m, const Encoding& e);
+
+// mrope_neighbours_view.cpp
+Result<Figure> MropeNeighboursFigure(const ViewContext& c);
+Status CheckMropeNeighboursTable(const ViewContext& c);
+Status WriteMropeNeighboursView(std::ostream& out, TableFormat format, const ViewContext& c,
+                                const Progress& progress);
+uint64_t MropeNeighboursEstimate(const EstimateContext& c);
+std::string MropeNeighboursTitle(const ModelParams& m, const Encoding& e);
+
 namespace {
 
 constexpr unsigned kAdded = SchemesOf(Family::kAdded);
@@ -74,6 +90,8 @@ constexpr ViewOption kCompareOptions[] = {OptionOf<&ModelParams::versus>("versus
 constexpr ViewOption kPrecisionOptions[] = {OptionOf<&ModelParams::dtype>("dtype")};
 constexpr ViewOption kCheckOptions[] = {OptionOf<&ModelParams::dtype>("dtype"),
                                         OptionOf<&ModelParams::check_table>("check_table")};
+constexpr ViewOption kMropeNeighboursOptions[] = {
+    OptionOf<&ModelParams::mrope_patch>("mrope_patch")};
 constexpr ViewOption kWalkthroughOptions[] = {
     OptionOf<&ModelParams::walkthrough_preset>("walkthrough_preset", true)};
 
@@ -315,6 +333,27 @@ constexpr ViewEntry kViews[] = {
      .write_table = &WritePositionIdsView,
      .estimate = &PositionIdsEstimate,
      .default_title = &PositionIdsTitle},
+    {.kind = ViewKind::kMropeAxes,
+     .name = "mrope-axes",
+     .title = "M-RoPE axes: which pair turns by t, h or w",
+     .schemes = SchemeBit(Scheme::kMrope),
+     .needs = "three position ids per token (the mrope scheme)",
+     .figure = &MropeAxesFigure,
+     .check_table = &CheckMropeAxesTable,
+     .write_table = &WriteMropeAxesView,
+     .estimate = &MropeAxesEstimate,
+     .default_title = &MropeAxesTitle},
+    {.kind = ViewKind::kMropeNeighbours,
+     .name = "mrope-neighbours",
+     .title = "M-RoPE neighbours: q\xc2\xb7k of a patch and the patches around it",
+     .schemes = SchemeBit(Scheme::kMrope),
+     .needs = "three position ids per token (the mrope scheme)",
+     .figure = &MropeNeighboursFigure,
+     .check_table = &CheckMropeNeighboursTable,
+     .write_table = &WriteMropeNeighboursView,
+     .estimate = &MropeNeighboursEstimate,
+     .options = kMropeNeighboursOptions,
+     .default_title = &MropeNeighboursTitle},
 };
 
 // Every view has exactly one entry, and each entry every piece a view must have: a name, a
