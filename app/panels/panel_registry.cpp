@@ -177,6 +177,13 @@ const PanelEntry kPanels[] = {
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kPositionIds),
      .draw = &DrawFigure},
+    {.view = ViewKind::kLayers,
+     .id = "layers",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kLayers),
+     .draw = &DrawFigure,
+     .needs_model = true},
 };
 static_assert(std::size(kPanels) == kViewKinds, "every view needs a panel entry");
 

@@ -55,7 +55,8 @@ struct PanelEntry {
   void (*controls)(AppState& state, const Derived& derived, ViewKind view) = nullptr;
   // The title for this table when it says something else than `title` (null: `title`).
   const char* (*title_for)(const Derived& derived) = nullptr;
-  bool scrollbar = false;  // the panel scrolls with the wheel (sums); plots take it otherwise
+  bool scrollbar = false;    // the panel scrolls with the wheel (sums); plots take it otherwise
+  bool needs_model = false;  // shown only while a model is open (the layers view)
 };
 std::span<const PanelEntry> ViewPanels();
 // The entry's title for the current table (title_for, else title, else the view's title).

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "model/input_layer.h"
 
 namespace pe {
+
+struct ModelSchedule;  // model/model_schedule.h
 
 // What the attention-score view scores: one seeded N(0, 1) vector used as both query and key
 // content, all ones, or the embedding rows of two tokens of the sentence (A as the query, B as
@@ -80,6 +83,16 @@ struct ModelParams {
   AttentionWindow attention_window;
   // The factor q.k is multiplied by before the bias and the softmax; 0: 1/sqrt(d_model).
   double softmax_scale = 0;
+  // The real model the positional parameters were taken from (--model NAME from the catalogue,
+  // or --model-config FILE) and its layer (--layer; -1 until the model is opened: its first
+  // positional layer). Setting them reads nothing: the command line opens the model
+  // (arch/model_choice.h) before it applies the other flags, which override the layer's values.
+  std::string model_name;
+  std::string model_config;
+  int64_t model_layer = -1;
+  // The opened model's schedule (shared, immutable; compared by pointer), null when no model
+  // is open; the layers view draws it.
+  std::shared_ptr<const ModelSchedule> model;
   bool operator==(const ModelParams&) const = default;
 };
 

@@ -107,7 +107,8 @@ Result<std::vector<CommandFlag>> FlagsFromMetadata(
       }
     }
     if (key == "view" || key == "app_version" || key == "x_range" || key == "y_range" ||
-        key == "highlight" || key == "markers" || key == "walkthrough_preset") {
+        key == "highlight" || key == "markers" || key == "walkthrough_preset" ||
+        key == "model_modified") {
       continue;
     }
     bool known = false;
@@ -132,6 +133,9 @@ Result<std::vector<CommandFlag>> FlagsFromMetadata(
     if (f.key.empty() || OnlyOtherViewsRead(f.key, it->second)) continue;
     auto v = values.find(std::string(f.key));
     if (v == values.end()) continue;
+    // A model's config file is not read again: the figure's parameters give its numbers, and a
+    // built-in model (--model) its layers. So its layer is not given either.
+    if (f.key == "model_config" || (f.key == "layer" && values.count("model") == 0)) continue;
     if (f.is_switch()) {
       if (v->second == SwitchOnValue(f)) out.push_back({std::string(f.flag), "", true, v->first});
     } else {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "arch/model_choice.h"
 #include "io/file_writers.h"
 #include "model/param_fields.h"
 #include "model/walkthrough_presets.h"
@@ -131,6 +132,9 @@ std::vector<std::pair<std::string, std::string>> FigureMetadata(
     if (OnlyOtherViewsRead(kv.first, view)) continue;
     out.push_back(std::move(kv));
   }
+  // Whether other parameters changed the model's layer (told, not read back: export --from
+  // works it out again).
+  if (m.model) out.push_back({"model_modified", ModelModified(m) ? "true" : "false"});
   // A table named by a relative path: also the absolute path it was read from (export --from).
   for (auto& kv : AbsoluteFileEntries(out)) out.push_back(std::move(kv));
   if (shown != nullptr) {
@@ -163,8 +167,11 @@ namespace {
 
 std::string DefaultTitle(ViewKind view, const ModelParams& m, const Encoding& e) {
   const ViewEntry& entry = GetView(view);
-  if (entry.default_title != nullptr) return entry.default_title(m, e);
-  return std::string(entry.title) + " (" + e.Title() + ")";
+  // The model the parameters came from, after the view's own title.
+  const std::string model = ModelLabel(m);
+  const std::string suffix = model.empty() ? "" : " [" + model + "]";
+  if (entry.default_title != nullptr) return entry.default_title(m, e) + suffix;
+  return std::string(entry.title) + " (" + e.Title() + ")" + suffix;
 }
 
 }  // namespace
