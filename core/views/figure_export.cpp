@@ -167,11 +167,15 @@ namespace {
 
 std::string DefaultTitle(ViewKind view, const ModelParams& m, const Encoding& e) {
   const ViewEntry& entry = GetView(view);
-  // The model the parameters came from, after the view's own title.
+  if (entry.default_title != nullptr) return entry.default_title(m, e);
+  return std::string(entry.title) + " (" + e.Title() + ")";
+}
+
+// A title not given says which model the parameters came from, after the view's own:
+// "... [gemma-3-4b, layer 5]", "... [modified from gemma-3-4b, layer 5]".
+void AddModelLabel(std::string& title, const ModelParams& m) {
   const std::string model = ModelLabel(m);
-  const std::string suffix = model.empty() ? "" : " [" + model + "]";
-  if (entry.default_title != nullptr) return entry.default_title(m, e) + suffix;
-  return std::string(entry.title) + " (" + e.Title() + ")" + suffix;
+  if (!model.empty()) title += " [" + model + "]";
 }
 
 }  // namespace
@@ -198,6 +202,7 @@ Result<Figure> BuildViewFigure(ViewKind view, const ModelParams& params, const V
     } else if (f.value().title.empty()) {
       f.value().title = DefaultTitle(view, params, *encoding.value());
     }
+    if (title.empty()) AddModelLabel(f.value().title, params);
     const Figure& built_figure = f.value();
     const bool has_image = built_figure.image.has_value() ||
                            std::any_of(built_figure.panels.begin(), built_figure.panels.end(),
@@ -242,6 +247,7 @@ Result<std::vector<Figure>> BuildViewPages(ViewKind view, const ModelParams& par
     } else if (f.title.empty()) {
       f.title = DefaultTitle(view, params, *encoding.value());
     }
+    if (k == 0 && title.empty()) AddModelLabel(f.title, params);
     f.metadata = FigureMetadata(view, params, all_steps, size, title, &f.view, encoding.value());
   }
   return pages;

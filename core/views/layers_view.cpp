@@ -83,7 +83,8 @@ Result<Figure> LayersFigure(const ViewContext& c) {
   const int64_t chosen = c.params.model_layer;
   if (chosen >= 0 && chosen < n) {
     const auto x = static_cast<double>(chosen);
-    f.overlays.push_back({x, 0.05, x + 1, 0.95, Rgba8{0, 0, 0, 255}, false, 2.5});
+    // A grey that reads on the light figure and the dark window.
+    f.overlays.push_back({x, 0.08, x + 1, 0.92, Rgba8{128, 128, 128, 255}, false, 3.0});
     f.legend.push_back({"outlined: layer " + std::to_string(chosen) +
                             (ModelModified(c.params) ? " (modified)" : "") +
                             ", the one the other views show",
