@@ -196,9 +196,6 @@ int BuildParams(const CLI::App& app, const CLI::App* before, const Flags& f, Mod
     const ParamField& field = fields[k];
     const bool given = is_given(k);
     if (!given || is_model_field(field)) continue;
-    // The scheme the model's layer already has keeps the layer's parameters (--scheme resets
-    // them to the scheme's defaults otherwise): a figure's metadata read back names it.
-    if (p.model && field.flag == "--scheme" && f.values[k] == SchemeName(p.pe.kind())) continue;
     if (std::string why = field.WhyNotApplicable(p); !why.empty()) return fail(why);
     if (Status s = field.set(p, field.is_switch() ? "true" : f.values[k]); !s.ok()) {
       return fail(s.message());

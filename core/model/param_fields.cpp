@@ -820,6 +820,12 @@ Status SetCheckTable(const ParamField& f, ModelParams& m, const std::string& tex
 bool HasModel(const ModelParams& m) {
   return !m.model_name.empty() || !m.model_config.empty();
 }
+bool HasModelName(const ModelParams& m) {
+  return !m.model_name.empty();
+}
+bool HasModelConfig(const ModelParams& m) {
+  return !m.model_config.empty();
+}
 std::string ModelNameText(const ParamField&, const ModelParams& m) {
   return m.model_name;
 }
@@ -1395,10 +1401,10 @@ const ParamField kFields[] = {
     {"model", "--model",
      "A built-in model (export --list-models lists them): its layer's positional scheme, "
      "window, temperature and width; other flags given override them",
-     kAllSchemes, Custom("NAME", &ModelNameText, &SetModelName), nullptr, &HasModel},
+     kAllSchemes, Custom("NAME", &ModelNameText, &SetModelName), nullptr, &HasModelName},
     {"model_config", "--model-config",
      "A model's config.json or GGUF file, read as --model reads a built-in one", kAllSchemes,
-     Custom("FILE", &ModelConfigText, &SetModelConfig), nullptr, &HasModel},
+     Custom("FILE", &ModelConfigText, &SetModelConfig), nullptr, &HasModelConfig},
     {"layer", "--layer",
      "The model's layer shown, 0-based (default: its first layer with a positional scheme)",
      kAllSchemes, Custom("INT", &ModelLayerText, &SetModelLayer), nullptr, &HasModel},

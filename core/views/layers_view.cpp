@@ -64,21 +64,27 @@ Result<Figure> LayersFigure(const ViewContext& c) {
   f.view = {0, static_cast<double>(n), 0, 1};
   const PixelSize px = PlotPixels(c, f);
   const double cell_px = static_cast<double>(px.width) / static_cast<double>(n);
+  // Each layer's class, so rects[i] and labels[i] are layer i's.
+  std::vector<size_t> class_of(static_cast<size_t>(n));
   for (size_t k = 0; k < classes.size(); ++k) {
-    const Rgba8 color = SeriesRgba(static_cast<int>(k));
+    for (int64_t i : classes[k].layers) class_of[static_cast<size_t>(i)] = k;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const size_t k = class_of[static_cast<size_t>(i)];
     const LayerClass& cl = classes[k];
     const std::string text = ShortText(*cl.layer);
     // About 7 output pixels a character at the tick font: a label only where it fits.
     const bool room = cell_px >= 7.0 * static_cast<double>(text.size()) + 8.0;
-    for (int64_t i : cl.layers) {
-      const auto x = static_cast<double>(i);
-      f.rects.push_back({x + 0.04, 0.2, x + 0.96, 0.8, color, true, 1.0});
-      f.labels.push_back({x + 0.5, 0.5, room ? text : std::string(), Rgba8{32, 32, 32, 255},
-                          "layer " + std::to_string(i) + ": " + LayerTreatmentText(*cl.layer)});
-    }
+    const auto x = static_cast<double>(i);
+    f.rects.push_back({x + 0.04, 0.2, x + 0.96, 0.8, SeriesRgba(static_cast<int>(k)), true, 1.0});
+    f.labels.push_back({x + 0.5, 0.5, room ? text : std::string(), Rgba8{32, 32, 32, 255},
+                        "layer " + std::to_string(i) + ": " + LayerTreatmentText(*cl.layer)});
+  }
+  for (size_t k = 0; k < classes.size(); ++k) {
+    const LayerClass& cl = classes[k];
     f.legend.push_back({(cl.layers.size() == 1 ? "layer " : "layers ") +
                             LayerRangesText(cl.layers) + ": " + ShortText(*cl.layer),
-                        color});
+                        SeriesRgba(static_cast<int>(k))});
   }
   const int64_t chosen = c.params.model_layer;
   if (chosen >= 0 && chosen < n) {
