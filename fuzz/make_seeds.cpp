@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/hf_config.h"
 #include "io/figure_metadata_reader.h"
 #include "io/file_writers.h"
 #include "io/npy_reader.h"
@@ -90,7 +91,7 @@ int main(int argc, char** argv) {
   }
   const std::string root = argv[1];
   for (const char* sub : {"", "/npy", "/safetensors", "/word_vectors", "/figure_metadata",
-                          "/tokenizer_json", "/session"}) {
+                          "/tokenizer_json", "/session", "/hf_config"}) {
     ::mkdir((root + sub).c_str(), 0777);
   }
   using pe::Status;
@@ -272,6 +273,56 @@ int main(int argc, char** argv) {
           "{\"scheme\": \"alibi\", \"heads\": \"12\"},\n  \"files\": {},\n  \"views\": "
           "{\"score_window\": \"0:0:0:0\"},\n  \"ui\": {\"tab\": \"bias\"}\n}\n",
           session_ok);
+  }
+  // config.json: v4 and v5 RoPE, per-layer patterns, M-RoPE, T5, a learned table.
+  const std::string hf_dir = root + "/hf_config";
+  auto hf_ok = [](std::span<const std::byte> b) {
+    return pe::ReadHfConfig(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()),
+                            "seed", "seed")
+        .status();
+  };
+  {
+    Write(hf_dir, "llama_v4.json",
+          "{\"model_type\": \"llama\", \"hidden_size\": 256, \"num_attention_heads\": 4, "
+          "\"num_hidden_layers\": 2, \"max_position_embeddings\": 4096, \"rope_theta\": "
+          "500000.0, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8.0, "
+          "\"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0, "
+          "\"original_max_position_embeddings\": 1024}}",
+          hf_ok);
+    Write(hf_dir, "yarn_v5.json",
+          "{\"model_type\": \"qwen2\", \"hidden_size\": 128, \"num_attention_heads\": 2, "
+          "\"num_hidden_layers\": 2, \"max_position_embeddings\": 8192, \"rope_parameters\": "
+          "{\"rope_type\": \"yarn\", \"rope_theta\": 10000.0, \"factor\": 4.0, "
+          "\"beta_fast\": 32, \"beta_slow\": 1, \"truncate\": false}}",
+          hf_ok);
+    Write(hf_dir, "gemma3_nested.json",
+          "{\"model_type\": \"gemma3\", \"text_config\": {\"model_type\": \"gemma3_text\", "
+          "\"hidden_size\": 64, \"num_hidden_layers\": 3, \"sliding_window\": 16, "
+          "\"layer_types\": [\"sliding_attention\", \"sliding_attention\", "
+          "\"full_attention\"], \"rope_parameters\": {\"full_attention\": {\"rope_type\": "
+          "\"linear\", \"factor\": 8.0, \"rope_theta\": 1000000.0}, \"sliding_attention\": "
+          "{\"rope_type\": \"default\", \"rope_theta\": 10000.0}}}}",
+          hf_ok);
+    Write(hf_dir, "llama4_nope.json",
+          "{\"model_type\": \"llama4_text\", \"hidden_size\": 128, \"num_attention_heads\": "
+          "2, \"num_hidden_layers\": 4, \"max_position_embeddings\": 65536, "
+          "\"attention_chunk_size\": 8192, \"no_rope_layers\": [1, 1, 1, 0], "
+          "\"attn_temperature_tuning\": true, \"rope_theta\": 500000.0}",
+          hf_ok);
+    Write(hf_dir, "qwen2_vl.json",
+          "{\"model_type\": \"qwen2_vl\", \"hidden_size\": 256, \"num_attention_heads\": 2, "
+          "\"num_hidden_layers\": 1, \"max_position_embeddings\": 32768, \"rope_theta\": "
+          "1000000.0, \"rope_scaling\": {\"type\": \"mrope\", \"mrope_section\": [16, 24, "
+          "24]}}",
+          hf_ok);
+    Write(hf_dir, "t5.json",
+          "{\"model_type\": \"t5\", \"d_model\": 64, \"d_kv\": 16, \"num_heads\": 4, "
+          "\"num_layers\": 2, \"relative_attention_num_buckets\": 32}",
+          hf_ok);
+    Write(hf_dir, "gpt2.json",
+          "{\"model_type\": \"gpt2\", \"n_embd\": 64, \"n_head\": 4, \"n_layer\": 2, "
+          "\"n_positions\": 128}",
+          hf_ok);
   }
   return failures == 0 ? 0 : 1;
 }

@@ -24,6 +24,11 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr int kMaxDepth = 64;
+// The most layers a stack may have (real models have at most a few hundred); with LongRoPE's
+// lists copied into every layer, this bounds what a config can make the reader allocate.
+constexpr int64_t kMaxLayers = 1024;
+// LongRoPE's lists over all layers: at most this many numbers.
+constexpr uint64_t kMaxLongropeNumbers = uint64_t{1} << 24;
 
 // Thrown inside this file only, caught by ReadHfConfig: a refusal with its message.
 struct Refusal {
@@ -32,6 +37,10 @@ struct Refusal {
 
 std::string Num(double v) {
   char buf[64];
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
   std::snprintf(buf, sizeof buf, "%.17g", v);
   // The shortest text that reads back the same number.
   for (int precision = 1; precision <= 17; ++precision) {
@@ -304,7 +313,8 @@ struct RopeSpec {
   std::optional<std::array<int64_t, 3>> mrope_section;
   bool mrope_interleaved = false;
   bool yarn_original_given = false;
-  bool given = false;  // a scaling object was there
+  bool proportional = false;  // Gemma 4's p-RoPE: partial_rotary_factor is the proportion
+  bool given = false;         // a scaling object was there
 };
 
 class Reader {
@@ -370,18 +380,22 @@ class Reader {
     constexpr int64_t kBig = int64_t{1} << 40;
     std::string layers_key;
     std::optional<int64_t> layers =
-        FirstInt(c, {"num_hidden_layers", "n_layer", "num_layers"}, 1, 100000, &layers_key);
+        FirstInt(c, {"num_hidden_layers", "n_layer", "num_layers", "n_layers", "encoder_layers"}, 1,
+                 kMaxLayers, &layers_key);
     if (!layers) {
       Fail("no layer count (num_hidden_layers, n_layer or num_layers)");
     }
     encoder_layers_ = *layers;
     if (T5Family(type_)) {
-      decoder_layers_ = c.Int("num_decoder_layers", 0, 100000).value_or(*layers);
+      decoder_layers_ = c.Int("num_decoder_layers", 0, kMaxLayers).value_or(*layers);
+    } else if (type_ == "whisper") {
+      decoder_layers_ = c.Int("decoder_layers", 0, kMaxLayers).value_or(*layers);
     }
     sh.layers = encoder_layers_ + decoder_layers_;
     std::string heads_key = "num_attention_heads";
-    std::optional<int64_t> heads =
-        FirstInt(c, {"num_attention_heads", "n_head", "num_heads"}, 1, 100000, &heads_key);
+    std::optional<int64_t> heads = FirstInt(
+        c, {"num_attention_heads", "n_head", "num_heads", "n_heads", "encoder_attention_heads"}, 1,
+        100000, &heads_key);
     if (!heads && defaults_.heads) {
       heads = defaults_.heads;
       Note("num_attention_heads not given: " + type_ + "'s default " + std::to_string(*heads));
@@ -420,7 +434,9 @@ class Reader {
 
     std::string ctx_key = "max_position_embeddings";
     std::optional<int64_t> ctx =
-        FirstInt(c, {"max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"},
+        FirstInt(c,
+                 {"max_position_embeddings", "n_positions", "max_sequence_length", "seq_length",
+                  "max_seq_len", "max_target_positions"},
                  1, int64_t{1} << 40, &ctx_key);
     if (auto n_ctx = c.Int("n_ctx", 1, int64_t{1} << 40); n_ctx && ctx && *n_ctx != *ctx) {
       Note("n_ctx " + std::to_string(*n_ctx) + " differs from " + ctx_key + " " +
@@ -461,6 +477,10 @@ class Reader {
       if (auto v = o.Int("original_max_position_embeddings", 1, int64_t{1} << 40)) {
         p.original_max_len = *v;
         r.yarn_original_given = true;
+      } else if (top_original_) {
+        // Phi-3 gives it beside rope_scaling (HF _compute_longrope_parameters reads
+        // config.original_max_position_embeddings).
+        p.original_max_len = *top_original_;
       } else {
         p.original_max_len = s_.shape.context;
       }
@@ -536,12 +556,24 @@ class Reader {
       }
       p.low_freq_factor = *low;
       p.high_freq_factor = *high;
+    } else if (t == "proportional") {
+      // Gemma 4 (HF _compute_proportional_rope_parameters): partial_rotary_factor is the share of
+      // the head's pairs that turn, over the whole head dim; then / factor.
+      r.proportional = true;
+      factor(false);
+      p.scaling = o.Has("factor") && p.factor != 1 ? RopeScaling::kLinear : RopeScaling::kNone;
     } else if (t == "longrope" || t == "su") {
       p.scaling = RopeScaling::kLongrope;
       std::optional<std::vector<double>> sf = o.Numbers("short_factor");
       std::optional<std::vector<double>> lf = o.Numbers("long_factor");
       if (!sf || !lf) {
         Fail(o.Path(sf ? "long_factor" : "short_factor") + " is required for rope type longrope");
+      }
+      const uint64_t numbers = (sf->size() + lf->size()) * static_cast<uint64_t>(s_.shape.layers);
+      if (numbers > kMaxLongropeNumbers) {
+        Fail(o.Path("short_factor") + " and long_factor: " + std::to_string(sf->size()) + " + " +
+             std::to_string(lf->size()) + " numbers on each of " + std::to_string(s_.shape.layers) +
+             " layers exceed " + std::to_string(kMaxLongropeNumbers));
       }
       p.short_factor = *sf;
       p.long_factor = *lf;
@@ -556,7 +588,7 @@ class Reader {
     } else {
       Fail(type_key + " \"" + t +
            "\" is not a rope type PE Explorer reads (default, linear, dynamic, yarn, llama3, "
-           "longrope, mrope)");
+           "longrope, mrope, proportional)");
     }
     for (const std::string& k : o.Unread()) s_.unknown_keys.push_back(k);
     return r;
@@ -571,6 +603,7 @@ class Reader {
     if (top_theta && !(*top_theta > 1)) {
       Fail(c.Path("rope_theta") + " must be a number greater than 1, got " + Num(*top_theta));
     }
+    top_original_ = c.Int("original_max_position_embeddings", 1, int64_t{1} << 40);
     const Json* v5 = c.Get("rope_parameters");
     const Json* v4 = c.Get("rope_scaling");
     if (v5 && v4) {
@@ -646,10 +679,12 @@ class Reader {
       // max_position_embeddings / original_max_position_embeddings.
       const double f = static_cast<double>(sh.context) / static_cast<double>(r.original_max_len);
       if (f >= 1 && f != r.factor) {
-        Note("YaRN factor " + Num(r.factor) +
-             " replaced by max_position_embeddings / "
-             "original_max_position_embeddings = " +
-             Num(f) + ", as HF computes it");
+        if (!yarn_noted_)
+          Note("YaRN factor " + Num(r.factor) +
+               " replaced by max_position_embeddings / "
+               "original_max_position_embeddings = " +
+               Num(f) + ", as HF computes it");
+        yarn_noted_ = true;
         r.factor = f;
       }
     }
@@ -657,16 +692,12 @@ class Reader {
     return l;
   }
 
-  void ReadRotary(Obj& c, const std::map<std::string, RopeSpec>& specs) {
+  // The top-level rotary share (partial_rotary_factor, rotary_pct, rotary_dim); a rope object's
+  // own partial_rotary_factor (v5) overrides it for its layers (CheckFraction).
+  void ReadRotary(Obj& c) {
     const ModelShape& sh = s_.shape;
     std::optional<double> frac = c.Number("partial_rotary_factor");
     std::string frac_key = c.Path("partial_rotary_factor");
-    for (const auto& [t, spec] : specs) {
-      if (spec.partial_rotary_factor) {
-        frac = spec.partial_rotary_factor;
-        frac_key = "rope_parameters.partial_rotary_factor";
-      }
-    }
     if (auto pct = c.Number("rotary_pct")) {
       frac = pct;
       frac_key = c.Path("rotary_pct");
@@ -680,18 +711,22 @@ class Reader {
       }
     }
     if (frac) {
-      const int64_t d_rot = static_cast<int64_t>(static_cast<double>(sh.head_dim) * *frac);
-      if (!(*frac > 0 && *frac <= 1) || d_rot < 2 || d_rot % 2) {
-        Fail(frac_key +
-             " must be in (0, 1] and give an even number of rotated dims >= 2 with "
-             "head dim " +
-             std::to_string(sh.head_dim) + ", got " + Num(*frac));
-      }
       rotary_fraction_ = *frac;
-      if (*frac < 1) {
-        Note(frac_key + " " + Num(*frac) + ": RoPE turns the first " + std::to_string(d_rot) +
-             " of " + std::to_string(sh.head_dim) + " head dims; the rest carry no position");
-      }
+      rotary_key_ = frac_key;
+    }
+  }
+
+  // A rotary share in (0, 1] giving an even d_rot >= 2 of `head_dim`, or an error naming `key`.
+  void CheckFraction(const std::string& key, double frac, int64_t head_dim) {
+    const int64_t d_rot = static_cast<int64_t>(static_cast<double>(head_dim) * frac);
+    if (!(frac > 0 && frac <= 1) || d_rot < 2 || d_rot % 2) {
+      Fail(key + " must be in (0, 1] and give an even number of rotated dims >= 2 with head dim " +
+           std::to_string(head_dim) + ", got " + Num(frac));
+    }
+    if (frac < 1 && !fraction_noted_) {
+      Note(key + " " + Num(frac) + ": RoPE turns the first " + std::to_string(d_rot) + " of " +
+           std::to_string(head_dim) + " head dims; the rest carry no position");
+      fraction_noted_ = true;
     }
   }
 
@@ -703,7 +738,8 @@ class Reader {
     const bool encoder = EncoderFamily(type_);
     const AttentionWindow base_window = encoder ? AttentionWindow{AttentionWindowKind::kFull, 0}
                                                 : AttentionWindow{AttentionWindowKind::kCausal, 0};
-    if (auto ed = c.Bool("is_encoder_decoder"); ed && *ed && !T5Family(type_)) {
+    if (auto ed = c.Bool("is_encoder_decoder");
+        ed && *ed && !T5Family(type_) && type_ != "whisper") {
       Unsupported("an encoder-decoder model other than T5 (is_encoder_decoder)");
     }
 
@@ -772,12 +808,56 @@ class Reader {
       return;
     }
 
+    // ---- Whisper: a sinusoidal encoder table and a learned decoder table ----
+    if (type_ == "whisper") {
+      // HF WhisperEncoder: embed_positions holds sinusoids(max_source_positions, d_model), frozen:
+      // log_timescale_increment = ln(10000) / (d/2 - 1), [sin | cos] (tensor2tensor's layout).
+      const int64_t source = c.Int("max_source_positions", 1, int64_t{1} << 31).value_or(1500);
+      SinusoidalParams sin;
+      sin.variant = PeVariant::kT2t;
+      for (size_t i = 0; i < n; ++i) {
+        LayerPosition& l = s_.layers[i];
+        const bool is_encoder = static_cast<int64_t>(i) < encoder_layers_;
+        l.pe.d_model = sh.hidden;
+        l.pe.max_len = is_encoder ? source : sh.context;
+        if (is_encoder) {
+          l.pe.scheme = sin;
+        } else {
+          l.pe.scheme = LearnedParams{};
+        }
+        l.window = is_encoder ? AttentionWindow{AttentionWindowKind::kFull, 0}
+                              : AttentionWindow{AttentionWindowKind::kCausal, 0};
+        l.type = is_encoder ? "encoder" : "decoder";
+      }
+      Note("layers 0-" + std::to_string(encoder_layers_ - 1) +
+           " are the encoder's (a fixed sinusoidal table of max_source_positions " +
+           std::to_string(source) + " rows added to the audio frames), layers " +
+           std::to_string(encoder_layers_) + "-" + std::to_string(sh.layers - 1) +
+           " the decoder's (a learned table of " + std::to_string(sh.context) + " rows)");
+      return;
+    }
+
     // ---- absolute tables ----
+    const bool known_rope =
+        type_ == "llama" || type_ == "mistral" || type_ == "mixtral" ||
+        type_.rfind("qwen", 0) == 0 || type_.rfind("gemma", 0) == 0 || type_.rfind("phi", 0) == 0 ||
+        type_ == "gpt_neox" || type_ == "gptj" || type_.rfind("deepseek", 0) == 0 ||
+        type_.rfind("llama4", 0) == 0 || type_ == "modernbert" || type_ == "smollm3" ||
+        type_ == "starcoder2" || type_ == "olmo" || type_ == "olmo2" || type_ == "cohere" ||
+        type_ == "cohere2" || type_ == "stablelm" || type_ == "falcon" || type_ == "gpt_oss" ||
+        type_ == "internlm2" || type_ == "granite" || type_ == "exaone";
     std::optional<std::string> pet = c.String("position_embedding_type");
     if (pet && *pet != "absolute" && *pet != "rope" && *pet != "rotary") {
       Unsupported("position_embedding_type \"" + *pet + "\"");
     }
-    if (LearnedAbsoluteFamily(type_) || (pet && *pet == "absolute")) {
+    // A rotary family's position_embedding_type "absolute" is a key left from a BERT-style base
+    // config (ModernBERT's config.json has it; its code never reads it: HF
+    // modeling_modernbert.py builds only rotary embeddings).
+    if (known_rope && pet && *pet == "absolute") {
+      Note("position_embedding_type \"absolute\" is ignored: " + type_ +
+           "'s code rotates queries and keys and adds no table");
+    }
+    if (LearnedAbsoluteFamily(type_) || (pet && *pet == "absolute" && !known_rope)) {
       LearnedParams p;
       for (LayerPosition& l : s_.layers) {
         l.pe.d_model = sh.hidden;
@@ -795,18 +875,10 @@ class Reader {
 
     // ---- rotary ----
     std::map<std::string, RopeSpec> specs = ReadRope(c);
-    ReadRotary(c, specs);
+    ReadRotary(c);
     if (InterleavedFamily(type_)) {
       Note(type_ + " rotates interleaved pairs (dims 2i, 2i+1)");
     }
-    const bool known_rope =
-        type_ == "llama" || type_ == "mistral" || type_ == "mixtral" ||
-        type_.rfind("qwen", 0) == 0 || type_.rfind("gemma", 0) == 0 || type_.rfind("phi", 0) == 0 ||
-        type_ == "gpt_neox" || type_ == "gptj" || type_.rfind("deepseek", 0) == 0 ||
-        type_.rfind("llama4", 0) == 0 || type_ == "modernbert" || type_ == "smollm3" ||
-        type_ == "starcoder2" || type_ == "olmo" || type_ == "olmo2" || type_ == "cohere" ||
-        type_ == "cohere2" || type_ == "stablelm" || type_ == "falcon" || type_ == "gpt_oss" ||
-        type_ == "internlm2" || type_ == "granite" || type_ == "exaone";
     const RopeSpec* any = specs.count("") ? &specs[""] : nullptr;
     const bool rope_keys =
         (any && (any->given || any->theta)) || specs.size() > 1 || (specs.size() == 1 && !any);
@@ -821,6 +893,7 @@ class Reader {
     const std::optional<bool> use_sliding = c.Bool("use_sliding_window");
     const std::optional<int64_t> chunk = c.Int("attention_chunk_size", 1, kMaxAttentionWindow);
     std::optional<int64_t> pattern = c.Int("sliding_window_pattern", 1, 100000);
+    const std::optional<int64_t> max_window_layers = c.Int("max_window_layers", 0, 100000);
     std::vector<std::string> kinds(n, "");
     if (layer_types) {
       if (layer_types->size() != n) {
@@ -952,6 +1025,11 @@ class Reader {
         spec = &specs[kind];
       } else if (specs.count("")) {
         spec = &specs[""];
+      } else if (kind.empty()) {
+        Fail(
+            "rope_parameters is given per layer type, but the config does not say which type "
+            "layer " +
+            std::to_string(i) + " is (no layer_types)");
       } else {
         Fail("rope_parameters has no entry for layer type \"" + kind + "\" (layer " +
              std::to_string(i) + ")");
@@ -994,8 +1072,37 @@ class Reader {
         }
       } else {
         l.softmax_scale = softmax;
-        if (rotary_fraction_ < 1 && l.pe.kind() == Scheme::kRope) {
-          l.pe.rope().rotary_fraction = rotary_fraction_;
+        if (l.pe.kind() == Scheme::kRope && use.proportional) {
+          const double prop = use.partial_rotary_factor.value_or(rotary_fraction_);
+          const auto pairs = static_cast<int64_t>(prop * static_cast<double>(l.pe.d_model)) / 2;
+          if (!(prop > 0 && prop <= 1) || pairs < 1) {
+            Fail(
+                "partial_rotary_factor of the proportional rope type must be in (0, 1] and "
+                "leave a turning pair, got " +
+                Num(prop));
+          }
+          l.pe.rope().proportion = prop;
+        } else if (l.pe.kind() == Scheme::kRope) {
+          const double frac = use.partial_rotary_factor.value_or(rotary_fraction_);
+          CheckFraction(
+              use.partial_rotary_factor ? "rope_parameters.partial_rotary_factor" : rotary_key_,
+              frac, l.pe.d_model);
+          l.pe.rope().rotary_fraction = frac;
+        }
+        if (l.pe.kind() == Scheme::kRope && l.pe.rope().scaling == RopeScaling::kLongrope) {
+          // HF _compute_longrope_parameters divides each of the d_rot / 2 frequencies by one
+          // number of each list.
+          const RopeParams& lr = l.pe.rope();
+          const auto half = static_cast<size_t>(
+              static_cast<int64_t>(static_cast<double>(l.pe.d_model) * lr.rotary_fraction) / 2);
+          for (const auto* list : {&lr.short_factor, &lr.long_factor}) {
+            if (list->size() != half) {
+              Fail(std::string(list == &lr.short_factor ? "short_factor" : "long_factor") +
+                   " has " + std::to_string(list->size()) +
+                   " numbers; LongRoPE needs one per rotated pair, d_rot / 2 = " +
+                   std::to_string(half));
+            }
+          }
         }
       }
       if (kind == "sliding_attention") {
@@ -1017,7 +1124,10 @@ class Reader {
         if (kind.empty() && sliding && !pattern &&
             use_sliding.value_or(type_ == "mistral" || type_ == "mixtral" || type_ == "phi3" ||
                                  type_ == "starcoder2")) {
-          l.window = {AttentionWindowKind::kSliding, *sliding};
+          // HF Qwen2Config: with use_sliding_window, layers from max_window_layers on slide.
+          const bool below = type_.rfind("qwen", 0) == 0 && max_window_layers &&
+                             static_cast<int64_t>(i) < *max_window_layers;
+          if (!below) l.window = {AttentionWindowKind::kSliding, *sliding};
         }
       } else {
         Unsupported("layer type \"" + kind + "\"");
@@ -1057,6 +1167,10 @@ class Reader {
   int64_t encoder_layers_ = 0, decoder_layers_ = 0;
   bool context_given_ = false;
   bool theta_noted_ = false;
+  bool fraction_noted_ = false;
+  bool yarn_noted_ = false;
+  std::string rotary_key_ = "partial_rotary_factor";
+  std::optional<int64_t> top_original_;
   double rotary_fraction_ = 1.0;
 };
 
