@@ -15,6 +15,7 @@
 #include <span>
 #include <utility>
 
+#include "arch/model_choice.h"
 #include "encoding/learned.h"
 #include "encoding/rope_encoding.h"
 #include "encoding/sinusoidal_presets.h"
@@ -841,6 +842,7 @@ const SchemeControls& ControlsOf(Scheme s) {
 void DrawControlsPanel(AppState& state, const Derived& derived) {
   const ModelParams& p = state.params;
   ImGui::PushItemWidth(ImGui::GetFontSize() * 8);
+  DrawModelControls(state);
   ImGui::TextDisabled("Positional encoding");
   const char* schemes[kSchemeCount];
   const char* scheme_names[kSchemeCount];
@@ -969,7 +971,6 @@ void DrawStatusLine(const AppState& state, const Derived& derived) {
     }
     return;
   }
-  (void)state;
   const TableSummary& s = derived.summary;
   const Encoding& e = *derived.encoding;
   std::string text = Printf("%s table %lld x %lld (%s)   %s [%.6f, %.6f]", e.TableName().c_str(),
@@ -979,6 +980,10 @@ void DrawStatusLine(const AppState& state, const Derived& derived) {
   if (e.family() == Family::kAdded && s.norm_position >= 0) {
     // Position 1, or the last one the table has (max_len 1 has position 0 only).
     text += Printf("   |PE(%lld)| = %.6f", static_cast<long long>(s.norm_position), s.norm_pe1);
+  }
+  // The model the parameters came from, "modified from" once a value was changed.
+  if (const std::string model = ModelLabel(state.params); !model.empty()) {
+    text = model + "   " + text;
   }
   ImGui::TextUnformatted(text.c_str());
 }

@@ -192,4 +192,8 @@ void DrawFileMenuItems(AppState& state);
 void DrawOpenTableDialog(AppState& state, UiServices& services);
 void DrawLoadedTablesInfo(AppState& state, const Derived& derived);
 
+// The model picker, its layer slider, its card and Detach, at the top of the controls
+// (model_controls.cpp; the picks themselves are ui/model_pick.h).
+void DrawModelControls(AppState& state);
+
 }  // namespace pe
