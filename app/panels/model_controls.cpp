@@ -65,7 +65,7 @@ void DrawModelControls(AppState& state) {
   const bool refused = !pick.error.empty();
   if (refused) PushRefusedFrame();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
-  const bool open = ImGui::BeginCombo("model", preview.c_str());
+  const bool open = ImGui::BeginCombo("model", preview.c_str(), ImGuiComboFlags_HeightLarge);
   if (refused) PopRefusedFrame();
   if (open) {
     if (ImGui::Selectable(kNoModel, !p.model)) ApplyPick(state, PickCatalogueModel(p, ""));
