@@ -259,3 +259,32 @@ TEST_F(HeadlessUi, ABadModelConfigIsRefusedInPlaceAndTheModelStays) {
 }
 
 }  // namespace pe
+
+namespace pe {
+
+// A click on a layer's column of the layers panel picks that layer, as the slider does.
+TEST_F(HeadlessUi, ClickingALayerInTheLayersPanelPicksIt) {
+  Result<ModelParams> picked = PickCatalogueModel(state_.params, "llama-4-scout");
+  ASSERT_TRUE(picked.ok());
+  Result<ModelParams> third = PickModelLayer(picked.value(), 3);
+  ASSERT_TRUE(third.ok());
+  state_.params = third.value();
+  state_.select_tab = ViewKind::kLayers;
+  Frames(4);
+  ImGuiWindow* layers = Child("layers");
+  ASSERT_NE(layers, nullptr);
+  ASSERT_TRUE(layers->Active);
+  Click(ImVec2(layers->Pos.x + layers->Size.x * 0.4f, layers->Pos.y + layers->Size.y * 0.5f));
+  Frames(2);
+  const int64_t clicked = state_.params.model_layer;
+  EXPECT_GT(clicked, 3);
+  EXPECT_LT(clicked, 48);
+  if (clicked % 4 == 3) {
+    ExpectScoutNopeLayer(state_.params);
+  } else {
+    ExpectScoutRopeLayer(state_.params);
+  }
+  EXPECT_FALSE(ModelModified(state_.params));
+}
+
+}  // namespace pe
