@@ -229,7 +229,7 @@ TEST_F(HeadlessUi, ABadModelConfigIsRefusedInPlaceAndTheModelStays) {
   Frames(2);
   ImGuiWindow* controls = nullptr;
   ImVec2 at;
-  ASSERT_TRUE(FindControlsField("config file", &controls, &at));
+  ASSERT_TRUE(FindControlsField("file", &controls, &at));
   Click(at);
   SelectAllAndType(bad.c_str());
   Frames(2);

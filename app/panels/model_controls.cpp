@@ -92,7 +92,7 @@ void DrawModelControls(AppState& state) {
       "afterwards: the model stays recorded and the status line says \"modified from\".");
   if (pick.enter_path) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
-    bool go = ImGui::InputTextWithHint("config file", "config.json or model.gguf", &pick.path,
+    bool go = ImGui::InputTextWithHint("file", "config.json or model.gguf", &pick.path,
                                        ImGuiInputTextFlags_EnterReturnsTrue);
     ItemTooltip("The path of a config.json or a GGUF file; Enter or Open reads it.");
     go |= ImGui::Button("Open");
