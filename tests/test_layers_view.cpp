@@ -3,9 +3,11 @@
 // layers the model card prints, opening a layer into the parameters and telling a change.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 
 #include "arch/model_choice.h"
+#include "views/figure_command.h"
 #include "views/figure_export.h"
 #include "views/view_registry.h"
 
@@ -192,6 +194,28 @@ TEST(ModelChoice, BothNamesOrALayerAloneAreRefused) {
   ModelParams nothing;
   EXPECT_TRUE(OpenModel(nothing).ok());
   EXPECT_EQ(nothing.model, nullptr);
+}
+
+// The command copied from a figure of a model names the model and its layer, then what differs
+// from the layer: a theta set back to RoPE's default 10000 is still given, the scheme the layer
+// has is not (--scheme would reset the layer's parameters).
+TEST(ModelChoice, TheCopiedCommandGivesWhatDiffersFromTheLayer) {
+  ModelParams m;
+  m.model = std::make_shared<const ModelSchedule>(HandBuilt());
+  m.model_name = "hand-built";
+  ASSERT_TRUE(OpenModel(m).ok());
+  m.pe.rope().theta = 10000;
+  std::map<std::string, std::string> flags;
+  for (const CommandFlag& f :
+       ExportCommandFlags(ViewKind::kHeatmap, m, ViewSelection{}, FigureSize{}, "", nullptr)) {
+    flags[f.flag] = f.value;
+  }
+  EXPECT_EQ(flags["--model"], "hand-built");
+  EXPECT_EQ(flags["--layer"], "1");
+  EXPECT_EQ(flags["--rope-theta"], "10000");
+  EXPECT_EQ(flags.count("--scheme"), 0u);
+  EXPECT_EQ(flags.count("--scaling-factor"), 0u);  // the layer's 8
+  EXPECT_EQ(flags.count("--d-model"), 0u);         // the layer's 128
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -200,6 +201,37 @@ TEST_F(ModelCli, AFigureOfAModelIsDrawnAgainFromItsMetadata) {
       RunCli("export --from " + Path("score.png") + " --view layers -o " + Path("layers.csv"));
   ASSERT_EQ(layers.code, 0) << layers.output;
   EXPECT_TRUE(Contains(ReadFile(Path("layers.csv")), "\n5,rope,1000000,linear,half,256,causal,"));
+}
+
+// A config.json of one's own: read by --model-config, described, and a figure drawn from it is
+// drawn again by export --from after the file is gone (its parameters give the numbers).
+TEST_F(ModelCli, AConfigFileIsReadAndItsFigureNeedsItNoMore) {
+  {
+    std::ofstream f(Path("config.json"));
+    f << R"({"model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 4,
+             "hidden_size": 256, "max_position_embeddings": 2048, "rope_theta": 20000})";
+  }
+  CliRun card = RunCli("describe --model-config " + Path("config.json"));
+  ASSERT_EQ(card.code, 0) << card.output;
+  // head dim 256 / 4 = 64, every layer the same.
+  EXPECT_TRUE(Contains(card.output, "layers 0-1: rope theta 20000, half pairing, 64 dims, causal"))
+      << card.output;
+  CliRun png = RunCli("export --model-config " + Path("config.json") +
+                      " --view heatmap --max-len 20 -o " + Path("h.png"));
+  ASSERT_EQ(png.code, 0) << png.output;
+  CliRun direct = RunCli("export --model-config " + Path("config.json") +
+                         " --view heatmap --max-len 20 -o " + Path("direct.csv"));
+  ASSERT_EQ(direct.code, 0) << direct.output;
+  std::remove(Path("config.json").c_str());
+  CliRun from = RunCli("export --from " + Path("h.png") + " -o " + Path("from.csv"));
+  ASSERT_EQ(from.code, 0) << from.output;
+  EXPECT_EQ(ReadFile(Path("from.csv")), ReadFile(Path("direct.csv")));
+  CliRun flags = RunCli(
+      "export --scheme rope --d-model 64 --rope-theta 20000 --view heatmap "
+      "--max-len 20 -o " +
+      Path("flags.csv"));
+  ASSERT_EQ(flags.code, 0) << flags.output;
+  EXPECT_EQ(ReadFile(Path("direct.csv")), ReadFile(Path("flags.csv")));
 }
 
 }  // namespace

@@ -91,9 +91,14 @@ std::string LayerRangesText(const std::vector<int64_t>& layers) {
   for (size_t i = 0; i < layers.size();) {
     size_t j = i;
     while (j + 1 < layers.size() && layers[j + 1] == layers[j] + 1) ++j;
-    if (!out.empty()) out += ", ";
-    out += std::to_string(layers[i]);
-    if (j > i) out += "-" + std::to_string(layers[j]);
+    // Each piece appended on its own ("-" + to_string(...) draws a false -Wrestrict from
+    // GCC 12's inlined string concatenation).
+    if (!out.empty()) out.append(", ");
+    out.append(std::to_string(layers[i]));
+    if (j > i) {
+      out.push_back('-');
+      out.append(std::to_string(layers[j]));
+    }
     i = j + 1;
   }
   return out;
