@@ -820,6 +820,9 @@ Status SetCheckTable(const ParamField& f, ModelParams& m, const std::string& tex
 bool HasModel(const ModelParams& m) {
   return !m.model_name.empty() || !m.model_config.empty();
 }
+bool HasModelLayer(const ModelParams& m) {
+  return HasModel(m) || m.model_layer >= 0;
+}
 bool HasModelName(const ModelParams& m) {
   return !m.model_name.empty();
 }
@@ -848,7 +851,12 @@ Status SetModelConfig(const ParamField& f, ModelParams& m, const std::string& te
   return {};
 }
 Status SetModelLayer(const ParamField& f, ModelParams& m, const std::string& text) {
-  // The model's own range is checked when it is opened (ApplyLayer names it).
+  // The model's own range is checked when it is opened (ApplyLayer names it); "" is the
+  // default, the first positional layer.
+  if (text.empty()) {
+    m.model_layer = -1;
+    return {};
+  }
   Result<int64_t> v = ParseInteger(std::string(f.flag), text, 0, int64_t{1} << 30);
   if (!v.ok()) return v.error();
   m.model_layer = v.value();
@@ -1407,7 +1415,7 @@ const ParamField kFields[] = {
      Custom("FILE", &ModelConfigText, &SetModelConfig), nullptr, &HasModelConfig},
     {"layer", "--layer",
      "The model's layer shown, 0-based (default: its first layer with a positional scheme)",
-     kAllSchemes, Custom("INT", &ModelLayerText, &SetModelLayer), nullptr, &HasModel},
+     kAllSchemes, Custom("INT", &ModelLayerText, &SetModelLayer), nullptr, &HasModelLayer},
 };
 
 #undef AT
