@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
     if (!cl) return exit_code;
     if (cl->mode == pe::RunMode::kExport) return pe::RunExport(cl->params, cl->export_request);
     if (cl->mode == pe::RunMode::kCheck) return pe::RunCheck(cl->params, cl->check_request);
+    if (cl->mode == pe::RunMode::kDescribe) return pe::RunDescribe(cl->params, cl->describe);
     pe::WindowRequest& window = cl->window;
     pe::AppState state;
     state.params = cl->params;

@@ -11,6 +11,7 @@
 #include <new>
 #include <string>
 
+#include "model/model_schedule.h"
 #include "model/param_fields.h"
 #include "views/figure_budget.h"
 #include "views/figure_export.h"
@@ -137,7 +138,16 @@ TEST(FigureBudget, EveryViewOfEverySchemeAtTheLargestTablesHasAnEstimateTheCapCh
 TEST(FigureBudget, EveryViewOfEverySchemeAtABillionPositionsStaysWithinItsEstimate) {
   const FigureSize size{480, 320, 1.0};
   for (Scheme scheme : kAllSchemeKinds) {
-    const ModelParams m = Table(scheme, 1'000'000'000, 1024);
+    ModelParams m = Table(scheme, 1'000'000'000, 1024);
+    // The layers view draws a model's schedule: 128 layers of this table, two kinds of window.
+    auto schedule = std::make_shared<ModelSchedule>();
+    schedule->layers.resize(128);
+    for (size_t i = 0; i < schedule->layers.size(); ++i) {
+      schedule->layers[i].pe = m.pe;
+      if (i % 4 != 3) schedule->layers[i].window = {AttentionWindowKind::kSliding, 4096};
+    }
+    m.model = std::move(schedule);
+    m.model_layer = 3;
     const Result<EncodingPtr> e = MakeEncoding(m.pe, m.cap);
     ASSERT_TRUE(e.ok()) << e.message();
     const ViewSelection sel = DefaultViews(m, *e.value());

@@ -552,7 +552,8 @@ TEST_F(LoadedTables, SettingAFileFieldReadsNoFile) {
       EXPECT_NE(s.message().find(Quoted(path)), std::string::npos) << s.message();
     }
   }
-  EXPECT_EQ(file_fields, 5);  // --text-file, --tokenizer-file, --check-table, the two tables
+  // --text-file, --tokenizer-file, --check-table, the two tables, --model-config
+  EXPECT_EQ(file_fields, 6);
   // The file made after the path was set is what the load step reads.
   ModelParams m;
   SetScheme(m, Scheme::kLearned);

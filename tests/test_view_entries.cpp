@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "model/model_schedule.h"
 #include "model/param_fields.h"
 #include "session/export_selection.h"
 #include "session/session.h"
@@ -28,6 +29,17 @@ ModelParams ParamsFor(ViewKind view) {
   m.pe.max_len = 64;
   // An image, so the views of a patch (mrope-neighbours) have one to show.
   if (m.pe.kind() == Scheme::kMrope) m.pe.mrope().images = {{4, 1, 4, 4}};
+  if (view == ViewKind::kLayers) {
+    // The layers view draws a model's schedule: two layers of these parameters.
+    auto s = std::make_shared<ModelSchedule>();
+    s->name = "two-layers";
+    s->layers.resize(2);
+    s->layers[0].pe = m.pe;
+    s->layers[1].pe = m.pe;
+    s->layers[1].window = {AttentionWindowKind::kSliding, 8};
+    m.model = std::move(s);
+    m.model_layer = 1;
+  }
   return m;
 }
 

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "arch/catalogue.h"
+#include "arch/model_choice.h"
 #include "base/closest_word.h"
 #include "encoding/sinusoidal_presets.h"
 #include "io/file_writers.h"
@@ -125,7 +127,7 @@ std::string MistypedCommand(int argc, const char* const* argv) {
   if (argc < 2 || argv[1][0] == '-') return "";
   struct stat st {};
   if (stat(argv[1], &st) == 0) return "";
-  std::optional<std::string> c = ClosestWord(argv[1], {"export", "check"});
+  std::optional<std::string> c = ClosestWord(argv[1], {"export", "check", "describe"});
   if (!c) return "";
   return "\"" + std::string(argv[1]) + "\" is neither a file nor a command (did you mean `" + *c +
          "`?)";
@@ -169,13 +171,31 @@ int BuildParams(const CLI::App& app, const CLI::App* before, const Flags& f, Mod
     return code;
   };
   const auto fields = ParamFields();
+  auto is_given = [&](size_t k) {
+    const std::string flag(fields[k].flag);
+    return fields[k].is_switch()
+               ? f.switches[k]
+               : app.count(flag) > 0 || (before != nullptr && before->count(flag) > 0);
+  };
+  // The model first, after the memory cap that bounds reading its file: its layer sets the
+  // scheme, its parameters, the width, the window and the temperature, and every other flag
+  // given then overrides them (arch/model_choice.h).
+  auto is_model_field = [](const ParamField& field) {
+    return field.flag == "--model" || field.flag == "--model-config" || field.flag == "--layer";
+  };
+  for (size_t k = 0; k < fields.size(); ++k) {
+    if (!is_given(k) || !(is_model_field(fields[k]) || fields[k].flag == "--memory-cap-mib")) {
+      continue;
+    }
+    if (Status s = fields[k].set(p, f.values[k]); !s.ok()) return fail(s.message());
+  }
+  if (Status s = OpenModel(p); !s.ok()) {
+    return fail(s.message(), s.error().kind == Error::Kind::kInvalidArgument ? 2 : 1);
+  }
   for (size_t k = 0; k < fields.size(); ++k) {
     const ParamField& field = fields[k];
-    const std::string flag(field.flag);
-    const bool given = field.is_switch()
-                           ? f.switches[k]
-                           : app.count(flag) > 0 || (before != nullptr && before->count(flag) > 0);
-    if (!given) continue;
+    const bool given = is_given(k);
+    if (!given || is_model_field(field)) continue;
     if (std::string why = field.WhyNotApplicable(p); !why.empty()) return fail(why);
     if (Status s = field.set(p, field.is_switch() ? "true" : f.values[k]); !s.ok()) {
       return fail(s.message());
@@ -505,6 +525,27 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
                   "of the reference or 2^-24 times the amplitude)")
       ->type_name("NUMBER");
   AddParameterOptions(*chk, flags);
+
+  CLI::App* desc = app.add_subcommand(
+      "describe",
+      "Print a model's card: its name, source, format and shape, and one line per run of layers "
+      "with the same positional treatment (scheme and parameters, width, window, temperature), "
+      "then the keys not read, what is not modelled and notes");
+  std::string describe_model, describe_config, describe_layer;
+  bool describe_json = false;
+  desc->add_option("--model", describe_model,
+                   "A built-in model (pe-explorer export --list-models lists them)")
+      ->type_name("NAME");
+  desc->add_option("--model-config", describe_config, "A model's config.json or GGUF file")
+      ->type_name("FILE");
+  desc->add_option("--layer", describe_layer,
+                   "Also describe this layer, 0-based (default: none beyond the runs)")
+      ->type_name("INT");
+  desc->add_flag("--json", describe_json, "Print the card as JSON");
+  bool list_models = false;
+  exp->add_flag("--list-models", list_models,
+                "Print the built-in models (name, title and source, one per line, tab-separated) "
+                "and exit");
   app.require_subcommand(0, 1);
 
   // "--text=" gives an empty value; CLI11 would take the next argument (another flag) for it,
@@ -520,7 +561,7 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     const bool takes_value = [&] {
       for (const CLI::App* c :
            {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(exp),
-            static_cast<const CLI::App*>(chk)}) {
+            static_cast<const CLI::App*>(chk), static_cast<const CLI::App*>(desc)}) {
         const CLI::Option* o = c->get_option_no_throw(name);
         if (o != nullptr && o->get_type_size_max() > 0) return true;
       }
@@ -589,7 +630,49 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     exit_code = 2;
     return std::nullopt;
   };
-  cl.mode = exp->parsed() ? RunMode::kExport : chk->parsed() ? RunMode::kCheck : RunMode::kWindow;
+  cl.mode = exp->parsed()    ? RunMode::kExport
+            : chk->parsed()  ? RunMode::kCheck
+            : desc->parsed() ? RunMode::kDescribe
+                             : RunMode::kWindow;
+  if (cl.mode == RunMode::kDescribe) {
+    for (const char* flag : kWindowFlags) {
+      if (app.count(flag) > 0) {
+        return usage_error(std::string(flag) +
+                           " is a window option; `describe` never opens a window");
+      }
+    }
+    ModelParams& m = cl.params;
+    for (const auto& [flag, value] :
+         {std::pair<const char*, const std::string*>{"--model", &describe_model},
+          {"--model-config", &describe_config},
+          {"--layer", &describe_layer}}) {
+      if (desc->count(flag) == 0) continue;
+      if (Status s = FindParamField(flag)->set(m, *value); !s.ok()) return usage_error(s.message());
+    }
+    if (m.model_name.empty() && m.model_config.empty()) {
+      return usage_error(
+          "describe needs a model: --model NAME (pe-explorer export --list-models lists them) or "
+          "--model-config FILE (a config.json or GGUF file)");
+    }
+    if (Status s = OpenModel(m); !s.ok()) {
+      errors << "pe-explorer describe: " << s.message() << "\n";
+      exit_code = s.error().kind == Error::Kind::kInvalidArgument ? 2 : 1;
+      return std::nullopt;
+    }
+    cl.describe.json = describe_json;
+    cl.describe.layer = desc->count("--layer") > 0 ? m.model_layer : -1;
+    exit_code = 0;
+    return cl;
+  }
+  if (cl.mode == RunMode::kCheck) {
+    for (const char* flag : {"--model", "--model-config", "--layer"}) {
+      if (chk->count(flag) > 0 || app.count(flag) > 0) {
+        return usage_error(std::string(flag) +
+                           " does not apply to check: it compares a table with every scheme's "
+                           "(give the model's parameters as flags to fix them)");
+      }
+    }
+  }
   if (cl.mode == RunMode::kCheck && cr.table.empty()) {
     return usage_error(
         "check needs the table to compare: pe-explorer check FILE.npy, or "
@@ -633,8 +716,15 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     exit_code = 0;
     return std::nullopt;
   }
+  if (cl.mode == RunMode::kExport && list_models) {
+    for (const CatalogueEntry& e : ModelCatalogue()) {
+      std::cout << e.name << "\t" << e.title << "\t" << e.source << "\n";
+    }
+    exit_code = 0;
+    return std::nullopt;
+  }
   if (cl.mode == RunMode::kExport && cl.export_request.output.empty()) {
-    return usage_error("export needs -o,--output FILE (or --list-presets)");
+    return usage_error("export needs -o,--output FILE (or --list-presets, --list-models)");
   }
   if (cl.mode == RunMode::kExport) {
     for (const char* flag : kWindowFlags) {

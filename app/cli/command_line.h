@@ -15,7 +15,7 @@
 
 namespace pe {
 
-enum class RunMode { kWindow, kExport, kCheck };
+enum class RunMode { kWindow, kExport, kCheck, kDescribe };
 
 // `pe-explorer check TABLE[:TENSOR]`: the table to identify, and what the flags fixed.
 struct CheckRequest {
@@ -26,12 +26,20 @@ struct CheckRequest {
   std::vector<std::string> fixed_keys;
 };
 
+// `pe-explorer describe --model NAME | --model-config FILE [--layer N] [--json]`; the model
+// is opened into CommandLine::params.
+struct DescribeRequest {
+  bool json = false;
+  int64_t layer = -1;  // a layer to describe beyond the runs; -1: none
+};
+
 struct CommandLine {
   RunMode mode = RunMode::kWindow;
   ModelParams params;
   ExportRequest export_request;
   CheckRequest check_request;
   WindowRequest window;
+  DescribeRequest describe;
 };
 
 // Parses argv. On --help, prints it and returns exit code 0 in `exit_code`; on an error,

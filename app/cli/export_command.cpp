@@ -6,11 +6,26 @@
 #include <cstdio>
 #include <iostream>
 
+#include "arch/model_choice.h"
 #include "io/file_writers.h"
 #include "views/figure_export.h"
 #include "views/view_registry.h"
 
 namespace pe {
+
+int RunDescribe(const ModelParams& params, const DescribeRequest& request, std::ostream& out) {
+  const ModelSchedule& s = *params.model;
+  if (request.json) {
+    out << DescribeModelJson(s);
+    return 0;
+  }
+  out << DescribeModelText(s);
+  if (request.layer >= 0 && request.layer < static_cast<int64_t>(s.layers.size())) {
+    out << "chosen layer " << request.layer << ": "
+        << LayerTreatmentText(s.layers[static_cast<size_t>(request.layer)]) << "\n";
+  }
+  return 0;
+}
 
 int RunExport(const ModelParams& params, const ExportRequest& request) {
   auto fail = [&request](const Error& e) {

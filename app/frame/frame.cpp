@@ -308,7 +308,8 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
       // top, the scheme's own views (sums, or rotation and frequencies) below them.
       std::vector<const PanelEntry*> top, bottom;
       for (const PanelEntry& p : ViewPanels()) {
-        if (state.show.*p.shown && ViewApplies(p.view, state.params.pe)) {
+        if (state.show.*p.shown && ViewApplies(p.view, state.params.pe) &&
+            (!p.needs_model || state.params.model)) {
           (p.bottom_row ? bottom : top).push_back(&p);
         }
       }

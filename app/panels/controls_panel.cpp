@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "analysis/attention_score.h"
+#include "arch/model_choice.h"
 #include "encoding/learned.h"
 #include "encoding/rope_encoding.h"
 #include "encoding/sinusoidal_presets.h"
@@ -842,6 +843,7 @@ const SchemeControls& ControlsOf(Scheme s) {
 void DrawControlsPanel(AppState& state, const Derived& derived) {
   const ModelParams& p = state.params;
   ImGui::PushItemWidth(ImGui::GetFontSize() * 8);
+  DrawModelControls(state);
   ImGui::TextDisabled("Positional encoding");
   const char* schemes[kSchemeCount];
   const char* scheme_names[kSchemeCount];
@@ -983,6 +985,10 @@ void DrawStatusLine(const AppState& state, const Derived& derived) {
   // What else changes the score views' numbers: the window, the softmax scale, the temperature.
   if (const std::string scores = ScoreOptionsText(state.params); !scores.empty()) {
     text += "   scores: " + scores;
+  }
+  // The model the parameters came from, "modified from" once a value was changed.
+  if (const std::string model = ModelLabel(state.params); !model.empty()) {
+    text = model + "   " + text;
   }
   ImGui::TextUnformatted(text.c_str());
   // The whole line, for a window too narrow to show its end.

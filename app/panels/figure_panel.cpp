@@ -10,7 +10,9 @@
 #include <cstdio>
 
 #include "figure/label_placement.h"
+#include "model/model_schedule.h"
 #include "panels/panels.h"
+#include "ui/model_pick.h"
 #include "ui/plot.h"
 #include "views/view_registry.h"
 
@@ -487,6 +489,20 @@ void DrawFigurePanel(const PanelEntry& p, AppState& state, const Derived& derive
       }
     }
     if (!fig.labels.empty()) DrawPointLabels(plot, fig, em);
+    // The layers view: a click (not a drag) on layer i's column picks that layer, as the
+    // controls' layer slider does.
+    if (view == ViewKind::kLayers && main && plot.hovered() && state.params.model &&
+        ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
+        ImGui::GetIO().MouseDragMaxDistanceSqr[0] < em * em * 0.25f) {
+      const double x = std::floor(plot.mouse_x());
+      if (x >= 0 && x < static_cast<double>(state.params.model->layers.size()) &&
+          static_cast<int64_t>(x) != state.params.model_layer) {
+        if (Result<ModelParams> next = PickModelLayer(state.params, static_cast<int64_t>(x));
+            next.ok()) {
+          Edit(state, [p = std::move(next).value()](AppState& st) { st.params = p; });
+        }
+      }
+    }
     plot.End();
     ImGui::EndGroup();
     if (main && shares_heatmap_view && !(cache.view == fig.view)) {

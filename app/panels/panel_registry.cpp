@@ -190,6 +190,13 @@ const PanelEntry kPanels[] = {
      .texture_slot = FigureSlot(ViewKind::kMropeNeighbours),
      .draw = &DrawFigure,
      .controls = &MropeNeighboursControls},
+    {.view = ViewKind::kLayers,
+     .id = "layers",
+     .bottom_row = true,
+     .shown = &PanelVisibility::scheme_views,
+     .texture_slot = FigureSlot(ViewKind::kLayers),
+     .draw = &DrawFigure,
+     .needs_model = true},
 };
 static_assert(std::size(kPanels) == kViewKinds, "every view needs a panel entry");
 

@@ -55,7 +55,8 @@ struct PanelEntry {
   void (*controls)(AppState& state, const Derived& derived, ViewKind view) = nullptr;
   // The title for this table when it says something else than `title` (null: `title`).
   const char* (*title_for)(const Derived& derived) = nullptr;
-  bool scrollbar = false;  // the panel scrolls with the wheel (sums); plots take it otherwise
+  bool scrollbar = false;    // the panel scrolls with the wheel (sums); plots take it otherwise
+  bool needs_model = false;  // shown only while a model is open (the layers view)
 };
 std::span<const PanelEntry> ViewPanels();
 // The entry's title for the current table (title_for, else title, else the view's title).
@@ -193,5 +194,9 @@ std::string InWindowTerms(const std::string& message, std::string_view label,
 void DrawFileMenuItems(AppState& state);
 void DrawOpenTableDialog(AppState& state, UiServices& services);
 void DrawLoadedTablesInfo(AppState& state, const Derived& derived);
+
+// The model picker, its layer slider, its card and Detach, at the top of the controls
+// (model_controls.cpp; the picks themselves are ui/model_pick.h).
+void DrawModelControls(AppState& state);
 
 }  // namespace pe

@@ -221,6 +221,14 @@ struct OpenTableState {
   double next_watch = 0;
 };
 
+// The model picker at the top of the controls (model_controls.cpp): the config file path being
+// typed and why the last pick was refused (shown in place until another pick).
+struct ModelPickState {
+  bool enter_path = false;  // "Open model config..." was chosen: the path field shows
+  std::string path;
+  std::string error;
+};
+
 struct AppState;
 // An edit made while a frame is drawn. It is applied at the start of the next frame, before
 // anything is derived, so every panel of a frame draws from the same state.
@@ -262,6 +270,7 @@ struct AppState {
   // Files dropped on the window since the last frame (window.cpp's drop callback queues them;
   // the frame hands each to what opens its kind).
   std::vector<std::string> dropped_files;
+  ModelPickState model_pick;
 };
 
 // Queues `edit` for the start of the next frame.

@@ -19,6 +19,7 @@
 #include "io/file_writers.h"
 #include "jobs/table_load_job.h"
 #include "session/figure_session.h"
+#include "ui/model_pick.h"
 #include "ui/ui.h"
 #include "ui/ui_settings.h"
 #include "views/view_registry.h"
@@ -418,6 +419,8 @@ SessionContent SessionOf(const AppState& state) {
 void RestoreSession(AppState& state, const SessionContent& content,
                     std::vector<std::string>& warnings) {
   state.params = content.params;
+  // The model it names is opened again; its saved parameters stay as saved.
+  ReopenSavedModel(state.params, warnings);
   const ViewSelection& v = content.views;
   // The views as saved; the frame refits them only when the table's extents change later. The
   // encoding is not built here (a large learned table takes seconds): the frame's is used.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@
 #include "model/input_layer.h"
 
 namespace pe {
+
+struct ModelSchedule;  // model/model_schedule.h
 
 // What the attention-score view scores: one seeded N(0, 1) vector used as both query and key
 // content, all ones, or the embedding rows of two tokens of the sentence (A as the query, B as
@@ -83,6 +86,16 @@ struct ModelParams {
   double softmax_scale = 0;
   // The mrope-neighbours view's query patch; image -1: the first image's centre.
   MropePatch mrope_patch;
+  // The real model the positional parameters were taken from (--model NAME from the catalogue,
+  // or --model-config FILE) and its layer (--layer; -1 until the model is opened: its first
+  // positional layer). Setting them reads nothing: the command line opens the model
+  // (arch/model_choice.h) before it applies the other flags, which override the layer's values.
+  std::string model_name;
+  std::string model_config;
+  int64_t model_layer = -1;
+  // The opened model's schedule (shared, immutable; compared by pointer), null when no model
+  // is open; the layers view draws it.
+  std::shared_ptr<const ModelSchedule> model;
   bool operator==(const ModelParams&) const = default;
 };
 

@@ -819,6 +819,54 @@ Status SetCheckTable(const ParamField& f, ModelParams& m, const std::string& tex
   return {};
 }
 
+// --model, --model-config, --layer: recorded as text; the model is opened by its caller
+// (arch/model_choice.h), so a new name or file drops the schedule opened for the old one.
+bool HasModel(const ModelParams& m) {
+  return !m.model_name.empty() || !m.model_config.empty();
+}
+bool HasModelLayer(const ModelParams& m) {
+  return HasModel(m) || m.model_layer >= 0;
+}
+bool HasModelName(const ModelParams& m) {
+  return !m.model_name.empty();
+}
+bool HasModelConfig(const ModelParams& m) {
+  return !m.model_config.empty();
+}
+std::string ModelNameText(const ParamField&, const ModelParams& m) {
+  return m.model_name;
+}
+std::string ModelConfigText(const ParamField&, const ModelParams& m) {
+  return m.model_config;
+}
+std::string ModelLayerText(const ParamField&, const ModelParams& m) {
+  return m.model_layer < 0 ? std::string() : std::to_string(m.model_layer);
+}
+Status SetModelName(const ParamField& f, ModelParams& m, const std::string& text) {
+  if (Status s = CheckText(std::string(f.flag), text); !s.ok()) return s;
+  if (text != m.model_name) m.model = nullptr;
+  m.model_name = text;
+  return {};
+}
+Status SetModelConfig(const ParamField& f, ModelParams& m, const std::string& text) {
+  if (Status s = CheckText(std::string(f.flag), text); !s.ok()) return s;
+  if (text != m.model_config) m.model = nullptr;
+  m.model_config = text;
+  return {};
+}
+Status SetModelLayer(const ParamField& f, ModelParams& m, const std::string& text) {
+  // The model's own range is checked when it is opened (ApplyLayer names it); "" is the
+  // default, the first positional layer.
+  if (text.empty()) {
+    m.model_layer = -1;
+    return {};
+  }
+  Result<int64_t> v = ParseInteger(std::string(f.flag), text, 0, int64_t{1} << 30);
+  if (!v.ok()) return v.error();
+  m.model_layer = v.value();
+  return {};
+}
+
 Status SetEmbeddings(const ParamField& f, ModelParams& m, const std::string& text) {
   if (text.empty()) {
     m.example.embeddings = {};
@@ -1374,6 +1422,19 @@ const ParamField kFields[] = {
            return LoadHash(f.flag.data(), PositionsTable(m));
          }),
      nullptr, &HasPositionsTable},
+    // ---- a real model (core/arch): what it names is opened by the command line before the
+    // other flags are applied (arch/model_choice.h), so every other flag given overrides the
+    // layer's values; figure metadata and sessions record them beside every parameter.
+    {"model", "--model",
+     "A built-in model (export --list-models lists them): its layer's positional scheme, "
+     "window, temperature and width; other flags given override them",
+     kAllSchemes, Custom("NAME", &ModelNameText, &SetModelName), nullptr, &HasModelName},
+    {"model_config", "--model-config",
+     "A model's config.json or GGUF file, read as --model reads a built-in one", kAllSchemes,
+     Custom("FILE", &ModelConfigText, &SetModelConfig), nullptr, &HasModelConfig},
+    {"layer", "--layer",
+     "The model's layer shown, 0-based (default: its first layer with a positional scheme)",
+     kAllSchemes, Custom("INT", &ModelLayerText, &SetModelLayer), nullptr, &HasModelLayer},
 };
 
 #undef AT

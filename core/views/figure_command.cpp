@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "arch/model_choice.h"
 #include "model/param_fields.h"
 #include "views/figure_export.h"
 #include "views/figure_paths.h"
@@ -107,7 +108,8 @@ Result<std::vector<CommandFlag>> FlagsFromMetadata(
       }
     }
     if (key == "view" || key == "app_version" || key == "x_range" || key == "y_range" ||
-        key == "highlight" || key == "markers" || key == "walkthrough_preset") {
+        key == "highlight" || key == "markers" || key == "walkthrough_preset" ||
+        key == "model_modified") {
       continue;
     }
     bool known = false;
@@ -132,6 +134,9 @@ Result<std::vector<CommandFlag>> FlagsFromMetadata(
     if (f.key.empty() || OnlyOtherViewsRead(f.key, it->second)) continue;
     auto v = values.find(std::string(f.key));
     if (v == values.end()) continue;
+    // A model's config file is not read again: the figure's parameters give its numbers, and a
+    // built-in model (--model) its layers. So its layer is not given either.
+    if (f.key == "model_config" || (f.key == "layer" && values.count("model") == 0)) continue;
     if (f.is_switch()) {
       if (v->second == SwitchOnValue(f)) out.push_back({std::string(f.flag), "", true, v->first});
     } else {
@@ -176,6 +181,17 @@ std::vector<CommandFlag> ExportCommandFlags(ViewKind view, const ModelParams& pa
   }();
   ModelParams scheme_defaults;
   SetScheme(scheme_defaults, params.pe.kind());
+  // From a model, the command names it and its layer, which set the rest: a parameter is left
+  // out when it is the layer's (as opening the model gives it), not the scheme's default.
+  // (A scheme other than the layer's is given with --scheme and compared with its defaults.)
+  bool from_model = false;
+  if (params.model && params.model_layer >= 0) {
+    ModelParams layer;
+    layer.pe.max_len = ModelDefaultRows(*params.model);
+    from_model = ApplyLayer(*params.model, params.model_layer, layer).ok() &&
+                 layer.pe.kind() == params.pe.kind();
+    if (from_model) scheme_defaults = std::move(layer);
+  }
   const auto dv = ParamValues(scheme_defaults);
   std::map<std::string, std::string> defaults_params(dv.begin(), dv.end());
   // Fields that apply only once another of the scheme's parameters is set (YaRN's betas under
@@ -189,7 +205,7 @@ std::vector<CommandFlag> ExportCommandFlags(ViewKind view, const ModelParams& pa
   }
   // The scheme's own parameters are its defaults once --scheme is given; the scheme is not.
   for (const auto& [k, v] : ParamValues(ModelParams{})) {
-    if (k == "scheme") defaults_params[k] = v;
+    if (k == "scheme" && !from_model) defaults_params[k] = v;
   }
   std::vector<CommandFlag> out;
   bool token_given = false;

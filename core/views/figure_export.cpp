@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "arch/model_choice.h"
 #include "io/file_writers.h"
 #include "model/param_fields.h"
 #include "model/walkthrough_presets.h"
@@ -131,6 +132,9 @@ std::vector<std::pair<std::string, std::string>> FigureMetadata(
     if (OnlyOtherViewsRead(kv.first, view)) continue;
     out.push_back(std::move(kv));
   }
+  // Whether other parameters changed the model's layer (told, not read back: export --from
+  // works it out again).
+  if (m.model) out.push_back({"model_modified", ModelModified(m) ? "true" : "false"});
   // A table named by a relative path: also the absolute path it was read from (export --from).
   for (auto& kv : AbsoluteFileEntries(out)) out.push_back(std::move(kv));
   if (shown != nullptr) {
@@ -167,6 +171,13 @@ std::string DefaultTitle(ViewKind view, const ModelParams& m, const Encoding& e)
   return std::string(entry.title) + " (" + e.Title() + ")";
 }
 
+// A title not given says which model the parameters came from, after the view's own:
+// "... [gemma-3-4b, layer 5]", "... [modified from gemma-3-4b, layer 5]".
+void AddModelLabel(std::string& title, const ModelParams& m) {
+  const std::string model = ModelLabel(m);
+  if (!model.empty()) title += " [" + model + "]";
+}
+
 }  // namespace
 
 Result<Figure> BuildViewFigure(ViewKind view, const ModelParams& params, const ViewSelection& sel,
@@ -191,6 +202,7 @@ Result<Figure> BuildViewFigure(ViewKind view, const ModelParams& params, const V
     } else if (f.value().title.empty()) {
       f.value().title = DefaultTitle(view, params, *encoding.value());
     }
+    if (title.empty()) AddModelLabel(f.value().title, params);
     const Figure& built_figure = f.value();
     const bool has_image = built_figure.image.has_value() ||
                            std::any_of(built_figure.panels.begin(), built_figure.panels.end(),
@@ -235,6 +247,7 @@ Result<std::vector<Figure>> BuildViewPages(ViewKind view, const ModelParams& par
     } else if (f.title.empty()) {
       f.title = DefaultTitle(view, params, *encoding.value());
     }
+    if (k == 0 && title.empty()) AddModelLabel(f.title, params);
     f.metadata = FigureMetadata(view, params, all_steps, size, title, &f.view, encoding.value());
   }
   return pages;

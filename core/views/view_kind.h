@@ -30,13 +30,14 @@ enum class ViewKind {
   kProjection,
   kPositionIds,
   kMropeAxes,
-  kMropeNeighbours,  // the last: kViewKinds counts up to it
+  kMropeNeighbours,
+  kLayers,  // the last: kViewKinds counts up to it
 };
-inline constexpr int kViewKinds = static_cast<int>(ViewKind::kMropeNeighbours) + 1;
+inline constexpr int kViewKinds = static_cast<int>(ViewKind::kLayers) + 1;
 // "heatmap", "curves", "sum", "rotation", "frequencies", "bias", "buckets", "slopes", "score",
 // "decay", "roformer-decay", "attention", "compare", "similarity", "similarity-offset",
 // "spectrum", "precision", "walkthrough", "check", "projection", "position-ids", "mrope-axes",
-// "mrope-neighbours"
+// "mrope-neighbours", "layers"
 std::string_view ViewName(ViewKind view);
 
 // The windows of a ViewSelection a view's figure can depend on (each a --*-window flag and a

@@ -33,6 +33,12 @@ uint64_t PrecisionEstimate(const EstimateContext& c);
 
 // position_ids_view.cpp
 Result<Figure> PositionIdsFigure(const ViewContext& c);
+Result<Figure> LayersFigure(const ViewContext& c);
+Status CheckLayersTable(const ViewContext& c);
+Status WriteLayersView(std::ostream& out, TableFormat format, const ViewContext& c,
+                       const Progress& progress);
+uint64_t LayersEstimate(const EstimateContext& c);
+std::string LayersTitle(const ModelParams& m, const Encoding& e);
 Status CheckPositionIdsTable(const ViewContext& c);
 Status WritePositionIdsView(std::ostream& out, TableFormat format, const ViewContext& c,
                             const Progress& progress);
@@ -354,6 +360,16 @@ constexpr ViewEntry kViews[] = {
      .estimate = &MropeNeighboursEstimate,
      .options = kMropeNeighboursOptions,
      .default_title = &MropeNeighboursTitle},
+    {.kind = ViewKind::kLayers,
+     .name = "layers",
+     .title = "Layers: the model's positional treatment, layer by layer",
+     .schemes = kAllSchemes,
+     .needs = "a model (--model or --model-config)",
+     .figure = &LayersFigure,
+     .check_table = &CheckLayersTable,
+     .write_table = &WriteLayersView,
+     .estimate = &LayersEstimate,
+     .default_title = &LayersTitle},
 };
 
 // Every view has exactly one entry, and each entry every piece a view must have: a name, a

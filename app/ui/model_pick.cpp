@@ -1,0 +1,87 @@
+#include "ui/model_pick.h"
+
+#include <memory>
+#include <utility>
+
+#include "arch/catalogue.h"
+#include "arch/model_choice.h"
+#include "arch/open_model.h"
+#include "encoding/encoding.h"
+#include "model/model_schedule.h"
+#include "model/param_fields.h"
+
+namespace pe {
+namespace {
+
+// The checks an edit of a field passes in the window (ValidateEncodingParams, the memory cap).
+Result<ModelParams> Checked(ModelParams next) {
+  Status s = ValidateEncodingParams(next.pe);
+  if (s.ok()) s = CheckEncodingFits(next.pe, next.cap);
+  if (!s.ok()) return s.error();
+  return next;
+}
+
+Result<ModelParams> Opened(const ModelParams& params, const std::string& name,
+                           const std::string& path) {
+  ModelParams next = DetachModel(params);
+  next.model_name = name;
+  next.model_config = path;
+  if (Status s = OpenModel(next); !s.ok()) return s.error();
+  return Checked(std::move(next));
+}
+
+}  // namespace
+
+Result<ModelParams> PickCatalogueModel(const ModelParams& params, const std::string& name) {
+  if (name.empty()) return DetachModel(params);
+  return Opened(params, name, "");
+}
+
+Result<ModelParams> PickModelConfig(const ModelParams& params, const std::string& path) {
+  if (path.empty()) {
+    return InvalidArgument("model config: give the path of a config.json or GGUF file");
+  }
+  return Opened(params, "", path);
+}
+
+Result<ModelParams> PickModelLayer(const ModelParams& params, int64_t layer) {
+  if (!params.model) return InvalidArgument("layer: no model is open");
+  ModelParams next = params;
+  if (Status s = ApplyLayer(*params.model, layer, next); !s.ok()) return s.error();
+  next.model_layer = layer;
+  return Checked(std::move(next));
+}
+
+ModelParams DetachModel(const ModelParams& params) {
+  ModelParams next = params;
+  next.model_name.clear();
+  next.model_config.clear();
+  next.model_layer = -1;
+  next.model = nullptr;
+  return next;
+}
+
+void ReopenSavedModel(ModelParams& params, std::vector<std::string>& warnings) {
+  const bool named = !params.model_name.empty(), filed = !params.model_config.empty();
+  if (params.model || (!named && !filed)) return;
+  Result<ModelSchedule> s = named && !filed ? CatalogueModel(params.model_name)
+                            : !named        ? OpenModelConfig(params.model_config, params.cap)
+                                            : Result<ModelSchedule>(InvalidArgument(
+                                                  "both a built-in model and a model file are named"));
+  const int64_t layers = s.ok() ? static_cast<int64_t>(s.value().layers.size()) : 0;
+  if (s.ok() && params.model_layer >= layers) {
+    s = InvalidArgument("layer " + std::to_string(params.model_layer) + " is past its " +
+                        std::to_string(layers) + " layers");
+  }
+  if (!s.ok()) {
+    warnings.push_back("the model \"" + (named ? params.model_name : params.model_config) +
+                       "\" was not opened (" + s.message() +
+                       "); its parameters stay, without the model");
+    params = DetachModel(params);
+    return;
+  }
+  if (params.model_layer < 0) params.model_layer = FirstPositionalLayer(s.value());
+  params.model = std::make_shared<const ModelSchedule>(std::move(s).value());
+}
+
+}  // namespace pe

@@ -1,0 +1,68 @@
+// The model a user names (--model NAME, --model-config FILE, --layer N): opening it into
+// ModelParams, telling whether other flags changed the layer it gave, and the model card
+// (`pe-explorer describe`) as text and as JSON. The layers view and its table use the same
+// words for a layer (LayerTreatmentText, LayerColumns).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "model/model_params.h"
+#include "model/model_schedule.h"
+
+namespace pe {
+
+// The rows a model's table gets unless --max-len is given: its context, at most this many, so
+// that every view of a long-context model (131072 positions and more) stays within the default
+// memory cap (the score views hold rows x rows values).
+inline constexpr int64_t kModelDefaultRows = 4096;
+int64_t ModelDefaultRows(const ModelSchedule& s);
+
+// Opens the model `m` names and applies its layer (model_layer, or FirstPositionalLayer when
+// -1) with ApplyLayer: the scheme and its parameters, the width, the window, the temperature
+// and the softmax scale; max_len becomes ModelDefaultRows. Sets m.model and m.model_layer.
+// Nothing to do when neither --model nor --model-config is given, but --layer alone, or both
+// names, are refused. Reads a file for --model-config (under m.cap); an error names the flag.
+Status OpenModel(ModelParams& m);
+
+// Whether the parameters differ from what the model's layer gives (the scheme, its
+// parameters, the width, the window, the temperature, the softmax scale); the rows and the
+// first position are the view's, not the model's. False without an open model.
+bool ModelModified(const ModelParams& m);
+
+// "llama-3.1-8b, layer 0" or "modified from llama-3.1-8b, layer 0"; "" without a model.
+std::string ModelLabel(const ModelParams& m);
+
+// Layers with the same treatment (equal LayerPosition), in order of first appearance.
+struct LayerClass {
+  const LayerPosition* layer = nullptr;  // the first of them, in the schedule
+  std::vector<int64_t> layers;           // ascending
+};
+std::vector<LayerClass> LayerClasses(const ModelSchedule& s);
+// "0-2, 4-6, 8".
+std::string LayerRangesText(const std::vector<int64_t>& layers);
+// "rope theta 500000 llama3 factor 8 low 1 high 4 original 8192, half pairing, 128 dims,
+// causal" (and the temperature, the softmax scale and the config's layer type when given).
+std::string LayerTreatmentText(const LayerPosition& l);
+
+// The layers table's columns for one layer (layer,scheme,base,scaling,pairing,rotary,window,
+// temperature): "" where a column does not apply to the scheme.
+struct LayerColumns {
+  std::string scheme;       // SchemeName
+  std::string base;         // theta (RoPE, xPos, M-RoPE) or the sinusoidal base
+  std::string scaling;      // RoPE's scaling name (none, linear, ..., longrope)
+  std::string pairing;      // half or interleaved
+  std::string rotary;       // the rotated dims: RoPE int(d * rotary_fraction), else d
+  std::string window;       // AttentionWindowText: causal, full, sliding:4096, chunked:8192
+  std::string temperature;  // none, or llama4:SCALE:FLOOR
+};
+LayerColumns LayerColumnsOf(const LayerPosition& l);
+
+// The model card: name, source, format, model_type, the shape, one line per class of layers,
+// then the unknown keys, what is not modelled and the notes.
+std::string DescribeModelText(const ModelSchedule& s);
+std::string DescribeModelJson(const ModelSchedule& s);
+
+}  // namespace pe
