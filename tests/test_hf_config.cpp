@@ -217,6 +217,13 @@ TEST(HfConfig, AnUnknownModelNameSuggestsTheClosest) {
   EXPECT_TRUE(Has(r.message(), "'llama-3.1-8'")) << r.message();
   EXPECT_TRUE(Has(r.message(), "did you mean llama-3.1-8b")) << r.message();
   EXPECT_TRUE(Has(r.message(), "--list-models")) << r.message();
+  // A family typed without its punctuation names the entries it begins.
+  const Result<ModelSchedule> family = CatalogueModel("llama4");
+  ASSERT_FALSE(family.ok());
+  EXPECT_TRUE(Has(family.message(), "did you mean llama-4-scout?")) << family.message();
+  const Result<ModelSchedule> phi = CatalogueModel("Phi3");
+  ASSERT_FALSE(phi.ok());
+  EXPECT_TRUE(Has(phi.message(), "did you mean phi-3-mini-128k or phi-3.5-mini?")) << phi.message();
 }
 
 // v4 (rope_theta + rope_scaling) and v5 (rope_parameters, flat or per layer type).

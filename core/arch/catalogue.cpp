@@ -2,6 +2,7 @@
 // config.json files beside it, both compiled in by core/arch/make_catalogue.cmake.
 #include "arch/catalogue.h"
 
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -60,8 +61,32 @@ Result<ModelSchedule> CatalogueModel(std::string_view name) {
     if (e.name == name) return ReadHfConfig(e.config, e.name, e.source);
     names.emplace_back(e.name);
   }
-  return InvalidArgument("--model: no model named '" + std::string(name) + "'" +
-                         DidYouMean(name, names) +
+  std::string hint = DidYouMean(name, names);
+  if (hint.empty()) {
+    // A family typed without its punctuation ("llama4", "phi3", "gemma3"): the names it begins.
+    auto bare = [](std::string_view t) {
+      std::string out;
+      for (char ch : t) {
+        if (ch != '-' && ch != '.' && ch != '_') {
+          out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        }
+      }
+      return out;
+    };
+    const std::string word = bare(name);
+    std::vector<std::string> starts;
+    for (const std::string& n : names) {
+      if (!word.empty() && bare(n).rfind(word, 0) == 0) starts.push_back(n);
+    }
+    if (!starts.empty() && starts.size() <= 4) {
+      hint = " (did you mean ";
+      for (size_t i = 0; i < starts.size(); ++i) {
+        hint += (i == 0 ? "" : i + 1 == starts.size() ? " or " : ", ") + starts[i];
+      }
+      hint += "?)";
+    }
+  }
+  return InvalidArgument("--model: no model named '" + std::string(name) + "'" + hint +
                          " (pe-explorer export --list-models lists them)");
 }
 
