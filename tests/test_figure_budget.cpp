@@ -64,6 +64,48 @@ void* operator new(std::size_t n, std::align_val_t a) {
 void* operator new[](std::size_t n, std::align_val_t a) {
   return Allocate(n, static_cast<std::size_t>(a));
 }
+// The nothrow forms too (std::stable_sort's temporary buffer uses them): the sanitizer build
+// supplies its own otherwise, and a block it allocated would come back to Release here.
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  try {
+    return Allocate(n, 16);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
+  try {
+    return Allocate(n, 16);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  try {
+    return Allocate(n, static_cast<std::size_t>(a));
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  try {
+    return Allocate(n, static_cast<std::size_t>(a));
+  } catch (...) {
+    return nullptr;
+  }
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  Release(p, 16);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  Release(p, 16);
+}
+void operator delete(void* p, std::align_val_t a, const std::nothrow_t&) noexcept {
+  Release(p, static_cast<std::size_t>(a));
+}
+void operator delete[](void* p, std::align_val_t a, const std::nothrow_t&) noexcept {
+  Release(p, static_cast<std::size_t>(a));
+}
 void operator delete(void* p) noexcept {
   Release(p, 16);
 }

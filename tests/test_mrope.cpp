@@ -229,12 +229,17 @@ TEST(Mrope, ColumnMeansAgreeWithTheFill) {
     const EncodingPtr e = Make(p);
     const Matrix m = Table(*e);
     std::vector<double> mean(static_cast<size_t>(m.cols));
-    e->MeanOverRows(2, 250, 0, m.cols, mean.data());
-    for (int64_t j = 0; j < m.cols; ++j) {
-      double s = 0;
-      for (int64_t r = 2; r < 252; ++r) s += m.at(r, j);
-      EXPECT_NEAR(mean[static_cast<size_t>(j)], s / 250, 1e-6 * std::max(1.0, std::abs(s / 250)))
-          << RopePartName(part) << " column " << j;
+    // From text before the images, and from inside the second image's grid row (token 45 is
+    // its w = 5 of 7) to inside another (token 60: w = 6).
+    for (const auto& [row0, rows] : {std::pair<int64_t, int64_t>{2, 250}, {45, 16}}) {
+      e->MeanOverRows(row0, rows, 0, m.cols, mean.data());
+      for (int64_t j = 0; j < m.cols; ++j) {
+        double s = 0;
+        for (int64_t r = row0; r < row0 + rows; ++r) s += m.at(r, j);
+        const double want = s / static_cast<double>(rows);
+        EXPECT_NEAR(mean[static_cast<size_t>(j)], want, 1e-6 * std::max(1.0, std::abs(want)))
+            << RopePartName(part) << " column " << j << " rows from " << row0;
+      }
     }
   }
 }

@@ -454,8 +454,8 @@ class MropeEncoding final : public Encoding {
     }
   }
 
-  // Exact: closed forms over the text runs (MeanOverPositions at their ids), image tokens one
-  // by one.
+  // Exact: closed forms over the text runs (MeanOverPositions at their ids) and over each run
+  // of an image's grid row (fixed t and h: the w ids step by one, the t and h ids stay).
   void MeanOverRows(int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                     double* out) const override {
     std::fill_n(out, cols, 0.0);
@@ -463,20 +463,26 @@ class MropeEncoding final : public Encoding {
     const int64_t end = row0 + rows;
     while (r < end) {
       const MropeIds ids = seq_.Ids(r);
-      if (seq_.ImageOf(r) < 0) {
-        const int64_t n = std::min(end, TextRunEnd(r)) - r;
+      if (const int k = seq_.ImageOf(r); k >= 0) {
+        const MropeImage& im = seq_.images()[static_cast<size_t>(k)].image;
+        const int64_t w_index = (r - im.at) % im.w;
+        const int64_t n = std::min(end, r + (im.w - w_index)) - r;
         for (int64_t j = 0; j < cols; ++j) {
-          out[j] += static_cast<double>(n) *
-                    MeanOverPositions(columns_[static_cast<size_t>(col0 + j)], ids.id[0], n);
+          const WaveColumn& c = columns_[static_cast<size_t>(col0 + j)];
+          const MropeAxis a = Axis(c);
+          out[j] += static_cast<double>(n) * (a == MropeAxis::kW
+                                                  ? MeanOverPositions(c, ids[a], n)
+                                                  : WaveValueAt(c, static_cast<double>(ids[a])));
         }
         r += n;
         continue;
       }
+      const int64_t n = std::min(end, TextRunEnd(r)) - r;
       for (int64_t j = 0; j < cols; ++j) {
-        const WaveColumn& c = columns_[static_cast<size_t>(col0 + j)];
-        out[j] += WaveValueAt(c, static_cast<double>(ids[Axis(c)]));
+        out[j] += static_cast<double>(n) *
+                  MeanOverPositions(columns_[static_cast<size_t>(col0 + j)], ids.id[0], n);
       }
-      ++r;
+      r += n;
     }
     for (int64_t j = 0; j < cols; ++j) out[j] /= static_cast<double>(rows);
   }
