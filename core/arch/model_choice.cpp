@@ -55,7 +55,12 @@ Status OpenModel(ModelParams& m) {
 
 bool ModelModified(const ModelParams& m) {
   if (!m.model || m.model_layer < 0) return false;
-  ModelParams layer = m;
+  // Drawn every frame (the status line, the model controls): a default ModelParams with m's rows,
+  // not a copy of m, which may hold a vocabulary and its embeddings. ApplyLayer sets only the
+  // fields compared below.
+  ModelParams layer;
+  layer.pe.max_len = m.pe.max_len;
+  layer.pe.offset = m.pe.offset;
   if (!ApplyLayer(*m.model, m.model_layer, layer).ok()) return true;
   return !(layer.pe == m.pe && layer.causal_mask == m.causal_mask &&
            layer.attention_window == m.attention_window && layer.temperature == m.temperature &&
