@@ -147,6 +147,23 @@ TEST(ModelChoice, RunsOfLayersAndTheCard) {
   EXPECT_NE(json.find("\"first_positional_layer\": 1"), std::string::npos) << json;
 }
 
+// A layer with a table of its own length gets those rows: Whisper's encoder layers 1500
+// (max_source_positions), its decoder layers 448 (max_target_positions).
+TEST(ModelChoice, ALayerWithItsOwnTableLengthGetsThoseRows) {
+  ModelParams enc;
+  enc.model_name = "whisper-base";
+  ASSERT_TRUE(OpenModel(enc).ok());
+  EXPECT_EQ(enc.model_layer, 0);
+  EXPECT_EQ(enc.pe.kind(), Scheme::kSinusoidal);
+  EXPECT_EQ(enc.pe.max_len, 1500);
+  ModelParams dec;
+  dec.model_name = "whisper-base";
+  dec.model_layer = 6;
+  ASSERT_TRUE(OpenModel(dec).ok());
+  EXPECT_EQ(dec.pe.kind(), Scheme::kLearned);
+  EXPECT_EQ(dec.pe.max_len, 448);
+}
+
 TEST(ModelChoice, TheLayerSetsTheParametersAndAChangeIsTold) {
   ModelParams m;
   m.model = std::make_shared<const ModelSchedule>(HandBuilt());

@@ -97,7 +97,6 @@ bool Irrelevant(const std::string& k) {
       "mm_tokens_per_image",
       "for_llm_compressor",
       "final_logit_softcapping",
-      "attn_logit_softcapping",
       "hidden_activation",
       "use_bidirectional_attention",
       "max_window_layers",
@@ -984,6 +983,16 @@ class Reader {
     }
     for (std::optional<double>* t : {&local_theta, &global_theta}) {
       if (*t && !(**t > 1)) Fail("a rope base must be greater than 1, got " + Num(**t));
+    }
+
+    // Gemma 2's soft cap on the attention logits (HF modeling_gemma2.py eager_attention_forward:
+    // scores / cap, tanh, * cap, before the mask and the softmax): a change of the scores the
+    // score and attention views do not apply.
+    if (std::optional<double> cap = c.Number("attn_logit_softcapping"); cap && *cap > 0) {
+      Unsupported("attn_logit_softcapping " + Num(*cap));
+      Note("attn_logit_softcapping " + Num(*cap) +
+           ": the model's scores become cap * tanh(score / cap) before the softmax; the score and "
+           "attention views show them uncapped");
     }
 
     // Softmax scale: Gemma's query_pre_attn_scalar, DeepSeek's q head dim and YaRN mscale.

@@ -18,7 +18,9 @@ namespace pe {
 // that every view of a long-context model (131072 positions and more) stays within the default
 // memory cap (the score views hold rows x rows values).
 inline constexpr int64_t kModelDefaultRows = 4096;
-int64_t ModelDefaultRows(const ModelSchedule& s);
+// Layer `layer`'s table length (the model's context when the layer gives none), at most
+// kModelDefaultRows; -1: the model's context.
+int64_t ModelDefaultRows(const ModelSchedule& s, int64_t layer = -1);
 
 // Opens the model `m` names and applies its layer (model_layer, or FirstPositionalLayer when
 // -1) with ApplyLayer: the scheme and its parameters, the width, the window, the temperature
