@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "arch/model_choice.h"
+#include "views/compare_view.h"
 #include "views/figure_command.h"
 #include "views/figure_export.h"
 #include "views/view_registry.h"
@@ -162,6 +163,45 @@ TEST(ModelChoice, ALayerWithItsOwnTableLengthGetsThoseRows) {
   ASSERT_TRUE(OpenModel(dec).ok());
   EXPECT_EQ(dec.pe.kind(), Scheme::kLearned);
   EXPECT_EQ(dec.pe.max_len, 448);
+}
+
+// The compare view's B may name another layer or another model: it gets that layer's
+// treatment on A's rows, and further keys override it.
+TEST(ModelChoice, CompareBTakesTheLayerOrModelItNames) {
+  ModelParams a;
+  a.model_name = "gemma-3-4b";
+  a.model_layer = 5;  // global: theta 1e6, linear x8, causal
+  ASSERT_TRUE(OpenModel(a).ok());
+  a.pe.max_len = 300;
+  a.versus = "layer=0";
+  Result<ModelParams> b = CompareB(a);
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_EQ(b.value().pe.rope().theta, 10000);
+  EXPECT_EQ(b.value().pe.rope().scaling, RopeScaling::kNone);
+  EXPECT_EQ(b.value().attention_window, (AttentionWindow{AttentionWindowKind::kSliding, 1024}));
+  EXPECT_EQ(b.value().pe.max_len, 300);
+  EXPECT_EQ(b.value().model_layer, 0);
+
+  a.versus = "layer=0,rope_theta=20000";  // later keys override the layer
+  b = CompareB(a);
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_EQ(b.value().pe.rope().theta, 20000);
+
+  a.versus = "model=gpt2";
+  b = CompareB(a);
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_EQ(b.value().pe.kind(), Scheme::kLearned);
+  EXPECT_EQ(b.value().pe.d_model, 768);
+  EXPECT_EQ(b.value().pe.max_len, 300);
+
+  a.versus = "layer=99";
+  b = CompareB(a);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.message().find("[0, 33]"), std::string::npos) << b.message();
+
+  ModelParams free;  // no model: a layer alone is refused
+  free.versus = "layer=1";
+  EXPECT_FALSE(CompareB(free).ok());
 }
 
 TEST(ModelChoice, TheLayerSetsTheParametersAndAChangeIsTold) {
