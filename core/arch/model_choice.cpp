@@ -282,7 +282,7 @@ std::string DescribeModelText(const ModelSchedule& s) {
   return out;
 }
 
-std::string DescribeModelJson(const ModelSchedule& s) {
+std::string DescribeModelJson(const ModelSchedule& s, int64_t layer) {
   nlohmann::ordered_json j;
   j["name"] = s.name;
   j["source"] = s.source;
@@ -316,6 +316,10 @@ std::string DescribeModelJson(const ModelSchedule& s) {
   j["unknown_keys"] = s.unknown_keys;
   j["unsupported"] = s.unsupported;
   j["notes"] = s.notes;
+  if (layer >= 0 && layer < static_cast<int64_t>(s.layers.size())) {
+    const LayerPosition& l = s.layers[static_cast<size_t>(layer)];
+    j["chosen_layer"] = {{"layer", layer}, {"text", LayerTreatmentText(l)}};
+  }
   return j.dump(2) + "\n";
 }
 

@@ -65,6 +65,8 @@ LayerColumns LayerColumnsOf(const LayerPosition& l);
 // The model card: name, source, format, model_type, the shape, one line per class of layers,
 // then the unknown keys, what is not modelled and the notes.
 std::string DescribeModelText(const ModelSchedule& s);
-std::string DescribeModelJson(const ModelSchedule& s);
+// With `layer` in range, the JSON also has "chosen_layer": {"layer": N, "text": ...}, as the
+// text form's "chosen layer N: ..." line.
+std::string DescribeModelJson(const ModelSchedule& s, int64_t layer = -1);
 
 }  // namespace pe
