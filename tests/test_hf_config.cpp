@@ -62,6 +62,17 @@ TEST(HfConfig, Gemma2NamesItsSoftCapAsNotModelled) {
   for (const std::string& k : s.unknown_keys) EXPECT_EQ(k.find("softcapping"), std::string::npos);
 }
 
+// A head that cannot be paired is named as the head dim, not as a rotary share nobody gave.
+TEST(HfConfig, AnOddHeadDimIsNamedAsSuch) {
+  Result<ModelSchedule> r = ReadHfConfig(
+      R"({"model_type": "llama", "hidden_size": 4095, "num_attention_heads": 35,
+          "num_hidden_layers": 2, "rope_theta": 10000, "max_position_embeddings": 128})",
+      "odd", "test");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("even head dim >= 2, got 117"), std::string::npos) << r.message();
+  EXPECT_EQ(r.message().find("partial_rotary_factor"), std::string::npos) << r.message();
+}
+
 TEST(HfConfig, Gpt2IsALearnedTableOnEveryLayer) {
   const ModelSchedule s = Catalogue("gpt2");
   EXPECT_EQ(s.model_type, "gpt2");

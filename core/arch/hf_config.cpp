@@ -718,6 +718,11 @@ class Reader {
   // A rotary share in (0, 1] giving an even d_rot >= 2 of `head_dim`, or an error naming `key`.
   void CheckFraction(const std::string& key, double frac, int64_t head_dim) {
     const int64_t d_rot = static_cast<int64_t>(static_cast<double>(head_dim) * frac);
+    if (frac == 1 && (head_dim < 2 || head_dim % 2)) {
+      // Nothing asked for a share: the head itself is what cannot be paired.
+      Fail("RoPE needs an even head dim >= 2, got " + std::to_string(head_dim) +
+           " (head_dim, or hidden_size / num_attention_heads)");
+    }
     if (!(frac > 0 && frac <= 1) || d_rot < 2 || d_rot % 2) {
       Fail(key + " must be in (0, 1] and give an even number of rotated dims >= 2 with head dim " +
            std::to_string(head_dim) + ", got " + Num(frac));
