@@ -51,6 +51,28 @@ void ExpectSameSchedule(const ModelSchedule& a, const ModelSchedule& b) {
   for (size_t i = 0; i < a.layers.size(); ++i) EXPECT_EQ(a.layers[i], b.layers[i]) << "layer " << i;
 }
 
+// Gemma 2's attn_logit_softcapping changes the scores: named as not modelled, never dropped.
+TEST(HfConfig, Gemma2NamesItsSoftCapAsNotModelled) {
+  const ModelSchedule s = Catalogue("gemma-2-9b");
+  bool named = false;
+  for (const std::string& u : s.unsupported) {
+    named = named || u.find("attn_logit_softcapping 50") != std::string::npos;
+  }
+  EXPECT_TRUE(named);
+  for (const std::string& k : s.unknown_keys) EXPECT_EQ(k.find("softcapping"), std::string::npos);
+}
+
+// A head that cannot be paired is named as the head dim, not as a rotary share nobody gave.
+TEST(HfConfig, AnOddHeadDimIsNamedAsSuch) {
+  Result<ModelSchedule> r = ReadHfConfig(
+      R"({"model_type": "llama", "hidden_size": 4095, "num_attention_heads": 35,
+          "num_hidden_layers": 2, "rope_theta": 10000, "max_position_embeddings": 128})",
+      "odd", "test");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("even head dim >= 2, got 117"), std::string::npos) << r.message();
+  EXPECT_EQ(r.message().find("partial_rotary_factor"), std::string::npos) << r.message();
+}
+
 TEST(HfConfig, Gpt2IsALearnedTableOnEveryLayer) {
   const ModelSchedule s = Catalogue("gpt2");
   EXPECT_EQ(s.model_type, "gpt2");

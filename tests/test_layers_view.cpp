@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "arch/model_choice.h"
+#include "views/compare_view.h"
 #include "views/figure_command.h"
 #include "views/figure_export.h"
 #include "views/view_registry.h"
@@ -145,6 +146,62 @@ TEST(ModelChoice, RunsOfLayersAndTheCard) {
   EXPECT_NE(card.find("notes:\n  a note\n"), std::string::npos) << card;
   const std::string json = DescribeModelJson(s);
   EXPECT_NE(json.find("\"first_positional_layer\": 1"), std::string::npos) << json;
+}
+
+// A layer with a table of its own length gets those rows: Whisper's encoder layers 1500
+// (max_source_positions), its decoder layers 448 (max_target_positions).
+TEST(ModelChoice, ALayerWithItsOwnTableLengthGetsThoseRows) {
+  ModelParams enc;
+  enc.model_name = "whisper-base";
+  ASSERT_TRUE(OpenModel(enc).ok());
+  EXPECT_EQ(enc.model_layer, 0);
+  EXPECT_EQ(enc.pe.kind(), Scheme::kSinusoidal);
+  EXPECT_EQ(enc.pe.max_len, 1500);
+  ModelParams dec;
+  dec.model_name = "whisper-base";
+  dec.model_layer = 6;
+  ASSERT_TRUE(OpenModel(dec).ok());
+  EXPECT_EQ(dec.pe.kind(), Scheme::kLearned);
+  EXPECT_EQ(dec.pe.max_len, 448);
+}
+
+// The compare view's B may name another layer or another model: it gets that layer's
+// treatment on A's rows, and further keys override it.
+TEST(ModelChoice, CompareBTakesTheLayerOrModelItNames) {
+  ModelParams a;
+  a.model_name = "gemma-3-4b";
+  a.model_layer = 5;  // global: theta 1e6, linear x8, causal
+  ASSERT_TRUE(OpenModel(a).ok());
+  a.pe.max_len = 300;
+  a.versus = "layer=0";
+  Result<ModelParams> b = CompareB(a);
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_EQ(b.value().pe.rope().theta, 10000);
+  EXPECT_EQ(b.value().pe.rope().scaling, RopeScaling::kNone);
+  EXPECT_EQ(b.value().attention_window, (AttentionWindow{AttentionWindowKind::kSliding, 1024}));
+  EXPECT_EQ(b.value().pe.max_len, 300);
+  EXPECT_EQ(b.value().model_layer, 0);
+
+  a.versus = "layer=0,rope_theta=20000";  // later keys override the layer
+  b = CompareB(a);
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_EQ(b.value().pe.rope().theta, 20000);
+
+  a.versus = "model=gpt2";
+  b = CompareB(a);
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_EQ(b.value().pe.kind(), Scheme::kLearned);
+  EXPECT_EQ(b.value().pe.d_model, 768);
+  EXPECT_EQ(b.value().pe.max_len, 300);
+
+  a.versus = "layer=99";
+  b = CompareB(a);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.message().find("[0, 33]"), std::string::npos) << b.message();
+
+  ModelParams free;  // no model: a layer alone is refused
+  free.versus = "layer=1";
+  EXPECT_FALSE(CompareB(free).ok());
 }
 
 TEST(ModelChoice, TheLayerSetsTheParametersAndAChangeIsTold) {

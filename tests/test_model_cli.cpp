@@ -105,6 +105,15 @@ TEST_F(ModelCli, DescribeJsonHasTheShapeAndTheRuns) {
   EXPECT_EQ(j["layer_runs"][1]["base"], "1000000");
   EXPECT_EQ(j["layer_runs"][1]["scaling"], "linear");
   EXPECT_EQ(j["layer_runs"][0]["window"], "sliding:1024");
+  EXPECT_FALSE(j.contains("chosen_layer"));
+
+  // --layer adds the chosen layer, as the text form's "chosen layer N" line.
+  CliRun l = RunCli("describe --model gemma-3-4b --layer 5 --json", false);
+  ASSERT_EQ(l.code, 0) << l.output;
+  const nlohmann::json jl = nlohmann::json::parse(l.out, nullptr, false);
+  ASSERT_FALSE(jl.is_discarded()) << l.out;
+  EXPECT_EQ(jl["chosen_layer"]["layer"], 5);
+  EXPECT_EQ(jl["chosen_layer"]["text"], j["layer_runs"][1]["text"]);
 }
 
 TEST_F(ModelCli, ALayerGivesTheSameTableAsItsFlagsAndAnOverrideIsModified) {

@@ -16,7 +16,7 @@ namespace pe {
 int RunDescribe(const ModelParams& params, const DescribeRequest& request, std::ostream& out) {
   const ModelSchedule& s = *params.model;
   if (request.json) {
-    out << DescribeModelJson(s);
+    out << DescribeModelJson(s, request.layer);
     return 0;
   }
   out << DescribeModelText(s);

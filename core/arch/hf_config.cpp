@@ -97,7 +97,6 @@ bool Irrelevant(const std::string& k) {
       "mm_tokens_per_image",
       "for_llm_compressor",
       "final_logit_softcapping",
-      "attn_logit_softcapping",
       "hidden_activation",
       "use_bidirectional_attention",
       "max_window_layers",
@@ -719,6 +718,11 @@ class Reader {
   // A rotary share in (0, 1] giving an even d_rot >= 2 of `head_dim`, or an error naming `key`.
   void CheckFraction(const std::string& key, double frac, int64_t head_dim) {
     const int64_t d_rot = static_cast<int64_t>(static_cast<double>(head_dim) * frac);
+    if (frac == 1 && (head_dim < 2 || head_dim % 2)) {
+      // Nothing asked for a share: the head itself is what cannot be paired.
+      Fail("RoPE needs an even head dim >= 2, got " + std::to_string(head_dim) +
+           " (head_dim, or hidden_size / num_attention_heads)");
+    }
     if (!(frac > 0 && frac <= 1) || d_rot < 2 || d_rot % 2) {
       Fail(key + " must be in (0, 1] and give an even number of rotated dims >= 2 with head dim " +
            std::to_string(head_dim) + ", got " + Num(frac));
@@ -984,6 +988,16 @@ class Reader {
     }
     for (std::optional<double>* t : {&local_theta, &global_theta}) {
       if (*t && !(**t > 1)) Fail("a rope base must be greater than 1, got " + Num(**t));
+    }
+
+    // Gemma 2's soft cap on the attention logits (HF modeling_gemma2.py eager_attention_forward:
+    // scores / cap, tanh, * cap, before the mask and the softmax): a change of the scores the
+    // score and attention views do not apply.
+    if (std::optional<double> cap = c.Number("attn_logit_softcapping"); cap && *cap > 0) {
+      Unsupported("attn_logit_softcapping " + Num(*cap));
+      Note("attn_logit_softcapping " + Num(*cap) +
+           ": the model's scores become cap * tanh(score / cap) before the softmax; the score and "
+           "attention views show them uncapped");
     }
 
     // Softmax scale: Gemma's query_pre_attn_scalar, DeepSeek's q head dim and YaRN mscale.

@@ -10,8 +10,15 @@
 
 namespace pe {
 
-int64_t ModelDefaultRows(const ModelSchedule& s) {
-  return s.shape.context > 0 ? std::min(s.shape.context, kModelDefaultRows) : kModelDefaultRows;
+int64_t ModelDefaultRows(const ModelSchedule& s, int64_t layer) {
+  // A layer's own table length when it has one (Whisper's encoder: 1500 rows of
+  // max_source_positions, its decoder 448), else the model's context.
+  int64_t rows = s.shape.context;
+  if (layer >= 0 && layer < static_cast<int64_t>(s.layers.size()) &&
+      s.layers[static_cast<size_t>(layer)].pe.max_len > 0) {
+    rows = s.layers[static_cast<size_t>(layer)].pe.max_len;
+  }
+  return rows > 0 ? std::min(rows, kModelDefaultRows) : kModelDefaultRows;
 }
 
 Status OpenModel(ModelParams& m) {
@@ -46,7 +53,7 @@ Status OpenModel(ModelParams& m) {
   }
   const ModelSchedule& s = *m.model;
   const int64_t layer = m.model_layer >= 0 ? m.model_layer : FirstPositionalLayer(s);
-  m.pe.max_len = ModelDefaultRows(s);
+  m.pe.max_len = ModelDefaultRows(s, layer);
   m.pe.offset = 0;
   if (Status st = ApplyLayer(s, layer, m); !st.ok()) return st;
   m.model_layer = layer;
@@ -280,7 +287,7 @@ std::string DescribeModelText(const ModelSchedule& s) {
   return out;
 }
 
-std::string DescribeModelJson(const ModelSchedule& s) {
+std::string DescribeModelJson(const ModelSchedule& s, int64_t layer) {
   nlohmann::ordered_json j;
   j["name"] = s.name;
   j["source"] = s.source;
@@ -314,6 +321,10 @@ std::string DescribeModelJson(const ModelSchedule& s) {
   j["unknown_keys"] = s.unknown_keys;
   j["unsupported"] = s.unsupported;
   j["notes"] = s.notes;
+  if (layer >= 0 && layer < static_cast<int64_t>(s.layers.size())) {
+    const LayerPosition& l = s.layers[static_cast<size_t>(layer)];
+    j["chosen_layer"] = {{"layer", layer}, {"text", LayerTreatmentText(l)}};
+  }
   return j.dump(2) + "\n";
 }
 

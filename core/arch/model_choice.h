@@ -18,7 +18,9 @@ namespace pe {
 // that every view of a long-context model (131072 positions and more) stays within the default
 // memory cap (the score views hold rows x rows values).
 inline constexpr int64_t kModelDefaultRows = 4096;
-int64_t ModelDefaultRows(const ModelSchedule& s);
+// Layer `layer`'s table length (the model's context when the layer gives none), at most
+// kModelDefaultRows; -1: the model's context.
+int64_t ModelDefaultRows(const ModelSchedule& s, int64_t layer = -1);
 
 // Opens the model `m` names and applies its layer (model_layer, or FirstPositionalLayer when
 // -1) with ApplyLayer: the scheme and its parameters, the width, the window, the temperature
@@ -63,6 +65,8 @@ LayerColumns LayerColumnsOf(const LayerPosition& l);
 // The model card: name, source, format, model_type, the shape, one line per class of layers,
 // then the unknown keys, what is not modelled and the notes.
 std::string DescribeModelText(const ModelSchedule& s);
-std::string DescribeModelJson(const ModelSchedule& s);
+// With `layer` in range, the JSON also has "chosen_layer": {"layer": N, "text": ...}, as the
+// text form's "chosen layer N: ..." line.
+std::string DescribeModelJson(const ModelSchedule& s, int64_t layer = -1);
 
 }  // namespace pe

@@ -31,7 +31,7 @@ Result<ModelSchedule> OpenModelConfig(const std::string& path, const MemoryCap& 
       return InvalidArgument("--model-config: cannot read " + Quoted(path) + ": " +
                              std::strerror(file.error()));
     case RegularFileReader::Failure::kNotRegular:
-      return InvalidArgument("--model-config: " + Quoted(path) + " is a " +
+      return InvalidArgument("--model-config: " + Quoted(path) + " is " +
                              FileKindName(file.mode()) + ", not a config.json or GGUF file");
   }
   char magic[4] = {};

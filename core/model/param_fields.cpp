@@ -862,7 +862,12 @@ Status SetModelLayer(const ParamField& f, ModelParams& m, const std::string& tex
     return {};
   }
   Result<int64_t> v = ParseInteger(std::string(f.flag), text, 0, int64_t{1} << 30);
-  if (!v.ok()) return v.error();
+  if (!v.ok()) {
+    return InvalidArgument(std::string(f.flag) +
+                           " must be a layer index, an integer from 0 (the model's own range is "
+                           "checked when it opens), got \"" +
+                           text + "\"");
+  }
   m.model_layer = v.value();
   return {};
 }

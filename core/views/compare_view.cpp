@@ -27,6 +27,7 @@
 #include <optional>
 
 #include "analysis/attention_score.h"
+#include "arch/model_choice.h"
 #include "io/file_writers.h"
 #include "model/param_fields.h"
 #include "views/figure_budget.h"
@@ -409,8 +410,48 @@ std::string AboutB(const ModelParams& a) {
 
 }  // namespace
 
+namespace {
+
+// B with the model keys of --versus (model, model_config, layer) applied as the command line
+// applies --model and --layer: the named model's layer sets B's scheme, width, window,
+// temperature and softmax scale, on A's rows; then the other keys override it. Without a model
+// key, A's parameters with the overrides.
+Result<ModelParams> VersusB(const ModelParams& a, const std::string& text) {
+  Result<std::vector<std::pair<std::string, std::string>>> pairs = ParseVersus(text);
+  if (!pairs.ok()) return pairs.error();
+  std::string model_keys, other_keys;
+  bool names_model = false, names_file = false;
+  for (const auto& [key, value] : pairs.value()) {
+    const bool is_model = key == "model" || key == "model_config" || key == "layer";
+    names_model = names_model || key == "model";
+    names_file = names_file || key == "model_config";
+    std::string& to = is_model ? model_keys : other_keys;
+    to += (to.empty() ? "" : ",") + key + "=" + value;
+  }
+  if (model_keys.empty()) return ApplyVersus(a, text);
+  Result<ModelParams> b = ApplyVersus(a, model_keys);
+  if (!b.ok()) return b;
+  ModelParams& m = b.value();
+  // A model named anew replaces A's (the other way of naming one is dropped).
+  if (names_model && !names_file) m.model_config.clear();
+  if (names_file && !names_model) m.model_name.clear();
+  if (m.model_name != a.model_name || m.model_config != a.model_config) m.model = nullptr;
+  if (!names_model && !names_file && a.model == nullptr) {
+    return InvalidArgument("--versus: " + model_keys +
+                           ": a layer of a model needs a model (A has none: give model=NAME)");
+  }
+  const int64_t rows = a.pe.max_len, offset = a.pe.offset;
+  if (Status s = OpenModel(m); !s.ok()) return InvalidArgument("--versus: " + s.message());
+  m.pe.max_len = rows;
+  m.pe.offset = offset;
+  if (other_keys.empty()) return b;
+  return ApplyVersus(m, other_keys);
+}
+
+}  // namespace
+
 Result<ModelParams> CompareB(const ModelParams& a) {
-  Result<ModelParams> b = ApplyVersus(a, a.versus.empty() ? DefaultVersus(a) : a.versus);
+  Result<ModelParams> b = VersusB(a, a.versus.empty() ? DefaultVersus(a) : a.versus);
   if (!b.ok()) return InvalidArgument(b.message() + EmptyVersusNote(a));
   // A table or tokenizer B names (A's are loaded already), named by its override as when
   // setting the field read the file.

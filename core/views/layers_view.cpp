@@ -47,10 +47,9 @@ std::string ShortText(const LayerPosition& l) {
 }  // namespace
 
 std::string LayersTitle(const ModelParams& m, const Encoding&) {
-  const std::string name = m.model ? m.model->name : std::string("no model");
+  // The model's name follows in the "[NAME, layer N]" every model's figure ends with.
   const size_t n = m.model ? m.model->layers.size() : 0;
-  return std::string(GetView(ViewKind::kLayers).title) + " (" + name + ", " + std::to_string(n) +
-         " layers)";
+  return std::string(GetView(ViewKind::kLayers).title) + " (" + std::to_string(n) + " layers)";
 }
 
 Result<Figure> LayersFigure(const ViewContext& c) {
