@@ -449,6 +449,32 @@ void BM_ScoreRasterRope(benchmark::State& state) {
     benchmark::DoNotOptimize(ComputeScoreRaster(scorer, {0, end, 0, end, 800, 500}));
 }
 
+// The score view's frame with RoPE under an attention window at 1e9 x 8192 (800 x 500 texels):
+// every texel the band or the chunks cut is the exact mean of its visible cells, from the score
+// along the window's offsets (the first argument: 0 sliding:4096, 1 chunked:8192, 2 causal).
+void BM_ScoreRasterRopeWindow(benchmark::State& state) {
+  EncodingParams p;
+  p.d_model = state.range(1);
+  p.max_len = state.range(0);
+  p.scheme = RopeParams{};
+  const EncodingPtr e = MakeEncoding(p).value();
+  std::vector<double> x(static_cast<size_t>(p.d_model));
+  for (size_t j = 0; j < x.size(); ++j) x[j] = std::sin(0.7 * static_cast<double>(j) + 0.3);
+  const AttentionWindow window =
+      state.range(2) == 0   ? AttentionWindow{AttentionWindowKind::kSliding, 4096}
+      : state.range(2) == 1 ? AttentionWindow{AttentionWindowKind::kChunked, 8192}
+                            : AttentionWindow{AttentionWindowKind::kCausal, 0};
+  const AttentionScorer scorer = AttentionScorer::Make(e, x, x, window).value();
+  const double end = static_cast<double>(p.max_len);
+  bool exact = true;
+  for (auto _ : state) {
+    const ScoreRaster r = ComputeScoreRaster(scorer, {0, end, 0, end, 800, 500});
+    exact = r.exact;
+    benchmark::DoNotOptimize(r.values.data());
+  }
+  state.SetLabel(AttentionWindowText(window) + (exact ? " exact" : " sampled"));
+}
+
 // The bias view's frame (query x key, each texel the exact block mean of the bias) at 1e9
 // positions in 800 x 500: ALiBi (causal, its masked half) and T5 (bidirectional, 32 buckets).
 template <Scheme kScheme>
@@ -517,6 +543,12 @@ BENCHMARK(BM_BiasRaster<Scheme::kT5>)
     ->UseRealTime();
 BENCHMARK(BM_ScoreRasterRope)
     ->Args({1'000'000'000, 8192})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_ScoreRasterRopeWindow)
+    ->Args({1'000'000'000, 8192, 0})
+    ->Args({1'000'000'000, 8192, 1})
+    ->Args({1'000'000'000, 8192, 2})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_HeatmapRasterRope)

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 
+#include "analysis/masked_texels.h"
 #include "analysis/offset_texels.h"
 #include "analysis/similarity.h"
 #include "base/progress.h"
@@ -26,6 +27,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // The largest (keys + queries) x wave terms PrefixScoreRaster takes on (about a second on two
 // cores; past it texels are sampled).
 constexpr int64_t kPrefixRasterMaxWork = int64_t{1} << 32;
+// The most query rows x texel columns PrefixScoreRaster visits for an added table under a mask
+// (a tenth of a second); past it the texels the mask cuts are sampled.
+constexpr int64_t kMaskedPrefixMaxRowTexels = int64_t{1} << 27;
 
 // `samples` positions spread evenly over [p0, p0 + count): the centres of equal slices, or every
 // position when they fit.
@@ -807,6 +811,101 @@ double VisibleMean(const AttentionScorer& s, int64_t m0, int64_t m1, int64_t n0,
   return weight > 0 ? static_cast<double>(acc / weight) : std::numeric_limits<double>::quiet_NaN();
 }
 
+// The score along the offsets a masked raster's partly visible texels take, for scores that
+// depend on the offset k = n - m alone (analysis/masked_texels.h): RoPE's (its waves of k, no
+// decay), the biases' (ALiBi's -slope |k|, T5's bucket of k, on the content's one number) and
+// NoPE's (the content's one number). `dot` holds scale (q . k) along k, which a temperature
+// multiplies by tau(m); `bias` the bias, which it does not.
+struct MaskedOffsetScore {
+  OffsetPrefix dot, bias;
+  std::optional<double> dot_constant;  // in place of `dot` when q . k does not turn
+  bool has_bias = false;
+};
+
+// The most offsets MakeMaskedOffsetScore tabulates (two long double prefix sums each: 64 MiB).
+constexpr int64_t kMaskedTexelMaxOffsets = int64_t{1} << 21;
+
+// The sum of the q . k part over the visible cells of rows [m0, m1) x keys [n0, n1).
+long double CutDotSum(const MaskedOffsetScore& c, const AttentionScorer& s, int64_t m0, int64_t m1,
+                      int64_t n0, int64_t n1) {
+  if (c.dot_constant) {
+    return static_cast<long double>(*c.dot_constant) *
+           static_cast<long double>(s.VisibleCells(m0, m1, n0, n1));
+  }
+  return VisibleOffsetSum(c.dot, s.window(), s.encoding().Masked(0, 1), m0, m1, n0, n1);
+}
+
+// nullopt when the score is not a function of the offset alone (the added tables, xPos, M-RoPE)
+// or when the offsets [lo, hi) times the score's waves pass kMaskedTexelMaxWork.
+std::optional<MaskedOffsetScore> MakeMaskedOffsetScore(const AttentionScorer& s, int64_t lo,
+                                                       int64_t hi) {
+  const Encoding& e = s.encoding();
+  if (hi <= lo) return std::nullopt;
+  double constant = 0;
+  std::vector<WaveTerm> terms;
+  const bool nope = e.family() == Family::kAdded && e.descriptor().vector_symbol.empty();
+  if (e.family() == Family::kBias || nope) {
+    // q_m = x_q, k_n = x_k (nothing turns them, nothing is added).
+    for (size_t j = 0; j < s.x_query().size(); ++j) constant += s.x_query()[j] * s.x_key()[j];
+  } else if (e.family() == Family::kRotary && !PlainRotaryPairs(e).empty()) {
+    const std::optional<ScoreWaves> waves =
+        MakeScoreWaves(s, /*masked_ok=*/true, /*tempered_ok=*/true);
+    if (!waves || !waves->query.empty() || !waves->key.empty() || !waves->sum.empty() ||
+        !waves->offset_decaying.empty()) {
+      return std::nullopt;
+    }
+    constant = waves->constant;
+    terms = waves->offset;
+  } else {
+    return std::nullopt;
+  }
+  const int64_t n = hi - lo;
+  if (n > kMaskedTexelMaxOffsets ||
+      n > kMaskedTexelMaxWork / (static_cast<int64_t>(terms.size()) + 1)) {
+    return std::nullopt;
+  }
+  MaskedOffsetScore out;
+  const double scale = s.scale();
+  std::vector<double> v(static_cast<size_t>(n), 0.0);
+  if (terms.empty()) {
+    // q . k the same at every offset: its sum is the count of visible cells.
+    out.dot_constant = constant * scale;
+  } else {
+    WaveSumAlong(terms, 2 * lo, 1, n, v.data());
+    for (double& x : v) x = (x + constant) * scale;
+    out.dot = OffsetPrefix::Make(lo, v);
+  }
+  if (e.family() == Family::kBias) {
+    out.has_bias = true;
+    // The bias of query 0 and key k: a function of k - 0 alone for ALiBi and T5.
+    for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = e.Bias(0, lo + i);
+    out.bias = OffsetPrefix::Make(lo, v);
+  }
+  return out;
+}
+
+// The exact mean score over the `open` visible cells of [m0, m1) x [n0, n1): the offsets' sums
+// (VisibleOffsetSum), the dot part over each run of one tau times that tau.
+double CutTexelMean(const MaskedOffsetScore& c, const AttentionScorer& s, int64_t m0, int64_t m1,
+                    int64_t n0, int64_t n1, int64_t open) {
+  const AttentionWindow& w = s.window();
+  const bool also_causal = s.encoding().Masked(0, 1);
+  long double total = 0;
+  if (s.tempered()) {
+    const auto [ma, mb] = RowsSeeing(w, also_causal, m0, m1, n0, n1);
+    if (mb > ma) {
+      for (const auto& [p, count] : TemperatureRuns(s.temperature(), ma, mb - ma)) {
+        total += static_cast<long double>(TemperatureAt(s.temperature(), p)) *
+                 CutDotSum(c, s, p, p + count, n0, n1);
+      }
+    }
+  } else {
+    total = CutDotSum(c, s, m0, m1, n0, n1);
+  }
+  if (c.has_bias) total += VisibleOffsetSum(c.bias, w, also_causal, m0, m1, n0, n1);
+  return static_cast<double>(total / static_cast<long double>(open));
+}
+
 }  // namespace
 
 namespace {
@@ -896,11 +995,18 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
   }
   // xPos: exact texel means from its waves along every key and offset of the window, while
   // those are few enough (a window of some 10^5 positions at d 65536), masked or not.
-  if (DecaysAlongOffset(s.encoding()) && !s.has_bias() &&
+  // The added wave tables (sinusoidal) under a mask likewise, and xPos at any size under one:
+  // the texels the mask cuts exact means of their visible cells, while the query rows times
+  // texel columns stay few.
+  const bool masked_rows = s.masked_any() && !r.one_cell_per_texel &&
+                           (q_hi - q_lo) * r.width <= kMaskedPrefixMaxRowTexels;
+  const bool masked_added = masked_rows && s.encoding().family() == Family::kAdded;
+  if ((DecaysAlongOffset(s.encoding()) || masked_added) && !s.has_bias() &&
       (k_hi - k_lo + q_hi - q_lo) * (s.dim() / 2) <= kPrefixRasterMaxWork &&
-      static_cast<int64_t>(r.width) * r.height * s.dim() > (int64_t{1} << 16)) {
+      (static_cast<int64_t>(r.width) * r.height * s.dim() > (int64_t{1} << 16) || masked_rows)) {
     if (const std::optional<ScoreWaves> waves =
-            MakeScoreWaves(s, /*masked_ok=*/true, /*tempered_ok=*/true)) {
+            MakeScoreWaves(s, /*masked_ok=*/true, /*tempered_ok=*/true);
+        waves && waves->sum.empty()) {
       PrefixScoreRaster(*waves, s, r);
       return r;
     }
@@ -914,14 +1020,67 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
       return r;
     }
   }
-  // A bias whose masked cells (if any) are the scheme's own: closed-form block means.
+  // A bias whose masked cells (if any) are the scheme's own and hold 0 in its table (causal
+  // ALiBi; causal T5's hold bucket 0's bias, which a block mean would count): closed-form block
+  // means.
+  const int64_t first = s.encoding().first_position();
   if (s.has_bias() && !r.one_cell_per_texel && !s.banded() &&
-      (!s.causal_mask() || s.encoding().Masked(0, 1)) && !s.tempered() && BiasScoreRaster(s, r)) {
+      (!s.causal_mask() || s.encoding().Masked(0, 1)) &&
+      (!s.causal() || s.encoding().Bias(first, first + 1) == 0.0) && !s.tempered() &&
+      BiasScoreRaster(s, r)) {
     return r;
   }
   r.values.assign(static_cast<size_t>(r.width) * r.height, 0.0f);
   const int64_t d = s.dim();
   const int samples = kScoreTexelSamples;
+
+  // Under a mask, the visible cells of every texel (closed forms); where the score depends on
+  // the offset alone, the texels the mask cuts partly are exact means of their visible cells
+  // (CutTexelMean) and the wholly visible ones exact means of all theirs (exact mean vectors, and
+  // the bias's block mean), and only texel rows and columns holding a wholly visible texel need
+  // a mean vector.
+  std::vector<int64_t> visible;
+  std::optional<MaskedOffsetScore> cut;
+  std::vector<char> row_used(static_cast<size_t>(r.height), 1),
+      col_used(static_cast<size_t>(r.width), 1);
+  if (s.masked_any() && HasExactMeans(s.encoding())) {
+    visible.resize(static_cast<size_t>(r.width) * r.height);
+    int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+    const bool also_causal = s.encoding().Masked(0, 1);
+    for (int y = 0; y < r.height; ++y) {
+      const int64_t m0 = r.query_edges[static_cast<size_t>(y)];
+      const int64_t m1 = r.query_edges[static_cast<size_t>(y) + 1];
+      for (int x = 0; x < r.width; ++x) {
+        const int64_t n0 = r.key_edges[static_cast<size_t>(x)];
+        const int64_t n1 = r.key_edges[static_cast<size_t>(x) + 1];
+        const int64_t o = s.VisibleCells(m0, m1, n0, n1);
+        visible[static_cast<size_t>(y) * r.width + x] = o;
+        if (o > 0 && o < (m1 - m0) * (n1 - n0)) {
+          const auto [a, b] = VisibleOffsetRange(s.window(), also_causal, m0, m1, n0, n1);
+          lo = std::min(lo, a);
+          hi = std::max(hi, b);
+        }
+      }
+    }
+    if (lo < hi) cut = MakeMaskedOffsetScore(s, lo, hi);
+    if (cut || lo >= hi) {
+      std::fill(row_used.begin(), row_used.end(), 0);
+      std::fill(col_used.begin(), col_used.end(), 0);
+      for (int y = 0; y < r.height; ++y) {
+        const int64_t rows =
+            r.query_edges[static_cast<size_t>(y) + 1] - r.query_edges[static_cast<size_t>(y)];
+        for (int x = 0; x < r.width; ++x) {
+          const int64_t cols =
+              r.key_edges[static_cast<size_t>(x) + 1] - r.key_edges[static_cast<size_t>(x)];
+          if (visible[static_cast<size_t>(y) * r.width + x] == rows * cols)
+            row_used[static_cast<size_t>(y)] = col_used[static_cast<size_t>(x)] = 1;
+        }
+      }
+    } else {
+      visible.clear();
+    }
+  }
+  const bool exact_means = !visible.empty();
 
   // The mean query of each texel row and the mean key of each texel column (bilinearity: the
   // mean of q_m . k_n over a block of cells is mean(q) . mean(k)).
@@ -930,17 +1089,27 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
   const bool parallel = (static_cast<int64_t>(r.width) + r.height) * d >= (int64_t{1} << 14);
 #pragma omp parallel for schedule(dynamic, 16) reduction(&& : exact) if (parallel)
   for (int y = 0; y < r.height; ++y) {
+    if (!row_used[static_cast<size_t>(y)]) continue;
     const int64_t a = r.query_edges[static_cast<size_t>(y)];
-    exact = s.MeanQuery(a, r.query_edges[static_cast<size_t>(y) + 1] - a, samples,
-                        qs.data() + static_cast<size_t>(y * d)) &&
-            exact;
+    const int64_t count = r.query_edges[static_cast<size_t>(y) + 1] - a;
+    double* out = qs.data() + static_cast<size_t>(y * d);
+    if (exact_means && !s.tempered()) {
+      ExactMean(s.encoding(), s.x_query(), a, count, out);
+      continue;
+    }
+    exact = s.MeanQuery(a, count, samples, out) && exact;
   }
 #pragma omp parallel for schedule(dynamic, 16) reduction(&& : exact) if (parallel)
   for (int x = 0; x < r.width; ++x) {
+    if (!col_used[static_cast<size_t>(x)]) continue;
     const int64_t a = r.key_edges[static_cast<size_t>(x)];
-    exact = s.MeanKey(a, r.key_edges[static_cast<size_t>(x) + 1] - a, samples,
-                      ks.data() + static_cast<size_t>(x * d)) &&
-            exact;
+    const int64_t count = r.key_edges[static_cast<size_t>(x) + 1] - a;
+    double* out = ks.data() + static_cast<size_t>(x * d);
+    if (exact_means) {
+      ExactMean(s.encoding(), s.x_key(), a, count, out);
+      continue;
+    }
+    exact = s.MeanKey(a, count, samples, out) && exact;
   }
 
   const bool bias = s.has_bias();
@@ -958,6 +1127,28 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
     for (int x = 0; x < r.width; ++x) {
       const int64_t n0 = r.key_edges[static_cast<size_t>(x)];
       const int64_t n1 = r.key_edges[static_cast<size_t>(x) + 1];
+      if (exact_means) {
+        // Masked, and the score a function of the offset: every texel exact.
+        const int64_t o = visible[static_cast<size_t>(y) * r.width + x];
+        if (o == 0) {
+          out[x] = std::numeric_limits<float>::quiet_NaN();
+        } else if (o < (m1 - m0) * (n1 - n0)) {
+          out[x] = static_cast<float>(CutTexelMean(*cut, s, m0, m1, n0, n1, o));
+        } else {
+          const Encoding& e = s.encoding();
+          double b = 0.0;
+          if (bias && !e.MeanOverBlock(m0 - e.first_position(), m1 - m0, n0 - e.first_position(),
+                                       n1 - n0, &b)) {
+            // A bias with no block means: sampled.
+            out[x] = static_cast<float>(VisibleMean(s, m0, m1, n0, n1, samples, qv, kv, exact));
+            continue;
+          }
+          out[x] = static_cast<float>(s.Dot(qs.data() + static_cast<size_t>(y * d),
+                                            ks.data() + static_cast<size_t>(x * d)) +
+                                      b);
+        }
+        continue;
+      }
       if (banded) {
         // A band or blocks: which cells are visible is exact (closed form); a texel with none
         // is masked, one with all of them is the bilinear mean below, and a partly visible one

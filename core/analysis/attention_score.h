@@ -144,6 +144,12 @@ struct ScoreRasterRequest {
 };
 
 inline constexpr int kScoreTexelSamples = 8;  // positions averaged per texel side when not exact
+// Texels a mask cuts partly are exact means of their visible cells when the score depends on the
+// offset n - m alone (RoPE, ALiBi, T5, NoPE): from the score along the offsets those cells take
+// (analysis/masked_texels.h), at most kMaskedTexelMaxWork offset-values x waves a frame (sliding:W
+// needs W offsets, chunked:C C, causal the texels' own span); past it they are sampled.
+inline constexpr int kMaskedTexelMaxWorkLog2 = 27;
+inline constexpr int64_t kMaskedTexelMaxWork = int64_t{1} << kMaskedTexelMaxWorkLog2;
 
 struct ScoreRaster {
   int width = 0, height = 0;  // texels

@@ -206,4 +206,14 @@ std::pair<int64_t, int64_t> RowsSeeing(const AttentionWindow& w, bool also_causa
   return {first, std::max(first, end)};
 }
 
+KeyBound LowKeyBound(const AttentionWindow& w) {
+  const Bound b = LowBound(w);
+  return {static_cast<KeyBound::Form>(b.form), b.c};
+}
+
+KeyBound HighKeyBound(const AttentionWindow& w, bool also_causal) {
+  const Bound b = HighBound(w, also_causal);
+  return {static_cast<KeyBound::Form>(b.form), b.c};
+}
+
 }  // namespace pe

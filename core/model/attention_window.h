@@ -84,4 +84,14 @@ int64_t VisibleCells(const AttentionWindow& w, bool also_causal, int64_t m0, int
 std::pair<int64_t, int64_t> RowsSeeing(const AttentionWindow& w, bool also_causal, int64_t m0,
                                        int64_t m1, int64_t n0, int64_t n1);
 
+// The ends of VisibleKeys as forms, for closed forms over blocks of cells (analysis/masked_texels):
+// lo(m) and hi(m) are each m + c (kLinear), a chunk's start C floor(m / C) (kChunk, c = C; lo
+// only) or unbounded (kNone).
+struct KeyBound {
+  enum Form { kNone, kLinear, kChunk } form = kNone;
+  int64_t c = 0;
+};
+KeyBound LowKeyBound(const AttentionWindow& w);
+KeyBound HighKeyBound(const AttentionWindow& w, bool also_causal);
+
 }  // namespace pe
