@@ -1050,10 +1050,16 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
     for (int y = 0; y < r.height; ++y) {
       const int64_t m0 = r.query_edges[static_cast<size_t>(y)];
       const int64_t m1 = r.query_edges[static_cast<size_t>(y) + 1];
+      // Each row's run lies in [lo(m0), hi(m1 - 1)) and covers [lo(m1 - 1), hi(m0)) (lo and hi
+      // never decrease): texels outside the first are masked, inside the second whole; only
+      // the ones between need counting.
+      const KeyRun top = s.VisibleKeys(m0), bottom = s.VisibleKeys(m1 - 1);
       for (int x = 0; x < r.width; ++x) {
         const int64_t n0 = r.key_edges[static_cast<size_t>(x)];
         const int64_t n1 = r.key_edges[static_cast<size_t>(x) + 1];
-        const int64_t o = s.VisibleCells(m0, m1, n0, n1);
+        const int64_t o = n1 <= top.lo || n0 >= bottom.hi   ? 0
+                          : n0 >= bottom.lo && n1 <= top.hi ? (m1 - m0) * (n1 - n0)
+                                                            : s.VisibleCells(m0, m1, n0, n1);
         visible[static_cast<size_t>(y) * r.width + x] = o;
         if (o > 0 && o < (m1 - m0) * (n1 - n0)) {
           const auto [a, b] = VisibleOffsetRange(s.window(), also_causal, m0, m1, n0, n1);
@@ -1084,7 +1090,10 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
 
   // The mean query of each texel row and the mean key of each texel column (bilinearity: the
   // mean of q_m . k_n over a block of cells is mean(q) . mean(k)).
-  std::vector<double> qs(static_cast<size_t>(r.height * d)), ks(static_cast<size_t>(r.width * d));
+  // (Not made when no texel needs them: at 1e9 x 8192 under a band they would be 85 MB.)
+  const bool any_row = std::find(row_used.begin(), row_used.end(), 1) != row_used.end();
+  std::vector<double> qs(any_row ? static_cast<size_t>(r.height * d) : 0),
+      ks(any_row ? static_cast<size_t>(r.width * d) : 0);
   bool exact = true;
   const bool parallel = (static_cast<int64_t>(r.width) + r.height) * d >= (int64_t{1} << 14);
 #pragma omp parallel for schedule(dynamic, 16) reduction(&& : exact) if (parallel)
