@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/attention_score.h"
 #include "base/matrix.h"
 #include "encoding/encoding.h"
 #include "encoding/mrope.h"
@@ -240,6 +242,197 @@ TEST(Mrope, ColumnMeansAgreeWithTheFill) {
         EXPECT_NEAR(mean[static_cast<size_t>(j)], want, 1e-6 * std::max(1.0, std::abs(want)))
             << RopePartName(part) << " column " << j << " rows from " << row0;
       }
+    }
+  }
+}
+
+TEST(Mrope, IdBoxesRunThroughTheIdsInTokenOrder) {
+  // Three images of other grids; every range [a, a + n) cut anywhere, boxes expanded in token
+  // order (text: the three ids step together; image: t slowest, w fastest) give Ids token by
+  // token.
+  const EncodingParams p =
+      Params(16, 400, {{5, 2, 3, 4}, {40, 3, 5, 7}, {160, 1, 6, 2}}, {2, 3, 3});
+  const MropeSequence seq(p);
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 400; ++trial) {
+    const auto a = static_cast<int64_t>(rng() % 400);
+    const auto n = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(400 - a));
+    int64_t token = a;
+    for (const MropeSequence::IdBox& box : seq.IdBoxes(a, n)) {
+      if (box.text) {
+        EXPECT_EQ(box.count[0], box.count[1]);
+        EXPECT_EQ(box.count[0], box.count[2]);
+        for (int64_t k = 0; k < box.count[0]; ++k, ++token) {
+          const int64_t id = box.first[0] + k;
+          ASSERT_EQ(seq.Ids(token), (MropeIds{{id, id, id}})) << "token " << token;
+        }
+        continue;
+      }
+      for (int64_t t = 0; t < box.count[0]; ++t) {
+        for (int64_t h = 0; h < box.count[1]; ++h) {
+          for (int64_t w = 0; w < box.count[2]; ++w, ++token) {
+            ASSERT_EQ(seq.Ids(token),
+                      (MropeIds{{box.first[0] + t, box.first[1] + h, box.first[2] + w}}))
+                << "token " << token << " in [" << a << ", " << a + n << ")";
+          }
+        }
+      }
+    }
+    EXPECT_EQ(token, a + n);
+  }
+}
+
+// The score raster of `e` over its whole table in `texels` x `texels` texels, and the naive
+// mean of score(m, n) = s tau(m) (R_m x_q) . (R_n x_k) over each texel's cells, one cell at a
+// time, the rotations from RotateQuery / RotateKey.
+void ExpectExactTexels(const EncodingPtr& e, int texels, const AttentionTemperature& temperature,
+                       const std::string& what) {
+  const int64_t d = e->params().d_model, L = e->rows();
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> n01;
+  std::vector<double> xq(static_cast<size_t>(d)), xk(static_cast<size_t>(d));
+  for (double& v : xq) v = n01(rng);
+  for (double& v : xk) v = n01(rng);
+  Result<AttentionScorer> scorer =
+      AttentionScorer::Make(e, xq, xk, AttentionWindow{}, 0, temperature);
+  ASSERT_TRUE(scorer.ok()) << scorer.message();
+  ScoreRasterRequest req;
+  req.x0 = 0, req.x1 = static_cast<double>(L), req.y0 = 0, req.y1 = static_cast<double>(L);
+  req.width_px = texels, req.height_px = texels;
+  const ScoreRaster r = ComputeScoreRaster(scorer.value(), req);
+  ASSERT_EQ(r.width, texels) << what;
+  ASSERT_EQ(r.height, texels) << what;
+  EXPECT_TRUE(r.exact) << what;
+  // Every query and key rotated once.
+  std::vector<std::vector<double>> q(static_cast<size_t>(L)), k(static_cast<size_t>(L));
+  for (int64_t p = 0; p < L; ++p) {
+    q[static_cast<size_t>(p)] = xq;
+    e->RotateQuery(p, q[static_cast<size_t>(p)].data());
+    const double tau = TemperatureAt(temperature, p);
+    for (double& v : q[static_cast<size_t>(p)]) v *= tau;
+    k[static_cast<size_t>(p)] = xk;
+    e->RotateKey(p, k[static_cast<size_t>(p)].data());
+  }
+  double worst = 0;
+  for (int y = 0; y < r.height; ++y) {
+    for (int x = 0; x < r.width; ++x) {
+      double sum = 0;
+      int64_t cells = 0;
+      for (int64_t m = r.query_edges[static_cast<size_t>(y)];
+           m < r.query_edges[static_cast<size_t>(y) + 1]; ++m) {
+        for (int64_t n = r.key_edges[static_cast<size_t>(x)];
+             n < r.key_edges[static_cast<size_t>(x) + 1]; ++n, ++cells) {
+          double dot = 0;
+          for (int64_t j = 0; j < d; ++j) {
+            dot += q[static_cast<size_t>(m)][static_cast<size_t>(j)] *
+                   k[static_cast<size_t>(n)][static_cast<size_t>(j)];
+          }
+          sum += dot / std::sqrt(static_cast<double>(d));
+        }
+      }
+      const double want = sum / static_cast<double>(cells);
+      const double got =
+          r.values[static_cast<size_t>(y) * static_cast<size_t>(r.width) + static_cast<size_t>(x)];
+      worst = std::max(worst, std::abs(got - want) / std::max(1.0, std::abs(want)));
+    }
+  }
+  // float32 rounding of each texel, and nothing more.
+  EXPECT_LT(worst, 1e-6) << what << " at " << texels << " x " << texels << " texels";
+}
+
+TEST(Mrope, ScoreTexelsAreExactMeansOfTheirCells) {
+  // 240 tokens: images of grids 2x3x4 at 5, 3x5x7 at 41 (105 tokens) and 1x6x2 at 170, so
+  // texel edges (every 6, 16, 48, 120 tokens) cut them mid-row, mid-step and between steps.
+  const std::vector<MropeImage> images = {{5, 2, 3, 4}, {41, 3, 5, 7}, {170, 1, 6, 2}};
+  for (MropeLayout layout : {MropeLayout::kChunked, MropeLayout::kInterleaved}) {
+    for (RopePairing pairing : {RopePairing::kHalf, RopePairing::kInterleaved}) {
+      EncodingParams p = Params(24, 240, images, {4, 4, 4}, layout);
+      p.mrope().pairing = pairing;
+      const EncodingPtr e = Make(p);
+      const std::string what = std::string(MropeLayoutName(layout)) + " layout, " +
+                               std::string(RopePairingName(pairing)) + " pairing";
+      for (int texels : {2, 5, 13, 40}) ExpectExactTexels(e, texels, {}, what);
+    }
+  }
+  // With Llama 4's temperature (a step every 16 tokens): each run of one tau its exact mean.
+  AttentionTemperature t;
+  t.kind = TemperatureKind::kLlama4;
+  t.floor = 16;
+  const EncodingPtr e = Make(Params(24, 240, images, {4, 4, 4}, MropeLayout::kInterleaved));
+  for (int texels : {3, 17}) ExpectExactTexels(e, texels, t, "tempered");
+}
+
+TEST(Mrope, TextOnlyScoreTexelsAreRopes) {
+  // No image: every pair turns by the text position, so the texels are RoPE's (whose raster is
+  // its own closed form, the score's waves along the offset).
+  const EncodingParams mp = Params(32, 3000, {}, {4, 6, 6});
+  EncodingParams rp;
+  rp.d_model = 32;
+  rp.max_len = 3000;
+  RopeParams r;
+  r.theta = 10000;
+  rp.scheme = r;
+  std::vector<double> xq(32), xk(32);
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> n01;
+  for (double& v : xq) v = n01(rng);
+  for (double& v : xk) v = n01(rng);
+  const auto raster = [&](const EncodingParams& p) {
+    Result<AttentionScorer> s = AttentionScorer::Make(Make(p), xq, xk, AttentionWindow{});
+    EXPECT_TRUE(s.ok());
+    ScoreRasterRequest req;
+    req.x1 = req.y1 = 3000;
+    req.width_px = 70, req.height_px = 45;
+    return ComputeScoreRaster(s.value(), req);
+  };
+  const ScoreRaster a = raster(mp), b = raster(rp);
+  ASSERT_EQ(a.values.size(), b.values.size());
+  EXPECT_TRUE(a.exact);
+  EXPECT_EQ(a.key_edges, b.key_edges);
+  EXPECT_EQ(a.query_edges, b.query_edges);
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    ASSERT_NEAR(a.values[i], b.values[i], 1e-6 * std::max(1.0f, std::abs(b.values[i])))
+        << "texel " << i;
+  }
+}
+
+TEST(Mrope, BillionTokenScoreTexelsAreExactAndFast) {
+  // 1e9 tokens with a 3 x 2048 x 1024 image at token 400 000 000, in 800 x 500 texels: each
+  // texel row is a few id boxes, so the raster takes well under a second.
+  EncodingParams p = Params(128, 1000000000, {{400000000, 3, 2048, 1024}}, {16, 24, 24});
+  const EncodingPtr e = Make(p);
+  std::vector<double> xq(128), xk(128);
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> n01;
+  for (double& v : xq) v = n01(rng);
+  for (double& v : xk) v = n01(rng);
+  Result<AttentionScorer> s = AttentionScorer::Make(e, xq, xk, AttentionWindow{});
+  ASSERT_TRUE(s.ok());
+  ScoreRasterRequest req;
+  req.x1 = req.y1 = 1e9;
+  req.width_px = 800, req.height_px = 500;
+  const auto t0 = std::chrono::steady_clock::now();
+  const ScoreRaster r = ComputeScoreRaster(s.value(), req);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(r.exact);
+  EXPECT_LT(seconds, 2.0);
+  // The mean query over stretches that start in text and end partway through the image's
+  // second grid row, and that run from the end of its first time step into the second, against
+  // the naive loop (Query turns by std::cos and std::sin of one rounded angle, off by up to
+  // ~4e-8 rad at ids near 4e8: hence 1e-6).
+  const int64_t at = 400000000, step = 2048 * 1024;
+  for (const auto& [a, n] : {std::pair<int64_t, int64_t>{at - 700, 700 + 1024 + 333},
+                             {at + step - 1500, 1500 + 3 * 1024 + 7}}) {
+    std::vector<double> mean(128), naive(128, 0.0), v(128);
+    ASSERT_TRUE(s.value().MeanQuery(a, n, kScoreTexelSamples, mean.data()));
+    for (int64_t m = a; m < a + n; ++m) {
+      s.value().Query(m, v.data());
+      for (size_t j = 0; j < 128; ++j) naive[j] += v[j];
+    }
+    for (size_t j = 0; j < 128; ++j) {
+      EXPECT_NEAR(mean[j], naive[j] / static_cast<double>(n), 1e-6)
+          << "dim " << j << " from token " << a;
     }
   }
 }

@@ -460,6 +460,53 @@ TEST(RopeFrequencies, RotaryFractionRotatesAPrefix) {
   EXPECT_EQ(RopeRotaryDims(p), 32);
 }
 
+TEST(RopeFrequencies, SlowestWavelengthIsTheScaledTables) {
+  // The slowest wavelength a label quotes is the table's, after the scaling: 2 pi / min inv_freq
+  // with inv_freq from HF modeling_rope_utils.py, worked in numpy (float64):
+  //   Gemma 3 global layers (head 256, base 1e6, linear factor 8;
+  //   _compute_linear_scaling_rope_parameters): 45122676.808297113 (unscaled 5640334.601037139)
+  //   Llama 4 Scout (head 128, base 5e5, llama3 factor 16, low = high = 1, original 8192;
+  //   _compute_llama3_parameters): 40947128.277941748 (unscaled 2559195.5173713593)
+  const EncodingParams gemma = Rope(256, 1e6, RopeScaling::kLinear, 8.0);
+  EncodingParams llama = Rope(128, 500000.0, RopeScaling::kLlama3, 16.0);
+  llama.rope().low_freq_factor = 1.0;
+  llama.rope().high_freq_factor = 1.0;
+  llama.rope().original_max_len = 8192;
+  ExpectRelNear(45122676.808297113, RopeSlowestWavelength(Compute(gemma)), 1e-13, "gemma 3");
+  ExpectRelNear(40947128.277941748, RopeSlowestWavelength(Compute(llama)), 1e-13, "llama 4");
+  // The side-by-side hint at share 1: both sides are the whole table.
+  for (const auto& [p, wave] :
+       {std::pair{gemma, 45122676.808297113}, std::pair{llama, 40947128.277941748}}) {
+    const RopeShareComparison c = CompareRopeShares(p);
+    ASSERT_TRUE(c.partial_status.ok()) << c.partial_status.message();
+    ASSERT_TRUE(c.proportional_status.ok()) << c.proportional_status.message();
+    EXPECT_EQ(c.share, 1.0);
+    EXPECT_EQ(c.partial_dims, p.d_model);
+    EXPECT_EQ(c.rotating_pairs, p.d_model / 2);
+    ExpectRelNear(wave, c.partial_wavelength, 1e-13, "partial at share 1");
+    ExpectRelNear(wave, c.proportional_wavelength, 1e-13, "p-RoPE at share 1");
+  }
+  // Gemma 3 at share 0.25 (numpy): partial RoPE, d_rot 64, 2 pi 1e6^(62/64) 8 =
+  // 32641481.010175668; p-RoPE, 32 of 128 pairs, 2 pi 1e6^(62/256) 8 = 1426.904328378758.
+  EncodingParams share = gemma;
+  share.rope().rotary_fraction = 0.25;
+  RopeShareComparison c = CompareRopeShares(share);
+  EXPECT_EQ(c.share, 0.25);
+  EXPECT_EQ(c.partial_dims, 64);
+  EXPECT_EQ(c.rotating_pairs, 32);
+  ExpectRelNear(32641481.010175668, c.partial_wavelength, 1e-13, "partial at share 0.25");
+  ExpectRelNear(1426.904328378758, c.proportional_wavelength, 1e-13, "p-RoPE at share 0.25");
+  // p-RoPE takes no scaling but linear: with Llama 3's it says so and quotes no number.
+  EncodingParams llama_share = llama;
+  llama_share.rope().rotary_fraction = 0.5;
+  c = CompareRopeShares(llama_share);
+  EXPECT_TRUE(c.partial_status.ok());
+  EXPECT_FALSE(c.proportional_status.ok());
+  EXPECT_EQ(c.proportional_wavelength, 0.0);
+  // No pair turning: 0.
+  EXPECT_EQ(RopeSlowestWavelength(RopeFrequencies{}), 0.0);
+}
+
 TEST(RopeValidation, RotaryFractionGivingOddOrNoDimsIsRefused) {
   EncodingParams p = Rope(64);
   p.rope().rotary_fraction = 0.3;  // 19.2 -> 19

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdio>
 #include <iterator>
-#include <numbers>
 #include <optional>
 #include <span>
 #include <utility>
@@ -131,8 +130,7 @@ void DrawRopeExplanation(const AppState&, const Derived& derived) {
       static_cast<long long>(f.d_rot), static_cast<long long>(p.d_model), static_cast<long long>(h),
       r.theta, static_cast<long long>(f.d_rot)));
   if (f.rotating_pairs < h) {
-    const double slowest =
-        2.0 * std::numbers::pi / f.pairs[static_cast<size_t>(f.rotating_pairs - 1)].scaled;
+    const double slowest = RopeSlowestWavelength(f);
     WrappedText(Printf(
         "Proportional (p-RoPE, proportion %g): only the first %lld of the %lld pairs turn; the "
         "other %lld have frequency 0, never turn (cos 1, sin 0) and carry meaning free of "
@@ -537,35 +535,29 @@ void DrawRopeControls(AppState& state) {
   }
   ImGui::TextDisabled("p-RoPE: the rest never turn");
   {
-    // The slowest rotating pair of each at the share set (the one below 1, else 1): partial
-    // RoPE's exponent runs over d_rot, p-RoPE's over the whole head, so p-RoPE's slowest pair
-    // is far faster.
+    // The slowest rotating pair of each at the share set (the one below 1, else 1), from the
+    // table each would build with the other settings, scaling included: partial RoPE's exponent
+    // runs over d_rot, p-RoPE's over the whole head, so p-RoPE's slowest pair is far faster.
     const EncodingParams& pe = state.params.pe;
-    const double share = std::min(r.rotary_fraction, r.proportion);
-    EncodingParams partial = pe, prop = pe;
-    partial.rope().rotary_fraction = share;
-    partial.rope().proportion = 1.0;
-    prop.rope().rotary_fraction = 1.0;
-    prop.rope().proportion = share;
-    const int64_t d_rot = RopeRotaryDims(partial);
-    const int64_t k = RopeRotatingPairs(prop);
-    if (share > 0.0 && share <= 1.0 && d_rot >= 2 && k >= 1 && pe.d_model >= 2) {
-      const double partial_wave =
-          2.0 * std::numbers::pi *
-          std::pow(r.theta, static_cast<double>(d_rot - 2) / static_cast<double>(d_rot));
-      const double prop_wave =
-          2.0 * std::numbers::pi *
-          std::pow(r.theta, 2.0 * static_cast<double>(k - 1) / static_cast<double>(pe.d_model));
-      WrappedText(Printf(
-          "At share %g: partial RoPE's slowest pair (%lld of %lld dims) repeats "
-          "every %.4g positions; p-RoPE's slowest turning pair (%lld of %lld "
-          "pairs) every %.4g%s.",
-          share, static_cast<long long>(d_rot), static_cast<long long>(pe.d_model), partial_wave,
-          static_cast<long long>(k), static_cast<long long>(pe.d_model / 2), prop_wave,
-          k < pe.d_model / 2
-              ? Printf(", the other %lld never turn", static_cast<long long>(pe.d_model / 2 - k))
-                    .c_str()
-              : ""));
+    const RopeShareComparison c = CompareRopeShares(pe);
+    if (c.partial_status.ok()) {
+      std::string text = Printf(
+          "At share %g: partial RoPE's slowest pair (%lld of %lld dims) repeats every %.4g "
+          "positions",
+          c.share, static_cast<long long>(c.partial_dims), static_cast<long long>(pe.d_model),
+          c.partial_wavelength);
+      if (c.proportional_status.ok()) {
+        text += Printf("; p-RoPE's slowest turning pair (%lld of %lld pairs) every %.4g",
+                       static_cast<long long>(c.rotating_pairs),
+                       static_cast<long long>(pe.d_model / 2), c.proportional_wavelength);
+        if (c.rotating_pairs < pe.d_model / 2) {
+          text += Printf(", the other %lld never turn",
+                         static_cast<long long>(pe.d_model / 2 - c.rotating_pairs));
+        }
+      } else {
+        text += "; p-RoPE at this share: " + c.proportional_status.message();
+      }
+      WrappedText(text + ".");
     }
   }
   const char* parts[] = {"cos", "sin", "angle p\xc2\xb7\xce\xb8"};

@@ -348,11 +348,20 @@ std::span<const RotaryPair> PlainRotaryPairs(const Encoding& e) {
   return pairs;
 }
 
+// Whether the encoding's rotation has a mean over positions of its own (Encoding::MeanRotated:
+// M-RoPE), asked at its first position.
+bool HasMeanRotated(const Encoding& e) {
+  const std::vector<double> v(static_cast<size_t>(e.params().d_model), 0.0);
+  std::vector<double> out(v.size());
+  return e.MeanRotated(e.first_position(), 1, v.data(), out.data());
+}
+
 // Whether ExactMean has a closed form for the encoding: the added schemes (the table's exact
-// column means), RoPE, and the biases (whose q and k are the content itself).
+// column means), RoPE, M-RoPE (MeanRotated), and the biases (whose q and k are the content
+// itself).
 bool HasExactMeans(const Encoding& e) {
   return e.family() == Family::kAdded || e.family() == Family::kBias ||
-         (e.family() == Family::kRotary && !PlainRotaryPairs(e).empty());
+         (e.family() == Family::kRotary && (!PlainRotaryPairs(e).empty() || HasMeanRotated(e)));
 }
 
 // The mean over [p0, p0 + count) of x + PE_p (added) or R_p x (RoPE), (d), untempered, exact at
@@ -368,6 +377,7 @@ void ExactMean(const Encoding& e, const std::vector<double>& x, int64_t p0, int6
     for (int64_t j = 0; j < d; ++j) out[j] += x[static_cast<size_t>(j)];
     return;
   }
+  if (e.family() == Family::kRotary && e.MeanRotated(p0, count, x.data(), out)) return;
   std::copy(x.begin(), x.end(), out);
   if (e.family() == Family::kBias) return;
   for (const RotaryPair& pair : PlainRotaryPairs(e)) {
@@ -384,38 +394,33 @@ void ExactMean(const Encoding& e, const std::vector<double>& x, int64_t p0, int6
 }  // namespace
 
 bool AttentionScorer::MeanQuery(int64_t m0, int64_t count, int samples, double* out) const {
-  if (!tempered() || count == 1) {
+  if (count == 1 || !HasExactMeans(*encoding_)) {
     return MeanOf(*encoding_, x_query_, m0, count, samples, out,
                   [this](int64_t p, double* v) { Query(p, v); });
   }
-  const auto d = static_cast<size_t>(dim());
-  if (HasExactMeans(*encoding_)) {
-    // tau is constant on runs of positions: the exact mean is the runs' exact untempered means,
-    // each times its tau and its share of the positions (CheckScoreRaster bounds the runs).
-    std::vector<double> part(d);
-    std::fill(out, out + d, 0.0);
-    for (const auto& [p, n] : TemperatureRuns(temperature_, m0, count)) {
-      ExactMean(*encoding_, x_query_, p, n, part.data());
-      const double w =
-          TemperatureAt(temperature_, p) * static_cast<double>(n) / static_cast<double>(count);
-      for (size_t j = 0; j < d; ++j) out[j] += w * part[j];
-    }
+  if (!tempered()) {
+    ExactMean(*encoding_, x_query_, m0, count, out);
     return true;
   }
-  // No closed form (xPos, M-RoPE): the mean over sampled positions, Query's tau included.
-  const std::vector<int64_t> ps = SamplePositions(m0, count, samples);
-  std::vector<double> v(d);
+  // tau is constant on runs of positions: the exact mean is the runs' exact untempered means,
+  // each times its tau and its share of the positions (CheckScoreRaster bounds the runs).
+  // Without a closed form (xPos) MeanOf above samples Query, tau included.
+  const auto d = static_cast<size_t>(dim());
+  std::vector<double> part(d);
   std::fill(out, out + d, 0.0);
-  for (int64_t p : ps) {
-    Query(p, v.data());
-    for (size_t j = 0; j < d; ++j) out[j] += v[j] / static_cast<double>(ps.size());
+  for (const auto& [p, n] : TemperatureRuns(temperature_, m0, count)) {
+    ExactMean(*encoding_, x_query_, p, n, part.data());
+    const double w =
+        TemperatureAt(temperature_, p) * static_cast<double>(n) / static_cast<double>(count);
+    for (size_t j = 0; j < d; ++j) out[j] += w * part[j];
   }
-  return static_cast<int64_t>(ps.size()) == count;
+  return true;
 }
 
 bool AttentionScorer::MeanKey(int64_t n0, int64_t count, int samples, double* out) const {
-  if (tempered() && count > 1 && HasExactMeans(*encoding_)) {
-    // Beside a tempered query (whose texels are exact), the keys' exact means too.
+  if (count > 1 && HasExactMeans(*encoding_)) {
+    // Closed forms: the table's column means (added), each pair's Dirichlet mean (RoPE),
+    // MeanRotated (M-RoPE), the content (biases).
     ExactMean(*encoding_, x_key_, n0, count, out);
     return true;
   }

@@ -99,9 +99,11 @@ class AttentionScorer {
   void Query(int64_t m, double* out) const;
   void Key(int64_t n, double* out) const;
   // The mean of q over the positions [m0, m0 + count) (and likewise k), (d). Added schemes use
-  // the table's exact column means (closed forms for waves, any count costs the same); the
-  // others average at most `samples` positions spread evenly over the range (all of them when
-  // count <= samples). Returns true when the mean is exact.
+  // the table's exact column means (closed forms for waves, any count costs the same), RoPE
+  // each pair's Dirichlet mean, M-RoPE its exact mean rotation (Encoding::MeanRotated); the
+  // others (xPos) average at most `samples` positions
+  // spread evenly over the range (all of them when count <= samples). Returns true when the mean is
+  // exact.
   bool MeanQuery(int64_t m0, int64_t count, int samples, double* out) const;
   bool MeanKey(int64_t n0, int64_t count, int samples, double* out) const;
 
@@ -170,8 +172,8 @@ struct ScoreRaster {
 inline constexpr int kTemperedRasterMaxWorkLog2 = 23;
 inline constexpr int64_t kTemperedRasterMaxWork = int64_t{1} << kTemperedRasterMaxWorkLog2;
 // An error naming --temperature-floor, the rule and the values when a tempered raster of this
-// request would take more than that (added schemes, RoPE and the biases, whose texels are exact
-// sums over the runs); OK otherwise. The score and compare views ask before they draw.
+// request would take more than that (added schemes, RoPE, M-RoPE and the biases, whose texels
+// are exact sums over the runs); OK otherwise. The score and compare views ask before they draw.
 Status CheckScoreRaster(const AttentionScorer& scorer, const ScoreRasterRequest& request);
 
 // The raster of the window, clamped to the table's positions. Only the texels' rows and columns

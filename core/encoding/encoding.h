@@ -146,6 +146,15 @@ class Encoding {
   // down); the others leave them as they are (the default). Positions are absolute.
   virtual void RotateQuery(int64_t position, double* v) const { (void)position, (void)v; }
   virtual void RotateKey(int64_t position, double* v) const { (void)position, (void)v; }
+  // The mean over positions [position, position + count) of RotateQuery's (and RotateKey's)
+  // turn of `v`, (d_model) into `out`, in a time that does not grow with count, for a rotation
+  // with a closed form that rotary_pairs() cannot state (M-RoPE, whose pairs turn by ids other
+  // than the position); false (the default), writing nothing, when there is none or the
+  // positions leave the table.
+  virtual bool MeanRotated(int64_t position, int64_t count, const double* v, double* out) const {
+    (void)position, (void)count, (void)v, (void)out;
+    return false;
+  }
   // The bias added to the logit of query position m and key position n (ALiBi, T5); 0 for the
   // others (the default).
   virtual double Bias(int64_t query_position, int64_t key_position) const {

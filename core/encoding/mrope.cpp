@@ -8,6 +8,7 @@
 
 #include "base/format_text.h"
 #include "encoding/rope_encoding.h"
+#include "encoding/wave.h"
 
 namespace pe {
 namespace {
@@ -226,6 +227,46 @@ MropeIds MropeSequence::Ids(int64_t token) const {
   }
   const int64_t id = offset_ + token - shrink_[k];
   return {{id, id, id}};
+}
+
+std::vector<MropeSequence::IdBox> MropeSequence::IdBoxes(int64_t token, int64_t count) const {
+  std::vector<IdBox> out;
+  const int64_t end = token + count;
+  // The first image that ends after the token (images are sorted and disjoint).
+  auto it = std::upper_bound(images_.begin(), images_.end(), token, [](int64_t t, const Image& im) {
+    return t < im.image.at + im.tokens();
+  });
+  int64_t r = token;
+  while (r < end) {
+    if (it == images_.end() || r < it->image.at) {
+      // Text up to the next image: ids step by one on every axis.
+      const int64_t stop = it == images_.end() ? end : std::min(end, it->image.at);
+      const int64_t id = Ids(r).id[0];
+      out.push_back({true, {id, id, id}, {stop - r, stop - r, stop - r}});
+      r = stop;
+      continue;
+    }
+    // Inside the image: patch (a, b, c) of its T x H x W grid in row-major order.
+    const MropeImage& im = it->image;
+    const int64_t hw = im.h * im.w, l = r - im.at;
+    const int64_t a = l / hw, b = (l % hw) / im.w, c = l % im.w;
+    const int64_t left = std::min(end, im.at + it->tokens()) - r;
+    IdBox box{false, {it->first_id + a, it->first_id + b, it->first_id + c}, {1, 1, 1}};
+    if (c != 0 || left < im.w) {
+      box.count[2] = std::min(im.w - c, left);  // part of a grid row
+    } else if (b != 0 || left < hw) {
+      box.count[1] = std::min(im.h - b, left / im.w);  // whole rows of one time step
+      box.count[2] = im.w;
+    } else {
+      box.count[0] = std::min(im.t - a, left / hw);  // whole time steps
+      box.count[1] = im.h;
+      box.count[2] = im.w;
+    }
+    out.push_back(box);
+    r += box.count[0] * box.count[1] * box.count[2];
+    if (r == im.at + it->tokens()) ++it;
+  }
+  return out;
 }
 
 std::string MropePatchText(const MropePatch& patch) {
@@ -510,6 +551,44 @@ class MropeEncoding final : public Encoding {
   // with cos and sin of the token's M-RoPE angles; `position` is the table's (offset + token).
   void RotateQuery(int64_t position, double* v) const override { Rotate(position, v); }
   void RotateKey(int64_t position, double* v) const override { Rotate(position, v); }
+
+  // Exact: the rotation is linear in e^{i angle} per pair, so the mean of R_p v is v turned by
+  // each pair's mean of e^{i id_axis(p) w_i}. Over the sequence's id boxes (MropeSequence::
+  // IdBoxes) that is sum_box TokensPerId(axis) sum_{k < n} e^{i (first + k) w_i}, with n and
+  // first the box's count and first id on the pair's axis, and
+  //   sum_{k < n} e^{i (first + k) w} = e^{i (2 first + n - 1) w / 2} sin(n w / 2) / sin(w / 2)
+  // (the Dirichlet kernel; angles as exact products, ExpOfMultiple): O(boxes x pairs) for any
+  // count.
+  bool MeanRotated(int64_t position, int64_t count, const double* v, double* out) const override {
+    const int64_t token = position - params_.offset;
+    if (count < 1 || token < 0 || token > rows() - count) return false;
+    const int64_t h = freq_.d_rot / 2;
+    std::vector<double> re(static_cast<size_t>(h), 0.0), im(static_cast<size_t>(h), 0.0);
+    for (const MropeSequence::IdBox& box : seq_.IdBoxes(token, count)) {
+      for (int64_t i = 0; i < h; ++i) {
+        const auto a = static_cast<size_t>(axes_[static_cast<size_t>(i)]);
+        const double w = freq_.pairs[static_cast<size_t>(i)].scaled;
+        const int64_t n = box.count[a];
+        const UnitComplex mid =
+            ExpOfMultiple(static_cast<double>(2 * box.first[a] + n - 1), 0.5 * w);
+        const double kernel =
+            n == 1 ? 1.0 : ExpOfMultiple(static_cast<double>(n), 0.5 * w).im / std::sin(0.5 * w);
+        const double weight = static_cast<double>(box.TokensPerId(a)) * kernel;
+        re[static_cast<size_t>(i)] += weight * mid.re;
+        im[static_cast<size_t>(i)] += weight * mid.im;
+      }
+    }
+    std::copy_n(v, params_.d_model, out);
+    const bool half = m().pairing == RopePairing::kHalf;
+    for (int64_t i = 0; i < h; ++i) {
+      const double c = re[static_cast<size_t>(i)] / static_cast<double>(count);
+      const double s = im[static_cast<size_t>(i)] / static_cast<double>(count);
+      const int64_t da = half ? i : 2 * i, db = half ? i + h : 2 * i + 1;
+      out[da] = v[da] * c - v[db] * s;
+      out[db] = v[db] * c + v[da] * s;
+    }
+    return true;
+  }
 
  private:
   const MropeParams& m() const { return params_.mrope(); }

@@ -94,6 +94,23 @@ class MropeSequence {
   int ImageOf(int64_t token) const;
   MropeIds Ids(int64_t token) const;
 
+  // A run of tokens whose ids step as boxes do. A text run (`text`) takes the ids first[a] + k on
+  // every axis a for k in [0, count[a]) (all three the same); an image box is every combination
+  // of the id runs [first[a], first[a] + count[a]) of its three axes, one token each: part of a
+  // grid row (t and h fixed, w stepping), whole grid rows of one time step, or whole time steps.
+  struct IdBox {
+    bool text = false;
+    std::array<int64_t, 3> first = {0, 0, 0}, count = {1, 1, 1};
+    // Tokens per id of axis a: 1 for text, the other two axes' counts for an image box.
+    int64_t TokensPerId(size_t a) const {
+      return text ? 1 : count[(a + 1) % 3] * count[(a + 2) % 3];
+    }
+  };
+  // Tokens [token, token + count) of the sequence (inside it) as text runs and image boxes in
+  // token order: one per text stretch, at most five per image (its cut first row, cut first time
+  // step, whole time steps, then the cut last ones), so O(images cut) boxes for any count.
+  std::vector<IdBox> IdBoxes(int64_t token, int64_t count) const;
+
  private:
   int64_t tokens_ = 0;
   int64_t offset_ = 0;

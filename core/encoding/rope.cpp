@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "encoding/encoding.h"
+
 namespace pe {
 
 namespace {
@@ -468,6 +470,37 @@ RopeFrequencies ComputeRopeFrequencies(const EncodingParams& params) {
       break;
     }
   }
+  return out;
+}
+
+double RopeSlowestWavelength(const RopeFrequencies& freqs) {
+  double slowest = 0.0;
+  for (const RopePair& p : freqs.pairs) {
+    if (p.scaled > 0.0) slowest = std::max(slowest, 2.0 * std::numbers::pi / p.scaled);
+  }
+  return slowest;
+}
+
+RopeShareComparison CompareRopeShares(const EncodingParams& params) {
+  const RopeParams& r = params.rope();
+  RopeShareComparison out;
+  out.share = std::min({r.rotary_fraction, r.proportion, 1.0});
+  EncodingParams partial = params, prop = params;
+  partial.rope().rotary_fraction = out.share;
+  partial.rope().proportion = 1.0;
+  prop.rope().rotary_fraction = 1.0;
+  prop.rope().proportion = out.share;
+  // The wavelength from the table each side would build, scaling included.
+  const auto side = [](const EncodingParams& p, Status& status, double& wavelength) {
+    status = ValidateEncodingParams(p);
+    if (status.ok()) wavelength = RopeSlowestWavelength(ComputeRopeFrequencies(p));
+  };
+  if (out.share > 0.0) {
+    out.partial_dims = RopeRotaryDims(partial);
+    out.rotating_pairs = RopeRotatingPairs(prop);
+  }
+  side(partial, out.partial_status, out.partial_wavelength);
+  side(prop, out.proportional_status, out.proportional_wavelength);
   return out;
 }
 

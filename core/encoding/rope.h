@@ -137,4 +137,25 @@ int64_t RopeRotatingPairs(const EncodingParams& params);
 // All pairs of valid `params` (an assert checks that the scheme is RoPE).
 RopeFrequencies ComputeRopeFrequencies(const EncodingParams& params);
 
+// The slowest turning pair's wavelength 2 pi / w in positions, over the frequencies the table
+// turns by (pairs[i].scaled: after the scaling, the proportion and the partial rotation), so
+// that a label quoting it agrees with the table; 0 when no pair turns.
+double RopeSlowestWavelength(const RopeFrequencies& freqs);
+
+// GPT-NeoX's partial RoPE (the pairs past d_rot left out) and p-RoPE (the pairs past k never
+// turn) at one share, each with the other settings of `params` (theta, scaling, ...), for the
+// hint that sets them side by side. The share is the one below 1 of rotary_fraction and
+// proportion (else 1). A side whose parameters are not valid (p-RoPE takes no scaling but
+// linear) has wavelength 0 and says why in its status.
+struct RopeShareComparison {
+  double share = 1;
+  int64_t partial_dims = 0;  // partial RoPE's d_rot
+  double partial_wavelength = 0;
+  Status partial_status;
+  int64_t rotating_pairs = 0;  // p-RoPE's k of d_model / 2 pairs
+  double proportional_wavelength = 0;
+  Status proportional_status;
+};
+RopeShareComparison CompareRopeShares(const EncodingParams& params);
+
 }  // namespace pe
