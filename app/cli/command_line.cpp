@@ -664,15 +664,6 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     exit_code = 0;
     return cl;
   }
-  if (cl.mode == RunMode::kCheck) {
-    for (const char* flag : {"--model", "--model-config", "--layer"}) {
-      if (chk->count(flag) > 0 || app.count(flag) > 0) {
-        return usage_error(std::string(flag) +
-                           " does not apply to check: it compares a table with every scheme's "
-                           "(give the model's parameters as flags to fix them)");
-      }
-    }
-  }
   if (cl.mode == RunMode::kCheck && cr.table.empty()) {
     return usage_error(
         "check needs the table to compare: pe-explorer check FILE.npy, or "
@@ -694,6 +685,42 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       Result<double> t = ParseNumber("--tolerance", cr.tolerance, "a finite number >= 0",
                                      [](double v) { return v >= 0; });
       if (!t.ok()) return usage_error(t.message());
+    }
+    // An intent: a model, or any parameter flag. Flags alone imply their scheme: the schemes
+    // every scheme-specific flag given applies to, sinusoidal (the default) or else RoPE
+    // first (--rope-theta means RoPE).
+    const bool model = chk->count("--model") > 0 || app.count("--model") > 0 ||
+                       chk->count("--model-config") > 0 || app.count("--model-config") > 0;
+    unsigned schemes = kAllSchemes;
+    for (const ParamField& f : ParamFields()) {
+      const std::string flag(f.flag);
+      if (chk->count(flag) == 0 && app.count(flag) == 0) continue;
+      if (f.key.empty() || f.flag == "--memory-cap-mib") continue;
+      cr.intent = true;
+      schemes &= f.schemes;
+    }
+    cr.intent = cr.intent || model;
+    const bool scheme_given = chk->count("--scheme") > 0 || app.count("--scheme") > 0;
+    if (!scheme_given && !model && schemes != 0 &&
+        (schemes & SchemeBit(Scheme::kSinusoidal)) == 0) {
+      const Scheme implied =
+          (schemes & SchemeBit(Scheme::kRope)) != 0 ? Scheme::kRope : Scheme::kSinusoidal;
+      if (implied == Scheme::kRope) {
+        if (Status s = FindParamField("--scheme")->set(cl.params, "rope"); !s.ok()) {
+          return usage_error(s.message());
+        }
+        cr.fixed_keys.emplace_back("scheme");
+      }
+    }
+    if (model) {
+      // The model fixes its layer's scheme and parameters and the first position 0 (which
+      // part, cos or sin, is the table's own).
+      cr.fixed_keys.insert(
+          cr.fixed_keys.end(),
+          {"scheme", "offset", "variant", "order", "base", "min_timescale", "output_scale",
+           "rope_theta", "rope_pairing", "rope_scaling", "scaling_factor", "original_max_len",
+           "beta_fast", "beta_slow", "attention_factor", "low_freq_factor", "high_freq_factor",
+           "rotary_fraction", "rope_proportion"});
     }
     for (const ParamField& f : ParamFields()) {
       const std::string flag(f.flag);
