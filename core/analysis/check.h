@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/matrix.h"
@@ -57,7 +58,10 @@ struct ErrorStats {
   // Max |error| over the first and the last quarter of the rows: how the error grows.
   double max_abs_head = 0, max_abs_tail = 0;
   double mean_abs_head = 0, mean_abs_tail = 0;  // mean |error| over the same rows
+  // The first kOffCellsKept cells beyond the tolerance, in row order: (row, col).
+  std::vector<std::pair<int64_t, int64_t>> off_cells;
 };
+inline constexpr size_t kOffCellsKept = 64;
 
 // The per-cell tolerance: `absolute` when given, else float32 rounding: one ulp of the
 // reference value or 2^-(bits) times the table's amplitude, whichever is larger (`bits`: 24 for

@@ -304,9 +304,30 @@ EncodingParams MeantParams(const EncodingParams& table, const CheckConstraints& 
 }
 
 Result<std::vector<CheckCell>> WorstCells(const Matrix& table, const EncodingParams& params,
-                                          size_t count, const MemoryCap& cap) {
+                                          const ErrorStats& stats, size_t count,
+                                          const MemoryCap& cap) {
   Result<EncodingPtr> e = MakeEncoding(params, cap);
   if (!e.ok()) return e.error();
+  if (stats.over_tolerance > 0 &&
+      static_cast<size_t>(stats.over_tolerance) == stats.off_cells.size()) {
+    // Every cell beyond the tolerance is known: their references alone.
+    std::vector<CheckCell> out;
+    for (const auto& [row, col] : stats.off_cells) {
+      CheckCell c;
+      c.row = row, c.col = col;
+      c.position = e.value()->first_position() + row;
+      c.table = table.at(row, col);
+      e.value()->FillBlock(row, 1, col, 1, &c.reference);
+      out.push_back(std::move(c));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const CheckCell& a, const CheckCell& b) {
+      return std::abs(static_cast<double>(a.table) - a.reference) >
+             std::abs(static_cast<double>(b.table) - b.reference);
+    });
+    if (out.size() > count) out.resize(count);
+    for (CheckCell& c : out) c.formula = e.value()->DescribeCell(c.position, c.col);
+    return out;
+  }
   Result<Matrix> ref = ComputeTable(*e.value(), cap);
   if (!ref.ok()) return ref.error();
   const Matrix& r = ref.value();

@@ -25,9 +25,11 @@ std::vector<CheckDiagnosis> ParamDiagnosis(const EncodingParams& intended,
 // (c.keys, or all of them for a model) taken from c.fixed, the others from `table`.
 EncodingParams MeantParams(const EncodingParams& table, const CheckConstraints& c);
 
-// The `count` cells of `table` farthest from `params`' table, largest |error| first.
+// The `count` cells of `table` farthest from `params`' table, largest |error| first: among
+// `stats.off_cells` when they hold every cell beyond the tolerance, else over the whole table.
 Result<std::vector<CheckCell>> WorstCells(const Matrix& table, const EncodingParams& params,
-                                          size_t count, const MemoryCap& cap = {});
+                                          const ErrorStats& stats, size_t count,
+                                          const MemoryCap& cap = {});
 
 // Sentences on a convention most code does not use: cos first (MusicGen), a base of 100
 // (10000^(i/d) where 10000^(2i/d) was meant).
