@@ -146,6 +146,42 @@ def main():
                     extra=["--model", "llama-3.1-8b"])
     if report and "rope_scaling.factor is 8" not in report["diagnosis"][0]["text"]:
         FAILURES.append(f"no scaling vs model: {report['diagnosis'][0]['text']}")
+    # The same through --model-config: Llama 3.1's config.json (v4 shape, rope_scaling) and the
+    # v5 shape (rope_parameters), as the intent.
+    config = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+              "num_hidden_layers": 2, "max_position_embeddings": 131072,
+              "rope_theta": 500000.0,
+              "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                               "original_max_position_embeddings": 8192, "rope_type": "llama3"}}
+    v4 = os.path.join(tmp, "config.json")
+    with open(v4, "w") as f:
+        json.dump(config, f)
+    expect("llama3 against its config.json", exe, llama, 0, extra=["--model-config", v4,
+                                                                    "--layer", "1"])
+    report = expect("no scaling against config.json", exe, plain, 1, ["scaling"], {"scaling": 1},
+                    extra=["--model-config", v4])
+    if report and "rope_scaling.factor is 8" not in report["diagnosis"][0]["text"]:
+        FAILURES.append(f"no scaling vs config.json: {report['diagnosis'][0]['text']}")
+    v5config = dict(config)
+    del v5config["rope_scaling"], v5config["rope_theta"]
+    v5config["rope_parameters"] = dict(config["rope_scaling"], rope_theta=500000.0)
+    v5 = os.path.join(tmp, "v5", "config.json")
+    os.makedirs(os.path.dirname(v5))
+    with open(v5, "w") as f:
+        json.dump(v5config, f)
+    report = expect("no scaling against a v5 config.json", exe, plain, 1, ["scaling"],
+                    extra=["--model-config", v5])
+    if report and "rope_parameters.factor is 8" not in report["diagnosis"][0]["text"]:
+        FAILURES.append(f"no scaling vs v5 config.json: {report['diagnosis'][0]['text']}")
+    # Another head dim than the model's: `shape`, naming head_dim.
+    narrow = save("rope_500k_64", hf_rotary(dict(d_model=64, theta=500000.0, scaling="none"), 256))
+    report = expect("head dim 64 against llama-3.1-8b", exe, narrow, 1, ["shape", "scaling"],
+                    {"shape": 64}, extra=["--model", "llama-3.1-8b"])
+    if report and "head_dim is 128" not in report["diagnosis"][0]["text"]:
+        FAILURES.append(f"head dim 64 vs model: {report['diagnosis'] if report else None}")
+    # Bad input: --layer alone, an unknown model.
+    expect("--layer without a model", exe, llama, 2, extra=["--layer", "1"])
+    expect("unknown model", exe, llama, 2, extra=["--model", "llama-9"])
     # Another factor (YaRN 4 where 8 was meant) and another theta.
     yarn4 = dict(d_model=64, theta=10000.0, scaling="yarn", factor=4.0, original=2048)
     expect("yarn factor 4 meant 8", exe, save("yarn4", hf_rotary(yarn4, 2048)), 1, ["scaling"],

@@ -513,8 +513,10 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       "Compare a positional table you computed (NPY, or a tensor of a .safetensors file) with "
       "the exact tables and name the scheme it holds: the sinusoidal layout, base, min "
       "timescale, first position and scale, or RoPE's pairing, part and scaling. Parameter "
-      "flags fix what they name and restrict the search. Exit 0: a match within float32 "
-      "rounding (or --tolerance), or a table computed in float32; 1: no match; 2: bad input");
+      "flags, or --model / --model-config with --layer, are the intent: they fix what they name "
+      "(and imply their scheme), and the report diagnoses how the table differs. Exit 0: the "
+      "intent within float32 rounding (or --tolerance), or without one a known convention "
+      "(exact or computed in float32); 1: not; 2: bad input");
   CheckRequest& cr = cl.check_request;
   // Checked after parsing, for a message that says what to give.
   chk->add_option("table", cr.table, "The table, FILE or FILE:TENSOR, shape (L, d)")
