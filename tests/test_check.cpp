@@ -102,6 +102,30 @@ Matrix RopeTable(int64_t rows, int64_t d, double theta, bool interleaved, bool s
   return m;
 }
 
+// HF modeling_rope_utils.py _compute_llama3_parameters: wavelengths 2 pi / inv_freq above
+// original / low_freq_factor are divided by the factor, those below original / high_freq_factor
+// kept, the ones between blended by smooth = (original / wavelen - low) / (high - low); then
+// LlamaRotaryEmbedding's cos(cat(freqs, freqs)).
+Matrix Llama3CosTable(int64_t rows, int64_t d, double theta, double factor, double original) {
+  const double low = 1.0, high = 4.0;
+  Matrix m = Empty(rows, d);
+  const int64_t h = d / 2;
+  for (int64_t i = 0; i < h; ++i) {
+    const double inv = 1.0 / std::pow(theta, 2.0 * double(i) / double(d));
+    const double wavelen = 2 * 3.14159265358979323846 / inv;
+    double w = wavelen > original / low ? inv / factor : inv;
+    if (!(wavelen < original / high) && !(wavelen > original / low)) {
+      const double smooth = (original / wavelen - low) / (high - low);
+      w = (1 - smooth) * w / factor + smooth * w;
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      const auto v = static_cast<float>(std::cos(static_cast<double>(r) * w));
+      m.at(r, i) = v, m.at(r, i + h) = v;
+    }
+  }
+  return m;
+}
+
 CheckReport Check(const Matrix& t, const CheckConstraints& c = {}) {
   Result<CheckReport> r = CheckTable(t, c);
   EXPECT_TRUE(r.ok()) << r.message();
@@ -469,6 +493,145 @@ TEST(CheckView, ShowsTheWholeFileFromTheDefaultWindow) {
   EXPECT_EQ(f.value().view, (ViewRange{0, 40, 0, 200}));
   EXPECT_TRUE(window_note(f.value()));
   std::remove(path.c_str());
+}
+
+// ---- the diagnosis: without an intent and against one ----------------------------------------
+
+std::vector<std::string> Kinds(const CheckReport& r) {
+  std::vector<std::string> out;
+  for (const CheckDiagnosis& d : r.diagnosis) out.push_back(d.kind);
+  return out;
+}
+
+CheckConstraints Intent(std::vector<std::string> keys, EncodingParams fixed) {
+  CheckConstraints c;
+  c.intent = true;
+  c.keys = std::move(keys);
+  c.fixed = std::move(fixed);
+  return c;
+}
+
+EncodingParams RopeIntent(double theta, RopeScaling scaling = RopeScaling::kNone, double factor = 8,
+                          RopePairing pairing = RopePairing::kHalf) {
+  EncodingParams p;
+  RopeParams r;
+  r.theta = theta;
+  r.scaling = scaling;
+  r.factor = factor;
+  r.original_max_len = 8192;
+  r.pairing = pairing;
+  p.scheme = r;
+  return p;
+}
+
+TEST(CheckDiagnosis, OneWrongCellKeepsTheScalingAndIsNamed) {
+  const Matrix clean = Llama3CosTable(2048, 128, 500000, 8, 8192);
+  Matrix t = clean;
+  t.at(1000, 60) += 0.01f;
+  const std::vector<std::string> keys = {"scheme", "rope_theta", "rope_scaling", "scaling_factor",
+                                         "original_max_len"};
+  for (const CheckConstraints& c :
+       {CheckConstraints{}, Intent(keys, RopeIntent(500000, RopeScaling::kLlama3))}) {
+    const CheckReport r = Check(t, c);
+    EXPECT_FALSE(r.matches);
+    ASSERT_TRUE(r.identified.has_value()) << Notes(r);
+    EXPECT_EQ(r.identified->params.kind(), Scheme::kRope);
+    if (r.identified->params.kind() == Scheme::kRope) {
+      EXPECT_EQ(r.identified->params.rope().scaling, RopeScaling::kLlama3);
+      EXPECT_EQ(r.identified->params.rope().factor, 8.0);
+      EXPECT_EQ(r.identified->params.rope().original_max_len, 8192);
+    }
+    EXPECT_EQ(Kinds(r), std::vector<std::string>{"cells"}) << Notes(r);
+    ASSERT_FALSE(r.worst_cells.empty());
+    EXPECT_EQ(r.worst_cells[0].position, 1000);
+    EXPECT_EQ(r.worst_cells[0].col, 60);
+    EXPECT_EQ(r.worst_cells[0].table, t.at(1000, 60));
+    EXPECT_NEAR(r.worst_cells[0].reference, clean.at(1000, 60), 1.2e-7);
+    EXPECT_EQ(r.has_intent, c.intent);
+  }
+  // The clean table is what the flags say.
+  const CheckReport ok = Check(clean, Intent(keys, RopeIntent(500000, RopeScaling::kLlama3)));
+  EXPECT_TRUE(ok.matches) << Notes(ok);
+  EXPECT_TRUE(ok.diagnosis.empty());
+}
+
+TEST(CheckDiagnosis, PositionsFromOneCheckedAtZeroNameTheShift) {
+  const Matrix t = T2tTable(120, 64, 10000, 1, 1, 1);  // OpenNMT-tf numbers tokens from 1
+  EXPECT_TRUE(Check(t).matches);
+  EncodingParams p;
+  p.offset = 0;
+  p.scheme = SinusoidalParams{.variant = PeVariant::kT2t};
+  const CheckReport r = Check(t, Intent({"variant", "offset"}, p));
+  EXPECT_FALSE(r.matches);
+  ASSERT_EQ(Kinds(r), std::vector<std::string>{"offset"}) << Notes(r);
+  EXPECT_EQ(r.diagnosis[0].value, 1.0);
+  ASSERT_TRUE(r.intended && r.identified);
+  EXPECT_EQ(r.intended->params.offset, 0);
+  EXPECT_EQ(r.identified->params.offset, 1);
+}
+
+TEST(CheckDiagnosis, SwappedWavesAreOrderAndCosFirstIsWarned) {
+  const Matrix t = T2tTable(120, 64, 10000, 1, 0, 1, /*cos_first=*/true);  // MusicGen
+  const CheckReport id = Check(t);
+  EXPECT_TRUE(id.matches);
+  ASSERT_EQ(id.warnings.size(), 1u);
+  EXPECT_NE(id.warnings[0].find("MusicGen"), std::string::npos);
+  EncodingParams p;
+  p.scheme = SinusoidalParams{.variant = PeVariant::kT2t, .order = WaveOrder::kSinFirst};
+  const CheckReport r = Check(t, Intent({"variant", "order"}, p));
+  EXPECT_FALSE(r.matches);
+  EXPECT_EQ(Kinds(r), std::vector<std::string>{"order"}) << Notes(r);
+}
+
+TEST(CheckDiagnosis, InterleavedPairsWhereHalfWasMeant) {
+  const Matrix t = RopeTable(256, 64, 10000, /*interleaved=*/true, /*sin_part=*/false);
+  EXPECT_TRUE(Check(t).matches);
+  const CheckReport r = Check(t, Intent({"scheme", "rope_pairing"}, RopeIntent(10000)));
+  EXPECT_FALSE(r.matches);
+  ASSERT_EQ(Kinds(r), std::vector<std::string>{"pairing"}) << Notes(r);
+  EXPECT_NE(r.diagnosis[0].text.find("columns 2i and 2i + 1 of the table are columns i and i + 32"),
+            std::string::npos)
+      << r.diagnosis[0].text;
+}
+
+TEST(CheckDiagnosis, ExponentIOverDReadsAsBaseOneHundred) {
+  // 10000^(i/d) with i the pair index = 100^(2i/d).
+  const Matrix t = PaperTable(200, 64, 100, 0, 1);
+  const CheckReport id = Check(t);
+  EXPECT_TRUE(id.matches);
+  ASSERT_EQ(id.warnings.size(), 1u);
+  EncodingParams p;
+  p.scheme = SinusoidalParams{.variant = PeVariant::kPaper, .base = 10000};
+  const CheckReport r = Check(t, Intent({"variant", "base"}, p));
+  EXPECT_FALSE(r.matches);
+  ASSERT_EQ(Kinds(r), std::vector<std::string>{"exponent"}) << Notes(r);
+  EXPECT_EQ(r.diagnosis[0].value, 100.0);
+  // Another base altogether is `base`.
+  const CheckReport b = Check(PaperTable(200, 64, 20000, 0, 1), Intent({"variant", "base"}, p));
+  ASSERT_EQ(Kinds(b), std::vector<std::string>{"base"}) << Notes(b);
+  EXPECT_EQ(b.diagnosis[0].value, 20000.0);
+}
+
+TEST(CheckDiagnosis, MissingScalingNamesTheConfigKey) {
+  const Matrix t = RopeTable(2048, 128, 500000, false, false);
+  CheckConstraints c = Intent({"scheme", "rope_theta", "rope_scaling", "scaling_factor"},
+                              RopeIntent(500000, RopeScaling::kLlama3));
+  c.fixed.d_model = 128;
+  const CheckReport r = Check(t, c);
+  EXPECT_FALSE(r.matches);
+  ASSERT_EQ(Kinds(r), std::vector<std::string>{"scaling"}) << Notes(r);
+  EXPECT_EQ(r.diagnosis[0].value, 1.0);
+  c.model = "llama-3.1-8b, layer 0";
+  c.model_format = "config.json (v4)";
+  const CheckReport m = Check(t, c);
+  ASSERT_EQ(Kinds(m), std::vector<std::string>{"scaling"}) << Notes(m);
+  EXPECT_EQ(m.diagnosis[0].text.rfind("rope_scaling.factor is 8", 0), 0u) << m.diagnosis[0].text;
+  // A linear factor 4 where 8 was meant: `scaling`, naming 4.
+  const CheckReport f = Check(RopeTable(2048, 64, 10000, false, false, 4.0),
+                              Intent({"scheme", "rope_scaling", "scaling_factor"},
+                                     RopeIntent(10000, RopeScaling::kLinear, 8)));
+  ASSERT_EQ(Kinds(f), std::vector<std::string>{"scaling"}) << Notes(f);
+  EXPECT_EQ(f.diagnosis[0].value, 4.0);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "arch/model_choice.h"
 #include "encoding/encoding.h"
 #include "io/tensor_file.h"
 #include "model/param_fields.h"
@@ -36,13 +37,38 @@ std::string VerdictText(const CheckCandidate& c) {
 void PrintCheckReport(std::ostream& out, const CheckReport& r, const std::string& table,
                       const std::string& dtype) {
   out << "table: " << table << ", (" << r.rows << ", " << r.cols << ") " << dtype << "\n";
+  if (r.has_intent) {
+    // The answer first: what the table is, then what was meant and how they differ.
+    if (r.identified) {
+      out << "identified: " << VerdictText(*r.identified) << "\n";
+      out << "  flags: " << r.identified->flags << "\n";
+    } else {
+      out << "identified: no known convention\n";
+    }
+    if (r.intended) {
+      out << "intended: " << Named(*r.intended) << (r.matches ? ": matches" : ": does not match")
+          << "\n  flags: " << r.intended->flags << "\n";
+    }
+  }
+  auto findings = [&] {
+    for (const std::string& w : r.warnings) out << "warning: " << w << "\n";
+    for (const CheckDiagnosis& d : r.diagnosis) {
+      out << "diagnosis (" << d.kind << "): " << d.text << "\n";
+    }
+  };
+  if (r.has_intent) {
+    findings();
+    if (!r.ranked.empty()) out << "under the intent:\n";
+  }
   if (r.ranked.empty()) {
     out << "no match\n";
+    if (!r.has_intent) findings();
   } else {
     const CheckCandidate& b = r.ranked.front();
     // A near miss says "no match; nearest: ..." once; a match "match: matches ...".
     out << (r.verdict == CheckVerdict::kNoMatch ? "" : "match: ") << VerdictText(b) << "\n";
     out << "  flags: " << b.flags << "\n";
+    if (!r.has_intent) findings();
     const ErrorStats& s = b.stats;
     out << "  max |error| " << CheckNumberText(s.max_abs) << ", mean |error| "
         << CheckNumberText(s.mean_abs) << ", largest " << s.max_ulps << " ulps, "
@@ -126,6 +152,31 @@ void PrintCheckReportJson(std::ostream& out, const CheckReport& r, const std::st
     j["candidates"].push_back(cj);
   }
   j["notes"] = r.notes;
+  j["matches"] = r.matches;
+  auto reading = [](const CheckCandidate& c) {
+    return nlohmann::json{{"description", c.description},
+                          {"flags", c.flags},
+                          {"verdict", std::string(CheckVerdictName(c.verdict))},
+                          {"max_abs", c.stats.max_abs}};
+  };
+  j["intended"] = r.intended ? reading(*r.intended) : nlohmann::json(nullptr);
+  j["identified"] = r.identified ? reading(*r.identified) : nlohmann::json(nullptr);
+  j["diagnosis"] = nlohmann::json::array();
+  for (const CheckDiagnosis& d : r.diagnosis) {
+    nlohmann::json dj{{"class", d.kind}, {"text", d.text}};
+    if (d.value) dj["value"] = *d.value;
+    j["diagnosis"].push_back(dj);
+  }
+  j["worst_cells"] = nlohmann::json::array();
+  for (const CheckCell& c : r.worst_cells) {
+    j["worst_cells"].push_back({{"row", c.row},
+                                {"column", c.col},
+                                {"position", c.position},
+                                {"table", c.table},
+                                {"reference", c.reference},
+                                {"formula", c.formula}});
+  }
+  j["warnings"] = r.warnings;
   out << j.dump(2) << "\n";
 }
 
@@ -146,6 +197,12 @@ int RunCheck(const ModelParams& params, const CheckRequest& request) {
   c.fixed = params.pe;
   c.keys = request.fixed_keys;
   c.bits = DtypeSignificandBits(t.dtype);
+  c.intent = request.intent;
+  if (params.model) {
+    c.model = ModelLabel(params);
+    c.model_format = params.model->format;
+    c.model_type = params.model->model_type;
+  }
   if (!request.tolerance.empty()) {
     Result<double> tol = ParseNumber("--tolerance", request.tolerance, "a finite number >= 0",
                                      [](double v) { return v >= 0; });
@@ -163,7 +220,7 @@ int RunCheck(const ModelParams& params, const CheckRequest& request) {
     PrintCheckReport(std::cout, report.value(), name, t.dtype);
   }
   std::cout.flush();
-  return report.value().verdict == CheckVerdict::kNoMatch ? 1 : 0;
+  return report.value().matches ? 0 : 1;
 }
 
 }  // namespace pe

@@ -513,8 +513,10 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       "Compare a positional table you computed (NPY, or a tensor of a .safetensors file) with "
       "the exact tables and name the scheme it holds: the sinusoidal layout, base, min "
       "timescale, first position and scale, or RoPE's pairing, part and scaling. Parameter "
-      "flags fix what they name and restrict the search. Exit 0: a match within float32 "
-      "rounding (or --tolerance), or a table computed in float32; 1: no match; 2: bad input");
+      "flags, or --model / --model-config with --layer, are the intent: they fix what they name "
+      "(and imply their scheme), and the report diagnoses how the table differs. Exit 0: the "
+      "intent within float32 rounding (or --tolerance), or without one a known convention "
+      "(exact or computed in float32); 1: not; 2: bad input");
   CheckRequest& cr = cl.check_request;
   // Checked after parsing, for a message that says what to give.
   chk->add_option("table", cr.table, "The table, FILE or FILE:TENSOR, shape (L, d)")
@@ -664,15 +666,6 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     exit_code = 0;
     return cl;
   }
-  if (cl.mode == RunMode::kCheck) {
-    for (const char* flag : {"--model", "--model-config", "--layer"}) {
-      if (chk->count(flag) > 0 || app.count(flag) > 0) {
-        return usage_error(std::string(flag) +
-                           " does not apply to check: it compares a table with every scheme's "
-                           "(give the model's parameters as flags to fix them)");
-      }
-    }
-  }
   if (cl.mode == RunMode::kCheck && cr.table.empty()) {
     return usage_error(
         "check needs the table to compare: pe-explorer check FILE.npy, or "
@@ -694,6 +687,42 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       Result<double> t = ParseNumber("--tolerance", cr.tolerance, "a finite number >= 0",
                                      [](double v) { return v >= 0; });
       if (!t.ok()) return usage_error(t.message());
+    }
+    // An intent: a model, or any parameter flag. Flags alone imply their scheme: the schemes
+    // every scheme-specific flag given applies to, sinusoidal (the default) or else RoPE
+    // first (--rope-theta means RoPE).
+    const bool model = chk->count("--model") > 0 || app.count("--model") > 0 ||
+                       chk->count("--model-config") > 0 || app.count("--model-config") > 0;
+    unsigned schemes = kAllSchemes;
+    for (const ParamField& f : ParamFields()) {
+      const std::string flag(f.flag);
+      if (chk->count(flag) == 0 && app.count(flag) == 0) continue;
+      if (f.key.empty() || f.flag == "--memory-cap-mib") continue;
+      cr.intent = true;
+      schemes &= f.schemes;
+    }
+    cr.intent = cr.intent || model;
+    const bool scheme_given = chk->count("--scheme") > 0 || app.count("--scheme") > 0;
+    if (!scheme_given && !model && schemes != 0 &&
+        (schemes & SchemeBit(Scheme::kSinusoidal)) == 0) {
+      const Scheme implied =
+          (schemes & SchemeBit(Scheme::kRope)) != 0 ? Scheme::kRope : Scheme::kSinusoidal;
+      if (implied == Scheme::kRope) {
+        if (Status s = FindParamField("--scheme")->set(cl.params, "rope"); !s.ok()) {
+          return usage_error(s.message());
+        }
+        cr.fixed_keys.emplace_back("scheme");
+      }
+    }
+    if (model) {
+      // The model fixes its layer's scheme and parameters and the first position 0 (which
+      // part, cos or sin, is the table's own).
+      cr.fixed_keys.insert(
+          cr.fixed_keys.end(),
+          {"scheme", "offset", "variant", "order", "base", "min_timescale", "output_scale",
+           "rope_theta", "rope_pairing", "rope_scaling", "scaling_factor", "original_max_len",
+           "beta_fast", "beta_slow", "attention_factor", "low_freq_factor", "high_freq_factor",
+           "rotary_fraction", "rope_proportion"});
     }
     for (const ParamField& f : ParamFields()) {
       const std::string flag(f.flag);

@@ -24,6 +24,8 @@ struct CheckRequest {
   std::string tolerance;  // absolute tolerance per cell as typed; empty: float32 rounding
   // Keys of the parameter fields given (ParamField::key), which identification keeps.
   std::vector<std::string> fixed_keys;
+  // A parameter flag or a model was given: the table must be what they say (exit 1 otherwise).
+  bool intent = false;
 };
 
 // `pe-explorer describe --model NAME | --model-config FILE [--layer N] [--json]`; the model

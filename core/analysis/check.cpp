@@ -11,6 +11,7 @@
 #include <cstring>
 #include <numbers>
 
+#include "analysis/check_diagnosis.h"
 #include "analysis/check_drafts.h"
 #include "encoding/encoding.h"
 #include "encoding/positional_encoding.h"
@@ -19,6 +20,12 @@
 
 namespace pe {
 namespace {
+
+// Tables longer than this are read off their first kReadRows rows (Identify).
+constexpr int64_t kReadRows = 8192;
+// Above this many cells, candidates clearly off are measured on kSubsetRows rows only.
+constexpr int64_t kFullVerifyCells = int64_t{1} << 21;
+constexpr int64_t kSubsetRows = 4096;
 
 std::string Num(double v, int digits = 3) {
   return CheckNumberText(v, digits);
@@ -126,6 +133,63 @@ Result<CheckCandidate> Verify(const Matrix& t, const CheckDraft& d, const CheckC
   return out;
 }
 
+// A layout's name, as the drafts name their hypothesis ("sinusoidal t2t sin-first",
+// "rope cos half").
+std::string LayoutName(const EncodingParams& p) {
+  if (p.kind() == Scheme::kSinusoidal) {
+    return "sinusoidal " + std::string(VariantName(p.sinusoidal().variant)) + " " +
+           std::string(WaveOrderName(p.sinusoidal().order));
+  }
+  if (p.kind() == Scheme::kRope) {
+    return "rope " + std::string(RopePartName(p.rope().part)) + " " +
+           std::string(RopePairingName(p.rope().pairing));
+  }
+  return std::string(SchemeName(p.kind()));
+}
+
+// A few cells off and every other one within the tolerance: wrong cells, not a wrong scheme.
+bool FewCells(const ErrorStats& s) {
+  return s.over_tolerance > 0 && s.over_tolerance <= std::max<int64_t>(8, s.rows * s.cols / 10000);
+}
+
+// A candidate measured on every kSubsetRows-th row (at most kSubsetRows rows): never a match.
+Result<CheckCandidate> VerifyRows(const Matrix& t, const CheckDraft& d, const CheckConstraints& c,
+                                  const MemoryCap& cap) {
+  Result<EncodingPtr> e = MakeEncoding(d.params, cap);
+  if (!e.ok()) return e.error();
+  const Encoding& enc = *e.value();
+  const int64_t stride = (t.rows + kSubsetRows - 1) / kSubsetRows;
+  const int64_t n = (t.rows + stride - 1) / stride;
+  const int64_t cols = std::min(t.cols, enc.cols());
+  Matrix sub, ref;
+  sub.rows = ref.rows = n;
+  sub.cols = ref.cols = cols;
+  sub.data.resize(static_cast<size_t>(n * cols));
+  ref.data.resize(static_cast<size_t>(n * cols));
+  for (int64_t k = 0; k < n; ++k) {
+    std::copy(t.row(k * stride), t.row(k * stride) + cols, sub.row(k));
+    enc.FillBlock(k * stride, 1, 0, cols, ref.row(k));
+  }
+  CheckCandidate out;
+  out.params = d.params;
+  out.amplitude = AmplitudeOf(enc);
+  Tolerance tol;
+  tol.absolute = c.tolerance;
+  tol.bits = c.bits;
+  tol.amplitude = out.amplitude;
+  out.stats = CompareTables(sub, ref, tol);
+  out.stats.worst_row *= stride;
+  out.score = out.stats.max_abs / out.amplitude;
+  out.unsnapped = d.unsnapped;
+  out.description = Describe(d.params);
+  out.flags = ParamsFlags(d.params);
+  out.preset = FindPreset(d.params);
+  out.layout = d.hypothesis;
+  out.worst_formula =
+      enc.DescribeCell(enc.first_position() + out.stats.worst_row, out.stats.worst_col);
+  return out;
+}
+
 int VerdictRank(CheckVerdict v) {
   return v == CheckVerdict::kMatch ? 0 : v == CheckVerdict::kFloat32 ? 1 : 2;
 }
@@ -134,13 +198,23 @@ int VerdictRank(CheckVerdict v) {
 Result<std::vector<CheckCandidate>> Identify(const Matrix& t, int64_t assumed_d,
                                              const CheckConstraints& c, const MemoryCap& cap) {
   std::vector<CheckDraft> drafts;
+  // The readings take the first kReadRows rows of a longer table: the frequencies and the phases
+  // they give are exact enough for the short decimals they snap to, and verification then
+  // covers every row.
+  Matrix head;
+  if (t.rows > kReadRows) {
+    head.rows = kReadRows;
+    head.cols = t.cols;
+    head.data.assign(t.data.begin(), t.data.begin() + kReadRows * t.cols);
+  }
+  const Matrix& read = t.rows > kReadRows ? head : t;
   if (SchemeAllowed(c, Scheme::kSinusoidal)) {
     const bool fixed_sin = c.fixed.kind() == Scheme::kSinusoidal;
     for (PeVariant v : {PeVariant::kPaper, PeVariant::kT2t, PeVariant::kTfText}) {
       if (fixed_sin && c.Has("variant") && c.fixed.sinusoidal().variant != v) continue;
       for (WaveOrder o : {WaveOrder::kSinFirst, WaveOrder::kCosFirst}) {
         if (fixed_sin && c.Has("order") && c.fixed.sinusoidal().order != o) continue;
-        SinusoidalDrafts(t, assumed_d, v, o, c, drafts);
+        SinusoidalDrafts(read, assumed_d, v, o, c, drafts);
       }
     }
   }
@@ -150,9 +224,24 @@ Result<std::vector<CheckCandidate>> Identify(const Matrix& t, int64_t assumed_d,
       if (fixed_rope && c.Has("rope_pairing") && c.fixed.rope().pairing != pr) continue;
       for (RopePart part : {RopePart::kCos, RopePart::kSin}) {
         if (fixed_rope && c.Has("part") && c.fixed.rope().part != part) continue;
-        RopeDrafts(t, assumed_d, pr, part, c, drafts);
+        RopeDrafts(read, assumed_d, pr, part, c, drafts);
       }
     }
+  }
+  for (CheckDraft& d : drafts) d.params.max_len = t.rows;
+  // The intent itself, whatever the readings say: a few wrong cells may derail a reading, and
+  // the table is then still compared with what was meant.
+  if (c.intent && (c.fixed.kind() == Scheme::kSinusoidal || c.fixed.kind() == Scheme::kRope)) {
+    CheckDraft d;
+    d.params = c.fixed;
+    // A partial rotary table is d_rot = int(d * fraction) wide: a model's head dim stays.
+    const bool partial = c.fixed.kind() == Scheme::kRope && c.fixed.rope().rotary_fraction < 1 &&
+                         static_cast<int64_t>(static_cast<double>(c.fixed.d_model) *
+                                              c.fixed.rope().rotary_fraction) == assumed_d;
+    if (!partial) d.params.d_model = assumed_d;
+    d.params.max_len = t.rows;
+    d.hypothesis = LayoutName(d.params);
+    drafts.push_back(std::move(d));
   }
   // A first score on sampled rows; the best of each layout and the best few overall are then
   // verified on every cell.
@@ -176,9 +265,21 @@ Result<std::vector<CheckCandidate>> Identify(const Matrix& t, int64_t assumed_d,
       if (new_layout) layouts.push_back(drafts[k].hypothesis);
     }
   }
+  // On a large table a candidate whose sampled rows are already off by more than any tolerance
+  // is measured on a subset of rows only (its numbers then describe those rows); the best one
+  // and any that may match are verified on every cell.
+  const bool large = t.rows * cols > kFullVerifyCells;
   std::vector<CheckCandidate> out;
   for (size_t k : chosen) {
-    Result<CheckCandidate> v = Verify(t, drafts[k], c, cap);
+    double sampled = INFINITY;
+    for (const auto& [score, j] : scored) {
+      if (j == k) sampled = score;
+    }
+    const bool off =
+        large && k != scored.front().second &&
+        sampled > std::max(1e-5, std::ldexp(8.0, -c.bits)) + 4 * c.tolerance.value_or(0.0);
+    Result<CheckCandidate> v =
+        off ? VerifyRows(t, drafts[k], c, cap) : Verify(t, drafts[k], c, cap);
     if (!v.ok()) {
       if (v.error().kind == Error::Kind::kInvalidArgument) continue;
       return v.error();
@@ -191,6 +292,10 @@ Result<std::vector<CheckCandidate>> Identify(const Matrix& t, int64_t assumed_d,
     }
     if (a.verdict != CheckVerdict::kNoMatch && a.unsnapped != b.unsnapped) {
       return a.unsnapped < b.unsnapped;
+    }
+    // A near miss with a few wrong cells is nearer than any with errors everywhere.
+    if (a.verdict == CheckVerdict::kNoMatch && FewCells(a.stats) != FewCells(b.stats)) {
+      return FewCells(a.stats);
     }
     // Among near misses an unround reading has to be clearly nearer to rank first.
     if (a.verdict == CheckVerdict::kNoMatch) {
@@ -268,18 +373,11 @@ std::string_view CheckVerdictName(CheckVerdict v) {
   return "no match";
 }
 
-Result<CheckReport> CheckTable(const Matrix& table, const CheckConstraints& c,
-                               const MemoryCap& cap) {
-  if (table.rows <= 0 || table.cols <= 0) {
-    return InvalidArgument("the table is empty (" + std::to_string(table.rows) + " rows, " +
-                           std::to_string(table.cols) + " columns)");
-  }
-  int64_t non_finite = 0;
-  for (float v : table.data) non_finite += std::isfinite(v) ? 0 : 1;
-  if (non_finite > 0) {
-    return InvalidArgument("the table holds " + std::to_string(non_finite) +
-                           " NaN or infinite values; a positional table is finite everywhere");
-  }
+namespace {
+
+// The search under `c`: the ranked candidates, the verdict of the best and, when nothing
+// matches, notes on why.
+Result<CheckReport> Search(const Matrix& table, const CheckConstraints& c, const MemoryCap& cap) {
   CheckReport report;
   report.rows = table.rows;
   report.cols = table.cols;
@@ -302,6 +400,13 @@ Result<CheckReport> CheckTable(const Matrix& table, const CheckConstraints& c,
   const CheckCandidate& best = report.ranked.front();
   report.verdict = best.verdict;
   if (best.verdict == CheckVerdict::kFloat32) report.notes.push_back(Float32Note(best));
+  if (best.verdict == CheckVerdict::kNoMatch && FewCells(best.stats)) {
+    report.notes.push_back(std::to_string(best.stats.over_tolerance) + " of " +
+                           std::to_string(best.stats.rows * best.stats.cols) +
+                           " cells differ from " + best.description +
+                           " beyond the tolerance; every other cell matches it");
+    return report;
+  }
   // A match that needs an unround base (say 19306.98) is more likely a table of the next or
   // previous width with a column missing or extra: the layouts of odd d are prefixes of d + 1.
   const bool suspicious = best.verdict != CheckVerdict::kNoMatch && best.unsnapped > 0;
@@ -388,6 +493,164 @@ Result<CheckReport> CheckTable(const Matrix& table, const CheckConstraints& c,
                            Num(s.max_abs) + " (row " + std::to_string(s.worst_row) + ", column " +
                            std::to_string(s.worst_col) + "), beyond " + report.tolerance_text);
   }
+  return report;
+}
+
+// The findings when nothing matches, from the search's notes and its best candidate.
+void DiagnoseMiss(const Matrix& table, const CheckReport& search, const MemoryCap& cap,
+                  CheckReport& out) {
+  if (search.ranked.empty()) return;
+  const CheckCandidate& best = search.ranked.front();
+  if (FewCells(best.stats)) {
+    Result<std::vector<CheckCell>> cells = WorstCells(table, best.params, best.stats, 5, cap);
+    if (cells.ok()) out.worst_cells = std::move(cells).value();
+    std::string text = std::to_string(best.stats.over_tolerance) +
+                       (best.stats.over_tolerance == 1 ? " cell differs" : " cells differ") +
+                       " from " + best.description + "; every other cell matches it";
+    for (const CheckCell& cell : out.worst_cells) {
+      if (std::abs(static_cast<double>(cell.table) - cell.reference) == 0) break;
+      text += "; position " + std::to_string(cell.position) + ", column " +
+              std::to_string(cell.col) + ": " + CheckFloatText(cell.table) + ", reference " +
+              CheckFloatText(cell.reference) + " (" + cell.formula + ")";
+    }
+    out.diagnosis.push_back({"cells", text, static_cast<double>(best.stats.over_tolerance)});
+    return;
+  }
+  for (const std::string& n : search.notes) {
+    if (n.find("transposed") != std::string::npos) {
+      out.diagnosis.push_back({"transposed", n, {}});
+      return;
+    }
+    if (n.find("column") != std::string::npos && n.find("one column") == 0) {
+      out.diagnosis.push_back({"shape", n, {}});
+      return;
+    }
+  }
+  out.diagnosis.push_back(
+      {"noise", search.notes.empty() ? "nothing matches" : search.notes.back(), best.stats.rms});
+}
+
+}  // namespace
+
+Result<CheckReport> CheckTable(const Matrix& table, const CheckConstraints& c,
+                               const MemoryCap& cap) {
+  if (table.rows <= 0 || table.cols <= 0) {
+    return InvalidArgument("the table is empty (" + std::to_string(table.rows) + " rows, " +
+                           std::to_string(table.cols) + " columns)");
+  }
+  int64_t non_finite = 0;
+  for (float v : table.data) non_finite += std::isfinite(v) ? 0 : 1;
+  if (non_finite > 0) {
+    return InvalidArgument("the table holds " + std::to_string(non_finite) +
+                           " NaN or infinite values; a positional table is finite everywhere");
+  }
+  if (!c.intent) {
+    // "What is this?": the identification, its warnings, and why nothing matches.
+    Result<CheckReport> found = Search(table, c, cap);
+    if (!found.ok()) return found.error();
+    CheckReport report = std::move(found).value();
+    report.matches = report.verdict != CheckVerdict::kNoMatch;
+    if (report.ranked.empty()) return report;
+    report.identified = report.ranked.front();
+    if (report.verdict == CheckVerdict::kMatch) {
+      report.warnings = UnusualConventions(report.ranked.front().params);
+    } else if (report.verdict == CheckVerdict::kFloat32) {
+      report.diagnosis.push_back(Float32Finding(report.ranked.front()));
+    } else {
+      DiagnoseMiss(table, report, cap, report);
+    }
+    return report;
+  }
+  // "Is this what I meant?": the table under the intent, then what it is instead.
+  Result<CheckReport> meant = Search(table, c, cap);
+  if (!meant.ok()) return meant.error();
+  CheckReport report = std::move(meant).value();
+  report.has_intent = true;
+  report.matches = report.verdict == CheckVerdict::kMatch;
+  if (!report.ranked.empty()) report.intended = report.ranked.front();
+  // A match that needs an unround reading of a parameter nobody fixed is kept only when the
+  // table is nothing rounder: a t2t table is also tf-text with base 10000^(h/(h-1)).
+  if (report.matches && report.intended->unsnapped == 0) {
+    report.identified = report.intended;
+    return report;
+  }
+  // The intent with a few wrong cells: that is what the table is.
+  if (report.intended && report.intended->verdict == CheckVerdict::kNoMatch &&
+      FewCells(report.intended->stats)) {
+    report.identified = report.intended;
+    DiagnoseMiss(table, report, cap, report);
+    return report;
+  }
+  CheckConstraints free;
+  free.tolerance = c.tolerance;
+  free.bits = c.bits;
+  Result<CheckReport> found = Search(table, free, cap);
+  if (!found.ok()) return found.error();
+  const CheckReport& own = found.value();
+  if (!own.ranked.empty()) report.identified = own.ranked.front();
+  const CheckCandidate* id = report.identified ? &*report.identified : nullptr;
+  const bool near = id != nullptr && (id->verdict != CheckVerdict::kNoMatch || FewCells(id->stats));
+  if (report.matches) {
+    const bool rounder = near && id->verdict == CheckVerdict::kMatch && id->unsnapped == 0 &&
+                         !ParamDiagnosis(MeantParams(id->params, c), id->params, c).empty();
+    if (!rounder) {
+      report.identified = report.intended;
+      return report;
+    }
+    report.matches = false;
+    report.verdict = CheckVerdict::kNoMatch;
+  }
+  const int64_t model_cols = c.fixed.kind() == Scheme::kRope
+                                 ? static_cast<int64_t>(static_cast<double>(c.fixed.d_model) *
+                                                        c.fixed.rope().rotary_fraction)
+                                 : c.fixed.d_model;
+  if (!c.model.empty() && model_cols != table.cols) {
+    report.diagnosis.push_back(
+        {"shape",
+         std::string(c.fixed.kind() == Scheme::kRope ? "head_dim" : "the width") + " is " +
+             std::to_string(c.fixed.d_model) + " in " + c.model +
+             (model_cols != c.fixed.d_model ? " (rotated: " + std::to_string(model_cols) + ")"
+                                            : std::string()) +
+             "; your table has " + std::to_string(table.cols) + " columns",
+         static_cast<double>(table.cols)});
+  }
+  if (near) {
+    // What was meant for this table: the table's own reading with what the intent fixes.
+    CheckDraft d;
+    d.params = MeantParams(id->params, c);
+    d.hypothesis = LayoutName(d.params);
+    Result<CheckCandidate> in = Verify(table, d, c, cap);
+    if (in.ok()) report.intended = std::move(in).value();
+    if (report.intended && report.intended->verdict == CheckVerdict::kMatch) {
+      report.ranked.insert(report.ranked.begin(), *report.intended);
+      report.verdict = CheckVerdict::kMatch;
+      report.matches = true;
+      report.notes.clear();
+      report.diagnosis.clear();
+      return report;
+    }
+    for (CheckDiagnosis& f : ParamDiagnosis(d.params, id->params, c)) {
+      report.diagnosis.push_back(std::move(f));
+    }
+    if (id->verdict == CheckVerdict::kFloat32) report.diagnosis.push_back(Float32Finding(*id));
+    if (FewCells(id->stats)) DiagnoseMiss(table, own, cap, report);
+    return report;
+  }
+  if (!report.intended) {
+    report.diagnosis.push_back(
+        {"layout", "check compares sinusoidal and RoPE tables; the intent is neither", {}});
+    return report;
+  }
+  const CheckCandidate& in = *report.intended;
+  if (in.verdict == CheckVerdict::kFloat32) {
+    report.diagnosis.push_back(Float32Finding(in));
+    return report;
+  }
+  if (FewCells(in.stats)) {
+    DiagnoseMiss(table, report, cap, report);
+    return report;
+  }
+  DiagnoseMiss(table, own, cap, report);
   return report;
 }
 

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/matrix.h"
@@ -57,7 +58,10 @@ struct ErrorStats {
   // Max |error| over the first and the last quarter of the rows: how the error grows.
   double max_abs_head = 0, max_abs_tail = 0;
   double mean_abs_head = 0, mean_abs_tail = 0;  // mean |error| over the same rows
+  // The first kOffCellsKept cells beyond the tolerance, in row order: (row, col).
+  std::vector<std::pair<int64_t, int64_t>> off_cells;
 };
+inline constexpr size_t kOffCellsKept = 64;
 
 // The per-cell tolerance: `absolute` when given, else float32 rounding: one ulp of the
 // reference value or 2^-(bits) times the table's amplitude, whichever is larger (`bits`: 24 for
@@ -80,6 +84,17 @@ struct CheckConstraints {
   std::vector<std::string> keys;
   std::optional<double> tolerance;  // absolute; none: float32 rounding (or the file's format)
   int bits = 24;                    // significand bits of the file's dtype (Tolerance::bits)
+  // An intent ("is this what I meant?"): a parameter flag or a model was given. The table then
+  // matches only when it is `fixed` (the keys above, the rest read off the table); otherwise
+  // the report says what the table is instead and why (the diagnosis). Without one, "what is
+  // this?": any known convention matches.
+  bool intent = false;
+  // The model the intent comes from ("llama-3.1-8b, layer 0"), its config's format
+  // (ModelSchedule::format: "config.json (v4)", "GGUF v3") and architecture (model_type): the
+  // diagnosis names the config key of each parameter that differs. Empty: flags.
+  std::string model;
+  std::string model_format;
+  std::string model_type;
   bool Has(const std::string& key) const;
 };
 
@@ -104,8 +119,35 @@ struct CheckCandidate {
   std::string worst_formula;  // the reference formula of the worst cell
 };
 
+// A cell of the table and its reference under a candidate.
+struct CheckCell {
+  int64_t row = 0, col = 0, position = 0;
+  float table = 0, reference = 0;
+  std::string formula;  // the reference formula (Encoding::DescribeCell)
+};
+
+// One finding of the diagnosis. `kind` is one word of a fixed vocabulary: order, offset,
+// pairing, base, exponent, partial, proportional, scaling, attention-factor, scale, layout,
+// float32, transposed, shape, cells, noise. `value` is the number the kind names where there is
+// one (the shift k of `offset`, the factor of `scaling`, the table's base of `base`).
+struct CheckDiagnosis {
+  std::string kind;
+  std::string text;  // a sentence
+  std::optional<double> value;
+};
+
 struct CheckReport {
   int64_t rows = 0, cols = 0;
+  // Exit 0 or 1: the table is what the intent says (within the tolerance), or, without an
+  // intent, exactly some known convention (or one computed in float32).
+  bool matches = false;
+  bool has_intent = false;
+  // With an intent, the intended reading (the best candidate keeping what was fixed); the
+  // table's own identification (nothing fixed) in either case. Unset when none applies.
+  std::optional<CheckCandidate> intended, identified;
+  std::vector<CheckDiagnosis> diagnosis;
+  std::vector<CheckCell> worst_cells;  // largest |error| first, under the diagnosed candidate
+  std::vector<std::string> warnings;   // an unusual convention identified (cos first, base 100)
   std::vector<CheckCandidate> ranked;  // best first, at most kCheckCandidatesKept
   CheckVerdict verdict = CheckVerdict::kNoMatch;
   // Sentences on the best candidate: why it is float32, or why nothing matches (transposed,
@@ -116,8 +158,9 @@ struct CheckReport {
 inline constexpr size_t kCheckCandidatesKept = 5;
 
 // Identifies `table` (rows = positions, cols = dimensions) among the sinusoidal layouts and
-// RoPE's cos/sin tables. Errors: an empty table or non-finite values, and reference tables over
-// `cap`.
+// RoPE's cos/sin tables, and with an intent (CheckConstraints::intent) compares it with the
+// intent and diagnoses the difference. Errors: an empty table or non-finite values, and reference
+// tables over `cap`.
 Result<CheckReport> CheckTable(const Matrix& table, const CheckConstraints& constraints,
                                const MemoryCap& cap = {});
 

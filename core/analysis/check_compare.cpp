@@ -2,6 +2,8 @@
 // in absolute terms and in float32 steps, with the tolerance a float file allows; the numbers'
 // texts; and a loaded tensor as the 2-D table the check reads. Identification is in check.cpp.
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -41,10 +43,8 @@ int64_t UlpDistance(float a, float b) {
 
 int UlpBucket(int64_t ulps) {
   if (ulps < 0) return kUlpBuckets - 1;
-  if (ulps == 0) return 0;
-  int k = 1;
-  while (k < kUlpBuckets - 1 && ulps >= (int64_t{1} << k)) ++k;
-  return k;
+  // ulps in [2^(k-1), 2^k) has bit width k.
+  return std::min(static_cast<int>(std::bit_width(static_cast<uint64_t>(ulps))), kUlpBuckets - 1);
 }
 
 std::string UlpBucketLabel(int bucket) {
@@ -75,6 +75,17 @@ ErrorStats CompareTables(const Matrix& table, const Matrix& reference, const Tol
   const int64_t quarter = std::max<int64_t>(1, s.rows / 4);
   s.worst_table = table.at(0, 0), s.worst_reference = reference.at(0, 0);
   double sum = 0, sum_signed = 0, sum_sq = 0;
+  // The tolerance of a normal float depends on its binade only: one per exponent field.
+  std::array<double, 256> binade_tolerance{};
+  for (int e = 1; e < 255; ++e) {
+    binade_tolerance[static_cast<size_t>(e)] = tol.CellTolerance(std::ldexp(1.0f, e - 127));
+  }
+  auto cell_tolerance = [&](float v) {
+    uint32_t u = 0;
+    std::memcpy(&u, &v, sizeof u);
+    const uint32_t e = (u >> 23) & 0xffu;
+    return e == 0 || e == 255 ? tol.CellTolerance(v) : binade_tolerance[e];
+  };
   for (int64_t r = 0; r < s.rows; ++r) {
     for (int64_t j = 0; j < s.cols; ++j) {
       const float tv = table.at(r, j), rv = reference.at(r, j);
@@ -102,7 +113,10 @@ ErrorStats CompareTables(const Matrix& table, const Matrix& reference, const Tol
       const int64_t u = UlpDistance(tv, rv);
       s.max_ulps = u < 0 ? std::numeric_limits<int64_t>::max() : std::max(s.max_ulps, u);
       ++s.ulp_histogram[static_cast<size_t>(UlpBucket(u))];
-      if (bad || a > tol.CellTolerance(rv)) ++s.over_tolerance;
+      if (bad || a > cell_tolerance(rv)) {
+        ++s.over_tolerance;
+        if (s.off_cells.size() < kOffCellsKept) s.off_cells.push_back({r, j});
+      }
     }
   }
   const auto n = static_cast<double>(s.rows * s.cols);

@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numbers>
 #include <optional>
+#include <tuple>
+#include <utility>
 
 #include "encoding/positional_encoding.h"
 #include "encoding/rope.h"
@@ -101,7 +104,23 @@ PairReading ReadSinCosPair(const Matrix& t, int64_t s, int64_t c) {
   if (rows < 2) return out;
   std::vector<double> xs(static_cast<size_t>(rows)), wt(static_cast<size_t>(rows), 1.0);
   for (int64_t r = 0; r < rows; ++r) xs[static_cast<size_t>(r)] = static_cast<double>(r);
-  const Line line = FitLine(xs, angle, wt);
+  Line line = FitLine(xs, angle, wt);
+  // A few wrong cells must not move the line: rows far off it (ten times the median
+  // distance) are left out and the line fitted again.
+  {
+    std::vector<double> res(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) {
+      const auto k = static_cast<size_t>(r);
+      res[k] = std::abs(angle[k] - line.a - line.b * xs[k]);
+    }
+    const double limit = 10 * Median(res) + 1e-12;
+    bool dropped = false;
+    for (int64_t r = 0; r < rows; ++r) {
+      const auto k = static_cast<size_t>(r);
+      if (res[k] > limit) wt[k] = 0, dropped = true;
+    }
+    if (dropped) line = FitLine(xs, angle, wt);
+  }
   out.frequency = line.b;
   out.phase = WrapAngle(line.a);
   // The slope's error is ~ noise / L^1.5: ln w's error is that over w.
@@ -118,27 +137,73 @@ PairReading ReadSingleWave(const std::vector<double>& u, int64_t first, bool is_
   PairReading out;
   const auto rows = static_cast<int64_t>(u.size());
   if (rows < 3) return out;
-  double num = 0, den = 0;
-  for (int64_t r = 1; r + 1 < rows; ++r) {
-    const auto k = static_cast<size_t>(r);
-    num += u[k] * (u[k - 1] + u[k + 1]);
-    den += 2 * u[k] * u[k];
+  // The recurrence fitted over every row, then again without the rows whose residual
+  // u_{r-1} + u_{r+1} - 2 cos(w) u_r is ten times the median one: a wrong cell touches three.
+  std::vector<char> kept(static_cast<size_t>(rows), 1);
+  double cos_w = std::nan("");
+  for (int pass = 0; pass < 2; ++pass) {
+    double num = 0, den = 0;
+    for (int64_t r = 1; r + 1 < rows; ++r) {
+      const auto k = static_cast<size_t>(r);
+      if (kept[k] == 0) continue;
+      num += u[k] * (u[k - 1] + u[k + 1]);
+      den += 2 * u[k] * u[k];
+    }
+    cos_w = den > 0 ? num / den : std::nan("");
+    if (pass == 1 || !std::isfinite(cos_w)) break;
+    std::vector<double> res;
+    res.reserve(static_cast<size_t>(rows));
+    for (int64_t r = 1; r + 1 < rows; ++r) {
+      const auto k = static_cast<size_t>(r);
+      res.push_back(std::abs(u[k - 1] + u[k + 1] - 2 * cos_w * u[k]));
+    }
+    const double limit = 10 * Median(res) + 1e-12;
+    bool dropped = false;
+    for (int64_t r = 1; r + 1 < rows; ++r) {
+      const auto k = static_cast<size_t>(r);
+      if (res[k - 1] > limit) kept[k] = 0, dropped = true;
+    }
+    if (!dropped) break;
   }
-  double w = den > 0 ? std::acos(std::clamp(num / den, -1.0, 1.0)) : std::nan("");
+  double w = std::isfinite(cos_w) ? std::acos(std::clamp(cos_w, -1.0, 1.0)) : std::nan("");
   const double l = static_cast<double>(rows);
   out.weight = std::isfinite(w) ? w * w * w * w * l : 0.0;
   if (std::isfinite(w) && w < 0.3) {
     const double limit = is_cos ? 2.5 : 1.3;
-    double sxy = 0, sxx = 0;
+    // Each row's angle acos(u) or asin(u) against p: a line through 0 of slope w, fitted by
+    // weighted least squares, then again without the rows ten times the median distance off it.
+    std::vector<double> ps, as, wts;
     for (int64_t r = 0; r < rows; ++r) {
       const auto p = static_cast<double>(first + r);
       if (p <= 0 || p * std::max(w, 1e-300) > limit) continue;
       const double v = std::clamp(u[static_cast<size_t>(r)], -1.0, 1.0);
       const double a = is_cos ? std::acos(v) : std::asin(v);
       const double cond = is_cos ? std::sin(a) : std::cos(a);
-      const double wt = cond * cond;
-      sxy += wt * p * a;
-      sxx += wt * p * p;
+      ps.push_back(p), as.push_back(a), wts.push_back(cond * cond);
+    }
+    auto fit = [&] {
+      double sxy = 0, sxx = 0;
+      for (size_t k = 0; k < ps.size(); ++k) {
+        sxy += wts[k] * ps[k] * as[k];
+        sxx += wts[k] * ps[k] * ps[k];
+      }
+      return std::pair{sxy, sxx};
+    };
+    auto [sxy, sxx] = fit();
+    if (sxx > 0) {
+      // Distances from the median slope: one wrong cell near u = +-1 has an angle (and a
+      // weight) far above the others' and would carry the least-squares line with it.
+      std::vector<double> slopes(ps.size());
+      for (size_t k = 0; k < ps.size(); ++k) slopes[k] = as[k] / ps[k];
+      const double w0 = Median(slopes);
+      std::vector<double> res(ps.size());
+      for (size_t k = 0; k < ps.size(); ++k) res[k] = std::abs(as[k] - w0 * ps[k]);
+      const double cut = 10 * Median(res) + 1e-12;
+      bool dropped = false;
+      for (size_t k = 0; k < ps.size(); ++k) {
+        if (res[k] > cut) wts[k] = 0, dropped = true;
+      }
+      if (dropped) std::tie(sxy, sxx) = fit();
     }
     if (sxx > 0) {
       w = sxy / sxx;
@@ -350,18 +415,32 @@ void RopeDrafts(const Matrix& t, int64_t assumed_d, RopePairing pairing, RopePar
   const int64_t first = c.Has("offset") ? c.fixed.offset : 0;
   // Each pair's column (the mean of its two copies where both are in the table).
   std::vector<std::vector<double>> waves;
-  double amplitude = 0;
+  std::vector<double> pair_max;  // each pair's largest |value|
   for (int64_t i = 0; i < h; ++i) {
     const int64_t a = pairing == RopePairing::kHalf ? i : 2 * i;
     const int64_t b = pairing == RopePairing::kHalf ? i + h : 2 * i + 1;
     std::vector<double> u(static_cast<size_t>(t.rows));
+    double top = 0;
     for (int64_t r = 0; r < t.rows; ++r) {
       const double va = a < t.cols ? t.at(r, a) : std::nan("");
       const double vb = b < t.cols ? t.at(r, b) : va;
       u[static_cast<size_t>(r)] = std::isfinite(va) ? 0.5 * (va + vb) : vb;
-      amplitude = std::max(amplitude, std::abs(u[static_cast<size_t>(r)]));
+      top = std::max(top, std::abs(u[static_cast<size_t>(r)]));
     }
+    pair_max.push_back(top);
     waves.push_back(std::move(u));
+  }
+  // The amplitude: the largest pair maximum that is not above the upper quartile of them by
+  // more than 1e-4 (a wrong cell may stand out of its wave; every cos pair reaches A at p = 0,
+  // the fast sin pairs come within float rounding of it).
+  double amplitude = 0;
+  {
+    std::vector<double> sorted = pair_max;
+    std::sort(sorted.begin(), sorted.end(), std::greater<>());
+    const double quartile = sorted.empty() ? 0.0 : sorted[sorted.size() / 4];
+    for (double m : pair_max) {
+      if (m <= quartile * (1 + 1e-4)) amplitude = std::max(amplitude, m);
+    }
   }
   if (!(amplitude > 0)) amplitude = 1.0;
   // 1, or YaRN's default attention factor once the factor is known (below).
