@@ -189,6 +189,22 @@ def main():
                                   "--scaling-factor", "8", "--original-max-len", "2048"])
     expect("theta 10000 meant 500000", exe, plain, 1, ["base"], {"base": 500000},
            extra=["--rope-theta", "10000"])
+    # Proportional RoPE (Gemma 4; HF _compute_proportional_rope_parameters in
+    # rope_reference.py): a quarter of the pairs turn at theta^(-2i/d), the rest are still.
+    # A port that takes the exponent over the turning dims only (theta^(-2i/d_rot), partial
+    # rotary) reads as base theta^4: `partial`.
+    gemma = dict(d_model=128, theta=1000000.0, scaling="none", proportion=0.25)
+    prop = save("proportional", hf_rotary(gemma, 1024))
+    expect("proportional, no intent", exe, prop, 0, identified={"--rope-proportion": "0.25",
+                                                               "--rope-theta": "1000000"})
+    prop_flags = ["--rope-theta", "1000000", "--rope-proportion", "0.25"]
+    expect("proportional, intent", exe, prop, 0, extra=prop_flags)
+    k = 16
+    inv = np.concatenate([rope_reference.default_inv_freq(1000000.0, 2 * k), np.zeros(64 - k)])
+    freqs = np.outer(np.arange(1024, dtype=np.float64), inv)
+    partial = save("partial_port", np.cos(np.concatenate([freqs, freqs], 1)).astype(np.float32))
+    expect("partial exponent where proportional was meant", exe, partial, 1, ["partial"],
+           {"partial": 1e24}, extra=prop_flags)
     # GPT-J's interleaved pairs where HF's half pairs were meant, and the sin table for cos.
     gptj = save("gptj_sin", hf_rotary(dict(d_model=64, theta=10000.0, scaling="none"), 512,
                                       part="sin", pairing="interleaved"))

@@ -186,7 +186,21 @@ std::vector<CheckDiagnosis> ParamDiagnosis(const EncodingParams& intended,
       }
       add("pairing", text);
     }
-    if (!Near(m.theta, t.theta)) out.push_back(BaseFinding(c, "rope_theta", m.theta, t.theta));
+    if (t.proportion < 1 && Near(m.proportion, t.proportion) && m.theta > 1 &&
+        Near(std::log(t.theta), std::log(m.theta) / t.proportion, 1e-6)) {
+      // theta^(-2i/d_rot) over the d_rot = proportion d dims that turn reads as the base
+      // theta^(1/proportion) over the whole head.
+      add("partial",
+          "the table's exponent runs over the " +
+              std::to_string(static_cast<int64_t>(std::floor(t.proportion * double(d) / 2)) * 2) +
+              " dims that turn (theta^(-2i/d_rot), partial rotary) where proportional RoPE "
+              "(Gemma 4) takes theta^(-2i/d) over the whole head of " +
+              std::to_string(d) + ": its base reads as " + Num(t.theta) + " = " + Num(m.theta) +
+              "^(d/d_rot)",
+          t.theta);
+    } else if (!Near(m.theta, t.theta)) {
+      out.push_back(BaseFinding(c, "rope_theta", m.theta, t.theta));
+    }
     if (!Near(m.rotary_fraction, t.rotary_fraction)) {
       add("partial",
           Sentence(c, "partial_rotary_factor", "a rotary fraction of " + Num(m.rotary_fraction),

@@ -247,6 +247,7 @@ void ApplyFixed(const CheckConstraints& c, EncodingParams& p) {
     if (c.Has("low_freq_factor")) r.low_freq_factor = f.low_freq_factor;
     if (c.Has("high_freq_factor")) r.high_freq_factor = f.high_freq_factor;
     if (c.Has("sequence_len")) r.sequence_len = f.sequence_len;
+    if (c.Has("rope_proportion")) r.proportion = f.proportion;
   }
 }
 
@@ -459,6 +460,29 @@ void RopeDrafts(const Matrix& t, int64_t assumed_d, RopePairing pairing, RopePar
       wt.push_back(r.weight);
     }
   }
+  // Proportional RoPE (Gemma 4): the last pairs do not turn, cos exactly 1 and sin exactly 0 on
+  // every row. Each draft then also comes with the proportion of the pairs that turn (after
+  // the plain one, which wins a tie on a short table whose slowest pairs round to 1).
+  double proportion = 1.0;
+  if (t.rows >= 3) {
+    int64_t still = 0;
+    for (int64_t i = h - 1; i >= 0; --i) {
+      const std::vector<double>& u = waves[static_cast<size_t>(i)];
+      const double expected = part == RopePart::kCos ? 1.0 : 0.0;
+      bool constant = true;
+      for (double v : u) constant = constant && v == expected;
+      if (!constant) break;
+      ++still;
+    }
+    const int64_t turning = h - still;
+    if (still > 0 && turning >= 2) {
+      proportion = static_cast<double>(turning) / static_cast<double>(h);
+      if (std::optional<double> snapped = SnapDecimal(proportion, 1e-9)) proportion = *snapped;
+      if (static_cast<int64_t>(std::floor(proportion * static_cast<double>(h))) != turning) {
+        proportion = (static_cast<double>(turning) + 0.5) / static_cast<double>(h);
+      }
+    }
+  }
   const std::string hypothesis =
       "rope " + std::string(RopePartName(part)) + " " + std::string(RopePairingName(pairing));
   auto add = [&](RopeParams rp, int unsnapped) {
@@ -474,7 +498,11 @@ void RopeDrafts(const Matrix& t, int64_t assumed_d, RopePairing pairing, RopePar
     d.params.scheme = rp;
     d.unsnapped = unsnapped;
     ApplyFixed(c, d.params);
-    out.push_back(std::move(d));
+    out.push_back(d);
+    if (proportion < 1 && !(c.Has("rope_proportion") && c.fixed.kind() == Scheme::kRope)) {
+      d.params.rope().proportion = proportion;
+      out.push_back(std::move(d));
+    }
   };
   // The line of all pairs, and the line through w_0 = 1 of the fast pairs that YaRN and Llama 3
   // keep: from pair 1 on, as long as each pair stays on it (within 1e-4 in ln w).

@@ -54,6 +54,7 @@ std::string CheckDescribeRope(const EncodingParams& p) {
     }
     if (r.attention_factor) s += ", attention factor " + Exact(*r.attention_factor);
   }
+  if (r.proportion != 1.0) s += ", proportion " + Exact(r.proportion);
   return s;
 }
 
@@ -100,6 +101,7 @@ std::string CheckFlagsRope(const EncodingParams& p) {
     }
     if (r.attention_factor) s += " --attention-factor " + Exact(*r.attention_factor);
   }
+  if (r.proportion != 1.0) s += " --rope-proportion " + Exact(r.proportion);
   return s;
 }
 
