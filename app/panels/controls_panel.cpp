@@ -733,7 +733,11 @@ void FieldCombo(AppState& state, const char* label, const char* flag,
   if (!reason.empty()) PushRefusedFrame();
   const bool chosen = ImGui::Combo(label, &index, labels.data(), static_cast<int>(labels.size()));
   if (!reason.empty()) PopRefusedFrame();
-  ItemTooltip(reason.empty() ? tip : (reason + "\n\n" + tip).c_str());
+  // A narrow panel cuts the choice shown: its whole text opens the tooltip.
+  const std::string full = ComboClipped(labels[static_cast<size_t>(index)])
+                               ? labels[static_cast<size_t>(index)] + std::string("\n\n")
+                               : "";
+  ItemTooltip((full + (reason.empty() ? tip : reason + "\n\n" + tip)).c_str());
   if (chosen) {
     state.fields[id].error.clear();  // a new choice: its own answer
     const std::string name = names[static_cast<size_t>(index)];
@@ -763,6 +767,12 @@ void WrappedTooltip(const char* text) {
 
 void ItemTooltip(const char* text) {
   if (ImGui::IsItemHovered()) WrappedTooltip(text);
+}
+
+bool ComboClipped(const char* shown) {
+  const float room =
+      ImGui::GetItemRectSize().x - ImGui::GetFrameHeight() - ImGui::GetStyle().FramePadding.x * 2;
+  return ImGui::CalcTextSize(shown).x > room;
 }
 
 void FitComboWidth(const char* label, std::span<const char* const> items) {
