@@ -14,10 +14,12 @@
 #include "frame/frame.h"
 #include "jobs/export_runner.h"
 #include "jobs/raster_worker.h"
+#include "panels/panels.h"
 #include "test_support.h"
 #include "ui/app_state.h"
 #include "ui/texture_store.h"
 #include "ui/ui.h"
+#include "views/view_registry.h"
 
 namespace pe {
 namespace {
@@ -345,6 +347,46 @@ TEST_F(ExportDialog, SizePresetsOnlyForPng) {
   ClickButton("Save");
   const std::string svg = pe::testing::ReadFile(Path("f.svg"));
   EXPECT_NE(svg.find("width=\"960px\" height=\"540px\""), std::string::npos) << svg.substr(0, 300);
+}
+
+// The format combo lists what the view's entry writes: the layers view's table is names, so it
+// offers CSV and not NPY, and a dialog opened on it with NPY chosen before starts on CSV.
+TEST_F(ExportDialog, OffersOnlyTheFormatsTheViewWrites) {
+  auto listed = [&](ViewKind view) {
+    state_.export_dialog.format = 4;  // NPY, chosen for another view
+    state_.export_dialog.folder = dir_;
+    OpenExportDialog(state_, view);
+    Frames(2);
+    std::set<std::string> seen;
+    ImVec2 at;
+    if (!FindInFirstColumn("format", &at)) return seen;
+    Click(at);
+    Frames(2);
+    ImGuiWindow* popup = nullptr;
+    for (ImGuiWindow* w : GImGui->Windows) {
+      if (std::strncmp(w->Name, "##Combo_", 8) == 0 && w->Active) popup = w;
+    }
+    if (popup == nullptr) return seen;
+    for (float y = popup->Pos.y; y < popup->Pos.y + popup->Size.y; y += 2.0f) {
+      ImGui::GetIO().MousePos = ImVec2(popup->Pos.x + 20, y);
+      Frame();
+      for (const char* label : {"PNG image", "SVG vector figure", "PDF vector figure",
+                                "CSV numbers", "NPY numbers (numpy.load)"}) {
+        if (GImGui->HoveredId == ImHashStr(label, 0, popup->ID)) seen.insert(label);
+      }
+    }
+    PressEscape();
+    PressEscape();
+    return seen;
+  };
+  const std::set<std::string> layers = listed(ViewKind::kLayers);
+  EXPECT_EQ(state_.export_dialog.format, 3);
+  EXPECT_EQ(layers, (std::set<std::string>{"PNG image", "SVG vector figure", "PDF vector figure",
+                                           "CSV numbers"}));
+  EXPECT_FALSE(GetView(ViewKind::kLayers).npy);
+  const std::set<std::string> heatmap = listed(ViewKind::kHeatmap);
+  EXPECT_EQ(state_.export_dialog.format, 4);
+  EXPECT_EQ(heatmap.count("NPY numbers (numpy.load)"), 1u);
 }
 
 TEST_F(ExportDialog, ToastSitsOnTheStatusLineAndAClickDismissesIt) {

@@ -233,6 +233,9 @@ ModelSchedule Gemma3Expected(int64_t layers, int64_t hidden, int64_t heads, int6
   for (int64_t il = 0; il < layers; ++il) want.layers.push_back(il % 6 == 5 ? global : local);
   // query_pre_attn_scalar^-0.5 = head_dim^-0.5 (llama.cpp sets it for every Gemma)
   for (LayerPosition& l : want.layers) l.softmax_scale = 1.0 / std::sqrt(static_cast<double>(hd));
+  // llama.cpp's gemma3 graph: inpL = ggml_scale(inpL, sqrtf(n_embd)), as HF's GemmaModel
+  // multiplies by normalizer = hidden_size**0.5.
+  want.embedding_scale = std::sqrt(static_cast<double>(hidden));
   return want;
 }
 

@@ -103,7 +103,7 @@ TEST_F(ModelCli, DescribeJsonHasTheShapeAndTheRuns) {
   ASSERT_EQ(j["layer_runs"].size(), 2u);
   EXPECT_EQ(j["layer_runs"][1]["layers"], nlohmann::json({5, 11, 17, 23, 29}));
   EXPECT_EQ(j["layer_runs"][1]["base"], "1000000");
-  EXPECT_EQ(j["layer_runs"][1]["scaling"], "linear");
+  EXPECT_EQ(j["layer_runs"][1]["scaling"], "linear x8");
   EXPECT_EQ(j["layer_runs"][0]["window"], "sliding:1024");
   EXPECT_FALSE(j.contains("chosen_layer"));
 
@@ -159,7 +159,7 @@ TEST_F(ModelCli, TheLayersTableIsTheConfigsSchedule) {
   ASSERT_EQ(r.code, 0) << r.output;
   std::string expected = "layer,scheme,base,scaling,pairing,rotary,window,temperature\n";
   for (int i = 0; i < 34; ++i) {
-    expected += std::to_string(i) + (i % 6 == 5 ? ",rope,1000000,linear,half,256,causal,none\n"
+    expected += std::to_string(i) + (i % 6 == 5 ? ",rope,1000000,linear x8,half,256,causal,none\n"
                                                 : ",rope,10000,none,half,256,sliding:1024,none\n");
   }
   EXPECT_EQ(ReadFile(Path("layers.csv")), expected);
@@ -209,7 +209,8 @@ TEST_F(ModelCli, AFigureOfAModelIsDrawnAgainFromItsMetadata) {
   CliRun layers =
       RunCli("export --from " + Path("score.png") + " --view layers -o " + Path("layers.csv"));
   ASSERT_EQ(layers.code, 0) << layers.output;
-  EXPECT_TRUE(Contains(ReadFile(Path("layers.csv")), "\n5,rope,1000000,linear,half,256,causal,"));
+  EXPECT_TRUE(
+      Contains(ReadFile(Path("layers.csv")), "\n5,rope,1000000,linear x8,half,256,causal,"));
 }
 
 // A config.json of one's own: read by --model-config, described, and a figure drawn from it is

@@ -63,8 +63,9 @@ TEST(ModelPick, ACatalogueModelSetsItsFirstPositionalLayerAndTheLayerSliderAnoth
   ASSERT_NE(m.model, nullptr);
   EXPECT_EQ(m.model->layers.size(), 48u);
   ExpectScoutRopeLayer(m);
-  // The rows as the command line's default: the context (10485760), at most 4096.
-  EXPECT_EQ(m.pe.max_len, 4096);
+  // The rows as the command line's default: twice the chunk 8192 of layer 0, so that its
+  // boundary is on screen (the context is 10485760).
+  EXPECT_EQ(m.pe.max_len, 16384);
   EXPECT_FALSE(ModelModified(m));
   EXPECT_EQ(ModelLabel(m), "llama-4-scout, layer 0");
 
@@ -72,7 +73,7 @@ TEST(ModelPick, ACatalogueModelSetsItsFirstPositionalLayerAndTheLayerSliderAnoth
   ASSERT_TRUE(third.ok()) << third.message();
   EXPECT_EQ(third.value().model_layer, 3);
   ExpectScoutNopeLayer(third.value());
-  EXPECT_EQ(third.value().pe.max_len, 4096);  // the rows stay
+  EXPECT_EQ(third.value().pe.max_len, 16384);  // the rows stay
   EXPECT_EQ(ModelLabel(third.value()), "llama-4-scout, layer 3");
   Result<ModelParams> fifth = PickModelLayer(third.value(), 5);
   ASSERT_TRUE(fifth.ok());

@@ -723,9 +723,31 @@ void FieldCombo(AppState& state, const char* label, const char* flag,
   const auto it = state.fields.find(id);
   const std::string reason = it != state.fields.end() ? it->second.error : std::string();
   if (!reason.empty()) PushRefusedFrame();
-  const bool chosen = ImGui::Combo(label, &index, labels.data(), static_cast<int>(labels.size()));
+  // A choice too wide for the combo shows its words before the parenthesis ("M-RoPE" for
+  // "M-RoPE (rotates q, k by t, h, w)"); the list and the tooltip give it whole.
+  const std::string whole = labels[static_cast<size_t>(index)];
+  std::string shown = whole;
+  const float room =
+      ImGui::CalcItemWidth() - ImGui::GetFrameHeight() - ImGui::GetStyle().FramePadding.x * 2;
+  if (ImGui::CalcTextSize(whole.c_str()).x > room && whole.rfind(" (") != std::string::npos) {
+    shown.resize(whole.rfind(" ("));
+  }
+  bool chosen = false;
+  if (ImGui::BeginCombo(label, shown.c_str())) {
+    for (size_t k = 0; k < labels.size(); ++k) {
+      ImGui::PushID(static_cast<int>(k));  // as ImGui::Combo does
+      if (ImGui::Selectable(labels[k], static_cast<int>(k) == index)) {
+        index = static_cast<int>(k);
+        chosen = true;
+      }
+      ImGui::PopID();
+    }
+    ImGui::EndCombo();
+  }
   if (!reason.empty()) PopRefusedFrame();
-  ItemTooltip(reason.empty() ? tip : (reason + "\n\n" + tip).c_str());
+  const std::string full =
+      shown != whole || ComboClipped(shown.c_str()) ? whole + std::string("\n\n") : "";
+  ItemTooltip((full + (reason.empty() ? tip : reason + "\n\n" + tip)).c_str());
   if (chosen) {
     state.fields[id].error.clear();  // a new choice: its own answer
     const std::string name = names[static_cast<size_t>(index)];
@@ -755,6 +777,12 @@ void WrappedTooltip(const char* text) {
 
 void ItemTooltip(const char* text) {
   if (ImGui::IsItemHovered()) WrappedTooltip(text);
+}
+
+bool ComboClipped(const char* shown) {
+  const float room =
+      ImGui::GetItemRectSize().x - ImGui::GetFrameHeight() - ImGui::GetStyle().FramePadding.x * 2;
+  return ImGui::CalcTextSize(shown).x > room;
 }
 
 void FitComboWidth(const char* label, std::span<const char* const> items) {

@@ -16,6 +16,7 @@
 #include "panels/panels.h"
 #include "views/figure_command.h"
 #include "views/figure_export.h"
+#include "views/view_registry.h"
 namespace pe {
 namespace {
 
@@ -28,13 +29,35 @@ bool IsFigure(int format) {
   return format <= 2;
 }
 
-// The format index a file name's extension names, or `current` when it names none.
-int FormatOf(const std::string& name, int current) {
+// Whether the view writes format `format` (its entry says whether its table goes to NPY).
+bool Offered(ViewKind view, int format) {
+  return format != 4 || GetView(view).npy;
+}
+
+// The format index a file name's extension names, or `current` when it names none or one the
+// view does not write.
+int FormatOf(ViewKind view, const std::string& name, int current) {
   const std::string ext = FileExtension(name);
   for (int k = 0; k < 5; ++k) {
-    if (ext == kExportFormats[k]) return k;
+    if (ext == kExportFormats[k] && Offered(view, k)) return k;
   }
   return current;
+}
+
+// The format combo with only the formats the view writes; true when the choice changed.
+bool FormatCombo(ViewKind view, int* format) {
+  bool changed = false;
+  if (ImGui::BeginCombo("format", kFormatLabels[*format])) {
+    for (int k = 0; k < 5; ++k) {
+      if (!Offered(view, k)) continue;
+      if (ImGui::Selectable(kFormatLabels[k], k == *format) && k != *format) {
+        *format = k;
+        changed = true;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  return changed;
 }
 
 std::string ReplaceExtension(const std::string& name, const char* ext) {
@@ -144,6 +167,7 @@ void DrawSizeChoice(ExportDialogState& d) {
 void OpenExportDialog(AppState& state, ViewKind view) {
   ExportDialogState& d = state.export_dialog;
   d.view = view;
+  if (!Offered(view, d.format)) d.format = 3;  // CSV, which every view writes
   d.name = SuggestedFileName(view, state.params, kExportFormats[d.format]);
   d.error.clear();
   d.open_requested = true;
@@ -203,7 +227,7 @@ void DrawExportDialog(AppState& state, UiServices& services, const EncodingPtr& 
     ImGui::InputTextWithHint("folder", "current folder", &d.folder);
     ImGui::TextDisabled("in %s", folder.c_str());
     ImGui::SetNextItemWidth(-em * 6);
-    if (ImGui::InputText("file name", &d.name)) d.format = FormatOf(d.name, d.format);
+    if (ImGui::InputText("file name", &d.name)) d.format = FormatOf(d.view, d.name, d.format);
     if (services.picker && services.picker->available()) {
       if (ImGui::Button(services.picker->running() ? "Choosing..." : "Browse...") &&
           !services.picker->running()) {
@@ -216,13 +240,12 @@ void DrawExportDialog(AppState& state, UiServices& services, const EncodingPtr& 
         const size_t slash = chosen->find_last_of('/');
         d.folder = slash == std::string::npos ? "" : chosen->substr(0, slash);
         d.name = slash == std::string::npos ? *chosen : chosen->substr(slash + 1);
-        d.format = FormatOf(d.name, d.format);
+        d.format = FormatOf(d.view, d.name, d.format);
       }
     }
     ImGui::SetNextItemWidth(em * 14);
     FitComboWidth("format", kFormatLabels);
-    if (ImGui::Combo("format", &d.format, kFormatLabels, 5))
-      d.name = ReplaceExtension(d.name, kExportFormats[d.format]);
+    if (FormatCombo(d.view, &d.format)) d.name = ReplaceExtension(d.name, kExportFormats[d.format]);
     if (IsFigure(d.format)) {
       DrawSizeChoice(d);
       ImGui::SetNextItemWidth(-em * 6);

@@ -61,11 +61,23 @@ void DrawModelControls(AppState& state) {
   const ModelParams& p = state.params;
   ModelPickState& pick = state.model_pick;
   ImGui::TextDisabled("Model");
-  const std::string preview = ModelPreview(p);
+  const std::string whole = ModelPreview(p);
+  // Too wide beside its label: the title without its parenthesis ("Llama 4 Scout 17B-16E"),
+  // whole in the tooltip.
+  std::string preview = whole;
+  const ImGuiStyle& style = ImGui::GetStyle();
+  if (ImGui::CalcTextSize(whole.c_str()).x >
+          ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("model").x -
+              style.ItemInnerSpacing.x - ImGui::GetFrameHeight() - style.FramePadding.x * 2 &&
+      whole.rfind(" (") != std::string::npos) {
+    preview.resize(whole.rfind(" ("));
+  }
   const bool refused = !pick.error.empty();
   if (refused) PushRefusedFrame();
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+  const char* shown[] = {preview.c_str()};
+  FitComboWidth("model", shown);  // "Llama 4 Scout 17B-16E (text)" whole where the panel allows
   const bool open = ImGui::BeginCombo("model", preview.c_str(), ImGuiComboFlags_HeightLarge);
+  const bool clipped = preview != whole || ComboClipped(preview.c_str());
   if (refused) PopRefusedFrame();
   if (open) {
     if (ImGui::Selectable(kNoModel, !p.model)) ApplyPick(state, PickCatalogueModel(p, ""));
@@ -86,10 +98,11 @@ void DrawModelControls(AppState& state) {
     ItemTooltip("A model's config.json or GGUF file (only its header is read).");
     ImGui::EndCombo();
   }
-  ItemTooltip(
-      "A real model: its layer's positional scheme, width, window and temperature, as the "
-      "command line's --model NAME or --model-config FILE sets them. Edit any value below "
-      "afterwards: the model stays recorded and the status line says \"modified from\".");
+  ItemTooltip(((clipped ? whole + "\n\n" : std::string()) +
+               "A real model: its layer's positional scheme, width, window and temperature, as the "
+               "command line's --model NAME or --model-config FILE sets them. Edit any value below "
+               "afterwards: the model stays recorded and the status line says \"modified from\".")
+                  .c_str());
   if (pick.enter_path) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
     bool go = ImGui::InputTextWithHint("file", "config.json or model.gguf", &pick.path,

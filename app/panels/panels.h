@@ -168,6 +168,9 @@ float TooltipWrapWidth();
 // Sets the next combo's width to fit its longest entry (text, frame padding and arrow), at
 // least the width it would have had, at most what the panel leaves beside `label`.
 void FitComboWidth(const char* label, std::span<const char* const> items);
+// Whether the last item, a combo showing `shown`, is too narrow for it (its tooltip should then
+// give the whole text).
+bool ComboClipped(const char* shown);
 
 // A numeric field showing `current`. Returns true with the typed value in `*typed` when the
 // user finished typing (Enter or focus loss) a different, well-formed decimal value; Escape

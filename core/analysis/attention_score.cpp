@@ -17,6 +17,7 @@
 #include "encoding/wave.h"
 #include "io/loaded_table.h"
 #include "model/embedding.h"
+#include "model/model_schedule.h"
 #include "text/tokenizer.h"
 
 namespace pe {
@@ -57,6 +58,40 @@ std::string SoftmaxScaleText(double softmax_scale, int64_t d) {
   char buf[160];
   std::snprintf(buf, sizeof buf, "softmax scale s = %.4g (in place of 1/\xe2\x88\x9a%lld = %.4g)",
                 softmax_scale, static_cast<long long>(d), 1.0 / std::sqrt(static_cast<double>(d)));
+  return buf;
+}
+
+std::string SoftmaxScaleText(const ModelParams& m, int64_t d) {
+  const double s = m.softmax_scale;
+  const ModelSchedule* model = m.model.get();
+  if (!(s > 0) || model == nullptr || m.model_layer < 0 ||
+      m.model_layer >= static_cast<int64_t>(model->layers.size()) ||
+      model->layers[static_cast<size_t>(m.model_layer)].softmax_scale != s) {
+    return SoftmaxScaleText(s, d);
+  }
+  const int64_t h = model->shape.head_dim;
+  char buf[200];
+  if (s == 1) {
+    std::snprintf(buf, sizeof buf,
+                  "softmax scale s = 1 (%s's: q.k is not divided by \xe2\x88\x9a"
+                  "d)",
+                  model->name.c_str());
+    return buf;
+  }
+  // s = k / sqrt(n): k = 1 with n = 1/s^2 when that is a whole number (Gemma's
+  // query_pre_attn_scalar), else n = H and k = s sqrt(H) (DeepSeek-V3's mscale^2).
+  const double n = 1 / (s * s);
+  if (std::fabs(n - std::round(n)) < 1e-9 * n) {
+    std::snprintf(buf, sizeof buf, "softmax scale s = 1/\xe2\x88\x9a%.0f = %.4g (%s's)", n, s,
+                  model->name.c_str());
+  } else if (h > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "softmax scale s = %.4g/\xe2\x88\x9a%lld = %.4g (%s's, q head dim %lld)",
+                  s * std::sqrt(static_cast<double>(h)), static_cast<long long>(h), s,
+                  model->name.c_str(), static_cast<long long>(h));
+  } else {
+    std::snprintf(buf, sizeof buf, "softmax scale s = %.4g (%s's)", s, model->name.c_str());
+  }
   return buf;
 }
 

@@ -49,6 +49,12 @@ std::string ScoreDefinition(const Encoding& encoding, const ScoreContent& conten
                             double softmax_scale, const AttentionTemperature& temperature = {});
 // "softmax scale s = 0.1657 (in place of 1/√128 = 0.08839)", for a scale given (> 0).
 std::string SoftmaxScaleText(double softmax_scale, int64_t d);
+// The same for the parameters' scale; when it is the open model's layer's own, it is written as
+// that model computes it, over the model's query head dim H: "softmax scale s = 1.874/√192 =
+// 0.1352 (deepseek-v3's, q head dim 192)" (DeepSeek-V3's mscale^2/sqrt(192)), "1/√256" (Gemma's
+// query_pre_attn_scalar), "1" (T5), since the default 1/√d of the layer's d = d_model (64
+// rotated dims of DeepSeek's head) is not what the model divides by.
+std::string SoftmaxScaleText(const ModelParams& m, int64_t d);
 // The options that change the score views' numbers beyond the encoding, as their flags read:
 // "causal mask" or "attention window sliding:4096", "softmax scale 0.2" and (with
 // `temperature`) "temperature llama4 (scale 0.1, floor 8192)", joined by ", "; empty when none

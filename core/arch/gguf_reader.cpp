@@ -457,6 +457,20 @@ Status Builder::Read() {
   s.shape.layers = *layers;
   s.shape.hidden = hidden.value_or(0);
   s.shape.context = *context;
+  // The input layer, by architecture (a GGUF records no initialiser): llama.cpp's gemma,
+  // gemma2, gemma3 graphs scale inp_embd by sqrt(n_embd) as HF's GemmaModel does
+  // (normalizer = hidden_size**0.5); T5's embeddings were drawn N(0, initializer_factor^2 = 1),
+  // every other architecture's N(0, initializer_range^2 = 0.02^2) and added unscaled.
+  if (arch.rfind("gemma", 0) == 0) {
+    if (s.shape.hidden < 1) {
+      return keys.Fail(keys.Key("embedding_length"),
+                       "is missing (Gemma scales its embeddings by its root)");
+    }
+    s.embedding_scale = std::sqrt(static_cast<double>(s.shape.hidden));
+    s.notes.push_back("the token embeddings are multiplied by sqrt(embedding_length) = " +
+                      Num(s.embedding_scale) + " (Gemma's normalizer)");
+  }
+  if (entry->placement == Placement::kT5) s.embedding_init_std = 1.0;
   {
     auto heads = keys.PerLayer(keys.Key("attention.head_count"), *layers, kMaxWidth);
     if (!heads.ok()) return heads.error();

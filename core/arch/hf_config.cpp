@@ -7,7 +7,9 @@
 #include "arch/hf_config.h"
 
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -29,6 +31,13 @@ constexpr int kMaxDepth = 64;
 constexpr int64_t kMaxLayers = 1024;
 // LongRoPE's lists over all layers: at most this many numbers.
 constexpr uint64_t kMaxLongropeNumbers = uint64_t{1} << 24;
+
+// `v` rounded to bfloat16 (float32 rounded to nearest-even in its top 16 bits), finite v.
+double Bfloat16(double v) {
+  uint32_t bits = std::bit_cast<uint32_t>(static_cast<float>(v));
+  bits += 0x7FFFu + ((bits >> 16) & 1u);
+  return static_cast<double>(std::bit_cast<float>(bits & 0xFFFF0000u));
+}
 
 // Thrown inside this file only, caught by ReadHfConfig: a refusal with its message.
 struct Refusal {
@@ -342,6 +351,7 @@ class Reader {
     type_ = inner ? c.String("model_type").value_or(s_.model_type) : s_.model_type;
     defaults_ = DefaultsOf(type_);
     ReadShape(c);
+    ReadInput(c, outer);
     ReadLayers(c);
     for (const std::string& k : outer.Unread()) {
       if (k != "text_config") s_.unknown_keys.push_back(k);
@@ -447,6 +457,40 @@ class Reader {
     }
     context_given_ = ctx.has_value();
     sh.context = ctx.value_or(2048);
+  }
+
+  // The input layer: the embeddings' scaling and initialiser (ModelSchedule::embedding_scale,
+  // embedding_init_std), from the text model's keys or else the outer config's.
+  void ReadInput(Obj& c, Obj& outer) {
+    if (type_.rfind("gemma", 0) == 0) {
+      // HF modeling_gemma.py (and gemma2, gemma3): GemmaModel.forward multiplies the embeddings
+      // by normalizer = torch.tensor(hidden_size**0.5, dtype=hidden_states.dtype).
+      if (s_.shape.hidden < 1) Fail("no hidden_size: Gemma scales its embeddings by its root");
+      s_.embedding_scale = std::sqrt(static_cast<double>(s_.shape.hidden));
+      char buf[160];
+      std::snprintf(buf, sizeof buf,
+                    "the token embeddings are multiplied by sqrt(hidden_size) = sqrt(%lld) = %.6g "
+                    "(Gemma's normalizer; in bfloat16 it rounds to %.6g)",
+                    static_cast<long long>(s_.shape.hidden), s_.embedding_scale,
+                    static_cast<double>(Bfloat16(s_.embedding_scale)));
+      Note(buf);
+    }
+    // HF _init_weights: nn.Embedding weight.normal_(0, initializer_range) (GPT-2, BERT, Llama
+    // and most others); T5's shared embedding normal_(0, initializer_factor * 1.0); Whisper's
+    // init_std.
+    const bool t5 = T5Family(type_);
+    std::optional<double> std_dev;
+    for (Obj* o : {&c, &outer}) {
+      for (const char* key : {t5 ? "initializer_factor" : "initializer_range", "init_std"}) {
+        if (!std_dev) std_dev = o->Number(key);
+        if (std_dev && !(*std_dev > 0)) o->Fail(key, "must be a number > 0", o->Get(key));
+      }
+    }
+    s_.embedding_init_std = std_dev.value_or(t5 ? 1.0 : 0.02);
+    if (s_.embedding_init_std != 0.02 && s_.embedding_init_std != 1) {
+      Unsupported("token embeddings initialised N(0, " + Num(s_.embedding_init_std) +
+                  "^2) (the views draw N(0, 0.02^2) or N(0, 1))");
+    }
   }
 
   // A rope type's object: v4 rope_scaling (`type` or `rope_type`) or one v5 rope_parameters.

@@ -1,6 +1,8 @@
 #include "arch/model_choice.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -18,7 +20,26 @@ int64_t ModelDefaultRows(const ModelSchedule& s, int64_t layer) {
       s.layers[static_cast<size_t>(layer)].pe.max_len > 0) {
     rows = s.layers[static_cast<size_t>(layer)].pe.max_len;
   }
-  return rows > 0 ? std::min(rows, kModelDefaultRows) : kModelDefaultRows;
+  int64_t cap = kModelDefaultRows;
+  if (layer >= 0 && layer < static_cast<int64_t>(s.layers.size())) {
+    // A window or a temperature that changes past kModelDefaultRows would not be seen: twice its
+    // boundary (a chunk C, a sliding window W, Llama 4's floor_scale) shows where it acts and a
+    // second time, up to kModelBoundaryRows.
+    const LayerPosition& l = s.layers[static_cast<size_t>(layer)];
+    double boundary = 0;
+    if (l.window.kind != AttentionWindowKind::kCausal &&
+        l.window.kind != AttentionWindowKind::kFull) {
+      boundary = static_cast<double>(l.window.size);
+    }
+    if (l.temperature.kind != TemperatureKind::kNone) {
+      boundary = std::max(boundary, l.temperature.floor);
+    }
+    // A boundary at or past the context never acts (Phi-3's sliding_window 262144).
+    if (boundary < static_cast<double>(rows)) {
+      cap = std::clamp(static_cast<int64_t>(2 * boundary), kModelDefaultRows, kModelBoundaryRows);
+    }
+  }
+  return rows > 0 ? std::min(rows, cap) : cap;
 }
 
 Status OpenModel(ModelParams& m) {
@@ -154,6 +175,17 @@ std::string ScalingText(const RopeParams& r) {
   return out;
 }
 
+// The layers table's scaling column: the name and, where the scaling has one, its factor
+// ("yarn x40", "llama3 x8", "linear x4"); "none"; LongRoPE's factor is the context ratio its
+// lists are chosen by, not a divisor, so "longrope" alone.
+std::string ScalingColumn(const RopeParams& r) {
+  std::string out(RopeScalingName(r.scaling));
+  if (r.scaling != RopeScaling::kNone && r.scaling != RopeScaling::kLongrope) {
+    out += " x" + Num(r.factor);
+  }
+  return out;
+}
+
 int64_t RotaryDims(const EncodingParams& p) {
   const RopeParams& r = p.rope();
   if (r.proportion < 1.0) {
@@ -170,6 +202,18 @@ std::string TemperatureText(const AttentionTemperature& t) {
 
 }  // namespace
 
+std::string InputText(const ModelSchedule& s) {
+  const std::string init = "initialised N(0, " + Num(s.embedding_init_std) + "^2)";
+  if (s.embedding_scale == 1) return "token embeddings added unscaled, " + init;
+  const double squared = s.embedding_scale * s.embedding_scale;
+  const std::string root = std::fabs(squared - std::round(squared)) < 1e-9 * squared
+                               ? "sqrt(" + Num(std::round(squared)) + ") = "
+                               : std::string();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", s.embedding_scale);
+  return "token embeddings x " + root + buf + ", " + init;
+}
+
 LayerColumns LayerColumnsOf(const LayerPosition& l) {
   LayerColumns c;
   const EncodingParams& p = l.pe;
@@ -180,7 +224,7 @@ LayerColumns LayerColumnsOf(const LayerPosition& l) {
       break;
     case Scheme::kRope:
       c.base = Num(p.rope().theta);
-      c.scaling = std::string(RopeScalingName(p.rope().scaling));
+      c.scaling = ScalingColumn(p.rope());
       c.pairing = std::string(RopePairingName(p.rope().pairing));
       c.rotary = std::to_string(RotaryDims(p));
       break;
@@ -272,6 +316,7 @@ std::string DescribeModelText(const ModelSchedule& s) {
   number("vocab", s.shape.vocab);
   number("context", s.shape.context);
   number("original_context", s.shape.original_context);
+  line("input", InputText(s));
   for (const LayerClass& c : LayerClasses(s)) {
     out += (c.layers.size() == 1 ? "layer " : "layers ") + LayerRangesText(c.layers) + ": " +
            LayerTreatmentText(*c.layer) + "\n";
@@ -298,6 +343,9 @@ std::string DescribeModelJson(const ModelSchedule& s, int64_t layer) {
                 {"hidden", s.shape.hidden},     {"vocab", s.shape.vocab},
                 {"context", s.shape.context},   {"original_context", s.shape.original_context}};
   j["first_positional_layer"] = FirstPositionalLayer(s);
+  j["input"] = {{"embedding_scale", s.embedding_scale},
+                {"embedding_init_std", s.embedding_init_std},
+                {"text", InputText(s)}};
   nlohmann::ordered_json runs = nlohmann::ordered_json::array();
   for (const LayerClass& c : LayerClasses(s)) {
     const LayerColumns col = LayerColumnsOf(*c.layer);

@@ -15,11 +15,16 @@
 namespace pe {
 
 // The rows a model's table gets unless --max-len is given: its context, at most this many, so
-// that every view of a long-context model (131072 positions and more) stays within the default
-// memory cap (the score views hold rows x rows values).
+// that every view of a long-context model (131072 positions and more) stays quick and within
+// the default memory cap.
 inline constexpr int64_t kModelDefaultRows = 4096;
+// A layer whose window or temperature changes further out (Llama 4's chunk 8192 and
+// floor_scale 8192, Mistral's sliding 4096) gets twice that boundary instead, at most this
+// many rows (docs/PERFORMANCE.md: every view of Llama 4 at 16384 rows draws in about a second).
+inline constexpr int64_t kModelBoundaryRows = 32768;
 // Layer `layer`'s table length (the model's context when the layer gives none), at most
-// kModelDefaultRows; -1: the model's context.
+// kModelDefaultRows, or twice the layer's window or temperature floor when that is more (at
+// most kModelBoundaryRows); -1: the model's context, at most kModelDefaultRows.
 int64_t ModelDefaultRows(const ModelSchedule& s, int64_t layer = -1);
 
 // Opens the model `m` names and applies its layer (model_layer, or FirstPositionalLayer when
@@ -54,7 +59,7 @@ std::string LayerTreatmentText(const LayerPosition& l);
 struct LayerColumns {
   std::string scheme;       // SchemeName
   std::string base;         // theta (RoPE, xPos, M-RoPE) or the sinusoidal base
-  std::string scaling;      // RoPE's scaling name (none, linear, ..., longrope)
+  std::string scaling;      // RoPE's scaling and its factor: none, linear x4, yarn x40, longrope
   std::string pairing;      // half or interleaved
   std::string rotary;       // the rotated dims: RoPE int(d * rotary_fraction), else d
   std::string window;       // AttentionWindowText: causal, full, sliding:4096, chunked:8192
@@ -62,8 +67,12 @@ struct LayerColumns {
 };
 LayerColumns LayerColumnsOf(const LayerPosition& l);
 
-// The model card: name, source, format, model_type, the shape, one line per class of layers,
-// then the unknown keys, what is not modelled and the notes.
+// The input layer in words: "token embeddings added unscaled, initialised N(0, 0.02^2)", or
+// "token embeddings x sqrt(2560) = 50.5964, initialised N(0, 0.02^2)" (Gemma).
+std::string InputText(const ModelSchedule& s);
+
+// The model card: name, source, format, model_type, the shape, the input layer, one line per
+// class of layers, then the unknown keys, what is not modelled and the notes.
 std::string DescribeModelText(const ModelSchedule& s);
 // With `layer` in range, the JSON also has "chosen_layer": {"layer": N, "text": ...}, as the
 // text form's "chosen layer N: ..." line.

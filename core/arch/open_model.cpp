@@ -20,6 +20,17 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// A reader's refusal with one prefix, "--model-config PATH: ", in place of the reader's own
+// ("config.json NAME: " or "\"PATH\": "), which would name the file a second time.
+Result<ModelSchedule> Prefixed(Result<ModelSchedule> r, const std::string& path,
+                               const std::string& own) {
+  if (r.ok()) return r;
+  Error e = r.error();
+  if (e.message.rfind(own, 0) == 0) e.message.erase(0, own.size());
+  e.message = "--model-config " + path + ": " + e.message;
+  return e;
+}
+
 }  // namespace
 
 Result<ModelSchedule> OpenModelConfig(const std::string& path, const MemoryCap& cap) {
@@ -36,7 +47,9 @@ Result<ModelSchedule> OpenModelConfig(const std::string& path, const MemoryCap& 
   }
   char magic[4] = {};
   const ssize_t got = pread(file.fd(), magic, sizeof magic, 0);
-  if (got == 4 && std::memcmp(magic, "GGUF", 4) == 0) return ReadGgufFile(path, cap);
+  if (got == 4 && std::memcmp(magic, "GGUF", 4) == 0) {
+    return Prefixed(ReadGgufFile(path, cap), path, Quoted(path) + ": ");
+  }
   if (file.size() > kMaxConfigJsonBytes) {
     return InvalidArgument("--model-config: " + Quoted(path) + " is " +
                            std::to_string(file.size()) +
@@ -57,7 +70,8 @@ Result<ModelSchedule> OpenModelConfig(const std::string& path, const MemoryCap& 
     have += static_cast<size_t>(n);
   }
   text.resize(have);
-  return ReadHfConfig(text, BaseName(path), path);
+  return Prefixed(ReadHfConfig(text, BaseName(path), path), path,
+                  "config.json " + BaseName(path) + ": ");
 }
 
 }  // namespace pe

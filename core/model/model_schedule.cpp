@@ -29,6 +29,8 @@ Status ApplyLayer(const ModelSchedule& s, int64_t layer, ModelParams& m) {
   m.attention_window = m.causal_mask ? AttentionWindow{} : l.window;
   m.temperature = l.temperature;
   m.softmax_scale = l.softmax_scale;
+  m.input.scale = s.embedding_scale != 1;
+  m.example.init = s.embedding_init_std == 1 ? EmbeddingInit::kNormal1 : EmbeddingInit::kNormal002;
   return {};
 }
 

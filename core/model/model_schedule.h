@@ -65,6 +65,13 @@ struct ModelSchedule {
   std::vector<std::string> unknown_keys;
   std::vector<std::string> unsupported;
   std::vector<std::string> notes;
+  // The input layer: the token embeddings are multiplied by embedding_scale before anything is
+  // added (1 for GPT-2, BERT, T5 and most HF models; sqrt(hidden_size) for the Gemma family, HF
+  // modeling_gemma.py GemmaModel `normalizer = hidden_size**0.5`), and drawn from
+  // N(0, embedding_init_std^2) (HF _init_weights: the config's initializer_range, 0.02 for
+  // GPT-2 and BERT; T5's initializer_factor, 1.0).
+  double embedding_scale = 1;
+  double embedding_init_std = 0.02;
   bool operator==(const ModelSchedule&) const = default;
 };
 
@@ -72,7 +79,10 @@ struct ModelSchedule {
 int64_t FirstPositionalLayer(const ModelSchedule& s);
 
 // Copies layer `layer`'s treatment into `m`: the scheme and its parameters, d_model, the
-// attention window (causal_mask for a plain causal one), the temperature and the softmax scale.
+// attention window (causal_mask for a plain causal one), the temperature and the softmax scale,
+// and the model's input layer: the sqrt(d_model) scaling on when embedding_scale is not 1 (an
+// absolute table's d_model is the hidden size), the embeddings' initialiser N(0, 1) for
+// embedding_init_std 1, else N(0, 0.02^2) (a reader names any other std as not modelled).
 // Keeps m's rows (max_len), offset and everything a view owns. An error names the layer and the
 // allowed range.
 Status ApplyLayer(const ModelSchedule& s, int64_t layer, ModelParams& m);

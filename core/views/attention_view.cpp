@@ -174,7 +174,7 @@ Result<Figure> AttentionFigure(const ViewContext& c) {
       {ScoreDefinition(e, c.params.content, c.params.softmax_scale, c.params.temperature),
        kNoColor});
   if (c.params.softmax_scale > 0) {
-    f.legend.push_back({SoftmaxScaleText(c.params.softmax_scale, s.dim()), kNoColor});
+    f.legend.push_back({SoftmaxScaleText(c.params, s.dim()), kNoColor});
   }
   if (before || after) {
     f.legend.push_back({"shaded: masked, " + AttentionWindowRule(s.window()) + ": keys " +

@@ -187,7 +187,7 @@ std::vector<CommandFlag> ExportCommandFlags(ViewKind view, const ModelParams& pa
   bool from_model = false;
   if (params.model && params.model_layer >= 0) {
     ModelParams layer;
-    layer.pe.max_len = ModelDefaultRows(*params.model);
+    layer.pe.max_len = ModelDefaultRows(*params.model, params.model_layer);
     from_model = ApplyLayer(*params.model, params.model_layer, layer).ok() &&
                  layer.pe.kind() == params.pe.kind();
     if (from_model) scheme_defaults = std::move(layer);

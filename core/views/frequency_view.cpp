@@ -148,9 +148,20 @@ Result<Figure> FrequenciesFigure(const ViewContext& c) {
     for (PairTreatment t :
          {PairTreatment::kKept, PairTreatment::kInterpolated, PairTreatment::kBlended}) {
       const int64_t n = counts[static_cast<int>(t)];
-      f.legend.push_back({std::string(PairTreatmentName(t)) + ": " + std::to_string(n) +
-                              (n == 1 ? " pair" : " pairs"),
-                          TreatmentColor(t)});
+      // LongRoPE's pairs are not kept or blended by a ramp (Llama 3's and YaRN's words): each
+      // is divided by its number of the list in use, 1, the factor s, or another.
+      std::string what(PairTreatmentName(t));
+      if (longrope) {
+        const std::string list = std::string(used_list) + "_factor_i";
+        what = t == PairTreatment::kKept ? list + " = 1"
+               : t == PairTreatment::kInterpolated
+                   ? list + " = M / L = " +
+                         Num(static_cast<double>(rope.max_position_embeddings) /
+                             static_cast<double>(rope.original_max_len))
+                   : list + " another number";
+      }
+      f.legend.push_back(
+          {what + ": " + std::to_string(n) + (n == 1 ? " pair" : " pairs"), TreatmentColor(t)});
     }
   } else {
     f.legend.push_back({"\xce\xb8_i = theta^(-2i/d_rot)", line_color});

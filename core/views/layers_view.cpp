@@ -7,6 +7,7 @@
 //            NPY is refused: the columns are names and windows, not numbers.
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "arch/model_choice.h"
 #include "views/figure_budget.h"
@@ -60,9 +61,23 @@ Result<Figure> LayersFigure(const ViewContext& c) {
   Figure f;
   f.x = {"layer", true, false, true};
   f.y = {"", false, false, false, {Tick{0.5, ""}}};
-  f.view = {0, static_cast<double>(n), 0, 1};
+  f.view = {0, static_cast<double>(n), 0, 1};  // padded below, once a cell's width is known
   const PixelSize px = PlotPixels(c, f);
   const double cell_px = static_cast<double>(px.width) / static_cast<double>(n);
+  // The chosen layer's 3-pixel outline stays inside the plot on the first and last layer.
+  const double pad = std::max(0.05, 4.0 / std::max(cell_px, 1.0));
+  f.view = {-pad, static_cast<double>(n) + pad, 0, 1};
+  // A cell too narrow for its class's text keeps its layer's number; too narrow for a number,
+  // every k-th layer's (k = 2, 5, 10, 20, 50, ...), each number then over k cells.
+  const double number_px = 7.0 * static_cast<double>(std::to_string(n - 1).size()) + 4.0;
+  int64_t step = 1;
+  for (int64_t decade = 1; cell_px * static_cast<double>(step) < number_px && step < n;
+       decade *= 10) {
+    for (const int64_t m : {1, 2, 5}) {
+      step = m * decade;
+      if (cell_px * static_cast<double>(step) >= number_px) break;
+    }
+  }
   // Each layer's class, so rects[i] and labels[i] are layer i's.
   std::vector<size_t> class_of(static_cast<size_t>(n));
   for (size_t k = 0; k < classes.size(); ++k) {
@@ -76,7 +91,8 @@ Result<Figure> LayersFigure(const ViewContext& c) {
     const bool room = cell_px >= 7.0 * static_cast<double>(text.size()) + 8.0;
     const auto x = static_cast<double>(i);
     f.rects.push_back({x + 0.04, 0.2, x + 0.96, 0.8, SeriesRgba(static_cast<int>(k)), true, 1.0});
-    f.labels.push_back({x + 0.5, 0.5, room ? text : std::string(), Rgba8{32, 32, 32, 255},
+    const std::string shown = room ? text : i % step == 0 ? std::to_string(i) : std::string();
+    f.labels.push_back({x + 0.5, 0.5, shown, Rgba8{32, 32, 32, 255},
                         "layer " + std::to_string(i) + ": " + LayerTreatmentText(*cl.layer)});
   }
   for (size_t k = 0; k < classes.size(); ++k) {

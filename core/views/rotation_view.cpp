@@ -280,7 +280,16 @@ Result<Figure> RopeRotationFigure(const ViewContext& c) {
                         ", " + std::to_string(r.dims.b) + "): \xce\xb8=" + Fmt("%.4g", r.theta) +
                         ", turned p\xce\xb8 = " + Fmt("%.4g", turned) + " rad (" + Turns(turned) +
                         ")";
-    if (scaled) {
+    if (rope.scaling == RopeScaling::kLongrope) {
+      // LongRoPE divides each pair by its own number of one list: which list, and the number.
+      const std::vector<double>& list =
+          freqs.longrope_uses_long ? rope.long_factor : rope.short_factor;
+      const auto i = static_cast<size_t>(r.pair);
+      if (i < list.size()) {
+        label += std::string(", / ") + (freqs.longrope_uses_long ? "long" : "short") + "_factor " +
+                 Fmt("%.6g", list[i]);
+      }
+    } else if (scaled) {
       label += ", " +
                std::string(PairTreatmentName(freqs.pairs[static_cast<size_t>(shown[k])].treatment));
     }

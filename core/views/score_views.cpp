@@ -150,8 +150,7 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
   }
   f.legend.push_back({definition, kNoColor});
   f.legend.push_back({ScoreContentText(m), kNoColor});
-  if (m.softmax_scale > 0)
-    f.legend.push_back({SoftmaxScaleText(m.softmax_scale, s.dim()), kNoColor});
+  if (m.softmax_scale > 0) f.legend.push_back({SoftmaxScaleText(m, s.dim()), kNoColor});
   if (m.attention_window.banded()) {
     f.legend.push_back(
         {"grey: masked, " + AttentionWindowRule(m.attention_window) +
@@ -481,7 +480,7 @@ Result<Figure> DecayFigure(const ViewContext& c) {
   }
   f.legend.push_back({ScoreContentText(c.params), kNoColor});
   if (c.params.softmax_scale > 0) {
-    f.legend.push_back({SoftmaxScaleText(c.params.softmax_scale, e.params().d_model), kNoColor});
+    f.legend.push_back({SoftmaxScaleText(c.params, e.params().d_model), kNoColor});
   }
   if (own.banded()) {
     f.legend.push_back(

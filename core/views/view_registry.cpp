@@ -369,7 +369,8 @@ constexpr ViewEntry kViews[] = {
      .check_table = &CheckLayersTable,
      .write_table = &WriteLayersView,
      .estimate = &LayersEstimate,
-     .default_title = &LayersTitle},
+     .default_title = &LayersTitle,
+     .npy = false},
 };
 
 // Every view has exactly one entry, and each entry every piece a view must have: a name, a

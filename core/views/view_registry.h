@@ -129,6 +129,9 @@ struct ViewEntry {
   // walkthrough preset of a table that discards the positions (AddPresetMetadata), which a view
   // with its own entries adds where it belongs among them.
   void (*metadata)(const ModelParams& m, const ViewSelection& sel, MetadataList& out) = nullptr;
+  // Whether write_table writes NPY; false: CSV only (the layers view's columns are names). The
+  // export dialog offers only the formats the view writes.
+  bool npy = true;
 };
 
 // The walkthrough preset when the parameters discard the positional table (its zero table is
