@@ -69,8 +69,7 @@ namespace pe {
 namespace {
 
 // 5 MiB: the strings of tests/data/regex_bpe (CJK, kana, Hangul, Greek, Cyrillic, Hebrew,
-// Arabic, Devanagari, Tamil, emoji, digits, code) between English paragraphs, about a third of
-// the bytes not ASCII.
+// Arabic, Devanagari, Tamil, emoji, digits, code) after every 4 KiB of English.
 std::string MultilingualText(size_t bytes) {
   std::ifstream in(PE_REGEX_BPE "/strings.json", std::ios::binary);
   std::stringstream ss;

@@ -6,11 +6,13 @@
 #include "text/normalizers.h"
 
 #include <unicode/brkiter.h>
+#include <unicode/edits.h>
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
 #include <unicode/utext.h>
 
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -72,27 +74,30 @@ void MapCodePoints(AlignedText& t, Map map) {
 void IcuNormalize(const icu::Normalizer2* n, AlignedText& t) {
   UErrorCode err = U_ZERO_ERROR;
   if (n->isNormalizedUTF8(t.text, err) && U_SUCCESS(err)) return;
-  // Chunks that start at a normalization boundary normalize independently; the bytes a chunk
-  // gives come from its first source byte.
+  // ICU records what it changed (Edits): unchanged bytes keep their source, the bytes of a
+  // change come from the first source byte of what it replaced.
   AlignedText out;
   out.text.reserve(t.text.size() + t.text.size() / 8);
-  out.from.reserve(t.text.size() + 1);
-  for (size_t i = 0; i < t.text.size();) {
-    size_t e = i + static_cast<size_t>(DecodeUtf8(t.text, i).length);
-    while (e < t.text.size()) {
-      const Utf8Char v = DecodeUtf8(t.text, e);
-      if (n->hasBoundaryBefore(static_cast<UChar32>(v.cp))) break;
-      e += static_cast<size_t>(v.length);
+  icu::Edits edits;
+  icu::StringByteSink<std::string> sink(&out.text);
+  err = U_ZERO_ERROR;
+  n->normalizeUTF8(0, icu::StringPiece(t.text.data(), static_cast<int32_t>(t.text.size())), sink,
+                   &edits, err);
+  if (U_FAILURE(err)) return;
+  out.from.reserve(out.text.size() + 1);
+  icu::Edits::Iterator it = edits.getFineIterator();
+  while (it.next(err) && U_SUCCESS(err)) {
+    const auto src = static_cast<size_t>(it.sourceIndex());
+    if (it.hasChange()) {
+      const int64_t at = src < t.from.size() ? t.from[src] : t.from.back();
+      out.from.insert(out.from.end(), static_cast<size_t>(it.newLength()), at);
+    } else {
+      out.from.insert(
+          out.from.end(), t.from.begin() + static_cast<ptrdiff_t>(src),
+          t.from.begin() + static_cast<ptrdiff_t>(src + static_cast<size_t>(it.oldLength())));
     }
-    const size_t before = out.text.size();
-    icu::StringByteSink<std::string> sink(&out.text);
-    err = U_ZERO_ERROR;
-    n->normalizeUTF8(0, icu::StringPiece(t.text.data() + i, static_cast<int32_t>(e - i)), sink,
-                     nullptr, err);
-    if (U_FAILURE(err)) out.text.replace(before, std::string::npos, t.text, i, e - i);
-    out.from.insert(out.from.end(), out.text.size() - before, t.from[i]);
-    i = e;
   }
+  if (out.from.size() != out.text.size()) return;  // not what ICU promised: keep the text
   out.from.push_back(t.from.back());
   t = std::move(out);
 }

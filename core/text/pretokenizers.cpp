@@ -546,6 +546,26 @@ Status PreTokenizer::ApplyStep(const Step& s, PreTokenized& p,
       for (const auto& [b, e] : p.pieces) {
         matches.clear();
         if (Status st = s.regex->FindAll(t.substr(b, e - b), matches); !st.ok()) return st;
+        if (s.behavior == Behavior::kIsolated && !s.invert) {  // the common case, directly
+          size_t prev = 0;
+          for (const auto& [mb, me] : matches) {
+            if (prev < mb) next.emplace_back(b + prev, b + mb);
+            if (mb < me) next.emplace_back(b + mb, b + me);
+            prev = me;
+          }
+          if (prev < e - b) next.emplace_back(b + prev, e);
+          continue;
+        }
+        if (s.behavior == Behavior::kRemoved) {  // keep the matches (inverted) or the gaps
+          size_t prev = 0;
+          for (const auto& [mb, me] : matches) {
+            if (s.invert && mb < me) next.emplace_back(b + mb, b + me);
+            if (!s.invert && prev < mb) next.emplace_back(b + prev, b + mb);
+            prev = me;
+          }
+          if (!s.invert && prev < e - b) next.emplace_back(b + prev, e);
+          continue;
+        }
         segs.clear();
         size_t prev = 0;
         for (const auto& [mb, me] : matches) {
