@@ -8,6 +8,7 @@
 // refused by name.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -222,6 +223,33 @@ TEST(RegexBpe, FullFilesWhenGiven) {
     ASSERT_TRUE(t.ok()) << t.message();
     CheckGoldens(*t.value(), kData + "/regex_bpe/" + folder + "/golden.json", true);
   }
+}
+
+// WordPiece after a normalizer and pre-tokenizer of the general path (NFD, Lowercase,
+// StripAccents; Whitespace, Digits): the reference's ids, and its offsets where the text is
+// ASCII (the reference counts characters, the app bytes).
+TEST(TokenizerComponents, WordPieceThroughTheGeneralPath) {
+  const Json d = Json::parse(ReadAll(kData + "/components/wordpiece.json"));
+  Result<SubwordTokenizer> t = SubwordTokenizer::FromTokenizerJson(d["tokenizer"].dump(), "wp");
+  ASSERT_TRUE(t.ok()) << t.message();
+  int ascii = 0;
+  for (const Json& g : d["golden"]) {
+    const std::string text = g["text"].get<std::string>();
+    Result<std::vector<SubwordPiece>> r = t.value().Encode(text);
+    ASSERT_TRUE(r.ok()) << r.message();
+    std::vector<int64_t> ids;
+    std::vector<std::pair<int64_t, int64_t>> offsets;
+    for (const SubwordPiece& p : r.value()) {
+      ids.push_back(p.id);
+      offsets.emplace_back(p.begin, p.end);
+    }
+    EXPECT_EQ(ids, g["ids"].get<std::vector<int64_t>>()) << text;
+    if (std::all_of(text.begin(), text.end(), [](char c) { return c > 0; })) {
+      EXPECT_EQ(offsets, (g["offsets"].get<std::vector<std::pair<int64_t, int64_t>>>())) << text;
+      ++ascii;
+    }
+  }
+  EXPECT_GE(ascii, 2);
 }
 
 // ---- bad input
