@@ -1,13 +1,14 @@
 // Real subword tokenizers, read from a model's files, so a sentence gets the ids that model
 // gives it: byte-level BPE (GPT-2, the Llama 3 family) and WordPiece (BERT).
 //
-// Read from a Hugging Face tokenizer.json (model "BPE" with the ByteLevel pre-tokenizer, alone
-// or after a Split with the GPT-2 or Llama 3 pattern; model "WordPiece" with BertNormalizer and
-// BertPreTokenizer), or from GPT-2's own pair of files in a folder: vocab.json + merges.txt, or
-// encoder.json + vocab.bpe (the names openai/gpt-2 uses). Added tokens (special tokens such as
-// <|endoftext|>) are matched in the text before anything else, as the Hugging Face library does.
-// What is not here: post-processing (BERT's [CLS]/[SEP] and Llama 3's <|begin_of_text|> are not
-// inserted; type them), BPE dropout, byte fallback (SentencePiece models), other normalizers.
+// Read from a Hugging Face tokenizer.json (model "BPE" with a ByteLevel pre-tokenizer somewhere
+// in its pre-tokenizer, model "WordPiece"; the normalizer and pre-tokenizer components of
+// text/normalizers.h and text/pretokenizers.h), or from GPT-2's own pair of files in a folder:
+// vocab.json + merges.txt, or encoder.json + vocab.bpe (the names openai/gpt-2 uses). Added
+// tokens (special tokens such as <|endoftext|>) are matched in the text before anything else,
+// as the Hugging Face library does. What is not here: post-processing (BERT's [CLS]/[SEP] and
+// Llama 3's <|begin_of_text|> are not inserted; type them), BPE dropout, byte fallback
+// (SentencePiece models).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,9 @@
 #include "base/status.h"
 
 namespace pe {
+
+class Normalizer;
+class PreTokenizer;
 
 // The split before BPE, written by hand over code points (text/unicode_props.h):
 // kGpt2:   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
@@ -100,8 +104,14 @@ class SubwordTokenizer {
   Status AddMerge(std::string_view a, std::string_view b, const std::string& where);
   Status FinishByteLevel(const std::string& name);
   Status AddAddedToken(const std::string& content, int64_t id, const std::string& where);
+  void UseGeneralPath(Normalizer normalizer, PreTokenizer pre_tokenizer);
 
   Model model_ = Model::kByteLevelBpe;
+  // The general path (text/normalizers.h, text/pretokenizers.h): set when the file's normalizer
+  // and pre-tokenizer are not one of the fast paths below (byte-level BPE with the GPT-2 or
+  // Llama 3 split and no normalizer; WordPiece with BertNormalizer and BertPreTokenizer).
+  std::shared_ptr<const Normalizer> normalizer_;
+  std::shared_ptr<const PreTokenizer> pre_tokenizer_;
   SplitPattern pattern_ = SplitPattern::kGpt2;
   bool add_prefix_space_ = false;
   bool ignore_merges_ = false;       // a word that is a token as a whole is not merged (Llama 3)
