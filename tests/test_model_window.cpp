@@ -13,9 +13,12 @@
 #include "arch/model_choice.h"
 #include "headless_ui.h"
 #include "model/model_schedule.h"
+#include "model/param_fields.h"
+#include "panels/panels.h"
 #include "session/session.h"
 #include "ui/model_pick.h"
 #include "ui/session.h"
+#include "views/compare_view.h"
 
 namespace pe {
 namespace {
@@ -285,6 +288,148 @@ TEST_F(HeadlessUi, ClickingALayerInTheLayersPanelPicksIt) {
     ExpectScoutRopeLayer(state_.params);
   }
   EXPECT_FALSE(ModelModified(state_.params));
+}
+
+}  // namespace pe
+
+namespace pe {
+
+// What the schedule sets, not the inputs: an M-RoPE image added to Qwen2-VL (published
+// rope_theta 1000000, mrope_section [16, 24, 24]) leaves the model unmodified; a changed rope
+// theta modifies it.
+TEST(ModelModified, AnImageAddedIsAnInputAndAChangedThetaIsAnEdit) {
+  Result<ModelParams> picked = PickCatalogueModel(ModelParams{}, "qwen2-vl-7b");
+  ASSERT_TRUE(picked.ok()) << picked.message();
+  ModelParams m = picked.value();
+  ASSERT_EQ(m.pe.kind(), Scheme::kMrope);
+  ASSERT_TRUE(FindParamField("--mrope-image")->set(m, "at=3,grid=1x4x4").ok());
+  ASSERT_EQ(m.pe.mrope().images.size(), 1u);
+  EXPECT_FALSE(ModelModified(m));
+  EXPECT_TRUE(ModelEdits(m).empty());
+  EXPECT_EQ(ModelLabel(m), "qwen2-vl-7b, layer 0");
+  ASSERT_TRUE(FindParamField("--rope-theta")->set(m, "500000").ok());
+  EXPECT_TRUE(ModelModified(m));
+  EXPECT_EQ(ModelEdits(m), std::vector<std::string>{"rope_theta"});
+}
+
+// Right-click on a layer of the layers view, then "Compare layer 0 with this layer": the
+// compare view, with B the clicked layer's parameters on A's rows.
+TEST_F(HeadlessUi, RightClickingALayerComparesTheLayerShownWithIt) {
+  Result<ModelParams> picked = PickCatalogueModel(state_.params, "llama-4-scout");
+  ASSERT_TRUE(picked.ok());
+  state_.params = picked.value();
+  state_.select_tab = ViewKind::kLayers;
+  Frames(4);
+  ImGuiWindow* layers = Child("layers");
+  ASSERT_NE(layers, nullptr);
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos =
+      ImVec2(layers->Pos.x + layers->Size.x * 0.4f, layers->Pos.y + layers->Size.y * 0.5f);
+  Frame();
+  io.MouseDown[1] = true;
+  Frame();
+  io.MouseDown[1] = false;
+  Frames(2);
+  const int64_t clicked = state_.model_pick.menu_layer;
+  ASSERT_GT(clicked, 0);
+  ASSERT_LT(clicked, 48);
+  EXPECT_EQ(state_.params.model_layer, 0);  // a right-click picks nothing
+  ImGuiWindow* menu = nullptr;
+  for (const ImGuiPopupData& open : GImGui->OpenPopupStack) {
+    if (open.Window != nullptr && open.Window->Active) menu = open.Window;
+  }
+  ASSERT_NE(menu, nullptr);
+  const std::string item = "Compare layer 0 with this layer (" + std::to_string(clicked) + ")";
+  ImVec2 at;
+  ASSERT_TRUE(
+      Find(menu, Id(menu, item.c_str()), ImVec2(menu->Pos.x + 20, menu->Pos.y), false, &at));
+  Click(at);
+  Frames(3);
+  EXPECT_EQ(state_.session.shown_tab, ViewKind::kCompare);
+  EXPECT_EQ(state_.params.versus, "layer=" + std::to_string(clicked));
+  EXPECT_EQ(state_.params.model_layer, 0);
+  Result<ModelParams> b = CompareB(state_.params);
+  ASSERT_TRUE(b.ok()) << b.message();
+  Result<ModelParams> named = PickModelLayer(state_.params, clicked);
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(b.value().pe, named.value().pe);
+  EXPECT_EQ(b.value().temperature, named.value().temperature);
+  EXPECT_EQ(b.value().attention_window, named.value().attention_window);
+  if (clicked % 4 == 3) {
+    ExpectScoutNopeLayer(b.value());
+  } else {
+    ExpectScoutRopeLayer(b.value());
+  }
+}
+
+// The Model card's button: Gemma 3 4B's layer 0 (sliding 1024, rope_local_base_freq 10000)
+// with its first global layer, 5 (rope_theta 1000000, linear factor 8): both named on it.
+TEST_F(HeadlessUi, TheModelCardComparesTheLayerWithTheFirstOfAnotherTreatment) {
+  Result<ModelParams> picked = PickCatalogueModel(state_.params, "gemma-3-4b");
+  ASSERT_TRUE(picked.ok());
+  state_.params = picked.value();
+  Frames(2);
+  ImGuiWindow* controls = nullptr;
+  ImVec2 at;
+  ASSERT_TRUE(FindControlsField(
+      "Compare layer 0 (sliding 1024, base 1e4) with layer 5 (global, base 1e6)", &controls, &at));
+  Click(at);
+  Frames(3);
+  EXPECT_EQ(state_.session.shown_tab, ViewKind::kCompare);
+  EXPECT_EQ(state_.params.versus, "layer=5");
+  Result<ModelParams> b = CompareB(state_.params);
+  ASSERT_TRUE(b.ok()) << b.message();
+  ASSERT_EQ(b.value().pe.kind(), Scheme::kRope);
+  EXPECT_EQ(b.value().pe.rope().theta, 1000000.0);
+  EXPECT_EQ(b.value().pe.rope().scaling, RopeScaling::kLinear);
+  EXPECT_EQ(b.value().pe.rope().factor, 8.0);
+  EXPECT_EQ(b.value().pe.max_len, state_.params.pe.max_len);
+  EXPECT_TRUE(b.value().causal_mask);
+  EXPECT_EQ(state_.params.pe.rope().theta, 10000.0);
+  EXPECT_EQ(state_.params.attention_window.kind, AttentionWindowKind::kSliding);
+  EXPECT_EQ(state_.params.attention_window.size, 1024);
+  // The compare panel's labels name both layers.
+  Result<ModelParams> named = PickModelLayer(state_.params, 5);
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(b.value().pe, named.value().pe);
+}
+
+// A layer change after an edit: the status line says what was replaced, and Undo brings the
+// edited parameters back; Detach and a model pick are undo steps too.
+TEST_F(HeadlessUi, ALayerChangeOverAnEditSaysSoAndUndoRestoresTheEdit) {
+  Result<ModelParams> picked = PickCatalogueModel(state_.params, "llama-4-scout");
+  ASSERT_TRUE(picked.ok());
+  QueueModelStep(state_, picked.value());
+  Frames(2);
+  EXPECT_EQ(state_.params.model_name, "llama-4-scout");
+  ASSERT_EQ(state_.history.undo.size(), 1u);
+  EXPECT_EQ(state_.history.undo.back().params.model, nullptr);
+  ImGuiWindow* controls = nullptr;
+  ImVec2 at;
+  ASSERT_TRUE(FindControlsField("rope_theta", &controls, &at));
+  Click(at);
+  SelectAllAndType("250000");
+  ASSERT_EQ(state_.params.pe.rope().theta, 250000.0);
+  const ModelParams edited = state_.params;
+  Result<ModelParams> fifth = PickModelLayer(state_.params, 5);
+  ASSERT_TRUE(fifth.ok());
+  QueueModelStep(state_, fifth.value());
+  Frames(2);
+  EXPECT_EQ(state_.params.model_layer, 5);
+  EXPECT_EQ(state_.params.pe.rope().theta, 500000.0);
+  EXPECT_EQ(state_.model_pick.note,
+            "layer 5 applied; your edit of rope theta was replaced - Undo restores it");
+  Undo(state_);
+  Frames(2);
+  EXPECT_EQ(state_.params, edited);
+  // Detach, then Undo: the link is back.
+  QueueModelStep(state_, DetachModel(state_.params));
+  Frames(2);
+  EXPECT_EQ(state_.params.model, nullptr);
+  Undo(state_);
+  Frames(2);
+  EXPECT_EQ(state_.params, edited);
+  EXPECT_EQ(ModelLabel(state_.params), "modified from llama-4-scout, layer 0");
 }
 
 }  // namespace pe

@@ -990,6 +990,12 @@ void DrawStatusLine(const AppState& state, const Derived& derived) {
   if (const std::string model = ModelLabel(state.params); !model.empty()) {
     text = model + "   " + text;
   }
+  // What the last pick, layer change or Detach replaced, for a few seconds.
+  const ModelPickState& pick = state.model_pick;
+  if (!pick.note.empty() && ImGui::GetTime() < pick.note_until &&
+      pick.note_model == state.params.model && pick.note_layer == state.params.model_layer) {
+    text = pick.note + "   " + text;
+  }
   ImGui::TextUnformatted(text.c_str());
   // The whole line, for a window too narrow to show its end.
   if (ImGui::CalcTextSize(text.c_str()).x > ImGui::GetContentRegionAvail().x) {
