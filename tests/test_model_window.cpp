@@ -11,6 +11,7 @@
 
 #include "arch/catalogue.h"
 #include "arch/model_choice.h"
+#include "encoding/encoding.h"
 #include "headless_ui.h"
 #include "model/model_schedule.h"
 #include "model/param_fields.h"
@@ -371,8 +372,9 @@ TEST_F(HeadlessUi, TheModelCardComparesTheLayerWithTheFirstOfAnotherTreatment) {
   Frames(2);
   ImGuiWindow* controls = nullptr;
   ImVec2 at;
-  ASSERT_TRUE(FindControlsField(
-      "Compare layer 0 (sliding 1024, base 1e4) with layer 5 (global, base 1e6)", &controls, &at));
+  EXPECT_EQ(CompareOtherLayerLabel(state_.params),
+            "Compare layer 0 (sliding 1024, base 1e4) with layer 5 (global, base 1e6)");
+  ASSERT_TRUE(FindControlsField("###compare_layers", &controls, &at));
   Click(at);
   Frames(3);
   EXPECT_EQ(state_.session.shown_tab, ViewKind::kCompare);
@@ -388,10 +390,16 @@ TEST_F(HeadlessUi, TheModelCardComparesTheLayerWithTheFirstOfAnotherTreatment) {
   EXPECT_EQ(state_.params.pe.rope().theta, 10000.0);
   EXPECT_EQ(state_.params.attention_window.kind, AttentionWindowKind::kSliding);
   EXPECT_EQ(state_.params.attention_window.size, 1024);
-  // The compare panel's labels name both layers.
   Result<ModelParams> named = PickModelLayer(state_.params, 5);
   ASSERT_TRUE(named.ok());
   EXPECT_EQ(b.value().pe, named.value().pe);
+  // The compare panels' titles name both layers first, where a narrow panel still shows them.
+  Result<EncodingPtr> ea = MakeEncoding(state_.params.pe, state_.params.cap);
+  ASSERT_TRUE(ea.ok()) << ea.message();
+  Result<ComparePair> pair = MakeComparePair(state_.params, *ea.value());
+  ASSERT_TRUE(pair.ok()) << pair.message();
+  EXPECT_EQ(pair.value().a_label.rfind("rope, layer=0, ", 0), 0u) << pair.value().a_label;
+  EXPECT_EQ(pair.value().b_label.rfind("rope, layer=5, ", 0), 0u) << pair.value().b_label;
 }
 
 // A layer change after an edit: the status line says what was replaced, and Undo brings the

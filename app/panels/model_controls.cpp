@@ -14,6 +14,7 @@
 
 #include "arch/catalogue.h"
 #include "arch/model_choice.h"
+#include "figure/text_wrap.h"
 #include "model/model_schedule.h"
 #include "model/param_fields.h"
 #include "panels/panels.h"
@@ -120,6 +121,16 @@ void QueueModelStep(AppState& state, ModelParams next) {
   });
 }
 
+std::string CompareOtherLayerLabel(const ModelParams& p) {
+  if (!p.model) return "";
+  const ModelSchedule& s = *p.model;
+  const int64_t other = FirstOtherTreatment(s, p.model_layer);
+  if (other < 0) return "";
+  return "Compare layer " + std::to_string(p.model_layer) + " (" +
+         LayerShortText(s.layers[static_cast<size_t>(p.model_layer)]) + ") with layer " +
+         std::to_string(other) + " (" + LayerShortText(s.layers[static_cast<size_t>(other)]) + ")";
+}
+
 void CompareWithLayer(AppState& state, int64_t layer) {
   const std::string versus = "layer=" + std::to_string(layer);
   const ParamField* field = FindParamField("--versus");
@@ -203,13 +214,18 @@ void DrawModelControls(AppState& state) {
     }
   }
   // One click compares this layer with the first of another treatment (Gemma 3's local and
-  // global layers, Llama 4's RoPE and NoPE layers).
-  if (const int64_t other = FirstOtherTreatment(s, p.model_layer); other >= 0) {
-    const std::string label = "Compare layer " + std::to_string(p.model_layer) + " (" +
-                              LayerShortText(s.layers[static_cast<size_t>(p.model_layer)]) +
-                              ") with layer " + std::to_string(other) + " (" +
-                              LayerShortText(s.layers[static_cast<size_t>(other)]) + ")";
-    if (ImGui::Button(label.c_str())) CompareWithLayer(state, other);
+  // global layers, Llama 4's RoPE and NoPE layers); the label, wrapped to the panel, names both.
+  if (const std::string label = CompareOtherLayerLabel(p); !label.empty()) {
+    const float pad = ImGui::GetStyle().FramePadding.x * 2;
+    std::string lines;
+    for (const std::string& line : WrapText(
+             label, ImGui::GetContentRegionAvail().x - pad,
+             [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; }, false)) {
+      lines += (lines.empty() ? "" : "\n") + line;
+    }
+    if (ImGui::Button((lines + "###compare_layers").c_str())) {
+      CompareWithLayer(state, FirstOtherTreatment(s, p.model_layer));
+    }
     ItemTooltip(
         "Opens the compare view with A this layer (as the parameters are now) and B the first "
         "layer of another treatment, as --view compare --versus \"layer=N\" does. A right-click "

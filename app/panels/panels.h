@@ -204,5 +204,9 @@ void QueueModelStep(AppState& state, ModelParams next);
 // Opens the compare view with B layer `layer` of the open model (--versus "layer=N") and A the
 // parameters as they are; a refusal goes under the model picker.
 void CompareWithLayer(AppState& state, int64_t layer);
+// The Model card's compare button: "Compare layer 0 (sliding 1024, base 1e4) with layer 5
+// (global, base 1e6)", the layer shown with the first layer of another treatment
+// (LayerClasses); "" without a model or when every layer is treated alike.
+std::string CompareOtherLayerLabel(const ModelParams& p);
 
 }  // namespace pe
