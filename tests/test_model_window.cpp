@@ -12,6 +12,7 @@
 #include "arch/catalogue.h"
 #include "arch/model_choice.h"
 #include "encoding/encoding.h"
+#include "encoding/mrope.h"
 #include "headless_ui.h"
 #include "model/model_schedule.h"
 #include "model/param_fields.h"
@@ -438,6 +439,44 @@ TEST_F(HeadlessUi, ALayerChangeOverAnEditSaysSoAndUndoRestoresTheEdit) {
   Frames(2);
   EXPECT_EQ(state_.params, edited);
   EXPECT_EQ(ModelLabel(state_.params), "modified from llama-4-scout, layer 0");
+}
+
+}  // namespace pe
+
+namespace pe {
+
+// Refusals the window shows name its controls, not the command line's flags (which the command
+// line's own messages keep): the model file field, the M-RoPE images field.
+TEST(WindowWords, AModelFileAndAnImageAreNamedByTheirControls) {
+  Result<ModelParams> missing = PickModelConfig(ModelParams{}, "/no/such/config.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.message().rfind("--model-config", 0), 0u) << missing.message();
+  const std::string shown = InWindowTerms(missing.message(), "");
+  EXPECT_EQ(shown.rfind("model file", 0), 0u) << shown;
+  EXPECT_EQ(shown.find("--"), std::string::npos) << shown;
+
+  Result<ModelParams> qwen = PickCatalogueModel(ModelParams{}, "qwen2-vl-7b");
+  ASSERT_TRUE(qwen.ok());
+  Result<MropeQueryPatch> patch = ResolveMropePatch(qwen.value().pe, MropePatch{});
+  ASSERT_FALSE(patch.ok());
+  EXPECT_NE(patch.message().find("--mrope-image"), std::string::npos) << patch.message();
+  const std::string said = InWindowTerms(patch.message(), "");
+  EXPECT_EQ(said.find("--"), std::string::npos) << said;
+  EXPECT_NE(said.find("add one with images \"at=P,grid=TxHxW\""), std::string::npos) << said;
+}
+
+TEST_F(HeadlessUi, AModelFileRefusedInThePickerNamesTheField) {
+  state_.model_pick.enter_path = true;
+  state_.model_pick.path = std::string(PE_TEST_TMP) + "/no_such_model_config.json";
+  Frames(2);
+  ImGuiWindow* controls = nullptr;
+  ImVec2 at;
+  ASSERT_TRUE(FindControlsField("Open", &controls, &at));
+  Click(at);
+  Frames(2);
+  EXPECT_EQ(state_.model_pick.error.rfind("model file: ", 0), 0u) << state_.model_pick.error;
+  EXPECT_NE(state_.model_pick.error.find("no_such_model_config.json"), std::string::npos);
+  EXPECT_EQ(state_.params.model, nullptr);
 }
 
 }  // namespace pe

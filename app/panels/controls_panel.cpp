@@ -803,7 +803,7 @@ void NoEncodingText(const Derived& derived, const std::string& prefix) {
     ImGui::PopStyleColor();
     return;
   }
-  ErrorText(prefix + derived.pe_status.message());
+  ErrorText(prefix + InWindowTerms(derived.pe_status.message(), ""));
 }
 
 namespace {
@@ -891,7 +891,9 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   ControlsOf(p.pe.kind()).controls(state);
   // (While a table is built the panels and status line say so; a line here would move every
   // control below it twice.)
-  if (!derived.pe_status.ok() && !derived.building) ErrorText(derived.pe_status.message());
+  if (!derived.pe_status.ok() && !derived.building) {
+    ErrorText(InWindowTerms(derived.pe_status.message(), ""));
+  }
 
   ImGui::Spacing();
   ImGui::TextDisabled("Heatmap");
@@ -968,7 +970,7 @@ void DrawStatusLine(const AppState& state, const Derived& derived) {
     if (derived.building) {
       NoEncodingText(derived, "");
     } else {
-      ImGui::TextDisabled("No table: %s", derived.pe_status.message().c_str());
+      ImGui::TextDisabled("No table: %s", InWindowTerms(derived.pe_status.message(), "").c_str());
     }
     return;
   }

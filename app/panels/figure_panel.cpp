@@ -382,7 +382,7 @@ void DrawFigurePanel(const PanelEntry& p, AppState& state, const Derived& derive
     return;
   }
   if (Status s = CheckViewApplies(view, state.params.pe); !s.ok()) {
-    ErrorText(s.message());
+    ErrorText(InWindowTerms(s.message(), ""));
     return;
   }
   const float em = ImGui::GetFontSize();
@@ -453,7 +453,7 @@ void DrawFigurePanel(const PanelEntry& p, AppState& state, const Derived& derive
       WrappedText("Nothing to show: " + cache.error + ". Type a text in the token sums panel.");
       ImGui::PopStyleColor();
     } else {
-      ErrorText(cache.error);
+      ErrorText(InWindowTerms(cache.error, ""));
     }
     return;
   }
