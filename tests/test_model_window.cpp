@@ -6,14 +6,18 @@
 // 4th layer, attn_scale 0.1, floor_scale 8192), not the reader's output.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "arch/catalogue.h"
 #include "arch/model_choice.h"
+#include "arch/open_model.h"
 #include "encoding/encoding.h"
 #include "encoding/mrope.h"
 #include "headless_ui.h"
+#include "jobs/table_load_job.h"
 #include "model/model_schedule.h"
 #include "model/param_fields.h"
 #include "panels/panels.h"
@@ -477,6 +481,100 @@ TEST_F(HeadlessUi, AModelFileRefusedInThePickerNamesTheField) {
   EXPECT_EQ(state_.model_pick.error.rfind("model file: ", 0), 0u) << state_.model_pick.error;
   EXPECT_NE(state_.model_pick.error.find("no_such_model_config.json"), std::string::npos);
   EXPECT_EQ(state_.params.model, nullptr);
+}
+
+}  // namespace pe
+
+namespace pe {
+
+namespace {
+
+const char* const kSmallLlamaConfig =
+    "{\"model_type\": \"llama\", \"hidden_size\": 256, \"num_attention_heads\": 4, "
+    "\"num_hidden_layers\": 2, \"max_position_embeddings\": 512, \"rope_theta\": 10000}";
+
+}  // namespace
+
+// Files dropped on the window: a config.json (by its "model_type") or a GGUF file (by its magic)
+// opens as the model on the loading job; a tokenizer.json still goes to the tokenizer; a bad
+// model file is refused in place and the model stays.
+TEST_F(HeadlessUi, ADroppedModelFileOpensAsTheModelAndATokenizerStaysATokenizer) {
+  TableLoadJob tables(/*synchronous=*/true);
+  services_.tables = &tables;
+  Result<ModelParams> picked = PickCatalogueModel(state_.params, "llama-4-scout");
+  ASSERT_TRUE(picked.ok());
+  state_.params = picked.value();
+  Frames(2);
+  const std::string config = TmpFile("dropped_config.json", kSmallLlamaConfig);
+  state_.dropped_files.push_back(config);
+  Frames(3);
+  EXPECT_TRUE(state_.model_pick.error.empty()) << state_.model_pick.error;
+  EXPECT_EQ(state_.params.model_config, config);
+  ASSERT_EQ(state_.params.pe.kind(), Scheme::kRope);
+  EXPECT_EQ(state_.params.pe.rope().theta, 10000.0);
+  EXPECT_EQ(state_.params.pe.d_model, 64);  // 256 / 4 heads
+  ASSERT_FALSE(state_.history.undo.empty());
+  EXPECT_EQ(state_.history.undo.back().params.model_name, "llama-4-scout");
+
+  const std::string tokenizer =
+      TmpFile("dropped_tokenizer.json",
+              "{\"version\": \"1.0\", \"model\": {\"type\": \"WordLevel\", \"vocab\": "
+              "{\"a\": 0, \"[UNK]\": 1}, \"unk_token\": \"[UNK]\"}}");
+  state_.dropped_files.push_back(tokenizer);
+  Frames(3);
+  EXPECT_TRUE(state_.open_table.tokenizer) << state_.open_table.note;
+  EXPECT_EQ(state_.open_table.path, tokenizer);
+  EXPECT_EQ(state_.params.model_config, config);
+
+  const ModelParams before = state_.params;
+  const std::string bad_gguf = TmpFile("dropped_bad.gguf", std::string("GGUF\x03\0\0\0", 8));
+  state_.dropped_files.push_back(bad_gguf);
+  Frames(3);
+  EXPECT_NE(state_.model_pick.error.find("dropped_bad.gguf"), std::string::npos)
+      << state_.model_pick.error;
+  EXPECT_EQ(state_.model_pick.error.find("--"), std::string::npos) << state_.model_pick.error;
+  EXPECT_EQ(state_.params, before);
+}
+
+// The picker's Open reads the file on the loading job, not in the frame: while the job is held
+// the frames go on with the model as it was.
+TEST_F(HeadlessUi, TheModelPickersOpenReadsOnTheLoadingJob) {
+  TableLoadJob tables(/*synchronous=*/false);
+  services_.tables = &tables;
+  tables.Hold(true);
+  const std::string config = TmpFile("job_config.json", kSmallLlamaConfig);
+  state_.model_pick.enter_path = true;
+  state_.model_pick.path = config;
+  Frames(1);
+  ImGuiWindow* controls = nullptr;
+  ImVec2 at;
+  ASSERT_TRUE(FindControlsField("Open", &controls, &at));
+  Click(at);
+  Frames(2);
+  EXPECT_TRUE(state_.model_pick.open_request.empty());  // handed to the job
+  EXPECT_EQ(state_.params.model, nullptr);              // not read in the frame
+  tables.Hold(false);
+  for (int k = 0; k < 200 && state_.params.model == nullptr; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    Frame();
+  }
+  Frames(2);
+  ASSERT_NE(state_.params.model, nullptr);
+  EXPECT_EQ(state_.params.model_config, config);
+  EXPECT_EQ(state_.params.pe.d_model, 64);
+}
+
+// By content: GGUF's magic, or a JSON object with "model_type" or "architectures".
+TEST(LooksLikeModelConfig, TellsAModelFileByItsContent) {
+  EXPECT_TRUE(LooksLikeModelConfig(TmpFile("sniff_a.json", "{\"model_type\": \"gpt2\"}")));
+  EXPECT_TRUE(
+      LooksLikeModelConfig(TmpFile("sniff_b.txt", " {\"architectures\": [\"LlamaForCausalLM\"]}")));
+  EXPECT_TRUE(LooksLikeModelConfig(TmpFile("sniff_c.bin", std::string("GGUF\x03\0\0\0", 8))));
+  EXPECT_FALSE(LooksLikeModelConfig(TmpFile("sniff_d.json", "{\"model\": {\"type\": \"BPE\"}}")));
+  EXPECT_FALSE(LooksLikeModelConfig(TmpFile("sniff_e.json", "[{\"model_type\": \"gpt2\"}]")));
+  EXPECT_FALSE(LooksLikeModelConfig(TmpFile("sniff_f.npy", "\x93NUMPY")));
+  EXPECT_FALSE(LooksLikeModelConfig(std::string(PE_TEST_TMP) + "/no_such_sniff.json"));
+  EXPECT_FALSE(LooksLikeModelConfig(PE_TEST_TMP));
 }
 
 }  // namespace pe

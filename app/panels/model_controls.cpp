@@ -191,8 +191,12 @@ void DrawModelControls(AppState& state) {
       pick.enter_path = false;
       pick.error.clear();
     }
-    // A config.json or a GGUF header is read in milliseconds: on the frame, not a job.
-    if (go) ApplyPick(state, PickModelConfig(p, pick.path));
+    // Read on the loading job (open_table_dialog.cpp applies what it read), as a dropped file.
+    if (go && pick.path.empty()) {
+      pick.error = InWindowTerms(PickModelConfig(p, "").message(), "");
+    } else if (go) {
+      pick.open_request = pick.path;
+    }
   }
   if (!pick.error.empty()) ErrorText(pick.error);
   if (!p.model) return;

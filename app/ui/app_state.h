@@ -236,6 +236,9 @@ struct ModelPickState {
   std::shared_ptr<const ModelSchedule> note_model;  // the model and layer the note is about
   int64_t note_layer = -1;
   int64_t menu_layer = -1;  // the layer a right-click on the layers view opened its menu for
+  // A config.json or GGUF path to read on the loading job (the Open button); the outcome is
+  // applied by the frame (open_table_dialog.cpp), as a dropped model file's is.
+  std::string open_request;
 };
 
 struct AppState;

@@ -45,6 +45,15 @@ Result<ModelParams> PickModelConfig(const ModelParams& params, const std::string
   return Opened(params, "", path);
 }
 
+Result<ModelParams> PickOpenedModel(const ModelParams& params, const std::string& path,
+                                    ModelSchedule schedule) {
+  ModelParams next = DetachModel(params);
+  next.model_config = path;
+  next.model = std::make_shared<const ModelSchedule>(std::move(schedule));
+  if (Status s = OpenModel(next); !s.ok()) return s.error();
+  return Checked(std::move(next));
+}
+
 Result<ModelParams> PickModelLayer(const ModelParams& params, int64_t layer) {
   if (!params.model) return InvalidArgument("layer: no model is open");
   ModelParams next = params;

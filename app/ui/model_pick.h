@@ -21,6 +21,9 @@ namespace pe {
 Result<ModelParams> PickCatalogueModel(const ModelParams& params, const std::string& name);
 // The same for a config.json or GGUF file, read under params.cap.
 Result<ModelParams> PickModelConfig(const ModelParams& params, const std::string& path);
+// The same for a file already read (on the loading job) into `schedule`.
+Result<ModelParams> PickOpenedModel(const ModelParams& params, const std::string& path,
+                                    ModelSchedule schedule);
 // `params` with layer `layer` of its open model applied (ApplyLayer: the rows and the first
 // position stay), or why not (no model open, or a layer out of range).
 Result<ModelParams> PickModelLayer(const ModelParams& params, int64_t layer);
