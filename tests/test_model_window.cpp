@@ -6,16 +6,25 @@
 // 4th layer, attn_scale 0.1, floor_scale 8192), not the reader's output.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "arch/catalogue.h"
 #include "arch/model_choice.h"
+#include "arch/open_model.h"
+#include "encoding/encoding.h"
+#include "encoding/mrope.h"
 #include "headless_ui.h"
+#include "jobs/table_load_job.h"
 #include "model/model_schedule.h"
+#include "model/param_fields.h"
+#include "panels/panels.h"
 #include "session/session.h"
 #include "ui/model_pick.h"
 #include "ui/session.h"
+#include "views/compare_view.h"
 
 namespace pe {
 namespace {
@@ -286,6 +295,287 @@ TEST_F(HeadlessUi, ClickingALayerInTheLayersPanelPicksIt) {
     ExpectScoutRopeLayer(state_.params);
   }
   EXPECT_FALSE(ModelModified(state_.params));
+}
+
+}  // namespace pe
+
+namespace pe {
+
+// What the schedule sets, not the inputs: an M-RoPE image added to Qwen2-VL (published
+// rope_theta 1000000, mrope_section [16, 24, 24]) leaves the model unmodified; a changed rope
+// theta modifies it.
+TEST(ModelModified, AnImageAddedIsAnInputAndAChangedThetaIsAnEdit) {
+  Result<ModelParams> picked = PickCatalogueModel(ModelParams{}, "qwen2-vl-7b");
+  ASSERT_TRUE(picked.ok()) << picked.message();
+  ModelParams m = picked.value();
+  ASSERT_EQ(m.pe.kind(), Scheme::kMrope);
+  ASSERT_TRUE(FindParamField("--mrope-image")->set(m, "at=3,grid=1x4x4").ok());
+  ASSERT_EQ(m.pe.mrope().images.size(), 1u);
+  EXPECT_FALSE(ModelModified(m));
+  EXPECT_TRUE(ModelEdits(m).empty());
+  EXPECT_EQ(ModelLabel(m), "qwen2-vl-7b, layer 0");
+  ASSERT_TRUE(FindParamField("--rope-theta")->set(m, "500000").ok());
+  EXPECT_TRUE(ModelModified(m));
+  EXPECT_EQ(ModelEdits(m), std::vector<std::string>{"rope_theta"});
+}
+
+// Right-click on a layer of the layers view, then "Compare layer 0 with this layer": the
+// compare view, with B the clicked layer's parameters on A's rows.
+TEST_F(HeadlessUi, RightClickingALayerComparesTheLayerShownWithIt) {
+  Result<ModelParams> picked = PickCatalogueModel(state_.params, "llama-4-scout");
+  ASSERT_TRUE(picked.ok());
+  state_.params = picked.value();
+  state_.select_tab = ViewKind::kLayers;
+  Frames(4);
+  ImGuiWindow* layers = Child("layers");
+  ASSERT_NE(layers, nullptr);
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos =
+      ImVec2(layers->Pos.x + layers->Size.x * 0.4f, layers->Pos.y + layers->Size.y * 0.5f);
+  Frame();
+  io.MouseDown[1] = true;
+  Frame();
+  io.MouseDown[1] = false;
+  Frames(2);
+  const int64_t clicked = state_.model_pick.menu_layer;
+  ASSERT_GT(clicked, 0);
+  ASSERT_LT(clicked, 48);
+  EXPECT_EQ(state_.params.model_layer, 0);  // a right-click picks nothing
+  ImGuiWindow* menu = nullptr;
+  for (const ImGuiPopupData& open : GImGui->OpenPopupStack) {
+    if (open.Window != nullptr && open.Window->Active) menu = open.Window;
+  }
+  ASSERT_NE(menu, nullptr);
+  const std::string item = "Compare layer 0 with this layer (" + std::to_string(clicked) + ")";
+  ImVec2 at;
+  ASSERT_TRUE(
+      Find(menu, Id(menu, item.c_str()), ImVec2(menu->Pos.x + 20, menu->Pos.y), false, &at));
+  Click(at);
+  Frames(3);
+  EXPECT_EQ(state_.session.shown_tab, ViewKind::kCompare);
+  EXPECT_EQ(state_.params.versus, "layer=" + std::to_string(clicked));
+  EXPECT_EQ(state_.params.model_layer, 0);
+  Result<ModelParams> b = CompareB(state_.params);
+  ASSERT_TRUE(b.ok()) << b.message();
+  Result<ModelParams> named = PickModelLayer(state_.params, clicked);
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(b.value().pe, named.value().pe);
+  EXPECT_EQ(b.value().temperature, named.value().temperature);
+  EXPECT_EQ(b.value().attention_window, named.value().attention_window);
+  if (clicked % 4 == 3) {
+    ExpectScoutNopeLayer(b.value());
+  } else {
+    ExpectScoutRopeLayer(b.value());
+  }
+}
+
+// The Model card's button: Gemma 3 4B's layer 0 (sliding 1024, rope_local_base_freq 10000)
+// with its first global layer, 5 (rope_theta 1000000, linear factor 8): both named on it.
+TEST_F(HeadlessUi, TheModelCardComparesTheLayerWithTheFirstOfAnotherTreatment) {
+  Result<ModelParams> picked = PickCatalogueModel(state_.params, "gemma-3-4b");
+  ASSERT_TRUE(picked.ok());
+  state_.params = picked.value();
+  Frames(2);
+  ImGuiWindow* controls = nullptr;
+  ImVec2 at;
+  EXPECT_EQ(CompareOtherLayerLabel(state_.params),
+            "Compare layer 0 (sliding 1024, base 1e4) with layer 5 (global, base 1e6)");
+  ASSERT_TRUE(FindControlsField("###compare_layers", &controls, &at));
+  Click(at);
+  Frames(3);
+  EXPECT_EQ(state_.session.shown_tab, ViewKind::kCompare);
+  EXPECT_EQ(state_.params.versus, "layer=5");
+  Result<ModelParams> b = CompareB(state_.params);
+  ASSERT_TRUE(b.ok()) << b.message();
+  ASSERT_EQ(b.value().pe.kind(), Scheme::kRope);
+  EXPECT_EQ(b.value().pe.rope().theta, 1000000.0);
+  EXPECT_EQ(b.value().pe.rope().scaling, RopeScaling::kLinear);
+  EXPECT_EQ(b.value().pe.rope().factor, 8.0);
+  EXPECT_EQ(b.value().pe.max_len, state_.params.pe.max_len);
+  EXPECT_TRUE(b.value().causal_mask);
+  EXPECT_EQ(state_.params.pe.rope().theta, 10000.0);
+  EXPECT_EQ(state_.params.attention_window.kind, AttentionWindowKind::kSliding);
+  EXPECT_EQ(state_.params.attention_window.size, 1024);
+  Result<ModelParams> named = PickModelLayer(state_.params, 5);
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(b.value().pe, named.value().pe);
+  // The compare panels' titles name both layers first, where a narrow panel still shows them.
+  Result<EncodingPtr> ea = MakeEncoding(state_.params.pe, state_.params.cap);
+  ASSERT_TRUE(ea.ok()) << ea.message();
+  Result<ComparePair> pair = MakeComparePair(state_.params, *ea.value());
+  ASSERT_TRUE(pair.ok()) << pair.message();
+  EXPECT_EQ(pair.value().a_label.rfind("rope, layer=0, ", 0), 0u) << pair.value().a_label;
+  EXPECT_EQ(pair.value().b_label.rfind("rope, layer=5, ", 0), 0u) << pair.value().b_label;
+}
+
+// A layer change after an edit: the status line says what was replaced, and Undo brings the
+// edited parameters back; Detach and a model pick are undo steps too.
+TEST_F(HeadlessUi, ALayerChangeOverAnEditSaysSoAndUndoRestoresTheEdit) {
+  Result<ModelParams> picked = PickCatalogueModel(state_.params, "llama-4-scout");
+  ASSERT_TRUE(picked.ok());
+  QueueModelStep(state_, picked.value());
+  Frames(2);
+  EXPECT_EQ(state_.params.model_name, "llama-4-scout");
+  ASSERT_EQ(state_.history.undo.size(), 1u);
+  EXPECT_EQ(state_.history.undo.back().params.model, nullptr);
+  ImGuiWindow* controls = nullptr;
+  ImVec2 at;
+  ASSERT_TRUE(FindControlsField("rope_theta", &controls, &at));
+  Click(at);
+  SelectAllAndType("250000");
+  ASSERT_EQ(state_.params.pe.rope().theta, 250000.0);
+  const ModelParams edited = state_.params;
+  Result<ModelParams> fifth = PickModelLayer(state_.params, 5);
+  ASSERT_TRUE(fifth.ok());
+  QueueModelStep(state_, fifth.value());
+  Frames(2);
+  EXPECT_EQ(state_.params.model_layer, 5);
+  EXPECT_EQ(state_.params.pe.rope().theta, 500000.0);
+  EXPECT_EQ(state_.model_pick.note,
+            "layer 5 applied; your edit of rope theta was replaced - Undo restores it");
+  Undo(state_);
+  Frames(2);
+  EXPECT_EQ(state_.params, edited);
+  // Detach, then Undo: the link is back.
+  QueueModelStep(state_, DetachModel(state_.params));
+  Frames(2);
+  EXPECT_EQ(state_.params.model, nullptr);
+  Undo(state_);
+  Frames(2);
+  EXPECT_EQ(state_.params, edited);
+  EXPECT_EQ(ModelLabel(state_.params), "modified from llama-4-scout, layer 0");
+}
+
+}  // namespace pe
+
+namespace pe {
+
+// Refusals the window shows name its controls, not the command line's flags (which the command
+// line's own messages keep): the model file field, the M-RoPE images field.
+TEST(WindowWords, AModelFileAndAnImageAreNamedByTheirControls) {
+  Result<ModelParams> missing = PickModelConfig(ModelParams{}, "/no/such/config.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.message().rfind("--model-config", 0), 0u) << missing.message();
+  const std::string shown = InWindowTerms(missing.message(), "");
+  EXPECT_EQ(shown.rfind("model file", 0), 0u) << shown;
+  EXPECT_EQ(shown.find("--"), std::string::npos) << shown;
+
+  Result<ModelParams> qwen = PickCatalogueModel(ModelParams{}, "qwen2-vl-7b");
+  ASSERT_TRUE(qwen.ok());
+  Result<MropeQueryPatch> patch = ResolveMropePatch(qwen.value().pe, MropePatch{});
+  ASSERT_FALSE(patch.ok());
+  EXPECT_NE(patch.message().find("--mrope-image"), std::string::npos) << patch.message();
+  const std::string said = InWindowTerms(patch.message(), "");
+  EXPECT_EQ(said.find("--"), std::string::npos) << said;
+  EXPECT_NE(said.find("add one with images \"at=P,grid=TxHxW\""), std::string::npos) << said;
+}
+
+TEST_F(HeadlessUi, AModelFileRefusedInThePickerNamesTheField) {
+  state_.model_pick.enter_path = true;
+  state_.model_pick.path = std::string(PE_TEST_TMP) + "/no_such_model_config.json";
+  Frames(2);
+  ImGuiWindow* controls = nullptr;
+  ImVec2 at;
+  ASSERT_TRUE(FindControlsField("Open", &controls, &at));
+  Click(at);
+  Frames(2);
+  EXPECT_EQ(state_.model_pick.error.rfind("model file: ", 0), 0u) << state_.model_pick.error;
+  EXPECT_NE(state_.model_pick.error.find("no_such_model_config.json"), std::string::npos);
+  EXPECT_EQ(state_.params.model, nullptr);
+}
+
+}  // namespace pe
+
+namespace pe {
+
+namespace {
+
+const char* const kSmallLlamaConfig =
+    "{\"model_type\": \"llama\", \"hidden_size\": 256, \"num_attention_heads\": 4, "
+    "\"num_hidden_layers\": 2, \"max_position_embeddings\": 512, \"rope_theta\": 10000}";
+
+}  // namespace
+
+// Files dropped on the window: a config.json (by its "model_type") or a GGUF file (by its magic)
+// opens as the model on the loading job; a tokenizer.json still goes to the tokenizer; a bad
+// model file is refused in place and the model stays.
+TEST_F(HeadlessUi, ADroppedModelFileOpensAsTheModelAndATokenizerStaysATokenizer) {
+  TableLoadJob tables(/*synchronous=*/true);
+  services_.tables = &tables;
+  Result<ModelParams> picked = PickCatalogueModel(state_.params, "llama-4-scout");
+  ASSERT_TRUE(picked.ok());
+  state_.params = picked.value();
+  Frames(2);
+  const std::string config = TmpFile("dropped_config.json", kSmallLlamaConfig);
+  state_.dropped_files.push_back(config);
+  Frames(3);
+  EXPECT_TRUE(state_.model_pick.error.empty()) << state_.model_pick.error;
+  EXPECT_EQ(state_.params.model_config, config);
+  ASSERT_EQ(state_.params.pe.kind(), Scheme::kRope);
+  EXPECT_EQ(state_.params.pe.rope().theta, 10000.0);
+  EXPECT_EQ(state_.params.pe.d_model, 64);  // 256 / 4 heads
+  ASSERT_FALSE(state_.history.undo.empty());
+  EXPECT_EQ(state_.history.undo.back().params.model_name, "llama-4-scout");
+
+  const std::string tokenizer =
+      TmpFile("dropped_tokenizer.json",
+              "{\"version\": \"1.0\", \"model\": {\"type\": \"WordLevel\", \"vocab\": "
+              "{\"a\": 0, \"[UNK]\": 1}, \"unk_token\": \"[UNK]\"}}");
+  state_.dropped_files.push_back(tokenizer);
+  Frames(3);
+  EXPECT_TRUE(state_.open_table.tokenizer) << state_.open_table.note;
+  EXPECT_EQ(state_.open_table.path, tokenizer);
+  EXPECT_EQ(state_.params.model_config, config);
+
+  const ModelParams before = state_.params;
+  const std::string bad_gguf = TmpFile("dropped_bad.gguf", std::string("GGUF\x03\0\0\0", 8));
+  state_.dropped_files.push_back(bad_gguf);
+  Frames(3);
+  EXPECT_NE(state_.model_pick.error.find("dropped_bad.gguf"), std::string::npos)
+      << state_.model_pick.error;
+  EXPECT_EQ(state_.model_pick.error.find("--"), std::string::npos) << state_.model_pick.error;
+  EXPECT_EQ(state_.params, before);
+}
+
+// The picker's Open reads the file on the loading job, not in the frame: while the job is held
+// the frames go on with the model as it was.
+TEST_F(HeadlessUi, TheModelPickersOpenReadsOnTheLoadingJob) {
+  TableLoadJob tables(/*synchronous=*/false);
+  services_.tables = &tables;
+  tables.Hold(true);
+  const std::string config = TmpFile("job_config.json", kSmallLlamaConfig);
+  state_.model_pick.enter_path = true;
+  state_.model_pick.path = config;
+  Frames(1);
+  ImGuiWindow* controls = nullptr;
+  ImVec2 at;
+  ASSERT_TRUE(FindControlsField("Open", &controls, &at));
+  Click(at);
+  Frames(2);
+  EXPECT_TRUE(state_.model_pick.open_request.empty());  // handed to the job
+  EXPECT_EQ(state_.params.model, nullptr);              // not read in the frame
+  tables.Hold(false);
+  for (int k = 0; k < 200 && state_.params.model == nullptr; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    Frame();
+  }
+  Frames(2);
+  ASSERT_NE(state_.params.model, nullptr);
+  EXPECT_EQ(state_.params.model_config, config);
+  EXPECT_EQ(state_.params.pe.d_model, 64);
+}
+
+// By content: GGUF's magic, or a JSON object with "model_type" or "architectures".
+TEST(LooksLikeModelConfig, TellsAModelFileByItsContent) {
+  EXPECT_TRUE(LooksLikeModelConfig(TmpFile("sniff_a.json", "{\"model_type\": \"gpt2\"}")));
+  EXPECT_TRUE(
+      LooksLikeModelConfig(TmpFile("sniff_b.txt", " {\"architectures\": [\"LlamaForCausalLM\"]}")));
+  EXPECT_TRUE(LooksLikeModelConfig(TmpFile("sniff_c.bin", std::string("GGUF\x03\0\0\0", 8))));
+  EXPECT_FALSE(LooksLikeModelConfig(TmpFile("sniff_d.json", "{\"model\": {\"type\": \"BPE\"}}")));
+  EXPECT_FALSE(LooksLikeModelConfig(TmpFile("sniff_e.json", "[{\"model_type\": \"gpt2\"}]")));
+  EXPECT_FALSE(LooksLikeModelConfig(TmpFile("sniff_f.npy", "\x93NUMPY")));
+  EXPECT_FALSE(LooksLikeModelConfig(std::string(PE_TEST_TMP) + "/no_such_sniff.json"));
+  EXPECT_FALSE(LooksLikeModelConfig(PE_TEST_TMP));
 }
 
 }  // namespace pe

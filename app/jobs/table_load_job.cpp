@@ -82,6 +82,36 @@ bool TableLoadJob::StartSession(SessionOpenRequest request) {
   return true;
 }
 
+bool TableLoadJob::StartModel(std::string path, MemoryCap cap, bool dropped) {
+  if (job_.Busy()) return false;
+  job_.Submit(0, [this, path = std::move(path), cap, dropped](JobContext&) {
+    TableLoadOutcome out;
+    out.request.spec = path;
+    out.request.cap = cap;
+    out.dropped = dropped;
+    try {
+      if (dropped && !LooksLikeModelConfig(path)) {
+        out.not_a_model = true;
+      } else {
+        out.model = OpenModelConfig(path, cap);
+      }
+    } catch (const std::exception& e) {
+      out.model = RuntimeError("reading the model file failed: " + std::string(e.what()));
+    }
+    std::lock_guard lock(mutex_);
+    model_outcome_ = std::move(out);
+  });
+  return true;
+}
+
+std::optional<TableLoadOutcome> TableLoadJob::TakeModel() {
+  if (job_.Busy()) return std::nullopt;
+  std::lock_guard lock(mutex_);
+  std::optional<TableLoadOutcome> out = std::move(model_outcome_);
+  model_outcome_.reset();
+  return out;
+}
+
 std::optional<TableLoadOutcome> TableLoadJob::TakeSession() {
   if (job_.Busy()) return std::nullopt;
   std::lock_guard lock(mutex_);

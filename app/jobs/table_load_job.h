@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "arch/open_model.h"
 #include "io/loaded_table.h"
 #include "jobs/job.h"
 #include "session/figure_session.h"
@@ -42,6 +43,12 @@ struct TableLoadOutcome {
   std::optional<Result<FigureSession>> figure;
   // Set when the load was a tokenizer (StartTokenizer; `request.spec` is its path).
   std::optional<Result<std::shared_ptr<const SubwordTokenizer>>> tokenizer;
+  // Set when the load was a model's config.json or GGUF file (StartModel; `request.spec` is its
+  // path): the schedule read, or why not. A dropped file that is no model's configuration
+  // (LooksLikeModelConfig) reads nothing and sets `not_a_model` instead.
+  std::optional<Result<ModelSchedule>> model;
+  bool dropped = false;
+  bool not_a_model = false;
 };
 
 class TableLoadJob {
@@ -57,6 +64,12 @@ class TableLoadJob {
   bool StartTokenizer(std::string path, MemoryCap cap);
   // Starts opening a session or figure (by the path's extension); false when a load is running.
   bool StartSession(SessionOpenRequest request);
+  // Starts reading a model's config.json or GGUF file under `cap` (OpenModelConfig); a
+  // `dropped` file is first told apart by its content, and what is not a model's configuration
+  // is handed back unread. False when a load is running.
+  bool StartModel(std::string path, MemoryCap cap, bool dropped);
+  // The outcome of the last finished StartModel, once.
+  std::optional<TableLoadOutcome> TakeModel();
   bool busy() const { return job_.Busy(); }
   double progress() const { return job_.fraction(); }  // 0..1
   void Cancel() { job_.Cancel(); }
@@ -69,7 +82,7 @@ class TableLoadJob {
 
  private:
   std::mutex mutex_;
-  std::optional<TableLoadOutcome> outcome_, session_outcome_;
+  std::optional<TableLoadOutcome> outcome_, session_outcome_, model_outcome_;
   Job job_;  // last: joined before the outcome it writes goes
 };
 

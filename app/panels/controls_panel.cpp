@@ -823,7 +823,7 @@ void NoEncodingText(const Derived& derived, const std::string& prefix) {
     ImGui::PopStyleColor();
     return;
   }
-  ErrorText(prefix + derived.pe_status.message());
+  ErrorText(prefix + InWindowTerms(derived.pe_status.message(), ""));
 }
 
 namespace {
@@ -911,7 +911,9 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   ControlsOf(p.pe.kind()).controls(state);
   // (While a table is built the panels and status line say so; a line here would move every
   // control below it twice.)
-  if (!derived.pe_status.ok() && !derived.building) ErrorText(derived.pe_status.message());
+  if (!derived.pe_status.ok() && !derived.building) {
+    ErrorText(InWindowTerms(derived.pe_status.message(), ""));
+  }
 
   ImGui::Spacing();
   ImGui::TextDisabled("Heatmap");
@@ -988,7 +990,7 @@ void DrawStatusLine(const AppState& state, const Derived& derived) {
     if (derived.building) {
       NoEncodingText(derived, "");
     } else {
-      ImGui::TextDisabled("No table: %s", derived.pe_status.message().c_str());
+      ImGui::TextDisabled("No table: %s", InWindowTerms(derived.pe_status.message(), "").c_str());
     }
     return;
   }
@@ -1009,6 +1011,12 @@ void DrawStatusLine(const AppState& state, const Derived& derived) {
   // The model the parameters came from, "modified from" once a value was changed.
   if (const std::string model = ModelLabel(state.params); !model.empty()) {
     text = model + "   " + text;
+  }
+  // What the last pick, layer change or Detach replaced, for a few seconds.
+  const ModelPickState& pick = state.model_pick;
+  if (!pick.note.empty() && ImGui::GetTime() < pick.note_until &&
+      pick.note_model == state.params.model && pick.note_layer == state.params.model_layer) {
+    text = pick.note + "   " + text;
   }
   ImGui::TextUnformatted(text.c_str());
   // The whole line, for a window too narrow to show its end.

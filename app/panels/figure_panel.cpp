@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "arch/model_choice.h"
 #include "figure/label_placement.h"
 #include "model/model_schedule.h"
 #include "panels/panels.h"
@@ -317,6 +318,60 @@ void DrawPointLabels(Plot& plot, const Figure& f, float em) {
                       hovered->hover.empty() ? hovered->text.c_str() : hovered->hover.c_str());
 }
 
+// The layers view's cells: hovering a layer's column says what a click and a right-click do; a
+// click (not a drag) picks the layer, as the controls' layer slider does (one undo step); a
+// right-click opens a menu comparing the layer shown with the one clicked (--versus
+// "layer=N").
+void DrawLayerCellActions(const Plot& plot, AppState& state, float em) {
+  constexpr const char* kMenu = "layer_cell_menu";
+  if (state.params.model && plot.hovered()) {
+    const ModelSchedule& s = *state.params.model;
+    const double x = std::floor(plot.mouse_x());
+    if (x >= 0 && x < static_cast<double>(s.layers.size())) {
+      const auto layer = static_cast<int64_t>(x);
+      const int64_t shown = state.params.model_layer;
+      ImGui::BeginTooltip();
+      ImGui::TextUnformatted(("Layer " + std::to_string(layer) + ": " +
+                              LayerTreatmentText(s.layers[static_cast<size_t>(layer)]))
+                                 .c_str());
+      ImGui::TextDisabled(layer == shown
+                              ? "The layer every view shows."
+                              : "Click: show this layer in every view. Right-click: compare "
+                                "layer %lld with this layer.",
+                          static_cast<long long>(shown));
+      ImGui::EndTooltip();
+      if (ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
+          ImGui::GetIO().MouseDragMaxDistanceSqr[0] < em * em * 0.25f && layer != shown) {
+        if (Result<ModelParams> next = PickModelLayer(state.params, layer); next.ok()) {
+          QueueModelStep(state, std::move(next).value());
+        }
+      }
+      if (ImGui::IsMouseReleased(ImGuiMouseButton_Right)) {
+        state.model_pick.menu_layer = layer;
+        ImGui::OpenPopup(kMenu);
+      }
+    }
+  }
+  if (ImGui::BeginPopup(kMenu)) {
+    const int64_t layer = state.model_pick.menu_layer, shown = state.params.model_layer;
+    const std::string item = "Compare layer " + std::to_string(shown) + " with this layer (" +
+                             std::to_string(layer) + ")";
+    if (ImGui::MenuItem(item.c_str(), nullptr, false, layer != shown && layer >= 0)) {
+      CompareWithLayer(state, layer);
+    }
+    ItemTooltip(layer == shown ? "This is the layer shown: pick another to compare with."
+                               : "The compare view with A the layer shown (as the parameters "
+                                 "are now) and B this layer, as --versus \"layer=N\" makes it.");
+    const std::string pick = "Show layer " + std::to_string(layer) + " in every view";
+    if (ImGui::MenuItem(pick.c_str(), nullptr, false, layer != shown && layer >= 0)) {
+      if (Result<ModelParams> next = PickModelLayer(state.params, layer); next.ok()) {
+        QueueModelStep(state, std::move(next).value());
+      }
+    }
+    ImGui::EndPopup();
+  }
+}
+
 }  // namespace
 
 void DrawFigurePanel(const PanelEntry& p, AppState& state, const Derived& derived,
@@ -327,7 +382,7 @@ void DrawFigurePanel(const PanelEntry& p, AppState& state, const Derived& derive
     return;
   }
   if (Status s = CheckViewApplies(view, state.params.pe); !s.ok()) {
-    ErrorText(s.message());
+    ErrorText(InWindowTerms(s.message(), ""));
     return;
   }
   const float em = ImGui::GetFontSize();
@@ -398,7 +453,7 @@ void DrawFigurePanel(const PanelEntry& p, AppState& state, const Derived& derive
       WrappedText("Nothing to show: " + cache.error + ". Type a text in the token sums panel.");
       ImGui::PopStyleColor();
     } else {
-      ErrorText(cache.error);
+      ErrorText(InWindowTerms(cache.error, ""));
     }
     return;
   }
@@ -490,19 +545,8 @@ void DrawFigurePanel(const PanelEntry& p, AppState& state, const Derived& derive
     }
     if (!fig.labels.empty()) DrawPointLabels(plot, fig, em);
     // The layers view: a click (not a drag) on layer i's column picks that layer, as the
-    // controls' layer slider does.
-    if (view == ViewKind::kLayers && main && plot.hovered() && state.params.model &&
-        ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
-        ImGui::GetIO().MouseDragMaxDistanceSqr[0] < em * em * 0.25f) {
-      const double x = std::floor(plot.mouse_x());
-      if (x >= 0 && x < static_cast<double>(state.params.model->layers.size()) &&
-          static_cast<int64_t>(x) != state.params.model_layer) {
-        if (Result<ModelParams> next = PickModelLayer(state.params, static_cast<int64_t>(x));
-            next.ok()) {
-          Edit(state, [p = std::move(next).value()](AppState& st) { st.params = p; });
-        }
-      }
-    }
+    // controls' layer slider does; a right-click offers to compare the layer shown with it.
+    if (view == ViewKind::kLayers && main) DrawLayerCellActions(plot, state, em);
     plot.End();
     ImGui::EndGroup();
     if (main && shares_heatmap_view && !(cache.view == fig.view)) {

@@ -5,6 +5,8 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -12,7 +14,9 @@
 
 #include "arch/catalogue.h"
 #include "arch/model_choice.h"
+#include "figure/text_wrap.h"
 #include "model/model_schedule.h"
+#include "model/param_fields.h"
 #include "panels/panels.h"
 #include "ui/model_pick.h"
 
@@ -22,17 +26,14 @@ namespace {
 constexpr const char* kNoModel = "(none: free parameters)";
 constexpr const char* kOpenConfig = "Open model config...";
 
-// Applies a pick at the start of the next frame, or keeps its reason for the picker.
+// Applies a pick at the start of the next frame as an undo step of its own, or keeps its
+// reason for the picker.
 void ApplyPick(AppState& state, Result<ModelParams> next) {
   if (!next.ok()) {
-    state.model_pick.error = next.message();
+    state.model_pick.error = InWindowTerms(next.message(), "");
     return;
   }
-  Edit(state, [p = std::move(next).value()](AppState& st) {
-    st.params = p;
-    st.model_pick.error.clear();
-    st.model_pick.enter_path = false;
-  });
+  QueueModelStep(state, std::move(next).value());
 }
 
 // What the combo shows for the open model: the catalogue title, or the file's name.
@@ -49,6 +50,63 @@ std::string ModelPreview(const ModelParams& p) {
   return kNoModel;
 }
 
+// A short number for a button: 10000 "1e4", 500000 "5e5", 160000 "1.6e5"; others as a field
+// writes them.
+std::string ShortNumber(double v) {
+  if (v >= 1000 && v == std::floor(v) && v < 1e15) {
+    int e = 0;
+    double m = v;
+    while (m >= 10) m /= 10, ++e;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4ge%d", m, e);
+    return buf;
+  }
+  return FieldNumberText(v);
+}
+
+// A layer in a few words, for the compare button: "sliding 1024, base 1e4", "global, NoPE",
+// "chunked 8192, base 5e5".
+std::string LayerShortText(const LayerPosition& l) {
+  std::string where;
+  switch (l.window.kind) {
+    case AttentionWindowKind::kFull:
+    case AttentionWindowKind::kCausal:
+      where = "global";
+      break;
+    case AttentionWindowKind::kSliding:
+      where = "sliding " + std::to_string(l.window.size);
+      break;
+    case AttentionWindowKind::kSlidingBidirectional:
+      where = "sliding " + std::to_string(l.window.size) + " both ways";
+      break;
+    case AttentionWindowKind::kChunked:
+      where = "chunked " + std::to_string(l.window.size);
+      break;
+  }
+  const EncodingParams& p = l.pe;
+  switch (p.kind()) {
+    case Scheme::kRope:
+      return where + ", base " + ShortNumber(p.rope().theta);
+    case Scheme::kXpos:
+      return where + ", base " + ShortNumber(p.xpos().theta);
+    case Scheme::kMrope:
+      return where + ", base " + ShortNumber(p.mrope().theta);
+    case Scheme::kNope:
+      return where + ", NoPE";
+    default:
+      return where + ", " + std::string(SchemeName(p.kind()));
+  }
+}
+
+// The first layer whose treatment differs from layer `layer`'s (LayerClasses' order), or -1.
+int64_t FirstOtherTreatment(const ModelSchedule& s, int64_t layer) {
+  if (layer < 0 || layer >= static_cast<int64_t>(s.layers.size())) return -1;
+  for (const LayerClass& c : LayerClasses(s)) {
+    if (!(*c.layer == s.layers[static_cast<size_t>(layer)])) return c.layers.front();
+  }
+  return -1;
+}
+
 void DrawModelCard(const ModelSchedule& s) {
   if (!ImGui::CollapsingHeader("Model card")) return;
   std::istringstream lines(DescribeModelText(s));
@@ -56,6 +114,38 @@ void DrawModelCard(const ModelSchedule& s) {
 }
 
 }  // namespace
+
+void QueueModelStep(AppState& state, ModelParams next) {
+  Edit(state, [p = std::move(next)](AppState& st) mutable {
+    ApplyModelStep(st, std::move(p), ImGui::GetTime(), ImGui::IsAnyItemActive());
+  });
+}
+
+std::string CompareOtherLayerLabel(const ModelParams& p) {
+  if (!p.model) return "";
+  const ModelSchedule& s = *p.model;
+  const int64_t other = FirstOtherTreatment(s, p.model_layer);
+  if (other < 0) return "";
+  return "Compare layer " + std::to_string(p.model_layer) + " (" +
+         LayerShortText(s.layers[static_cast<size_t>(p.model_layer)]) + ") with layer " +
+         std::to_string(other) + " (" + LayerShortText(s.layers[static_cast<size_t>(other)]) + ")";
+}
+
+void CompareWithLayer(AppState& state, int64_t layer) {
+  const std::string versus = "layer=" + std::to_string(layer);
+  const ParamField* field = FindParamField("--versus");
+  Result<ModelParams> next = FieldEditResult(state.params, *field, versus);
+  if (!next.ok()) {
+    state.model_pick.error = InWindowTerms(next.message(), "");
+    return;
+  }
+  Edit(state, [versus](AppState& st) {
+    (void)FindParamField("--versus")->set(st.params, versus);
+    st.select_tab = ViewKind::kCompare;
+    st.focused_view = ViewKind::kCompare;
+    st.model_pick.error.clear();
+  });
+}
 
 void DrawModelControls(AppState& state) {
   const ModelParams& p = state.params;
@@ -114,8 +204,12 @@ void DrawModelControls(AppState& state) {
       pick.enter_path = false;
       pick.error.clear();
     }
-    // A config.json or a GGUF header is read in milliseconds: on the frame, not a job.
-    if (go) ApplyPick(state, PickModelConfig(p, pick.path));
+    // Read on the loading job (open_table_dialog.cpp applies what it read), as a dropped file.
+    if (go && pick.path.empty()) {
+      pick.error = InWindowTerms(PickModelConfig(p, "").message(), "");
+    } else if (go) {
+      pick.open_request = pick.path;
+    }
   }
   if (!pick.error.empty()) ErrorText(pick.error);
   if (!p.model) return;
@@ -136,8 +230,28 @@ void DrawModelControls(AppState& state) {
       ImGui::PopStyleColor();
     }
   }
+  // One click compares this layer with the first of another treatment (Gemma 3's local and
+  // global layers, Llama 4's RoPE and NoPE layers); the label, wrapped to the panel, names both.
+  if (const std::string label = CompareOtherLayerLabel(p); !label.empty()) {
+    const float pad = ImGui::GetStyle().FramePadding.x * 2;
+    std::string lines;
+    for (const std::string& line : WrapText(
+             label, ImGui::GetContentRegionAvail().x - pad,
+             [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; }, false)) {
+      lines += (lines.empty() ? "" : "\n") + line;
+    }
+    if (ImGui::Button((lines + "###compare_layers").c_str())) {
+      CompareWithLayer(state, FirstOtherTreatment(s, p.model_layer));
+    }
+    ItemTooltip(
+        "Opens the compare view with A this layer (as the parameters are now) and B the first "
+        "layer of another treatment, as --view compare --versus \"layer=N\" does. A right-click "
+        "on a layer in the layers view compares any other layer.");
+  }
   if (ImGui::Button("Detach")) ApplyPick(state, DetachModel(p));
-  ItemTooltip("Drop the link to the model and keep every parameter as it is now.");
+  ItemTooltip(
+      "Drop the link to the model and keep every parameter as it is now (Edit > Undo brings "
+      "the link back).");
   DrawModelCard(s);
   ImGui::Separator();
 }

@@ -93,6 +93,8 @@ constexpr ControlName kControlNames[] = {
     {"--softmax-scale", "softmax scale"},
     {"--rope-proportion", "rotating proportion"},
     {"--yarn-truncate", "truncate"},
+    {"--mrope-image", "images"},
+    {"--model-config", "model file"},
 };
 
 bool FlagChar(char c) {

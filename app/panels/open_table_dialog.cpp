@@ -13,11 +13,13 @@
 
 #include <algorithm>
 
+#include "arch/open_model.h"
 #include "io/loaded_table.h"
 #include "jobs/table_load_job.h"
 #include "model/param_fields.h"
 #include "panels/panels.h"
 #include "text/subword_tokenizer.h"
+#include "ui/model_pick.h"
 #include "ui/shortcuts.h"
 
 namespace pe {
@@ -297,18 +299,71 @@ void EndDialog(OpenTableState& o) {
   ImGui::EndPopup();
 }
 
+// A model file's outcome: the model opened as one undo step, or its reason in place under the
+// picker (the previous model stays); a dropped file that is no model's configuration goes to
+// the dialog, as before.
+void ApplyModelOutcome(AppState& state, TableLoadOutcome& out) {
+  ModelPickState& pick = state.model_pick;
+  const std::string& path = out.request.spec;
+  if (out.not_a_model || !out.model) {
+    OpenTableState& o = state.open_table;
+    o.path = path;
+    ListPath(o);
+    o.open_requested = true;
+    return;
+  }
+  Result<ModelParams> next =
+      out.model->ok() ? PickOpenedModel(state.params, path, std::move(*out.model).value())
+                      : Result<ModelParams>(out.model->error());
+  pick.path = path;
+  if (!next.ok()) {
+    pick.error = InWindowTerms(next.message(), "");
+    pick.enter_path = true;
+    return;
+  }
+  QueueModelStep(state, std::move(next).value());
+}
+
+// The model picker's Open and files dropped on the window (sessions and figures go elsewhere):
+// told apart and read on the loading job, one at a time; without a job (headless), in place.
+void OpenModelFiles(AppState& state, TableLoadJob* job) {
+  ModelPickState& pick = state.model_pick;
+  if (job != nullptr) {
+    if (std::optional<TableLoadOutcome> out = job->TakeModel()) ApplyModelOutcome(state, *out);
+  }
+  const bool dropped = pick.open_request.empty();
+  const std::string path = !dropped                       ? pick.open_request
+                           : !state.dropped_files.empty() ? state.dropped_files.back()
+                                                          : std::string();
+  if (path.empty()) return;
+  if (job == nullptr) {
+    TableLoadOutcome out;
+    out.request.spec = path;
+    out.dropped = dropped;
+    if (dropped && !LooksLikeModelConfig(path)) {
+      out.not_a_model = true;
+    } else {
+      out.model = OpenModelConfig(path, state.params.cap);
+    }
+    pick.open_request.clear();
+    if (dropped) state.dropped_files.clear();
+    ApplyModelOutcome(state, out);
+    return;
+  }
+  if (!job->StartModel(path, state.params.cap, dropped)) return;  // busy: a later frame
+  pick.open_request.clear();
+  if (dropped) state.dropped_files.clear();
+  if (std::optional<TableLoadOutcome> out = job->TakeModel()) ApplyModelOutcome(state, *out);
+}
+
 }  // namespace
 
 void DrawOpenTableDialog(AppState& state, UiServices& services) {
   OpenTableState& o = state.open_table;
   WatchLoadedTables(state, services);
-  // A dropped file opens the dialog on it (the last one wins when several come at once).
-  if (!state.dropped_files.empty()) {
-    o.path = state.dropped_files.back();
-    state.dropped_files.clear();
-    ListPath(o);
-    o.open_requested = true;
-  }
+  // A dropped model file opens as the model; any other opens the dialog on it (the last one
+  // wins when several come at once).
+  OpenModelFiles(state, services.tables);
   TableLoadJob* job = services.tables;
   if (job != nullptr) {
     if (std::optional<TableLoadOutcome> out = job->Take()) {

@@ -201,5 +201,15 @@ void DrawLoadedTablesInfo(AppState& state, const Derived& derived);
 // The model picker, its layer slider, its card and Detach, at the top of the controls
 // (model_controls.cpp; the picks themselves are ui/model_pick.h).
 void DrawModelControls(AppState& state);
+// Queues `next` (a model picked, a layer or Detach) for the next frame as one undo step with
+// its note on the status line (ui/model_pick.h ApplyModelStep).
+void QueueModelStep(AppState& state, ModelParams next);
+// Opens the compare view with B layer `layer` of the open model (--versus "layer=N") and A the
+// parameters as they are; a refusal goes under the model picker.
+void CompareWithLayer(AppState& state, int64_t layer);
+// The Model card's compare button: "Compare layer 0 (sliding 1024, base 1e4) with layer 5
+// (global, base 1e6)", the layer shown with the first layer of another treatment
+// (LayerClasses); "" without a model or when every layer is treated alike.
+std::string CompareOtherLayerLabel(const ModelParams& p);
 
 }  // namespace pe

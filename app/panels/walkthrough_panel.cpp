@@ -235,7 +235,7 @@ void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCa
     return;
   }
   if (Status s = CheckViewApplies(ViewKind::kWalkthrough, state.params.pe); !s.ok()) {
-    ErrorText(s.message());
+    ErrorText(InWindowTerms(s.message(), ""));
     return;
   }
   const int focus = std::max(0, state.selection.selected_token);
@@ -252,7 +252,7 @@ void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCa
     }
   }
   if (!cache.walk) {
-    ErrorText(cache.error);
+    ErrorText(InWindowTerms(cache.error, ""));
     return;
   }
   const Walkthrough& w = *cache.walk;

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -227,6 +228,17 @@ struct ModelPickState {
   bool enter_path = false;  // "Open model config..." was chosen: the path field shows
   std::string path;
   std::string error;
+  // What the last pick, layer change or Detach did and replaced, for the status line
+  // ("layer 5 applied; your edit of rope theta was replaced - Undo restores it"), shown until
+  // `note_until` (ImGui time) or the next change of the parameters.
+  std::string note;
+  double note_until = 0;
+  std::shared_ptr<const ModelSchedule> note_model;  // the model and layer the note is about
+  int64_t note_layer = -1;
+  int64_t menu_layer = -1;  // the layer a right-click on the layers view opened its menu for
+  // A config.json or GGUF path to read on the loading job (the Open button); the outcome is
+  // applied by the frame (open_table_dialog.cpp), as a dropped model file's is.
+  std::string open_request;
 };
 
 struct AppState;

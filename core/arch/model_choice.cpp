@@ -81,18 +81,76 @@ Status OpenModel(ModelParams& m) {
   return {};
 }
 
+namespace {
+
+// Copies into `layer` what m's scheme parameters hold that a schedule never sets: the inputs
+// (M-RoPE's images, a loaded or drawn table and its seed, dynamic NTK's current length) and
+// the views' choices (the part shown, the head shown, xPos's side). Nothing when the schemes
+// differ.
+void KeepInputs(const EncodingParams& m, EncodingParams& layer) {
+  if (m.kind() != layer.kind()) return;
+  switch (m.kind()) {
+    case Scheme::kLearned:
+      layer.learned() = m.learned();
+      break;
+    case Scheme::kRope:
+      layer.rope().part = m.rope().part;
+      layer.rope().sequence_len = m.rope().sequence_len;
+      break;
+    case Scheme::kAlibi:
+      layer.alibi().head = m.alibi().head;
+      break;
+    case Scheme::kT5:
+      layer.t5().head = m.t5().head;
+      layer.t5().seed = m.t5().seed;
+      layer.t5().bias = m.t5().bias;
+      break;
+    case Scheme::kXpos:
+      layer.xpos().part = m.xpos().part;
+      layer.xpos().side = m.xpos().side;
+      break;
+    case Scheme::kMrope:
+      layer.mrope().images = m.mrope().images;
+      layer.mrope().part = m.mrope().part;
+      break;
+    case Scheme::kSinusoidal:
+    case Scheme::kNope:
+      break;
+  }
+}
+
+}  // namespace
+
 bool ModelModified(const ModelParams& m) {
   if (!m.model || m.model_layer < 0) return false;
   // Drawn every frame (the status line, the model controls): a default ModelParams with m's rows,
   // not a copy of m, which may hold a vocabulary and its embeddings. ApplyLayer sets only the
-  // fields compared below.
+  // fields compared below; what the schedule does not set (the inputs, the views' choices) is
+  // m's own.
   ModelParams layer;
   layer.pe.max_len = m.pe.max_len;
   layer.pe.offset = m.pe.offset;
   if (!ApplyLayer(*m.model, m.model_layer, layer).ok()) return true;
+  KeepInputs(m.pe, layer.pe);
   return !(layer.pe == m.pe && layer.causal_mask == m.causal_mask &&
            layer.attention_window == m.attention_window && layer.temperature == m.temperature &&
            layer.softmax_scale == m.softmax_scale);
+}
+
+std::vector<std::string> ModelEdits(const ModelParams& m) {
+  std::vector<std::string> out;
+  if (!m.model || m.model_layer < 0) return out;
+  ModelParams layer = m;
+  if (!ApplyLayer(*m.model, m.model_layer, layer).ok()) return out;
+  KeepInputs(m.pe, layer.pe);
+  for (const ParamField& f : ParamFields()) {
+    if (f.key.empty() || f.key == "model" || f.key == "model_config" || f.key == "layer") continue;
+    const bool in_m = f.WhyNotApplicable(m).empty() && f.recorded(m);
+    const bool in_layer = f.WhyNotApplicable(layer).empty() && f.recorded(layer);
+    if (!in_m && !in_layer) continue;
+    if (in_m != in_layer || f.get(m) != f.get(layer)) out.emplace_back(f.key);
+  }
+  return out;
 }
 
 std::string ModelLabel(const ModelParams& m) {

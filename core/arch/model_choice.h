@@ -39,6 +39,11 @@ Status OpenModel(ModelParams& m);
 // first position are the view's, not the model's. False without an open model.
 bool ModelModified(const ModelParams& m);
 
+// The keys of the fields (param_fields.h) whose values differ from what the model's layer gives,
+// in the field table's order ("rope_theta", "d_model"): the user's edits, which a pick of another
+// layer or model replaces. Empty without an open model or when ModelModified is false.
+std::vector<std::string> ModelEdits(const ModelParams& m);
+
 // "llama-3.1-8b, layer 0" or "modified from llama-3.1-8b, layer 0"; "" without a model.
 std::string ModelLabel(const ModelParams& m);
 

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "arch/gguf_reader.h"
@@ -31,7 +32,39 @@ Result<ModelSchedule> Prefixed(Result<ModelSchedule> r, const std::string& path,
   return e;
 }
 
+// The whole file, at most kMaxConfigJsonBytes (the caller checked the size).
+bool ReadAll(const RegularFileReader& file, std::string& text) {
+  text.assign(file.size(), '\0');
+  size_t have = 0;
+  while (have < text.size()) {
+    const ssize_t n =
+        pread(file.fd(), text.data() + have, text.size() - have, static_cast<off_t>(have));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) break;
+    have += static_cast<size_t>(n);
+  }
+  text.resize(have);
+  return true;
+}
+
 }  // namespace
+
+bool LooksLikeModelConfig(const std::string& path) {
+  RegularFileReader file = RegularFileReader::Open(path);
+  if (file.failure() != RegularFileReader::Failure::kNone) return false;
+  char magic[4] = {};
+  if (pread(file.fd(), magic, sizeof magic, 0) == 4 && std::memcmp(magic, "GGUF", 4) == 0) {
+    return true;
+  }
+  if (file.size() > kMaxConfigJsonBytes) return false;
+  std::string text;
+  if (!ReadAll(file, text)) return false;
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || text[first] != '{') return false;
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && (j.contains("model_type") || j.contains("architectures"));
+}
 
 Result<ModelSchedule> OpenModelConfig(const std::string& path, const MemoryCap& cap) {
   RegularFileReader file = RegularFileReader::Open(path);
@@ -56,20 +89,11 @@ Result<ModelSchedule> OpenModelConfig(const std::string& path, const MemoryCap& 
                            " bytes and does not start with GGUF; a config.json is at most " +
                            std::to_string(kMaxConfigJsonBytes) + " bytes");
   }
-  std::string text(file.size(), '\0');
-  size_t have = 0;
-  while (have < text.size()) {
-    const ssize_t n =
-        pread(file.fd(), text.data() + have, text.size() - have, static_cast<off_t>(have));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      return InvalidArgument("--model-config: cannot read " + Quoted(path) + ": " +
-                             std::strerror(errno));
-    }
-    if (n == 0) break;
-    have += static_cast<size_t>(n);
+  std::string text;
+  if (!ReadAll(file, text)) {
+    return InvalidArgument("--model-config: cannot read " + Quoted(path) + ": " +
+                           std::strerror(errno));
   }
-  text.resize(have);
   return Prefixed(ReadHfConfig(text, BaseName(path), path), path,
                   "config.json " + BaseName(path) + ": ");
 }

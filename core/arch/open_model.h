@@ -17,4 +17,9 @@ inline constexpr uint64_t kMaxConfigJsonBytes = uint64_t{16} << 20;
 // refused; an error names the file. Never throws.
 Result<ModelSchedule> OpenModelConfig(const std::string& path, const MemoryCap& cap = {});
 
+// Whether `path` is a model's configuration by its content: a regular file starting with the
+// bytes "GGUF", or a JSON object of at most kMaxConfigJsonBytes with a top-level "model_type" or
+// "architectures" key (a tokenizer.json has neither). Reads no more than that; never throws.
+bool LooksLikeModelConfig(const std::string& path);
+
 }  // namespace pe

@@ -91,7 +91,15 @@ void Labels(const ModelParams& a, const ModelParams& b, const std::string& versu
   a_label = std::string(SchemeName(a.pe.kind()));
   b_label = std::string(SchemeName(b.pe.kind()));
   bool any = a.pe.kind() != b.pe.kind();
+  // A model's layer first (two layers of one model: "rope, layer=0, ..."), where a narrow
+  // panel's title, cut at its end, still names it; then the table's order.
+  std::vector<const ParamField*> fields;
   for (const ParamField& f : ParamFields()) {
+    if (f.key == "layer") fields.insert(fields.begin(), &f);
+    if (f.key != "layer") fields.push_back(&f);
+  }
+  for (const ParamField* field : fields) {
+    const ParamField& f = *field;
     const std::string key(f.key);
     if (key.empty() || key == "scheme" || key == "versus" || key == "compare_of") continue;
     const auto ia = va.find(key), ib = vb.find(key);
