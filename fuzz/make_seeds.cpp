@@ -247,6 +247,19 @@ int main(int argc, char** argv) {
               "false}]}, \"model\": {\"type\": \"BPE\", \"ignore_merges\": true, \"vocab\": {" +
               vocab + "}, \"merges\": [\"h e\"]}}",
           tok_ok);
+    // The general path: normalizers, a regex Split with a behaviour, Digits, Metaspace.
+    Write(tok_dir, "bpe_components.json",
+          "{\"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"NFKC\"}, "
+          "{\"type\": \"Lowercase\"}, {\"type\": \"Replace\", \"pattern\": {\"Regex\": "
+          "\"\\\\s{2,}\"}, \"content\": \" \"}, {\"type\": \"Prepend\", \"prepend\": \"x\"}]}, "
+          "\"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": "
+          "\"Split\", \"pattern\": {\"Regex\": \"\\\\p{N}{1,3}|(?=\\\\p{Lu})\"}, \"behavior\": "
+          "\"MergedWithNext\", \"invert\": false}, {\"type\": \"Digits\", "
+          "\"individual_digits\": true}, {\"type\": \"Metaspace\", \"prepend_scheme\": "
+          "\"first\", \"split\": true}, {\"type\": \"ByteLevel\", \"add_prefix_space\": true, "
+          "\"use_regex\": true}]}, \"model\": {\"type\": \"BPE\", \"vocab\": {" +
+              vocab + "}, \"merges\": [\"h e\"]}}",
+          tok_ok);
     Write(tok_dir, "wordpiece.json",
           "{\"normalizer\": {\"type\": \"BertNormalizer\", \"lowercase\": true, "
           "\"strip_accents\": null}, \"pre_tokenizer\": {\"type\": \"BertPreTokenizer\"}, "

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "text/pretokenizers.h"
 #include "text/subword_tokenizer.h"
 #include "text/unicode_props.h"
 
@@ -34,6 +35,8 @@ class SubwordTokenizer::Encoder {
 
   // Appends the pieces of `text` (no added tokens in it), offsets shifted by `base`.
   void Segment(std::string_view text, int64_t base, std::vector<SubwordPiece>& out);
+  // Why the pieces stopped (a regex over its limits), else ok.
+  const Status& status() const { return status_; }
 
  private:
   // The word cache: open addressing with linear probing over a power-of-two table; the words'
@@ -87,7 +90,11 @@ class SubwordTokenizer::Encoder {
   void WordPieceWord(std::string_view word, size_t at, const std::vector<int64_t>& from,
                      int64_t base, std::vector<SubwordPiece>& out);
 
+  void GeneralSegment(std::string_view text, int64_t base, std::vector<SubwordPiece>& out);
+
   const SubwordTokenizer& t_;
+  Status status_;
+  PreTokenized pre_;         // the general path's pieces, kept for their memory
   std::vector<Slot> slots_;  // (2 * kMaxCachedWords)
   std::string keys_;
   size_t cached_ = 0;

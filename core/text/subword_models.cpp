@@ -259,8 +259,11 @@ std::string SubwordTokenizer::Decode(const std::vector<int32_t>& ids) const {
   for (int32_t id : ids) {
     if (id < 0 || id >= size() || IsSpecial(id)) continue;
     const std::string& raw = tokens_[static_cast<size_t>(id)];
+    // A byte-level vocabulary's added tokens are written as text, not in the byte alphabet;
+    // other models' added tokens decode as their tokens do (Gemma's "▁▁" is one).
     bool added = false;
-    for (const AddedToken& a : added_) added = added || a.id == id;
+    for (const AddedToken& a : added_)
+      added = added || (a.id == id && model_ == Model::kByteLevelBpe);
     if (added) {
       out += raw;
     } else if (model_ == Model::kByteLevelBpe) {

@@ -6,6 +6,8 @@
 #include <unordered_set>
 
 #include "io/read_support.h"
+#include "text/normalizers.h"
+#include "text/pretokenizers.h"
 #include "text/subword_models.h"
 #include "text/subword_tokenizer.h"
 #include "text/unicode_props.h"
@@ -218,6 +220,11 @@ bool GetBool(const Json* j, const char* key, bool fallback) {
 
 }  // namespace
 
+void SubwordTokenizer::UseGeneralPath(Normalizer normalizer, PreTokenizer pre_tokenizer) {
+  normalizer_ = std::make_shared<const Normalizer>(std::move(normalizer));
+  pre_tokenizer_ = std::make_shared<const PreTokenizer>(std::move(pre_tokenizer));
+}
+
 Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view json,
                                                              const std::string& name) {
   if (size_t bad = FindInvalidUtf8(json); bad != std::string::npos) {
@@ -243,33 +250,31 @@ Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view js
     if (Status s = t.SetTokenIds(entries.value(), name + ": model.vocab"); !s.ok()) return s;
   }
 
-  const Json* normalizer = Member(root, "normalizer");
-  const Json* pre = Member(root, "pre_tokenizer");
+  const Json* normalizer_json = Member(root, "normalizer");
+  const Json* pre_json = Member(root, "pre_tokenizer");
+  Result<Normalizer> normalizer =
+      Normalizer::FromJson(normalizer_json ? *normalizer_json : Json(), name + ": normalizer");
+  if (!normalizer.ok()) return normalizer.error();
+  Result<PreTokenizer> pre_tokenizer =
+      PreTokenizer::FromJson(pre_json ? *pre_json : Json(), name + ": pre_tokenizer");
+  if (!pre_tokenizer.ok()) return pre_tokenizer.error();
   // Byte-level BPE has a ByteLevel pre-tokenizer (alone or in a Sequence); BPE without one
   // works over characters (SentencePiece-style, with byte fallback).
-  bool has_byte_level = pre && TypeOf(pre) == "ByteLevel";
-  if (const Json* list = pre && TypeOf(pre) == "Sequence" ? Member(*pre, "pretokenizers") : nullptr;
-      list && list->is_array()) {
-    for (const Json& s : *list) has_byte_level = has_byte_level || TypeOf(&s) == "ByteLevel";
-  }
+  const bool has_byte_level = pre_tokenizer.value().HasByteLevel();
   if (type == "BPE") {
     if (Status s = ModelReaders::CheckDropout(*model, name + ": model"); !s.ok()) return s;
   }
   if (type == "BPE" && (!has_byte_level || GetBool(model, "byte_fallback", false))) {
     if (Status s = ModelReaders::ReadCharBpe(t, *model, name + ": model"); !s.ok()) return s;
     if (Status s = t.ReadMerges(*model, name); !s.ok()) return s;
-    if (Status s = t.ReadTextSteps(normalizer, pre, name); !s.ok()) return s;
+    t.UseGeneralPath(std::move(normalizer.value()), std::move(pre_tokenizer.value()));
   } else if (type == "Unigram" || type == "WordLevel") {
     if (type == "WordLevel") {
       if (Status s = ModelReaders::ReadWordLevel(t, *model, name + ": model"); !s.ok()) return s;
     }
-    if (Status s = t.ReadTextSteps(normalizer, pre, name); !s.ok()) return s;
+    t.UseGeneralPath(std::move(normalizer.value()), std::move(pre_tokenizer.value()));
   } else if (type == "BPE") {
     t.model_ = Model::kByteLevelBpe;
-    if (normalizer) {
-      return InvalidArgument(name + ": normalizer " + Quote(TypeOf(normalizer)) +
-                             " is not supported with BPE (byte-level models have none)");
-    }
     for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
       if (const Json* v = Member(*model, key);
           v && !(v->is_string() && v->get<std::string>().empty())) {
@@ -283,58 +288,17 @@ Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view js
                              "supported; only byte-level BPE is");
     }
     t.ignore_merges_ = GetBool(model, "ignore_merges", false);
-    // The pre-tokenizer: ByteLevel (with its own GPT-2 split), or a Sequence of a Split with a
-    // known pattern and a ByteLevel without the split.
-    std::vector<const Json*> steps;
-    if (pre && TypeOf(pre) == "Sequence") {
-      const Json* list = Member(*pre, "pretokenizers");
-      if (!list || !list->is_array()) {
-        return InvalidArgument(name + ": pre_tokenizer.pretokenizers is not a list");
-      }
-      for (const Json& s : *list) steps.push_back(&s);
-    } else if (pre) {
-      steps.push_back(pre);
-    }
-    bool byte_level = false, split = false;
-    for (size_t k = 0; k < steps.size(); ++k) {
-      const std::string st = TypeOf(steps[k]);
-      const std::string where =
-          name + ": pre_tokenizer step " + std::to_string(k) + " (" + st + ")";
-      if (st == "ByteLevel") {
-        byte_level = true;
-        t.add_prefix_space_ = GetBool(steps[k], "add_prefix_space", false);
-        if (GetBool(steps[k], "use_regex", true)) {
-          if (split) return InvalidArgument(where + ": splits twice (a Split and use_regex)");
-          split = true;
-          t.pattern_ = SplitPattern::kGpt2;
-        }
-      } else if (st == "Split") {
-        const Json* pattern = Member(*steps[k], "pattern");
-        const Json* regex = pattern ? Member(*pattern, "Regex") : nullptr;
-        if (!regex || !regex->is_string()) {
-          return InvalidArgument(where + ": only a {\"Regex\": ...} pattern is supported");
-        }
-        const std::string r = regex->get<std::string>();
-        if (r == SplitPatternRegex(SplitPattern::kGpt2)) {
-          t.pattern_ = SplitPattern::kGpt2;
-        } else if (r == SplitPatternRegex(SplitPattern::kLlama3)) {
-          t.pattern_ = SplitPattern::kLlama3;
-        } else {
-          return InvalidArgument(where + ": the pattern " + Quote(r) +
-                                 " is neither GPT-2's nor Llama 3's, the two supported");
-        }
-        if (split) return InvalidArgument(where + ": a second split");
-        split = true;
-      } else {
-        return InvalidArgument(where + ": not supported with BPE (ByteLevel and Split are)");
-      }
-    }
-    if (!byte_level) {
+    if (!pre_tokenizer.value().HasByteLevel()) {
       return InvalidArgument(name +
                              ": BPE without a ByteLevel pre-tokenizer is not supported "
                              "(only byte-level BPE, as GPT-2 and Llama 3, is)");
     }
-    if (!split) t.pattern_ = SplitPattern::kGpt2;  // never reached by real files; keep a split
+    // Today's fast path: no normalizer, ByteLevel's own GPT-2 split or a Split with the GPT-2 or
+    // Llama 3 pattern; anything else runs the components one by one.
+    if (!normalizer.value().empty() ||
+        !pre_tokenizer.value().IsByteLevelFastPath(&t.pattern_, &t.add_prefix_space_)) {
+      t.UseGeneralPath(std::move(normalizer.value()), std::move(pre_tokenizer.value()));
+    }
     if (Status s = t.ReadMerges(*model, name); !s.ok()) return s;
     if (Status s = t.FinishByteLevel(name + ": model.vocab"); !s.ok()) return s;
   } else if (type == "WordPiece") {
@@ -358,20 +322,19 @@ Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view js
                              " (model.unk_token) is not in the vocabulary");
     }
     t.unk_id_ = static_cast<int32_t>(unk_id);
-    if (normalizer) {
-      if (TypeOf(normalizer) != "BertNormalizer") {
-        return InvalidArgument(name + ": normalizer " + Quote(TypeOf(normalizer)) +
-                               " is not supported with WordPiece (BertNormalizer is)");
+    // BertNormalizer and BertPreTokenizer (or none) take the WordPiece path of their own.
+    Normalizer::Bert bert;
+    const bool bert_normalizer = normalizer.value().IsBertOnly(&bert);
+    if ((normalizer.value().empty() || bert_normalizer) &&
+        (pre_tokenizer.value().empty() || pre_tokenizer.value().IsBertOnly())) {
+      if (bert_normalizer) {
+        t.clean_text_ = bert.clean_text;
+        t.handle_chinese_chars_ = bert.handle_chinese_chars;
+        t.lowercase_ = bert.lowercase;
+        t.strip_accents_ = bert.strip_accents;
       }
-      t.clean_text_ = GetBool(normalizer, "clean_text", true);
-      t.handle_chinese_chars_ = GetBool(normalizer, "handle_chinese_chars", true);
-      t.lowercase_ = GetBool(normalizer, "lowercase", true);
-      // strip_accents: null follows lowercase (BERT's uncased models strip, cased ones do not).
-      t.strip_accents_ = GetBool(normalizer, "strip_accents", t.lowercase_);
-    }
-    if (pre && TypeOf(pre) != "BertPreTokenizer") {
-      return InvalidArgument(name + ": pre_tokenizer " + Quote(TypeOf(pre)) +
-                             " is not supported with WordPiece (BertPreTokenizer is)");
+    } else {
+      t.UseGeneralPath(std::move(normalizer.value()), std::move(pre_tokenizer.value()));
     }
   } else {
     return InvalidArgument(name + ": model type " + Quote(type) +
@@ -443,20 +406,6 @@ Status SubwordTokenizer::ReadMerges(const nlohmann::json& model, const std::stri
     } else {
       return InvalidArgument(where + ": a merge is \"a b\" or [\"a\", \"b\"]");
     }
-  }
-  return {};
-}
-
-// The normalizer and pre-tokenizer of the models other than byte-level BPE and WordPiece.
-Status SubwordTokenizer::ReadTextSteps(const nlohmann::json* normalizer, const nlohmann::json* pre,
-                                       const std::string& name) {
-  if (normalizer) {
-    return InvalidArgument(name + ": normalizer " + Quote(TypeOf(normalizer)) +
-                           " is not supported with model " + Quote(ModelName()));
-  }
-  if (pre) {
-    return InvalidArgument(name + ": pre_tokenizer " + Quote(TypeOf(pre)) +
-                           " is not supported with model " + Quote(ModelName()));
   }
   return {};
 }

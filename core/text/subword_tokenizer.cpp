@@ -15,6 +15,8 @@
 #include <algorithm>
 
 #include "io/read_support.h"
+#include "text/normalizers.h"
+#include "text/pretokenizers.h"
 #include "text/subword_internal.h"
 #include "text/unicode_props.h"
 
@@ -119,6 +121,12 @@ std::string SubwordTokenizer::Describe() const {
            std::to_string(size()) + " pieces" + post;
   }
   if (model_ == Model::kWordLevel) return "WordLevel, " + std::to_string(size()) + " tokens" + post;
+  if (pre_tokenizer_) {
+    std::string d = "byte-level BPE, ";
+    if (!normalizer_->empty()) d += "normalizer " + normalizer_->Describe() + ", ";
+    return d + "pre-tokenizer " + pre_tokenizer_->Describe() + ", " + std::to_string(size()) +
+           " tokens, " + std::to_string(merge_count_) + " merges" + post;
+  }
   return "byte-level BPE, " + std::string(SplitPatternName(pattern_)) + " split, " +
          std::to_string(size()) + " tokens, " + std::to_string(merge_count_) + " merges";
 }
@@ -127,6 +135,10 @@ std::string SubwordTokenizer::Describe() const {
 
 void SubwordTokenizer::Encoder::Segment(std::string_view text, int64_t base,
                                         std::vector<SubwordPiece>& out) {
+  if (t_.pre_tokenizer_) {
+    GeneralSegment(text, base, out);
+    return;
+  }
   if (t_.model_ == Model::kWordPiece) {
     WordPieceSegment(text, base, out);
     return;
@@ -140,6 +152,37 @@ void SubwordTokenizer::Encoder::Segment(std::string_view text, int64_t base,
     const size_t e = gpt2 ? NextGpt2PreToken(text, b) : NextLlama3PreToken(text, b);
     BpeWord(text.substr(b, e - b), base + static_cast<int64_t>(b), out);
     b = e;
+  }
+}
+
+// The normalizer, then the pre-tokenizer, then the model on each piece; the pieces' offsets
+// map back to the source through the aligned text.
+void SubwordTokenizer::Encoder::GeneralSegment(std::string_view text, int64_t base,
+                                               std::vector<SubwordPiece>& out) {
+  if (!status_.ok()) return;
+  AlignedText a = AlignedText::Of(text, base);
+  t_.normalizer_->Apply(a);
+  if (Status s = t_.pre_tokenizer_->Apply(std::move(a), pre_); !s.ok()) {
+    status_ = s;
+    return;
+  }
+  const std::vector<int64_t>& from = pre_.text.from;
+  for (const auto& [b, e] : pre_.pieces) {
+    const std::string_view word = std::string_view(pre_.text.text).substr(b, e - b);
+    if (t_.model_ == Model::kWordPiece) {
+      WordPieceWord(word, b, from, 0, out);
+      continue;
+    }
+    const size_t first = out.size();
+    if (t_.model_ == Model::kByteLevelBpe) {
+      BpeWord(word, 0, out);
+    } else {
+      ModelWord(word, 0, out);
+    }
+    for (size_t k = first; k < out.size(); ++k) {
+      out[k].begin = from[b + static_cast<size_t>(out[k].begin)];
+      out[k].end = from[b + static_cast<size_t>(out[k].end)];
+    }
   }
 }
 
@@ -234,6 +277,7 @@ Result<std::vector<SubwordPiece>> SubwordTokenizer::Encode(std::string_view text
     }
   }
   flush(text.size());
+  if (!encoder.status().ok()) return encoder.status().error();
   if (special == SpecialTokens::kAdd) {
     const auto n = static_cast<int64_t>(text.size());
     for (int32_t id : post_suffix_) out.push_back({id, n, n});

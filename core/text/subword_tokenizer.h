@@ -1,13 +1,15 @@
 // Real subword tokenizers, read from a model's files, so a sentence gets the ids that model
-// gives it: byte-level BPE (GPT-2, the Llama 3 family) and WordPiece (BERT).
+// gives it: byte-level BPE (GPT-2, the Llama 3 family, Qwen, DeepSeek, o200k), BPE over
+// characters with byte fallback (Mistral, Llama 2, Gemma), Unigram (T5), WordLevel and WordPiece
+// (BERT).
 //
-// Read from a Hugging Face tokenizer.json (model "BPE" with the ByteLevel pre-tokenizer, alone
-// or after a Split with the GPT-2 or Llama 3 pattern; model "WordPiece" with BertNormalizer and
-// BertPreTokenizer), or from GPT-2's own pair of files in a folder: vocab.json + merges.txt, or
-// encoder.json + vocab.bpe (the names openai/gpt-2 uses). Added tokens (special tokens such as
-// <|endoftext|>) are matched in the text before anything else, as the Hugging Face library does.
-// What is not here: post-processing (BERT's [CLS]/[SEP] and Llama 3's <|begin_of_text|> are not
-// inserted; type them), BPE dropout, byte fallback (SentencePiece models), other normalizers.
+// Read from a Hugging Face tokenizer.json (the normalizer and pre-tokenizer components of
+// text/normalizers.h and text/pretokenizers.h; the models of subword_bpe.cpp,
+// subword_wordpiece.cpp and subword_models.cpp; the post-processor), or from GPT-2's own pair of
+// files in a folder: vocab.json + merges.txt, or encoder.json + vocab.bpe (the names openai/gpt-2
+// uses). Added tokens (special tokens such as <|endoftext|>) are matched in the text before
+// anything else, as the Hugging Face library does, with their lstrip, rstrip and single_word.
+// Not here: BPE dropout (random; refused).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,9 @@
 #include "base/status.h"
 
 namespace pe {
+
+class Normalizer;
+class PreTokenizer;
 
 // The split before BPE, written by hand over code points (text/unicode_props.h):
 // kGpt2:   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
@@ -132,13 +137,16 @@ class SubwordTokenizer {
   // the post-processor (subword_models.cpp); `json` is the model's or post-processor's object.
   friend struct ModelReaders;
   Status ReadMerges(const nlohmann::json& model, const std::string& name);
-  // The normalizer and pre-tokenizer of the models other than byte-level BPE and WordPiece.
-  Status ReadTextSteps(const nlohmann::json* normalizer, const nlohmann::json* pre,
-                       const std::string& name);
   // The tokenizer.json name of the model: "BPE", "WordPiece", "Unigram", "WordLevel".
   std::string_view ModelName() const;
+  void UseGeneralPath(Normalizer normalizer, PreTokenizer pre_tokenizer);
 
   Model model_ = Model::kByteLevelBpe;
+  // The general path (text/normalizers.h, text/pretokenizers.h): set when the file's normalizer
+  // and pre-tokenizer are not one of the fast paths below (byte-level BPE with the GPT-2 or
+  // Llama 3 split and no normalizer; WordPiece with BertNormalizer and BertPreTokenizer).
+  std::shared_ptr<const Normalizer> normalizer_;
+  std::shared_ptr<const PreTokenizer> pre_tokenizer_;
   SplitPattern pattern_ = SplitPattern::kGpt2;
   bool add_prefix_space_ = false;
   bool ignore_merges_ = false;       // a word that is a token as a whole is not merged (Llama 3)
