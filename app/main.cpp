@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
     if (cl->mode == pe::RunMode::kExport) return pe::RunExport(cl->params, cl->export_request);
     if (cl->mode == pe::RunMode::kCheck) return pe::RunCheck(cl->params, cl->check_request);
     if (cl->mode == pe::RunMode::kDescribe) return pe::RunDescribe(cl->params, cl->describe);
+    if (cl->mode == pe::RunMode::kTokenize) return pe::RunTokenize(cl->tokenize);
     pe::WindowRequest& window = cl->window;
     pe::AppState state;
     state.params = cl->params;

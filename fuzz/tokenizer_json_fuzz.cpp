@@ -19,16 +19,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (std::string_view text :
        {std::string_view("Hello world, it's 2024!\n\n  na\xc3\xafve"),
         std::string_view("\xe6\x97\xa5\xe6\x9c\xac <|endoftext|> [CLS]"), json.substr(0, 256)}) {
-    auto pieces = t.Encode(text);
+    auto pieces = t.Encode(text, SpecialTokens::kAdd);
     if (!pieces.ok()) continue;  // the JSON's own bytes need not be UTF-8 text
     int64_t at = 0;
+    std::vector<int32_t> ids;
     for (const SubwordPiece& p : pieces.value()) {
       PE_FUZZ_CHECK(p.id >= 0 && p.id < t.size());
       PE_FUZZ_CHECK(p.begin >= at && p.end >= p.begin &&
                     p.end <= static_cast<int64_t>(text.size()));
       at = p.begin;
       (void)t.DisplayToken(p.id);
+      ids.push_back(p.id);
     }
+    (void)t.Decode(ids);
   }
   return 0;
 }

@@ -389,8 +389,11 @@ std::string LoadError(const std::string& json) {
 TEST(SubwordTokenizerErrors, NameTheFileAndThePlace) {
   EXPECT_NE(LoadError("{\"model\": [1, 2,}").find("bad.json: not valid JSON"), std::string::npos);
   EXPECT_NE(LoadError("{\n\"model\": [1, 2,}").find("line 2"), std::string::npos);
+  EXPECT_NE(LoadError(R"({"model": {"type": "Mystery", "vocab": {"a": 0}}})")
+                .find("model type \"Mystery\" is not supported"),
+            std::string::npos);
   EXPECT_NE(LoadError(R"({"model": {"type": "Unigram", "vocab": {"a": 0}}})")
-                .find("model type \"Unigram\" is not supported"),
+                .find("bad.json: model.vocab is not a non-empty list of [piece, score]"),
             std::string::npos);
   std::string json = SmallGpt2Json(false);
   // A merge naming a token the vocabulary lacks.

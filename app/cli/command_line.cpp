@@ -127,7 +127,7 @@ std::string MistypedCommand(int argc, const char* const* argv) {
   if (argc < 2 || argv[1][0] == '-') return "";
   struct stat st {};
   if (stat(argv[1], &st) == 0) return "";
-  std::optional<std::string> c = ClosestWord(argv[1], {"export", "check", "describe"});
+  std::optional<std::string> c = ClosestWord(argv[1], {"export", "check", "describe", "tokenize"});
   if (!c) return "";
   return "\"" + std::string(argv[1]) + "\" is neither a file nor a command (did you mean `" + *c +
          "`?)";
@@ -548,6 +548,26 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   exp->add_flag("--list-models", list_models,
                 "Print the built-in models (name, title and source, one per line, tab-separated) "
                 "and exit");
+  CLI::App* tok = app.add_subcommand(
+      "tokenize",
+      "Print a text's tokens under a tokenizer file: one line per token with its position, id, "
+      "the token as readable text (a leading space as U+2423, a newline as U+21B5, a byte piece "
+      "as <0xE2>, the SentencePiece mark U+2581 kept) and the bytes of the text it covers");
+  TokenizeRequest& tr = cl.tokenize;
+  tok->add_option("--tokenizer-file", tr.tokenizer_file,
+                  "A Hugging Face tokenizer.json, or a GPT-2 folder (vocab.json + merges.txt)")
+      ->type_name("FILE");
+  CLI::Option* tok_text =
+      tok->add_option("--text", tr.text, "The text to tokenize")->type_name("TEXT");
+  tok->add_option("--text-file", tr.text_file, "Tokenize this UTF-8 file's text instead")
+      ->type_name("FILE");
+  tok->add_option("--special-tokens", tr.special_tokens,
+                  "add: the tokens the tokenizer's post-processor puts around the text (BERT's "
+                  "[CLS] ... [SEP], Llama's <s>), as Python's tokenizer(text) does; none: "
+                  "without them (add_special_tokens=False)")
+      ->type_name("add|none")
+      ->capture_default_str();
+  tok->add_flag("--json", tr.json, "Print {\"ids\": [...], \"tokens\": [...]} instead");
   app.require_subcommand(0, 1);
 
   // "--text=" gives an empty value; CLI11 would take the next argument (another flag) for it,
@@ -563,7 +583,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     const bool takes_value = [&] {
       for (const CLI::App* c :
            {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(exp),
-            static_cast<const CLI::App*>(chk), static_cast<const CLI::App*>(desc)}) {
+            static_cast<const CLI::App*>(chk), static_cast<const CLI::App*>(desc),
+            static_cast<const CLI::App*>(tok)}) {
         const CLI::Option* o = c->get_option_no_throw(name);
         if (o != nullptr && o->get_type_size_max() > 0) return true;
       }
@@ -635,7 +656,19 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   cl.mode = exp->parsed()    ? RunMode::kExport
             : chk->parsed()  ? RunMode::kCheck
             : desc->parsed() ? RunMode::kDescribe
+            : tok->parsed()  ? RunMode::kTokenize
                              : RunMode::kWindow;
+  if (cl.mode == RunMode::kTokenize) {
+    for (const char* flag : kWindowFlags) {
+      if (app.count(flag) > 0) {
+        return usage_error(std::string(flag) +
+                           " is a window option; `tokenize` never opens a window");
+      }
+    }
+    tr.text_given = tok_text->count() > 0;
+    exit_code = 0;
+    return cl;
+  }
   if (cl.mode == RunMode::kDescribe) {
     for (const char* flag : kWindowFlags) {
       if (app.count(flag) > 0) {

@@ -9,13 +9,14 @@
 #include <utility>
 #include <vector>
 
+#include "cli/tokenize_command.h"
 #include "model/model_params.h"
 #include "options/window_request.h"
 #include "session/export_selection.h"
 
 namespace pe {
 
-enum class RunMode { kWindow, kExport, kCheck, kDescribe };
+enum class RunMode { kWindow, kExport, kCheck, kDescribe, kTokenize };
 
 // `pe-explorer check TABLE[:TENSOR]`: the table to identify, and what the flags fixed.
 struct CheckRequest {
@@ -42,6 +43,7 @@ struct CommandLine {
   CheckRequest check_request;
   WindowRequest window;
   DescribeRequest describe;
+  TokenizeRequest tokenize;
 };
 
 // Parses argv. On --help, prints it and returns exit code 0 in `exit_code`; on an error,

@@ -42,7 +42,7 @@ const char* const kNormNames[] = {"|E|",
 void TokenChips(AppState& state, const SentenceResult& s) {
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   const int64_t offset = state.params.pe.offset;
-  auto chip = [&](int index, const std::string& label, bool linked) {
+  auto chip = [&](int index, const std::string& label, bool linked, bool special = false) {
     const bool selected = state.selection.selected_token == index;
     const float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
     if (index != -1 && ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w < right) {
@@ -50,6 +50,10 @@ void TokenChips(AppState& state, const SentenceResult& s) {
     }
     ImGui::PushID(index);
     if (selected) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.75f, 0.6f, 0.1f, 1.0f));
+    // A special token (<s>, [CLS], one the post-processor added) in a colour of its own.
+    if (special && !selected) {
+      ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.45f, 0.25f, 0.6f, 1.0f));
+    }
     if (linked) ImGui::PushStyleColor(ImGuiCol_Border, ImVec4(1, 1, 1, 1));
     if (linked) ImGui::PushStyleVar(ImGuiStyleVar_FrameBorderSize, 2.0f);
     if (ImGui::Button(label.c_str())) {
@@ -61,6 +65,7 @@ void TokenChips(AppState& state, const SentenceResult& s) {
     }
     if (linked) ImGui::PopStyleVar();
     if (linked) ImGui::PopStyleColor();
+    if (special && !selected) ImGui::PopStyleColor();
     if (selected) ImGui::PopStyleColor();
     ImGui::PopID();
   };
@@ -79,8 +84,10 @@ void TokenChips(AppState& state, const SentenceResult& s) {
       std::snprintf(label, sizeof label, "%s  pos %lld", text.c_str(),
                     static_cast<long long>(offset + static_cast<int64_t>(t)));
     }
+    const SubwordTokenizer* subword = state.params.example.subword.get();
+    const bool special = subword && t < s.ids.size() && subword->IsSpecial(s.ids[t]);
     chip(static_cast<int>(t), label,
-         state.selection.hover_position == offset + static_cast<int64_t>(t));
+         state.selection.hover_position == offset + static_cast<int64_t>(t), special);
     if (ImGui::IsItemHovered()) {
       state.selection.next_hover_position = offset + static_cast<int64_t>(t);
       std::string tip;

@@ -247,7 +247,7 @@ namespace {
 // their ids.
 Result<std::vector<Token>> SubwordTokens(const TextExample& example, std::vector<int64_t>* ids) {
   const SubwordTokenizer& t = *example.subword;
-  Result<std::vector<SubwordPiece>> pieces = t.Encode(example.text);
+  Result<std::vector<SubwordPiece>> pieces = t.Encode(example.text, example.special_tokens);
   if (!pieces.ok()) return InvalidArgument("--tokenizer-file: " + pieces.message());
   std::vector<Token> tokens;
   tokens.reserve(pieces.value().size());

@@ -118,6 +118,9 @@ struct TextExample {
   // LoadSubwordTokenizer read from `tokenizer_file` (shared: examples are copied freely).
   std::string tokenizer_file;
   std::shared_ptr<const SubwordTokenizer> subword;  // null until the load step reads the file
+  // Whether the subword tokenizer's post-processor adds its tokens ([CLS] ... [SEP], <s>):
+  // kAdd, the default, is what a model sees (--special-tokens).
+  SpecialTokens special_tokens = SpecialTokens::kAdd;
   // --text-file: a file whose text replaces `text` when the load step reads it (then reset).
   std::optional<std::string> text_file;
   // A token-embedding table loaded from a file (--embeddings, (V, d_model)); empty: the seeded

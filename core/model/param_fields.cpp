@@ -1440,6 +1440,13 @@ const ParamField kFields[] = {
     {"layer", "--layer",
      "The model's layer shown, 0-based (default: its first layer with a positional scheme)",
      kAllSchemes, Custom("INT", &ModelLayerText, &SetModelLayer), nullptr, &HasModelLayer},
+    {"special_tokens", "--special-tokens",
+     "With --tokenizer-file: add (the default) puts the tokens the tokenizer's post-processor "
+     "adds around the text (BERT's [CLS] ... [SEP], Llama's <s>), as Python's tokenizer(text) "
+     "does and a model sees; none leaves them out (add_special_tokens=False)",
+     kAllSchemes,
+     Choice<&SpecialTokensName, &ParseSpecialTokens>(AT(m.example.special_tokens), Listed::kEither),
+     nullptr, &HasTokenizerFile},
 };
 
 #undef AT

@@ -106,6 +106,10 @@ void SubwordTokenizer::Encoder::Merge(std::string_view word) {
       return;
     }
   }
+  MergeSymbols(n);
+}
+
+void SubwordTokenizer::Encoder::MergeSymbols(size_t n) {
   heap_.clear();
   auto push = [&](int32_t left) {
     const int32_t right = next_[static_cast<size_t>(left)];

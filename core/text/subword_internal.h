@@ -61,6 +61,19 @@ class SubwordTokenizer::Encoder {
   Slot* Find(std::string_view word, uint64_t hash);
   void BpeWord(std::string_view word, int64_t begin, std::vector<SubwordPiece>& out);
   void Merge(std::string_view word);
+  // The lowest-rank-first merge loop over the n symbols in id_/len_/prev_/next_.
+  void MergeSymbols(size_t n);
+
+ public:
+  // One pre-token through the model when it is not byte-level BPE or WordPiece (kBpe, kUnigram,
+  // kWordLevel; subword_models.cpp), cached as BpeWord is; pieces offset by `begin`.
+  void ModelWord(std::string_view word, int64_t begin, std::vector<SubwordPiece>& out);
+
+ private:
+  // Each leaves the word's (id, bytes) pieces in result_.
+  void CharBpeWord(std::string_view word);
+  void UnigramWord(std::string_view word);
+  void WordLevelWord(std::string_view word);
 
   static uint64_t Key(int32_t a, int32_t b) {
     return (static_cast<uint64_t>(a) << 32) | static_cast<uint32_t>(b);
@@ -88,6 +101,13 @@ class SubwordTokenizer::Encoder {
   std::vector<std::pair<int32_t, int32_t>> pieces_;  // (id, bytes) of cached words
   std::vector<int32_t> id_, len_, prev_, next_;
   std::vector<Pending> heap_;
+  std::vector<std::pair<int32_t, int32_t>> result_;  // ModelWord's (id, bytes)
+  struct Best {
+    double score = 0;
+    int32_t from = -1;  // the byte the best path's last piece starts at; -1: not reached
+    int32_t id = -1;
+  };
+  std::vector<Best> best_;  // Unigram's lattice, (word bytes + 1)
 };
 
 }  // namespace pe

@@ -8,6 +8,7 @@
 #include "io/read_support.h"
 #include "text/normalizers.h"
 #include "text/pretokenizers.h"
+#include "text/subword_models.h"
 #include "text/subword_tokenizer.h"
 #include "text/unicode_props.h"
 
@@ -75,7 +76,13 @@ Status SubwordTokenizer::AddMerge(std::string_view a, std::string_view b,
   auto ia = ids_.find(std::string(a));
   auto ib = ids_.find(std::string(b));
   std::string joined(a);
-  joined += b;
+  // BPE over characters with a continuing prefix: "##a" + "##b" makes "##ab" (models/bpe/model.rs).
+  if (model_ == Model::kBpe && !continuing_prefix_.empty() &&
+      b.substr(0, continuing_prefix_.size()) == continuing_prefix_) {
+    joined += b.substr(continuing_prefix_.size());
+  } else {
+    joined += b;
+  }
   auto ij = ids_.find(joined);
   for (auto [it, s] :
        {std::pair{ia, std::string(a)}, std::pair{ib, std::string(b)}, std::pair{ij, joined}}) {
@@ -108,8 +115,9 @@ Status SubwordTokenizer::FinishByteLevel(const std::string& name) {
   return {};
 }
 
-Status SubwordTokenizer::AddAddedToken(const std::string& content, int64_t id,
-                                       const std::string& where) {
+Status SubwordTokenizer::AddAddedToken(const AddedToken& token, const std::string& where) {
+  const std::string& content = token.content;
+  const int64_t id = token.id;
   if (content.empty()) return InvalidArgument(where + ": an empty added token");
   if (FindInvalidUtf8(content) != std::string::npos) {
     return InvalidArgument(where + ": the added token is not valid UTF-8");
@@ -134,7 +142,7 @@ Status SubwordTokenizer::AddAddedToken(const std::string& content, int64_t id,
   for (const AddedToken& a : added_) {
     if (a.content == content) return {};
   }
-  added_.push_back({content, static_cast<int32_t>(id)});
+  added_.push_back(token);
   std::stable_sort(added_.begin(), added_.end(), [](const AddedToken& x, const AddedToken& y) {
     return x.content.size() > y.content.size();
   });
@@ -233,10 +241,14 @@ Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view js
   const std::string type = TypeOf(model);
   const Json* vocab = Member(*model, "vocab");
   if (!vocab) return InvalidArgument(name + ": model.vocab is missing");
-  Result<std::vector<std::pair<std::string, int64_t>>> entries =
-      VocabEntries(*vocab, name + ": model.vocab");
-  if (!entries.ok()) return entries.error();
-  if (Status s = t.SetTokenIds(entries.value(), name + ": model.vocab"); !s.ok()) return s;
+  if (type == "Unigram") {
+    if (Status s = ModelReaders::ReadUnigram(t, *model, name + ": model"); !s.ok()) return s;
+  } else {
+    Result<std::vector<std::pair<std::string, int64_t>>> entries =
+        VocabEntries(*vocab, name + ": model.vocab");
+    if (!entries.ok()) return entries.error();
+    if (Status s = t.SetTokenIds(entries.value(), name + ": model.vocab"); !s.ok()) return s;
+  }
 
   const Json* normalizer_json = Member(root, "normalizer");
   const Json* pre_json = Member(root, "pre_tokenizer");
@@ -246,7 +258,22 @@ Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view js
   Result<PreTokenizer> pre_tokenizer =
       PreTokenizer::FromJson(pre_json ? *pre_json : Json(), name + ": pre_tokenizer");
   if (!pre_tokenizer.ok()) return pre_tokenizer.error();
+  // Byte-level BPE has a ByteLevel pre-tokenizer (alone or in a Sequence); BPE without one
+  // works over characters (SentencePiece-style, with byte fallback).
+  const bool has_byte_level = pre_tokenizer.value().HasByteLevel();
   if (type == "BPE") {
+    if (Status s = ModelReaders::CheckDropout(*model, name + ": model"); !s.ok()) return s;
+  }
+  if (type == "BPE" && (!has_byte_level || GetBool(model, "byte_fallback", false))) {
+    if (Status s = ModelReaders::ReadCharBpe(t, *model, name + ": model"); !s.ok()) return s;
+    if (Status s = t.ReadMerges(*model, name); !s.ok()) return s;
+    t.UseGeneralPath(std::move(normalizer.value()), std::move(pre_tokenizer.value()));
+  } else if (type == "Unigram" || type == "WordLevel") {
+    if (type == "WordLevel") {
+      if (Status s = ModelReaders::ReadWordLevel(t, *model, name + ": model"); !s.ok()) return s;
+    }
+    t.UseGeneralPath(std::move(normalizer.value()), std::move(pre_tokenizer.value()));
+  } else if (type == "BPE") {
     t.model_ = Model::kByteLevelBpe;
     for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
       if (const Json* v = Member(*model, key);
@@ -272,35 +299,7 @@ Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view js
         !pre_tokenizer.value().IsByteLevelFastPath(&t.pattern_, &t.add_prefix_space_)) {
       t.UseGeneralPath(std::move(normalizer.value()), std::move(pre_tokenizer.value()));
     }
-    const Json* merges = Member(*model, "merges");
-    if (!merges || !merges->is_array())
-      return InvalidArgument(name + ": model.merges is not a list");
-    t.merges_.reserve(merges->size());
-    for (size_t k = 0; k < merges->size(); ++k) {
-      const Json& m = (*merges)[k];
-      const std::string where = name + ": model.merges[" + std::to_string(k) + "]";
-      if (m.is_string()) {
-        const std::string s = m.get<std::string>();
-        const size_t sp = s.find(' ');
-        if (sp == std::string::npos || sp == 0 || sp + 1 == s.size() ||
-            s.find(' ', sp + 1) != std::string::npos) {
-          return InvalidArgument(where + ": " + Quote(s) +
-                                 " is not two tokens separated by one space");
-        }
-        if (Status st = t.AddMerge(std::string_view(s).substr(0, sp),
-                                   std::string_view(s).substr(sp + 1), where);
-            !st.ok()) {
-          return st;
-        }
-      } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
-        if (Status st = t.AddMerge(m[0].get<std::string>(), m[1].get<std::string>(), where);
-            !st.ok()) {
-          return st;
-        }
-      } else {
-        return InvalidArgument(where + ": a merge is \"a b\" or [\"a\", \"b\"]");
-      }
-    }
+    if (Status s = t.ReadMerges(*model, name); !s.ok()) return s;
     if (Status s = t.FinishByteLevel(name + ": model.vocab"); !s.ok()) return s;
   } else if (type == "WordPiece") {
     t.model_ = Model::kWordPiece;
@@ -339,8 +338,9 @@ Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view js
     }
   } else {
     return InvalidArgument(name + ": model type " + Quote(type) +
-                           " is not supported; BPE (byte-level) and WordPiece are");
+                           " is not supported; BPE, WordPiece, Unigram and WordLevel are");
   }
+  ModelReaders::FindByteFallbackTokens(t);
   if (const Json* added = Member(root, "added_tokens")) {
     if (!added->is_array()) return InvalidArgument(name + ": added_tokens is not a list");
     for (size_t k = 0; k < added->size(); ++k) {
@@ -351,13 +351,63 @@ Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view js
       if (!content || !content->is_string() || !id || !id->is_number_integer()) {
         return InvalidArgument(where + ": needs a string \"content\" and an integer \"id\"");
       }
-      if (Status s = t.AddAddedToken(content->get<std::string>(), id->get<int64_t>(), where);
-          !s.ok()) {
-        return s;
+      AddedToken token;
+      token.content = content->get<std::string>();
+      const int64_t id_value = id->get<int64_t>();
+      token.id = static_cast<int32_t>(std::clamp<int64_t>(id_value, -1, int64_t{1} << 24));
+      for (auto [key, dest] :
+           {std::pair{"special", &token.special}, std::pair{"lstrip", &token.lstrip},
+            std::pair{"rstrip", &token.rstrip}, std::pair{"single_word", &token.single_word},
+            std::pair{"normalized", &token.normalized}}) {
+        const Json* v = Member(a, key);
+        if (v && !v->is_boolean())
+          return InvalidArgument(where + "." + key + " is not true or false");
+        if (v) *dest = v->get<bool>();
       }
+      if (Status s = t.AddAddedToken(token, where); !s.ok()) return s;
     }
   }
+  if (const Json* post = Member(root, "post_processor")) {
+    if (Status s = ModelReaders::ReadPostProcessor(t, *post, name + ": post_processor"); !s.ok()) {
+      return s;
+    }
+  }
+  if (const Json* decoder = Member(root, "decoder")) ModelReaders::ReadDecoder(t, *decoder);
+  ModelReaders::MarkSpecial(t);
   return t;
+}
+
+Status SubwordTokenizer::ReadMerges(const nlohmann::json& model, const std::string& name) {
+  SubwordTokenizer& t = *this;
+  const Json* merges = Member(model, "merges");
+  if (!merges || !merges->is_array()) return InvalidArgument(name + ": model.merges is not a list");
+  t.merges_.reserve(merges->size());
+  for (size_t k = 0; k < merges->size(); ++k) {
+    const Json& m = (*merges)[k];
+    const std::string where = name + ": model.merges[" + std::to_string(k) + "]";
+    if (m.is_string()) {
+      const std::string s = m.get<std::string>();
+      const size_t sp = s.find(' ');
+      if (sp == std::string::npos || sp == 0 || sp + 1 == s.size() ||
+          s.find(' ', sp + 1) != std::string::npos) {
+        return InvalidArgument(where + ": " + Quote(s) +
+                               " is not two tokens separated by one space");
+      }
+      if (Status st = t.AddMerge(std::string_view(s).substr(0, sp),
+                                 std::string_view(s).substr(sp + 1), where);
+          !st.ok()) {
+        return st;
+      }
+    } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
+      if (Status st = t.AddMerge(m[0].get<std::string>(), m[1].get<std::string>(), where);
+          !st.ok()) {
+        return st;
+      }
+    } else {
+      return InvalidArgument(where + ": a merge is \"a b\" or [\"a\", \"b\"]");
+    }
+  }
+  return {};
 }
 
 Result<SubwordTokenizer> SubwordTokenizer::FromGpt2Files(std::string_view vocab_json,
@@ -398,8 +448,13 @@ Result<SubwordTokenizer> SubwordTokenizer::FromGpt2Files(std::string_view vocab_
   if (Status s = t.FinishByteLevel(vocab_name); !s.ok()) return s;
   // GPT-2's one special token, when the vocabulary has it.
   if (int64_t eot = t.Id("<|endoftext|>"); eot >= 0) {
-    t.added_.push_back({"<|endoftext|>", static_cast<int32_t>(eot)});
+    AddedToken eot_token;
+    eot_token.content = "<|endoftext|>";
+    eot_token.id = static_cast<int32_t>(eot);
+    eot_token.special = true;
+    t.added_.push_back(eot_token);
   }
+  ModelReaders::MarkSpecial(t);
   return t;
 }
 

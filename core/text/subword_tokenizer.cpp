@@ -32,6 +32,12 @@ int64_t SubwordTokenizer::Id(std::string_view token) const {
 std::string SubwordTokenizer::DisplayToken(int64_t id) const {
   if (id < 0 || id >= size()) return "<id " + std::to_string(id) + ">";
   const std::string& raw = tokens_[static_cast<size_t>(id)];
+  if (const int b = ByteFallbackByte(id); b >= 0) {
+    if (b == '\n') return "\xe2\x86\xb5";  // ↵
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "<0x%02X>", static_cast<unsigned>(b & 0xFF));
+    return buf;
+  }
   std::string bytes;
   bool byte_level = model_ == Model::kByteLevelBpe;
   if (byte_level) {
@@ -87,15 +93,39 @@ std::string SubwordTokenizer::DisplayToken(int64_t id) const {
   return out;
 }
 
-std::string SubwordTokenizer::Describe() const {
-  if (model_ == Model::kWordPiece) {
-    return "WordPiece, " + std::to_string(size()) + " tokens" + (lowercase_ ? ", lowercased" : "");
+std::string_view SubwordTokenizer::ModelName() const {
+  switch (model_) {
+    case Model::kWordPiece:
+      return "WordPiece";
+    case Model::kUnigram:
+      return "Unigram";
+    case Model::kWordLevel:
+      return "WordLevel";
+    default:
+      return "BPE";
   }
+}
+
+std::string SubwordTokenizer::Describe() const {
+  const std::string post = post_name_.empty() ? "" : ", " + post_name_;
+  if (model_ == Model::kWordPiece) {
+    return "WordPiece, " + std::to_string(size()) + " tokens" + (lowercase_ ? ", lowercased" : "") +
+           post;
+  }
+  if (model_ == Model::kBpe) {
+    return std::string("BPE") + (byte_fallback_ ? " with byte fallback" : "") + ", " +
+           std::to_string(size()) + " tokens, " + std::to_string(merge_count_) + " merges" + post;
+  }
+  if (model_ == Model::kUnigram) {
+    return std::string("Unigram") + (byte_fallback_ ? " with byte fallback" : "") + ", " +
+           std::to_string(size()) + " pieces" + post;
+  }
+  if (model_ == Model::kWordLevel) return "WordLevel, " + std::to_string(size()) + " tokens" + post;
   if (pre_tokenizer_) {
     std::string d = "byte-level BPE, ";
     if (!normalizer_->empty()) d += "normalizer " + normalizer_->Describe() + ", ";
     return d + "pre-tokenizer " + pre_tokenizer_->Describe() + ", " + std::to_string(size()) +
-           " tokens, " + std::to_string(merge_count_) + " merges";
+           " tokens, " + std::to_string(merge_count_) + " merges" + post;
   }
   return "byte-level BPE, " + std::string(SplitPatternName(pattern_)) + " split, " +
          std::to_string(size()) + " tokens, " + std::to_string(merge_count_) + " merges";
@@ -111,6 +141,10 @@ void SubwordTokenizer::Encoder::Segment(std::string_view text, int64_t base,
   }
   if (t_.model_ == Model::kWordPiece) {
     WordPieceSegment(text, base, out);
+    return;
+  }
+  if (t_.model_ != Model::kByteLevelBpe) {
+    ModelWord(text, base, out);
     return;
   }
   const bool gpt2 = t_.pattern_ == SplitPattern::kGpt2;
@@ -140,7 +174,11 @@ void SubwordTokenizer::Encoder::GeneralSegment(std::string_view text, int64_t ba
       continue;
     }
     const size_t first = out.size();
-    BpeWord(word, 0, out);
+    if (t_.model_ == Model::kByteLevelBpe) {
+      BpeWord(word, 0, out);
+    } else {
+      ModelWord(word, 0, out);
+    }
     for (size_t k = first; k < out.size(); ++k) {
       out[k].begin = from[b + static_cast<size_t>(out[k].begin)];
       out[k].end = from[b + static_cast<size_t>(out[k].end)];
@@ -148,7 +186,24 @@ void SubwordTokenizer::Encoder::GeneralSegment(std::string_view text, int64_t ba
   }
 }
 
-Result<std::vector<SubwordPiece>> SubwordTokenizer::Encode(std::string_view text) const {
+namespace {
+
+// Added tokens' edges (added_vocabulary.rs: \w and \s of the regex crate).
+bool IsWordChar(char32_t cp) {
+  return cp == '_' || IsLetter(cp) || IsNumber(cp);
+}
+
+// The code point that ends at `end` of valid UTF-8 `t` (end > 0).
+char32_t CodePointBefore(std::string_view t, size_t end) {
+  size_t k = end - 1;
+  while (k > 0 && (static_cast<unsigned char>(t[k]) & 0xC0) == 0x80) --k;
+  return Utf8At(t, k).cp;
+}
+
+}  // namespace
+
+Result<std::vector<SubwordPiece>> SubwordTokenizer::Encode(std::string_view text,
+                                                           SpecialTokens special) const {
   if (size_t bad = FindInvalidUtf8(text); bad != std::string_view::npos) {
     return InvalidArgument("the text is not valid UTF-8 at byte " + std::to_string(bad));
   }
@@ -176,6 +231,12 @@ Result<std::vector<SubwordPiece>> SubwordTokenizer::Encode(std::string_view text
       encoder.Segment(part, static_cast<int64_t>(segment), out);
     }
   };
+  if (special == SpecialTokens::kAdd) {
+    for (int32_t id : post_prefix_) out.push_back({id, 0, 0});
+  }
+  // Added tokens as added_vocabulary.rs find_matches does: leftmost-longest, without overlap; a
+  // single_word token touching a word character is passed over; lstrip and rstrip take the
+  // whitespace before and after (not what an earlier token took).
   if (!added_.empty()) {
     for (size_t i = 0; i < text.size();) {
       const AddedToken* hit = nullptr;
@@ -191,15 +252,36 @@ Result<std::vector<SubwordPiece>> SubwordTokenizer::Encode(std::string_view text
         ++i;
         continue;
       }
-      flush(i);
-      out.push_back(
-          {hit->id, static_cast<int64_t>(i), static_cast<int64_t>(i + hit->content.size())});
-      i += hit->content.size();
-      segment = i;
+      size_t start = i, stop = i + hit->content.size();
+      i = stop;
+      if (hit->single_word) {
+        const bool word_before = start > 0 && IsWordChar(CodePointBefore(text, start));
+        const bool word_after = stop < text.size() && IsWordChar(Utf8At(text, stop).cp);
+        if (word_before || word_after) continue;
+      }
+      if (hit->lstrip) {
+        while (start > segment && IsWhiteSpace(CodePointBefore(text, start))) {
+          const char32_t cp = CodePointBefore(text, start);
+          start -= cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+        }
+      }
+      if (hit->rstrip) {
+        while (stop < text.size() && IsWhiteSpace(Utf8At(text, stop).cp)) {
+          stop += static_cast<size_t>(Utf8At(text, stop).length);
+        }
+      }
+      flush(start);
+      out.push_back({hit->id, static_cast<int64_t>(start), static_cast<int64_t>(stop)});
+      i = stop;
+      segment = stop;
     }
   }
   flush(text.size());
   if (!encoder.status().ok()) return encoder.status().error();
+  if (special == SpecialTokens::kAdd) {
+    const auto n = static_cast<int64_t>(text.size());
+    for (int32_t id : post_suffix_) out.push_back({id, n, n});
+  }
   return out;
 }
 

@@ -1,18 +1,21 @@
 // Real subword tokenizers, read from a model's files, so a sentence gets the ids that model
-// gives it: byte-level BPE (GPT-2, the Llama 3 family) and WordPiece (BERT).
+// gives it: byte-level BPE (GPT-2, the Llama 3 family, Qwen, DeepSeek, o200k), BPE over
+// characters with byte fallback (Mistral, Llama 2, Gemma), Unigram (T5), WordLevel and WordPiece
+// (BERT).
 //
-// Read from a Hugging Face tokenizer.json (model "BPE" with a ByteLevel pre-tokenizer somewhere
-// in its pre-tokenizer, model "WordPiece"; the normalizer and pre-tokenizer components of
-// text/normalizers.h and text/pretokenizers.h), or from GPT-2's own pair of files in a folder:
-// vocab.json + merges.txt, or encoder.json + vocab.bpe (the names openai/gpt-2 uses). Added
-// tokens (special tokens such as <|endoftext|>) are matched in the text before anything else,
-// as the Hugging Face library does. What is not here: post-processing (BERT's [CLS]/[SEP] and
-// Llama 3's <|begin_of_text|> are not inserted; type them), BPE dropout, byte fallback
-// (SentencePiece models).
+// Read from a Hugging Face tokenizer.json (the normalizer and pre-tokenizer components of
+// text/normalizers.h and text/pretokenizers.h; the models of subword_bpe.cpp,
+// subword_wordpiece.cpp and subword_models.cpp; the post-processor), or from GPT-2's own pair of
+// files in a folder: vocab.json + merges.txt, or encoder.json + vocab.bpe (the names openai/gpt-2
+// uses). Added tokens (special tokens such as <|endoftext|>) are matched in the text before
+// anything else, as the Hugging Face library does, with their lstrip, rstrip and single_word.
+// Not here: BPE dropout (random; refused).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -54,9 +57,19 @@ struct SubwordPiece {
   bool operator==(const SubwordPiece&) const = default;
 };
 
+// Whether Encode adds the tokens the tokenizer's post-processor puts around a text (BERT's
+// [CLS] ... [SEP], Llama's <s>): kAdd gives what Python's `tokenizer(text)` gives, what a model
+// sees; kNone what `add_special_tokens=False` gives.
+enum class SpecialTokens { kAdd, kNone };
+std::string_view SpecialTokensName(SpecialTokens s);  // add, none
+std::optional<SpecialTokens> ParseSpecialTokens(std::string_view name);
+
 class SubwordTokenizer {
  public:
-  enum class Model { kByteLevelBpe, kWordPiece };
+  // kBpe: BPE over characters (SentencePiece-style: Llama 2, Mistral, Gemma), with byte
+  // fallback and the unknown token; kUnigram: Viterbi over piece scores (T5, XLM-R, ALBERT);
+  // kWordLevel: one id per pre-token.
+  enum class Model { kByteLevelBpe, kWordPiece, kBpe, kUnigram, kWordLevel };
 
   // `json`: the text of a tokenizer.json; `name` (its path) starts every message. Errors name
   // what is wrong and where: the JSON's line and column, the key ("model.merges[12]"), the token.
@@ -83,10 +96,21 @@ class SubwordTokenizer {
   std::string DisplayToken(int64_t id) const;
   // "byte-level BPE, GPT-2 split, 50257 tokens, 50000 merges".
   std::string Describe() const;
+  // Whether `id` is a special token (an added token marked "special", or one the post-processor
+  // inserts): drawn as a chip of its own colour.
+  bool IsSpecial(int64_t id) const;
+  // The byte a byte-fallback token <0xNN> stands for, or -1 for any other id.
+  int ByteFallbackByte(int64_t id) const;
+  // The bytes the ids stand for (the decoder's view): byte-level tokens as their bytes, ▁ as a
+  // space, <0xNN> pieces as their bytes, WordPiece's ## joined; special tokens left out.
+  std::string Decode(const std::vector<int32_t>& ids) const;
 
   // The ids of `text`, with the bytes of `text` each covers. An error when `text` is not valid
   // UTF-8 (naming the byte). Words already encoded in this call are looked up, not merged again.
-  Result<std::vector<SubwordPiece>> Encode(std::string_view text) const;
+  // Tokens the post-processor adds (kAdd) cover no bytes: begin == end, at 0 before the text and
+  // at its end after it.
+  Result<std::vector<SubwordPiece>> Encode(std::string_view text,
+                                           SpecialTokens special = SpecialTokens::kNone) const;
 
  private:
   struct Merge {
@@ -95,7 +119,12 @@ class SubwordTokenizer {
   };
   struct AddedToken {
     std::string content;
-    int32_t id;
+    int32_t id = 0;
+    bool special = false;
+    bool lstrip = false;       // takes the whitespace before it
+    bool rstrip = false;       // takes the whitespace after it
+    bool single_word = false;  // only where no word character touches it
+    bool normalized = false;
   };
   class Encoder;
 
@@ -103,7 +132,13 @@ class SubwordTokenizer {
                      const std::string& where);
   Status AddMerge(std::string_view a, std::string_view b, const std::string& where);
   Status FinishByteLevel(const std::string& name);
-  Status AddAddedToken(const std::string& content, int64_t id, const std::string& where);
+  Status AddAddedToken(const AddedToken& token, const std::string& where);
+  // What FromTokenizerJson reads for the models other than byte-level BPE and WordPiece, and
+  // the post-processor (subword_models.cpp); `json` is the model's or post-processor's object.
+  friend struct ModelReaders;
+  Status ReadMerges(const nlohmann::json& model, const std::string& name);
+  // The tokenizer.json name of the model: "BPE", "WordPiece", "Unigram", "WordLevel".
+  std::string_view ModelName() const;
   void UseGeneralPath(Normalizer normalizer, PreTokenizer pre_tokenizer);
 
   Model model_ = Model::kByteLevelBpe;
@@ -121,9 +156,29 @@ class SubwordTokenizer {
   size_t merge_count_ = 0;
   int32_t byte_ids_[256] = {};     // byte-level BPE: the token of each single byte
   std::vector<AddedToken> added_;  // longest first
-  // WordPiece
+  // WordPiece; BPE's continuing_subword_prefix (kBpe: empty for none)
   std::string continuing_prefix_ = "##";
   int32_t unk_id_ = -1;
+  // BPE over characters (kBpe)
+  std::string end_of_word_suffix_;
+  bool byte_fallback_ = false;
+  bool fuse_unk_ = false;
+  int32_t byte_fallback_ids_[256] = {};  // the <0xNN> tokens, -1 where missing
+  // Unigram
+  std::vector<double> scores_;  // (V)
+  double min_score_ = 0;
+  struct TrieNode {
+    int32_t id = -1;            // the piece ending here, or -1
+    uint32_t first = 0, n = 0;  // children: edges_[first, first + n), sorted by byte
+  };
+  std::vector<TrieNode> trie_;
+  std::vector<std::pair<unsigned char, uint32_t>> edges_;
+  // The post-processor's tokens around one sequence (TemplateProcessing's single, BERT's,
+  // RoBERTa's), in order; post_name_ names it ("TemplateProcessing"), empty for none.
+  std::vector<int32_t> post_prefix_, post_suffix_;
+  std::string post_name_;
+  std::vector<bool> special_;  // (V) an added token marked special or a post-processor's
+  int decode_strip_ = 0;       // leading spaces Decode drops (the decoder's Strip, Metaspace)
   int64_t max_input_chars_per_word_ = 100;
   bool clean_text_ = false, handle_chinese_chars_ = false, strip_accents_ = false,
        lowercase_ = false;

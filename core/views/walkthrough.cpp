@@ -252,9 +252,23 @@ void DescribeVocabulary(WalkContext& c, const SentenceResult& s, bool ids_typed)
     w.vocab_size = s.vocab_size;
     vocab_text = "the tokenizer file's vocabulary (" + ex.subword->Describe() + "): ids 0 to " +
                  std::to_string(s.vocab_size - 1);
-    unk_text = ex.subword->model() == SubwordTokenizer::Model::kByteLevelBpe
-                   ? "no <unk>: byte-level BPE can spell any text from its 256 byte tokens"
-                   : "a word WordPiece cannot build from its pieces becomes [UNK]";
+    switch (ex.subword->model()) {
+      case SubwordTokenizer::Model::kByteLevelBpe:
+        unk_text = "no <unk>: byte-level BPE can spell any text from its 256 byte tokens";
+        break;
+      case SubwordTokenizer::Model::kWordPiece:
+        unk_text = "a word WordPiece cannot build from its pieces becomes [UNK]";
+        break;
+      case SubwordTokenizer::Model::kWordLevel:
+        unk_text = "a word the vocabulary lacks becomes the unknown token";
+        break;
+      default:
+        unk_text = ex.subword->ByteFallbackByte(ex.subword->Id("<0x41>")) == 0x41
+                       ? "a character the vocabulary lacks becomes its UTF-8 bytes, one <0xNN> "
+                         "token each (byte fallback)"
+                       : "a character the vocabulary lacks becomes the unknown token";
+        break;
+    }
   } else {
     w.vocab_size = s.vocabulary.size();
     std::vector<std::string> entries;
@@ -448,6 +462,21 @@ void IdsStep(WalkContext& c, WalkPage& p) {
     p.numbers.push_back("ids (T = " + std::to_string(c.tokens) + "): " + IdList(w.ids, 32));
   }
   for (int64_t id : w.ids) p.values.push_back(static_cast<double>(id));
+  if (ex.subword) {
+    // The special tokens: added by the tokenizer's post-processor (--special-tokens add) or typed.
+    std::string special;
+    int named = 0;
+    for (int64_t id : w.ids) {
+      if (!ex.subword->IsSpecial(id) || named >= 8) continue;
+      special += (special.empty() ? "" : ", ") + ex.subword->token(id) + " (id " +
+                 std::to_string(id) + ")";
+      ++named;
+    }
+    if (!special.empty()) {
+      p.numbers.push_back("special tokens (--special-tokens " +
+                          std::string(SpecialTokensName(ex.special_tokens)) + "): " + special);
+    }
+  }
   p.highlight_text = "Sums view: the chip of " + c.who + " shows its id.";
 }
 
