@@ -510,6 +510,11 @@ std::string LongropeOnly(const ModelParams& m) {
 bool HasTokenizerFile(const ModelParams& m) {
   return !m.example.tokenizer_file.empty();
 }
+// Recorded with a tokenizer file, and whenever it is not the default (so a session saved
+// before the file is chosen keeps the choice).
+bool RecordsSpecialTokens(const ModelParams& m) {
+  return HasTokenizerFile(m) || m.example.special_tokens != SpecialTokens::kAdd;
+}
 bool HasIds(const ModelParams& m) {
   return !m.example.ids.empty();
 }
@@ -1446,7 +1451,7 @@ const ParamField kFields[] = {
      "does and a model sees; none leaves them out (add_special_tokens=False)",
      kAllSchemes,
      Choice<&SpecialTokensName, &ParseSpecialTokens>(AT(m.example.special_tokens), Listed::kEither),
-     nullptr, &HasTokenizerFile},
+     nullptr, &RecordsSpecialTokens},
 };
 
 #undef AT

@@ -317,7 +317,12 @@ std::string SubwordTokenizer::Decode(const std::vector<int32_t>& ids) const {
 namespace {
 
 std::string Q(std::string_view s) {
-  return "\"" + std::string(s) + "\"";
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += '"';
+  out.append(s);
+  out += '"';
+  return out;
 }
 
 const Json* Get(const Json& j, const char* key) {
