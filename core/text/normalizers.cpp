@@ -16,6 +16,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "text/component_json.h"
 #include "text/pretokenizers.h"
 #include "text/unicode_props.h"
 
@@ -35,23 +36,9 @@ namespace {
 
 constexpr int kMaxDepth = 16;
 
-const Json* Member(const Json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  return it == j.end() || it->is_null() ? nullptr : &*it;
-}
-
-std::string TypeOf(const Json& j) {
-  if (const Json* t = Member(j, "type"); t && t->is_string()) return t->get<std::string>();
-  return "(no type)";
-}
-
-Result<bool> Bool(const Json& j, const char* key, bool fallback, const std::string& where) {
-  const Json* v = Member(j, key);
-  if (!v) return fallback;
-  if (!v->is_boolean()) return InvalidArgument(where + ": " + key + " is not true or false");
-  return v->get<bool>();
-}
+using component_json::Bool;
+using component_json::Member;
+using component_json::TypeOf;
 
 // Rebuilds `t` code point by code point: `map(cp, out)` appends what `cp` becomes (nothing to
 // drop it); the bytes it appends come from the code point's source byte.

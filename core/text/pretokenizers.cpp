@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "text/component_json.h"
 #include "text/subword_internal.h"
 #include "text/unicode_props.h"
 
@@ -105,23 +106,9 @@ std::string Short(std::string_view s) {
   return std::string(s.substr(0, e)) + "...";
 }
 
-const Json* Member(const Json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  return it == j.end() || it->is_null() ? nullptr : &*it;
-}
-
-std::string TypeOf(const Json& j) {
-  if (const Json* t = Member(j, "type"); t && t->is_string()) return t->get<std::string>();
-  return "(no type)";
-}
-
-Result<bool> Bool(const Json& j, const char* key, bool fallback, const std::string& where) {
-  const Json* v = Member(j, key);
-  if (!v) return fallback;
-  if (!v->is_boolean()) return InvalidArgument(where + ": " + key + " is not true or false");
-  return v->get<bool>();
-}
+using component_json::Bool;
+using component_json::Member;
+using component_json::TypeOf;
 
 // A piece's segments: [begin, end) and whether it is a match (a delimiter).
 struct Segment {
