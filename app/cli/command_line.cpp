@@ -20,6 +20,7 @@
 #include "model/param_fields.h"
 #include "options/ui_scale_range.h"
 #include "session/figure_session.h"
+#include "session/gallery_session.h"
 #include "text/tokenizer.h"
 #include "views/view_registry.h"
 #include "views/view_tables.h"
@@ -322,8 +323,8 @@ Result<std::optional<std::vector<std::string>>> MergeFromFigure(
     }
   }
   if (export_at < 0) return std::optional<std::vector<std::string>>();
-  std::string from, output;
-  bool has_from = false;
+  std::string from, output, gallery;
+  bool has_from = false, has_gallery = false;
   std::vector<std::string> given;  // the arguments after `export`, without --from
   std::vector<std::string> given_flags;
   for (int k = export_at + 1; k < argc; ++k) {
@@ -339,15 +340,40 @@ Result<std::optional<std::vector<std::string>>> MergeFromFigure(
       has_from = true;
       continue;
     }
+    // --figure NAME stays among the arguments (the parser takes it); its flags come first.
+    if (a == "--figure" && k + 1 < argc) gallery = argv[k + 1], has_gallery = true;
+    if (a.rfind("--figure=", 0) == 0) gallery = a.substr(9), has_gallery = true;
     if ((a == "-o" || a == "--output") && k + 1 < argc) output = argv[k + 1];
     if (a.rfind("--output=", 0) == 0) output = a.substr(9);
     if (a.rfind("--", 0) == 0) given_flags.push_back(a.substr(0, a.find('=')));
     given.push_back(a);
   }
-  if (!has_from) return std::optional<std::vector<std::string>>();
-  // The figure's flags, table files resolved beside it.
-  Result<FigureFlags> figure = ReadFigureFlags(from);
-  if (!figure.ok()) return Error{figure.error().kind, "--from " + figure.message()};
+  if (!has_from && !has_gallery) return std::optional<std::vector<std::string>>();
+  if (has_from && has_gallery) {
+    return InvalidArgument(
+        "--figure and --from both say what to draw: give one (a figure exported with --figure "
+        "holds its flags, so --from FILE alone draws it again)");
+  }
+  // The figure's flags, table files resolved beside it; or the gallery figure's.
+  Result<FigureFlags> figure = FigureFlags{};
+  if (has_gallery) {
+    const GalleryFigure* g = FindGalleryFigure(gallery);
+    if (g == nullptr) {
+      return InvalidArgument("--figure must be a gallery figure (" + GalleryNames() +
+                             "; export --list-figures describes them), got \"" + gallery + "\"" +
+                             DidYouMean(gallery, [] {
+                               std::vector<std::string> names;
+                               for (const GalleryFigure& f : GalleryFigures())
+                                 names.emplace_back(f.name);
+                               return names;
+                             }()));
+    }
+    figure.value().flags = GalleryCommandFlags(*g);
+    figure.value().shown_keys.assign(figure.value().flags.size(), "");
+  } else {
+    figure = ReadFigureFlags(from);
+    if (!figure.ok()) return Error{figure.error().kind, "--from " + figure.message()};
+  }
   auto given_flag = [&](std::string_view f) {
     return std::find(given_flags.begin(), given_flags.end(), f) != given_flags.end();
   };
@@ -381,7 +407,7 @@ Result<std::optional<std::vector<std::string>>> MergeFromFigure(
     }
     out.push_back(f.flag);
     if (!f.is_switch) out.push_back(f.value);
-    request.from_keys.emplace_back(f.flag, figure.value().shown_keys[k]);
+    if (has_from) request.from_keys.emplace_back(f.flag, figure.value().shown_keys[k]);
   }
   request.from = from;
   out.insert(out.end(), given.begin(), given.end());
@@ -548,6 +574,15 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   exp->add_flag("--list-models", list_models,
                 "Print the built-in models (name, title and source, one per line, tab-separated) "
                 "and exit");
+  bool list_figures = false;
+  std::string gallery_figure;
+  exp->add_flag("--list-figures", list_figures,
+                "Print the gallery's figures of papers and tutorials (name, what it shows, "
+                "source, one per line, tab-separated) and exit");
+  exp->add_option("--figure", gallery_figure,
+                  "Draw this gallery figure (export --list-figures): its scheme, parameters, "
+                  "view and title; other flags override it")
+      ->type_name("NAME");
   CLI::App* tok = app.add_subcommand(
       "tokenize",
       "Print a text's tokens under a tokenizer file: one line per token with its position, id, "
@@ -785,8 +820,16 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     exit_code = 0;
     return std::nullopt;
   }
+  if (cl.mode == RunMode::kExport && list_figures) {
+    for (const GalleryFigure& f : GalleryFigures()) {
+      std::cout << f.name << "\t" << f.description << "\t" << f.source << "\n";
+    }
+    exit_code = 0;
+    return std::nullopt;
+  }
   if (cl.mode == RunMode::kExport && cl.export_request.output.empty()) {
-    return usage_error("export needs -o,--output FILE (or --list-presets, --list-models)");
+    return usage_error(
+        "export needs -o,--output FILE (or --list-presets, --list-models, --list-figures)");
   }
   if (cl.mode == RunMode::kExport) {
     for (const char* flag : kWindowFlags) {

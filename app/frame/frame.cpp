@@ -9,12 +9,14 @@
 #include <cstdio>
 #include <exception>
 #include <optional>
+#include <string>
 
 #include "frame/shortcut_actions.h"
 #include "panels/panels.h"
 #include "ui/session.h"
 #include "ui/shortcuts.h"
 #include "views/figure_export.h"
+#include "views/gallery.h"
 #include "views/view_registry.h"
 
 namespace pe {
@@ -230,6 +232,28 @@ void DrawViewMenu(AppState& state) {
   ImGui::EndMenuBar();
 }
 
+// The Gallery menu: the field's figures (views/gallery.h), each applied to the window as one
+// edit (scheme, parameters, view), so Edit > Undo brings the parameters back.
+void DrawGalleryMenu(AppState& state) {
+  if (!ImGui::BeginMenuBar()) return;
+  if (ImGui::BeginMenu("Gallery")) {
+    for (const GalleryFigure& f : GalleryFigures()) {
+      ImGui::PushID(f.name.data(), f.name.data() + f.name.size());
+      const std::string label(f.label);
+      if (ImGui::MenuItem(label.c_str())) (void)ApplyGalleryFigure(state, f.name);
+      if (ImGui::IsItemHovered()) {
+        const std::string tip =
+            std::string(f.description) + "\n\nSource: " + std::string(f.source) +
+            "\n\npe-explorer export --figure " + std::string(f.name) + " -o FILE";
+        WrappedTooltip(tip.c_str());
+      }
+      ImGui::PopID();
+    }
+    ImGui::EndMenu();
+  }
+  ImGui::EndMenuBar();
+}
+
 }  // namespace
 
 void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
@@ -286,6 +310,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
         ImGui::EndMenuBar();
       }
       DrawViewMenu(state);
+      DrawGalleryMenu(state);
       const float em = ImGui::GetFontSize();
       const float gap = ImGui::GetStyle().ItemSpacing.x;
       const float status_h = ImGui::GetFrameHeightWithSpacing();

@@ -19,6 +19,7 @@
 #include "io/file_writers.h"
 #include "jobs/table_load_job.h"
 #include "session/figure_session.h"
+#include "session/gallery_session.h"
 #include "ui/model_pick.h"
 #include "ui/ui.h"
 #include "ui/ui_settings.h"
@@ -477,6 +478,20 @@ Status OpenFigureSession(AppState& state, const std::string& path) {
   Result<FigureSession> f = ReadFigureSession(path, state.params.cap);
   if (!f.ok()) return f.error();
   RestoreFigureSession(state, path, f);
+  return {};
+}
+
+Status ApplyGalleryFigure(AppState& state, std::string_view name) {
+  Result<FigureSession> f = GalleryFigureSession(name, state.params.cap);
+  if (!f.ok()) {
+    Notice(state, "Cannot show the gallery figure: " + f.message(), true);
+    return f.error();
+  }
+  // Queued as one edit: its parameters are one undo step, as any other change.
+  Edit(state, [f = std::move(f), label = std::string(name)](AppState& st) {
+    RestoreFigureSession(st, "gallery.png", f);
+    Notice(st, "Gallery: " + label + " (" + st.export_dialog.title + ")", false);
+  });
   return {};
 }
 

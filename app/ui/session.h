@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "session/session.h"
@@ -34,6 +35,10 @@ void RestoreSession(AppState& state, const SessionContent& content,
 // A figure's view as a session: its parameters, windows and selection, its tab brought to the
 // front and its size and title in the export dialog, so exporting it again gives the same file.
 Status OpenFigureSession(AppState& state, const std::string& path);
+// A gallery figure (views/gallery.h) applied as one edit, one undo step: its scheme,
+// parameters, view (the tab shown and focused) and the export dialog's title and size. An
+// unknown name is a notice and an error.
+Status ApplyGalleryFigure(AppState& state, std::string_view name);
 
 // The last session, the recent list and autosave, in one config folder. An empty folder keeps
 // nothing (headless tests, screenshots).

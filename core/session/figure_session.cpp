@@ -41,6 +41,12 @@ Result<FigureSession> ReadFigureSession(const std::string& path, const MemoryCap
     return Error{e.kind == Error::Kind::kInvalidArgument ? e.kind : Error::Kind::kRuntime,
                  e.message};
   }
+  return FigureSessionFromFlags(read.value(), path, ext, cap, progress);
+}
+
+Result<FigureSession> FigureSessionFromFlags(const FigureFlags& figure, const std::string& path,
+                                             const std::string& ext, const MemoryCap& cap,
+                                             const Progress& progress) {
   // The request and parameter values the flags give, as `export --from` takes them.
   ExportRequest request;
   request.from = path;
@@ -65,7 +71,6 @@ Result<FigureSession> ReadFigureSession(const std::string& path, const MemoryCap
   // (flag, value) of the parameter fields given; the memory cap is the caller's.
   std::vector<CommandFlag> params_given = {
       {"--memory-cap-mib", std::to_string(cap.bytes >> 20), false, ""}};
-  const FigureFlags& figure = read.value();
   const std::vector<std::string> selection_flags = ExportSelectionFlags();
   for (size_t k = 0; k < figure.flags.size(); ++k) {
     const CommandFlag& f = figure.flags[k];

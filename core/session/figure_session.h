@@ -40,5 +40,10 @@ struct FigureSession {
 // `progress` follows the reading of the tables the parameters name (LoadParamFiles).
 Result<FigureSession> ReadFigureSession(const std::string& path, const MemoryCap& cap = {},
                                         const Progress& progress = {});
+// The same from flags already read: `path` names them in messages, `ext` is the format they
+// are drawn in (png, svg or pdf).
+Result<FigureSession> FigureSessionFromFlags(const FigureFlags& figure, const std::string& path,
+                                             const std::string& ext, const MemoryCap& cap = {},
+                                             const Progress& progress = {});
 
 }  // namespace pe
