@@ -518,5 +518,57 @@ TEST(MaskedTexels, BillionPositionCausalBiasTexelsEqualTheDiagonalSum) {
   }
 }
 
+// Llama 4's temperature (floor 1e6) under the causal mask at a billion positions, RoPE d 64: the
+// diagonal's texels (3.25e6 offsets each, past the offsets' table) are summed in closed form
+// over each run of one tau. Here the same sum run by run and offset by offset: the run's rows
+// [p, q) at offset k number c(k), each scoring tau(p) times the untempered score (ScoreRow of
+// the same scheme without the temperature: q . k alone, no bias) at query p and key p + k.
+TEST(MaskedTexels, BillionPositionTemperedCausalTexelsEqualTheRunSums) {
+  ModelParams m = Base(Scheme::kRope, 64, 1'000'000'000);
+  m.content.kind = ScoreContent::Kind::kOnes;
+  const AttentionTemperature t{TemperatureKind::kLlama4, 0.1, 1e6};
+  const AttentionScorer s = MakeScorer(m, {Kind::kCausal, 0}, t);
+  const AttentionScorer plain = MakeScorer(m, {Kind::kCausal, 0});
+  ASSERT_TRUE(s.tempered());
+  const ScoreRasterRequest req{0, 1e9, 0, 1e9, 800, 500};
+  ASSERT_TRUE(CheckScoreRaster(s, req).ok());
+  const ScoreRaster r = ComputeScoreRaster(s, req);
+  ASSERT_EQ(r.width, 800);
+  EXPECT_TRUE(r.exact);
+  std::vector<double> g;
+  for (const auto& [y, x] : std::vector<std::pair<int, int>>{{250, 400}, {77, 124}}) {
+    const int64_t m0 = r.query_edges[y], m1 = r.query_edges[y + 1];
+    const int64_t n0 = r.key_edges[x], n1 = r.key_edges[x + 1];
+    long double acc = 0, cells = 0;
+    int runs = 0;
+    for (int64_t p = m0; p < m1;) {
+      // The run of one tau from p: tau steps where floor((p + 1) / 1e6) does.
+      const int64_t q = std::min(m1, ((p + 1) / 1'000'000 + 1) * 1'000'000 - 1);
+      const int64_t k0 = n0 - q + 1;
+      if (k0 > 0) {  // rows before the texel's first key see none of its keys
+        p = q;
+        continue;
+      }
+      ++runs;
+      g.resize(static_cast<size_t>(1 - k0));
+      ScoreRow(plain, p, p + k0, 1 - k0, g.data());
+      const double tau = TemperatureAt(t, p);
+      EXPECT_NEAR(s.Score(p, p - 3), tau * plain.Score(p, p - 3), 1e-9);
+      for (int64_t k = k0; k <= 0; ++k) {
+        const int64_t c = std::min(q, n1 - k) - std::max(p, n0 - k);
+        if (c <= 0) continue;
+        acc += static_cast<long double>(c) * tau * g[static_cast<size_t>(k - k0)];
+        cells += static_cast<long double>(c);
+      }
+      p = q;
+    }
+    EXPECT_GE(runs, 2);
+    EXPECT_EQ(cells, static_cast<long double>(s.VisibleCells(m0, m1, n0, n1)));
+    const double want = static_cast<double>(acc / cells);
+    EXPECT_NEAR(r.values[static_cast<size_t>(y) * r.width + x], want, 1e-6 * std::abs(want) + 1e-12)
+        << y << " " << x;
+  }
+}
+
 }  // namespace
 }  // namespace pe
