@@ -995,6 +995,101 @@ std::optional<MaskedOffsetScore> MakeMaskedOffsetScore(const AttentionScorer& s,
   return out;
 }
 
+// A table added to the tokens (learned positions) under a window whose key bounds are m + c or
+// open: the visible cells of rows [m0, m1) x keys [n0, n1) sum, row by row, to
+// q_m . (K(b(m)) - K(a(m))) with K(n) = sum_{j<n} k_j (a, b the row's run clamped to the
+// block). Over a run of rows where b(m) = m + c that is P_c(mb) - P_c(ma), P_c(m) =
+// sum_{m'<m} q_m' . K(m' + c); where b(m) is a fixed key, (Q(mb) - Q(ma)) . K(key), Q(m) =
+// sum_{m'<m} q_m'. The queries carry their tau. Prefix sums over the table's positions: at most
+// kMaskedTableMaxValues positions x d each.
+struct MaskedTableScore {
+  int64_t first = 0, rows = 0, d = 0;
+  std::vector<double> q, k;                // (rows + 1, d) prefix sums
+  std::vector<long double> p_low, p_high;  // P_c for the low and high bounds' c
+  KeyBound low, high;
+};
+constexpr int64_t kMaskedTableMaxValues = int64_t{1} << 24;
+
+std::optional<MaskedTableScore> MakeMaskedTableScore(const AttentionScorer& s) {
+  const Encoding& e = s.encoding();
+  const bool also_causal = e.Masked(0, 1);
+  if (e.scheme() != Scheme::kLearned || !HasLinearKeyBounds(s.window(), also_causal) ||
+      e.rows() > kMaskedTableMaxValues / std::max<int64_t>(1, s.dim())) {
+    return std::nullopt;
+  }
+  MaskedTableScore t;
+  t.first = e.first_position();
+  t.rows = e.rows();
+  t.d = s.dim();
+  t.low = LowKeyBound(s.window());
+  t.high = HighKeyBound(s.window(), also_causal);
+  const auto d = static_cast<size_t>(t.d);
+  const auto n = static_cast<size_t>(t.rows);
+  t.q.assign((n + 1) * d, 0.0);
+  t.k.assign((n + 1) * d, 0.0);
+  std::vector<double> v(d);
+  for (size_t i = 0; i < n; ++i) {
+    s.Query(t.first + static_cast<int64_t>(i), v.data());
+    for (size_t j = 0; j < d; ++j) t.q[(i + 1) * d + j] = t.q[i * d + j] + v[j];
+    s.Key(t.first + static_cast<int64_t>(i), v.data());
+    for (size_t j = 0; j < d; ++j) t.k[(i + 1) * d + j] = t.k[i * d + j] + v[j];
+  }
+  auto prefix = [&](const KeyBound& b, std::vector<long double>& out) {
+    if (b.form != KeyBound::kLinear) return;
+    out.assign(n + 1, 0.0L);
+    for (size_t i = 0; i < n; ++i) {
+      s.Query(t.first + static_cast<int64_t>(i), v.data());
+      const int64_t key = std::clamp<int64_t>(static_cast<int64_t>(i) + b.c, 0, t.rows);
+      long double dot = 0;  // unscaled: TableRowsToBound scales
+      for (size_t j = 0; j < d; ++j) {
+        dot += static_cast<long double>(v[j]) *
+               static_cast<long double>(t.k[static_cast<size_t>(key) * d + j]);
+      }
+      out[i + 1] = out[i] + dot;
+    }
+  };
+  prefix(t.low, t.p_low);
+  prefix(t.high, t.p_high);
+  return t;
+}
+
+// sum over rows [ma, mb) of q_m . K(bound(m) clamped to [n0, n1)), positions absolute; kNone:
+// `none_key`. Dot products of d values are scaled by the scorer's scale at the end.
+long double TableRowsToBound(const MaskedTableScore& t, const AttentionScorer& s, const KeyBound& b,
+                             const std::vector<long double>& p, int64_t none_key, int64_t ma,
+                             int64_t mb, int64_t n0, int64_t n1) {
+  const auto d = static_cast<size_t>(t.d);
+  auto to_key = [&](int64_t key, int64_t ra, int64_t rb) -> long double {
+    if (rb <= ra) return 0;
+    const auto i = static_cast<size_t>(ra - t.first), j = static_cast<size_t>(rb - t.first);
+    const auto kk = static_cast<size_t>(key - t.first);
+    long double acc = 0;
+    for (size_t c = 0; c < d; ++c) {
+      acc += static_cast<long double>(t.q[j * d + c] - t.q[i * d + c]) *
+             static_cast<long double>(t.k[kk * d + c]);
+    }
+    return acc * static_cast<long double>(s.scale());
+  };
+  if (b.form != KeyBound::kLinear) return to_key(none_key, ma, mb);
+  // Rows whose m + c is at or before n0 end at n0, at or after n1 at n1; between, at m + c.
+  const int64_t a = std::clamp(n0 - b.c + 1, ma, mb), e = std::clamp(n1 - b.c, a, mb);
+  long double total = to_key(n0, ma, a) + to_key(n1, e, mb);
+  if (e > a) {
+    total += (p[static_cast<size_t>(e - t.first)] - p[static_cast<size_t>(a - t.first)]) *
+             static_cast<long double>(s.scale());
+  }
+  return total;
+}
+
+double TableCutTexelMean(const MaskedTableScore& t, const AttentionScorer& s, int64_t m0,
+                         int64_t m1, int64_t n0, int64_t n1, int64_t open) {
+  const auto [ma, mb] = RowsSeeing(s.window(), s.encoding().Masked(0, 1), m0, m1, n0, n1);
+  if (mb <= ma) return kNaN;
+  const long double total = TableRowsToBound(t, s, t.high, t.p_high, n1, ma, mb, n0, n1) -
+                            TableRowsToBound(t, s, t.low, t.p_low, n0, ma, mb, n0, n1);
+  return static_cast<double>(total / static_cast<long double>(open));
+}
+
 // The exact mean score over the `open` visible cells of [m0, m1) x [n0, n1): the offsets' sums
 // (VisibleOffsetSum), the dot part over each run of one tau times that tau.
 double CutTexelMean(const MaskedOffsetScore& c, const AttentionScorer& s, int64_t m0, int64_t m1,
@@ -1155,6 +1250,7 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
   // a mean vector.
   std::vector<int64_t> visible;
   std::optional<MaskedOffsetScore> cut;
+  std::optional<MaskedTableScore> table;  // learned tables, when `cut` does not serve
   // The cut texels as (n0 - m0, rows, keys): under a window whose key bounds are m + c, a cut
   // texel's visible cells and their offsets are the same wherever the texel lies, so untempered
   // texels of one shape and place about the band share one mean (at 1e9 positions in 800 x 500
@@ -1199,6 +1295,7 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
     const bool shared = !s.tempered() && HasLinearKeyBounds(s.window(), also_causal);
     if (shared) cut_blocks = static_cast<int64_t>(cut_shapes.size());
     if (lo < hi) cut = MakeMaskedOffsetScore(s, lo, hi, cut_blocks);
+    if (lo < hi && !cut) table = MakeMaskedTableScore(s);
     if (cut && (cut->dot_waves || cut->bias_segments) && shared) {
       cut_shape_means.resize(cut_shapes.size());
       const CancelToken* job_cancel = CurrentCancelToken();
@@ -1214,7 +1311,7 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
     } else {
       cut_shapes.clear();
     }
-    if (cut || lo >= hi) {
+    if (cut || table || lo >= hi) {
       std::fill(row_used.begin(), row_used.end(), 0);
       std::fill(col_used.begin(), col_used.end(), 0);
       for (int y = 0; y < r.height; ++y) {
@@ -1346,6 +1443,8 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
             const auto it = std::lower_bound(cut_shapes.begin(), cut_shapes.end(), shape);
             out[x] =
                 static_cast<float>(cut_shape_means[static_cast<size_t>(it - cut_shapes.begin())]);
+          } else if (table) {
+            out[x] = static_cast<float>(TableCutTexelMean(*table, s, m0, m1, n0, n1, o));
           } else {
             out[x] = static_cast<float>(CutTexelMean(*cut, s, m0, m1, n0, n1, o));
           }
