@@ -451,7 +451,11 @@ void BM_ScoreRasterRope(benchmark::State& state) {
 
 // The score view's frame with RoPE under an attention window at 1e9 x 8192 (800 x 500 texels):
 // every texel the band or the chunks cut is the exact mean of its visible cells, from the score
-// along the window's offsets (the first argument: 0 sliding:4096, 1 chunked:8192, 2 causal).
+// along the window's offsets (the third argument: 0 sliding:4096, 1 chunked:8192, 2 causal,
+// 3 sliding:100000000, 4 causal in 797 x 499 texels). The causal diagonal's and the wide band's
+// texels span millions of offsets: closed forms per texel (VisibleWaveSum), texels of one shape
+// about the band computed once (800 x 500 at 1e9: spans of 1.25e6 and 2e6, a dozen shapes;
+// 797 x 499: spans that differ by one, each of the ~1300 cut texels its own).
 void BM_ScoreRasterRopeWindow(benchmark::State& state) {
   EncodingParams p;
   p.d_model = state.range(1);
@@ -463,12 +467,14 @@ void BM_ScoreRasterRopeWindow(benchmark::State& state) {
   const AttentionWindow window =
       state.range(2) == 0   ? AttentionWindow{AttentionWindowKind::kSliding, 4096}
       : state.range(2) == 1 ? AttentionWindow{AttentionWindowKind::kChunked, 8192}
+      : state.range(2) == 3 ? AttentionWindow{AttentionWindowKind::kSliding, 100'000'000}
                             : AttentionWindow{AttentionWindowKind::kCausal, 0};
   const AttentionScorer scorer = AttentionScorer::Make(e, x, x, window).value();
   const double end = static_cast<double>(p.max_len);
+  const int width = state.range(2) == 4 ? 797 : 800, height = state.range(2) == 4 ? 499 : 500;
   bool exact = true;
   for (auto _ : state) {
-    const ScoreRaster r = ComputeScoreRaster(scorer, {0, end, 0, end, 800, 500});
+    const ScoreRaster r = ComputeScoreRaster(scorer, {0, end, 0, end, width, height});
     exact = r.exact;
     benchmark::DoNotOptimize(r.values.data());
   }
@@ -549,6 +555,8 @@ BENCHMARK(BM_ScoreRasterRopeWindow)
     ->Args({1'000'000'000, 8192, 0})
     ->Args({1'000'000'000, 8192, 1})
     ->Args({1'000'000'000, 8192, 2})
+    ->Args({1'000'000'000, 8192, 3})
+    ->Args({1'000'000'000, 8192, 4})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_HeatmapRasterRope)

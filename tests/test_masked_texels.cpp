@@ -4,7 +4,9 @@
 // band's sum worked out here and in numpy.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <span>
 
 #include "analysis/attention_score.h"
 #include "analysis/masked_texels.h"
@@ -256,6 +258,332 @@ TEST(MaskedTexels, BillionPositionBandTexelsEqualTheBandSum) {
   // The texels beside the band are masked.
   EXPECT_TRUE(std::isnan(r.values[static_cast<size_t>(y) * r.width + 398]));
   EXPECT_TRUE(std::isnan(r.values[static_cast<size_t>(y) * r.width + 402]));
+}
+
+// f(k) = constant + sum_w (hr cos(w k) - hi sin(w k)) summed over the visible cells, in long
+// double: cell by cell (small blocks) or, for blocks of thousands of rows, each offset's count
+// of visible cells found row by row.
+long double NaiveWaveSum(std::span<const WaveTerm> terms, double constant, const AttentionWindow& w,
+                         bool also_causal, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  auto f = [&](int64_t k) {
+    long double v = constant;
+    for (const WaveTerm& t : terms) {
+      const long double a = static_cast<long double>(t.w) * static_cast<long double>(k);
+      v += static_cast<long double>(t.hr) * std::cos(a) -
+           static_cast<long double>(t.hi) * std::sin(a);
+    }
+    return v;
+  };
+  long double total = 0;
+  if ((m1 - m0) * (n1 - n0) <= 4096) {
+    for (int64_t m = m0; m < m1; ++m) {
+      for (int64_t n = n0; n < n1; ++n) {
+        if (NaiveSees(w, also_causal, m, n)) total += f(n - m);
+      }
+    }
+    return total;
+  }
+  const int64_t k_lo = n0 - (m1 - 1);
+  std::vector<int64_t> count(static_cast<size_t>(n1 - m0 - k_lo), 0);
+  for (int64_t m = m0; m < m1; ++m) {
+    for (int64_t n = n0; n < n1; ++n) {
+      if (NaiveSees(w, also_causal, m, n)) ++count[static_cast<size_t>(n - m - k_lo)];
+    }
+  }
+  for (size_t i = 0; i < count.size(); ++i) {
+    if (count[i] != 0) {
+      total += static_cast<long double>(count[i]) * f(k_lo + static_cast<int64_t>(i));
+    }
+  }
+  return total;
+}
+
+// Waves from very slow (w N far below 1, where the Dirichlet kernel's derivative cancels) to
+// fast, and w = 0.
+std::vector<WaveTerm> TestWaves() {
+  return {{0.0, 0.3, 0.0},     {1e-9, 0.7, -0.2}, {3e-6, -0.4, 0.9},  {2.5e-4, 1.1, 0.3},
+          {0.013, -0.6, -0.5}, {0.2, 0.8, 0.1},   {1.0, -0.25, 0.45}, {2.9, 0.5, -0.35}};
+}
+
+// The closed form (pieces of the count of cells at each offset, Dirichlet kernels and their
+// derivative) against the long double sum over every visible cell, for the windows whose key
+// bounds are m + c, blocks about the band's edges from 1 x 1 to 60 x 45 cells.
+TEST(MaskedTexels, WaveSumsEqualTheSumOverEveryVisibleCell) {
+  const std::vector<WaveTerm> terms = TestWaves();
+  const OffsetWaves f = OffsetWaves::Make(terms, 0.37);
+  long double scale = std::abs(0.37);
+  for (const WaveTerm& t : terms) scale += std::hypot(t.hr, t.hi);
+  const std::vector<AttentionWindow> windows = {{Kind::kFull, 0},
+                                                {Kind::kCausal, 0},
+                                                {Kind::kSliding, 1},
+                                                {Kind::kSliding, 3},
+                                                {Kind::kSliding, 17},
+                                                {Kind::kSlidingBidirectional, 1},
+                                                {Kind::kSlidingBidirectional, 6},
+                                                {Kind::kSlidingBidirectional, 75}};
+  for (const AttentionWindow& w : windows) {
+    for (bool also_causal : {false, true}) {
+      SCOPED_TRACE(AttentionWindowText(w) + (also_causal ? " +causal" : ""));
+      ASSERT_TRUE(HasLinearKeyBounds(w, also_causal));
+      int blocks = 0;
+      for (int64_t m0 : {-37, 0, 5, 40}) {
+        for (int64_t n0 : {-40, 0, 3, 38, 61}) {
+          for (int64_t h : {1, 2, 9, 60}) {
+            for (int64_t wd : {1, 4, 13, 45}) {
+              const long double want =
+                  NaiveWaveSum(terms, 0.37, w, also_causal, m0, m0 + h, n0, n0 + wd);
+              const long double got = VisibleWaveSum(f, w, also_causal, m0, m0 + h, n0, n0 + wd);
+              const int64_t open = VisibleCells(w, also_causal, m0, m0 + h, n0, n0 + wd);
+              if (open > 0 && open < h * wd) ++blocks;
+              ASSERT_NEAR(static_cast<double>(got), static_cast<double>(want),
+                          1e-13 * static_cast<double>(scale) * static_cast<double>(h * wd))
+                  << m0 << " " << h << " " << n0 << " " << wd;
+            }
+          }
+        }
+      }
+      if (w.kind != Kind::kFull || also_causal) {
+        EXPECT_GT(blocks, 50);
+      }
+    }
+  }
+}
+
+// Blocks of thousands of rows and keys across the diagonal, and far from the origin: the slow
+// waves' sums (w N down to 1e-6) keep their digits.
+TEST(MaskedTexels, LargeCutBlocksKeepTheSlowWavesDigits) {
+  const std::vector<WaveTerm> terms = TestWaves();
+  const OffsetWaves f = OffsetWaves::Make(terms, -0.2);
+  for (const AttentionWindow& w :
+       {AttentionWindow{Kind::kCausal, 0}, AttentionWindow{Kind::kSliding, 1500},
+        AttentionWindow{Kind::kSlidingBidirectional, 3001}}) {
+    SCOPED_TRACE(AttentionWindowText(w));
+    for (const auto& [m0, h, n0, wd] : std::vector<std::array<int64_t, 4>>{
+             {0, 2000, 0, 3000}, {123'456'789, 1700, 123'456'000, 2500}, {5000, 999, 3900, 2048}}) {
+      const long double want = NaiveWaveSum(terms, -0.2, w, false, m0, m0 + h, n0, n0 + wd);
+      const long double got = VisibleWaveSum(f, w, false, m0, m0 + h, n0, n0 + wd);
+      const int64_t open = VisibleCells(w, false, m0, m0 + h, n0, n0 + wd);
+      ASSERT_GT(open, 0);
+      // Means agree to 1e-12 of the waves' amplitudes.
+      EXPECT_NEAR(static_cast<double>(got / open), static_cast<double>(want / open), 1e-12)
+          << m0 << " " << h << " " << n0 << " " << wd;
+    }
+  }
+}
+
+// The series of sin(x) / x and its derivative meet the closed forms at |x| = 1/2.
+TEST(MaskedTexels, SincSeriesMeetTheClosedForms) {
+  for (double x : {0.4999999, -0.4999999, 0.3, 1e-3}) {
+    const long double xl = x;
+    const long double s = std::sin(xl) / xl, ds = (xl * std::cos(xl) - std::sin(xl)) / (xl * xl);
+    EXPECT_NEAR(SincOf(x, std::sin(x)), static_cast<double>(s), 3e-16);
+    EXPECT_NEAR(SincSlopeOf(x, std::sin(x), std::cos(x)), static_cast<double>(ds), 1e-15) << x;
+  }
+  EXPECT_EQ(SincOf(0.0, 0.0), 1.0);
+  EXPECT_EQ(SincSlopeOf(0.0, 0.0, 1.0), 0.0);
+}
+
+// A billion positions under the causal mask, RoPE d 64, content all ones: score(m, n) =
+// (1/8) sum_i 2 cos((n - m) w_i), w_i = 10000^(-i/32). The diagonal's texels span 2e6 rows and
+// 1.25e6 keys, some 3.25e6 offsets each: their means come from the closed forms (past what the
+// offsets' table holds). In texel row 250 (queries 5e8 to 5.02e8) the diagonal cuts key columns
+// 400 and 401, in row 77 (1.54e8 to 1.56e8) columns 123 and 124; the cells at offset k number
+// c(k) = min(m1, n1 - k) - max(m0, n0 - k) for k <= 0. numpy (float64 cos, long double sums of
+// c(k) g(k) / sum c(k)) gave the numbers below; the test sums the same again with g(k) from
+// ScoreRow.
+TEST(MaskedTexels, BillionPositionCausalTexelsEqualTheDiagonalSum) {
+  ModelParams m = Base(Scheme::kRope, 64, 1'000'000'000);
+  m.content.kind = ScoreContent::Kind::kOnes;
+  const AttentionScorer s = MakeScorer(m, {Kind::kCausal, 0});
+  const ScoreRaster r = ComputeScoreRaster(s, {0, 1e9, 0, 1e9, 800, 500});
+  ASSERT_EQ(r.width, 800);
+  ASSERT_EQ(r.height, 500);
+  EXPECT_TRUE(r.exact);
+  const struct {
+    int y, x;
+    int64_t cells;
+    double numpy;
+  } texels[] = {{250, 400, 1718750625000, 2.3704260461798968e-05},
+                {250, 401, 281250375000, 8.548355084622673e-05},
+                {77, 123, 2000000500000, -1.7496910037579758e-05},
+                {77, 124, 500000500000, 7.51640039007907e-05}};
+  std::vector<double> g;
+  for (const auto& t : texels) {
+    SCOPED_TRACE(std::to_string(t.y) + " " + std::to_string(t.x));
+    const int64_t m0 = r.query_edges[t.y], m1 = r.query_edges[t.y + 1];
+    const int64_t n0 = r.key_edges[t.x], n1 = r.key_edges[t.x + 1];
+    ASSERT_EQ(m1 - m0, 2'000'000);
+    ASSERT_EQ(n1 - n0, 1'250'000);
+    EXPECT_EQ(s.VisibleCells(m0, m1, n0, n1), t.cells);
+    // g(k) for k in [k0, 0]: the keys k0 .. 0 after query 5.01e8.
+    const int64_t k0 = n0 - m1 + 1, q = 501'000'000;
+    g.resize(static_cast<size_t>(1 - k0));
+    ScoreRow(s, q, q + k0, 1 - k0, g.data());
+    long double acc = 0, cells = 0;
+    for (int64_t k = k0; k <= 0; ++k) {
+      const int64_t c = std::min(m1, n1 - k) - std::max(m0, n0 - k);
+      if (c <= 0) continue;
+      acc += static_cast<long double>(c) * g[static_cast<size_t>(k - k0)];
+      cells += static_cast<long double>(c);
+    }
+    const double want = static_cast<double>(acc / cells);
+    EXPECT_NEAR(want, t.numpy, 1e-11);
+    const float got = r.values[static_cast<size_t>(t.y) * r.width + t.x];
+    EXPECT_NEAR(got, t.numpy, 1e-6 * std::abs(t.numpy));
+  }
+  // Beside the diagonal: wholly visible on its left, masked on its right.
+  EXPECT_FALSE(std::isnan(r.values[250 * 800 + 399]));
+  EXPECT_TRUE(std::isnan(r.values[250 * 800 + 402]));
+}
+
+// NoPE's content score is one number: under the causal mask at a billion positions every
+// visible texel is it, exactly.
+TEST(MaskedTexels, BillionPositionCausalNopeIsExact) {
+  const AttentionScorer s = MakeScorer(Base(Scheme::kNope, 64, 1'000'000'000), {Kind::kCausal, 0});
+  const ScoreRaster r = ComputeScoreRaster(s, {0, 1e9, 0, 1e9, 800, 500});
+  EXPECT_TRUE(r.exact);
+  const double want = s.Score(5, 3);
+  for (int x : {0, 400, 401}) EXPECT_NEAR(r.values[250 * 800 + x], want, 1e-6 * std::abs(want));
+}
+
+// Pieces u + v k (ALiBi-like sides, T5-like runs) against the sum over every visible cell.
+TEST(MaskedTexels, SegmentSumsEqualTheSumOverEveryVisibleCell) {
+  const std::vector<OffsetSegment> segments = {{-400, -30, 0.25, -0.75},
+                                               {-30, -3, -1.5, 0.0},
+                                               {-3, 1, 0.0, 0.125},
+                                               {1, 7, 2.0, -0.5},
+                                               {7, 400, 0.5, 0.0}};
+  auto f = [&](int64_t k) {
+    for (const OffsetSegment& g : segments) {
+      if (k >= g.a && k < g.b)
+        return static_cast<long double>(g.u) + g.v * static_cast<long double>(k);
+    }
+    return 0.0L;
+  };
+  for (const AttentionWindow& w :
+       {AttentionWindow{Kind::kFull, 0}, AttentionWindow{Kind::kCausal, 0},
+        AttentionWindow{Kind::kSliding, 5}, AttentionWindow{Kind::kSliding, 64},
+        AttentionWindow{Kind::kSlidingBidirectional, 20}}) {
+    for (bool also_causal : {false, true}) {
+      SCOPED_TRACE(AttentionWindowText(w) + (also_causal ? " +causal" : ""));
+      for (int64_t m0 : {-37, 0, 5, 40}) {
+        for (int64_t n0 : {-40, 0, 3, 38, 61}) {
+          for (int64_t h : {1, 2, 9, 60}) {
+            for (int64_t wd : {1, 4, 13, 45}) {
+              long double want = 0;
+              for (int64_t m = m0; m < m0 + h; ++m) {
+                for (int64_t n = n0; n < n0 + wd; ++n) {
+                  if (NaiveSees(w, also_causal, m, n)) want += f(n - m);
+                }
+              }
+              const long double got =
+                  VisibleSegmentSum(segments, w, also_causal, m0, m0 + h, n0, n0 + wd);
+              ASSERT_NEAR(static_cast<double>(got), static_cast<double>(want), 1e-9)
+                  << m0 << " " << h << " " << n0 << " " << wd;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// T5 (bidirectional, 32 buckets) and symmetric ALiBi under the causal mask at a billion
+// positions: the diagonal's texels are exact, each the content's one number plus
+// sum_k c(k) bias(k) / sum_k c(k) over its 3.25e6 offsets, summed here offset by offset.
+TEST(MaskedTexels, BillionPositionCausalBiasTexelsEqualTheDiagonalSum) {
+  ModelParams alibi = Base(Scheme::kAlibi, 16, 1'000'000'000);
+  alibi.pe.alibi().mode = AlibiMode::kSymmetric;
+  for (const ModelParams& m : {Base(Scheme::kT5, 16, 1'000'000'000), alibi}) {
+    const AttentionScorer s = MakeScorer(m, {Kind::kCausal, 0});
+    SCOPED_TRACE(std::string(s.encoding().descriptor().name));
+    const ScoreRaster r = ComputeScoreRaster(s, {0, 1e9, 0, 1e9, 800, 500});
+    ASSERT_EQ(r.width, 800);
+    EXPECT_TRUE(r.exact);
+    const double content = s.Score(7, 7) - s.encoding().Bias(7, 7);
+    for (const auto& [y, x] : std::vector<std::pair<int, int>>{{250, 400}, {250, 401}, {77, 124}}) {
+      const int64_t m0 = r.query_edges[y], m1 = r.query_edges[y + 1];
+      const int64_t n0 = r.key_edges[x], n1 = r.key_edges[x + 1];
+      long double acc = 0, cells = 0;
+      for (int64_t k = n0 - m1 + 1; k <= 0; ++k) {
+        const int64_t c = std::min(m1, n1 - k) - std::max(m0, n0 - k);
+        if (c <= 0) continue;
+        acc += static_cast<long double>(c) * s.encoding().Bias(1'000'000, 1'000'000 + k);
+        cells += static_cast<long double>(c);
+      }
+      const double want = content + static_cast<double>(acc / cells);
+      EXPECT_NEAR(r.values[static_cast<size_t>(y) * r.width + x], want, 1e-6 * std::abs(want))
+          << y << " " << x;
+    }
+  }
+}
+
+// Llama 4's temperature (floor 1e6) under the causal mask at a billion positions, RoPE d 64: the
+// diagonal's texels (3.25e6 offsets each, past the offsets' table) are summed in closed form
+// over each run of one tau. Here the same sum run by run and offset by offset: the run's rows
+// [p, q) at offset k number c(k), each scoring tau(p) times the untempered score (ScoreRow of
+// the same scheme without the temperature: q . k alone, no bias) at query p and key p + k.
+TEST(MaskedTexels, BillionPositionTemperedCausalTexelsEqualTheRunSums) {
+  ModelParams m = Base(Scheme::kRope, 64, 1'000'000'000);
+  m.content.kind = ScoreContent::Kind::kOnes;
+  const AttentionTemperature t{TemperatureKind::kLlama4, 0.1, 1e6};
+  const AttentionScorer s = MakeScorer(m, {Kind::kCausal, 0}, t);
+  const AttentionScorer plain = MakeScorer(m, {Kind::kCausal, 0});
+  ASSERT_TRUE(s.tempered());
+  const ScoreRasterRequest req{0, 1e9, 0, 1e9, 800, 500};
+  ASSERT_TRUE(CheckScoreRaster(s, req).ok());
+  const ScoreRaster r = ComputeScoreRaster(s, req);
+  ASSERT_EQ(r.width, 800);
+  EXPECT_TRUE(r.exact);
+  std::vector<double> g;
+  for (const auto& [y, x] : std::vector<std::pair<int, int>>{{250, 400}, {77, 124}}) {
+    const int64_t m0 = r.query_edges[y], m1 = r.query_edges[y + 1];
+    const int64_t n0 = r.key_edges[x], n1 = r.key_edges[x + 1];
+    long double acc = 0, cells = 0;
+    int runs = 0;
+    for (int64_t p = m0; p < m1;) {
+      // The run of one tau from p: tau steps where floor((p + 1) / 1e6) does.
+      const int64_t q = std::min(m1, ((p + 1) / 1'000'000 + 1) * 1'000'000 - 1);
+      const int64_t k0 = n0 - q + 1;
+      if (k0 > 0) {  // rows before the texel's first key see none of its keys
+        p = q;
+        continue;
+      }
+      ++runs;
+      g.resize(static_cast<size_t>(1 - k0));
+      ScoreRow(plain, p, p + k0, 1 - k0, g.data());
+      const double tau = TemperatureAt(t, p);
+      EXPECT_NEAR(s.Score(p, p - 3), tau * plain.Score(p, p - 3), 1e-9);
+      for (int64_t k = k0; k <= 0; ++k) {
+        const int64_t c = std::min(q, n1 - k) - std::max(p, n0 - k);
+        if (c <= 0) continue;
+        acc += static_cast<long double>(c) * tau * g[static_cast<size_t>(k - k0)];
+        cells += static_cast<long double>(c);
+      }
+      p = q;
+    }
+    EXPECT_GE(runs, 2);
+    EXPECT_EQ(cells, static_cast<long double>(s.VisibleCells(m0, m1, n0, n1)));
+    const double want = static_cast<double>(acc / cells);
+    EXPECT_NEAR(r.values[static_cast<size_t>(y) * r.width + x], want, 1e-6 * std::abs(want) + 1e-12)
+        << y << " " << x;
+  }
+}
+
+// A learned table under every window but chunked: the cut texels are exact means of their
+// visible cells (prefix sums of the queries, the keys and q_m . K(m + c) over the table's
+// positions), with and without a temperature.
+TEST(MaskedTexels, LearnedCutTexelsAreTheMeansOfTheirVisibleCells) {
+  constexpr int64_t kL = 400;
+  for (const AttentionTemperature& t :
+       {AttentionTemperature{}, AttentionTemperature{TemperatureKind::kLlama4, 0.1, 37.0}}) {
+    for (const AttentionWindow& w : CuttingWindows()) {
+      if (w.kind == Kind::kChunked) continue;
+      SCOPED_TRACE(AttentionWindowText(w) + (t.kind == TemperatureKind::kNone ? "" : " tempered"));
+      const AttentionScorer s = MakeScorer(Base(Scheme::kLearned, 16, kL), w, t);
+      ExpectTexelsAreVisibleMeans(s, kL, false, /*want_exact=*/t.kind == TemperatureKind::kNone);
+    }
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "analysis/attention_score.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "base/progress.h"
 #include "base/random.h"
 #include "base/raster_edges.h"
+#include "encoding/t5_buckets.h"
 #include "encoding/wave.h"
 #include "io/loaded_table.h"
 #include "model/embedding.h"
@@ -859,8 +861,50 @@ double VisibleMean(const AttentionScorer& s, int64_t m0, int64_t m1, int64_t n0,
 struct MaskedOffsetScore {
   OffsetPrefix dot, bias;
   std::optional<double> dot_constant;  // in place of `dot` when q . k does not turn
+  // In place of `dot` when the offsets are too many to tabulate and the window's key bounds are
+  // linear (every window but chunked): scale (q . k) as waves, each block's sum in closed form
+  // (VisibleWaveSum).
+  std::optional<OffsetWaves> dot_waves;
   bool has_bias = false;
+  // In place of `bias` likewise: the bias as pieces u + v k (VisibleSegmentSum).
+  std::optional<std::vector<OffsetSegment>> bias_segments;
 };
+
+// The bias of query 0 and key k for k in [lo, hi) as pieces u + v k: ALiBi's sides (-slope |k|,
+// 0 after the query for causal ALiBi, whose mask hides those keys) and T5's bucket runs
+// (t5_buckets.h), each run's value the encoding's own. nullopt for other schemes.
+std::optional<std::vector<OffsetSegment>> BiasSegments(const Encoding& e, int64_t lo, int64_t hi) {
+  std::vector<OffsetSegment> out;
+  if (e.scheme() == Scheme::kAlibi) {
+    const double slope = -e.Bias(0, -1);  // query 0, key -1: -slope * 1
+    if (lo < 1) out.push_back({lo, 1, 0.0, slope});
+    if (hi > 1) {
+      const bool causal = e.params().alibi().mode == AlibiMode::kCausal;
+      out.push_back({1, hi, 0.0, causal ? 0.0 : -slope});
+    }
+    return out;
+  }
+  if (e.scheme() == Scheme::kT5) {
+    const T5Params& t5 = e.params().t5();
+    if (lo < 0) {
+      for (const T5BucketRun& run : T5BucketRuns(t5, -1, -lo)) {
+        out.push_back({-run.last, -run.first + 1, e.Bias(0, -run.first), 0.0});
+      }
+    }
+    if (lo <= 0 && hi > 0) out.push_back({0, 1, e.Bias(0, 0), 0.0});
+    if (hi > 1) {
+      for (const T5BucketRun& run : T5BucketRuns(t5, 1, hi - 1)) {
+        out.push_back({run.first, run.last + 1, e.Bias(0, run.first), 0.0});
+      }
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+// The most block pieces x waves the closed forms (VisibleWaveSum: up to three pieces a block)
+// take on in a frame, about half a second on two cores; past it the cut texels are sampled.
+constexpr int64_t kCutWaveMaxWork = int64_t{1} << 26;
 
 // The most offsets MakeMaskedOffsetScore tabulates (two long double prefix sums each: 64 MiB).
 constexpr int64_t kMaskedTexelMaxOffsets = int64_t{1} << 21;
@@ -872,13 +916,18 @@ long double CutDotSum(const MaskedOffsetScore& c, const AttentionScorer& s, int6
     return static_cast<long double>(*c.dot_constant) *
            static_cast<long double>(s.VisibleCells(m0, m1, n0, n1));
   }
+  if (c.dot_waves) {
+    return VisibleWaveSum(*c.dot_waves, s.window(), s.encoding().Masked(0, 1), m0, m1, n0, n1);
+  }
   return VisibleOffsetSum(c.dot, s.window(), s.encoding().Masked(0, 1), m0, m1, n0, n1);
 }
 
 // nullopt when the score is not a function of the offset alone (the added tables, xPos, M-RoPE)
-// or when the offsets [lo, hi) times the score's waves pass kMaskedTexelMaxWork.
+// or when the offsets [lo, hi) times the score's waves pass kMaskedTexelMaxWork and neither
+// closed form serves: q . k constant (any size), or its waves under linear key bounds for
+// `blocks` blocks (the cut texels, or their runs of one tau) within kCutWaveMaxWork.
 std::optional<MaskedOffsetScore> MakeMaskedOffsetScore(const AttentionScorer& s, int64_t lo,
-                                                       int64_t hi) {
+                                                       int64_t hi, int64_t blocks) {
   const Encoding& e = s.encoding();
   if (hi <= lo) return std::nullopt;
   double constant = 0;
@@ -900,12 +949,34 @@ std::optional<MaskedOffsetScore> MakeMaskedOffsetScore(const AttentionScorer& s,
     return std::nullopt;
   }
   const int64_t n = hi - lo;
-  if (n > kMaskedTexelMaxOffsets ||
-      n > kMaskedTexelMaxWork / (static_cast<int64_t>(terms.size()) + 1)) {
-    return std::nullopt;
-  }
   MaskedOffsetScore out;
   const double scale = s.scale();
+  const auto waves = static_cast<int64_t>(terms.size());
+  if (n > kMaskedTexelMaxOffsets || n > kMaskedTexelMaxWork / (waves + 1)) {
+    if (e.family() == Family::kBias) {
+      // q . k one number, the bias in pieces: closed forms for every block.
+      if (!HasLinearKeyBounds(s.window(), e.Masked(0, 1))) return std::nullopt;
+      out.bias_segments = BiasSegments(e, lo, hi);
+      if (!out.bias_segments) return std::nullopt;
+      out.has_bias = true;
+      out.dot_constant = constant * scale;
+      return out;
+    }
+    if (terms.empty()) {
+      out.dot_constant = constant * scale;
+      return out;
+    }
+    if (!HasLinearKeyBounds(s.window(), e.Masked(0, 1)) ||
+        blocks > kCutWaveMaxWork / (3 * (waves + 1))) {
+      return std::nullopt;
+    }
+    for (WaveTerm& t : terms) {
+      t.hr *= scale;
+      t.hi *= scale;
+    }
+    out.dot_waves = OffsetWaves::Make(terms, constant * scale);
+    return out;
+  }
   std::vector<double> v(static_cast<size_t>(n), 0.0);
   if (terms.empty()) {
     // q . k the same at every offset: its sum is the count of visible cells.
@@ -922,6 +993,101 @@ std::optional<MaskedOffsetScore> MakeMaskedOffsetScore(const AttentionScorer& s,
     out.bias = OffsetPrefix::Make(lo, v);
   }
   return out;
+}
+
+// A table added to the tokens (learned positions) under a window whose key bounds are m + c or
+// open: the visible cells of rows [m0, m1) x keys [n0, n1) sum, row by row, to
+// q_m . (K(b(m)) - K(a(m))) with K(n) = sum_{j<n} k_j (a, b the row's run clamped to the
+// block). Over a run of rows where b(m) = m + c that is P_c(mb) - P_c(ma), P_c(m) =
+// sum_{m'<m} q_m' . K(m' + c); where b(m) is a fixed key, (Q(mb) - Q(ma)) . K(key), Q(m) =
+// sum_{m'<m} q_m'. The queries carry their tau. Prefix sums over the table's positions: at most
+// kMaskedTableMaxValues positions x d each.
+struct MaskedTableScore {
+  int64_t first = 0, rows = 0, d = 0;
+  std::vector<double> q, k;                // (rows + 1, d) prefix sums
+  std::vector<long double> p_low, p_high;  // P_c for the low and high bounds' c
+  KeyBound low, high;
+};
+constexpr int64_t kMaskedTableMaxValues = int64_t{1} << 24;
+
+std::optional<MaskedTableScore> MakeMaskedTableScore(const AttentionScorer& s) {
+  const Encoding& e = s.encoding();
+  const bool also_causal = e.Masked(0, 1);
+  if (e.scheme() != Scheme::kLearned || !HasLinearKeyBounds(s.window(), also_causal) ||
+      e.rows() > kMaskedTableMaxValues / std::max<int64_t>(1, s.dim())) {
+    return std::nullopt;
+  }
+  MaskedTableScore t;
+  t.first = e.first_position();
+  t.rows = e.rows();
+  t.d = s.dim();
+  t.low = LowKeyBound(s.window());
+  t.high = HighKeyBound(s.window(), also_causal);
+  const auto d = static_cast<size_t>(t.d);
+  const auto n = static_cast<size_t>(t.rows);
+  t.q.assign((n + 1) * d, 0.0);
+  t.k.assign((n + 1) * d, 0.0);
+  std::vector<double> v(d);
+  for (size_t i = 0; i < n; ++i) {
+    s.Query(t.first + static_cast<int64_t>(i), v.data());
+    for (size_t j = 0; j < d; ++j) t.q[(i + 1) * d + j] = t.q[i * d + j] + v[j];
+    s.Key(t.first + static_cast<int64_t>(i), v.data());
+    for (size_t j = 0; j < d; ++j) t.k[(i + 1) * d + j] = t.k[i * d + j] + v[j];
+  }
+  auto prefix = [&](const KeyBound& b, std::vector<long double>& out) {
+    if (b.form != KeyBound::kLinear) return;
+    out.assign(n + 1, 0.0L);
+    for (size_t i = 0; i < n; ++i) {
+      s.Query(t.first + static_cast<int64_t>(i), v.data());
+      const int64_t key = std::clamp<int64_t>(static_cast<int64_t>(i) + b.c, 0, t.rows);
+      long double dot = 0;  // unscaled: TableRowsToBound scales
+      for (size_t j = 0; j < d; ++j) {
+        dot += static_cast<long double>(v[j]) *
+               static_cast<long double>(t.k[static_cast<size_t>(key) * d + j]);
+      }
+      out[i + 1] = out[i] + dot;
+    }
+  };
+  prefix(t.low, t.p_low);
+  prefix(t.high, t.p_high);
+  return t;
+}
+
+// sum over rows [ma, mb) of q_m . K(bound(m) clamped to [n0, n1)), positions absolute; kNone:
+// `none_key`. Dot products of d values are scaled by the scorer's scale at the end.
+long double TableRowsToBound(const MaskedTableScore& t, const AttentionScorer& s, const KeyBound& b,
+                             const std::vector<long double>& p, int64_t none_key, int64_t ma,
+                             int64_t mb, int64_t n0, int64_t n1) {
+  const auto d = static_cast<size_t>(t.d);
+  auto to_key = [&](int64_t key, int64_t ra, int64_t rb) -> long double {
+    if (rb <= ra) return 0;
+    const auto i = static_cast<size_t>(ra - t.first), j = static_cast<size_t>(rb - t.first);
+    const auto kk = static_cast<size_t>(key - t.first);
+    long double acc = 0;
+    for (size_t c = 0; c < d; ++c) {
+      acc += static_cast<long double>(t.q[j * d + c] - t.q[i * d + c]) *
+             static_cast<long double>(t.k[kk * d + c]);
+    }
+    return acc * static_cast<long double>(s.scale());
+  };
+  if (b.form != KeyBound::kLinear) return to_key(none_key, ma, mb);
+  // Rows whose m + c is at or before n0 end at n0, at or after n1 at n1; between, at m + c.
+  const int64_t a = std::clamp(n0 - b.c + 1, ma, mb), e = std::clamp(n1 - b.c, a, mb);
+  long double total = to_key(n0, ma, a) + to_key(n1, e, mb);
+  if (e > a) {
+    total += (p[static_cast<size_t>(e - t.first)] - p[static_cast<size_t>(a - t.first)]) *
+             static_cast<long double>(s.scale());
+  }
+  return total;
+}
+
+double TableCutTexelMean(const MaskedTableScore& t, const AttentionScorer& s, int64_t m0,
+                         int64_t m1, int64_t n0, int64_t n1, int64_t open) {
+  const auto [ma, mb] = RowsSeeing(s.window(), s.encoding().Masked(0, 1), m0, m1, n0, n1);
+  if (mb <= ma) return kNaN;
+  const long double total = TableRowsToBound(t, s, t.high, t.p_high, n1, ma, mb, n0, n1) -
+                            TableRowsToBound(t, s, t.low, t.p_low, n0, ma, mb, n0, n1);
+  return static_cast<double>(total / static_cast<long double>(open));
 }
 
 // The exact mean score over the `open` visible cells of [m0, m1) x [n0, n1): the offsets' sums
@@ -942,7 +1108,10 @@ double CutTexelMean(const MaskedOffsetScore& c, const AttentionScorer& s, int64_
   } else {
     total = CutDotSum(c, s, m0, m1, n0, n1);
   }
-  if (c.has_bias) total += VisibleOffsetSum(c.bias, w, also_causal, m0, m1, n0, n1);
+  if (c.has_bias) {
+    total += c.bias_segments ? VisibleSegmentSum(*c.bias_segments, w, also_causal, m0, m1, n0, n1)
+                             : VisibleOffsetSum(c.bias, w, also_causal, m0, m1, n0, n1);
+  }
   return static_cast<double>(total / static_cast<long double>(open));
 }
 
@@ -1081,6 +1250,14 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
   // a mean vector.
   std::vector<int64_t> visible;
   std::optional<MaskedOffsetScore> cut;
+  std::optional<MaskedTableScore> table;  // learned tables, when `cut` does not serve
+  // The cut texels as (n0 - m0, rows, keys): under a window whose key bounds are m + c, a cut
+  // texel's visible cells and their offsets are the same wherever the texel lies, so untempered
+  // texels of one shape and place about the band share one mean (at 1e9 positions in 800 x 500
+  // the diagonal's 1300 texels take a dozen).
+  std::vector<std::array<int64_t, 3>> cut_shapes;
+  std::vector<double> cut_shape_means;
+  int64_t cut_blocks = 0;
   std::vector<char> row_used(static_cast<size_t>(r.height), 1),
       col_used(static_cast<size_t>(r.width), 1);
   if (s.masked_any() && HasExactMeans(s.encoding())) {
@@ -1105,11 +1282,36 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
           const auto [a, b] = VisibleOffsetRange(s.window(), also_causal, m0, m1, n0, n1);
           lo = std::min(lo, a);
           hi = std::max(hi, b);
+          cut_shapes.push_back({n0 - m0, m1 - m0, n1 - n0});
+          cut_blocks +=
+              s.tempered()
+                  ? static_cast<int64_t>(TemperatureRuns(s.temperature(), m0, m1 - m0).size())
+                  : 1;
         }
       }
     }
-    if (lo < hi) cut = MakeMaskedOffsetScore(s, lo, hi);
-    if (cut || lo >= hi) {
+    std::sort(cut_shapes.begin(), cut_shapes.end());
+    cut_shapes.erase(std::unique(cut_shapes.begin(), cut_shapes.end()), cut_shapes.end());
+    const bool shared = !s.tempered() && HasLinearKeyBounds(s.window(), also_causal);
+    if (shared) cut_blocks = static_cast<int64_t>(cut_shapes.size());
+    if (lo < hi) cut = MakeMaskedOffsetScore(s, lo, hi, cut_blocks);
+    if (lo < hi && !cut) table = MakeMaskedTableScore(s);
+    if (cut && (cut->dot_waves || cut->bias_segments) && shared) {
+      cut_shape_means.resize(cut_shapes.size());
+      const CancelToken* job_cancel = CurrentCancelToken();
+#pragma omp parallel for schedule(dynamic, 1) if (cut_shapes.size() > 1)
+      for (size_t i = 0; i < cut_shapes.size(); ++i) {
+        if (IsCancelled(job_cancel)) continue;
+        // The shape placed with its first row at 0.
+        const auto [offset, rows, keys] = cut_shapes[i];
+        const int64_t open = s.VisibleCells(0, rows, offset, offset + keys);
+        cut_shape_means[i] = CutTexelMean(*cut, s, 0, rows, offset, offset + keys, open);
+      }
+      ThrowIfCancelled(job_cancel);
+    } else {
+      cut_shapes.clear();
+    }
+    if (cut || table || lo >= hi) {
       std::fill(row_used.begin(), row_used.end(), 0);
       std::fill(col_used.begin(), col_used.end(), 0);
       for (int y = 0; y < r.height; ++y) {
@@ -1164,6 +1366,60 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
   const bool bias = s.has_bias();
   const bool banded = s.banded();
   const bool parallel_texels = static_cast<int64_t>(r.width) * r.height * d >= (int64_t{1} << 16);
+  // Where the cut texels share their means by shape, the wholly visible ones do too (their mean
+  // is a function of the offsets their cells take): one d-long dot product a shape, not a
+  // texel (at 1e9 positions in 800 x 500 the causal triangle's 200 000 texels take ~8000).
+  std::vector<char> whole_done;
+  if (!cut_shapes.empty()) {
+    std::vector<std::pair<std::array<int64_t, 3>, int64_t>> whole;
+    for (int y = 0; y < r.height; ++y) {
+      const int64_t m0 = r.query_edges[static_cast<size_t>(y)];
+      const int64_t m1 = r.query_edges[static_cast<size_t>(y) + 1];
+      for (int x = 0; x < r.width; ++x) {
+        const int64_t n0 = r.key_edges[static_cast<size_t>(x)];
+        const int64_t n1 = r.key_edges[static_cast<size_t>(x) + 1];
+        const int64_t i = static_cast<int64_t>(y) * r.width + x;
+        if (visible[static_cast<size_t>(i)] == (m1 - m0) * (n1 - n0)) {
+          whole.push_back({{n0 - m0, m1 - m0, n1 - n0}, i});
+        }
+      }
+    }
+    std::sort(whole.begin(), whole.end());
+    std::vector<size_t> starts;
+    for (size_t i = 0; i < whole.size(); ++i) {
+      if (i == 0 || whole[i].first != whole[i - 1].first) starts.push_back(i);
+    }
+    starts.push_back(whole.size());
+    std::vector<char> done(starts.size() - 1, 0);
+    const Encoding& e = s.encoding();
+#pragma omp parallel for schedule(dynamic, 64) if (parallel_texels)
+    for (size_t g = 0; g < done.size(); ++g) {
+      const int64_t i = whole[starts[g]].second;
+      const int y = static_cast<int>(i / r.width), x = static_cast<int>(i % r.width);
+      const int64_t m0 = r.query_edges[static_cast<size_t>(y)];
+      const int64_t n0 = r.key_edges[static_cast<size_t>(x)];
+      const auto [offset, rows, keys] = whole[starts[g]].first;
+      double b = 0.0;
+      if (bias &&
+          !e.MeanOverBlock(m0 - e.first_position(), rows, n0 - e.first_position(), keys, &b)) {
+        continue;  // left to the loop below
+      }
+      const auto value = static_cast<float>(
+          s.Dot(qs.data() + static_cast<size_t>(y * d), ks.data() + static_cast<size_t>(x * d)) +
+          b);
+      for (size_t j = starts[g]; j < starts[g + 1]; ++j) {
+        r.values[static_cast<size_t>(whole[j].second)] = value;
+      }
+      done[g] = 1;
+    }
+    whole_done.assign(static_cast<size_t>(r.width) * r.height, 0);
+    for (size_t g = 0; g + 1 < starts.size(); ++g) {
+      if (!done[g]) continue;
+      for (size_t j = starts[g]; j < starts[g + 1]; ++j) {
+        whole_done[static_cast<size_t>(whole[j].second)] = 1;
+      }
+    }
+  }
   // The job's token, read here: the team's other threads have none of their own.
   const CancelToken* job_cancel = CurrentCancelToken();
 #pragma omp parallel for schedule(dynamic, 4) reduction(&& : exact) if (parallel_texels)
@@ -1182,8 +1438,18 @@ ScoreRaster ComputeScoreRaster(const AttentionScorer& s, const ScoreRasterReques
         if (o == 0) {
           out[x] = std::numeric_limits<float>::quiet_NaN();
         } else if (o < (m1 - m0) * (n1 - n0)) {
-          out[x] = static_cast<float>(CutTexelMean(*cut, s, m0, m1, n0, n1, o));
+          if (!cut_shapes.empty()) {
+            const std::array<int64_t, 3> shape{n0 - m0, m1 - m0, n1 - n0};
+            const auto it = std::lower_bound(cut_shapes.begin(), cut_shapes.end(), shape);
+            out[x] =
+                static_cast<float>(cut_shape_means[static_cast<size_t>(it - cut_shapes.begin())]);
+          } else if (table) {
+            out[x] = static_cast<float>(TableCutTexelMean(*table, s, m0, m1, n0, n1, o));
+          } else {
+            out[x] = static_cast<float>(CutTexelMean(*cut, s, m0, m1, n0, n1, o));
+          }
         } else {
+          if (!whole_done.empty() && whole_done[static_cast<size_t>(y) * r.width + x]) continue;
           const Encoding& e = s.encoding();
           double b = 0.0;
           if (bias && !e.MeanOverBlock(m0 - e.first_position(), m1 - m0, n0 - e.first_position(),

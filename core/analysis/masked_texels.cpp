@@ -1,6 +1,9 @@
 #include "analysis/masked_texels.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include "encoding/wave.h"
 
 namespace pe {
 namespace {
@@ -128,6 +131,133 @@ long double VisibleOffsetSumNaive(const OffsetPrefix& p, const AttentionWindow& 
     for (int64_t n = n0; n < n1; ++n) {
       if (!Sees(w, also_causal, m, n)) continue;
       total += First(p, n - m + 1) - First(p, n - m);
+    }
+  }
+  return total;
+}
+
+bool HasLinearKeyBounds(const AttentionWindow& w, bool also_causal) {
+  return LowKeyBound(w).form != KeyBound::kChunk &&
+         HighKeyBound(w, also_causal).form != KeyBound::kChunk;
+}
+
+double SincOf(double x, double sin_x) {
+  if (std::abs(x) >= 0.5) return sin_x / x;
+  // 1 - x^2/3! + x^4/5! - ...: the term x^14 / 15! is below 1e-16 here.
+  const double x2 = x * x;
+  double sum = 0.0, term = 1.0;
+  for (int p = 0; p < 7; ++p) {
+    sum += term;
+    term *= -x2 / ((2.0 * p + 2.0) * (2.0 * p + 3.0));
+  }
+  return sum;
+}
+
+double SincSlopeOf(double x, double sin_x, double cos_x) {
+  if (std::abs(x) >= 0.5) return (x * cos_x - sin_x) / (x * x);
+  // sum_{p >= 1} (-1)^p 2p x^(2p - 1) / (2p + 1)!.
+  const double x2 = x * x;
+  double sum = 0.0, power = -x / 6.0;  // (-1)^p x^(2p - 1) / (2p + 1)!
+  for (int p = 1; p < 9; ++p) {
+    sum += 2.0 * p * power;
+    power *= -x2 / ((2.0 * p + 2.0) * (2.0 * p + 3.0));
+  }
+  return sum;
+}
+
+OffsetWaves OffsetWaves::Make(std::span<const WaveTerm> terms, double constant) {
+  OffsetWaves f;
+  f.terms.assign(terms.begin(), terms.end());
+  f.constant = constant;
+  const size_t n = terms.size();
+  f.half.resize(n);
+  f.sinc.resize(n);
+  f.dsinc.resize(n);
+  for (size_t l = 0; l < n; ++l) {
+    const double h = 0.5 * terms[l].w;
+    f.half[l] = h;
+    f.sinc[l] = SincOf(h, std::sin(h));
+    f.dsinc[l] = SincSlopeOf(h, std::sin(h), std::cos(h));
+  }
+  return f;
+}
+
+int VisibleOffsetPieces(const AttentionWindow& w, bool also_causal, int64_t m0, int64_t m1,
+                        int64_t n0, int64_t n1, OffsetPiece out[3]) {
+  if (m1 <= m0 || n1 <= n0) return 0;
+  int64_t lo = n0 - m1 + 1, hi = n1 - m0;  // the block's own offsets
+  const KeyBound low = LowKeyBound(w), high = HighKeyBound(w, also_causal);
+  if (low.form == KeyBound::kLinear) lo = std::max(lo, low.c);    // n >= m + c
+  if (high.form == KeyBound::kLinear) hi = std::min(hi, high.c);  // n < m + c
+  if (hi <= lo) return 0;
+  // c(k) = A(k) - B(k): A = m1 for k <= n1 - m1, else n1 - k; B = n0 - k for k <= n0 - m0,
+  // else m0.
+  const int64_t breaks[2] = {std::min(n0 - m0, n1 - m1) + 1, std::max(n0 - m0, n1 - m1) + 1};
+  int count = 0;
+  int64_t a = lo;
+  for (int i = 0; i <= 2 && a < hi; ++i) {
+    const int64_t b = i < 2 ? std::clamp(breaks[i], a, hi) : hi;
+    if (b <= a) continue;
+    const int64_t k = a;  // any offset of the piece picks the same forms
+    const int64_t a_alpha = k <= n1 - m1 ? m1 : n1, a_beta = k <= n1 - m1 ? 0 : -1;
+    const int64_t b_alpha = k <= n0 - m0 ? n0 : m0, b_beta = k <= n0 - m0 ? -1 : 0;
+    out[count++] = {a, b, a_alpha - b_alpha, a_beta - b_beta};
+    a = b;
+  }
+  return count;
+}
+
+long double VisibleWaveSum(const OffsetWaves& f, const AttentionWindow& w, bool also_causal,
+                           int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  OffsetPiece pieces[3];
+  const int count = VisibleOffsetPieces(w, also_causal, m0, m1, n0, n1, pieces);
+  const size_t waves = f.terms.size();
+  std::vector<double> er(waves), ei(waves), xr(waves), xi(waves);
+  LD total = 0;
+  for (int p = 0; p < count; ++p) {
+    const OffsetPiece& piece = pieces[p];
+    const int64_t n = piece.b - piece.a;
+    const int64_t centre2 = piece.a + piece.b - 1;  // 2 k0
+    // The weight at the centre, g = alpha + beta k0 (a whole or half number), and its slope.
+    const double g = static_cast<double>(piece.alpha) +
+                     0.5 * static_cast<double>(piece.beta) * static_cast<double>(centre2);
+    const auto beta = static_cast<double>(piece.beta);
+    const auto nd = static_cast<double>(n);
+    total += static_cast<LD>(f.constant) * static_cast<LD>(g) * static_cast<LD>(n);
+    if (waves == 0) continue;
+    ExpOfMultiples(static_cast<double>(centre2), f.half, er.data(), ei.data());  // e^{i w k0}
+    ExpOfMultiples(nd, f.half, xr.data(), xi.data());                            // e^{i w N / 2}
+    double acc = 0.0;
+    for (size_t l = 0; l < waves; ++l) {
+      const double x = nd * f.half[l];
+      const double s = SincOf(x, xi[l]), ds = SincSlopeOf(x, xi[l], xr[l]);
+      const double sh = f.sinc[l];
+      const double d0 = nd * s / sh;
+      const double d1 = 0.5 * nd * (s * f.dsinc[l] - nd * ds * sh) / (sh * sh);
+      const WaveTerm& t = f.terms[l];
+      const double zr = t.hr * er[l] - t.hi * ei[l], zi = t.hr * ei[l] + t.hi * er[l];
+      acc += zr * g * d0 - zi * beta * d1;
+    }
+    total += static_cast<LD>(acc);
+  }
+  return total;
+}
+
+long double VisibleSegmentSum(std::span<const OffsetSegment> segments, const AttentionWindow& w,
+                              bool also_causal, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  OffsetPiece pieces[3];
+  const int count = VisibleOffsetPieces(w, also_causal, m0, m1, n0, n1, pieces);
+  LD total = 0;
+  for (int p = 0; p < count; ++p) {
+    for (const OffsetSegment& seg : segments) {
+      const int64_t a = std::max(pieces[p].a, seg.a), b = std::min(pieces[p].b, seg.b);
+      if (b <= a) continue;
+      const auto n = static_cast<LD>(b - a);
+      const LD k0 = 0.5L * static_cast<LD>(a + b - 1);
+      const auto beta = static_cast<LD>(pieces[p].beta);
+      const LD g = static_cast<LD>(pieces[p].alpha) + beta * k0;
+      const LD u = static_cast<LD>(seg.u) + static_cast<LD>(seg.v) * k0;
+      total += n * g * u + beta * static_cast<LD>(seg.v) * n * (n * n - 1) / 12;
     }
   }
   return total;

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/offset_texels.h"
 #include "model/attention_window.h"
 
 namespace pe {
@@ -52,5 +53,67 @@ long double VisibleOffsetSum(const OffsetPrefix& p, const AttentionWindow& w, bo
 // for tests.
 long double VisibleOffsetSumNaive(const OffsetPrefix& p, const AttentionWindow& w, bool also_causal,
                                   int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+
+// ---- waves of the offset, in closed form ----------------------------------------------------
+//
+// Under a window whose key bounds are m + c or open (full, causal, sliding, sliding-
+// bidirectional: every one but chunked), the visible cells of a block at offset k number
+//   c(k) = min(m1, n1 - k) - max(m0, n0 - k)   for k in [max(n0 - m1 + 1, lo_c), min(n1 - m0,
+//   hi_c)),
+// linear in k between the breaks k = n0 - m0 and k = n1 - m1: at most three pieces. On a piece
+// of N offsets about its centre k0 (a half-integer when N is even), k = k0 + j, the weight is
+// g + b j, and for f(k) = constant + sum_w Re(h e^{i w k}):
+//   sum_j (g + b j) e^{i w (k0 + j)} = e^{i w k0} (g D(w) + i b D1(w)),
+//   D(w)  = sum_j e^{i w j} = sin(N w / 2) / sin(w / 2) = N s(N w / 2) / s(w / 2),
+//   D1(w) = sum_j j sin(w j) = -D'(w)
+//         = (N / 2) (s(N w / 2) s'(w / 2) - N s'(N w / 2) s(w / 2)) / s(w / 2)^2,
+// s(x) = sin(x) / x, s'(x) = (x cos x - sin x) / x^2, both from their series below |x| = 1/2
+// (the closed form of s' cancels there): no difference of large numbers at small w N, where the
+// Dirichlet kernel's own derivative loses (w N)^-2 of its digits. So a block costs three sums
+// over the waves, whatever its size and wherever it lies (angles e^{i w k0} and e^{i w N / 2}
+// are exact products, ExpOfMultiple).
+
+// Whether VisibleWaveSum applies: both key bounds linear or open (not chunked).
+bool HasLinearKeyBounds(const AttentionWindow& w, bool also_causal);
+
+// f along the offsets as waves, with what every block's sum needs per wave made once.
+struct OffsetWaves {
+  std::vector<WaveTerm> terms;
+  double constant = 0.0;
+  std::vector<double> half;         // w / 2
+  std::vector<double> sinc, dsinc;  // s(w / 2), s'(w / 2)
+  static OffsetWaves Make(std::span<const WaveTerm> terms, double constant);
+};
+
+// s(x) = sin(x) / x and its derivative, given sin x and cos x: series below |x| = 1/2.
+double SincOf(double x, double sin_x);
+double SincSlopeOf(double x, double sin_x, double cos_x);
+
+// The sum of f(n - m) over the visible cells of rows [m0, m1) x keys [n0, n1), for f given by
+// `f`, under a window with HasLinearKeyBounds. Three sums over the waves at most.
+long double VisibleWaveSum(const OffsetWaves& f, const AttentionWindow& w, bool also_causal,
+                           int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+
+// The pieces of c(k) above: c(k) = alpha + beta k on [a, b). Returns how many (0 to 3).
+struct OffsetPiece {
+  int64_t a = 0, b = 0;
+  int64_t alpha = 0, beta = 0;
+};
+int VisibleOffsetPieces(const AttentionWindow& w, bool also_causal, int64_t m0, int64_t m1,
+                        int64_t n0, int64_t n1, OffsetPiece out[3]);
+
+// A function of the offset as pieces u + v k on [a, b): ALiBi's two sides (-slope |k|), T5's
+// bucket runs (v = 0).
+struct OffsetSegment {
+  int64_t a = 0, b = 0;
+  double u = 0.0, v = 0.0;
+};
+
+// The sum over the visible cells of rows [m0, m1) x keys [n0, n1) of the segments' function
+// (offsets outside every segment add 0), under a window with HasLinearKeyBounds: per piece of
+// c(k) and segment, sum_j (g + b j)(U + v j) = N g U + b v N (N^2 - 1) / 12 about their common
+// centre, in long double.
+long double VisibleSegmentSum(std::span<const OffsetSegment> segments, const AttentionWindow& w,
+                              bool also_causal, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 
 }  // namespace pe
