@@ -18,6 +18,7 @@
 #include "encoding/sinusoidal_presets.h"
 #include "io/file_writers.h"
 #include "model/param_fields.h"
+#include "model/walkthrough_presets.h"
 #include "options/ui_scale_range.h"
 #include "session/figure_session.h"
 #include "session/gallery_session.h"
@@ -484,7 +485,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
                   "Output file; the format follows the extension: .png, .svg, .pdf (the figure) "
                   "or .csv, .npy (the numbers); - writes CSV to standard output");
   exp->add_flag("--list-presets", cl.export_request.list_presets,
-                "Print the sinusoidal presets (name, source, what is special) and exit");
+                "Print the sinusoidal presets (name, source, what is special) and the "
+                "walkthrough presets (--walkthrough-preset), and exit");
   ExportRequest& er = cl.export_request;
   std::string width = "960", height = "540", scale = "1";
   exp->add_option("--width", width, "Figure width (SVG px, PDF points, PNG pixels at scale 1)")
@@ -810,6 +812,11 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     for (const SinusoidalPreset& p : SinusoidalPresets()) {
       std::cout << p.name << "\n  " << p.note << "\n  source: " << p.source << "\n";
     }
+    std::cout << "\nwalkthrough presets (--walkthrough-preset NAME):\n";
+    for (const WalkthroughPreset& p : WalkthroughPresets()) {
+      std::cout << p.name << "\n  " << p.label << " (" << WalkthroughKindName(PresetWalkthrough(p))
+                << " walkthrough)\n  source: " << p.source << "\n";
+    }
     exit_code = 0;
     return std::nullopt;
   }
@@ -912,7 +919,7 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       return usage_error("--tab must be a view name (see export --help), got \"" + cl.window.tab +
                          "\"" + DidYouMean(cl.window.tab, names));
     }
-    if (Status s = CheckViewApplies(*tab, cl.params.pe); !s.ok()) {
+    if (Status s = CheckViewApplies(*tab, cl.params); !s.ok()) {
       return usage_error("--tab: " + s.message());
     }
   }

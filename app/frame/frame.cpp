@@ -161,7 +161,9 @@ void ClampSelections(AppState& state, const Derived& derived) {
   row = std::clamp<int64_t>(row, 0, ExampleBatch(state.params.example) - 1);
   int& sel = state.selection.selected_token;
   sel = std::clamp(sel, -1, std::max(0, tokens - 1));
-  state.walkthrough.step = std::clamp(state.walkthrough.step, 0, kWalkStepCount - 1);
+  state.walkthrough.step =
+      std::clamp(state.walkthrough.step, 0,
+                 static_cast<int>(WalkStepsOf(state.params.walkthrough).size()) - 1);
   int64_t& p = state.rotation.position;
   if (p != -1 && (!derived.encoding || p < derived.encoding->first_position() ||
                   p > derived.encoding->last_position())) {
@@ -333,7 +335,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
       // top, the scheme's own views (sums, or rotation and frequencies) below them.
       std::vector<const PanelEntry*> top, bottom;
       for (const PanelEntry& p : ViewPanels()) {
-        if (state.show.*p.shown && ViewApplies(p.view, state.params.pe) &&
+        if (state.show.*p.shown && ViewApplies(p.view, state.params) &&
             (!p.needs_model || state.params.model)) {
           (p.bottom_row ? bottom : top).push_back(&p);
         }

@@ -381,7 +381,7 @@ void DrawFigurePanel(const PanelEntry& p, AppState& state, const Derived& derive
     NoEncodingText(derived, "Nothing to show: ");
     return;
   }
-  if (Status s = CheckViewApplies(view, state.params.pe); !s.ok()) {
+  if (Status s = CheckViewApplies(view, state.params); !s.ok()) {
     ErrorText(InWindowTerms(s.message(), ""));
     return;
   }

@@ -27,10 +27,26 @@ ImU32 ToImU32(Rgba8 c) {
 // (leaving its own "type the vectors yourself" editor) shows the same numbers.
 void PresetButtons(AppState& state) {
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-  ImGui::TextDisabled("Tutorial examples:");
+  // The switch between the two walkthroughs (--walkthrough).
+  ImGui::TextDisabled("Walkthrough:");
+  for (WalkthroughKind kind : {WalkthroughKind::kInput, WalkthroughKind::kAttention}) {
+    ImGui::SameLine();
+    const char* label =
+        kind == WalkthroughKind::kInput ? "Text to model input" : "Position in attention";
+    if (ImGui::RadioButton(label, state.params.walkthrough == kind)) {
+      Edit(state, [kind](AppState& st) {
+        st.params.walkthrough = kind;
+        st.walkthrough.step = 0;
+        st.walkthrough.fitted_step = -1;
+      });
+    }
+  }
+  const bool attention = state.params.walkthrough == WalkthroughKind::kAttention;
+  ImGui::TextDisabled(attention ? "Attention examples:" : "Tutorial examples:");
   ImGui::SameLine();
   bool first = true;
   for (const WalkthroughPreset& p : WalkthroughPresets()) {
+    if ((PresetWalkthrough(p) == WalkthroughKind::kAttention) != attention) continue;
     const std::string label(p.label);
     const float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
     if (!first && ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w < right) {
@@ -48,7 +64,8 @@ void PresetButtons(AppState& state) {
         if (!ApplyWalkthroughPreset(name, st.params).ok()) return;
         st.params.example.truncate = truncate;
         st.selection.selected_token = focus;
-        st.sums.manual = false;  // the sums view shows the preset's own rows
+        st.sums.manual = false;   // the sums view shows the preset's own rows
+        st.walkthrough.step = 0;  // a preset starts its walkthrough at step 1
         st.walkthrough.fitted_step = -1;
       });
     }
@@ -88,10 +105,10 @@ void StepList(AppState& state, const Walkthrough& w) {
                                 ImGui::GetTextLineHeightWithSpacing() * 2);
   if (ImGui::BeginChild("step_names", ImVec2(0, list_h), false)) {
     const ImGuiID shown = ImGui::GetID("shown_step");  // the step last scrolled into view
-    for (int k = 0; k < kWalkStepCount; ++k) {
+    for (int k = 0; k < static_cast<int>(w.pages.size()); ++k) {
       ImGui::PushID(k);
-      const std::string label =
-          std::to_string(k + 1) + ". " + std::string(WalkStepName(kWalkSteps[k]));
+      const std::string label = std::to_string(k + 1) + ". " +
+                                std::string(WalkStepName(w.pages[static_cast<size_t>(k)].step));
       if (ImGui::Selectable(label.c_str(), k == step)) {
         Edit(state, [k](AppState& st) { st.walkthrough.step = k; });
       }
@@ -119,16 +136,16 @@ void StepList(AppState& state, const Walkthrough& w) {
   }
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::BeginDisabled(step >= kWalkStepCount - 1);
+  const int last = static_cast<int>(w.pages.size()) - 1;
+  ImGui::BeginDisabled(step >= last);
   if (ImGui::Button("Next >")) {
-    Edit(state, [](AppState& st) {
-      st.walkthrough.step = std::min(kWalkStepCount - 1, st.walkthrough.step + 1);
-    });
+    Edit(state,
+         [last](AppState& st) { st.walkthrough.step = std::min(last, st.walkthrough.step + 1); });
   }
   ImGui::EndDisabled();
   // The token the steps follow (the sums view's selected token).
   const auto tokens = static_cast<int>(w.token_labels.size());
-  if (tokens > 1) {
+  if (tokens > 1 && w.kind == WalkthroughKind::kInput) {
     ImGui::Spacing();
     ImGui::TextDisabled("Follow token");
     int t = w.focus;
@@ -192,9 +209,12 @@ void StepImage(AppState& state, const Walkthrough& w, WalkthroughCache& cache, U
 }
 
 // The step's comparison as bars (the × √d step's norms), each named in a legend line above.
-void StepBars(const std::vector<WalkBar>& bars, ImVec2 size) {
-  double hi = 0;
-  for (const WalkBar& b : bars) hi = std::max(hi, b.value);
+void StepBars(const std::vector<WalkBar>& bars, const std::string& axis, ImVec2 size) {
+  double hi = 0, lo = 0;
+  for (const WalkBar& b : bars) {
+    hi = std::max(hi, b.value);
+    lo = std::min(lo, b.value);
+  }
   for (size_t k = 0; k < bars.size(); ++k) {
     const ImVec2 at = ImGui::GetCursorScreenPos();
     const float em = ImGui::GetFontSize();
@@ -210,9 +230,10 @@ void StepBars(const std::vector<WalkBar>& bars, ImVec2 size) {
   // Never squeezed away: in a short panel the legend and the chart scroll together.
   const ImVec2 left(ImGui::GetContentRegionAvail().x,
                     std::max(ImGui::GetContentRegionAvail().y, ImGui::GetFontSize() * 9));
-  PlotRange view{0, static_cast<double>(bars.size()), 0, hi > 0 ? hi * 1.08 : 1.0};
+  PlotRange view{0, static_cast<double>(bars.size()), lo * 1.08,
+                 hi > 0 ? hi * 1.08 : (lo < 0 ? 0.0 : 1.0)};
   PlotSpec spec;
-  spec.y_label = "norm";
+  spec.y_label = axis.c_str();
   spec.limits = view;
   spec.x_cells = true;
   spec.x_integer = true;
@@ -234,13 +255,13 @@ void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCa
     NoEncodingText(derived, "Nothing to show: ");
     return;
   }
-  if (Status s = CheckViewApplies(ViewKind::kWalkthrough, state.params.pe); !s.ok()) {
+  if (Status s = CheckViewApplies(ViewKind::kWalkthrough, state.params); !s.ok()) {
     ErrorText(InWindowTerms(s.message(), ""));
     return;
   }
   const int focus = std::max(0, state.selection.selected_token);
   if (KeyChanged(cache.key, state.params, focus)) {
-    Result<Walkthrough> w = BuildWalkthrough(state.params, *derived.encoding, focus);
+    Result<Walkthrough> w = BuildWalkthrough(state.params, derived.encoding, focus);
     cache.walk.reset();
     cache.error.clear();
     cache.uploaded_step = -1;
@@ -256,7 +277,8 @@ void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCa
     return;
   }
   const Walkthrough& w = *cache.walk;
-  const int step = state.walkthrough.step;  // clamped before the frame
+  const int step = std::clamp(state.walkthrough.step, 0,
+                              static_cast<int>(w.pages.size()) - 1);  // clamped before the frame
   drawn.walkthrough = &w;
   drawn.walkthrough_step = step;
   const WalkPage& page = w.pages[static_cast<size_t>(step)];
@@ -300,7 +322,7 @@ void DrawWalkthroughPanel(AppState& state, const Derived& derived, WalkthroughCa
         StepImage(state, w, cache, services, ImGui::GetContentRegionAvail());
       } else {
         if (ImGui::BeginChild("walk_bars", ImGui::GetContentRegionAvail(), false)) {
-          StepBars(bars, ImGui::GetContentRegionAvail());
+          StepBars(bars, page.bar_axis, ImGui::GetContentRegionAvail());
         }
         ImGui::EndChild();
       }

@@ -167,7 +167,7 @@ void ApplyUiSettings(const KeyValues& ui, AppState& state, std::vector<std::stri
       if (!v) {
         bad(key, text);
       } else if (key == "tab") {
-        if (ViewApplies(*v, state.params.pe)) state.select_tab = *v;
+        if (ViewApplies(*v, state.params)) state.select_tab = *v;
         state.session.shown_tab = *v;
       } else if (key == "focused_view") {
         state.focused_view = *v;
@@ -469,7 +469,7 @@ void RestoreFigureSession(AppState& state, const std::string& path,
     d.scale = static_cast<float>(fig.size.scale);
   }
   state.focused_view = fig.view;
-  if (ViewApplies(fig.view, state.params.pe)) state.select_tab = fig.view;
+  if (ViewApplies(fig.view, state.params)) state.select_tab = fig.view;
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -32,6 +34,12 @@ enum class SimilarityMeasure { kDot, kCosine };
 enum class LowPrecision { kBf16, kFp16 };
 // What the compare view puts side by side.
 enum class CompareOf { kScore, kTable };
+
+// Which guided walkthrough the walkthrough view shows: from text to the model input (the eight
+// input steps), or how position enters attention (the eight attention steps).
+enum class WalkthroughKind { kInput, kAttention };
+std::string_view WalkthroughKindName(WalkthroughKind kind);  // "input", "attention"
+std::optional<WalkthroughKind> ParseWalkthroughKind(std::string_view name);
 
 // Llama 4's attention temperature (its NoPE layers): the query at position p (0-based, as the
 // reference code's positions) is multiplied by
@@ -96,6 +104,8 @@ struct ModelParams {
   // The opened model's schedule (shared, immutable; compared by pointer), null when no model
   // is open; the layers view draws it.
   std::shared_ptr<const ModelSchedule> model;
+  // The walkthrough view's walkthrough (--walkthrough).
+  WalkthroughKind walkthrough = WalkthroughKind::kInput;
   bool operator==(const ModelParams&) const = default;
 };
 

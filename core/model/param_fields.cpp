@@ -974,7 +974,9 @@ const ParamField kFields[] = {
     // it adjust.
     {"", "--walkthrough-preset",
      "A tutorial's example for the walkthrough: the-cat-sits, blog-position-2, i-love-nlp, "
-     "jax-pitfall, embedding-ids, embedding-batch (none: the current example)",
+     "jax-pitfall, embedding-ids, embedding-batch; for the attention walkthrough "
+     "rope-positions-2-and-5, alibi-8-heads, t5-buckets-of-a-sentence, llama-3-1-past-8192, "
+     "gpt2-learned-vs-sinusoid (none: the current example)",
      kAllSchemes,
      Custom(
          "NAME",
@@ -1452,6 +1454,13 @@ const ParamField kFields[] = {
      kAllSchemes,
      Choice<&SpecialTokensName, &ParseSpecialTokens>(AT(m.example.special_tokens), Listed::kEither),
      nullptr, &RecordsSpecialTokens},
+    // Recorded only when it is not the default, so the input walkthrough's figures are unchanged.
+    {"walkthrough", "--walkthrough",
+     "Walkthrough view: input (text to model input, eight steps) or attention (how position "
+     "enters attention, eight steps)",
+     kAllSchemes,
+     Choice<&WalkthroughKindName, &ParseWalkthroughKind>(AT(m.walkthrough), Listed::kEither),
+     nullptr, [](const ModelParams& m) { return m.walkthrough != WalkthroughKind::kInput; }},
 };
 
 #undef AT

@@ -82,12 +82,90 @@ const WalkthroughPreset kPresets[] = {
        m.example.vocab_size = 100;
        m.pe.d_model = 4;
      }},
+    // The attention walkthrough's examples (--walkthrough attention).
+    {"rope-positions-2-and-5", "RoPE at positions 2 and 5",
+     "RoFormer (Su et al. 2021, section 3.4): a query at position 5 and a key at position 2, "
+     "turned pair by pair, d = 8 (four pairs); their score depends on 5 - 2 only",
+     0, false, nullptr,
+     [](ModelParams& m) {
+       SetScheme(m, Scheme::kRope);
+       m.pe.d_model = 8;
+       m.pe.max_len = 32;
+       m.walkthrough = WalkthroughKind::kAttention;
+     }},
+    {"alibi-8-heads", "ALiBi's 8 heads",
+     "Press et al. 2022 (ALiBi): 8 heads with slopes 1/2, 1/4, ..., 1/256 and a causal mask", 0,
+     false, nullptr,
+     [](ModelParams& m) {
+       SetScheme(m, Scheme::kAlibi);
+       m.pe.d_model = 64;
+       m.pe.max_len = 32;
+       m.walkthrough = WalkthroughKind::kAttention;
+     }},
+    {"t5-buckets-of-a-sentence", "T5's buckets of a sentence",
+     "Raffel et al. 2020 (T5): 32 bidirectional buckets up to distance 128 over a sentence of 23 "
+     "words, exact up to 8 and log-spaced after; biases seeded until a model's are loaded",
+     0, false, nullptr,
+     [](ModelParams& m) {
+       SetScheme(m, Scheme::kT5);
+       m.example.text =
+           "Position enters attention through a bias for each bucket of relative distance, "
+           "exact for near keys and log spaced for the far ones";
+       m.pe.d_model = 64;
+       m.pe.max_len = 128;
+       m.walkthrough = WalkthroughKind::kAttention;
+     }},
+    {"llama-3-1-past-8192", "Llama 3.1 past 8192",
+     "Llama 3.1 (HF config.json rope_scaling llama3): base 500000, head dim 128, factor 8, "
+     "low_freq_factor 1, high_freq_factor 4, trained on 8192 positions, 131072 in all",
+     0, false, nullptr,
+     [](ModelParams& m) {
+       SetScheme(m, Scheme::kRope);
+       m.pe.d_model = 128;
+       m.pe.max_len = 131072;
+       RopeParams& r = m.pe.rope();
+       r.theta = 500000.0;
+       r.scaling = RopeScaling::kLlama3;
+       r.factor = 8.0;
+       r.low_freq_factor = 1.0;
+       r.high_freq_factor = 4.0;
+       r.original_max_len = 8192;
+       m.walkthrough = WalkthroughKind::kAttention;
+     }},
+    {"gpt2-learned-vs-sinusoid", "GPT-2's learned table vs the sinusoid",
+     "GPT-2's wpe: a learned 1024 x 768 table drawn N(0, 0.02^2) before training (HF "
+     "GPT2PreTrainedModel._init_weights), added like the sinusoid but not made of waves; "
+     "--positions-table loads a trained one",
+     0, false, nullptr,
+     [](ModelParams& m) {
+       SetScheme(m, Scheme::kLearned);
+       m.pe.d_model = 768;
+       m.pe.max_len = 1024;
+       m.pe.learned().init = LearnedInit::kNormal002;
+       m.walkthrough = WalkthroughKind::kAttention;
+     }},
 };
 
 }  // namespace
 
+std::string_view WalkthroughKindName(WalkthroughKind kind) {
+  return kind == WalkthroughKind::kAttention ? "attention" : "input";
+}
+
+std::optional<WalkthroughKind> ParseWalkthroughKind(std::string_view name) {
+  if (name == "input") return WalkthroughKind::kInput;
+  if (name == "attention") return WalkthroughKind::kAttention;
+  return std::nullopt;
+}
+
 std::span<const WalkthroughPreset> WalkthroughPresets() {
   return kPresets;
+}
+
+WalkthroughKind PresetWalkthrough(const WalkthroughPreset& preset) {
+  ModelParams m;
+  preset.apply(m);
+  return m.walkthrough;
 }
 
 const WalkthroughPreset* FindWalkthroughPreset(std::string_view name) {

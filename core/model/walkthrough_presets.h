@@ -36,6 +36,8 @@ struct WalkthroughPreset {
 };
 
 std::span<const WalkthroughPreset> WalkthroughPresets();
+// The walkthrough a preset shows (what its apply() sets): input or attention.
+WalkthroughKind PresetWalkthrough(const WalkthroughPreset& preset);
 // Null for an unknown name (and for "").
 const WalkthroughPreset* FindWalkthroughPreset(std::string_view name);
 // Sets `m` to the preset's example: the default parameters (memory cap kept), then the preset's

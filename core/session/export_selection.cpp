@@ -103,7 +103,7 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
     return fail(InvalidArgument("--view must be one of " + names + ", got \"" + request.view +
                                 "\"" + DidYouMean(request.view, WordsOfList(names))));
   }
-  if (Status s = CheckViewApplies(*view, params.pe); !s.ok()) return fail(s.error());
+  if (Status s = CheckViewApplies(*view, params); !s.ok()) return fail(s.error());
   Result<EncodingPtr> encoding = MakeEncoding(params.pe, params.cap);
   if (!encoding.ok()) return fail(encoding.error());
   if (built != nullptr) *built = encoding.value();

@@ -184,7 +184,7 @@ Result<Figure> BuildViewFigure(ViewKind view, const ModelParams& params, const V
                                const FigureSize& size, FigureFormat format,
                                const std::string& title, const EncodingPtr& built) {
   if (Status s = ValidateEncodingParams(params.pe); !s.ok()) return s.error();
-  if (Status s = CheckViewApplies(view, params.pe); !s.ok()) return s.error();
+  if (Status s = CheckViewApplies(view, params); !s.ok()) return s.error();
   if (Status s = ValidateFigureSize(size); !s.ok()) return s.error();
   Result<EncodingPtr> encoding = ReuseOrMakeEncoding(params.pe, params.cap, built);
   if (!encoding.ok()) return encoding.error();
@@ -230,7 +230,7 @@ Result<std::vector<Figure>> BuildViewPages(ViewKind view, const ModelParams& par
     return std::vector<Figure>{std::move(f).value()};
   }
   if (Status s = ValidateEncodingParams(params.pe); !s.ok()) return s.error();
-  if (Status s = CheckViewApplies(view, params.pe); !s.ok()) return s.error();
+  if (Status s = CheckViewApplies(view, params); !s.ok()) return s.error();
   if (Status s = ValidateFigureSize(size); !s.ok()) return s.error();
   Result<EncodingPtr> encoding = ReuseOrMakeEncoding(params.pe, params.cap, built);
   if (!encoding.ok()) return encoding.error();
@@ -302,7 +302,7 @@ Status ExportView(ViewKind view, const ModelParams& params, const ViewSelection&
   const TableFormat format = ext == "csv" ? TableFormat::kCsv : TableFormat::kNpy;
   // Check everything before the file is opened, so a bad request leaves no file behind.
   if (Status s = ValidateEncodingParams(params.pe); !s.ok()) return s;
-  if (Status s = CheckViewApplies(view, params.pe); !s.ok()) return s;
+  if (Status s = CheckViewApplies(view, params); !s.ok()) return s;
   Result<EncodingPtr> encoding = ReuseOrMakeEncoding(params.pe, params.cap, options.encoding);
   if (!encoding.ok()) return encoding.error();
   const ViewContext context{params, encoding.value(), sel, options.size, FigureFormat::kPng};

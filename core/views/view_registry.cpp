@@ -99,7 +99,8 @@ constexpr ViewOption kCheckOptions[] = {OptionOf<&ModelParams::dtype>("dtype"),
 constexpr ViewOption kMropeNeighboursOptions[] = {
     OptionOf<&ModelParams::mrope_patch>("mrope_patch")};
 constexpr ViewOption kWalkthroughOptions[] = {
-    OptionOf<&ModelParams::walkthrough_preset>("walkthrough_preset", true)};
+    OptionOf<&ModelParams::walkthrough_preset>("walkthrough_preset", true),
+    OptionOf<&ModelParams::walkthrough>("walkthrough")};
 
 constexpr ViewEntry kViews[] = {
     {.kind = ViewKind::kHeatmap,
@@ -479,6 +480,18 @@ Status CheckViewApplies(ViewKind kind, const EncodingParams& params) {
   return InvalidArgument("the " + std::string(v.name) + " view needs " + std::string(v.needs) +
                          "; the " + std::string(SchemeName(params.kind())) +
                          " scheme has no such view");
+}
+
+bool ViewApplies(ViewKind kind, const ModelParams& params) {
+  if (kind == ViewKind::kWalkthrough && params.walkthrough == WalkthroughKind::kAttention) {
+    return true;
+  }
+  return ViewApplies(kind, params.pe);
+}
+
+Status CheckViewApplies(ViewKind kind, const ModelParams& params) {
+  if (ViewApplies(kind, params)) return {};
+  return CheckViewApplies(kind, params.pe);
 }
 
 }  // namespace pe

@@ -197,5 +197,9 @@ const ViewEntry& GetView(ViewKind kind);
 // An error naming the view and the scheme when `kind` does not apply to `params`.
 Status CheckViewApplies(ViewKind kind, const EncodingParams& params);
 bool ViewApplies(ViewKind kind, const EncodingParams& params);
+// The same for the whole parameters: the attention walkthrough (--walkthrough attention)
+// applies to every scheme, the input walkthrough to the schemes that add a vector.
+Status CheckViewApplies(ViewKind kind, const ModelParams& params);
+bool ViewApplies(ViewKind kind, const ModelParams& params);
 
 }  // namespace pe

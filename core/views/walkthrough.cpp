@@ -34,8 +34,29 @@ std::string_view WalkStepName(WalkStep step) {
       return "Dropout";
     case WalkStep::kInput:
       return "Model input";
+    case WalkStep::kQueryKey:
+      return "q and k";
+    case WalkStep::kFourTerms:
+      return "Four terms";
+    case WalkStep::kRotation:
+      return "Rotation";
+    case WalkStep::kDecay:
+      return "Decay";
+    case WalkStep::kBiases:
+      return "Biases";
+    case WalkStep::kSoftmaxRow:
+      return "Softmax row";
+    case WalkStep::kLongContext:
+      return "Long context";
+    case WalkStep::kLayers:
+      return "Layers";
   }
   return "?";
+}
+
+std::span<const WalkStep> WalkStepsOf(WalkthroughKind kind) {
+  if (kind == WalkthroughKind::kAttention) return kAttentionSteps;
+  return kWalkSteps;
 }
 
 namespace {
@@ -776,6 +797,14 @@ constexpr std::array<StepBuilder, kWalkStepCount> kStepBuilders = {{
 
 }  // namespace
 
+Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const EncodingPtr& encoding,
+                                     int focus) {
+  if (params.walkthrough == WalkthroughKind::kAttention) {
+    return BuildAttentionWalkthrough(params, encoding, focus);
+  }
+  return BuildWalkthrough(params, *encoding, focus);
+}
+
 Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& encoding,
                                      int focus) {
   if (encoding.family() != Family::kAdded) {
@@ -785,6 +814,8 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
         std::string(SchemeName(encoding.scheme())) + " adds nothing there");
   }
   Walkthrough w;
+  w.matrices.resize(kWalkStepCount);
+  w.bars.resize(kWalkStepCount);
   WalkContext c(params, encoding, w);
   c.d = params.pe.d_model;
   w.d = c.d;
@@ -839,11 +870,16 @@ Figure WalkPageFigure(const Walkthrough& w, int step, ColormapId colormap) {
   const std::vector<WalkBar>& bars = w.bars[static_cast<size_t>(step)];
   if (!bars.empty()) {
     // One bar per quantity, coloured as its legend entry.
-    double hi = 0;
-    for (const WalkBar& b : bars) hi = std::max(hi, b.value);
+    double hi = 0, lo = 0;
+    for (const WalkBar& b : bars) {
+      hi = std::max(hi, b.value);
+      lo = std::min(lo, b.value);
+    }
     f.x = {"", true, false, true};
-    f.y = {"norm", false, false, false};
-    f.view = {0, static_cast<double>(bars.size()), 0, hi > 0 ? hi * 1.08 : 1.0};
+    f.y = {p.bar_axis, false, false, false};
+    f.view = {0, static_cast<double>(bars.size()), lo * 1.08,
+              hi > 0 ? hi * 1.08 : (lo < 0 ? 0.0 : 1.0)};
+    if (lo < 0) f.hlines.push_back(0.0);
     for (size_t k = 0; k < bars.size(); ++k) {
       const auto x = static_cast<double>(k);
       f.rects.push_back({x + 0.15, 0, x + 0.85, bars[k].value, SeriesRgba(static_cast<int>(k))});

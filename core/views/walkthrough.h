@@ -1,12 +1,17 @@
-// The guided walkthrough from text to model input, as data: eight steps (text, tokens, ids, the
-// rows of E, x sqrt(d), + PE, dropout, the model input), each with its title, one sentence, the
-// formula, the line of the tutorials' code it corresponds to, the current example's numbers
-// and what the other views highlight. The window's panel (app/panels/walkthrough_panel.cpp) and
-// the PDF handout (walkthrough_view.cpp) both draw from it. No drawing here.
+// The guided walkthroughs, as data. The input walkthrough (--walkthrough input): eight steps
+// from text to model input (text, tokens, ids, the rows of E, x sqrt(d), + PE, dropout, the
+// model input). The attention walkthrough (--walkthrough attention, attention_walkthrough.cpp):
+// eight steps of how position enters attention (q and k, the four terms of an added scheme, the
+// rotation, decay with distance, the biases, one query's softmax row, long context, layers that
+// differ). Each step has its title, one sentence, the formula, the line of reference code it
+// corresponds to, the current example's numbers and what the other views highlight. The
+// window's panel (app/panels/walkthrough_panel.cpp) and the PDF handout (walkthrough_view.cpp)
+// both draw from it, whatever the number of pages. No drawing here.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,12 +25,37 @@
 
 namespace pe {
 
-enum class WalkStep { kText, kTokens, kIds, kLookup, kScale, kPosition, kDropout, kInput };
-inline constexpr int kWalkStepCount = 8;
+enum class WalkStep {
+  kText,
+  kTokens,
+  kIds,
+  kLookup,
+  kScale,
+  kPosition,
+  kDropout,
+  kInput,
+  // The attention walkthrough's steps.
+  kQueryKey,
+  kFourTerms,
+  kRotation,
+  kDecay,
+  kBiases,
+  kSoftmaxRow,
+  kLongContext,
+  kLayers,
+};
+inline constexpr int kWalkStepCount = 8;  // steps of the input walkthrough
 inline constexpr std::array<WalkStep, kWalkStepCount> kWalkSteps = {
     WalkStep::kText,  WalkStep::kTokens,   WalkStep::kIds,     WalkStep::kLookup,
     WalkStep::kScale, WalkStep::kPosition, WalkStep::kDropout, WalkStep::kInput};
-// "Text", "Tokens", "Ids", "Rows of E", "× √d", "+ PE", "Dropout", "Model input"
+inline constexpr int kAttentionStepCount = 8;  // steps of the attention walkthrough
+inline constexpr std::array<WalkStep, kAttentionStepCount> kAttentionSteps = {
+    WalkStep::kQueryKey, WalkStep::kFourTerms,  WalkStep::kRotation,    WalkStep::kDecay,
+    WalkStep::kBiases,   WalkStep::kSoftmaxRow, WalkStep::kLongContext, WalkStep::kLayers};
+// The steps of `kind`'s walkthrough, in order.
+std::span<const WalkStep> WalkStepsOf(WalkthroughKind kind);
+// "Text", "Tokens", "Ids", "Rows of E", "× √d", "+ PE", "Dropout", "Model input"; "q and k",
+// "Four terms", "Rotation", "Decay", "Biases", "Softmax row", "Long context", "Layers"
 std::string_view WalkStepName(WalkStep step);
 
 struct WalkPage {
@@ -40,6 +70,8 @@ struct WalkPage {
   std::vector<double> alt_values;    // the comparison: the intended PE (JAX pitfall), the sum
                                      // before dropout
   std::string highlight_text;        // what the other views of the window outline, in words
+  std::string bar_axis = "norm";     // the value axis of the page's bars
+  bool applies = true;  // false: the step does not apply to the scheme (its page says which does)
 };
 
 // A table drawn as an image on a step (E, the positional rows, the model input): its rows,
@@ -62,8 +94,31 @@ struct WalkBar {
 inline constexpr int64_t kWalkMatrixCols = 512;
 inline constexpr int64_t kWalkMatrixRows = 256;
 
+// The attention walkthrough's live numbers, as its pages print them (q = k = x, the score view's
+// content, no projections). NaN where a step does not apply.
+struct WalkAttention {
+  int64_t query = 0, key = 0;  // the example's pair: query m, key n (m - n = 3 when it fits)
+  int64_t shift = 0;           // both moved by this (10 when it fits): the same m - n
+  double score = 0, shifted_score = 0;  // score(m, n) and score(m + shift, n + shift)
+  double scale = 0;                     // the factor of q.k (1/sqrt(d) unless given)
+  // Added schemes: x.x, x.PE_n, PE_m.x, PE_m.PE_n (raw dot products, before the scale).
+  std::array<double, 4> terms = {0, 0, 0, 0};
+  // Rotary schemes: each pair's part of score(m, n), scaled (q = k = x: |X_i|^2 cos((m-n) w_i)).
+  std::vector<double> pair_parts;
+  // Decay: query m = key n + r for each r, the score, and RoFormer's relative bound (rotary).
+  std::vector<int64_t> distances;
+  std::vector<double> decay_scores, decay_bound;
+  std::vector<double> slopes;                        // ALiBi: each head's slope
+  std::vector<std::pair<int64_t, int64_t>> buckets;  // T5: (key - query, bucket)
+  std::vector<int64_t> softmax_keys;                 // the softmax row's keys
+  std::vector<double> softmax_weights;               // under the parameters' window
+  int64_t kept = 0, interpolated = 0, blended = 0;   // long context: pairs of each kind
+  std::vector<std::string> layer_groups;             // layers that differ, one line each
+};
+
 struct Walkthrough {
-  std::vector<WalkPage> pages;  // (kWalkStepCount) in step order
+  WalkthroughKind kind = WalkthroughKind::kInput;
+  std::vector<WalkPage> pages;  // in step order (WalkStepsOf(kind))
   // The example as the steps see it.
   std::vector<std::string> token_labels;  // (T)
   std::vector<int64_t> ids;               // (T)
@@ -77,14 +132,22 @@ struct Walkthrough {
   bool ids_pending = false;    // typed ids the input layer does not take yet: steps show the text
   InputParts parts;            // (T, d) as the code computes them
   Matrix intended_positional;  // (T, d) the JAX pitfall's intended table; empty otherwise
-  std::array<std::vector<WalkMatrix>, kWalkStepCount> matrices;  // per step, drawn as images
-  std::array<std::vector<WalkBar>, kWalkStepCount> bars;         // per step, drawn as bars
+  std::vector<std::vector<WalkMatrix>> matrices;  // per page, drawn as images
+  std::vector<std::vector<WalkBar>> bars;         // per page, drawn as bars
+  WalkAttention attention;                        // the attention walkthrough's numbers
 };
 
 // The walkthrough of `params`' example with `encoding` (an added scheme) following token
 // `focus` (clamped to the tokens; -1 means 0). Errors: a scheme that adds nothing, a typed
 // preset whose tables do not match d_model, what ComputeSentence refuses.
 Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& encoding,
+                                     int focus);
+// The attention walkthrough of `params` with `encoding` (any scheme): errors are those of the
+// score view's content (AttentionScorer::Make).
+Result<Walkthrough> BuildAttentionWalkthrough(const ModelParams& params,
+                                              const EncodingPtr& encoding, int focus);
+// The walkthrough params.walkthrough names.
+Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const EncodingPtr& encoding,
                                      int focus);
 
 // The page of one step as a figure: its text, and its table as an image when it has one.

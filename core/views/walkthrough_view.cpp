@@ -12,17 +12,19 @@
 namespace pe {
 namespace {
 
+// The walkthrough --walkthrough names (input or attention).
 Result<Walkthrough> Build(const ViewContext& c) {
-  return BuildWalkthrough(c.params, *c.encoding, c.sel.selected_token);
+  return BuildWalkthrough(c.params, c.encoding, c.sel.selected_token);
 }
 
 }  // namespace
 
 Result<Figure> WalkthroughFigure(const ViewContext& c) {
   const int step = c.sel.walkthrough_step;
-  if (step < 0 || step >= kWalkStepCount) {
+  const auto steps = static_cast<int>(WalkStepsOf(c.params.walkthrough).size());
+  if (step < 0 || step >= steps) {
     return InvalidArgument(
-        "the walkthrough is a handout of " + std::to_string(kWalkStepCount) +
+        "the walkthrough is a handout of " + std::to_string(steps) +
         " pages, one per step: write it as .pdf (a .png or .svg holds one step, which the "
         "window's walkthrough panel exports)");
   }
@@ -35,7 +37,7 @@ Result<std::vector<Figure>> WalkthroughPages(const ViewContext& c) {
   Result<Walkthrough> w = Build(c);
   if (!w.ok()) return w.error();
   std::vector<Figure> pages;
-  for (int k = 0; k < kWalkStepCount; ++k) {
+  for (int k = 0; k < static_cast<int>(w.value().pages.size()); ++k) {
     pages.push_back(WalkPageFigure(w.value(), k, c.params.colormap));
   }
   return pages;
@@ -47,6 +49,11 @@ Status CheckWalkthroughTable(const ViewContext& c) {
 
 Status WriteWalkthroughView(std::ostream& out, TableFormat format, const ViewContext& c,
                             const Progress& progress) {
+  if (c.params.walkthrough == WalkthroughKind::kAttention) {
+    return InvalidArgument(
+        "the attention walkthrough has no table of its own: its numbers are the score view's "
+        "(--view score, --view attention) and its pages a PDF (-o FILE.pdf)");
+  }
   Result<Walkthrough> w = Build(c);
   if (!w.ok()) return w.error();
   SentenceResult s;
@@ -66,6 +73,7 @@ uint64_t WalkthroughEstimate(const EstimateContext& c) {
 // The preset (every walkthrough figure records it) and the step a PNG or SVG shows.
 void WalkthroughMetadata(const ModelParams& m, const ViewSelection& sel, MetadataList& out) {
   if (!m.walkthrough_preset.empty()) out.push_back({"walkthrough_preset", m.walkthrough_preset});
+
   if (sel.walkthrough_step >= 0) {
     out.push_back({"walkthrough_step", std::to_string(sel.walkthrough_step)});
   }
