@@ -248,7 +248,7 @@ TEST(WalkthroughHandout, TheModelInputRowsAreNamedByTheirTokensEveryKthWhenMany)
   }
   // Sixty tokens: every k-th row, no two names overlapping, the first row named.
   m.example.text.clear();
-  for (int t = 0; t < 60; ++t) m.example.text += "w" + std::to_string(t) + " ";
+  for (int t = 0; t < 60; ++t) m.example.text.append("w").append(std::to_string(t)).append(" ");
   const Walkthrough many = Walk(m);
   const Figure g = WalkPageFigure(many, static_cast<int>(k), ColormapId::kRdBu, FigureSize{});
   std::vector<const FigurePlaced*> rows;
@@ -288,9 +288,11 @@ TEST(WalkthroughHandout, AWalkthroughOfAnotherLengthAndOtherPartsIsLaidOutToo) {
   other.pages[0].numbers = {"one number: 1"};
   other.pages[1].title = "2. Boxes";
   for (int t = 0; t < 20; ++t)
-    other.pages[1].chips.push_back({"tok" + std::to_string(t), "", false});
+    other.pages[1].chips.push_back({std::string("tok").append(std::to_string(t)), "", false});
   other.pages[2].title = "3. Many numbers";
-  for (int t = 0; t < 30; ++t) other.pages[2].numbers.push_back("value " + std::to_string(t));
+  for (int t = 0; t < 30; ++t) {
+    other.pages[2].numbers.push_back(std::string("value ").append(std::to_string(t)));
+  }
   for (int k = 0; k < 3; ++k) {
     const Figure f = WalkPageFigure(other, k, ColormapId::kRdBu, FigureSize{});
     EXPECT_EQ(f.title, "Another walkthrough");
