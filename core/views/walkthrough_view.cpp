@@ -286,8 +286,9 @@ void PlaceMask(Placer& out, const WalkMask& m, double x, double y, double bw, do
   const double lh = PlacedTextHeight(pt, false);
   const double note_h = 3 * LineHeight(pt, false);
   const double cell_h = std::min((bh - note_h) / 3.4, cell_w * 1.2);
-  // The mask's cells say "kept" and "dropped" when the words fit, else 1 and 0.
-  const bool words = PlacedTextWidth("dropped", pt, true, false) < cell_w - 4;
+  // The mask's cells say "kept" and "drop" when the words fit, else 1 and 0.
+  const bool words = PlacedTextWidth("drop", pt, true, false) < cell_w - 4 &&
+                     PlacedTextWidth("kept", pt, false, false) < cell_w - 4;
   // The cells' text: as large as fits the narrowest cell, at least pt.
   double cell_pt = pt;
   for (double c = pt * 1.6; c >= pt; c -= 0.5) {
@@ -295,7 +296,7 @@ void PlaceMask(Placer& out, const WalkMask& m, double x, double y, double bw, do
     for (size_t j = 0; j < m.kept.size() && fits; ++j) {
       fits = PlacedTextWidth(Short(m.before[j]), c, false, false) < cell_w - 4 &&
              PlacedTextWidth(Short(m.after[j]), c, false, false) < cell_w - 4 &&
-             (!words || PlacedTextWidth("dropped", c, true, false) < cell_w - 4);
+             (!words || PlacedTextWidth("drop", c, true, false) < cell_w - 4);
     }
     if (fits) {
       cell_pt = c;
@@ -316,7 +317,7 @@ void PlaceMask(Placer& out, const WalkMask& m, double x, double y, double bw, do
       if (row == 0) {
         text = Short(m.before[j]);
       } else if (row == 1) {
-        text = words ? (kept ? "kept" : "dropped") : (kept ? "1" : "0");
+        text = words ? (kept ? "kept" : "drop") : (kept ? "1" : "0");
         role = kept ? "mask kept" : "mask dropped";
       } else {
         text = Short(m.after[j]);
