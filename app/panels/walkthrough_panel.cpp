@@ -194,6 +194,14 @@ void StepImage(AppState& state, const Walkthrough& w, WalkthroughCache& cache, U
   spec.min_x_span = std::min(4.0, cols);
   spec.min_y_span = std::min(2.0, rows);
   const float em = ImGui::GetFontSize();
+  // Rows of tokens are named by their tokens, every k-th row when the rows shown are too
+  // thin for a name each (k the least that keeps the names apart).
+  const std::vector<Tick> row_names =
+      m.row_axis == "token"
+          ? WalkRowTicks(w, m, state.walkthrough.view.y1 - state.walkthrough.view.y0,
+                         size.y - em * 2.5f, em * 1.15f)
+          : std::vector<Tick>{};
+  spec.y_ticks = row_names;
   const float bar_w = ColorBarWidth(-cache.range, cache.range, size.y - em * 2.5f);
   Plot plot("walk_plot", state.walkthrough.view, spec, ImVec2(size.x - bar_w, size.y));
   if (cache.texture != nullptr) plot.Image(cache.texture, 0, 0, cols, rows);

@@ -90,6 +90,24 @@ struct FigureText {
   Style style = Style::kBody;
 };
 
+// A text, box or the figure's image placed by its view at page coordinates (the walkthrough
+// handout's pages, which lay themselves out to fill the page): see Figure::placed.
+struct FigurePlaced {
+  enum class Kind { kText, kRect, kImage };
+  Kind kind = Kind::kText;
+  // Page units, top-left origin. A text's box: (x0, y0) its top-left corner, (x1, y1) where its
+  // advance and its font's descent end.
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  std::string text;
+  double pt = 12;
+  bool bold = false;
+  bool mono = false;  // DejaVu Sans Mono (code), else DejaVu Sans
+  Rgba8 color{30, 30, 35, 255};
+  bool filled = true;       // a rect: filled with `color`, else outlined
+  double line_width = 1.0;  // an outline's
+  std::string role;         // what it shows ("number", "mask kept", ...), for tests and readers
+};
+
 struct Figure {
   std::string title;
   std::vector<FigureText> text;  // under the title, above the plot
@@ -116,6 +134,10 @@ struct Figure {
   // image, colour bar), and the legend in a strip under them; this figure's own axes, image and
   // series are not drawn. Panels have no panels of their own.
   std::vector<Figure> panels;
+  // A page its view lays out itself: when not empty, the page is white and holds these, in
+  // order, and nothing else of this figure is drawn (its title is the file's, `image` is what a
+  // kImage item shows). Panels are not drawn either.
+  std::vector<FigurePlaced> placed;
 };
 
 }  // namespace pe

@@ -347,8 +347,56 @@ void DrawLegend(cairo_t* cr, const Figure& f, const FigureSize& size, const Box&
   }
 }
 
+// A page its view laid out (Figure::placed): its items in order on white.
+void DrawPlaced(cairo_t* cr, const Figure& f, FigureFormat format) {
+  FixFontOptions(cr);
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  for (const FigurePlaced& p : f.placed) {
+    switch (p.kind) {
+      case FigurePlaced::Kind::kText:
+        if (p.mono) {
+          cairo_select_font_face(cr, "DejaVu Sans Mono", CAIRO_FONT_SLANT_NORMAL,
+                                 p.bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+          cairo_set_font_size(cr, p.pt);
+        } else {
+          Font(cr, p.pt, p.bold);
+        }
+        SetColor(cr, p.color);
+        Text(cr, p.text, p.x0, p.y0, 0, 0);
+        break;
+      case FigurePlaced::Kind::kRect:
+        SetColor(cr, p.color);
+        if (p.filled) {
+          cairo_rectangle(cr, p.x0, p.y0, p.x1 - p.x0, p.y1 - p.y0);
+          cairo_fill(cr);
+        } else {
+          cairo_set_line_width(cr, p.line_width);
+          cairo_rectangle(cr, p.x0, p.y0, p.x1 - p.x0, p.y1 - p.y0);
+          cairo_stroke(cr);
+        }
+        break;
+      case FigurePlaced::Kind::kImage: {
+        if (!f.image || f.image->width <= 0 || f.image->height <= 0) break;
+        const FigureImage& im = *f.image;
+        const int repeat = format == FigureFormat::kPng
+                               ? 1
+                               : VectorImageRepeat(im.width, im.height, p.x1 - p.x0, p.y1 - p.y0);
+        cairo_surface_t* s = ImageSurface(im.width, im.height, im.rgba.data(), repeat);
+        PaintImage(cr, s, im.width * repeat, im.height * repeat, p.x0, p.y0, p.x1, p.y1);
+        cairo_surface_destroy(s);
+        break;
+      }
+    }
+  }
+}
+
 void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format,
           double title_pt, size_t title_lines) {
+  if (!f.placed.empty()) {
+    DrawPlaced(cr, f, format);
+    return;
+  }
   if (!f.panels.empty()) {
     DrawPanels(cr, f, size, format);
     return;

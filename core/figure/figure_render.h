@@ -88,6 +88,12 @@ struct FigureTextBox {
 };
 std::vector<FigureTextBox> FigureTextBoxes(const Figure& figure, const FigureSize& size);
 
+// The advance of `text` as the renderers draw it in DejaVu Sans (Mono when `mono`) at `pt`, in
+// page units: what a view that places its own text (Figure::placed) measures with.
+double PlacedTextWidth(const std::string& text, double pt, bool bold, bool mono);
+// The font's ascent plus descent at `pt`: a placed text's box height.
+double PlacedTextHeight(double pt, bool mono);
+
 // Renders `figure` into `out`. Errors (cairo failures, invalid size) leave `out` partly written:
 // write files through WriteFileAtomically.
 Status RenderFigure(const Figure& figure, FigureFormat format, const FigureSize& size,

@@ -227,3 +227,43 @@ std::vector<TextLine> LayoutText(cairo_t* cr, const Figure& f, double width, dou
 }
 
 }  // namespace pe::figure_internal
+
+namespace pe {
+
+namespace {
+
+// A scratch surface to measure placed text on, with the renderers' font options.
+template <typename Measure>
+double WithPlacedFont(double pt, bool bold, bool mono, const Measure& measure) {
+  cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t* cr = cairo_create(s);
+  figure_internal::FixFontOptions(cr);
+  if (mono) {
+    cairo_select_font_face(cr, "DejaVu Sans Mono", CAIRO_FONT_SLANT_NORMAL,
+                           bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, pt);
+  } else {
+    figure_internal::Font(cr, pt, bold);
+  }
+  const double v = measure(cr);
+  cairo_destroy(cr);
+  cairo_surface_destroy(s);
+  return v;
+}
+
+}  // namespace
+
+double PlacedTextWidth(const std::string& text, double pt, bool bold, bool mono) {
+  return WithPlacedFont(pt, bold, mono,
+                        [&](cairo_t* cr) { return figure_internal::TextWidth(cr, text); });
+}
+
+double PlacedTextHeight(double pt, bool mono) {
+  return WithPlacedFont(pt, false, mono, [](cairo_t* cr) {
+    cairo_font_extents_t fe;
+    cairo_font_extents(cr, &fe);
+    return fe.ascent + fe.descent;
+  });
+}
+
+}  // namespace pe

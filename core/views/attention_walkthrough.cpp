@@ -684,6 +684,7 @@ Result<Walkthrough> BuildAttentionWalkthrough(const ModelParams& params,
   if (!scorer.ok()) return scorer.error();
   Walkthrough w;
   w.kind = WalkthroughKind::kAttention;
+  w.title = "PE Explorer walkthrough: position in attention";
   w.d = encoding->params().d_model;
   w.focus = std::max(0, focus);
   AttnContext c{params, encoding, scorer.value(), w, encoding->family(), encoding->scheme()};

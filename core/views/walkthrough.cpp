@@ -87,6 +87,7 @@ Result<SentenceResult> WholeBatch(const TextExample& ex, const Encoding& encodin
 
 constexpr int64_t kShownValues = 8;  // values of a vector written out on a page
 constexpr size_t kShownTokens = 12;  // tokens, ids and vocabulary entries listed
+constexpr size_t kShownChips = 24;   // tokens drawn as boxes on a page
 
 std::string Fmt(double v) {
   char buf[40];
@@ -419,6 +420,10 @@ void TextStep(WalkContext& c, WalkPage& p) {
                         " are given, not computed");
   }
   if (c.preset != nullptr) p.numbers.push_back("example: " + std::string(c.preset->source));
+  if (ex.ids.empty() || w.ids_pending) {
+    p.chips.push_back({ex.text.empty() ? std::string("\"\" (empty)") : AbbreviatedText(ex.text, 80),
+                       "what the model is given", false});
+  }
   p.highlight_text = "The sums view shows the same example.";
 }
 
@@ -455,6 +460,9 @@ void TokensStep(WalkContext& c, WalkPage& p) {
                             kShownTokens) +
                         " are not taken by this build's input layer yet: the steps show the "
                         "text's tokens");
+  }
+  for (size_t t = 0; t < w.token_labels.size() && t < kShownChips; ++t) {
+    p.chips.push_back({w.token_labels[t], "", t == c.f});
   }
   p.highlight_text = "Sums view: the chip of " + c.who + " is selected.";
 }
@@ -497,6 +505,9 @@ void IdsStep(WalkContext& c, WalkPage& p) {
       p.numbers.push_back("special tokens (--special-tokens " +
                           std::string(SpecialTokensName(ex.special_tokens)) + "): " + special);
     }
+  }
+  for (size_t t = 0; t < w.token_labels.size() && t < w.ids.size() && t < kShownChips; ++t) {
+    p.chips.push_back({w.token_labels[t], "id " + std::to_string(w.ids[t]), t == c.f});
   }
   p.highlight_text = "Sums view: the chip of " + c.who + " shows its id.";
 }
@@ -720,10 +731,20 @@ void DropoutStep(WalkContext& c, WalkPage& p) {
   if (c.any) {
     std::string mask;
     const uint64_t first = static_cast<uint64_t>(w.focus) * static_cast<uint64_t>(d);
+    WalkMask& drawn = p.mask;
+    drawn.scale = 1.0 / (1.0 - p_drop);
+    drawn.p = p_drop;
+    drawn.full = d;
     for (int64_t j = 0; j < std::min(d, 2 * kShownValues); ++j) {
-      mask += RandomUniform(input.dropout_seed, first + static_cast<uint64_t>(j)) <= p_drop ? "0 "
-                                                                                            : "1 ";
+      const bool kept =
+          RandomUniform(input.dropout_seed, first + static_cast<uint64_t>(j)) > p_drop;
+      mask += kept ? "1 " : "0 ";
+      drawn.kept.push_back(kept ? 1 : 0);
+      drawn.before.push_back(before.at(w.focus, j));
+      drawn.after.push_back(after.at(w.focus, j));
     }
+    drawn.caption = "the mask of " + c.who + " (train mode, p = " + Fmt(p_drop) + ", seed " +
+                    std::to_string(input.dropout_seed) + ")";
     p.numbers.push_back(
         "mask m of " + c.who + " (1 kept, 0 dropped)" +
         (d > 2 * kShownValues ? ", first " + std::to_string(2 * kShownValues) : std::string()) +
@@ -827,6 +848,21 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
   if (Status read = ReadExample(c); !read.ok()) return read.error();
   FollowToken(c, focus);
   DescribeEmbeddingSource(c);
+  // The four tutorials the pages name, by title and author as they give them (seeds 000-003).
+  w.sources = {
+      {"PyTorch notes",
+       "the PyTorch notes: \"Token Embeddings and Sinusoidal Positional Encoding in Transformer "
+       "Architectures\", Fading Coder (no author named)"},
+      {"blog",
+       "the blog: Rahul Lokurte, \"Understanding Token and Positional Embeddings in "
+       "Transformers\""},
+      {"JAX/Haiku notebook",
+       "the JAX/Haiku notebook: \"Turning Tokens into Vectors: Embeddings and Positional "
+       "Encoding\" (no author named)"},
+      {"Annotated-Transformer-style tutorial",
+       "the Annotated-Transformer-style tutorial: \"Embeddings & Softmax\", part 2 of "
+       "DeKUT-DSAIL's "
+       "Transformer Architecture tutorials, after Harvard NLP's The Annotated Transformer"}};
   for (const StepBuilder& step : kStepBuilders) {
     WalkPage& p = w.pages.emplace_back();
     p.step = step.step;
@@ -837,6 +873,24 @@ Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const Encoding& 
     for (WalkPage& p : w.pages) p.highlight_text = "there are no tokens, so nothing is outlined.";
   }
   return w;
+}
+
+std::vector<Tick> WalkRowTicks(const Walkthrough& w, const WalkMatrix& m, double shown_rows,
+                               double height, double name_height) {
+  std::vector<Tick> ticks;
+  if (m.row_axis != "token" || m.values.rows <= 0) return ticks;
+  const double row_h = height / std::max(1.0, shown_rows);
+  const int64_t every =
+      row_h > 0 ? std::max<int64_t>(1, static_cast<int64_t>(std::ceil(name_height / row_h))) : 1;
+  for (int64_t r = 0; r < m.values.rows; r += every) {
+    const int64_t t =
+        static_cast<size_t>(r) < m.row_ids.size() ? m.row_ids[static_cast<size_t>(r)] : r;
+    const std::string name = t >= 0 && static_cast<size_t>(t) < w.token_labels.size()
+                                 ? w.token_labels[static_cast<size_t>(t)]
+                                 : std::to_string(t);
+    ticks.push_back({static_cast<double>(r) + 0.5, name});
+  }
+  return ticks;
 }
 
 FigureImage WalkMatrixImage(const WalkMatrix& m, ColormapId colormap, float* range) {
@@ -855,70 +909,6 @@ FigureImage WalkMatrixImage(const WalkMatrix& m, ColormapId colormap, float* ran
   im.y0 = 0;
   im.y1 = static_cast<double>(m.values.rows);
   return im;
-}
-
-Figure WalkPageFigure(const Walkthrough& w, int step, ColormapId colormap) {
-  Figure f;
-  const WalkPage& p = w.pages[static_cast<size_t>(step)];
-  f.title = p.title;
-  f.text.push_back({p.explanation, FigureText::Style::kBody});
-  f.text.push_back({p.formula, FigureText::Style::kFormula});
-  for (const std::string& line : p.numbers) f.text.push_back({line, FigureText::Style::kNumbers});
-  f.text.push_back({p.code, FigureText::Style::kCode});
-  f.text.push_back({"In the window: " + p.highlight_text, FigureText::Style::kNote});
-  const std::vector<WalkMatrix>& ms = w.matrices[static_cast<size_t>(step)];
-  const std::vector<WalkBar>& bars = w.bars[static_cast<size_t>(step)];
-  if (!bars.empty()) {
-    // One bar per quantity, coloured as its legend entry.
-    double hi = 0, lo = 0;
-    for (const WalkBar& b : bars) {
-      hi = std::max(hi, b.value);
-      lo = std::min(lo, b.value);
-    }
-    f.x = {"", true, false, true};
-    f.y = {p.bar_axis, false, false, false};
-    f.view = {0, static_cast<double>(bars.size()), lo * 1.08,
-              hi > 0 ? hi * 1.08 : (lo < 0 ? 0.0 : 1.0)};
-    if (lo < 0) f.hlines.push_back(0.0);
-    for (size_t k = 0; k < bars.size(); ++k) {
-      const auto x = static_cast<double>(k);
-      f.rects.push_back({x + 0.15, 0, x + 0.85, bars[k].value, SeriesRgba(static_cast<int>(k))});
-      f.legend.push_back({std::to_string(k) + ": " + bars[k].label + " = " + Fmt(bars[k].value),
-                          SeriesRgba(static_cast<int>(k))});
-    }
-    return f;
-  }
-  if (ms.empty() || ms.front().values.rows == 0 || ms.front().values.cols == 0) {
-    f.plot = false;
-    return f;
-  }
-  const WalkMatrix& m = ms.front();
-  float hi = 1.0f;
-  f.image = WalkMatrixImage(m, colormap, &hi);
-  f.x = {m.full_cols > m.values.cols ? "dimension (first " + std::to_string(m.values.cols) +
-                                           " of " + std::to_string(m.full_cols) + ")"
-                                     : std::string("dimension"),
-         true, false, true};
-  f.y = {m.row_axis == "id" ? "row of E (id)" : "token (row)", true, true, true};
-  f.view = {0, static_cast<double>(m.values.cols), 0, static_cast<double>(m.values.rows)};
-  f.colorbar = FigureColorBar{colormap, -hi, hi, "value"};
-  const Rgba8 outline = SelectionHighlightColor(colormap);
-  for (int64_t r : m.outlined) {
-    const bool focus = r == m.focus_row;
-    f.overlays.push_back({0, static_cast<double>(r), static_cast<double>(m.values.cols),
-                          static_cast<double>(r + 1), outline, false, focus ? 2.5 : 1.2});
-  }
-  std::string caption = "Below: " + m.caption;
-  if (m.row_axis == "id" && (w.typed || m.row_ids.size() < static_cast<size_t>(w.vocab_size))) {
-    // The rows are not 0..V-1: say which id each row is.
-    caption += " (rows ";
-    for (size_t r = 0; r < m.row_ids.size() && r < 16; ++r) {
-      caption += (r > 0 ? ", " : "") + std::to_string(r) + " = id " + std::to_string(m.row_ids[r]);
-    }
-    caption += m.row_ids.size() > 16 ? ", ...)" : ")";
-  }
-  f.text.push_back({caption, FigureText::Style::kNote});
-  return f;
 }
 
 }  // namespace pe

@@ -18,8 +18,10 @@
 
 #include "base/matrix.h"
 #include "base/status.h"
+#include "base/ticks.h"
 #include "encoding/encoding.h"
 #include "figure/figure.h"
+#include "figure/figure_render.h"
 #include "model/input_layer.h"
 #include "model/model_params.h"
 
@@ -58,6 +60,31 @@ std::span<const WalkStep> WalkStepsOf(WalkthroughKind kind);
 // "Four terms", "Rotation", "Decay", "Biases", "Softmax row", "Long context", "Layers"
 std::string_view WalkStepName(WalkStep step);
 
+// A token drawn as a box on a page (the tokens step's pieces, the ids step's ids under them).
+struct WalkChip {
+  std::string text;
+  std::string note;  // under the box ("id 3"), or empty
+  bool focus = false;
+};
+
+// A dropout mask drawn cell by cell: the followed token's first values before, the mask (1
+// kept, 0 dropped) and after (kept values times `scale` = 1/(1 - p), dropped ones 0).
+struct WalkMask {
+  std::vector<double> before, after;
+  std::vector<uint8_t> kept;
+  double scale = 1;
+  double p = 0;
+  int64_t full = 0;  // values in the whole vector (the cells are its first ones)
+  std::string caption;
+};
+
+// A tutorial a page names, cited by title and author: `key` is how the pages' text names it
+// ("PyTorch notes", "blog"), matched without case.
+struct WalkSource {
+  std::string key;
+  std::string citation;
+};
+
 struct WalkPage {
   WalkStep step = WalkStep::kText;
   std::string title;        // "4. Rows of E: each id picks one row of the embedding table"
@@ -72,6 +99,8 @@ struct WalkPage {
   std::string highlight_text;        // what the other views of the window outline, in words
   std::string bar_axis = "norm";     // the value axis of the page's bars
   bool applies = true;  // false: the step does not apply to the scheme (its page says which does)
+  std::vector<WalkChip> chips;       // tokens drawn as boxes (empty: none)
+  WalkMask mask;                     // a dropout mask drawn cell by cell (empty kept: none)
 };
 
 // A table drawn as an image on a step (E, the positional rows, the model input): its rows,
@@ -118,7 +147,9 @@ struct WalkAttention {
 
 struct Walkthrough {
   WalkthroughKind kind = WalkthroughKind::kInput;
-  std::vector<WalkPage> pages;  // in step order (WalkStepsOf(kind))
+  std::string title = "PE Explorer walkthrough: from text to model input";  // the handout's
+  std::vector<WalkPage> pages;      // in step order (WalkStepsOf(kind))
+  std::vector<WalkSource> sources;  // the tutorials the pages name
   // The example as the steps see it.
   std::vector<std::string> token_labels;  // (T)
   std::vector<int64_t> ids;               // (T)
@@ -150,8 +181,20 @@ Result<Walkthrough> BuildAttentionWalkthrough(const ModelParams& params,
 Result<Walkthrough> BuildWalkthrough(const ModelParams& params, const EncodingPtr& encoding,
                                      int focus);
 
-// The page of one step as a figure: its text, and its table as an image when it has one.
-Figure WalkPageFigure(const Walkthrough& w, int step, ColormapId colormap);
+// The page of one step as a figure laid out to fill `size` (walkthrough_view.cpp): its title,
+// sentence, formula, numbers (at least kWalkNumbersPt), code line, the tutorials it names (by
+// title and author), and its picture: the table as a heatmap with its rows named, the bars
+// named and valued on each bar, the dropout mask cell by cell, or the tokens as boxes. Sized
+// from the page's parts, whatever the step. The figure's title is `w.title` (the document's);
+// the page's own title is drawn on it.
+inline constexpr double kWalkNumbersPt = 10;
+Figure WalkPageFigure(const Walkthrough& w, int step, ColormapId colormap, const FigureSize& size);
+
+// The names of a token matrix's rows as ticks at their centres (r + 0.5): each row's token,
+// every k-th row with k the least that keeps names `name_height` apart when `shown_rows` rows
+// take `height` (same units). Empty for a matrix of ids.
+std::vector<Tick> WalkRowTicks(const Walkthrough& w, const WalkMatrix& m, double shown_rows,
+                               double height, double name_height);
 
 // A walk matrix as an RGBA image, colours from `colormap` over [-m, m] with m the largest
 // |value| (1 when all are zero).
