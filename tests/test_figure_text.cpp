@@ -265,6 +265,7 @@ TEST(FigureText, MarkupRuns) {
   EXPECT_EQ(runs("\xce\xa3_{j=1}^{d/2} |S_j|"),
             "[0 0 \xce\xa3][-1 1 j=1][1 1 d/2][0 0  |S][-1 1 j][0 0 |]");
   EXPECT_EQ(runs("2^-1"), "[0 0 2][1 1 -1]");
+  EXPECT_EQ(runs("(x + PE_m)"), "[0 0 (x + PE][-1 1 m][0 0 )]");
   EXPECT_EQ(runs("slope 2^-1.5, d^-1/2"), "[0 0 slope 2][1 1 -1.5][0 0 , d][1 1 -1/2]");
   EXPECT_EQ(runs("\xcf\x89_i = base^(-2i/d)"), "[0 0 \xcf\x89][-1 1 i][0 0  = base][1 1 -2i/d]");
   // A subscript inside a superscript is smaller again and lower than the superscript.
@@ -276,8 +277,8 @@ TEST(FigureText, MarkupRuns) {
   EXPECT_NEAR(nested[1].rise, 0.38, 1e-12);
   EXPECT_NEAR(nested[2].rise, 0.38 - 0.2 * 0.7, 1e-12);
   // Words with underscores and carets that are no formula are not markup.
-  for (const char* plain :
-       {"rope_scaling=yarn", "d_model", "T5Attention._relative_position_bucket", "x_12", "a ^ b"}) {
+  for (const char* plain : {"rope_scaling=yarn", "d_model", "T5Attention._relative_position_bucket",
+                            "x_12", "a ^ b", "MAX_LEN", "HF_x1"}) {
     EXPECT_EQ(runs(plain), "[0 0 " + std::string(plain) + "]") << plain;
   }
   EXPECT_EQ(MarkupToUnicode("2^-1"), "2\xe2\x81\xbb\xc2\xb9");

@@ -42,10 +42,16 @@ bool SubscriptAt(const std::string& s, size_t k) {
   if (k + 2 < s.size() && (AsciiAlnum(s[k + 2]) || s[k + 2] == '_')) return false;
   const size_t start = CharStart(s, k);
   const bool letter = (start == k - 1 && AsciiLetter(s[start])) || GreekAt(s, start);
-  if (!letter) return false;
-  if (start == 0) return true;
-  const char before = s[start - 1];
-  return !(AsciiAlnum(before) || before == '_' || static_cast<unsigned char>(before) >= 0x80);
+  auto alone = [&](size_t from) {  // nothing of a word before s[from]
+    if (from == 0) return true;
+    const char before = s[from - 1];
+    return !(AsciiAlnum(before) || before == '_' || static_cast<unsigned char>(before) >= 0x80);
+  };
+  if (letter && alone(start)) return true;
+  // Or a short name in capitals: "PE_m", "PE_n".
+  size_t b = k;
+  while (b > 0 && k - b < 3 && s[b - 1] >= 'A' && s[b - 1] <= 'Z') --b;
+  return k - b >= 2 && alone(b);
 }
 
 // The length of a signed number or fraction at s[k] ("-1", "-24", "-1.5", "-1/2", "53"); 0: none.
