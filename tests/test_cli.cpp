@@ -665,12 +665,12 @@ TEST_F(Cli, NumbersAreDecimalAndErrorsEchoTheText) {
   // The figure's size: whole layout units (1e3 is not one), a scale in range; the message repeats
   // the text given, not the number it reads as ("1e+23").
   const Case size_cases[] = {
-      {"--width 0x300", "--width must be an integer in [200, 10000], got \"0x300\""},
-      {"--width 1e3", "--width must be an integer in [200, 10000], got \"1e3\""},
-      {"--height 1e3", "--height must be an integer in [200, 10000], got \"1e3\""},
-      {"--width 1e23", "--width must be an integer in [200, 10000], got \"1e23\""},
-      {"--height 100", "--height must be an integer in [200, 10000], got \"100\""},
-      {"--width 960.5", "--width must be an integer in [200, 10000], got \"960.5\""},
+      {"--width 0x300", "--width must be an integer in [120, 10000], got \"0x300\""},
+      {"--width 1e3", "--width must be an integer in [120, 10000], got \"1e3\""},
+      {"--height 1e3", "--height must be an integer in [90, 10000], got \"1e3\""},
+      {"--width 1e23", "--width must be an integer in [120, 10000], got \"1e23\""},
+      {"--height 80", "--height must be an integer in [90, 10000], got \"80\""},
+      {"--width 960.5", "--width must be an integer in [120, 10000], got \"960.5\""},
       {"--scale 1e9", "--scale must be a number in [0.25, 8], got \"1e9\""},
   };
   for (const Case& c : size_cases) {

@@ -634,7 +634,7 @@ TEST_F(Figures, FailedExportsLeaveNothingBehind) {
   EXPECT_NE(s.message().find("/nonexistent-dir/f.svg"), std::string::npos) << s.message();
   opts.size.width = 50;
   s = ExportView(ViewKind::kHeatmap, m, DefaultViews(m), Path("small.png"), opts);
-  EXPECT_EQ(s.message(), "figure width must be in [200, 10000], got 50");
+  EXPECT_EQ(s.message(), "figure width must be in [120, 10000], got 50");
   opts.size = {};
   m.curve_dims = {500};
   s = ExportView(ViewKind::kCurves, m, DefaultViews(m), Path("c.pdf"), opts);
@@ -683,7 +683,7 @@ TEST_F(Figures, CliWritesEachFormatAtTheRequestedSize) {
             std::string::npos)
       << bad;
   const std::string tiny = Capture(exe + " export --view heatmap --width 10 -o " + Path("x.pdf"));
-  EXPECT_NE(tiny.find("--width must be an integer in [200, 10000], got \"10\""), std::string::npos)
+  EXPECT_NE(tiny.find("--width must be an integer in [120, 10000], got \"10\""), std::string::npos)
       << tiny;
   const std::string big = Capture(exe + " export --view heatmap --scale 100 -o " + Path("x.png"));
   EXPECT_NE(big.find("--scale must be a number in [0.25, 8], got \"100\""), std::string::npos)

@@ -494,6 +494,18 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   exp->add_option("--height", height, "Figure height")->capture_default_str();
   exp->add_option("--scale", scale, "PNG pixels per unit (2 for a 2x image)")
       ->capture_default_str();
+  std::string font_size = "12", svg_text = "text";
+  exp->add_option("--font-size", font_size,
+                  "Body text size PT in layout units, 5 to 36 (legends, ticks; titles and axis "
+                  "titles larger in proportion); a page too small for it gets a smaller plot "
+                  "area first, then smaller text")
+      ->type_name("PT")
+      ->capture_default_str();
+  exp->add_option("--svg-text", svg_text,
+                  "SVG text: text (<text> elements, editable and searchable) or outlines (glyph "
+                  "outlines)")
+      ->type_name("text|outlines")
+      ->capture_default_str();
   exp->add_option("--title", er.title, "Figure title (default: one naming the parameters)");
   exp->add_option("--positions", er.positions,
                   "Positions shown, A:B (heatmap rows, curves x, score queries and keys); for a "
@@ -533,7 +545,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
   const char* const kFigureFlags[] = {
       "--width",       "--height",       "--scale",     "--title",          "--dim-range",
       "--token",       "--no-markers",   "--batch-row", "--heatmap-window", "--curves-window",
-      "--sums-window", "--score-window", "--highlight", "--no-highlight",   "--walkthrough-step"};
+      "--sums-window", "--score-window", "--highlight", "--no-highlight",   "--walkthrough-step",
+      "--font-size",   "--svg-text"};
   AddParameterOptions(*exp, flags);
 
   CLI::App* chk = app.add_subcommand(
@@ -858,10 +871,16 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     }
     // The ranges of ValidateFigureSize (which checks the window's exports and the pixel count),
     // here so that the message repeats the text given.
-    Result<int64_t> w = ParseInteger("--width", width, 200, 10000);
+    Result<int64_t> w = ParseInteger("--width", width, 120, 10000);
     if (!w.ok()) return usage_error(w.message());
-    Result<int64_t> h = ParseInteger("--height", height, 200, 10000);
+    Result<int64_t> h = ParseInteger("--height", height, 90, 10000);
     if (!h.ok()) return usage_error(h.message());
+    Result<double> fs = ParseFontSize(font_size);
+    if (!fs.ok()) return usage_error(fs.message());
+    Result<bool> outlines = ParseSvgText(svg_text);
+    if (!outlines.ok()) return usage_error(outlines.message());
+    er.font_size = fs.value();
+    er.svg_outlines = outlines.value();
     Result<double> sc = ParseNumber("--scale", scale, "a number in [0.25, 8]",
                                     [](double v) { return v >= 0.25 && v <= 8; });
     if (!sc.ok()) return usage_error(sc.message());

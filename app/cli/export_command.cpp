@@ -41,7 +41,8 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
   const std::optional<ViewKind> view = ParseView(request.view);
   const ViewSelection& sel = selection.value();
   ExportRequestOptions options;
-  options.size = {request.width, request.height, request.scale};
+  options.size = {request.width, request.height, request.scale, request.font_size,
+                  request.svg_outlines};
   if (Status s = ValidateFigureSize(options.size, {"--width", "--height", "--scale"}); !s.ok()) {
     return fail(s.error());
   }

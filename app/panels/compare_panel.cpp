@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "figure/markup.h"
 #include "model/param_fields.h"
 #include "panels/panels.h"
 #include "ui/plot.h"
@@ -290,7 +291,7 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
   }
   for (const FigureLegendItem& item : f.legend) {
     if (item.color.a == 0) {
-      WrappedText(item.label);
+      WrappedText(MarkupToUnicode(item.label));
       continue;
     }
     // A swatch: its label's wrapped lines all start after it.
@@ -299,7 +300,7 @@ void DrawComparePanel(AppState& state, const Derived& derived, ComparePanelCache
                                               ImVec2(at.x + em * 0.8f, at.y + em * 0.85f),
                                               ToImU32(item.color));
     ImGui::Indent(em);
-    WrappedText(item.label);
+    WrappedText(MarkupToUnicode(item.label));
     ImGui::Unindent(em);
   }
   ImGui::EndChild();

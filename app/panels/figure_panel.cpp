@@ -11,6 +11,7 @@
 
 #include "arch/model_choice.h"
 #include "figure/label_placement.h"
+#include "figure/markup.h"
 #include "model/model_schedule.h"
 #include "panels/panels.h"
 #include "ui/model_pick.h"
@@ -611,7 +612,7 @@ void DrawFigurePanel(const PanelEntry& p, AppState& state, const Derived& derive
     for (const FigureLegendItem& item : f.legend) {
       if (&item != &f.legend.front()) ImGui::Dummy(ImVec2(0, em * 0.15f));  // items apart
       if (item.color.a == 0) {
-        WrappedText(item.label);  // breaks at spaces: numbers stay whole
+        WrappedText(MarkupToUnicode(item.label));  // breaks at spaces: numbers stay whole
         continue;
       }
       const ImVec2 at = ImGui::GetCursorScreenPos();
@@ -619,7 +620,7 @@ void DrawFigurePanel(const PanelEntry& p, AppState& state, const Derived& derive
                                           ImVec2(at.x + em * 1.2f, at.y + em * 0.6f),
                                           ToImU32(item.color), 3.0f);
       ImGui::Indent(em * 1.4f);
-      WrappedText(item.label);
+      WrappedText(MarkupToUnicode(item.label));
       ImGui::Unindent(em * 1.4f);
     }
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/ticks.h"
+#include "figure/markup.h"
 #include "ui/ui_settings.h"
 
 namespace pe {
@@ -139,22 +140,27 @@ Plot::Plot(const char* id, PlotRange& view, const PlotSpec& spec, ImVec2 size)
   if (spec.title) {
     // Centred over the data, kept inside the widget; a title wider than the widget ends in an
     // ellipsis, whole in a tooltip, rather than running into its neighbour.
-    const std::string title = ElideToWidth(spec.title, size.x);
+    // Sub- and superscripts written as markup ("ω_i", "2^-1") as Unicode characters.
+    const std::string full = MarkupToUnicode(spec.title);
+    const std::string title = ElideToWidth(full.c_str(), size.x);
     const float tw = ImGui::CalcTextSize(title.c_str()).x;
     const float x = std::clamp((min_.x + max_.x - tw) / 2, origin.x,
                                std::max(origin.x, origin.x + size.x - tw));
     draw_->AddText(ImVec2(x, origin.y), CurrentPlotColors().text, title.c_str());
-    if (title != spec.title &&
+    if (title != full &&
         ImGui::IsMouseHoveringRect(ImVec2(x, origin.y), ImVec2(x + tw, origin.y + title_h))) {
-      ImGui::SetTooltip("%s", spec.title);
+      ImGui::SetTooltip("%s", full.c_str());
     }
   }
-  if (spec.y_label)
-    draw_->AddText(ImVec2(origin.x, origin.y + title_h), CurrentPlotColors().dim, spec.y_label);
+  if (spec.y_label) {
+    draw_->AddText(ImVec2(origin.x, origin.y + title_h), CurrentPlotColors().dim,
+                   MarkupToUnicode(spec.y_label).c_str());
+  }
   if (spec.x_label) {
-    const float tw = ImGui::CalcTextSize(spec.x_label).x;
+    const std::string x_label = MarkupToUnicode(spec.x_label);
+    const float tw = ImGui::CalcTextSize(x_label.c_str()).x;
     draw_->AddText(ImVec2((min_.x + max_.x - tw) / 2, max_.y + xtick_h), CurrentPlotColors().dim,
-                   spec.x_label);
+                   x_label.c_str());
   }
 
   // Ticks, labels and grid. Target counts come from the room a label needs.

@@ -31,13 +31,16 @@ Status ValidateFigureSize(const FigureSize& s, const FigureSizeNames& names) {
     o << v;
     return o.str();
   };
-  if (!(s.width >= 200 && s.width <= 10000)) {
-    return InvalidArgument(std::string(names.width) + " must be in [200, 10000], got " +
+  if (!(s.width >= kLeastFigureWidth && s.width <= 10000)) {
+    return InvalidArgument(std::string(names.width) + " must be in [120, 10000], got " +
                            fmt(s.width));
   }
-  if (!(s.height >= 200 && s.height <= 10000)) {
-    return InvalidArgument(std::string(names.height) + " must be in [200, 10000], got " +
+  if (!(s.height >= kLeastFigureHeight && s.height <= 10000)) {
+    return InvalidArgument(std::string(names.height) + " must be in [90, 10000], got " +
                            fmt(s.height));
+  }
+  if (!(s.font_pt >= kLeastFontPt && s.font_pt <= kMostFontPt)) {
+    return InvalidArgument("font size must be in [5, 36], got " + fmt(s.font_pt));
   }
   if (!(s.scale >= 0.25 && s.scale <= 8)) {
     return InvalidArgument(std::string(names.scale) + " must be in [0.25, 8], got " + fmt(s.scale));
@@ -55,7 +58,7 @@ namespace figure_internal {
 template <typename Mapper>
 void DrawPointLabels(cairo_t* cr, const Figure& f, const Mapper& m, const Box& b) {
   if (f.labels.empty()) return;
-  Font(cr, kTickPt);
+  Font(cr, TickPt());
   cairo_font_extents_t fe;
   cairo_font_extents(cr, &fe);
   std::vector<LabelRequest> points, labels;
@@ -67,7 +70,8 @@ void DrawPointLabels(cairo_t* cr, const Figure& f, const Mapper& m, const Box& b
     }
   }
   for (const FigureLabel& l : f.labels) {
-    labels.push_back({m.X(l.x), m.Y(l.y), TextWidth(cr, l.text), fe.ascent + fe.descent});
+    // (A token's name is shown as it is: "x_1" or "^" are its characters, not markup.)
+    labels.push_back({m.X(l.x), m.Y(l.y), TextWidth(cr, l.text, false), fe.ascent + fe.descent});
   }
   const std::vector<PlacedLabel> placed =
       PlaceLabels(labels, points, radius, 2.0, {b.x, b.y, b.x + b.w, b.y + b.h});
@@ -78,7 +82,7 @@ void DrawPointLabels(cairo_t* cr, const Figure& f, const Mapper& m, const Box& b
     cairo_rectangle(cr, placed[k].x - 1, placed[k].y, labels[k].w + 2, labels[k].h);
     cairo_fill(cr);
     SetColor(cr, f.labels[k].color);
-    Text(cr, f.labels[k].text, placed[k].x, placed[k].y, 0, 0);
+    Text(cr, f.labels[k].text, placed[k].x, placed[k].y, 0, 0, 0, false);
   }
 }
 
@@ -185,7 +189,7 @@ void DrawTextBlock(cairo_t* cr, const Layout& l) {
     SetColor(cr, t.style == FigureText::Style::kCode   ? Rgba8{40, 80, 150, 255}
                  : t.style == FigureText::Style::kNote ? kGrey
                                                        : kInk);
-    Text(cr, t.text, kTextLeft, l.text_top + t.y, 0, 0);
+    Text(cr, t.text, kTextLeft, l.text_top + t.y, 0, 0, 0, TextMarkup(t.style));
   }
 }
 
@@ -211,7 +215,7 @@ void DrawFrameAndTicks(cairo_t* cr, const Figure& f, const FigureSize& size, con
   cairo_set_line_width(cr, 1.0);
   cairo_rectangle(cr, b.x, b.y, b.w, b.h);
   cairo_stroke(cr);
-  Font(cr, kTickPt);
+  Font(cr, TickPt());
   double last_right = -1e9;
   for (const Tick& t : l.xticks) {
     const double x = m.X(t.value);
@@ -237,55 +241,53 @@ void DrawFrameAndTicks(cairo_t* cr, const Figure& f, const FigureSize& size, con
     cairo_move_to(cr, b.x - kTickLen, y);
     cairo_line_to(cr, b.x, y);
     cairo_stroke(cr);
-    const double ly = std::clamp(y, b.y + kTickPt * 0.6, b.y + b.h);
-    if (ly + kTickPt * 0.6 > last_top - 2) continue;
+    const double ly = std::clamp(y, b.y + TickPt() * 0.6, b.y + b.h);
+    if (ly + TickPt() * 0.6 > last_top - 2) continue;
     SetColor(cr, kInk);
     Text(cr, it->label, b.x - kTickLen - 3, ly, 1, 0.5);
-    last_top = ly - kTickPt * 0.6;
+    last_top = ly - TickPt() * 0.6;
   }
 }
 
 // The title and the axis titles.
-void DrawTitles(cairo_t* cr, const Figure& f, const FigureSize& size, const Box& b,
-                double title_pt) {
+void DrawTitles(cairo_t* cr, const Figure& f, const FigureSize& size, const Layout& l, const Box& b,
+                bool panel) {
   SetColor(cr, kInk);
+  const double title_pt = panel ? PanelTitlePt() : TitlePt();
   if (!f.title.empty()) {
-    // A title wider than the page shrinks to fit rather than losing characters at both ends;
-    // centred over the plot while that keeps it on the page.
-    const std::vector<std::string> lines = TitleLines(cr, f, size, title_pt);
+    // A title wider than the page is smaller down to the body size, then takes more lines
+    // (TitleLines), each centred over the plot while that keeps it on the page; only a line
+    // still wider than the page (a panel's third) shrinks further.
+    double line_pt = title_pt;
+    const std::vector<std::string> lines = TitleLines(cr, f, size, title_pt, panel, &line_pt);
     for (size_t k = 0; k < lines.size(); ++k) {
-      Font(cr, title_pt, true);
+      Font(cr, line_pt, true);
       const double avail = size.width - 8;
       const double w = TextWidth(cr, lines[k]);
-      if (w > avail) Font(cr, title_pt * avail / w, true);
+      if (w > avail) Font(cr, line_pt * avail / w, true);
       const double tw = std::min(w, avail);
       // A page with text under its title reads from the left margin, as the text does.
       const double tx =
           f.text.empty() ? std::clamp(b.x + b.w / 2 - tw / 2, 4.0, size.width - 4 - tw) : kTextLeft;
-      Text(cr, lines[k], tx, 10 + title_pt * 1.25 * static_cast<double>(k), 0, 0);
+      Text(cr, lines[k], tx, 10 + line_pt * 1.25 * static_cast<double>(k), 0, 0);
     }
   }
-  // Axis titles: smaller when longer than the page's side, centred on the plot while that keeps
-  // them on the page.
-  if (!f.x.label.empty()) {
-    const double pt = FittingSize(kLabelPt, [&](double p) {
-      Font(cr, p);
-      return TextWidth(cr, f.x.label) <= size.width - 8;
-    });
-    Font(cr, pt);
-    const double w = TextWidth(cr, f.x.label);
-    Text(cr, f.x.label,
+  // Axis titles: in lines (Layout::xlabel, ylabel), centred on the plot while that keeps them
+  // on the page; the x axis's over the legend when the legend is under the plot.
+  const double n_x = static_cast<double>(l.xlabel.size());
+  for (size_t k = 0; k < l.xlabel.size(); ++k) {
+    Font(cr, l.xlabel_pt);
+    const double w = TextWidth(cr, l.xlabel[k]);
+    Text(cr, l.xlabel[k],
          std::clamp(b.x + b.w / 2, 4 + w / 2, std::max(4 + w / 2, size.width - 4 - w / 2)),
-         size.height - 6, 0.5, 1);
+         size.height - 6 - l.legend_below_h -
+             l.xlabel_pt * 1.25 * (n_x - 1 - static_cast<double>(k)),
+         0.5, 1);
   }
-  if (!f.y.label.empty()) {
-    const double pt = FittingSize(kLabelPt, [&](double p) {
-      Font(cr, p);
-      return TextWidth(cr, f.y.label) <= size.height - 8;
-    });
-    Font(cr, pt);
-    const double w = TextWidth(cr, f.y.label);
-    Text(cr, f.y.label, 8,
+  for (size_t k = 0; k < l.ylabel.size(); ++k) {
+    Font(cr, l.ylabel_pt);
+    const double w = TextWidth(cr, l.ylabel[k]);
+    Text(cr, l.ylabel[k], 8 + l.ylabel_pt * 1.25 * static_cast<double>(k),
          std::clamp(b.y + b.h / 2, 4 + w / 2, std::max(4 + w / 2, size.height - 4 - w / 2)), 0.5, 0,
          -M_PI / 2);
   }
@@ -298,8 +300,8 @@ void DrawColorBar(cairo_t* cr, const FigureColorBar& c, const Figure& f, const F
   // A vector gradient through the LUT's own key colours: the same colours as the heatmap's
   // pixels (the LUT interpolates these keys linearly) and no second image in the file.
   const std::vector<Rgba8>& keys = ColormapKeys(c.colormap);
-  const double bar = b.h * ColorBarShare(f);
-  const double top = b.y + kLabelPt * 1.6, h = bar - kLabelPt * 1.6;
+  const double bar = b.h * ColorBarShare(f, l.legend_below);
+  const double top = b.y + LabelPt() * 1.6, h = bar - LabelPt() * 1.6;
   cairo_pattern_t* grad = cairo_pattern_create_linear(0, top + h, 0, top);  // vmin at the bottom
   for (size_t k = 0; k < keys.size(); ++k) {
     cairo_pattern_add_color_stop_rgb(grad,
@@ -313,7 +315,7 @@ void DrawColorBar(cairo_t* cr, const FigureColorBar& c, const Figure& f, const F
   SetColor(cr, kGrey);
   cairo_rectangle(cr, right_x, top, 14, h);
   cairo_stroke(cr);
-  Font(cr, kTickPt);
+  Font(cr, TickPt());
   for (const Tick& t : l.cticks) {
     const double y = top + h - (t.value - c.vmin) / (c.vmax - c.vmin) * h;
     SetColor(cr, kGrey);
@@ -323,16 +325,21 @@ void DrawColorBar(cairo_t* cr, const FigureColorBar& c, const Figure& f, const F
     SetColor(cr, kInk);
     Text(cr, t.label, right_x + 14 + kTickLen + 3, y, 0, 0.5);
   }
-  Font(cr, FittingSize(kLabelPt, [&](double p) {
+  Font(cr, FittingSize(LabelPt(), [&](double p) {
          Font(cr, p);
          return right_x + TextWidth(cr, c.label) <= size.width - 2;
        }));
   Text(cr, c.label, right_x, b.y, 0, 0);
 }
 
-// The legend beside the plot: never over the data.
-void DrawLegend(cairo_t* cr, const Figure& f, const FigureSize& size, const Box& b, double pt) {
-  const LegendLayout legend = LayOutLegend(cr, f, size, b, pt);
+// The legend beside or under the plot: never over the data.
+LegendLayout PageLegend(cairo_t* cr, const Figure& f, const FigureSize& size, const Layout& l) {
+  return LayOutLegend(cr, f, size, l.plot, l.legend_pt, l.legend_below,
+                      size.height - l.legend_below_h + 2);
+}
+
+void DrawLegend(cairo_t* cr, const Figure& f, const FigureSize& size, const Layout& l) {
+  const LegendLayout legend = PageLegend(cr, f, size, l);
   const double lpt = legend.pt;
   for (size_t i = 0; i < legend.items.size(); ++i) {
     const LegendLayout::Item& it = legend.items[i];
@@ -343,6 +350,7 @@ void DrawLegend(cairo_t* cr, const Figure& f, const FigureSize& size, const Box&
     cairo_line_to(cr, it.x - lpt * 0.5, it.ys[0] + lpt * 0.6);
     cairo_stroke(cr);
     SetColor(cr, kInk);
+    Font(cr, lpt);
     for (size_t k = 0; k < it.lines.size(); ++k) Text(cr, it.lines[k], it.x, it.ys[k], 0, 0);
   }
 }
@@ -391,17 +399,20 @@ void DrawPlaced(cairo_t* cr, const Figure& f, FigureFormat format) {
   }
 }
 
-void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format,
-          double title_pt, size_t title_lines) {
+void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format, bool panel,
+          size_t title_lines) {
   if (!f.placed.empty()) {
     DrawPlaced(cr, f, format);
     return;
   }
+  // A page (not a panel, which its page's scope sizes) at the body size that fits it.
+  std::optional<FontScope> scope;
+  if (!panel) scope.emplace(FittedFontPt(cr, f, size));
   if (!f.panels.empty()) {
     DrawPanels(cr, f, size, format);
     return;
   }
-  const Layout l = ComputeLayout(cr, f, size, title_pt, title_lines);
+  const Layout l = ComputeLayout(cr, f, size, panel, title_lines);
   const Mapper m{f, l.plot};
   const Box& b = l.plot;
 
@@ -411,10 +422,10 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
   if (!f.plot) {
     SetColor(cr, kInk);
     if (!f.title.empty()) {
-      Font(cr, kTitlePt, true);
+      Font(cr, TitlePt(), true);
       const double avail = size.width - 8;
       const double w = TextWidth(cr, f.title);
-      if (w > avail) Font(cr, kTitlePt * avail / w, true);
+      if (w > avail) Font(cr, TitlePt() * avail / w, true);
       Text(cr, f.title, kTextLeft, 10, 0, 0);
     }
     return;
@@ -423,9 +434,9 @@ void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat for
   DrawGrid(cr, l, m, b);
   DrawData(cr, f, format, m, b);
   DrawFrameAndTicks(cr, f, size, l, m, b);
-  DrawTitles(cr, f, size, b, title_pt);
+  DrawTitles(cr, f, size, l, b, panel);
   if (f.colorbar) DrawColorBar(cr, *f.colorbar, f, size, l, b);
-  DrawLegend(cr, f, size, b, l.legend_pt);
+  DrawLegend(cr, f, size, l);
 }
 
 // A figure of side-by-side panels: the title on top, the panels in equal columns, the legend
@@ -447,18 +458,26 @@ FigureSize PanelPage(const Box& b, double scale) {
 struct PanelsLayout {
   std::vector<Box> frames;  // each panel's page rectangle
   double legend_top = 0;
-  double legend_pt = kLegendPt;  // smaller when the strip would not hold every line
+  double legend_pt = LegendPt();   // smaller when the strip would not hold every line
+  std::vector<std::string> title;  // the page's title's lines
+  double title_pt = TitlePt();     // and their size
   std::vector<std::vector<std::string>> legend_lines;  // per legend item
   size_t title_lines = 1;                              // the most lines a panel's title takes
+  // The panels keep 30% of the page and the strip's text the body size: false tells
+  // FittedFontPt to try a smaller body size.
+  bool fits = true;
 };
 
 PanelsLayout ComputePanelsLayout(cairo_t* cr, const Figure& f, const FigureSize& size) {
   FixFontOptions(cr);
   PanelsLayout l;
-  const double top = 4 + (f.title.empty() ? 0 : kTitlePt * 1.6);
+  l.title = TitleLines(cr, f, size, TitlePt(), false, &l.title_pt);
+  const double line_pt = l.title.size() == 1 ? TitlePt() : l.title_pt;
+  const double top = 4 + (f.title.empty() ? 0 : line_pt * 1.6) +
+                     line_pt * 1.25 * static_cast<double>(l.title.size() - 1);
   double legend_h = 0;
   // The strip takes at most 40% of the page: its text shrinks until every line is in it.
-  l.legend_pt = FittingSize(kLegendPt, [&](double pt) {
+  l.legend_pt = FittingSize(LegendPt(), [&](double pt) {
     Font(cr, pt);
     l.legend_lines.clear();
     legend_h = 0;
@@ -469,18 +488,24 @@ PanelsLayout ComputePanelsLayout(cairo_t* cr, const Figure& f, const FigureSize&
     return legend_h + (f.legend.empty() ? 0 : 8) <= size.height * 0.4;
   });
   legend_h = std::min(legend_h + (f.legend.empty() ? 0 : 8), size.height * 0.4);
-  const double panels_h = std::max(40.0, size.height - top - legend_h);
+  // (At least 10 units: on a 90-unit page the title and the strip leave about 25.)
+  const double panels_h = std::max(10.0, size.height - top - legend_h);
   const double w = size.width / static_cast<double>(f.panels.size());
   for (size_t i = 0; i < f.panels.size(); ++i) {
     l.frames.push_back({w * static_cast<double>(i), top, w, panels_h});
   }
   l.legend_top = top + panels_h + 4;
+  l.fits = size.height - top - legend_h >= size.height * 0.3 && l.legend_pt >= LegendPt() * 0.999;
   for (size_t i = 0; i < f.panels.size(); ++i) {
     const FigureSize panel = PanelPage(l.frames[i], size.scale);
     l.title_lines =
-        std::max(l.title_lines, TitleLines(cr, f.panels[i], panel, kPanelTitlePt).size());
+        std::max(l.title_lines, TitleLines(cr, f.panels[i], panel, PanelTitlePt(), true).size());
   }
   return l;
+}
+
+bool PanelsFit(cairo_t* cr, const Figure& f, const FigureSize& size) {
+  return ComputePanelsLayout(cr, f, size).fits;
 }
 
 void DrawPanels(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format) {
@@ -496,16 +521,17 @@ void DrawPanels(cairo_t* cr, const Figure& f, const FigureSize& size, FigureForm
     cairo_clip(cr);
     const double k = PanelScale(b);
     cairo_scale(cr, k, k);
-    Draw(cr, f.panels[i], PanelPage(b, size.scale), format, kPanelTitlePt, l.title_lines);
+    Draw(cr, f.panels[i], PanelPage(b, size.scale), format, true, l.title_lines);
     cairo_restore(cr);
   }
   SetColor(cr, ink);
-  if (!f.title.empty()) {
-    Font(cr, kTitlePt, true);
+  for (size_t k = 0; k < l.title.size() && !f.title.empty(); ++k) {
+    Font(cr, l.title_pt, true);
     const double avail = size.width - 8;
-    const double w = TextWidth(cr, f.title);
-    if (w > avail) Font(cr, kTitlePt * avail / w, true);
-    Text(cr, f.title, std::max(4.0, size.width / 2 - std::min(w, avail) / 2), 8, 0, 0);
+    const double w = TextWidth(cr, l.title[k]);
+    if (w > avail) Font(cr, l.title_pt * avail / w, true);
+    Text(cr, l.title[k], std::max(4.0, size.width / 2 - std::min(w, avail) / 2),
+         8 + l.title_pt * 1.25 * static_cast<double>(k), 0, 0);
   }
   const double pt = l.legend_pt;
   Font(cr, pt);
@@ -535,6 +561,7 @@ using namespace figure_internal;
 PlotBox FigurePlotBox(const Figure& figure, const FigureSize& size) {
   cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
   cairo_t* cr = cairo_create(s);
+  FontScope scope(FittedFontPt(cr, figure, size));
   const Layout l = ComputeLayout(cr, figure, size);
   cairo_destroy(cr);
   cairo_surface_destroy(s);
@@ -569,14 +596,15 @@ PixelSize PlotAreaPixels(const Figure& figure, const FigureSize& size, FigureFor
 std::vector<PlotBox> FigurePanelPlotBoxes(const Figure& figure, const FigureSize& size) {
   cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
   cairo_t* cr = cairo_create(s);
+  FontScope scope(FittedFontPt(cr, figure, size));
   const PanelsLayout panels = ComputePanelsLayout(cr, figure, size);
   std::vector<PlotBox> out;
   for (size_t i = 0; i < figure.panels.size(); ++i) {
     const Box& b = panels.frames[i];
     // A small panel is laid out larger and drawn scaled down (PanelScale).
     const double k = PanelScale(b);
-    const Layout l = ComputeLayout(cr, figure.panels[i], PanelPage(b, size.scale), kPanelTitlePt,
-                                   panels.title_lines);
+    const Layout l =
+        ComputeLayout(cr, figure.panels[i], PanelPage(b, size.scale), true, panels.title_lines);
     out.push_back({b.x + k * l.plot.x, b.y + k * l.plot.y, k * l.plot.w, k * l.plot.h});
   }
   cairo_destroy(cr);
@@ -587,8 +615,9 @@ std::vector<PlotBox> FigurePanelPlotBoxes(const Figure& figure, const FigureSize
 LegendLayout FigureLegendLayout(const Figure& figure, const FigureSize& size) {
   cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
   cairo_t* cr = cairo_create(s);
+  FontScope scope(FittedFontPt(cr, figure, size));
   const Layout l = ComputeLayout(cr, figure, size);
-  LegendLayout out = LayOutLegend(cr, figure, size, l.plot, l.legend_pt);
+  LegendLayout out = PageLegend(cr, figure, size, l);
   cairo_destroy(cr);
   cairo_surface_destroy(s);
   return out;
@@ -600,6 +629,7 @@ std::vector<FigureTextBox> FigureTextBoxes(const Figure& figure, const FigureSiz
   cairo_surface_t* s = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, &page);
   cairo_t* cr = cairo_create(s);
   g_text_boxes = &boxes;
+  FontScope scope(size.font_pt);
   Draw(cr, figure, size, FigureFormat::kPng);
   g_text_boxes = nullptr;
   cairo_destroy(cr);

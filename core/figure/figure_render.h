@@ -20,15 +20,25 @@ namespace pe {
 enum class FigureFormat { kPng, kSvg, kPdf };
 std::optional<FigureFormat> FigureFormatFromExtension(const std::string& ext);  // "png", ...
 
+// The body text's size (legends, ticks) in layout units: the default and the range
+// --font-size takes. Titles and axis titles are larger in proportion (16 and 13 at 12).
+inline constexpr double kDefaultFontPt = 12, kLeastFontPt = 5, kMostFontPt = 36;
+// The least page --width and --height take (and the window's export fields).
+inline constexpr double kLeastFigureWidth = 120, kLeastFigureHeight = 90;
+
 struct FigureSize {
   double width = 960;  // layout units: SVG px, PDF points, PNG pixels at scale 1
   double height = 540;
   double scale = 1.0;  // PNG only: pixels per unit
+  // The body text's size; a page too small for it gets a plot area as small as it takes, then
+  // (only then) smaller text, never text cut or off the page.
+  double font_pt = kDefaultFontPt;
+  bool svg_outlines = false;  // SVG: glyph outlines instead of <text> elements
   bool operator==(const FigureSize&) const = default;
 };
 
-// Allowed sizes, checked by ValidateFigureSize: width and height in [200, 10000] units, scale
-// in [0.25, 8], and at most 100 megapixels of PNG.
+// Allowed sizes, checked by ValidateFigureSize: width in [120, 10000] and height in [90, 10000]
+// units, scale in [0.25, 8], font size in [5, 36], and at most 100 megapixels of PNG.
 // What the messages call the three numbers: the window's fields by default, the command line
 // its flags.
 struct FigureSizeNames {
@@ -85,6 +95,7 @@ struct FigureTextBox {
   std::string text;
   double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
   double clip_x0 = 0, clip_y0 = 0, clip_x1 = 0, clip_y1 = 0;
+  double pt = 0;  // the font's size on the page (the text's markup runs are smaller)
 };
 std::vector<FigureTextBox> FigureTextBoxes(const Figure& figure, const FigureSize& size);
 

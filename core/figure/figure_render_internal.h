@@ -19,10 +19,40 @@
 
 namespace pe::figure_internal {
 
-constexpr double kTitlePt = 16, kLabelPt = 13, kTickPt = 11, kLegendPt = 12;
+// The text sizes at the default body size (kDefaultFontPt, 12): a page drawn at another body
+// size (--font-size, or smaller on a page too small for it) has every size in proportion, set
+// for the drawing by a FontScope.
+constexpr double kBaseTitlePt = 16, kBaseLabelPt = 13, kBaseTickPt = 11, kBaseLegendPt = 12;
 constexpr double kTickLen = 5;
 // A panel's title (Figure::panels) is smaller than the page's.
-constexpr double kPanelTitlePt = 13.5;
+constexpr double kBasePanelTitlePt = 13.5;
+extern thread_local double g_font_scale;
+inline double TitlePt() {
+  return kBaseTitlePt * g_font_scale;
+}
+inline double LabelPt() {
+  return kBaseLabelPt * g_font_scale;
+}
+inline double TickPt() {
+  return kBaseTickPt * g_font_scale;
+}
+inline double LegendPt() {
+  return kBaseLegendPt * g_font_scale;
+}
+inline double PanelTitlePt() {
+  return kBasePanelTitlePt * g_font_scale;
+}
+// The text sizes for a body size of `pt` while it lives (the previous ones restored after).
+class FontScope {
+ public:
+  explicit FontScope(double pt) : saved_(g_font_scale) { g_font_scale = pt / kDefaultFontPt; }
+  ~FontScope() { g_font_scale = saved_; }
+  FontScope(const FontScope&) = delete;
+  FontScope& operator=(const FontScope&) = delete;
+
+ private:
+  double saved_;
+};
 
 struct Box {
   double x = 0, y = 0, w = 1, h = 1;
@@ -35,12 +65,31 @@ void SetColor(cairo_t* cr, Rgba8 c);
 // grey antialiasing, no hinting (hinting would also move glyphs between PNG and vector files).
 void FixFontOptions(cairo_t* cr);
 void Font(cairo_t* cr, double size, bool bold = false);
-double TextWidth(cairo_t* cr, const std::string& s);
+// `markup`: sub- and superscripts written as markup.h describes are drawn as such (not in code).
+double TextWidth(cairo_t* cr, const std::string& s, bool markup = true);
 // Text with its anchor at (x, y): ax 0 left .. 1 right; ay 0 top .. 1 bottom (of the font box).
 void Text(cairo_t* cr, const std::string& s, double x, double y, double ax, double ay,
-          double angle = 0);
+          double angle = 0, bool markup = true);
 // Set while FigureTextBoxes measures a figure: every Text adds its box and clip here.
 extern thread_local std::vector<FigureTextBox>* g_text_boxes;
+
+// A text drawn into an SVG as a <text> element (figure_svg_text.cpp): its transformation
+// (cairo's xx, yx, xy, yy, x0, y0: the baseline's start on the page), colour and spans, each
+// placed from the text's start (x) and raised (rise) in the element's units.
+struct SvgText {
+  struct Span {
+    std::string text, family;
+    bool bold = false;
+    double size = 12, x = 0, rise = 0;
+  };
+  double matrix[6] = {1, 0, 0, 1, 0, 0};
+  double r = 0, g = 0, b = 0, a = 1;
+  std::vector<Span> spans;
+};
+// Set while an SVG is drawn with real text: every Text adds its element here instead of glyphs.
+extern thread_local std::vector<SvgText>* g_svg_text;
+// The elements as SVG, inserted before the document's closing tag.
+std::string WithSvgText(std::string svg, const std::vector<SvgText>& texts);
 
 // The font size (from `pt` down, 10% a step) at which `fits` holds, for text that must not run
 // off the page: at least `floor` (tiny, but on the page rather than cut). The last call of
@@ -63,6 +112,12 @@ struct TextLine {
 };
 constexpr double kTextLeft = 16;
 
+// Whether a text line of `style` has sub- and superscripts (markup.h): not code and numbers,
+// which show what is typed.
+inline bool TextMarkup(FigureText::Style style) {
+  return style != FigureText::Style::kCode && style != FigureText::Style::kNumbers;
+}
+
 // `scale`: the text's sizes times this (below 1 when the text would not fit the page).
 void TextFont(cairo_t* cr, FigureText::Style style, double scale = 1.0);
 // `*widest`: the widest line (a word wider than `width` keeps its own line).
@@ -73,32 +128,46 @@ std::vector<TextLine> LayoutText(cairo_t* cr, const Figure& f, double width, dou
 
 // The share of the plot's height the colour bar takes: all of it, or half when a legend goes
 // under it (a heatmap with notes), so the legend has room.
-double ColorBarShare(const Figure& f);
+double ColorBarShare(const Figure& f, bool legend_below = false);
 
 struct Layout {
   Box plot;
   std::vector<Tick> xticks, yticks, cticks;
   std::vector<TextLine> text;
   double text_top = 0;
-  double text_scale = 1;         // the text under the title, shrunk when it would not fit
-  double legend_pt = kLegendPt;  // the legend's size, smaller when it would not fit
+  double text_scale = 1;          // the text under the title, shrunk when it would not fit
+  double legend_pt = LegendPt();  // the legend's size
+  bool legend_below = false;      // under the plot (no room beside it)
+  double legend_below_h = 0;      // the height it takes there
+  std::vector<std::string> xlabel, ylabel;  // the axis titles' lines
+  double xlabel_pt = LabelPt(), ylabel_pt = LabelPt();
+  // Every part is on the page with the plot area at least its least size, the legend
+  // complete: false tells FittedFontPt to try a smaller body size.
+  bool fits = true;
 };
 
 std::vector<Tick> AxisTicks(double lo, double hi, const FigureAxis& axis, double length,
                             double label_len);
-// The title's lines: one for a page (it shrinks to fit instead), up to three broken after ", "
-// for a panel, whose columns are narrow ("B: rope, rope_scaling=yarn, scaling_factor=8, ...").
+// The title's lines: one for a page (smaller when wider than the page), broken after ", " at the
+// body size when it would be smaller than that; up to three for a panel, whose columns are
+// narrow ("B: rope, rope_scaling=yarn, scaling_factor=8, ...").
+// `*used_pt`: the size the lines are drawn at.
 std::vector<std::string> TitleLines(cairo_t* cr, const Figure& f, const FigureSize& size,
-                                    double title_pt);
+                                    double title_pt, bool panel = false, double* used_pt = nullptr);
 // `title_lines`: at least this many title lines are reserved (side-by-side panels keep their
 // plots level when one title takes more lines).
-Layout ComputeLayout(cairo_t* cr, const Figure& f, const FigureSize& size,
-                     double title_pt = kTitlePt, size_t title_lines = 1);
+Layout ComputeLayout(cairo_t* cr, const Figure& f, const FigureSize& size, bool panel = false,
+                     size_t title_lines = 1);
+// The body size a page is drawn at: size.font_pt, or where the page is too small for every
+// part at that size (after the plot area took its least size), smaller, 10% a step.
+double FittedFontPt(cairo_t* cr, const Figure& f, const FigureSize& size);
 // Where the legend's lines go: right of the plot (under the colour bar when there is one),
 // each item wrapped to the room left on the page. Lines past the page's bottom are left out
 // and `complete` says so.
+// `below`: in a block under the plot and the x axis's title, from `below_top`, lines wrapped to
+// the page's width.
 LegendLayout LayOutLegend(cairo_t* cr, const Figure& f, const FigureSize& size, const Box& b,
-                          double pt);
+                          double pt, bool below = false, double below_top = 0);
 
 // Data coordinates (the figure's view) to page coordinates in the plot box `b`.
 struct Mapper {
@@ -129,9 +198,12 @@ void PaintImage(cairo_t* cr, cairo_surface_t* img, int w, int h, double dx0, dou
 
 // ---- drawing (figure_render.cpp)
 
+// `panel`: one of the side-by-side panels (its title smaller, up to three lines).
 void Draw(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format,
-          double title_pt = kTitlePt, size_t title_lines = 1);
+          bool panel = false, size_t title_lines = 1);
 void DrawPanels(cairo_t* cr, const Figure& f, const FigureSize& size, FigureFormat format);
+// Whether side-by-side panels, their title and legend strip fit the page at the current sizes.
+bool PanelsFit(cairo_t* cr, const Figure& f, const FigureSize& size);
 
 // ---- metadata (figure_metadata_embed.cpp)
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "figure/figure_render_internal.h"
+#include "figure/markup.h"
 #include "figure/text_wrap.h"
 #include "text/tokenizer.h"
 
@@ -87,7 +88,15 @@ void ForEachFontRun(cairo_t* cr, const std::string& text, const Draw& draw) {
 
 }  // namespace
 
-double TextWidth(cairo_t* cr, const std::string& s) {
+namespace {
+
+double FontSize(cairo_t* cr) {
+  cairo_matrix_t m;
+  cairo_get_font_matrix(cr, &m);
+  return std::hypot(m.xx, m.yx);
+}
+
+double PlainWidth(cairo_t* cr, const std::string& s) {
   double width = 0;
   ForEachFontRun(cr, s, [&](const std::string& run) {
     cairo_text_extents_t e;
@@ -97,13 +106,35 @@ double TextWidth(cairo_t* cr, const std::string& s) {
   return width;
 }
 
-// Shows `s` at the current point, run by run (ForEachFontRun).
-void ShowText(cairo_t* cr, const std::string& s) {
-  ForEachFontRun(cr, s, [&](const std::string& run) { cairo_show_text(cr, run.c_str()); });
+// Calls draw(run, x, rise) for each markup run of `s` (or `s` itself when !markup) with the
+// run's font size set, x its start from the text's start; the size is restored afterwards.
+template <typename Draw>
+double ForEachMarkupRun(cairo_t* cr, const std::string& s, bool markup, const Draw& draw) {
+  if (!markup || (s.find('_') == std::string::npos && s.find('^') == std::string::npos)) {
+    draw(s, 0.0, 0.0);
+    return PlainWidth(cr, s);
+  }
+  const double size = FontSize(cr);
+  double x = 0;
+  for (const MarkupRun& r : MarkupRuns(s)) {
+    cairo_set_font_size(cr, size * std::pow(0.7, r.depth));
+    draw(r.text, x, size * r.rise);
+    x += PlainWidth(cr, r.text);
+  }
+  cairo_set_font_size(cr, size);
+  return x;
+}
+
+}  // namespace
+
+double TextWidth(cairo_t* cr, const std::string& s, bool markup) {
+  return ForEachMarkupRun(cr, s, markup, [](const std::string&, double, double) {});
 }
 
 // Set while FigureTextBoxes measures a figure: every Text adds its box and clip here.
 thread_local std::vector<FigureTextBox>* g_text_boxes = nullptr;
+// Set while an SVG is drawn with real text: every Text adds its element here instead of glyphs.
+thread_local std::vector<SvgText>* g_svg_text = nullptr;
 
 namespace {
 
@@ -123,20 +154,69 @@ void DeviceBox(cairo_t* cr, double x0, double y0, double x1, double y1, double o
   }
 }
 
+// The text at the current point as an SVG <text> element's spans (g_svg_text), in the
+// current colour, family, weight and size, placed by the current transformation.
+void RecordSvgText(cairo_t* cr, const std::string& s, bool markup) {
+  SvgText t;
+  double x = 0, y = 0;
+  cairo_get_current_point(cr, &x, &y);
+  cairo_matrix_t m;
+  cairo_get_matrix(cr, &m);
+  cairo_matrix_t at;
+  cairo_matrix_init_translate(&at, x, y);
+  cairo_matrix_multiply(&at, &at, &m);
+  t.matrix[0] = at.xx, t.matrix[1] = at.yx, t.matrix[2] = at.xy, t.matrix[3] = at.yy;
+  t.matrix[4] = at.x0, t.matrix[5] = at.y0;
+  double r = 0, g = 0, b = 0, a = 1;
+  cairo_pattern_get_rgba(cairo_get_source(cr), &r, &g, &b, &a);
+  t.r = r, t.g = g, t.b = b, t.a = a;
+  ForEachMarkupRun(cr, s, markup, [&](const std::string& run, double x0, double rise) {
+    double dx = 0;
+    ForEachFontRun(cr, run, [&](const std::string& piece) {
+      cairo_font_face_t* face = cairo_get_font_face(cr);
+      SvgText::Span span;
+      span.text = piece;
+      span.family = cairo_toy_font_face_get_family(face);
+      span.bold = cairo_toy_font_face_get_weight(face) == CAIRO_FONT_WEIGHT_BOLD;
+      span.size = FontSize(cr);
+      span.x = x0 + dx, span.rise = rise;
+      cairo_text_extents_t e;
+      cairo_text_extents(cr, piece.c_str(), &e);
+      dx += e.x_advance;
+      t.spans.push_back(std::move(span));
+    });
+  });
+  g_svg_text->push_back(std::move(t));
+}
+
 }  // namespace
 
+// Shows `s` at the current point, run by run (markup runs, then ForEachFontRun).
+void ShowText(cairo_t* cr, const std::string& s, bool markup) {
+  if (g_svg_text != nullptr) {
+    RecordSvgText(cr, s, markup);
+    return;
+  }
+  double x = 0, y = 0;
+  cairo_get_current_point(cr, &x, &y);
+  ForEachMarkupRun(cr, s, markup, [&](const std::string& run, double x0, double rise) {
+    cairo_move_to(cr, x + x0, y - rise);
+    ForEachFontRun(cr, run, [&](const std::string& piece) { cairo_show_text(cr, piece.c_str()); });
+  });
+}
+
 // Text with its anchor at (x, y): ax 0 left .. 1 right; ay 0 top .. 1 bottom (of the font box).
-void Text(cairo_t* cr, const std::string& s, double x, double y, double ax, double ay,
-          double angle) {
+void Text(cairo_t* cr, const std::string& s, double x, double y, double ax, double ay, double angle,
+          bool markup) {
   cairo_font_extents_t fe;
   cairo_font_extents(cr, &fe);
-  const double w = TextWidth(cr, s);
+  const double w = TextWidth(cr, s, markup);
   const double h = fe.ascent + fe.descent;
   cairo_save(cr);
   cairo_translate(cr, x, y);
   cairo_rotate(cr, angle);
   cairo_move_to(cr, -ax * w, -ay * h + fe.ascent);
-  ShowText(cr, s);
+  ShowText(cr, s, markup);
   if (g_text_boxes != nullptr) {
     FigureTextBox box;
     box.text = s;
@@ -147,6 +227,9 @@ void Text(cairo_t* cr, const std::string& s, double x, double y, double ax, doub
     cairo_clip_extents(cr, &c[0], &c[1], &c[2], &c[3]);
     DeviceBox(cr, c[0], c[1], c[2], c[3], d);
     box.clip_x0 = d[0], box.clip_y0 = d[1], box.clip_x1 = d[2], box.clip_y1 = d[3];
+    cairo_matrix_t m;
+    cairo_get_matrix(cr, &m);
+    box.pt = FontSize(cr) * std::sqrt(std::fabs(m.xx * m.yy - m.xy * m.yx));
     g_text_boxes->push_back(std::move(box));
   }
   cairo_restore(cr);
@@ -160,6 +243,7 @@ std::vector<std::string> WrapAtCommas(cairo_t* cr, const std::string& text, doub
 
 // `scale`: the text's sizes times this (below 1 when the text would not fit the page).
 void TextFont(cairo_t* cr, FigureText::Style style, double scale) {
+  scale *= g_font_scale;  // the body size (--font-size)
   switch (style) {
     case FigureText::Style::kBody:
       Font(cr, 12.5 * scale);
@@ -194,8 +278,9 @@ std::vector<TextLine> LayoutText(cairo_t* cr, const Figure& f, double width, dou
       y += 3 * scale;
     std::string line;
     size_t at = 0;
+    const bool markup = TextMarkup(t.style);
     auto flush = [&] {
-      *widest = std::max(*widest, TextWidth(cr, line));
+      *widest = std::max(*widest, TextWidth(cr, line, markup));
       lines.push_back({line, t.style, y});
       y += step;
       line.clear();
@@ -210,7 +295,7 @@ std::vector<TextLine> LayoutText(cairo_t* cr, const Figure& f, double width, dou
       if (space == std::string::npos) space = t.text.size();
       const std::string word = t.text.substr(at, space - at);
       const std::string candidate = line.size() > indent.size() ? line + " " + word : line + word;
-      if (line.size() > indent.size() && TextWidth(cr, candidate) > width) {
+      if (line.size() > indent.size() && TextWidth(cr, candidate, markup) > width) {
         flush();
         line = indent + "    " + word;
       } else {

@@ -86,12 +86,17 @@ Status RenderFigurePages(std::span<const Figure> pages, FigureFormat format, con
   }
   cairo_t* cr = cairo_create(surface);
   if (format == FigureFormat::kPng) cairo_scale(cr, size.scale, size.scale);
+  // SVG: the text as <text> elements (figure_svg_text.cpp), unless outlines are asked for.
+  std::vector<SvgText> svg_text;
+  if (format == FigureFormat::kSvg && !size.svg_outlines) g_svg_text = &svg_text;
   for (size_t k = 0; k < pages.size(); ++k) {
     if (k > 0) cairo_show_page(cr);  // PDF: the next page, same size
     cairo_save(cr);
+    FontScope scope(size.font_pt);
     Draw(cr, pages[k], size, format);
     cairo_restore(cr);
   }
+  g_svg_text = nullptr;
   const cairo_status_t draw_status = cairo_status(cr);
   cairo_destroy(cr);
   if (draw_status != CAIRO_STATUS_SUCCESS) {
@@ -115,7 +120,10 @@ Status RenderFigurePages(std::span<const Figure> pages, FigureFormat format, con
       return RuntimeError(std::string("writing the figure failed: ") +
                           cairo_status_to_string(cairo_surface_status(surface)));
     }
-    if (format == FigureFormat::kSvg) bytes = WithSvgMetadata(std::move(bytes), figure);
+    if (format == FigureFormat::kSvg) {
+      bytes = WithSvgMetadata(std::move(bytes), figure);
+      if (!size.svg_outlines) bytes = WithSvgText(std::move(bytes), svg_text);
+    }
   }
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return out ? Status() : RuntimeError("writing the figure failed");

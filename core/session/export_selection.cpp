@@ -266,4 +266,15 @@ Result<ViewSelection> ExportSelection(const ModelParams& params, const ExportReq
   return sel;
 }
 
+Result<double> ParseFontSize(const std::string& text) {
+  return ParseNumber("--font-size", text, "a number in [5, 36]",
+                     [](double v) { return v >= kLeastFontPt && v <= kMostFontPt; });
+}
+
+Result<bool> ParseSvgText(const std::string& text) {
+  if (text == "text") return false;
+  if (text == "outlines") return true;
+  return InvalidArgument("--svg-text must be text or outlines, got \"" + text + "\"");
+}
+
 }  // namespace pe

@@ -17,6 +17,8 @@ struct ExportRequest {
   std::string view = "heatmap";                 // a --view name of the registry
   std::string output;                           // path or "-"
   double width = 960, height = 540, scale = 1;  // figure size (layout units) and PNG scale
+  double font_size = kDefaultFontPt;            // the body text's size (--font-size)
+  bool svg_outlines = false;                    // --svg-text outlines
   std::string title;                            // empty: a title naming the parameters
   std::string positions;          // "A:B": the positions shown (heatmap rows, curves x)
   std::string dim_range;          // "A:B": the dimensions shown (heatmap, sums)
@@ -51,6 +53,11 @@ std::string FromFigureMessage(const ExportRequest& request, const std::string& m
 // among them; one given an empty value is refused there like any other bad value, not taken for
 // absent.
 std::vector<std::string> ExportSelectionFlags();
+
+// --font-size's value: a number of layout units in [5, 36] (kLeastFontPt, kMostFontPt).
+Result<double> ParseFontSize(const std::string& text);
+// --svg-text's value: "text" (false) or "outlines" (true).
+Result<bool> ParseSvgText(const std::string& text);
 
 // The views an export of `request` draws: the whole table, narrowed by --positions,
 // --dim-range, --token, the exact windows, ... Errors name the flag. With `table_params`, a

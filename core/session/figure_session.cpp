@@ -51,9 +51,11 @@ Result<FigureSession> FigureSessionFromFlags(const FigureFlags& figure, const st
   ExportRequest request;
   request.from = path;
   request.output = "figure." + ext;
-  std::string width = "960", height = "540", scale = "1";
+  std::string width = "960", height = "540", scale = "1", font_size = "12", svg_text = "text";
   std::vector<std::pair<std::string, std::string*>> texts = {
       {"--view", &request.view},
+      {"--font-size", &font_size},
+      {"--svg-text", &svg_text},
       {"--width", &width},
       {"--height", &height},
       {"--scale", &scale},
@@ -98,10 +100,16 @@ Result<FigureSession> FigureSessionFromFlags(const FigureFlags& figure, const st
     return Error{kind, FromFigureMessage(request, message)};
   };
   // The size as `export` checks it, so that the message repeats the text.
-  Result<int64_t> w = ParseInteger("--width", width, 200, 10000);
+  Result<int64_t> w = ParseInteger("--width", width, 120, 10000);
   if (!w.ok()) return fail(w.message());
-  Result<int64_t> h = ParseInteger("--height", height, 200, 10000);
+  Result<int64_t> h = ParseInteger("--height", height, 90, 10000);
   if (!h.ok()) return fail(h.message());
+  Result<double> fs = ParseFontSize(font_size);
+  if (!fs.ok()) return fail(fs.message());
+  Result<bool> outlines = ParseSvgText(svg_text);
+  if (!outlines.ok()) return fail(outlines.message());
+  request.font_size = fs.value();
+  request.svg_outlines = outlines.value();
   Result<double> sc = ParseNumber("--scale", scale, "a number in [0.25, 8]",
                                   [](double v) { return v >= 0.25 && v <= 8; });
   if (!sc.ok()) return fail(sc.message());
@@ -152,7 +160,8 @@ Result<FigureSession> FigureSessionFromFlags(const FigureFlags& figure, const st
   out.view = *ParseView(request.view);
   out.params = std::move(p);
   out.views = views.value();
-  out.size = {request.width, request.height, request.scale};
+  out.size = {request.width, request.height, request.scale, request.font_size,
+              request.svg_outlines};
   out.title = request.title;
   return out;
 }

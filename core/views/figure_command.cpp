@@ -36,7 +36,7 @@ std::vector<SelectionKey> SelectionKeys() {
   std::vector<SelectionKey> keys = {{"token", "--token"}};
   for (ViewKind k : WindowOwners()) keys.push_back({std::string(WindowKeyName(k)), WindowFlag(k)});
   for (const char* key : {"batch_row", "walkthrough_step", "rotation_position", "width", "height",
-                          "scale", "title"}) {
+                          "scale", "title", "font_size", "svg_text"}) {
     std::string flag = "--" + std::string(key);
     std::replace(flag.begin(), flag.end(), '_', '-');
     keys.push_back({key, flag});

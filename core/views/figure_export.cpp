@@ -158,6 +158,9 @@ std::vector<std::pair<std::string, std::string>> FigureMetadata(
   out.push_back({"width", Exact(size.width)});
   out.push_back({"height", Exact(size.height)});
   out.push_back({"scale", Exact(size.scale)});
+  // (Only when not the default, so that figures made before keep their metadata.)
+  if (size.font_pt != kDefaultFontPt) out.push_back({"font_size", Exact(size.font_pt)});
+  if (size.svg_outlines) out.push_back({"svg_text", "outlines"});
   if (!title.empty()) out.push_back({"title", title});
   out.push_back({"app_version", PE_VERSION});
   return out;

@@ -137,11 +137,13 @@ Result<Figure> SpectrumFigure(const ViewContext& c) {
   const bool prefix = std::is_sorted(full.begin(), full.end(), std::greater<int>());
 
   const std::string after = s.scaled ? " (scaled)" : "";
-  // (Legend lines break after ", ": each piece stays short.)
+  // (Legend lines break after ", ": each piece stays short.) Each names its colour as drawn: the
+  // lines are blue and pink, the dots on them green and orange by category.
   f.legend.push_back(
-      {"wavelength \xce\xbb_i = 2\xcf\x80/\xcf\x89_i" + after + ", in positions, upper line",
+      {"wavelength \xce\xbb_i = 2\xcf\x80/\xcf\x89_i" + after + ", in positions, upper line (blue)",
        wave_color});
-  f.legend.push_back({"frequency \xcf\x89_i" + after + ", in radians per position, lower line, " +
+  f.legend.push_back({"frequency \xcf\x89_i" + after +
+                          ", in radians per position, lower line (pink), " +
                           (s.scaled ? std::string(RopeScalingName(c.params.pe.rope().scaling)) +
                                           " scaling of " + s.formula
                                     : "\xcf\x89_i = " + s.formula),
@@ -153,11 +155,12 @@ Result<Figure> SpectrumFigure(const ViewContext& c) {
                         grey});
   }
   const std::string of = " of " + std::to_string(n) + (n == 1 ? " pair" : " pairs");
+  f.legend.push_back({"green dots: a full turn within L (\xce\xbb_i \xe2\x89\xa4 L): " +
+                          std::to_string(full_count) + of,
+                      category_colors[1]});
   f.legend.push_back(
-      {"a full turn within L (\xce\xbb_i \xe2\x89\xa4 L): " + std::to_string(full_count) + of,
-       category_colors[1]});
-  f.legend.push_back(
-      {"less than one turn within L: " + std::to_string(n - full_count) + of, category_colors[0]});
+      {"orange dots: less than one turn within L: " + std::to_string(n - full_count) + of,
+       category_colors[0]});
   const double log_l = std::log10(length), log_w = std::log10(kTwoPi / length);
   f.legend.push_back({"L = " + std::to_string(c.params.pe.max_len) +
                           " positions (--max-len), on the wavelength scale, "
