@@ -32,6 +32,12 @@ enum class SimilarityMeasure { kDot, kCosine };
 enum class LowPrecision { kBf16, kFp16 };
 // What the compare view puts side by side.
 enum class CompareOf { kScore, kTable };
+// How the decay view scales each curve s(k) (k = 0..L-1): as it is; minus its value at
+// distance 0; or as the softmax weight exp(s(k)) / sum_j exp(s(j)) over every distance.
+enum class DecayNorm { kRaw, kMinusZero, kSoftmax };
+// What the score view draws: the whole logit, or only what position adds to it (the logit
+// minus the same logit with no positional scheme: views/score_views.cpp).
+enum class ScorePart { kAll, kPosition };
 
 // Llama 4's attention temperature (its NoPE layers): the query at position p (0-based, as the
 // reference code's positions) is multiplied by
@@ -96,6 +102,11 @@ struct ModelParams {
   // The opened model's schedule (shared, immutable; compared by pointer), null when no model
   // is open; the layers view draws it.
   std::shared_ptr<const ModelSchedule> model;
+  // The decay view's normalisation and its log y axis (softmax weights only).
+  DecayNorm decay_norm = DecayNorm::kRaw;
+  bool decay_log_y = false;
+  // The score view's whole logit or its position part.
+  ScorePart score_part = ScorePart::kAll;
   bool operator==(const ModelParams&) const = default;
 };
 
