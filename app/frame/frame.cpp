@@ -341,22 +341,66 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
         }
       }
       const int panel_count = static_cast<int>(top.size() + bottom.size());
+      auto panel_at = [&](int k) -> const PanelEntry& {
+        return *(k < static_cast<int>(top.size()) ? top[static_cast<size_t>(k)]
+                                                  : bottom[static_cast<size_t>(k) - top.size()]);
+      };
+      if (state.present_tab_on_show) {
+        // Presentation just began: the view on show is the tab on show (when the scheme's views
+        // are tabs), else the view presented last.
+        state.present_tab_on_show = false;
+        for (int k = 0; presenting && k < panel_count && bottom.size() > 2; ++k) {
+          if (state.session.shown_tab == panel_at(k).view) state.ui.presentation_panel = k;
+        }
+      }
       if (std::optional<ShortcutAction> key = PressedShortcut(state.ui)) {
-        if (*key != ShortcutAction::kExport || services.exports) {
+        const bool step_key =
+            *key == ShortcutAction::kNextPanel || *key == ShortcutAction::kPreviousPanel;
+        const bool walkthrough_on_show =
+            presenting && panel_count > 0 &&
+            panel_at(std::clamp(state.ui.presentation_panel, 0, panel_count - 1)).view ==
+                ViewKind::kWalkthrough;
+        // The walkthrough's steps first, as a clicker steps a slide's builds: past its last
+        // step (or before its first) the keys move on to the next (previous) view.
+        const int steps = caches.walkthrough.walk
+                              ? static_cast<int>(caches.walkthrough.walk->pages.size())
+                              : kWalkStepCount;
+        const int step = state.walkthrough.step;
+        if (walkthrough_on_show && step_key &&
+            (*key == ShortcutAction::kNextPanel ? step + 1 < steps : step > 0)) {
+          const int by = *key == ShortcutAction::kNextPanel ? 1 : -1;
+          Edit(state, [by, steps](AppState& st) {
+            st.walkthrough.step = std::clamp(st.walkthrough.step + by, 0, steps - 1);
+          });
+        } else if (*key != ShortcutAction::kExport || services.exports) {
           ApplyShortcut(state, *key, panel_count);
         }
+      }
+      std::optional<ViewKind> presented;  // the view presentation mode shows
+      if (presenting && panel_count > 0) {
+        presented = panel_at(std::clamp(state.ui.presentation_panel, 0, panel_count - 1)).view;
+        caches.drawn.presented = presented;
       }
       ImGui::BeginGroup();
       if (presenting && panel_count > 0) {
         // One view fills the window; the arrow keys and Page Up / Down step through the views.
-        const int k = std::clamp(state.ui.presentation_panel, 0, panel_count - 1);
-        const PanelEntry& p =
-            *(k < static_cast<int>(top.size()) ? top[static_cast<size_t>(k)]
-                                               : bottom[static_cast<size_t>(k) - top.size()]);
+        const PanelEntry& p = panel_at(std::clamp(state.ui.presentation_panel, 0, panel_count - 1));
         const ImGuiWindowFlags flags =
             p.scrollbar ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
-        Panel(state, p.id, PanelTitle(p, derived), p.view, ImVec2(right_w, body_h), flags,
+        // Beside every view but the walkthrough (which explains itself), what the controls
+        // would say under "What you are looking at", at its top so it shows without scrolling.
+        const bool explain = p.view != ViewKind::kWalkthrough && derived.pe_status.ok();
+        const float explain_w = explain ? std::min(em * 14, right_w * 0.3f) : 0.0f;
+        Panel(state, p.id, PanelTitle(p, derived), p.view,
+              ImVec2(right_w - explain_w - (explain ? gap : 0.0f), body_h), flags,
               [&] { p.draw(p, state, derived, caches, services); });
+        if (explain) {
+          ImGui::SameLine();
+          if (ImGui::BeginChild("explanation", ImVec2(explain_w, body_h), true)) {
+            DrawSchemeExplanation(state, derived);
+          }
+          ImGui::EndChild();
+        }
         top.clear();
         bottom.clear();
       }
@@ -389,11 +433,20 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
         if (!top.empty()) ImGui::Dummy(ImVec2(0, 0));
         if (ImGui::BeginChild("scheme_views", ImVec2(right_w, bottom_h), false,
                               ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
-          if (ImGui::BeginTabBar("scheme_view_tabs")) {
+          // Tabs keep their whole names: when they do not fit, the row scrolls (arrows at its
+          // end) and a list button names every view, as editors with many open files do;
+          // shrinking them would cut "walkthrough" to "wal...".
+          if (ImGui::BeginTabBar("scheme_view_tabs", ImGuiTabBarFlags_FittingPolicyScroll |
+                                                         ImGuiTabBarFlags_TabListPopupButton)) {
             for (const PanelEntry* p : bottom) {
               const ImGuiTabItemFlags tab_flags =
                   state.select_tab == p->view ? ImGuiTabItemFlags_SetSelected : 0;
-              if (ImGui::BeginTabItem(ViewName(p->view).data(), nullptr, tab_flags)) {
+              const char* label = ViewName(p->view).data();
+              const bool open_tab = ImGui::BeginTabItem(label, nullptr, tab_flags);
+              caches.drawn.tabs.push_back(
+                  {p->view, ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x,
+                   ImGui::GetItemRectSize().x});
+              if (open_tab) {
                 state.session.shown_tab = p->view;
                 const ImVec2 avail_tab = ImGui::GetContentRegionAvail();
                 const ImGuiWindowFlags flags =
@@ -411,9 +464,11 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
       }
       ImGui::EndGroup();
       if (presenting) {
-        ImGui::TextDisabled("Presentation: view %d of %d. %s: next, %s: previous, %s: leave.",
+        const bool walking = presented == ViewKind::kWalkthrough;
+        ImGui::TextDisabled("Presentation: view %d of %d%s. %s: next, %s: previous, %s: leave.",
                             std::clamp(state.ui.presentation_panel, 0, panel_count - 1) + 1,
-                            panel_count, ShortcutFor(ShortcutAction::kNextPanel).keys,
+                            panel_count, walking ? ", the walkthrough's steps first" : "",
+                            ShortcutFor(ShortcutAction::kNextPanel).keys,
                             ShortcutFor(ShortcutAction::kPreviousPanel).keys,
                             ShortcutFor(ShortcutAction::kLeave).keys);
       } else if (!state.refusal_line.empty()) {

@@ -21,7 +21,10 @@ void ApplyShortcut(AppState& state, ShortcutAction action, int panels) {
       Edit(state, [](AppState& st) { st.ui.shortcuts_open = !st.ui.shortcuts_open; });
       break;
     case ShortcutAction::kPresentation:
-      Edit(state, [](AppState& st) { st.ui.presentation = !st.ui.presentation; });
+      Edit(state, [](AppState& st) {
+        st.ui.presentation = !st.ui.presentation;
+        st.present_tab_on_show = st.ui.presentation;
+      });
       break;
     case ShortcutAction::kNextPanel:
       Edit(state, [panels](AppState& st) {

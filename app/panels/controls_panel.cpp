@@ -985,6 +985,10 @@ void DrawControlsPanel(AppState& state, const Derived& derived) {
   ControlsOf(p.pe.kind()).explanation(state, derived);
 }
 
+void DrawSchemeExplanation(const AppState& state, const Derived& derived) {
+  ControlsOf(state.params.pe.kind()).explanation(state, derived);
+}
+
 void DrawStatusLine(const AppState& state, const Derived& derived) {
   if (!derived.pe_status.ok()) {
     if (derived.building) {

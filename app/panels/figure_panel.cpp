@@ -150,6 +150,104 @@ void AttentionMaskControls(AppState& state) {
   }
 }
 
+// The decay view's overlays (the schemes and model layers drawn beside this one, as --compare
+// lists them: checkboxes in one drop-down, so the row stays short) and its normalisation
+// (--decay-norm, --log-y).
+void DecayControls(AppState& state) {
+  const float em = ImGui::GetFontSize();
+  const ModelParams& p = state.params;
+  std::vector<std::string> listed;
+  for (size_t start = 0; start <= p.compare.size() && !p.compare.empty();) {
+    size_t comma = p.compare.find(',', start);
+    if (comma == std::string::npos) comma = p.compare.size();
+    listed.push_back(p.compare.substr(start, comma - start));
+    start = comma + 1;
+  }
+  // The schemes in table order, then the layers in the order they were ticked.
+  auto set_listed = [&](const std::string& name, bool on) {
+    std::vector<std::string> next;
+    for (const SchemeDescriptor& e : kSchemeDescriptors) {
+      const std::string other(e.name);
+      const bool was = std::find(listed.begin(), listed.end(), other) != listed.end();
+      if (other == name ? on : was) next.push_back(other);
+    }
+    for (const std::string& item : listed) {
+      if (item.rfind("layer:", 0) == 0 && item != name) next.push_back(item);
+    }
+    if (on && name.rfind("layer:", 0) == 0) next.push_back(name);
+    std::string list;
+    for (const std::string& item : next) list += (list.empty() ? "" : ",") + item;
+    EditField(state, "overlay", "--compare", list);
+  };
+  const std::string preview = listed.empty()
+                                  ? std::string("this one only")
+                                  : std::to_string(listed.size()) + " more: " + p.compare;
+  ImGui::SetNextItemWidth(em * 9);
+  if (ImGui::BeginCombo("overlay", preview.c_str())) {
+    for (const SchemeDescriptor& d : kSchemeDescriptors) {
+      if (d.scheme == p.pe.kind()) continue;  // drawn anyway, first
+      const std::string name(d.name);
+      bool on = std::find(listed.begin(), listed.end(), name) != listed.end();
+      ImGui::PushID(name.c_str());
+      if (ImGui::Checkbox(name.c_str(), &on)) set_listed(name, on);
+      ItemTooltip("Draw this scheme's curve too, with its defaults and this shape (--compare).");
+      ImGui::PopID();
+    }
+    if (p.model) {
+      // The opened model's layers: the first of each treatment the model has (Gemma's local
+      // and global, Llama 4's RoPE and NoPE), the layer shown left out.
+      const std::vector<LayerPosition>& layers = p.model->layers;
+      const bool shown_valid =
+          p.model_layer >= 0 && static_cast<size_t>(p.model_layer) < layers.size();
+      for (size_t k = 0; k < layers.size(); ++k) {
+        bool seen = false;
+        for (size_t j = 0; j < k && !seen; ++j) seen = layers[j] == layers[k];
+        if (seen || (shown_valid && layers[static_cast<size_t>(p.model_layer)] == layers[k])) {
+          continue;
+        }
+        const std::string name = "layer:" + std::to_string(k);
+        const std::string label =
+            "layer " + std::to_string(k) +
+            (layers[k].type.empty() ? std::string() : " (" + layers[k].type + ")");
+        bool on = std::find(listed.begin(), listed.end(), name) != listed.end();
+        ImGui::PushID(name.c_str());
+        if (ImGui::Checkbox(label.c_str(), &on)) set_listed(name, on);
+        ItemTooltip(("Draw layer " + std::to_string(k) +
+                     " of the model too, with its own treatment and this one's rows (--compare " +
+                     name + ").")
+                        .c_str());
+        ImGui::PopID();
+      }
+    }
+    ImGui::EndCombo();
+  }
+  ItemTooltip(
+      "Schemes (and the opened model's layers) drawn beside this one: tick them in the list.");
+  ImGui::SameLine();
+  const char* norms[] = {"raw", "minus-zero", "softmax"};
+  int norm = static_cast<int>(p.decay_norm);
+  ImGui::SetNextItemWidth(em * 7);
+  FitComboWidth("normalise", norms);
+  if (ImGui::Combo("normalise", &norm, norms, 3)) {
+    EditField(state, "normalise", "--decay-norm", norms[norm]);
+  }
+  ItemTooltip(
+      "raw: the scores as they are. minus-zero: each curve minus its score at distance 0, so "
+      "curves of different sizes start together. softmax: each curve as softmax weights over "
+      "every distance (they sum to 1), where a query's attention goes; with log y, ALiBi's "
+      "steep heads no longer flatten the others.");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(p.decay_norm != DecayNorm::kSoftmax && !p.decay_log_y);
+  bool log_y = p.decay_log_y;
+  if (ImGui::Checkbox("log y", &log_y)) {
+    EditField(state, "log y", "--log-y", log_y ? "true" : "false");
+  }
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+    WrappedTooltip("A log y axis, for the softmax weights (positive): tiny weights far away show.");
+  }
+}
+
 // What the scores are of: the content (one random vector, ones, or two tokens of the sentence)
 // and the causal mask, through the parameter table as the command line sets them.
 void ScoreControls(AppState& state, const Derived& derived, ViewKind view) {
@@ -189,6 +287,17 @@ void ScoreControls(AppState& state, const Derived& derived, ViewKind view) {
     AttentionMaskControls(state);
   }
   TemperatureControls(state, derived);
+  if (view == ViewKind::kScore) {
+    bool position = state.params.score_part == ScorePart::kPosition;
+    if (ImGui::Checkbox("position part only", &position)) {
+      EditField(state, "position part only", "--score-part", position ? "position" : "all");
+    }
+    ItemTooltip(
+        "Subtract the content term: the score minus the same score with no positional scheme. "
+        "With random content x.x/sqrt(d) is about sqrt(d) and hides the +-0.1 that position "
+        "adds; this shows that part alone (added schemes: x.PE_n + PE_m.x + PE_m.PE_n).");
+  }
+  if (view == ViewKind::kDecay) DecayControls(state);
 }
 
 // The precision view's format, through the parameter table as --dtype sets it.

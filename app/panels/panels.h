@@ -14,6 +14,8 @@
 namespace pe {
 
 void DrawControlsPanel(AppState& state, const Derived& derived);
+// The scheme's "What you are looking at" (the controls panel ends with it), for presentation.
+void DrawSchemeExplanation(const AppState& state, const Derived& derived);
 void DrawHeatmapPanel(AppState& state, const Derived& derived, HeatmapCache& cache,
                       UiServices& services, DrawnRecord& drawn);
 void DrawCurvesPanel(AppState& state, const Derived& derived, CurvesCache& cache,

@@ -67,6 +67,7 @@ void PresetButtons(AppState& state) {
         st.sums.manual = false;   // the sums view shows the preset's own rows
         st.walkthrough.step = 0;  // a preset starts its walkthrough at step 1
         st.walkthrough.fitted_step = -1;
+        st.walkthrough.step = 0;  // a preset starts its example from step 1
       });
     }
     if (loaded) ImGui::PopStyleColor();

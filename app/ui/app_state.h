@@ -283,6 +283,9 @@ struct AppState {
   // the frame hands each to what opens its kind).
   std::vector<std::string> dropped_files;
   ModelPickState model_pick;
+  // Presentation mode was just switched on: the frame presents the tab on show (it knows which
+  // views are on screen).
+  bool present_tab_on_show = false;
 };
 
 // Queues `edit` for the start of the next frame.

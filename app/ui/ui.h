@@ -113,6 +113,13 @@ struct DrawnRecord {
       figures_computing;  // figure panels waiting for their new parameters' figure
   std::vector<ViewKind> figures_for_other_window;  // showing another window's, the new on its way
   int shortcut_rows = 0;                           // rows of the shortcut overlay, when it is open
+  struct Tab {
+    ViewKind view;
+    float label_width;  // its name and the frame padding either side, pixels
+    float tab_width;    // the tab drawn, pixels (narrower than the label: the name is cut)
+  };
+  std::vector<Tab> tabs;              // the scheme views' tabs, in order
+  std::optional<ViewKind> presented;  // the view presentation mode shows, if any
   void Clear() { *this = DrawnRecord(); }
 };
 

@@ -45,4 +45,33 @@ double TemperatureAt(const AttentionTemperature& t, int64_t position) {
   return 1.0 + t.scale * std::log(steps + 1.0);
 }
 
+std::string_view DecayNormName(DecayNorm norm) {
+  switch (norm) {
+    case DecayNorm::kMinusZero:
+      return "minus-zero";
+    case DecayNorm::kSoftmax:
+      return "softmax";
+    case DecayNorm::kRaw:
+      break;
+  }
+  return "raw";
+}
+
+std::optional<DecayNorm> ParseDecayNorm(std::string_view name) {
+  if (name == "raw") return DecayNorm::kRaw;
+  if (name == "minus-zero") return DecayNorm::kMinusZero;
+  if (name == "softmax") return DecayNorm::kSoftmax;
+  return std::nullopt;
+}
+
+std::string_view ScorePartName(ScorePart part) {
+  return part == ScorePart::kPosition ? "position" : "all";
+}
+
+std::optional<ScorePart> ParseScorePart(std::string_view name) {
+  if (name == "all") return ScorePart::kAll;
+  if (name == "position") return ScorePart::kPosition;
+  return std::nullopt;
+}
+
 }  // namespace pe

@@ -23,4 +23,12 @@ std::optional<SimilarityMeasure> ParseSimilarityMeasure(std::string_view name);
 std::string_view TemperatureKindName(TemperatureKind kind);
 std::optional<TemperatureKind> ParseTemperatureKind(std::string_view name);
 
+// "raw", "minus-zero", "softmax" (the --decay-norm values) and back.
+std::string_view DecayNormName(DecayNorm norm);
+std::optional<DecayNorm> ParseDecayNorm(std::string_view name);
+
+// "all", "position" (the --score-part values) and back.
+std::string_view ScorePartName(ScorePart part);
+std::optional<ScorePart> ParseScorePart(std::string_view name);
+
 }  // namespace pe

@@ -34,6 +34,12 @@ enum class SimilarityMeasure { kDot, kCosine };
 enum class LowPrecision { kBf16, kFp16 };
 // What the compare view puts side by side.
 enum class CompareOf { kScore, kTable };
+// How the decay view scales each curve s(k) (k = 0..L-1): as it is; minus its value at
+// distance 0; or as the softmax weight exp(s(k)) / sum_j exp(s(j)) over every distance.
+enum class DecayNorm { kRaw, kMinusZero, kSoftmax };
+// What the score view draws: the whole logit, or only what position adds to it (the logit
+// minus the same logit with no positional scheme: views/score_views.cpp).
+enum class ScorePart { kAll, kPosition };
 
 // Which guided walkthrough the walkthrough view shows: from text to the model input (the eight
 // input steps), or how position enters attention (the eight attention steps).
@@ -106,6 +112,11 @@ struct ModelParams {
   std::shared_ptr<const ModelSchedule> model;
   // The walkthrough view's walkthrough (--walkthrough).
   WalkthroughKind walkthrough = WalkthroughKind::kInput;
+  // The decay view's normalisation and its log y axis (softmax weights only).
+  DecayNorm decay_norm = DecayNorm::kRaw;
+  bool decay_log_y = false;
+  // The score view's whole logit or its position part.
+  ScorePart score_part = ScorePart::kAll;
   bool operator==(const ModelParams&) const = default;
 };
 

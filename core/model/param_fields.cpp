@@ -570,6 +570,16 @@ Status SetAttentionWindow(const ParamField&, ModelParams& m, const std::string& 
 bool HasBandedWindow(const ModelParams& m) {
   return m.attention_window.banded();
 }
+// Recorded only when not the default, so the figures and sessions of other views are as before.
+bool DecayNormGiven(const ModelParams& m) {
+  return m.decay_norm != DecayNorm::kRaw;
+}
+bool DecayLogYGiven(const ModelParams& m) {
+  return m.decay_log_y;
+}
+bool ScorePartGiven(const ModelParams& m) {
+  return m.score_part != ScorePart::kAll;
+}
 
 std::string SoftmaxScaleText(const ParamField&, const ModelParams& m) {
   return m.softmax_scale > 0 ? Num(m.softmax_scale) : std::string("default");
@@ -797,9 +807,14 @@ Status SetCompare(const ParamField&, ModelParams& m, const std::string& text) {
     size_t comma = text.find(',', start);
     if (comma == std::string::npos) comma = text.size();
     const std::string name = text.substr(start, comma - start);
-    if (!ParseScheme(name)) {
-      return InvalidArgument("--compare: \"" + name + "\" is not a scheme (" + names + "), in \"" +
-                             text + "\"" + DidYouMean(name, WordsOfList(names)));
+    if (name.rfind("layer:", 0) == 0) {
+      // A layer of the opened model (checked against its layers when the view is drawn).
+      Result<int64_t> layer = ParseInteger("--compare " + name, name.substr(6), 0, kMaxPosition);
+      if (!layer.ok()) return layer.error();
+    } else if (!ParseScheme(name)) {
+      return InvalidArgument("--compare: \"" + name + "\" is not a scheme (" + names +
+                             ") or layer:N, in \"" + text + "\"" +
+                             DidYouMean(name, WordsOfList(names)));
     }
     start = comma + 1;
   }
@@ -1326,7 +1341,7 @@ const ParamField kFields[] = {
      kAllSchemes, Int(AT(m.query), -1, kMaxPosition)},
     {"compare", "--compare",
      "Schemes the decay view draws beside this one, e.g. rope,alibi (each with its defaults and "
-     "this shape)",
+     "this shape), or layer:N, layer N of the opened model (--model), e.g. layer:5",
      kAllSchemes,
      Custom(
          "LIST", [](const ParamField&, const ModelParams& m) { return m.compare; }, &SetCompare)},
@@ -1461,6 +1476,20 @@ const ParamField kFields[] = {
      kAllSchemes,
      Choice<&WalkthroughKindName, &ParseWalkthroughKind>(AT(m.walkthrough), Listed::kEither),
      nullptr, [](const ModelParams& m) { return m.walkthrough != WalkthroughKind::kInput; }},
+    {"decay_norm", "--decay-norm",
+     "Decay view: each curve s(k) as it is (raw), minus its value at distance 0 (minus-zero), "
+     "or as the softmax weight exp(s(k)) / sum_j exp(s(j)) over the distances 0..L-1 (softmax: "
+     "for a relative scheme, the last query's causal attention row)",
+     kAllSchemes, Choice<&DecayNormName, &ParseDecayNorm>(AT(m.decay_norm), Listed::kEither),
+     nullptr, &DecayNormGiven},
+    {"decay_log_y", "--log-y",
+     "Decay view: a log y axis (with --decay-norm softmax, whose weights are positive)",
+     kAllSchemes, Switch<true>(AT(m.decay_log_y), "true", "false"), nullptr, &DecayLogYGiven},
+    {"score_part", "--score-part",
+     "Score view: the whole logit (all), or only what position adds to it (position: the logit "
+     "minus the same logit with no positional scheme, x_A.x_B times the softmax scale)",
+     kAllSchemes, Choice<&ScorePartName, &ParseScorePart>(AT(m.score_part), Listed::kEither),
+     nullptr, &ScorePartGiven},
 };
 
 #undef AT
@@ -1518,6 +1547,9 @@ const char* NotPartOfTheComparison(std::string_view key) {
       {"rotation_offset", "it is the rotation view's offset"},
       {"measure", "it is the similarity views' measure"},
       {"compare", "it lists the schemes of the decay view"},
+      {"decay_norm", "it is the decay view's normalisation"},
+      {"decay_log_y", "it is the decay view's y axis"},
+      {"score_part", "it is the score view's choice of the whole score or its position part"},
       {"check_table", "it is the check view's table"},
       {"dtype", "it is the precision view's storage format"},
       {"query", "it is the attention view's query"},

@@ -10,15 +10,22 @@
 //   roformer-decay: RoFormer's relative upper bound against the distance 0..L-1 for the RoPE
 //                   head dimension and theta; CSV header distance,bound; NPY (L, 2)
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "analysis/attention_score.h"
+#include "base/ticks.h"
+#include "encoding/encoding.h"
 #include "encoding/rope.h"
 #include "encoding/rope_encoding.h"
 #include "io/file_writers.h"
+#include "model/choice_names.h"
+#include "model/model_schedule.h"
 #include "model/param_fields.h"
 #include "text/tokenizer.h"
 #include "views/figure_budget.h"
@@ -88,6 +95,42 @@ std::string SoftmaxNote(const AttentionScorer& s, int64_t m, int64_t n0, int64_t
          ", exp(entropy) " + Num(std::exp(entropy), 4) + " keys";
 }
 
+// The score with no positional scheme (NoPE of this shape, content, scale, temperature and
+// mask kept): the content term the score view's position part subtracts.
+Result<AttentionScorer> ContentScorer(const ViewContext& c) {
+  ModelParams m = c.params;
+  m.pe.scheme = NopeParams{};
+  Result<EncodingPtr> e = MakeEncoding(m.pe, m.cap);
+  if (!e.ok()) return InvalidArgument("--score-part position: " + e.message());
+  return AttentionScorer::Make(m, e.value());
+}
+
+// What the position part is, in the scheme's family's terms.
+std::string PositionPartText(const Encoding& e, const ScoreContent& content) {
+  const bool two = content.kind == ScoreContent::Kind::kTokens;
+  const std::string xq = two ? "x_A" : "x", xk = two ? "x_B" : "x";
+  const std::string dot = "\xc2\xb7";
+  const std::string content_term = xq + dot + xk + " s";
+  switch (e.family()) {
+    case Family::kAdded: {
+      const std::string pe(e.descriptor().vector_symbol);
+      if (pe.empty()) {
+        return "position part: score \xe2\x88\x92 " + content_term + " = 0 (no position)";
+      }
+      return "position part: score \xe2\x88\x92 " + content_term + " = (" + xq + dot + pe +
+             "_n + " + pe + "_m" + dot + xk + " + " + pe + "_m" + dot + pe +
+             "_n) s, the three terms with " + pe + " (s: the softmax scale)";
+    }
+    case Family::kRotary:
+      return "position part: score \xe2\x88\x92 the same q" + dot + "k unrotated (" + content_term +
+             ", s: the softmax scale): what turning q and k changes";
+    case Family::kBias:
+      break;
+  }
+  return "position part: score \xe2\x88\x92 " + content_term +
+         " = the bias alone (s: the softmax scale)";
+}
+
 }  // namespace
 
 std::string ScoreContentText(const ModelParams& m) {
@@ -134,12 +177,25 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
                                std::min(px.width, 4096),
                                std::min(px.height, 4096)};
   if (Status st = CheckScoreRaster(s, req); !st.ok()) return st.error();
-  const ScoreRaster r = ComputeScoreRaster(s, req);
+  ScoreRaster r = ComputeScoreRaster(s, req);
+  const bool position_part = m.score_part == ScorePart::kPosition;
+  if (position_part) {
+    // Texel by texel, the same texels of the content-only score subtracted (the content term
+    // does not depend on the key, so which keys a texel samples does not change its mean).
+    Result<AttentionScorer> content = ContentScorer(c);
+    if (!content.ok()) return content.error();
+    if (Status st = CheckScoreRaster(content.value(), req); !st.ok()) return st.error();
+    const ScoreRaster r0 = ComputeScoreRaster(content.value(), req);
+    assert(r0.values.size() == r.values.size() && "one request, one texel grid");
+    for (size_t i = 0; i < r.values.size(); ++i) r.values[i] -= r0.values[i];
+    f.title = "Position part of " + f.title;
+  }
   // A diverging map centred on 0 with a symmetric range, whatever --colormap says (the table
   // heatmap's maps include a sequential one).
   double hi = MaxAbsIgnoringNaN(r.values);
   if (!(hi > 0.0)) hi = 1.0;
-  f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi, "score(m, n)"};
+  f.colorbar = FigureColorBar{ColormapId::kRdBu, -hi, hi,
+                              position_part ? "score(m, n) \xe2\x88\x92 content" : "score(m, n)"};
   bool any_masked = false;
   if (!r.empty()) {
     f.image = ValueImage(r.values, r.width, r.height,
@@ -149,6 +205,7 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
                          &any_masked);
   }
   f.legend.push_back({definition, kNoColor});
+  if (position_part) f.legend.push_back({PositionPartText(e, m.content), kNoColor});
   f.legend.push_back({ScoreContentText(m), kNoColor});
   if (m.softmax_scale > 0) f.legend.push_back({SoftmaxScaleText(m, s.dim()), kNoColor});
   if (m.attention_window.banded()) {
@@ -210,8 +267,10 @@ Status CheckScoreSize(const ViewContext& c) {
       !s.ok()) {
     return s;
   }
+  // The position part keeps the content-only keys too.
+  const uint64_t copies = c.params.score_part == ScorePart::kPosition ? 4 : 2;
   return CheckFloatCount("the score table's keys", rows,
-                         2 * static_cast<uint64_t>(c.params.pe.d_model), c.params.cap);
+                         copies * static_cast<uint64_t>(c.params.pe.d_model), c.params.cap);
 }
 
 }  // namespace
@@ -224,6 +283,9 @@ ViewRange ScoreWhole(const ModelParams&, const Encoding& e) {
 
 Status CheckScoreTable(const ViewContext& c) {
   if (Status s = CheckScoreSize(c); !s.ok()) return s;
+  if (c.params.score_part == ScorePart::kPosition) {
+    if (Status s = ContentScorer(c).status(); !s.ok()) return s;
+  }
   return Scorer(c).status();
 }
 
@@ -236,6 +298,15 @@ Status WriteScoreView(std::ostream& out, TableFormat format, const ViewContext& 
   const Encoding& e = *c.encoding;
   const int64_t L = e.rows(), first = e.first_position();
   const std::vector<double> keys = ScoreKeys(s, first, L);  // (L, d)
+  // The position part: the content-only scores (no positional scheme) subtracted cell by cell.
+  std::optional<AttentionScorer> content;
+  std::vector<double> content_keys, content_scores;
+  if (c.params.score_part == ScorePart::kPosition) {
+    Result<AttentionScorer> made = ContentScorer(c);
+    if (!made.ok()) return made.error();
+    content.emplace(std::move(made).value());
+    content_keys = ScoreKeys(*content, first, L);
+  }
   if (format == TableFormat::kNpy) {
     const int64_t shape[] = {L, L};
     out << NpyHeader(shape);
@@ -250,6 +321,11 @@ Status WriteScoreView(std::ostream& out, TableFormat format, const ViewContext& 
   for (int64_t r0 = 0; r0 < L && out; r0 += block_rows) {
     const int64_t rows = std::min(block_rows, L - r0);
     ScoreBlock(s, keys.data(), first, L, first + r0, rows, scores.data());
+    if (content) {
+      content_scores.resize(scores.size());
+      ScoreBlock(*content, content_keys.data(), first, L, first + r0, rows, content_scores.data());
+      for (size_t i = 0; i < static_cast<size_t>(rows * L); ++i) scores[i] -= content_scores[i];
+    }
     std::transform(scores.begin(), scores.begin() + rows * L, block.begin(),
                    [](double v) { return static_cast<float>(v); });
     if (format == TableFormat::kNpy) {
@@ -288,7 +364,8 @@ struct DecayScheme {
 // offset). A compared scheme equal to this one is left out.
 Result<std::vector<DecayScheme>> DecaySchemes(const ViewContext& c) {
   std::vector<DecayScheme> out;
-  auto add = [&](const ModelParams& m, const EncodingPtr& e) -> Status {
+  auto add = [&](const ModelParams& m, const EncodingPtr& e,
+                 const std::string& label_prefix = {}) -> Status {
     for (const DecayScheme& d : out) {
       if (d.scorer.encoding().params() == e->params()) return {};
     }
@@ -298,10 +375,21 @@ Result<std::vector<DecayScheme>> DecaySchemes(const ViewContext& c) {
     int copies = 1;
     for (const DecayScheme& d : out) copies += d.tag.rfind(tag, 0) == 0 ? 1 : 0;
     if (copies > 1) tag += "-" + std::to_string(copies);
-    out.push_back({tag, e->Summary(), std::move(s).value()});
+    std::string label = label_prefix + e->Summary();
+    if (e->params().kind() == Scheme::kT5 && !e->params().t5().bias.loaded()) {
+      // Seeded N(0, 1) biases: a curve of noise, said so (a trained table: --positions-table).
+      label += " \xe2\x80\x94 biases seeded at random (seed " +
+               std::to_string(e->params().t5().seed) +
+               "): meaningless until a trained table is loaded";
+    }
+    out.push_back({tag, label, std::move(s).value()});
     return {};
   };
-  if (Status s = add(c.params, c.encoding); !s.ok()) return s.error();
+  // Layers compared: each curve names its layer, this one's too.
+  const bool layers = c.params.model && c.params.compare.find("layer:") != std::string::npos;
+  const std::string own_prefix =
+      layers ? "layer " + std::to_string(c.params.model_layer) + ": " : std::string();
+  if (Status s = add(c.params, c.encoding, own_prefix); !s.ok()) return s.error();
   const std::string& list = c.params.compare;
   size_t start = 0;
   while (!list.empty() && start <= list.size()) {
@@ -309,6 +397,24 @@ Result<std::vector<DecayScheme>> DecaySchemes(const ViewContext& c) {
     if (comma == std::string::npos) comma = list.size();
     const std::string name = list.substr(start, comma - start);
     start = comma + 1;
+    if (name.rfind("layer:", 0) == 0) {
+      // A layer of the opened model, with this one's rows and offset.
+      if (!c.params.model) {
+        return InvalidArgument("--compare " + name + ": no model is open (--model or " +
+                               "--model-config gives its layers)");
+      }
+      const int64_t layer = std::strtoll(name.c_str() + 6, nullptr, 10);
+      ModelParams m = c.params;
+      if (Status s = ApplyLayer(*c.params.model, layer, m); !s.ok()) {
+        return InvalidArgument("--compare " + name + ": " + s.message());
+      }
+      Result<EncodingPtr> e = MakeEncoding(m.pe, m.cap);
+      if (!e.ok()) return InvalidArgument("--compare " + name + ": " + e.message());
+      if (Status s = add(m, e.value(), "layer " + std::to_string(layer) + ": "); !s.ok()) {
+        return InvalidArgument("--compare " + name + ": " + s.message());
+      }
+      continue;
+    }
     const std::optional<Scheme> scheme = ParseScheme(name);
     if (!scheme) return InvalidArgument("--compare: \"" + name + "\" is not a scheme");
     // Reset first: SetScheme keeps the parameters when the scheme is already chosen.
@@ -339,6 +445,108 @@ std::vector<int64_t> CurveDistances(int64_t L, int samples) {
     const auto dist = static_cast<int64_t>(
         std::llround(static_cast<double>(L - 1) * k / static_cast<double>(samples - 1)));
     if (out.empty() || dist != out.back()) out.push_back(dist);
+  }
+  return out;
+}
+
+// The softmax normalisation sums over every distance: at most this many.
+constexpr int64_t kMaxSoftmaxDistances = int64_t{1} << 22;
+
+// What --decay-norm needs of one curve: its score at distance 0, and for the softmax
+// log sum_j exp(s(j)) over every distance j = 0..L-1 (masked ones left out), summed from the
+// largest score down so nothing overflows.
+struct DecayNormalizer {
+  DecayNorm norm = DecayNorm::kRaw;
+  double zero = 0.0;
+  double log_sum = 0.0;
+  double Apply(double score) const {
+    switch (norm) {
+      case DecayNorm::kMinusZero:
+        return score - zero;
+      case DecayNorm::kSoftmax:
+        return std::exp(score - log_sum);
+      case DecayNorm::kRaw:
+        break;
+    }
+    return score;
+  }
+  void Apply(std::vector<double>& curve) const {
+    for (double& v : curve) {
+      if (!std::isnan(v)) v = Apply(v);
+    }
+  }
+};
+
+Status CheckDecayNorm(const ModelParams& m, int64_t L) {
+  if (m.decay_norm == DecayNorm::kSoftmax && L > kMaxSoftmaxDistances) {
+    return InvalidArgument("--decay-norm softmax sums over every distance, at most " +
+                           std::to_string(kMaxSoftmaxDistances) + ", and max_len is " +
+                           std::to_string(L) + ": use raw or minus-zero, or a shorter max_len");
+  }
+  return {};
+}
+
+DecayNormalizer MakeDecayNormalizer(const AttentionScorer& s, DecayNorm norm) {
+  DecayNormalizer out;
+  out.norm = norm;
+  if (norm == DecayNorm::kRaw) return out;
+  const int64_t zero[] = {0};
+  out.zero = DecayCurve(s, zero).front();
+  if (norm != DecayNorm::kSoftmax) return out;
+  const int64_t L = s.encoding().rows();
+  // Online: the sum is kept relative to the largest score so far, rescaled when it grows.
+  double hi = -INFINITY, sum = 0.0;
+  constexpr int64_t kChunk = int64_t{1} << 14;
+  std::vector<int64_t> dist;
+  for (int64_t k0 = 0; k0 < L; k0 += kChunk) {
+    dist.resize(static_cast<size_t>(std::min(kChunk, L - k0)));
+    for (size_t i = 0; i < dist.size(); ++i) dist[i] = k0 + static_cast<int64_t>(i);
+    for (double v : DecayCurve(s, dist)) {
+      if (std::isnan(v)) continue;
+      if (v > hi) {
+        sum = sum * std::exp(hi - v) + 1.0;
+        hi = v;
+      } else {
+        sum += std::exp(v - hi);
+      }
+    }
+  }
+  out.log_sum = hi + std::log(sum);
+  return out;
+}
+
+// "softmax weight exp(s(k)) / sum_j exp(s(j)), j = 0..L-1": the y axis's name for each norm.
+std::string DecayAxisLabel(DecayNorm norm, int64_t first, bool log_y) {
+  const std::string score = "score(n + k, n), n = " + std::to_string(first);
+  switch (norm) {
+    case DecayNorm::kMinusZero:
+      return score + ", minus its value at k = 0";
+    case DecayNorm::kSoftmax:
+      return std::string(log_y ? "softmax weight (log axis)" : "softmax weight") +
+             " exp s(k) / \xce\xa3_j exp s(j)";
+    case DecayNorm::kRaw:
+      break;
+  }
+  return score;
+}
+
+// The log axis's bottom: 1e-16.
+constexpr double kLogFloor = -16.0;
+
+// Decades (and 2 and 5 within them when fewer than three decades show) on a log10 axis.
+std::vector<Tick> LogTicks(double y0, double y1) {
+  std::vector<Tick> out;
+  const bool fine = y1 - y0 < 3.0;
+  const double step = std::max(1.0, std::ceil((y1 - y0) / 8.0));  // at most about 8 decades
+  for (double e = step * std::floor(y0 / step); e <= std::ceil(y1); e += step) {
+    for (double mantissa : {1.0, 2.0, 5.0}) {
+      if (mantissa != 1.0 && !fine) continue;
+      const double at = e + std::log10(mantissa);
+      if (at < y0 || at > y1) continue;
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%ge%d", mantissa, static_cast<int>(e));
+      out.push_back({at, buf});
+    }
   }
   return out;
 }
@@ -418,16 +626,44 @@ Result<Figure> DecayFigure(const ViewContext& c) {
   Figure f;
   f.title = "Attention score against distance: the key at position " + std::to_string(first) +
             ", the query k positions after it";
+  const DecayNorm norm = c.params.decay_norm;
+  const bool log_y = c.params.decay_log_y;
+  if (log_y && norm != DecayNorm::kSoftmax) {
+    return InvalidArgument(
+        "--log-y: a log axis needs positive values, and the " + std::string(DecayNormName(norm)) +
+        " curves go below 0: use it with --decay-norm softmax (the weights are positive)");
+  }
+  if (Status st = CheckDecayNorm(c.params, L); !st.ok()) return st.error();
   f.x = {"distance k = m \xe2\x88\x92 n", false, false, true};
-  f.y = {"score(n + k, n), n = " + std::to_string(first), false, false};
+  f.y = {DecayAxisLabel(norm, first, log_y), false, false};
   const double x0 = L > 1 ? 0.0 : -0.5, x1 = L > 1 ? static_cast<double>(L - 1) : 0.5;
   f.view = {x0, x1, -1, 1};
   const PixelSize px = PlotPixels(c, f);
   const std::vector<int64_t> dist = CurveDistances(L, CurveSamples(px.width));
   std::vector<std::vector<double>> ys;
-  for (const DecayScheme& d : schemes.value()) ys.push_back(DecayCurve(d.scorer, dist));
+  for (const DecayScheme& d : schemes.value()) {
+    ys.push_back(DecayCurve(d.scorer, dist));
+    MakeDecayNormalizer(d.scorer, norm).Apply(ys.back());
+    if (log_y) {
+      // log10 of the weight; a weight that underflows to 0 has no point on the axis.
+      for (double& v : ys.back()) v = v > 0 ? std::log10(v) : (std::isnan(v) ? v : -INFINITY);
+    }
+  }
   f.view = FitY(ys, x0, x1);
-  f.hlines.push_back(0.0);
+  bool clipped = false;
+  if (log_y) {
+    // Weights are at most 1; below 1e-16 a weight is lost beside 1 in float64, and a steep
+    // curve (ALiBi's head 0 reaches 1e-107 at L = 491) would squeeze every other into a line.
+    const double span = f.view.y1 - f.view.y0;
+    f.view.y1 = std::min(f.view.y1, 0.03 * span);
+    if (f.view.y0 < kLogFloor) {
+      f.view.y0 = kLogFloor;
+      clipped = true;
+    }
+    f.y.ticks = LogTicks(f.view.y0, f.view.y1);
+  } else {
+    f.hlines.push_back(0.0);
+  }
   // A window that hides the query past some distance from the key: those distances shaded, as
   // the score view's masked cells (the first hidden one, since the visible keys of a query are a
   // run that moves right with it).
@@ -457,6 +693,7 @@ Result<Figure> DecayFigure(const ViewContext& c) {
     for (size_t k = 0; k < dist.size(); ++k) {
       // The distances a window hides end the line (they are the last ones).
       if (own.banded() && std::isnan(ys[i][k])) break;
+      if (std::isinf(ys[i][k])) continue;  // a weight of 0 on the log axis
       line.xs.push_back(static_cast<double>(dist[k]));
       line.ys.push_back(ys[i][k]);
     }
@@ -482,6 +719,18 @@ Result<Figure> DecayFigure(const ViewContext& c) {
   if (c.params.softmax_scale > 0) {
     f.legend.push_back({SoftmaxScaleText(c.params, e.params().d_model), kNoColor});
   }
+  if (clipped) {
+    f.legend.push_back({"weights below 1e-16 run off the bottom of the axis", kNoColor});
+  }
+  if (norm == DecayNorm::kMinusZero) {
+    f.legend.push_back(
+        {"each curve minus its own score at k = 0: what distance takes away", kNoColor});
+  } else if (norm == DecayNorm::kSoftmax) {
+    f.legend.push_back({"each curve as softmax weights over its " + std::to_string(L) +
+                            " distances (they sum to 1): for a relative scheme, where the "
+                            "last query's causal attention goes",
+                        kNoColor});
+  }
   if (own.banded()) {
     f.legend.push_back(
         {hidden_from < L
@@ -499,6 +748,7 @@ Result<Figure> DecayFigure(const ViewContext& c) {
 }
 
 Status CheckDecayTable(const ViewContext& c) {
+  if (Status s = CheckDecayNorm(c.params, c.encoding->rows()); !s.ok()) return s;
   Result<std::vector<DecayScheme>> schemes = DecaySchemes(c);
   if (!schemes.ok()) return schemes.error();
   return CheckFloatCount("the decay table", static_cast<uint64_t>(c.encoding->rows()),
@@ -511,16 +761,21 @@ Status WriteDecayView(std::ostream& out, TableFormat format, const ViewContext& 
   Result<std::vector<DecayScheme>> schemes = DecaySchemes(c);
   if (!schemes.ok()) return schemes.error();
   std::vector<std::string> names;
-  for (const DecayScheme& d : schemes.value()) names.push_back(d.tag);
-  return WriteDistanceTable(
-      out, format, c.encoding->rows(), names, progress,
-      [&](int64_t r0, int64_t rows, double* values) {
-        const std::vector<int64_t> dist = AllDistances(r0, rows);
-        for (size_t j = 0; j < schemes.value().size(); ++j) {
-          const std::vector<double> v = DecayCurve(schemes.value()[j].scorer, dist);
-          std::copy(v.begin(), v.end(), values + static_cast<int64_t>(j) * rows);
-        }
-      });
+  std::vector<DecayNormalizer> norms;
+  for (const DecayScheme& d : schemes.value()) {
+    names.push_back(d.tag);
+    norms.push_back(MakeDecayNormalizer(d.scorer, c.params.decay_norm));
+  }
+  return WriteDistanceTable(out, format, c.encoding->rows(), names, progress,
+                            [&](int64_t r0, int64_t rows, double* values) {
+                              const std::vector<int64_t> dist = AllDistances(r0, rows);
+                              for (size_t j = 0; j < schemes.value().size(); ++j) {
+                                std::vector<double> v = DecayCurve(schemes.value()[j].scorer, dist);
+                                norms[j].Apply(v);
+                                std::copy(v.begin(), v.end(),
+                                          values + static_cast<int64_t>(j) * rows);
+                              }
+                            });
 }
 
 // ---- RoFormer's bound -------------------------------------------------------------------------

@@ -89,7 +89,10 @@ constexpr ViewOption kCurvesOptions[] = {OptionOf<&ModelParams::curve_dims>("dim
 constexpr ViewOption kRotationOptions[] = {
     OptionOf<&ModelParams::rotation_offset>("rotation_offset")};
 constexpr ViewOption kSimilarityOptions[] = {OptionOf<&ModelParams::measure>("measure")};
-constexpr ViewOption kDecayOptions[] = {OptionOf<&ModelParams::compare>("compare")};
+constexpr ViewOption kScoreOptions[] = {OptionOf<&ModelParams::score_part>("score_part")};
+constexpr ViewOption kDecayOptions[] = {OptionOf<&ModelParams::compare>("compare"),
+                                        OptionOf<&ModelParams::decay_norm>("decay_norm"),
+                                        OptionOf<&ModelParams::decay_log_y>("decay_log_y")};
 constexpr ViewOption kAttentionOptions[] = {OptionOf<&ModelParams::query>("query")};
 constexpr ViewOption kCompareOptions[] = {OptionOf<&ModelParams::versus>("versus"),
                                           OptionOf<&ModelParams::compare_of>("compare_of")};
@@ -215,7 +218,8 @@ constexpr ViewEntry kViews[] = {
                 .x = WindowAxis::kPositions,
                 .y = WindowAxis::kPositions,
                 .whole = &ScoreWhole,
-                .empty_is_whole = true}},
+                .empty_is_whole = true},
+     .options = kScoreOptions},
     {.kind = ViewKind::kDecay,
      .name = "decay",
      .title = "Score against distance, scheme by scheme",
