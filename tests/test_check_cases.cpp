@@ -32,6 +32,11 @@ TEST(CheckCases, EachCaseGetsItsDiagnosisWord) {
     ASSERT_TRUE(r.ok()) << r.message();
     EXPECT_FALSE(r.value().matches);
     EXPECT_TRUE(HasKind(r.value(), c.expect)) << Kinds(r.value());
+    // The specific finding stands alone: no generic "noise" finding or note after it.
+    EXPECT_FALSE(HasKind(r.value(), "noise")) << Kinds(r.value());
+    for (const std::string& note : r.value().notes) {
+      EXPECT_EQ(note.find("noise on the values"), std::string::npos) << note;
+    }
   }
 }
 
