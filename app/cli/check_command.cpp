@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "analysis/check_cases.h"
 #include "arch/model_choice.h"
 #include "encoding/encoding.h"
 #include "io/tensor_file.h"
@@ -185,6 +186,29 @@ int RunCheck(const ModelParams& params, const CheckRequest& request) {
     std::cerr << "pe-explorer check: " << message << "\n";
     return code;
   };
+  if (request.list_cases) {
+    for (const CheckCase& c : CheckCases()) {
+      std::cout << c.name << "\t" << c.title << "\tdiagnosis: " << c.expect << "\n  " << c.story
+                << "\n";
+    }
+    return 0;
+  }
+  if (!request.case_name.empty()) {
+    Result<CheckCaseTable> made = MakeCheckCase(request.case_name, params.cap);
+    if (!made.ok()) return fail(made.message(), 2);
+    Result<CheckReport> report =
+        CheckTable(made.value().table, WholeIntent(made.value().intent), params.cap);
+    if (!report.ok()) return fail(report.message(), 1);
+    const std::string name = "case " + request.case_name + " (made by pe-explorer)";
+    if (request.json) {
+      PrintCheckReportJson(std::cout, report.value(), name, "<f4");
+    } else {
+      std::cout << FindCheckCase(request.case_name)->story << "\n";
+      PrintCheckReport(std::cout, report.value(), name, "<f4");
+    }
+    std::cout.flush();
+    return report.value().matches ? 0 : 1;
+  }
   Result<TensorSpec> spec = ParseTensorSpec(request.table);
   if (!spec.ok()) return fail(spec.message(), 2);
   Result<LoadedTensor> loaded = ReadTensorFile(spec.value(), params.cap);

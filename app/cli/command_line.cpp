@@ -567,6 +567,13 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
                   "Largest |error| per cell that still matches (default: float32 rounding, 1 ulp "
                   "of the reference or 2^-24 times the amplitude)")
       ->type_name("NUMBER");
+  chk->add_option("--case", cr.case_name,
+                  "Check a teaching case in place of a file: a buggy table the app makes as a "
+                  "real port made it, against what was meant (--list-cases names them)")
+      ->type_name("NAME");
+  chk->add_flag("--list-cases", cr.list_cases,
+                "List the teaching cases of --case: name, title, the diagnosis each gets, and "
+                "its story");
   AddParameterOptions(*chk, flags);
 
   CLI::App* desc = app.add_subcommand(
@@ -747,6 +754,26 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     cl.describe.json = describe_json;
     cl.describe.layer = desc->count("--layer") > 0 ? m.model_layer : -1;
     exit_code = 0;
+    return cl;
+  }
+  if (cl.mode == RunMode::kCheck && (cr.list_cases || !cr.case_name.empty())) {
+    if (!cr.table.empty()) {
+      return usage_error(std::string(cr.list_cases ? "--list-cases" : "--case") +
+                         " takes no table: the case makes its own");
+    }
+    for (const ParamField& f : ParamFields()) {
+      const std::string flag(f.flag);
+      if (f.key.empty() || f.flag == "--memory-cap-mib") continue;
+      if (chk->count(flag) > 0 || app.count(flag) > 0) {
+        return usage_error(flag + " does not apply to --case: the case gives what was meant");
+      }
+    }
+    for (const char* flag : {"--model", "--model-config", "--layer", "--tolerance"}) {
+      if (chk->count(flag) > 0 || (std::string(flag) != "--tolerance" && app.count(flag) > 0)) {
+        return usage_error(std::string(flag) +
+                           " does not apply to --case: the case gives what was meant");
+      }
+    }
     return cl;
   }
   if (cl.mode == RunMode::kCheck && cr.table.empty()) {

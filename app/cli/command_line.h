@@ -27,6 +27,8 @@ struct CheckRequest {
   std::vector<std::string> fixed_keys;
   // A parameter flag or a model was given: the table must be what they say (exit 1 otherwise).
   bool intent = false;
+  std::string case_name;    // --case NAME: a teaching case's table and intent (check_cases.h)
+  bool list_cases = false;  // --list-cases
 };
 
 // `pe-explorer describe --model NAME | --model-config FILE [--layer N] [--json]`; the model

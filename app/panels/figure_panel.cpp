@@ -346,36 +346,6 @@ void AttentionControls(AppState& state, const Derived& derived, ViewKind view) {
   ItemTooltip("The query whose softmax over every key is drawn (Ctrl+click to type).");
 }
 
-// The check view's table: a path typed here ("FILE" or "FILE:TENSOR"), loaded by the button or
-// Enter through the parameter table as --check-table sets it; Clear unloads it.
-void CheckControls(AppState& state, const Derived&, ViewKind) {
-  const float em = ImGui::GetFontSize();
-  const char* label = "table";
-  const ImGuiID id = ImGui::GetID(label);
-  FieldEdit& f = state.fields[id];
-  if (!f.active && f.text.empty()) f.text = state.params.check_table;
-  ImGui::SetNextItemWidth(std::max(em * 10, ImGui::GetContentRegionAvail().x - em * 12));
-  if (!f.error.empty()) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.55f, 0.12f, 0.1f, 1.0f));
-  const bool enter = ImGui::InputTextWithHint(label, "table.npy or model.safetensors:TENSOR",
-                                              &f.text, ImGuiInputTextFlags_EnterReturnsTrue);
-  if (!f.error.empty()) ImGui::PopStyleColor();
-  ItemTooltip(
-      "A table you computed, (L, d): an NPY file, or FILE.safetensors:TENSOR (any float dtype). "
-      "It is compared with the exact table of the current parameters, d and L taken from the "
-      "file. `pe-explorer check FILE` names the scheme it holds.");
-  const bool active = ImGui::IsItemActive();
-  if (active && !f.active) f.error.clear();
-  f.active = active;
-  ImGui::SameLine();
-  if (ImGui::Button("Load") || enter) EditField(state, label, "--check-table", f.text);
-  ImGui::SameLine();
-  if (ImGui::Button("Clear")) {
-    f.text.clear();
-    EditField(state, label, "--check-table", "");
-  }
-  if (!f.error.empty()) ErrorText(f.error);
-}
-
 namespace {
 
 // A figure's point labels beside their points, placed as the exported figure places them

@@ -1,5 +1,6 @@
 #include <imgui.h>
 
+#include "panels/check_panel.h"
 #include "panels/panels.h"
 #include "views/view_registry.h"
 
@@ -162,9 +163,8 @@ const PanelEntry kPanels[] = {
      .bottom_row = true,
      .shown = &PanelVisibility::scheme_views,
      .texture_slot = FigureSlot(ViewKind::kCheck),
-     .draw = &DrawFigure,
-     .window = FigureWindow::kOwnTable,
-     .controls = &CheckControls},
+     .draw = &DrawCheckPanel,
+     .window = FigureWindow::kOwnTable},
     {.view = ViewKind::kProjection,
      .id = "projection",
      .bottom_row = true,

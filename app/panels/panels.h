@@ -74,7 +74,6 @@ void RotationControls(AppState& state, const Derived& derived, ViewKind view);
 void ScoreControls(AppState& state, const Derived& derived, ViewKind view);
 void AttentionControls(AppState& state, const Derived& derived, ViewKind view);
 void PrecisionControls(AppState& state, const Derived& derived, ViewKind view);
-void CheckControls(AppState& state, const Derived& derived, ViewKind view);
 void SimilarityControls(AppState& state, const Derived& derived, ViewKind view);
 // The mrope-neighbours view's query patch: a slider per image index, t, h and w, each set
 // through the parameter table as --mrope-patch (mrope_controls.cpp).
@@ -213,5 +212,22 @@ void CompareWithLayer(AppState& state, int64_t layer);
 // (global, base 1e6)", the layer shown with the first layer of another treatment
 // (LayerClasses); "" without a model or when every layer is treated alike.
 std::string CompareOtherLayerLabel(const ModelParams& p);
+
+// The built-in file chooser (file_chooser.cpp): a folder's entries, sub-folders first, then
+// the files whose extension (lower-cased, with its dot) is one of `extensions`; hidden ones
+// left out. `error`, when given, says why the folder cannot be listed.
+struct ChooserEntry {
+  std::string name;
+  bool folder = false;
+};
+std::vector<ChooserEntry> ListChooserFolder(const std::string& folder,
+                                            std::span<const char* const> extensions,
+                                            std::string* error = nullptr);
+// The folder above `folder` (the root stays the root).
+std::string ChooserParent(const std::string& folder);
+// The chooser's modal, opened by s.open_requested: true (with `chosen` the file's path) the
+// frame a file is chosen.
+bool DrawFileChooser(const char* title, FileChooserState& s,
+                     std::span<const char* const> extensions, std::string& chosen);
 
 }  // namespace pe

@@ -107,6 +107,15 @@ struct CompareViewState {
   bool notes_open = false;
 };
 
+// The built-in file chooser (no native dialog needed): the folder listed, the entry picked,
+// the extensions shown, and whether it is open.
+struct FileChooserState {
+  bool open_requested = false;
+  std::string folder;  // empty: the current directory
+  int picked = -1;     // index into the listing, -1: none
+  std::string error;   // why the folder cannot be listed
+};
+
 // The check view's window, in the loaded table's coordinates (its columns by its positions): its
 // own, since that table may be taller or narrower than the current one, whose heatmap window
 // cannot hold it; fitted to the whole file when a table of another shape is loaded.
@@ -114,6 +123,14 @@ struct CheckViewState {
   PlotRange view{0, 0, 0, 0};
   ViewRange whole{0, 0, 0, 0};  // the file's extent `view` was fitted to
   bool fitted = false;
+  // "Compare with model ...": the catalogue model and layer the table is also checked against
+  // (empty: none), and the model's layer count once picked.
+  std::string compare_model;
+  int compare_layer = 0;
+  // The built-in file chooser of the check panel's Browse button.
+  FileChooserState chooser;
+  // A teaching case's table could not be written or loaded: why (shown in the panel).
+  std::string case_error;
 };
 
 // The export dialog: what is exported, where, and how large.

@@ -131,6 +131,7 @@ struct UiCaches {
   ComparePanelCache compare;
   WalkthroughCache walkthrough;
   DrawnRecord drawn;
+  std::shared_ptr<struct CheckPanelCache> check_panel;  // panels/check_panel.h; made when drawn
 };
 
 // What the frame may use from outside: where images go and who computes rasters.

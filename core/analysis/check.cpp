@@ -530,10 +530,33 @@ void DiagnoseMiss(const Matrix& table, const CheckReport& search, const MemoryCa
       {"noise", search.notes.empty() ? "nothing matches" : search.notes.back(), best.stats.rms});
 }
 
+Result<CheckReport> CheckTableFindings(const Matrix& table, const CheckConstraints& c,
+                                       const MemoryCap& cap);
+
 }  // namespace
 
+// A specific finding says what is wrong: the generic "noise" finding, and the note on the nearest
+// candidate's spread errors (which a wrong pairing or scaling also gives), then only muddle it.
 Result<CheckReport> CheckTable(const Matrix& table, const CheckConstraints& c,
                                const MemoryCap& cap) {
+  Result<CheckReport> r = CheckTableFindings(table, c, cap);
+  if (!r.ok()) return r;
+  CheckReport& report = r.value();
+  const bool specific = std::any_of(report.diagnosis.begin(), report.diagnosis.end(),
+                                    [](const CheckDiagnosis& d) { return d.kind != "noise"; });
+  if (specific) {
+    std::erase_if(report.diagnosis, [](const CheckDiagnosis& d) { return d.kind == "noise"; });
+    std::erase_if(report.notes, [](const std::string& n) {
+      return n.find("noise on the values") != std::string::npos;
+    });
+  }
+  return r;
+}
+
+namespace {
+
+Result<CheckReport> CheckTableFindings(const Matrix& table, const CheckConstraints& c,
+                                       const MemoryCap& cap) {
   if (table.rows <= 0 || table.cols <= 0) {
     return InvalidArgument("the table is empty (" + std::to_string(table.rows) + " rows, " +
                            std::to_string(table.cols) + " columns)");
@@ -653,6 +676,8 @@ Result<CheckReport> CheckTable(const Matrix& table, const CheckConstraints& c,
   DiagnoseMiss(table, own, cap, report);
   return report;
 }
+
+}  // namespace
 
 std::string ParamsFlags(const EncodingParams& p) {
   std::string s = "--scheme " + std::string(SchemeName(p.kind()));

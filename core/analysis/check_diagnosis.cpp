@@ -239,10 +239,10 @@ std::vector<CheckDiagnosis> ParamDiagnosis(const EncodingParams& intended,
       add("scaling", Sentence(c, key, meant, ScalingText(t)),
           t.scaling == RopeScaling::kNone ? 1.0 : t.factor);
     }
-    if (same_scaling && m.scaling == RopeScaling::kYarn &&
-        m.attention_factor != t.attention_factor) {
-      const double mt = m.attention_factor.value_or(RopeYarnDefaultAttentionFactor(m.factor));
-      const double tt = t.attention_factor.value_or(RopeYarnDefaultAttentionFactor(t.factor));
+    if (same_scaling && m.scaling == RopeScaling::kYarn) {
+      // The factors in effect: given, DeepSeek's mscale ratio, or YaRN's default.
+      const double mt = RopeYarnAttentionFactor(m);
+      const double tt = RopeYarnAttentionFactor(t);
       if (!Near(mt, tt)) {
         add("attention-factor",
             Sentence(c, "attention_factor", "an attention factor of " + Num(mt),

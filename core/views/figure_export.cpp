@@ -1,12 +1,14 @@
 #include "views/figure_export.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
 #include "arch/model_choice.h"
 #include "io/file_writers.h"
+#include "io/tensor_file.h"
 #include "model/param_fields.h"
 #include "model/walkthrough_presets.h"
 #include "views/figure_budget.h"
@@ -256,7 +258,48 @@ Result<std::vector<Figure>> BuildViewPages(ViewKind view, const ModelParams& par
   return pages;
 }
 
+namespace {
+
+// The check view's name from its table's own shape (its header only):
+// "pe-check_rope_cos_d128_L4096" for rope_cos.npy of shape (4096, 128), ":TENSOR" naming a
+// safetensors tensor; empty when the file cannot be listed.
+std::string CheckTableFileName(const std::string& spec_text, const std::string& ext) {
+  Result<TensorSpec> spec = ParseTensorSpec(spec_text);
+  if (!spec.ok()) return {};
+  Result<std::vector<TensorListing>> list = ListTensorFile(spec.value().path);
+  if (!list.ok()) return {};
+  const TensorListing* t = nullptr;
+  for (const TensorListing& l : list.value()) {
+    if (l.name == spec.value().tensor ||
+        (spec.value().tensor.empty() && list.value().size() == 1)) {
+      t = &l;
+    }
+  }
+  if (t == nullptr) return {};
+  std::vector<int64_t> dims;
+  for (int64_t n : t->shape) {
+    if (n != 1) dims.push_back(n);
+  }
+  if (dims.size() != 2) return {};
+  std::string stem = spec.value().path;
+  if (const size_t slash = stem.rfind('/'); slash != std::string::npos) stem.erase(0, slash + 1);
+  if (const size_t dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.erase(dot);
+  if (!spec.value().tensor.empty()) stem += "_" + spec.value().tensor;
+  for (char& ch : stem) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (!std::isalnum(u) && ch != '-' && ch != '_') ch = '-';
+  }
+  return "pe-check_" + stem + "_d" + std::to_string(dims[1]) + "_L" + std::to_string(dims[0]) +
+         "." + ext;
+}
+
+}  // namespace
+
 std::string SuggestedFileName(ViewKind view, const ModelParams& m, const std::string& ext) {
+  if (view == ViewKind::kCheck && !m.check_table.empty()) {
+    std::string name = CheckTableFileName(m.check_table, ext);
+    if (!name.empty()) return name;
+  }
   // The encoding's own tag ("paper", "rope-yarn", ...). A stored table is not drawn or read for
   // a name (the window suggests one as its export dialog opens): it is tagged by its scheme.
   Result<EncodingPtr> e = StoredCells(m.pe) > 0 ? Result<EncodingPtr>(InvalidArgument("stored"))
