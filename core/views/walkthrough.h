@@ -99,8 +99,8 @@ struct WalkPage {
   std::string highlight_text;        // what the other views of the window outline, in words
   std::string bar_axis = "norm";     // the value axis of the page's bars
   bool applies = true;  // false: the step does not apply to the scheme (its page says which does)
-  std::vector<WalkChip> chips;       // tokens drawn as boxes (empty: none)
-  WalkMask mask;                     // a dropout mask drawn cell by cell (empty kept: none)
+  std::vector<WalkChip> chips;  // tokens drawn as boxes (empty: none)
+  WalkMask mask;                // a dropout mask drawn cell by cell (empty kept: none)
 };
 
 // A table drawn as an image on a step (E, the positional rows, the model input): its rows,
