@@ -103,6 +103,7 @@ void ExpectSameAsSentencePiece(const std::string& model) {
   ASSERT_GE(e2, 0);
   EXPECT_EQ(t.value()->ByteFallbackByte(e2), 0xE2);
   EXPECT_EQ(t.value()->DisplayToken(e2), "<0xE2>");
+  std::filesystem::remove_all(std::filesystem::path(model).parent_path());
 }
 
 TEST(TokenizerSentencePiece, UnigramMatchesSentencePiece) {
