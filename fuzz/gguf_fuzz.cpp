@@ -1,9 +1,12 @@
-// libFuzzer target for the GGUF parser (arch/gguf_file): a file that parses keeps its promises
+// libFuzzer target for the GGUF parser (io/gguf_file): a file that parses keeps its promises
 // (one entry per key, the counts it declared, an aligned data section, numbers kept only for
 // arrays it says it kept), and every small float tensor it lists reads exactly when its bytes
-// are in the file.
-#include "arch/gguf_file.h"
+// are in the file. A file with tokenizer.ggml.* keys goes on to the tokenizer built from them
+// (text/subword_gguf.cpp): it loads or refuses naming the file, and a loaded one encodes a
+// short text into ids of its vocabulary.
 #include "fuzz_check.h"
+#include "io/gguf_file.h"
+#include "text/subword_tokenizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace pe;
@@ -43,6 +46,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                        SaturatingMul(count, t.type == 0 ? 4 : 2));
     PE_FUZZ_CHECK(values.ok() == (count <= 4096 && end <= size));
     if (values.ok()) PE_FUZZ_CHECK(values.value().size() == count);
+  }
+  if (f.Find("tokenizer.ggml.model") != nullptr) {
+    auto t = SubwordTokenizer::FromGguf(source, f, "fuzz.gguf", cap);
+    if (!t.ok()) {
+      PE_FUZZ_CHECK(t.message().find("fuzz.gguf") != std::string::npos);
+    } else {
+      auto pieces =
+          t.value().Encode("Hello  world 123 caf\xC3\xA9 \xE6\x97\xA5", SpecialTokens::kAdd);
+      if (pieces.ok()) {
+        for (const SubwordPiece& p : pieces.value()) {
+          PE_FUZZ_CHECK(p.id >= 0 && p.id < t.value().size());
+        }
+      }
+    }
   }
   return 0;
 }

@@ -3,6 +3,7 @@
 // metadata; GloVe, .vec and word2vec binary), each checked to read back before it is written.
 // Usage: pe_fuzz_seeds OUT_DIR  (creates OUT_DIR/npy, OUT_DIR/safetensors, OUT_DIR/word_vectors,
 // ..., OUT_DIR/gguf)
+#include <sentencepiece_trainer.h>
 #include <sys/stat.h>
 
 #include <bit>
@@ -15,10 +16,10 @@
 #include <vector>
 
 #include "../tests/gguf_test_writer.h"
-#include "arch/gguf_file.h"
 #include "arch/hf_config.h"
 #include "io/figure_metadata_reader.h"
 #include "io/file_writers.h"
+#include "io/gguf_file.h"
 #include "io/npy_reader.h"
 #include "io/safetensors_reader.h"
 #include "io/session_file.h"
@@ -94,7 +95,7 @@ int main(int argc, char** argv) {
   }
   const std::string root = argv[1];
   for (const char* sub : {"", "/npy", "/safetensors", "/word_vectors", "/figure_metadata",
-                          "/tokenizer_json", "/session", "/hf_config", "/gguf"}) {
+                          "/tokenizer_json", "/session", "/hf_config", "/gguf", "/sentencepiece"}) {
     ::mkdir((root + sub).c_str(), 0777);
   }
   using pe::Status;
@@ -347,6 +348,13 @@ int main(int argc, char** argv) {
     pe::SpanSource src(b);
     return pe::ParseGguf(src, "seed.gguf", pe::MemoryCap{}).status();
   };
+  // A tokenizer seed must load as one.
+  auto gguf_tokenizer_ok = [](std::span<const std::byte> b) -> pe::Status {
+    pe::SpanSource src(b);
+    auto f = pe::ParseGguf(src, "seed.gguf", pe::MemoryCap{});
+    if (!f.ok()) return f.error();
+    return pe::SubwordTokenizer::FromGguf(src, f.value(), "seed.gguf", pe::MemoryCap{}).status();
+  };
   {
     using pe::testing_gguf::GgufBuilder;
     Write(gguf_dir, "llama31.gguf",
@@ -380,6 +388,101 @@ int main(int argc, char** argv) {
               .Tensor("t", {2, 2}, 1, std::string(8, '\0'))
               .Build(),
           gguf_ok);
+    // Tokenizers: byte-level BPE (all 256 byte tokens, a merge, a control token added as BOS),
+    // SentencePiece BPE from scores with byte fallback, Unigram, WordPiece.
+    std::vector<std::string> bytes;
+    for (int b = 0; b < 256; ++b) {
+      std::string s;
+      pe::AppendUtf8(s, pe::ByteToUnicode(static_cast<unsigned char>(b)));
+      bytes.push_back(s);
+    }
+    std::vector<std::string> bl = bytes;
+    bl.push_back("He");
+    bl.push_back("<s>");
+    std::vector<int32_t> bl_types(bl.size(), 1);
+    bl_types.back() = 3;
+    Write(gguf_dir, "tokenizer_gpt2.gguf",
+          GgufBuilder()
+              .Str("tokenizer.ggml.model", "gpt2")
+              .Str("tokenizer.ggml.pre", "qwen2")
+              .StrArray("tokenizer.ggml.tokens", bl)
+              .I32Array("tokenizer.ggml.token_type", bl_types)
+              .StrArray("tokenizer.ggml.merges", {"H e"})
+              .U32("tokenizer.ggml.bos_token_id", 257)
+              .Bool("tokenizer.ggml.add_bos_token", true)
+              .Build(),
+          gguf_tokenizer_ok);
+    std::vector<std::string> spm = {"<unk>", "<s>", "</s>"};
+    std::vector<int32_t> spm_types = {2, 3, 3};
+    for (int b = 0; b < 256; ++b) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "<0x%02X>", b);
+      spm.push_back(buf);
+      spm_types.push_back(6);
+    }
+    for (const char* p : {"\xE2\x96\x81", "H", "e", "l", "o", "He", "ll", "\xE2\x96\x81He"}) {
+      spm.push_back(p);
+      spm_types.push_back(1);
+    }
+    std::vector<float> spm_scores(spm.size(), 0.0f);
+    for (size_t k = 259; k < spm.size(); ++k) spm_scores[k] = -static_cast<float>(k);
+    Write(gguf_dir, "tokenizer_llama.gguf",
+          GgufBuilder()
+              .Str("tokenizer.ggml.model", "llama")
+              .StrArray("tokenizer.ggml.tokens", spm)
+              .F32Array("tokenizer.ggml.scores", spm_scores)
+              .I32Array("tokenizer.ggml.token_type", spm_types)
+              .Build(),
+          gguf_tokenizer_ok);
+    Write(gguf_dir, "tokenizer_t5.gguf",
+          GgufBuilder()
+              .Str("tokenizer.ggml.model", "t5")
+              .StrArray("tokenizer.ggml.tokens", spm)
+              .F32Array("tokenizer.ggml.scores", spm_scores)
+              .I32Array("tokenizer.ggml.token_type", spm_types)
+              .U32("tokenizer.ggml.eos_token_id", 2)
+              .U32("tokenizer.ggml.unknown_token_id", 0)
+              .Build(),
+          gguf_tokenizer_ok);
+    Write(gguf_dir, "tokenizer_bert.gguf",
+          GgufBuilder()
+              .Str("tokenizer.ggml.model", "bert")
+              .StrArray("tokenizer.ggml.tokens",
+                        {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "\xE2\x96\x81hello", "lo", "h"})
+              .U32("tokenizer.ggml.bos_token_id", 2)
+              .U32("tokenizer.ggml.seperator_token_id", 3)
+              .U32("tokenizer.ggml.unknown_token_id", 1)
+              .Build(),
+          gguf_tokenizer_ok);
+  }
+  // SentencePiece: a unigram and a BPE model trained here by SentencePiece's own trainer, with
+  // byte fallback.
+  {
+    const std::string sp_dir = root + "/sentencepiece";
+    const std::string corpus = sp_dir + "/corpus.txt.tmp";
+    {
+      std::ofstream out(corpus);
+      for (int r = 0; r < 10; ++r) {
+        out << "The quick brown fox jumps over the lazy dog.\nLe renard brun saute, \xc3\xa0 "
+               "l'\xc3\xa9vidence.\n\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\n";
+      }
+    }
+    for (const char* type : {"unigram", "bpe"}) {
+      const std::string prefix = sp_dir + "/" + type;
+      const auto st = sentencepiece::SentencePieceTrainer::Train(
+          "--input=" + corpus + " --model_prefix=" + prefix + " --model_type=" + type +
+          " --vocab_size=300 --byte_fallback=true --hard_vocab_limit=false --minloglevel=2");
+      std::ifstream in(prefix + ".model", std::ios::binary);
+      std::stringstream bytes;
+      bytes << in.rdbuf();
+      if (!st.ok() ||
+          !pe::SubwordTokenizer::FromSentencePiece(bytes.str(), prefix + ".model").ok()) {
+        std::fprintf(stderr, "seed %s.model does not load\n", prefix.c_str());
+        ++failures;
+      }
+      std::remove((prefix + ".vocab").c_str());
+    }
+    std::remove(corpus.c_str());
   }
   return failures == 0 ? 0 : 1;
 }

@@ -36,6 +36,20 @@ class GgufBuilder {
     for (int32_t x : v) body += Le(static_cast<uint32_t>(x), 4);
     return Scalar(key, 9, body);
   }
+  GgufBuilder& StrArray(const std::string& key, const std::vector<std::string>& v) {
+    std::string body = Le(8, 4) + Le(v.size(), 8);
+    for (const std::string& x : v) body += S(x);
+    return Scalar(key, 9, body);
+  }
+  GgufBuilder& F32Array(const std::string& key, const std::vector<float>& v) {
+    std::string body = Le(6, 4) + Le(v.size(), 8);
+    for (float x : v) {
+      uint32_t bits;
+      std::memcpy(&bits, &x, 4);
+      body += Le(bits, 4);
+    }
+    return Scalar(key, 9, body);
+  }
   // An array of `count` one-byte strings (a vocabulary's shape without its text).
   GgufBuilder& Tokens(uint64_t count) {
     std::string body = Le(8, 4) + Le(count, 8);

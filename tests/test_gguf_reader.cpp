@@ -11,11 +11,11 @@
 #include <span>
 
 #include "arch/catalogue.h"
-#include "arch/gguf_file.h"
 #include "arch/gguf_reader.h"
 #include "arch/open_model.h"
 #include "encoding/rope.h"
 #include "gguf_test_writer.h"
+#include "io/gguf_file.h"
 #include "test_support.h"
 
 namespace pe {

@@ -13,10 +13,10 @@
 #include <set>
 #include <string_view>
 
-#include "arch/gguf_file.h"
 #include "base/format_text.h"
 #include "encoding/encoding.h"
 #include "encoding/rope.h"
+#include "io/gguf_file.h"
 #include "io/read_support.h"
 
 namespace pe {

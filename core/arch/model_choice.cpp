@@ -9,6 +9,7 @@
 #include "arch/catalogue.h"
 #include "arch/open_model.h"
 #include "model/param_fields.h"
+#include "text/subword_tokenizer.h"
 
 namespace pe {
 
@@ -73,6 +74,15 @@ Status OpenModel(ModelParams& m) {
     m.model = std::make_shared<const ModelSchedule>(std::move(s).value());
   }
   const ModelSchedule& s = *m.model;
+  // A GGUF file brings its tokenizer (tokenizer.ggml.*) when no tokenizer file is given and it
+  // has one that loads; --tokenizer-file FILE.gguf says why one does not.
+  if (filed && m.example.tokenizer_file.empty() && s.format.rfind("GGUF", 0) == 0) {
+    Result<std::shared_ptr<const SubwordTokenizer>> t = LoadSubwordTokenizer(m.model_config, m.cap);
+    if (t.ok()) {
+      m.example.tokenizer_file = m.model_config;
+      m.example.subword = std::move(t).value();
+    }
+  }
   const int64_t layer = m.model_layer >= 0 ? m.model_layer : FirstPositionalLayer(s);
   m.pe.max_len = ModelDefaultRows(s, layer);
   m.pe.offset = 0;

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "io/gguf_file.h"
 #include "io/read_support.h"
 #include "text/subword_tokenizer.h"
 
@@ -115,6 +116,14 @@ TokenizerFileKind SniffTokenizerPath(const std::string& path) {
 
 namespace {
 
+// Whether the regular file at `path` starts with GGUF's magic.
+bool StartsWithGguf(const std::string& path) {
+  Result<std::unique_ptr<FileSource>> src = FileSource::Open(path, 4);
+  if (!src.ok()) return false;
+  Result<std::span<const std::byte>> head = src.value()->Prefix(4);
+  return head.ok() && head.value().size() == 4 && std::memcmp(head.value().data(), "GGUF", 4) == 0;
+}
+
 Result<std::shared_ptr<const SubwordTokenizer>> LoadSubwordTokenizerImpl(const std::string& path,
                                                                          const MemoryCap& cap) {
   struct stat st {};
@@ -126,6 +135,20 @@ Result<std::shared_ptr<const SubwordTokenizer>> LoadSubwordTokenizerImpl(const s
     return std::shared_ptr<const SubwordTokenizer>(
         std::make_shared<SubwordTokenizer>(std::move(t).value()));
   };
+  if (!S_ISDIR(st.st_mode) && StartsWithGguf(path)) {
+    // A GGUF file's tokenizer: its metadata parsed, the vocabulary's arrays read again.
+    Result<std::unique_ptr<FileSource>> src = FileSource::Open(path, cap.bytes);
+    if (!src.ok()) return src.error();
+    Result<GgufFile> file = ParseGguf(*src.value(), path, cap);
+    if (!file.ok()) return file.error();
+    return wrap(SubwordTokenizer::FromGguf(*src.value(), file.value(), path, cap));
+  }
+  if (!S_ISDIR(st.st_mode) && path.size() > 6 && path.compare(path.size() - 6, 6, ".model") == 0) {
+    // A SentencePiece model (tokenizer.model), run by the SentencePiece library.
+    Result<std::string> bytes = ReadSmallFile(path, kJsonFactor, cap);
+    if (!bytes.ok()) return bytes.error();
+    return wrap(SubwordTokenizer::FromSentencePiece(bytes.value(), path));
+  }
   if (!S_ISDIR(st.st_mode) && SniffTokenizerPath(path) == TokenizerFileKind::kGpt2Vocab) {
     // GPT-2's vocab.json (or encoder.json) names its folder: the merges are beside it.
     const size_t slash = path.rfind('/');

@@ -91,6 +91,7 @@ class SubwordTokenizer::Encoder {
                      int64_t base, std::vector<SubwordPiece>& out);
 
   void GeneralSegment(std::string_view text, int64_t base, std::vector<SubwordPiece>& out);
+  void SentencePieceSegment(std::string_view text, int64_t base, std::vector<SubwordPiece>& out);
 
   const SubwordTokenizer& t_;
   Status status_;

@@ -232,7 +232,10 @@ Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view js
   }
   Result<Json> parsed = ParseJson(json, name);
   if (!parsed.ok()) return parsed.error();
-  const Json& root = parsed.value();
+  return FromJsonRoot(parsed.value(), name);
+}
+
+Result<SubwordTokenizer> SubwordTokenizer::FromJsonRoot(const Json& root, const std::string& name) {
   const Json* model = Member(root, "model");
   if (!model || !model->is_object()) {
     return InvalidArgument(name + ": no \"model\" object; expected a Hugging Face tokenizer.json");

@@ -101,6 +101,8 @@ std::string_view SubwordTokenizer::ModelName() const {
       return "Unigram";
     case Model::kWordLevel:
       return "WordLevel";
+    case Model::kSentencePiece:
+      return "SentencePiece";
     default:
       return "BPE";
   }
@@ -121,6 +123,10 @@ std::string SubwordTokenizer::Describe() const {
            std::to_string(size()) + " pieces" + post;
   }
   if (model_ == Model::kWordLevel) return "WordLevel, " + std::to_string(size()) + " tokens" + post;
+  if (model_ == Model::kSentencePiece) {
+    return std::string("SentencePiece model") + (byte_fallback_ ? " with byte fallback" : "") +
+           ", " + std::to_string(size()) + " pieces";
+  }
   if (pre_tokenizer_) {
     std::string d = "byte-level BPE, ";
     if (!normalizer_->empty()) d += "normalizer " + normalizer_->Describe() + ", ";
@@ -135,6 +141,10 @@ std::string SubwordTokenizer::Describe() const {
 
 void SubwordTokenizer::Encoder::Segment(std::string_view text, int64_t base,
                                         std::vector<SubwordPiece>& out) {
+  if (t_.sentencepiece_) {
+    SentencePieceSegment(text, base, out);
+    return;
+  }
   if (t_.pre_tokenizer_) {
     GeneralSegment(text, base, out);
     return;

@@ -29,6 +29,13 @@ namespace pe {
 
 class Normalizer;
 class PreTokenizer;
+class ByteSource;
+struct GgufFile;
+}  // namespace pe
+namespace sentencepiece {
+class SentencePieceProcessor;
+}  // namespace sentencepiece
+namespace pe {
 
 // The split before BPE, written by hand over code points (text/unicode_props.h):
 // kGpt2:   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
@@ -69,11 +76,23 @@ class SubwordTokenizer {
   // kBpe: BPE over characters (SentencePiece-style: Llama 2, Mistral, Gemma), with byte
   // fallback and the unknown token; kUnigram: Viterbi over piece scores (T5, XLM-R, ALBERT);
   // kWordLevel: one id per pre-token.
-  enum class Model { kByteLevelBpe, kWordPiece, kBpe, kUnigram, kWordLevel };
+  // kSentencePiece: a SentencePiece .model run by the SentencePiece library.
+  enum class Model { kByteLevelBpe, kWordPiece, kBpe, kUnigram, kWordLevel, kSentencePiece };
 
   // `json`: the text of a tokenizer.json; `name` (its path) starts every message. Errors name
   // what is wrong and where: the JSON's line and column, the key ("model.merges[12]"), the token.
   static Result<SubwordTokenizer> FromTokenizerJson(std::string_view json, const std::string& name);
+  // The tokenizer in a GGUF file's metadata (tokenizer.ggml.model gpt2, llama, bert or t5,
+  // .tokens, .scores, .token_type, .merges, .pre, the special tokens' ids and add_* flags),
+  // built as the tokenizer.json of the same model (subword_gguf.cpp). `file` was parsed from
+  // `source`, which the arrays are read from again; errors name the key.
+  static Result<SubwordTokenizer> FromGguf(ByteSource& source, const GgufFile& file,
+                                           const std::string& name, const MemoryCap& cap);
+  // A SentencePiece .model file's bytes (its serialized ModelProto), run by the SentencePiece
+  // library (subword_sentencepiece.cpp). With SpecialTokens::kAdd the model's BOS piece goes
+  // before the text, or, without one, its EOS piece after.
+  static Result<SubwordTokenizer> FromSentencePiece(std::string_view bytes,
+                                                    const std::string& name);
   // GPT-2's pair: a JSON object token -> id, and merges "a b" one a line (a first line
   // "#version: ..." is skipped). Errors name the file and its line or byte offset.
   static Result<SubwordTokenizer> FromGpt2Files(std::string_view vocab_json,
@@ -128,6 +147,8 @@ class SubwordTokenizer {
   };
   class Encoder;
 
+  // FromTokenizerJson's work on the parsed JSON.
+  static Result<SubwordTokenizer> FromJsonRoot(const nlohmann::json& root, const std::string& name);
   Status SetTokenIds(const std::vector<std::pair<std::string, int64_t>>& entries,
                      const std::string& where);
   Status AddMerge(std::string_view a, std::string_view b, const std::string& where);
@@ -177,6 +198,7 @@ class SubwordTokenizer {
   // RoBERTa's), in order; post_name_ names it ("TemplateProcessing"), empty for none.
   std::vector<int32_t> post_prefix_, post_suffix_;
   std::string post_name_;
+  std::shared_ptr<const sentencepiece::SentencePieceProcessor> sentencepiece_;
   std::vector<bool> special_;  // (V) an added token marked special or a post-processor's
   int decode_strip_ = 0;       // leading spaces Decode drops (the decoder's Strip, Metaspace)
   int64_t max_input_chars_per_word_ = 100;
@@ -194,11 +216,11 @@ TokenizerFileKind SniffTokenizerFile(std::string_view bytes);
 // needs); anything else, or a file that cannot be opened, is kNone.
 TokenizerFileKind SniffTokenizerPath(const std::string& path);
 
-// A tokenizer from `path`: a tokenizer.json, GPT-2's vocab.json or encoder.json (read with the
-// merges.txt or vocab.bpe beside it), or a folder holding vocab.json + merges.txt or
-// encoder.json + vocab.bpe (or a tokenizer.json). Only regular files are read; each must fit
-// under `cap` with room for its parsed form (about 24 times the file's size for JSON). Errors
-// name the path and, for a folder, the files looked for.
+// A tokenizer from `path`: a tokenizer.json, a GGUF file's tokenizer, GPT-2's vocab.json or
+// encoder.json (read with the merges.txt or vocab.bpe beside it), or a folder holding vocab.json +
+// merges.txt or encoder.json + vocab.bpe (or a tokenizer.json). Only regular files are read; each
+// must fit under `cap` with room for its parsed form (about 24 times the file's size for JSON).
+// Errors name the path and, for a folder, the files looked for.
 Result<std::shared_ptr<const SubwordTokenizer>> LoadSubwordTokenizer(const std::string& path,
                                                                      const MemoryCap& cap);
 

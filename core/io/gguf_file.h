@@ -70,6 +70,11 @@ struct GgufValue {
   uint64_t count = 0;
   std::vector<double> numbers;
   bool numbers_kept = false;
+  // Where the array's values start in the file (after its element type and count), so a
+  // reader that needs a long array (the vocabulary) can read it again: ReadGgufStrings,
+  // ReadGgufNumbers.
+  uint64_t values_offset = 0;
+  uint64_t values_end = 0;  // and where they end
 
   bool is_integer() const;  // a scalar of one of the eight integer types
   bool is_number() const;   // an integer or a float scalar
@@ -115,6 +120,17 @@ Result<GgufFile> ParseGguf(ByteSource& source, const std::string& name, const Me
 Result<std::vector<float>> ReadGgufFloatTensor(ByteSource& source, const GgufFile& file,
                                                const GgufTensorInfo& tensor,
                                                const std::string& name, uint64_t max_values);
+
+// The strings of a string array `value` (of key `key`), read again from the source. Errors: not
+// a string array, a string running past the end, or more than `cap` in memory.
+Result<std::vector<std::string>> ReadGgufStrings(ByteSource& source, const GgufValue& value,
+                                                 const std::string& key, const std::string& name,
+                                                 const MemoryCap& cap);
+// The values of a numeric or bool array `value` as doubles (exact for every float32 and every
+// integer below 2^53), read again from the source when ParseGguf did not keep them.
+Result<std::vector<double>> ReadGgufNumbers(ByteSource& source, const GgufValue& value,
+                                            const std::string& key, const std::string& name,
+                                            const MemoryCap& cap);
 
 // A printable, bounded form of a key or a name for messages: bytes outside printable ASCII as
 // \xNN, at most 80 characters (then "...").

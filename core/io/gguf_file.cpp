@@ -1,9 +1,10 @@
-#include "arch/gguf_file.h"
+#include "io/gguf_file.h"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
 #include <new>
+#include <optional>
 
 namespace pe {
 
@@ -325,6 +326,7 @@ class Parser {
     auto count = in_.Uint(8, what + " (its count)");
     if (!count.ok()) return count.error();
     v.count = count.value();
+    v.values_offset = in_.pos();
     if (v.element == GgufType::kString) {
       // Each string takes at least its 8-byte length.
       if (in_.size_known() && v.count > (in_.known_size() - in_.pos()) / 8) {
@@ -336,11 +338,13 @@ class Parser {
       if (!in_.SkipStrings(v.count, &k, &need)) {
         return in_.PastEnd(need, what + " element " + std::to_string(k) + " (a string)");
       }
+      v.values_end = in_.pos();
       return {};
     }
     const uint64_t size = ScalarBytes(v.element);
     const uint64_t bytes = SaturatingMul(v.count, size);
     if (v.count > kGgufMaxKeptArray) {
+      v.values_end = SaturatingAdd(v.values_offset, bytes);
       return in_.Skip(bytes, what + " of " + std::to_string(v.count) + " " +
                                  GgufTypeName(static_cast<uint32_t>(v.element)) + " values");
     }
@@ -360,6 +364,7 @@ class Parser {
       v.numbers.push_back(v.element == GgufType::kBool ? (e.b ? 1.0 : 0.0) : e.AsDouble());
     }
     v.numbers_kept = true;
+    v.values_end = in_.pos();
     return {};
   }
 
@@ -623,6 +628,132 @@ Result<std::vector<float>> ReadGgufFloatTensor(ByteSource& source, const GgufFil
                                                   (std::to_integer<uint32_t>(p[1]) << 8));
       out[static_cast<size_t>(k)] = HalfToFloat(bits);
     }
+  }
+  return out;
+}
+
+namespace {
+
+// Bytes [begin, end) of the source: read with pread from a mapped file (a file truncated since
+// it was opened is an error, not a fault), else from the source's prefix.
+Result<std::vector<std::byte>> ReadRange(ByteSource& source, uint64_t begin, uint64_t end,
+                                         const std::string& what, const std::string& name) {
+  auto* mapped = dynamic_cast<FileSource*>(&source);
+  const std::optional<uint64_t> size = source.KnownSize();
+  if (end < begin || (size && end > *size)) {
+    return InvalidArgument(what + " runs from byte " + std::to_string(begin) + " to " +
+                           std::to_string(end) + ", past the end of the file");
+  }
+  std::vector<std::byte> raw(static_cast<size_t>(end - begin));
+  if (mapped != nullptr && size) {
+    if (Status st = mapped->ReadAt(begin, raw); !st.ok()) return WithPath(st.error(), name);
+    return raw;
+  }
+  auto got = source.Prefix(end);
+  if (!got.ok()) return WithPath(got.error(), name);
+  if (got.value().size() < end) {
+    return InvalidArgument(what + " runs from byte " + std::to_string(begin) + " to " +
+                           std::to_string(end) + ", past the end of the file (" +
+                           std::to_string(got.value().size()) + " bytes)");
+  }
+  if (!raw.empty()) std::memcpy(raw.data(), got.value().data() + begin, raw.size());
+  return raw;
+}
+
+uint64_t LittleEndian(const std::byte* p, int bytes) {
+  uint64_t v = 0;
+  for (int k = bytes - 1; k >= 0; --k) v = (v << 8) | std::to_integer<uint64_t>(p[k]);
+  return v;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> ReadGgufStrings(ByteSource& source, const GgufValue& value,
+                                                 const std::string& key, const std::string& name,
+                                                 const MemoryCap& cap) {
+  const std::string what = Quoted(name) + ": key \"" + GgufPrintable(key) + "\"";
+  if (value.type != GgufType::kArray || value.element != GgufType::kString) {
+    return InvalidArgument(what + " must be an array of strings");
+  }
+  if (value.values_end < value.values_offset) return InvalidArgument(what + " was not parsed");
+  const uint64_t need = value.values_end - value.values_offset;
+  const uint64_t kept = SaturatingAdd(SaturatingMul(need, 2), SaturatingMul(value.count, 32));
+  if (kept > cap.bytes) {
+    return InvalidArgument(what + ": its " + std::to_string(value.count) + " strings (" +
+                           FormatBytes(need) + ") would pass the memory cap of " +
+                           FormatBytes(cap.bytes) + " (--memory-cap-mib)");
+  }
+  auto bytes = ReadRange(source, value.values_offset, value.values_end, what, name);
+  if (!bytes.ok()) return bytes.error();
+  const std::vector<std::byte>& raw = bytes.value();
+  std::vector<std::string> out;
+  out.reserve(static_cast<size_t>(value.count));
+  size_t p = 0;
+  for (uint64_t k = 0; k < value.count; ++k) {
+    // The file may have changed since it was parsed: every length is checked again.
+    if (raw.size() - p < 8) return InvalidArgument(what + " changed since it was read");
+    const uint64_t n = LittleEndian(raw.data() + p, 8);
+    p += 8;
+    if (n > raw.size() - p) return InvalidArgument(what + " changed since it was read");
+    out.emplace_back(reinterpret_cast<const char*>(raw.data() + p), static_cast<size_t>(n));
+    p += static_cast<size_t>(n);
+  }
+  return out;
+}
+
+Result<std::vector<double>> ReadGgufNumbers(ByteSource& source, const GgufValue& value,
+                                            const std::string& key, const std::string& name,
+                                            const MemoryCap& cap) {
+  const std::string what = Quoted(name) + ": key \"" + GgufPrintable(key) + "\"";
+  const uint64_t item = ScalarBytes(value.element);
+  if (value.type != GgufType::kArray || item == 0) {
+    return InvalidArgument(what + " must be an array of numbers");
+  }
+  if (value.numbers_kept) return value.numbers;
+  if (SaturatingMul(value.count, sizeof(double) + item) > cap.bytes) {
+    return InvalidArgument(what + ": its " + std::to_string(value.count) +
+                           " values would pass the memory cap of " + FormatBytes(cap.bytes) +
+                           " (--memory-cap-mib)");
+  }
+  const uint64_t bytes = value.count * item;
+  auto raw =
+      ReadRange(source, value.values_offset, SaturatingAdd(value.values_offset, bytes), what, name);
+  if (!raw.ok()) return raw.error();
+  std::vector<double> out;
+  out.reserve(static_cast<size_t>(value.count));
+  for (uint64_t k = 0; k < value.count; ++k) {
+    const uint64_t r = LittleEndian(raw.value().data() + k * item, static_cast<int>(item));
+    double d = 0;
+    switch (value.element) {
+      case GgufType::kUint8:
+      case GgufType::kUint16:
+      case GgufType::kUint32:
+      case GgufType::kUint64:
+      case GgufType::kBool:
+        d = static_cast<double>(r);
+        break;
+      case GgufType::kInt8:
+        d = static_cast<int8_t>(r);
+        break;
+      case GgufType::kInt16:
+        d = static_cast<int16_t>(r);
+        break;
+      case GgufType::kInt32:
+        d = static_cast<int32_t>(r);
+        break;
+      case GgufType::kInt64:
+        d = static_cast<double>(static_cast<int64_t>(r));
+        break;
+      case GgufType::kFloat32:
+        d = std::bit_cast<float>(static_cast<uint32_t>(r));
+        break;
+      case GgufType::kFloat64:
+        d = std::bit_cast<double>(r);
+        break;
+      default:
+        break;
+    }
+    out.push_back(d);
   }
   return out;
 }
