@@ -9,6 +9,7 @@
 #include "headless_ui.h"
 #include "model/param_fields.h"
 #include "model/walkthrough_presets.h"
+#include "panels/panels.h"
 #include "views/view_registry.h"
 
 namespace pe {
@@ -157,6 +158,25 @@ TEST_F(AttentionHandout, OneStepAsPngAndRefusals) {
                            "llama-3-1-past-8192", "gpt2-learned-vs-sinusoid"}) {
     EXPECT_NE(list.find(name), std::string::npos) << name;
   }
+}
+
+// The walkthrough panel's title names the walkthrough on show; other panels keep theirs.
+TEST(AttentionWalkthroughTitle, NamesTheWalkthroughOnShow) {
+  const Derived derived;
+  ModelParams params;
+  const PanelEntry* walk = nullptr;
+  const PanelEntry* heatmap = nullptr;
+  for (const PanelEntry& p : ViewPanels()) {
+    if (p.view == ViewKind::kWalkthrough) walk = &p;
+    if (p.view == ViewKind::kHeatmap) heatmap = &p;
+  }
+  ASSERT_NE(walk, nullptr);
+  ASSERT_NE(heatmap, nullptr);
+  EXPECT_STREQ(PanelTitle(*walk, derived, params), "Walkthrough: from text to model input");
+  const std::string heatmap_title = PanelTitle(*heatmap, derived, params);
+  params.walkthrough = WalkthroughKind::kAttention;
+  EXPECT_STREQ(PanelTitle(*walk, derived, params), "Walkthrough: position in attention");
+  EXPECT_EQ(PanelTitle(*heatmap, derived, params), heatmap_title);
 }
 
 }  // namespace

@@ -391,7 +391,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
         // would say under "What you are looking at", at its top so it shows without scrolling.
         const bool explain = p.view != ViewKind::kWalkthrough && derived.pe_status.ok();
         const float explain_w = explain ? std::min(em * 14, right_w * 0.3f) : 0.0f;
-        Panel(state, p.id, PanelTitle(p, derived), p.view,
+        Panel(state, p.id, PanelTitle(p, derived, state.params), p.view,
               ImVec2(right_w - explain_w - (explain ? gap : 0.0f), body_h), flags,
               [&] { p.draw(p, state, derived, caches, services); });
         if (explain) {
@@ -420,7 +420,7 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
           if (k > 0) ImGui::SameLine();
           const ImGuiWindowFlags flags =
               p.scrollbar ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
-          Panel(state, p.id, PanelTitle(p, derived), p.view, ImVec2(w, height), flags,
+          Panel(state, p.id, PanelTitle(p, derived, state.params), p.view, ImVec2(w, height), flags,
                 [&] { p.draw(p, state, derived, caches, services); });
           x_left -= w + gap;
         }
@@ -451,8 +451,8 @@ void DrawUi(AppState& state, UiCaches& caches, UiServices& services) {
                 const ImVec2 avail_tab = ImGui::GetContentRegionAvail();
                 const ImGuiWindowFlags flags =
                     p->scrollbar ? ImGuiWindowFlags_NoScrollWithMouse : plot_flags;
-                Panel(state, p->id, PanelTitle(*p, derived), p->view, avail_tab, flags,
-                      [&] { p->draw(*p, state, derived, caches, services); });
+                Panel(state, p->id, PanelTitle(*p, derived, state.params), p->view, avail_tab,
+                      flags, [&] { p->draw(*p, state, derived, caches, services); });
                 ImGui::EndTabItem();
               }
             }

@@ -19,6 +19,7 @@
 #include "encoding/learned.h"
 #include "encoding/rope_encoding.h"
 #include "encoding/sinusoidal_presets.h"
+#include "figure/markup.h"
 #include "figure/text_wrap.h"
 #include "io/loaded_table.h"
 #include "model/param_fields.h"
@@ -1002,7 +1003,7 @@ void DrawStatusLine(const AppState& state, const Derived& derived) {
   const Encoding& e = *derived.encoding;
   std::string text = Printf("%s table %lld x %lld (%s)   %s [%.6f, %.6f]", e.TableName().c_str(),
                             static_cast<long long>(e.rows()), static_cast<long long>(e.cols()),
-                            e.Summary().c_str(), s.exact ? "min/max" : "bound",
+                            MarkupToUnicode(e.Summary()).c_str(), s.exact ? "min/max" : "bound",
                             static_cast<double>(s.min), static_cast<double>(s.max));
   if (e.family() == Family::kAdded && s.norm_position >= 0) {
     // Position 1, or the last one the table has (max_len 1 has position 0 only).

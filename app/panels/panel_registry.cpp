@@ -206,7 +206,12 @@ std::span<const PanelEntry> ViewPanels() {
   return kPanels;
 }
 
-const char* PanelTitle(const PanelEntry& p, const Derived& derived) {
+const char* PanelTitle(const PanelEntry& p, const Derived& derived, const ModelParams& params) {
+  // The walkthrough panel names the walkthrough on show (the view's title, which export
+  // titles start with, is the input walkthrough's).
+  if (p.view == ViewKind::kWalkthrough && params.walkthrough == WalkthroughKind::kAttention) {
+    return "Walkthrough: position in attention";
+  }
   if (p.title_for != nullptr) {
     if (const char* t = p.title_for(derived)) return t;
   }

@@ -62,7 +62,7 @@ struct PanelEntry {
 };
 std::span<const PanelEntry> ViewPanels();
 // The entry's title for the current table (title_for, else title, else the view's title).
-const char* PanelTitle(const PanelEntry& p, const Derived& derived);
+const char* PanelTitle(const PanelEntry& p, const Derived& derived, const ModelParams& params);
 // A view drawn from its core Figure (rotation, frequencies, score, ...) at the panel's size,
 // with the entry's controls above it.
 void DrawFigurePanel(const PanelEntry& p, AppState& state, const Derived& derived,
