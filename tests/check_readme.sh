@@ -12,7 +12,7 @@ fail() {
 test_cmd=$(sed -n '/== README test command/{n;p;q;}' "$root/.ci/run")
 [ -n "$test_cmd" ] || fail ".ci/run has no line after its README test command heading"
 grep -qxF "    $test_cmd" "$readme" || fail "the test command CI runs is not in the README: $test_cmd"
-launch=$(printf '%s' "$test_cmd" | sed 's|&& ctest --test-dir build --output-on-failure$|\&\& ./build/pe-explorer|')
+launch=$(printf '%s' "$test_cmd" | sed 's|&& ctest --test-dir build -j2 --output-on-failure$|\&\& ./build/pe-explorer|')
 grep -qxF "    $launch" "$readme" || fail "the README does not have the launch command: $launch"
 [ "$(head -n 1 "$readme")" = "# PE Explorer" ] || fail "the first line is not the title '# PE Explorer'"
 echo "README commands match .ci/run"
