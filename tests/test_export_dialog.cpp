@@ -404,6 +404,52 @@ TEST_F(ExportDialog, ToastSitsOnTheStatusLineAndAClickDismissesIt) {
   EXPECT_EQ(WindowNamed("##export_status"), nullptr) << "a click dismisses the toast";
 }
 
+// The dialog's font size is the command line's --font-size: the same page and size give the same
+// file byte for byte; a size outside [5, 36] is refused in the dialog; a page too small for the
+// text says, in the saved message, what size the text was drawn at.
+TEST_F(ExportDialog, FontSizeFieldWritesWhatTheCommandLineWrites) {
+  Open(dir_, "d.svg", 1);
+  ExportDialogState& d = state_.export_dialog;
+  d.size_preset = 2;
+  d.width = 252;
+  d.height = 180;
+  d.font_size = 8;
+  Frames(2);
+  ClickButton("Save");
+  ASSERT_EQ(Dialog(), nullptr) << d.error;
+  EXPECT_EQ(state_.toast.text, "Saved " + Path("d.svg")) << "8 pt fits 252 x 180: no note";
+  const std::string exe = PE_EXPLORER_EXE;
+  ASSERT_EQ(std::system((exe + " export --view heatmap --width 252 --height 180 --font-size 8 -o " +
+                         Path("cli.svg"))
+                            .c_str()),
+            0);
+  const std::string dialog_svg = pe::testing::ReadFile(Path("d.svg"));
+  EXPECT_NE(dialog_svg.find("font-size"), std::string::npos);
+  EXPECT_EQ(dialog_svg, pe::testing::ReadFile(Path("cli.svg")));
+
+  Open(dir_, "big.svg", 1);
+  d.font_size = 40;
+  Frames(2);
+  ClickButton("Save");
+  ASSERT_NE(Dialog(), nullptr) << "a font size outside [5, 36] is refused in the dialog";
+  EXPECT_EQ(d.error, "font size must be in [5, 36], got 40");
+  EXPECT_TRUE(pe::testing::ReadFile(Path("big.svg")).empty());
+  PressEscape();
+
+  Open(dir_, "tiny.svg", 1);
+  d.width = 120;
+  d.height = 90;
+  d.font_size = 12;
+  Frames(2);
+  ClickButton("Save");
+  ASSERT_EQ(Dialog(), nullptr) << d.error;
+  EXPECT_EQ(state_.toast.text.rfind("Saved " + Path("tiny.svg") + "; the text is drawn at ", 0), 0u)
+      << state_.toast.text;
+  EXPECT_NE(state_.toast.text.find("not 12: a 120 x 90 page has no room for it (nothing is cut)"),
+            std::string::npos)
+      << state_.toast.text;
+}
+
 TEST_F(ExportDialog, LooksForZenityOncePerPicker) {
   zenity_probes = 0;
   SaveFilePicker picker(CountingProbe);

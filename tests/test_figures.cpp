@@ -690,6 +690,19 @@ TEST_F(Figures, CliWritesEachFormatAtTheRequestedSize) {
       << big;
   EXPECT_NE(std::system((exe + " export --view heatmap -o - --scale 100 >/dev/null 2>&1").c_str()),
             0);
+  // A page too small for the text size: the file is written, and a note says what size the
+  // text was drawn at and the largest --font-size the page takes as asked.
+  const std::string small =
+      Capture(exe + " export --view curves --width 252 --height 180 -o " + Path("small.svg"));
+  EXPECT_NE(small.find("pe-explorer export: note: the text is drawn at 8.7 pt, not 12: a 252 x "
+                       "180 page has no room for it (nothing is cut); --font-size 8.5 or a "
+                       "larger page draws every size as asked"),
+            std::string::npos)
+      << small;
+  const std::string as_asked = Capture(exe + " export --view curves --width 252 --height 180 " +
+                                       "--font-size 8.5 -o " + Path("small85.svg"));
+  EXPECT_EQ(as_asked, "") << "8.5 pt is drawn as asked: no note";
+  EXPECT_EQ(Capture(exe + " export --view curves -o " + Path("default.svg")), "");
   struct stat st {};
   EXPECT_NE(::stat(Path("x.png").c_str(), &st), 0);
   EXPECT_NE(::stat(Path("x.pdf").c_str(), &st), 0);

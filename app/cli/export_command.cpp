@@ -62,8 +62,11 @@ int RunExport(const ModelParams& params, const ExportRequest& request) {
       return true;
     };
   }
+  std::string note;
+  options.note = &note;
   Status s = ExportView(*view, table_params ? *table_params : params, sel, request.output, options);
   if (shown_percent >= 0) std::fputc('\n', stderr);
+  if (s.ok() && !note.empty()) std::cerr << "pe-explorer export: note: " << note << "\n";
   if (!s.ok()) {
     // The numbers of a long table over the cap: a script usually wants some of its rows, and
     // --positions says which (a zoomed figure's window is not a table of its own).

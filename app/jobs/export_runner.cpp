@@ -17,6 +17,8 @@ bool ExportRunner::Start(ExportJob job) {
     options.title = job.title;
     options.encoding = std::move(job.encoding);
     options.progress = context.progress();
+    std::string note;
+    options.note = &note;
     Status s;
     try {
       s = ExportView(job.view, job.params, job.selection, job.path, options);
@@ -27,7 +29,7 @@ bool ExportRunner::Start(ExportJob job) {
     }
     // A cancelled export's outcome is given too: the dialog waits for it and says why.
     std::lock_guard<std::mutex> lock(mutex_);
-    outcome_ = ExportOutcome{job.path, s};
+    outcome_ = ExportOutcome{job.path, s, s.ok() ? note : std::string()};
   });
   return true;
 }

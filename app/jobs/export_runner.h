@@ -25,6 +25,7 @@ struct ExportJob {
 struct ExportOutcome {
   std::string path;
   Status status;
+  std::string note;  // a figure whose text was drawn smaller than asked says so (ShrunkTextNote)
 };
 
 class ExportRunner {

@@ -85,8 +85,10 @@ std::string AbsoluteFolder(const std::string& folder) {
 // Presets scale PNG pixels only; SVG and PDF are drawn in layout units whatever the scale.
 FigureSize ChosenSize(const ExportDialogState& d) {
   const bool png = d.format == 0;
-  if (d.size_preset == 2) return {d.width, d.height, png ? d.scale : 1.0};
-  return {960, 540, png && d.size_preset == 1 ? 2.0 : 1.0};
+  FigureSize size{960, 540, png && d.size_preset == 1 ? 2.0 : 1.0};
+  if (d.size_preset == 2) size = {d.width, d.height, png ? d.scale : 1.0};
+  size.font_pt = d.font_size;
+  return size;
 }
 
 // Takes a finished export's outcome. A success becomes a toast naming the file; a failure goes
@@ -101,7 +103,9 @@ bool TakeOutcome(AppState& state, UiServices& services) {
   d.saving = false;
   const double now = ImGui::GetTime();
   if (o->status.ok()) {
-    state.toast = {"Saved " + o->path, false, now + 6.0};
+    // A page too small for the text size: said with the file (the text was drawn smaller).
+    state.toast = {"Saved " + o->path + (o->note.empty() ? "" : "; " + o->note), false,
+                   now + (o->note.empty() ? 6.0 : 12.0)};
     return from_dialog;
   }
   if (from_dialog) {
@@ -152,6 +156,15 @@ void DrawSizeChoice(ExportDialogState& d) {
       ImGui::SetNextItemWidth(em * 4);
       ImGui::InputFloat("scale", &d.scale, 0, 0, "%.2f");
     }
+  }
+  ImGui::SetNextItemWidth(em * 5);
+  ImGui::InputFloat("font size", &d.font_size, 0, 0, "%.1f");
+  ItemTooltip(
+      "The body text's size in layout units (points in a PDF), 5 to 36, as `pe-explorer export "
+      "--font-size` takes it; titles and axis titles are larger in proportion. A page too small "
+      "for it gets smaller text, never cut text, and the saved message says so.");
+  if (!(d.font_size >= kLeastFontPt && d.font_size <= kMostFontPt)) {
+    ErrorText(ValidateFigureSize(ChosenSize(d)).message());
   }
   const FigureSize size = ChosenSize(d);
   if (png) {

@@ -142,8 +142,9 @@ struct ExportDialogState {
   int format = 1;       // index into kExportFormats: png, svg, pdf, csv, npy
   int size_preset = 0;  // 0: 1x, 1: 2x, 2: custom
   float width = 960, height = 540, scale = 1;
-  std::string title;  // empty: a title that names the parameters
-  std::string error;  // why the last Save was refused
+  float font_size = 12;  // the body text's size in layout units (export --font-size)
+  std::string title;     // empty: a title that names the parameters
+  std::string error;     // why the last Save was refused
   // The user picked selected_token (a token chip, the token list, or the dialog's checkbox):
   // exported heatmaps and curves outline it only then, as `export --token N` does.
   bool token_chosen = false;

@@ -593,6 +593,32 @@ PixelSize PlotAreaPixels(const Figure& figure, const FigureSize& size, FigureFor
   return {GridCells(box.x, box.x + box.w, k), GridCells(box.y, box.y + box.h, k)};
 }
 
+double FigureTextPt(const Figure& figure, const FigureSize& size, double* largest_whole) {
+  cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t* cr = cairo_create(s);
+  std::optional<Figure> copy;
+  const Figure& f = Titled(figure, copy);
+  const double pt = FittedFontPt(cr, f, size);
+  if (largest_whole) {
+    *largest_whole = 0;
+    if (pt >= size.font_pt) {
+      *largest_whole = size.font_pt;
+    } else {
+      FigureSize asked = size;
+      for (double k = std::floor(pt * 2) / 2; k >= kLeastFontPt; k -= 0.5) {
+        asked.font_pt = k;
+        if (FittedFontPt(cr, f, asked) >= k) {
+          *largest_whole = k;
+          break;
+        }
+      }
+    }
+  }
+  cairo_destroy(cr);
+  cairo_surface_destroy(s);
+  return pt;
+}
+
 std::vector<PlotBox> FigurePanelPlotBoxes(const Figure& figure, const FigureSize& size) {
   cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
   cairo_t* cr = cairo_create(s);

@@ -105,6 +105,12 @@ double PlacedTextWidth(const std::string& text, double pt, bool bold, bool mono)
 // The font's ascent plus descent at `pt`: a placed text's box height.
 double PlacedTextHeight(double pt, bool mono);
 
+// The body text size `figure` is drawn at on a page of `size`: size.font_pt, or smaller where
+// the page has no room for it (text is shrunk together, never cut). `*largest_whole`, when given,
+// gets the largest size in half points from kLeastFontPt up to size.font_pt that the page draws
+// as asked (0 when even kLeastFontPt is shrunk).
+double FigureTextPt(const Figure& figure, const FigureSize& size, double* largest_whole = nullptr);
+
 // Renders `figure` into `out`. Errors (cairo failures, invalid size) leave `out` partly written:
 // write files through WriteFileAtomically.
 Status RenderFigure(const Figure& figure, FigureFormat format, const FigureSize& size,

@@ -311,6 +311,25 @@ std::string SuggestedFileName(ViewKind view, const ModelParams& m, const std::st
   return name + "." + ext;
 }
 
+std::string ShrunkTextNote(const FigureSize& size, double drawn, double largest) {
+  if (drawn >= size.font_pt) return "";
+  char buf[320];
+  const std::string page = FormatDouble(size.width) + " x " + FormatDouble(size.height);
+  if (largest >= kLeastFontPt) {
+    std::snprintf(buf, sizeof buf,
+                  "the text is drawn at %.1f pt, not %s: a %s page has no room for it (nothing "
+                  "is cut); --font-size %s or a larger page draws every size as asked",
+                  drawn, FormatDouble(size.font_pt).c_str(), page.c_str(),
+                  FormatDouble(largest).c_str());
+  } else {
+    std::snprintf(buf, sizeof buf,
+                  "the text is drawn at %.1f pt, not %s: a %s page has no room for it (nothing "
+                  "is cut); a larger page draws it as asked",
+                  drawn, FormatDouble(size.font_pt).c_str(), page.c_str());
+  }
+  return buf;
+}
+
 Status ExportView(ViewKind view, const ModelParams& params, const ViewSelection& sel,
                   const std::string& path, const ExportRequestOptions& options) {
   const std::string ext = path == "-" ? "csv" : FileExtension(path);
@@ -333,6 +352,18 @@ Status ExportView(ViewKind view, const ModelParams& params, const ViewSelection&
       return std::vector<Figure>{std::move(one).value()};
     }();
     if (!f.ok()) return f.error();
+    if (options.note) {
+      // The smallest text of any page (the handout lays its pages out itself and keeps sizes).
+      double drawn = options.size.font_pt, largest = options.size.font_pt;
+      for (const Figure& page : f.value()) {
+        if (!page.placed.empty()) continue;
+        double whole = 0;
+        const double pt = FigureTextPt(page, options.size, &whole);
+        if (pt < drawn) drawn = pt;
+        largest = std::min(largest, whole);
+      }
+      *options.note = ShrunkTextNote(options.size, drawn, largest);
+    }
     if (cancelled(0.5)) return RuntimeError("the export was cancelled");
     return WriteFileAtomically(path, [&](std::ostream& out) -> Status {
       Status s = RenderFigurePages(f.value(), *fig, options.size, out);

@@ -104,7 +104,15 @@ struct ExportRequestOptions {
   std::string title;     // empty: a title that names the parameters
   Progress progress;     // large table exports report and may be cancelled
   EncodingPtr encoding;  // the encoding of the parameters when the caller has it, or null
+  // When given: a figure whose page had no room for the text at size.font_pt (drawn smaller,
+  // never cut) gets a sentence here saying the size drawn and what keeps the asked one.
+  std::string* note = nullptr;
 };
+
+// The sentence ExportRequestOptions::note gets for a figure of `size` whose text was drawn at
+// `drawn` pt: "" when drawn is size.font_pt. `largest` (FigureTextPt): the largest size the page
+// draws as asked, 0 when none from 5 pt up.
+std::string ShrunkTextNote(const FigureSize& size, double drawn, double largest);
 
 // Writes `path` as the format its extension names (png, svg, pdf, csv, npy; "-" is CSV on
 // standard output) through a temporary file. Errors name the path or the bad value.
