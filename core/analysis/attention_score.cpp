@@ -1146,6 +1146,26 @@ std::optional<ClampedWindow> ClampWindow(const Encoding& e, const ScoreRasterReq
 
 }  // namespace
 
+Status RefuseSampledRaster(const AttentionScorer& s, const ScoreRaster& r) {
+  // Unmasked rasters (a decaying rotation's or a bias's own) stay sampled and say so.
+  if (r.exact || r.one_cell_per_texel || r.empty() || !s.masked_any()) return {};
+  const int64_t queries = r.query_edges.back() - r.query_edges.front();
+  const int64_t keys = r.key_edges.back() - r.key_edges.front();
+  const std::string mask =
+      s.banded() ? AttentionWindowRule(s.window()) : std::string("the causal mask");
+  return InvalidArgument(
+      "the score view draws every texel as the exact mean of its cells; for " +
+      s.encoding().Summary() + " under " + mask +
+      " no closed form gives it, so texels are exact only while each holds at most " +
+      std::to_string(kScoreTexelSamples) + " positions a side: this window shows " +
+      std::to_string(queries) + " queries in " + std::to_string(r.height) + " rows and " +
+      std::to_string(keys) + " keys in " + std::to_string(r.width) +
+      " columns; draw at most " +
+      std::to_string(static_cast<int64_t>(r.height) * kScoreTexelSamples) + " queries and " +
+      std::to_string(static_cast<int64_t>(r.width) * kScoreTexelSamples) +
+      " keys (a lower max_len, or a window: export's --score-window)");
+}
+
 Status CheckScoreRaster(const AttentionScorer& s, const ScoreRasterRequest& req) {
   const AttentionTemperature& t = s.temperature();
   if (!s.tempered() || !HasExactMeans(s.encoding())) return {};

@@ -182,6 +182,13 @@ inline constexpr int64_t kTemperedRasterMaxWork = int64_t{1} << kTemperedRasterM
 // are exact sums over the runs); OK otherwise. The score and compare views ask before they draw.
 Status CheckScoreRaster(const AttentionScorer& scorer, const ScoreRasterRequest& request);
 
+// Under a mask the views draw exact texels or none: an error for a masked raster `r` of `scorer`
+// that is not exact (its texels hold more than kScoreTexelSamples positions a side, and no closed
+// form serves the scheme under its mask: M-RoPE cut by a mask, a learned table's chunks, an added
+// table under a sliding window), naming the scheme, the mask, the window's size and the largest
+// exact one; OK otherwise (unmasked rasters may be sampled, and their legend says so).
+Status RefuseSampledRaster(const AttentionScorer& scorer, const ScoreRaster& r);
+
 // The raster of the window, clamped to the table's positions. Only the texels' rows and columns
 // are evaluated (per-position vectors are made once per texel row and column), so a table of
 // 2^31 positions costs what a small one does. Work is about (texel rows + columns) x samples x d

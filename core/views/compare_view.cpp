@@ -191,6 +191,8 @@ Result<Figure> ScoreCompareFigure(const ViewContext& c, const ComparePair& p) {
     ra = ComputeScoreRaster(sa.value(), req);
     rb = ComputeScoreRaster(sb.value(), req);
   }
+  if (Status st = RefuseSampledRaster(sa.value(), ra); !st.ok()) return st.error();
+  if (Status st = RefuseSampledRaster(sb.value(), rb); !st.ok()) return st.error();
   double hi = std::max(MaxAbs(ra.values), MaxAbs(rb.values));
   if (!(hi > 0.0)) hi = 1.0;
   const FigureColorBar shared{ColormapId::kRdBu, -hi, hi, "A and B"};

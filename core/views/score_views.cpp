@@ -178,6 +178,7 @@ Result<Figure> ScoreFigure(const ViewContext& c) {
                                std::min(px.height, 4096)};
   if (Status st = CheckScoreRaster(s, req); !st.ok()) return st.error();
   ScoreRaster r = ComputeScoreRaster(s, req);
+  if (Status st = RefuseSampledRaster(s, r); !st.ok()) return st.error();
   const bool position_part = m.score_part == ScorePart::kPosition;
   if (position_part) {
     // Texel by texel, the same texels of the content-only score subtracted (the content term
