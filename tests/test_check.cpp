@@ -555,6 +555,28 @@ TEST(CheckDiagnosis, OneWrongCellKeepsTheScalingAndIsNamed) {
   EXPECT_TRUE(ok.diagnosis.empty());
 }
 
+// Under a cos intent whose base is wrong (no --part given: the intent's part is cos) the
+// nearest candidate named is a cos table, never a sin one that happens to score closer.
+TEST(CheckDiagnosis, NearestUnderTheIntentIsOfTheIntentsKind) {
+  const Matrix t = RopeTable(256, 64, 10000, false, false);
+  int sin_before = 0;
+  for (double theta : {10.0, 100.0, 500.0, 1000.0, 50000.0, 500000.0, 1e7}) {
+    const CheckReport r = Check(t, Intent({"scheme", "rope_theta"}, RopeIntent(theta)));
+    EXPECT_FALSE(r.matches) << theta;
+    ASSERT_FALSE(r.ranked.empty()) << theta;
+    ASSERT_TRUE(r.intended.has_value()) << theta;
+    for (const CheckCandidate* k : {&r.ranked.front(), &*r.intended}) {
+      ASSERT_EQ(k->params.kind(), Scheme::kRope) << theta << Notes(r);
+      EXPECT_EQ(k->params.rope().part, RopePart::kCos) << theta << Notes(r);
+    }
+    for (const CheckCandidate& k : r.ranked) {
+      if (k.params.kind() == Scheme::kRope && k.params.rope().part == RopePart::kSin) ++sin_before;
+    }
+  }
+  // Sin tables were among the candidates compared: the order above is the point of the test.
+  EXPECT_GT(sin_before, 0);
+}
+
 TEST(CheckDiagnosis, PositionsFromOneCheckedAtZeroNameTheShift) {
   const Matrix t = T2tTable(120, 64, 10000, 1, 1, 1);  // OpenNMT-tf numbers tokens from 1
   EXPECT_TRUE(Check(t).matches);

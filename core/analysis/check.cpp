@@ -590,6 +590,15 @@ Result<CheckReport> CheckTableFindings(const Matrix& table, const CheckConstrain
   CheckReport report = std::move(meant).value();
   report.has_intent = true;
   report.matches = report.verdict == CheckVerdict::kMatch;
+  if (!report.matches) {
+    // The nearest under the intent is a table of the intent's kind: its scheme and, for RoPE,
+    // its part (a cos intent is never answered with a sin table while a cos one was tried).
+    const auto same_kind = [&c](const CheckCandidate& k) {
+      if (k.params.kind() != c.fixed.kind()) return false;
+      return k.params.kind() != Scheme::kRope || k.params.rope().part == c.fixed.rope().part;
+    };
+    std::stable_partition(report.ranked.begin(), report.ranked.end(), same_kind);
+  }
   if (!report.ranked.empty()) report.intended = report.ranked.front();
   // A match that needs an unround reading of a parameter nobody fixed is kept only when the
   // table is nothing rounder: a t2t table is also tf-text with base 10000^(h/(h-1)).
