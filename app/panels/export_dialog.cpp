@@ -157,15 +157,17 @@ void DrawSizeChoice(ExportDialogState& d) {
       ImGui::InputFloat("scale", &d.scale, 0, 0, "%.2f");
     }
   }
+  // Refused in place outside [5, 36], as `--font-size` is.
+  const bool font_ok = d.font_size >= kLeastFontPt && d.font_size <= kMostFontPt;
+  if (!font_ok) PushRefusedFrame();
   ImGui::SetNextItemWidth(em * 5);
   ImGui::InputFloat("font size", &d.font_size, 0, 0, "%.1f");
+  if (!font_ok) PopRefusedFrame();
   ItemTooltip(
       "The body text's size in layout units (points in a PDF), 5 to 36, as `pe-explorer export "
       "--font-size` takes it; titles and axis titles are larger in proportion. A page too small "
       "for it gets smaller text, never cut text, and the saved message says so.");
-  if (!(d.font_size >= kLeastFontPt && d.font_size <= kMostFontPt)) {
-    ErrorText(ValidateFigureSize(ChosenSize(d)).message());
-  }
+  if (!font_ok) ErrorText(ValidateFigureSize(ChosenSize(d)).message());
   const FigureSize size = ChosenSize(d);
   if (png) {
     ImGui::TextDisabled("%.0f x %.0f pixels", size.width * size.scale, size.height * size.scale);
