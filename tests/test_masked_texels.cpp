@@ -570,15 +570,14 @@ TEST(MaskedTexels, BillionPositionTemperedCausalTexelsEqualTheRunSums) {
   }
 }
 
-// A learned table under every window but chunked: the cut texels are exact means of their
-// visible cells (prefix sums of the queries, the keys and q_m . K(m + c) over the table's
-// positions), with and without a temperature.
+// A learned table under every window: the cut texels are exact means of their visible cells
+// (prefix sums of the queries, the keys and q_m . K(m + c) over the table's positions; under
+// chunked:C, K at each chunk's start), with and without a temperature.
 TEST(MaskedTexels, LearnedCutTexelsAreTheMeansOfTheirVisibleCells) {
   constexpr int64_t kL = 400;
   for (const AttentionTemperature& t :
        {AttentionTemperature{}, AttentionTemperature{TemperatureKind::kLlama4, 0.1, 37.0}}) {
     for (const AttentionWindow& w : CuttingWindows()) {
-      if (w.kind == Kind::kChunked) continue;
       SCOPED_TRACE(AttentionWindowText(w) + (t.kind == TemperatureKind::kNone ? "" : " tempered"));
       const AttentionScorer s = MakeScorer(Base(Scheme::kLearned, 16, kL), w, t);
       ExpectTexelsAreVisibleMeans(s, kL, false, /*want_exact=*/t.kind == TemperatureKind::kNone);

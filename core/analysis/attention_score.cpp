@@ -1000,7 +1000,8 @@ std::optional<MaskedOffsetScore> MakeMaskedOffsetScore(const AttentionScorer& s,
 // q_m . (K(b(m)) - K(a(m))) with K(n) = sum_{j<n} k_j (a, b the row's run clamped to the
 // block). Over a run of rows where b(m) = m + c that is P_c(mb) - P_c(ma), P_c(m) =
 // sum_{m'<m} q_m' . K(m' + c); where b(m) is a fixed key, (Q(mb) - Q(ma)) . K(key), Q(m) =
-// sum_{m'<m} q_m'. The queries carry their tau. Prefix sums over the table's positions: at most
+// sum_{m'<m} q_m'. Under chunked:C the low bound is the chunk's start, a fixed key for each
+// chunk's rows. The queries carry their tau. Prefix sums over the table's positions: at most
 // kMaskedTableMaxValues positions x d each.
 struct MaskedTableScore {
   int64_t first = 0, rows = 0, d = 0;
@@ -1013,7 +1014,9 @@ constexpr int64_t kMaskedTableMaxValues = int64_t{1} << 24;
 std::optional<MaskedTableScore> MakeMaskedTableScore(const AttentionScorer& s) {
   const Encoding& e = s.encoding();
   const bool also_causal = e.Masked(0, 1);
-  if (e.scheme() != Scheme::kLearned || !HasLinearKeyBounds(s.window(), also_causal) ||
+  // Chunked windows too: every row's low bound is its chunk's start, a fixed key per chunk.
+  if (e.scheme() != Scheme::kLearned ||
+      HighKeyBound(s.window(), also_causal).form == KeyBound::kChunk ||
       e.rows() > kMaskedTableMaxValues / std::max<int64_t>(1, s.dim())) {
     return std::nullopt;
   }
@@ -1053,6 +1056,11 @@ std::optional<MaskedTableScore> MakeMaskedTableScore(const AttentionScorer& s) {
   return t;
 }
 
+int64_t TableFloorDiv(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return q * b > a ? q - 1 : q;
+}
+
 // sum over rows [ma, mb) of q_m . K(bound(m) clamped to [n0, n1)), positions absolute; kNone:
 // `none_key`. Dot products of d values are scaled by the scorer's scale at the end.
 long double TableRowsToBound(const MaskedTableScore& t, const AttentionScorer& s, const KeyBound& b,
@@ -1070,6 +1078,21 @@ long double TableRowsToBound(const MaskedTableScore& t, const AttentionScorer& s
     }
     return acc * static_cast<long double>(s.scale());
   };
+  if (b.form == KeyBound::kChunk) {
+    // Rows of one chunk end at its start jC, clamped to [n0, n1): the chunks starting at or
+    // before n0 all at n0, the ones starting at or after n1 at n1, one fixed key per chunk
+    // between (at most (n1 - n0) / C + 1 of them).
+    long double total = 0;
+    for (int64_t m = ma; m < mb;) {
+      const int64_t start = TableFloorDiv(m, b.c) * b.c;
+      int64_t end = std::min(mb, start + b.c);
+      if (start <= n0) end = std::min(mb, TableFloorDiv(n0, b.c) * b.c + b.c);
+      if (start >= n1) end = mb;
+      total += to_key(std::clamp(start, n0, n1), m, end);
+      m = end;
+    }
+    return total;
+  }
   if (b.form != KeyBound::kLinear) return to_key(none_key, ma, mb);
   // Rows whose m + c is at or before n0 end at n0, at or after n1 at n1; between, at m + c.
   const int64_t a = std::clamp(n0 - b.c + 1, ma, mb), e = std::clamp(n1 - b.c, a, mb);

@@ -184,9 +184,10 @@ Status CheckScoreRaster(const AttentionScorer& scorer, const ScoreRasterRequest&
 
 // Under a mask the views draw exact texels or none: an error for a masked raster `r` of `scorer`
 // that is not exact (its texels hold more than kScoreTexelSamples positions a side, and no closed
-// form serves the scheme under its mask: M-RoPE cut by a mask, a learned table's chunks, an added
-// table under a sliding window), naming the scheme, the mask, the window's size and the largest
-// exact one; OK otherwise (unmasked rasters may be sampled, and their legend says so).
+// form serves the scheme under its mask: M-RoPE cut by a mask, a learned table past its prefix
+// sums' size, an added table under a sliding window), naming the scheme, the mask, the window's
+// size and the largest exact one; OK otherwise (unmasked rasters may be sampled, and their legend
+// says so).
 Status RefuseSampledRaster(const AttentionScorer& scorer, const ScoreRaster& r);
 
 // The raster of the window, clamped to the table's positions. Only the texels' rows and columns
