@@ -1182,8 +1182,7 @@ Status RefuseSampledRaster(const AttentionScorer& s, const ScoreRaster& r) {
       " no closed form gives it, so texels are exact only while each holds at most " +
       std::to_string(kScoreTexelSamples) + " positions a side: this window shows " +
       std::to_string(queries) + " queries in " + std::to_string(r.height) + " rows and " +
-      std::to_string(keys) + " keys in " + std::to_string(r.width) +
-      " columns; draw at most " +
+      std::to_string(keys) + " keys in " + std::to_string(r.width) + " columns; draw at most " +
       std::to_string(static_cast<int64_t>(r.height) * kScoreTexelSamples) + " queries and " +
       std::to_string(static_cast<int64_t>(r.width) * kScoreTexelSamples) +
       " keys (a lower max_len, or a window: export's --score-window)");
