@@ -433,6 +433,14 @@ TEST(HfConfig, BadInputIsRefusedNamingTheKeyAndValue) {
       "rope_parameters": {"full_attention": {"rope_theta": 1e6}}})");
   EXPECT_TRUE(Has(m, "rope_parameters has no entry for layer type \"sliding_attention\" (layer 1)"))
       << m;
+  // A learned table is as wide as the model: a head dim alone (d_kv) does not give its width
+  // (a fuzzed GPT-2 config with no n_embd once read as a table 0 dims wide).
+  m = Refusal(R"({"model_type": "gpt2", "n_head": 4, "n_layer": 2, "d_kv": 16,
+      "n_positions": 128})");
+  EXPECT_TRUE(Has(m, "no hidden_size (n_embd, d_model): gpt2's position table is added")) << m;
+  m = Refusal(R"({"model_type": "whisper", "encoder_attention_heads": 4, "num_hidden_layers": 2,
+      "head_dim": 16})");
+  EXPECT_TRUE(Has(m, "no hidden_size (n_embd, d_model): whisper's position table")) << m;
   m = Refusal(std::string(100, '[') + std::string(100, ']'));
   EXPECT_TRUE(Has(m, "nested more than")) << m;
   m = Refusal(R"({"model_type": "mystery", "hidden_size": 8, "num_attention_heads": 2,

@@ -368,6 +368,15 @@ class Reader {
     s_.unsupported.push_back("this config asks for " + what + "; PE Explorer does not model " +
                              what);
   }
+  // A table added at the input is as wide as the model: the model's width must be given (a head
+  // dim alone, head_dim or d_kv, does not say it).
+  void RequireHidden() const {
+    if (s_.shape.hidden < 1) {
+      Fail("no hidden_size (n_embd, d_model): " + type_ +
+           "'s position table is added to the token embeddings and is as wide as they are");
+    }
+  }
+
   [[noreturn]] void Fail(const std::string& message) const {
     throw Refusal{"config.json " + name_ + ": " + message};
   }
@@ -858,6 +867,7 @@ class Reader {
 
     // ---- Whisper: a sinusoidal encoder table and a learned decoder table ----
     if (type_ == "whisper") {
+      RequireHidden();
       // HF WhisperEncoder: embed_positions holds sinusoids(max_source_positions, d_model), frozen:
       // log_timescale_increment = ln(10000) / (d/2 - 1), [sin | cos] (tensor2tensor's layout).
       const int64_t source = c.Int("max_source_positions", 1, int64_t{1} << 31).value_or(1500);
@@ -906,6 +916,7 @@ class Reader {
            "'s code rotates queries and keys and adds no table");
     }
     if (LearnedAbsoluteFamily(type_) || (pet && *pet == "absolute" && !known_rope)) {
+      RequireHidden();
       LearnedParams p;
       for (LayerPosition& l : s_.layers) {
         l.pe.d_model = sh.hidden;
