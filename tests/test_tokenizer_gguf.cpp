@@ -177,6 +177,33 @@ TEST(TokenizerGguf, ByteLevelBpeMatchesTokenizerJson) {
   EXPECT_GT(compared, 100);
 }
 
+// DeepSeek V3's first Split cuts digit runs into pieces of at most three (\p{N}{1,3}). The
+// reduced vocabulary keeps the merges the full file applies without that split ("9 0", "1 5",
+// "15 9": see regex_bpe/README.md), so a GGUF path that lost the split would give other ids:
+// 1234567890 would be 123 456 78 90 and 3.14159 would be 3 . 14 159. Ids: the golden file
+// (Hugging Face tokenizers on the real tokenizer.json), not the C++ tokenizer.json path.
+TEST(TokenizerGguf, DeepseekV3SplitsDigitsIntoThrees) {
+  Result<SubwordTokenizer> t =
+      FromBytes(ByteLevelGguf("regex_bpe/deepseek_v3/tokenizer.json", "deepseek-v3", false, 0));
+  ASSERT_TRUE(t.ok()) << t.message();
+  // 123 456 789 0 (without the split: 123 456 78 90 = 6895 18009 2597 2225).
+  EXPECT_EQ(Ids(t.value(), "1234567890", SpecialTokens::kNone),
+            (std::vector<int64_t>{6895, 18009, 25744, 18}));
+  // 3 . 141 59 (without the split: 3 . 14 159 = 21 16 929 10969).
+  EXPECT_EQ(Ids(t.value(), "3.14159", SpecialTokens::kNone),
+            (std::vector<int64_t>{21, 16, 9926, 3318}));
+  const Json g = Json::parse(ReadAll(kData + "/regex_bpe/deepseek_v3/golden.json"));
+  int with_digits = 0;
+  for (const Json& e : g) {
+    const std::string text = e["text"];
+    if (text.find_first_of("0123456789") == std::string::npos) continue;
+    EXPECT_EQ(Ids(t.value(), text, SpecialTokens::kNone), e["ids"].get<std::vector<int64_t>>())
+        << text;
+    ++with_digits;
+  }
+  EXPECT_GE(with_digits, 4);
+}
+
 TEST(TokenizerGguf, Llama3AddsBeginOfText) {
   // llama-bpe adds the BOS by default (llama.cpp: add_bos for the llama3 pre types).
   const std::string gguf = ByteLevelGguf("llama3_small/tokenizer.json", "llama-bpe", true, 128000);
