@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/check_cases.h"
+#include "analysis/check_invfreq.h"
+#include "analysis/check_layouts.h"
 #include "arch/model_choice.h"
 #include "encoding/encoding.h"
 #include "io/tensor_file.h"
@@ -116,8 +118,10 @@ void PrintCheckReport(std::ostream& out, const CheckReport& r, const std::string
   out << "tolerance: " << r.tolerance_text << "\n";
 }
 
-void PrintCheckReportJson(std::ostream& out, const CheckReport& r, const std::string& table,
-                          const std::string& dtype) {
+namespace {
+
+nlohmann::json CheckReportJson(const CheckReport& r, const std::string& table,
+                               const std::string& dtype) {
   nlohmann::json j;
   j["file"] = table;
   j["dtype"] = dtype;
@@ -178,6 +182,147 @@ void PrintCheckReportJson(std::ostream& out, const CheckReport& r, const std::st
                                 {"formula", c.formula}});
   }
   j["warnings"] = r.warnings;
+  return j;
+}
+
+}  // namespace
+
+void PrintCheckReportJson(std::ostream& out, const CheckReport& r, const std::string& table,
+                          const std::string& dtype) {
+  out << CheckReportJson(r, table, dtype).dump(2) << "\n";
+}
+
+void PrintPairReport(std::ostream& out, const CheckPairReport& r, const std::string& file,
+                     const std::string& dtype) {
+  out << "cos and sin: " << file << ", " << r.layout << " (" << r.cos.rows << ", "
+      << (r.one_column_per_pair ? r.cos.cols / 2 : r.cos.cols) << ") each\n";
+  out << (r.matches ? "match: both tables match" : "no match") << "\n";
+  for (const CheckDiagnosis& d : r.diagnosis) {
+    out << "diagnosis (" << d.kind << "): " << d.text << "\n";
+  }
+  if (r.pairing) {
+    out << "pairing: " << RopePairingName(*r.pairing)
+        << " (every pair keeps its length under it; read from the rotation)\n";
+  } else if (r.one_column_per_pair) {
+    out << "note: one column per pair is read as the half layout (each pair's column twice); it "
+           "cannot show the pairing, which the code that applies the rotation decides\n";
+  }
+  out << "\n-- the cos table --\n";
+  PrintCheckReport(out, r.cos, file + " (cos)", dtype);
+  out << "\n-- the sin table --\n";
+  PrintCheckReport(out, r.sin, file + " (sin)", dtype);
+}
+
+void PrintPairReportJson(std::ostream& out, const CheckPairReport& r, const std::string& file,
+                         const std::string& dtype) {
+  nlohmann::json j;
+  j["file"] = file;
+  j["dtype"] = dtype;
+  j["input"] = "cos,sin";
+  j["layout"] = r.layout;
+  j["one_column_per_pair"] = r.one_column_per_pair;
+  j["pairing"] = r.pairing ? nlohmann::json(std::string(RopePairingName(*r.pairing)))
+                           : nlohmann::json(nullptr);
+  j["matches"] = r.matches;
+  j["verdict"] = r.matches ? "match" : "no match";
+  j["diagnosis"] = nlohmann::json::array();
+  for (const CheckDiagnosis& d : r.diagnosis) {
+    nlohmann::json dj{{"class", d.kind}, {"text", d.text}};
+    if (d.value) dj["value"] = *d.value;
+    j["diagnosis"].push_back(dj);
+  }
+  j["identified"] = r.cos.identified
+                        ? nlohmann::json{{"description", r.cos.identified->description},
+                                         {"flags", r.cos.identified->flags}}
+                        : nlohmann::json(nullptr);
+  j["cos"] = CheckReportJson(r.cos, file + " (cos)", dtype);
+  j["sin"] = CheckReportJson(r.sin, file + " (sin)", dtype);
+  out << j.dump(2) << "\n";
+}
+
+namespace {
+
+nlohmann::json InvFreqJson(const InvFreqCandidate& k) {
+  return nlohmann::json{
+      {"description", k.description},
+      {"flags", k.flags},
+      {"verdict", k.match ? "match" : "no match"},
+      {"max_relative_error", k.max_rel},
+      {"max_ulps", k.max_ulps},
+      {"elements_beyond_tolerance", k.over_tolerance},
+      {"worst", {{"pair", k.worst}, {"value", k.worst_value}, {"reference", k.worst_reference}}}};
+}
+
+std::string InvFreqLine(const InvFreqCandidate& k) {
+  if (k.match) {
+    return "matches " + k.description +
+           (k.max_ulps == 0 ? std::string(" exactly")
+                            : " (largest error " + std::to_string(k.max_ulps) + " float32 ulps)");
+  }
+  return "no match; nearest: " + k.description + ", largest relative error " +
+         CheckNumberText(k.max_rel) + " at pair " + std::to_string(k.worst);
+}
+
+}  // namespace
+
+void PrintInvFreqReport(std::ostream& out, const InvFreqReport& r, const std::string& file,
+                        const std::string& dtype) {
+  out << "inv_freq: " << file << ", (" << r.pairs << ",) " << dtype << "\n";
+  if (r.identified) {
+    out << "identified: " << InvFreqLine(*r.identified) << "\n  flags: " << r.identified->flags
+        << "\n";
+  } else {
+    out << "identified: no known RoPE frequencies\n";
+  }
+  if (r.has_intent && r.intended) {
+    out << "intended: " << r.intended->description << (r.matches ? ": matches" : ": does not match")
+        << "\n  flags: " << r.intended->flags << "\n";
+  }
+  for (const std::string& w : r.warnings) out << "warning: " << w << "\n";
+  for (const CheckDiagnosis& d : r.diagnosis) {
+    out << "diagnosis (" << d.kind << "): " << d.text << "\n";
+  }
+  if (!r.matches && !r.worst_cells.empty()) {
+    out << "largest differences:\n";
+    for (const CheckCell& c : r.worst_cells) {
+      out << "  pair " << c.col << ": " << CheckFloatText(c.table) << ", reference "
+          << CheckFloatText(c.reference) << " (" << c.formula << ")\n";
+    }
+  }
+  for (const std::string& n : r.notes) out << "note: " << n << "\n";
+  out << "note: a frequency vector cannot show the pairing, the part (cos or sin) or an attention "
+         "factor; check the cos/sin cache (check FILE) for those\n";
+  out << "tolerance: " << r.tolerance_text << "\n";
+}
+
+void PrintInvFreqReportJson(std::ostream& out, const InvFreqReport& r, const std::string& file,
+                            const std::string& dtype) {
+  nlohmann::json j;
+  j["file"] = file;
+  j["dtype"] = dtype;
+  j["shape"] = {r.pairs};
+  j["input"] = "inv_freq";
+  j["matches"] = r.matches;
+  j["verdict"] = r.matches ? "match" : "no match";
+  j["tolerance"] = r.tolerance_text;
+  j["intended"] = r.intended && r.has_intent ? InvFreqJson(*r.intended) : nlohmann::json(nullptr);
+  j["identified"] = r.identified ? InvFreqJson(*r.identified) : nlohmann::json(nullptr);
+  j["diagnosis"] = nlohmann::json::array();
+  for (const CheckDiagnosis& d : r.diagnosis) {
+    nlohmann::json dj{{"class", d.kind}, {"text", d.text}};
+    if (d.value) dj["value"] = *d.value;
+    j["diagnosis"].push_back(dj);
+  }
+  j["worst_cells"] = nlohmann::json::array();
+  for (const CheckCell& c : r.worst_cells) {
+    j["worst_cells"].push_back({{"pair", c.col},
+                                {"column", c.col},
+                                {"table", c.table},
+                                {"reference", c.reference},
+                                {"formula", c.formula}});
+  }
+  j["warnings"] = r.warnings;
+  j["notes"] = r.notes;
   out << j.dump(2) << "\n";
 }
 
@@ -209,18 +354,9 @@ int RunCheck(const ModelParams& params, const CheckRequest& request) {
     std::cout.flush();
     return report.value().matches ? 0 : 1;
   }
-  Result<TensorSpec> spec = ParseTensorSpec(request.table);
-  if (!spec.ok()) return fail(spec.message(), 2);
-  Result<LoadedTensor> loaded = ReadTensorFile(spec.value(), params.cap);
-  if (!loaded.ok()) return fail(loaded.message(), 2);
-  const std::string name = TensorSpecText(spec.value());
-  LoadedTensor& t = loaded.value();
-  Result<Matrix> table = TableFromTensor(t.values.shape, std::move(t.values.data));
-  if (!table.ok()) return fail("\"" + name + "\": " + table.message(), 2);
   CheckConstraints c;
   c.fixed = params.pe;
   c.keys = request.fixed_keys;
-  c.bits = DtypeSignificandBits(t.dtype);
   c.intent = request.intent;
   if (params.model) {
     c.model = ModelLabel(params);
@@ -233,10 +369,154 @@ int RunCheck(const ModelParams& params, const CheckRequest& request) {
     if (!tol.ok()) return fail(tol.message(), 2);
     c.tolerance = tol.value();
   }
+  if (!request.inv_freq.empty()) {
+    Result<TensorSpec> spec = ParseTensorSpec(request.inv_freq);
+    if (!spec.ok()) return fail("--inv-freq: " + spec.message(), 2);
+    Result<LoadedTensor> loaded = ReadTensorFile(spec.value(), params.cap);
+    if (!loaded.ok()) return fail("--inv-freq: " + loaded.message(), 2);
+    const std::string name = TensorSpecText(spec.value());
+    const LoadedTensor& t = loaded.value();
+    std::vector<int64_t> axes;
+    for (int64_t n : t.values.shape) {
+      if (n != 1) axes.push_back(n);
+    }
+    if (axes.size() > 1) {
+      std::string shape;
+      for (int64_t n : t.values.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(n);
+      return fail("--inv-freq \"" + name + "\": a frequency vector is 1-D, shape (d/2,); got (" +
+                      shape + ")",
+                  2);
+    }
+    c.bits = DtypeSignificandBits(t.dtype);
+    Result<InvFreqReport> report = CheckInvFreq(t.values.data, c);
+    if (!report.ok()) return fail("--inv-freq \"" + name + "\": " + report.message(), 2);
+    if (request.json) {
+      PrintInvFreqReportJson(std::cout, report.value(), name, t.dtype);
+    } else {
+      PrintInvFreqReport(std::cout, report.value(), name, t.dtype);
+    }
+    std::cout.flush();
+    return report.value().matches ? 0 : 1;
+  }
+  auto print_pair = [&](const Result<CheckPairReport>& pair, const std::string& name,
+                        const std::string& dtype) {
+    if (!pair.ok()) {
+      return fail("\"" + name + "\": " + pair.message(),
+                  pair.error().kind == Error::Kind::kInvalidArgument ? 2 : 1);
+    }
+    if (request.json) {
+      PrintPairReportJson(std::cout, pair.value(), name, dtype);
+    } else {
+      PrintPairReport(std::cout, pair.value(), name, dtype);
+    }
+    std::cout.flush();
+    return pair.value().matches ? 0 : 1;
+  };
+  if (!request.rotated.empty()) {
+    auto load = [&](const std::string& flag, const std::string& text) -> Result<Matrix> {
+      Result<TensorSpec> sp = ParseTensorSpec(text);
+      if (!sp.ok()) return InvalidArgument(flag + ": " + sp.message());
+      Result<LoadedTensor> lt = ReadTensorFile(sp.value(), params.cap);
+      if (!lt.ok()) return InvalidArgument(flag + ": " + lt.message());
+      Result<Matrix> m =
+          TableFromTensor(lt.value().values.shape, std::move(lt.value().values.data));
+      if (!m.ok()) {
+        return InvalidArgument(flag + " \"" + TensorSpecText(sp.value()) + "\": " + m.message() +
+                               " (one head: q[:, h, :])");
+      }
+      return m;
+    };
+    Result<Matrix> after = load("--rotated", request.rotated);
+    if (!after.ok()) return fail(after.message(), 2);
+    Result<Matrix> before = load("--unrotated", request.unrotated);
+    if (!before.ok()) return fail(before.message(), 2);
+    return print_pair(CheckRotation(before.value(), after.value(), c, params.cap),
+                      request.rotated + " from " + request.unrotated, "<f4");
+  }
+  Result<TensorSpec> spec = ParseTensorSpec(request.table);
+  if (!spec.ok()) return fail(spec.message(), 2);
+  // FILE:COS,SIN: two tensors of one file, read and checked together.
+  const size_t comma = spec.value().tensor.find(',');
+  if (comma != std::string::npos) {
+    TensorSpec cos_spec = spec.value(), sin_spec = spec.value();
+    cos_spec.tensor = spec.value().tensor.substr(0, comma);
+    sin_spec.tensor = spec.value().tensor.substr(comma + 1);
+    if (cos_spec.tensor.empty() || sin_spec.tensor.empty() ||
+        sin_spec.tensor.find(',') != std::string::npos) {
+      return fail("\"" + TensorSpecText(spec.value()) +
+                      "\": expected FILE:COS,SIN, two tensor names separated by one comma",
+                  2);
+    }
+    Result<LoadedTensor> cos_t = ReadTensorFile(cos_spec, params.cap);
+    if (!cos_t.ok()) return fail(cos_t.message(), 2);
+    Result<LoadedTensor> sin_t = ReadTensorFile(sin_spec, params.cap);
+    if (!sin_t.ok()) return fail(sin_t.message(), 2);
+    const std::string name = TensorSpecText(spec.value());
+    const std::string dtype = cos_t.value().dtype;
+    Result<Matrix> cos_m =
+        TableFromTensor(cos_t.value().values.shape, std::move(cos_t.value().values.data));
+    if (!cos_m.ok()) return fail("\"" + TensorSpecText(cos_spec) + "\": " + cos_m.message(), 2);
+    Result<Matrix> sin_m =
+        TableFromTensor(sin_t.value().values.shape, std::move(sin_t.value().values.data));
+    if (!sin_m.ok()) return fail("\"" + TensorSpecText(sin_spec) + "\": " + sin_m.message(), 2);
+    c.bits = std::min(DtypeSignificandBits(dtype), DtypeSignificandBits(sin_t.value().dtype));
+    return print_pair(
+        CheckCosSin(cos_m.value(), sin_m.value(), "cos and sin tensors", false, c, params.cap),
+        name, dtype);
+  }
+  Result<LoadedTensor> loaded = ReadTensorFile(spec.value(), params.cap);
+  if (!loaded.ok()) return fail(loaded.message(), 2);
+  const std::string name = TensorSpecText(spec.value());
+  LoadedTensor& t = loaded.value();
+  c.bits = DtypeSignificandBits(t.dtype);
+  // (L, d/2, 2): cos and sin of each pair side by side, as torch.view_as_real(freqs_cis) keeps
+  // Meta's complex rotations.
+  {
+    std::vector<int64_t> axes;
+    for (int64_t n : t.values.shape) {
+      if (n != 1) axes.push_back(n);
+    }
+    if (axes.size() == 3 && axes[2] == 2) {
+      Matrix cos_m, sin_m;
+      cos_m.rows = sin_m.rows = axes[0];
+      cos_m.cols = sin_m.cols = axes[1];
+      const size_t cells = static_cast<size_t>(axes[0] * axes[1]);
+      cos_m.data.resize(cells);
+      sin_m.data.resize(cells);
+      for (size_t k = 0; k < cells; ++k) {
+        cos_m.data[k] = t.values.data[2 * k];
+        sin_m.data[k] = t.values.data[2 * k + 1];
+      }
+      return print_pair(CheckCosSin(cos_m, sin_m,
+                                    "(L, d/2, 2) real and imaginary parts "
+                                    "(torch.view_as_real of Meta's freqs_cis)",
+                                    true, c, params.cap),
+                        name, t.dtype);
+    }
+  }
+  Result<Matrix> table = TableFromTensor(t.values.shape, std::move(t.values.data));
+  if (!table.ok()) return fail("\"" + name + "\": " + table.message(), 2);
   Result<CheckReport> report = CheckTable(table.value(), c, params.cap);
   if (!report.ok()) {
     return fail("\"" + name + "\": " + report.message(),
                 report.error().kind == Error::Kind::kInvalidArgument ? 2 : 1);
+  }
+  if (!report.value().matches && report.value().verdict == CheckVerdict::kNoMatch &&
+      (!c.intent || c.fixed.kind() == Scheme::kRope)) {
+    // The layouts engines keep that are not one (L, d) table: [cos | sin] side by side
+    // (vLLM's cos_sin_cache), or a cos or sin table with one column per pair.
+    if (std::optional<CheckPairReport> cache = ReadCosSinCache(table.value(), c, params.cap)) {
+      return print_pair(std::move(*cache), name, t.dtype);
+    }
+    Result<CheckReport> expanded = CheckTable(ExpandOneColumnPerPair(table.value()), c, params.cap);
+    if (expanded.ok() && expanded.value().matches) {
+      report = std::move(expanded);
+      report.value().notes.push_back(
+          "the table has one column per pair, (L, d/2) as vLLM and Meta's freqs_cis keep it: it is "
+          "read as the half layout with each column twice (d = " +
+          std::to_string(2 * table.value().cols) +
+          "), and cannot show the pairing, which the code that rotates decides");
+    }
   }
   if (request.json) {
     PrintCheckReportJson(std::cout, report.value(), name, t.dtype);

@@ -5,6 +5,8 @@
 #include <iosfwd>
 
 #include "analysis/check.h"
+#include "analysis/check_invfreq.h"
+#include "analysis/check_layouts.h"
 #include "cli/command_line.h"
 
 namespace pe {
@@ -18,5 +20,17 @@ void PrintCheckReport(std::ostream& out, const CheckReport& report, const std::s
                       const std::string& dtype);
 void PrintCheckReportJson(std::ostream& out, const CheckReport& report, const std::string& table,
                           const std::string& dtype);
+
+// A cos and a sin table checked together (FILE:COS,SIN and the cache layouts), as text or JSON.
+void PrintPairReport(std::ostream& out, const CheckPairReport& report, const std::string& file,
+                     const std::string& dtype);
+void PrintPairReportJson(std::ostream& out, const CheckPairReport& report, const std::string& file,
+                         const std::string& dtype);
+
+// `check --inv-freq`'s report, as text or JSON.
+void PrintInvFreqReport(std::ostream& out, const InvFreqReport& report, const std::string& file,
+                        const std::string& dtype);
+void PrintInvFreqReportJson(std::ostream& out, const InvFreqReport& report, const std::string& file,
+                            const std::string& dtype);
 
 }  // namespace pe

@@ -560,7 +560,23 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       "(exact or computed in float32); 1: not; 2: bad input");
   CheckRequest& cr = cl.check_request;
   // Checked after parsing, for a message that says what to give.
-  chk->add_option("table", cr.table, "The table, FILE or FILE:TENSOR, shape (L, d)")
+  chk->add_option("table", cr.table,
+                  "The table, FILE or FILE:TENSOR, shape (L, d); or FILE:COS,SIN, a cos and a sin "
+                  "tensor of one safetensors file checked together")
+      ->type_name("FILE[:TENSOR|:COS,SIN]");
+  chk->add_option("--inv-freq", cr.inv_freq,
+                  "Check a RoPE frequency vector in place of a table: HF's inv_freq buffer, "
+                  "shape (d/2,), NPY or a safetensors tensor; it tells the base, the scaling, the "
+                  "proportion (trailing zeros) and the rotated width")
+      ->type_name("FILE[:TENSOR]");
+  chk->add_option("--rotated", cr.rotated,
+                  "Check a rotation in place of a table: q after your apply-rotary at positions "
+                  "0 .. L-1, shape (L, d), with --unrotated; the pairing and the frequencies are "
+                  "read off the rotation itself")
+      ->type_name("FILE[:TENSOR]");
+  chk->add_option("--unrotated", cr.unrotated,
+                  "q before the rotation (the input of --rotated), shape (L, d); random values "
+                  "(torch.randn) read every pair")
       ->type_name("FILE[:TENSOR]");
   chk->add_flag("--json", cr.json, "Print the report as JSON");
   chk->add_option("--tolerance", cr.tolerance,
@@ -757,7 +773,7 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     return cl;
   }
   if (cl.mode == RunMode::kCheck && (cr.list_cases || !cr.case_name.empty())) {
-    if (!cr.table.empty()) {
+    if (!cr.table.empty() || !cr.inv_freq.empty() || !cr.rotated.empty()) {
       return usage_error(std::string(cr.list_cases ? "--list-cases" : "--case") +
                          " takes no table: the case makes its own");
     }
@@ -776,10 +792,27 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     }
     return cl;
   }
-  if (cl.mode == RunMode::kCheck && cr.table.empty()) {
+  if (cl.mode == RunMode::kCheck && cr.rotated.empty() != cr.unrotated.empty()) {
+    return usage_error(std::string(cr.rotated.empty() ? "--unrotated" : "--rotated") + " needs " +
+                       (cr.rotated.empty() ? "--rotated" : "--unrotated") +
+                       ": the rotation is read from q before and after it");
+  }
+  if (cl.mode == RunMode::kCheck && !cr.rotated.empty() &&
+      (!cr.table.empty() || !cr.inv_freq.empty())) {
+    return usage_error(
+        "check takes one input: a table, --inv-freq, or --rotated with "
+        "--unrotated (got --rotated and " +
+        std::string(cr.table.empty() ? "--inv-freq" : "a table") + ")");
+  }
+  if (cl.mode == RunMode::kCheck && !cr.inv_freq.empty() && !cr.table.empty()) {
+    return usage_error("check takes a table or --inv-freq, not both (got \"" + cr.table +
+                       "\" and --inv-freq \"" + cr.inv_freq + "\")");
+  }
+  if (cl.mode == RunMode::kCheck && cr.table.empty() && cr.inv_freq.empty() && cr.rotated.empty()) {
     return usage_error(
         "check needs the table to compare: pe-explorer check FILE.npy, or "
-        "FILE.safetensors:TENSOR (a table of shape (L, d))");
+        "FILE.safetensors:TENSOR (a table of shape (L, d)), FILE.safetensors:COS,SIN, or "
+        "--inv-freq FILE (a RoPE frequency vector)");
   }
   if (cl.mode == RunMode::kCheck) {
     for (const char* flag : kWindowFlags) {
@@ -813,8 +846,14 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     }
     cr.intent = cr.intent || model;
     const bool scheme_given = chk->count("--scheme") > 0 || app.count("--scheme") > 0;
-    if (!scheme_given && !model && schemes != 0 &&
-        (schemes & SchemeBit(Scheme::kSinusoidal)) == 0) {
+    if (!scheme_given && !model && (!cr.inv_freq.empty() || !cr.rotated.empty())) {
+      // A frequency vector is RoPE's: its flags mean RoPE whatever they also apply to.
+      if (Status st = FindParamField("--scheme")->set(cl.params, "rope"); !st.ok()) {
+        return usage_error(st.message());
+      }
+      if (cr.intent) cr.fixed_keys.emplace_back("scheme");
+    } else if (!scheme_given && !model && schemes != 0 &&
+               (schemes & SchemeBit(Scheme::kSinusoidal)) == 0) {
       const Scheme implied =
           (schemes & SchemeBit(Scheme::kRope)) != 0 ? Scheme::kRope : Scheme::kSinusoidal;
       if (implied == Scheme::kRope) {

@@ -20,9 +20,11 @@ enum class RunMode { kWindow, kExport, kCheck, kDescribe, kTokenize };
 
 // `pe-explorer check TABLE[:TENSOR]`: the table to identify, and what the flags fixed.
 struct CheckRequest {
-  std::string table;      // FILE[:TENSOR]
-  bool json = false;      // the report as JSON
-  std::string tolerance;  // absolute tolerance per cell as typed; empty: float32 rounding
+  std::string table;     // FILE[:TENSOR], or FILE:COS,SIN (two tensors of one file)
+  std::string inv_freq;  // --inv-freq FILE[:TENSOR]: a RoPE frequency vector in place of a table
+  std::string rotated, unrotated;  // --rotated / --unrotated FILE[:TENSOR]: q after and before
+  bool json = false;               // the report as JSON
+  std::string tolerance;           // absolute tolerance per cell as typed; empty: float32 rounding
   // Keys of the parameter fields given (ParamField::key), which identification keeps.
   std::vector<std::string> fixed_keys;
   // A parameter flag or a model was given: the table must be what they say (exit 1 otherwise).

@@ -383,12 +383,12 @@ Result<CheckReport> Search(const Matrix& table, const CheckConstraints& c, const
   report.cols = table.cols;
   report.tolerance_text = c.tolerance
                               ? "|error| <= " + Num(*c.tolerance) + " per cell (--tolerance)"
-                              : "float" +
-                                    std::string(c.bits == 24   ? "32"
-                                                : c.bits == 11 ? "16"
-                                                               : "bf16") +
-                                    " rounding: 1 ulp of the reference or 2^-" +
-                                    std::to_string(c.bits) + " \xc3\x97 amplitude per cell";
+                              : std::string(c.bits == 24   ? "float32 rounding"
+                                            : c.bits == 11 ? "float16 rounding"
+                                            : c.bits == 8  ? "bf16 rounding"
+                                                           : "the rounding of a reading") +
+                                    ": 1 ulp of the reference or 2^-" + std::to_string(c.bits) +
+                                    " \xc3\x97 amplitude per cell";
   Result<std::vector<CheckCandidate>> ranked = Identify(table, table.cols, c, cap);
   if (!ranked.ok()) return ranked.error();
   report.ranked = std::move(ranked).value();
@@ -535,12 +535,73 @@ Result<CheckReport> CheckTableFindings(const Matrix& table, const CheckConstrain
 
 }  // namespace
 
+namespace {
+
+// The significand bits every value of a float32 table fits in when it was rounded to bfloat16
+// (8) or float16 (11) before it was saved as float32; 24 otherwise. A table of a few distinct
+// values (0, 1, -1) says nothing, so at least 16 distinct magnitudes must fit.
+int StoredBits(const Matrix& t) {
+  bool bf16 = true, fp16 = true;
+  std::vector<float> seen;
+  for (float v : t.data) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    bf16 = bf16 && (bits & 0xFFFFu) == 0;
+    if (fp16 && v != 0) {
+      int e = 0;
+      const double m = std::frexp(static_cast<double>(std::abs(v)), &e);  // m in [0.5, 1)
+      // float16: 11 significant bits for normal values (e - 1 >= -14), down to 2^-24.
+      const int significant = e - 1 >= -14 ? 11 : 11 - (-14 - (e - 1));
+      fp16 = e - 1 <= 15 && significant >= 1 &&
+             std::ldexp(m, significant) == std::round(std::ldexp(m, significant));
+    }
+    if (!bf16 && !fp16) return 24;
+    if (seen.size() < 16 && std::find(seen.begin(), seen.end(), std::abs(v)) == seen.end()) {
+      seen.push_back(std::abs(v));
+    }
+  }
+  if (seen.size() < 16) return 24;
+  return bf16 ? 8 : 11;
+}
+
+}  // namespace
+
 // A specific finding says what is wrong: the generic "noise" finding, and the note on the nearest
 // candidate's spread errors (which a wrong pairing or scaling also gives), then only muddle it.
 Result<CheckReport> CheckTable(const Matrix& table, const CheckConstraints& c,
                                const MemoryCap& cap) {
   Result<CheckReport> r = CheckTableFindings(table, c, cap);
   if (!r.ok()) return r;
+  // A float32 file whose values are all bfloat16 or float16 numbers: the table was rounded to
+  // that type before it was saved. Under that type's rounding it may be exactly what was meant.
+  if (!r.value().matches && !c.tolerance && c.bits == 24) {
+    const int stored = StoredBits(table);
+    if (stored < 24) {
+      CheckConstraints rounded = c;
+      rounded.bits = stored;
+      Result<CheckReport> again = CheckTableFindings(table, rounded, cap);
+      if (again.ok() && again.value().verdict == CheckVerdict::kMatch) {
+        const std::string type = stored == 8 ? "bfloat16" : "float16";
+        CheckReport out = std::move(again).value();
+        const CheckCandidate& k = out.ranked.front();
+        out.diagnosis.clear();
+        out.diagnosis.push_back(
+            {"dtype",
+             "every value is a " + type + " number stored as float32: the table was rounded to " +
+                 type + " (" + std::to_string(stored) + " significant bits, errors up to 2^-" +
+                 std::to_string(stored) + " of the amplitude) and matches " + k.description +
+                 " to that rounding; keep the cache in float32 (cos and sin in float32, cast the "
+                 "rotated q and k afterwards) or check with --tolerance " +
+                 CheckNumberText(std::ldexp(k.amplitude, -stored)) + " if " + type +
+                 " is what you meant",
+             static_cast<double>(stored)});
+        // "What is this?": a known convention in bfloat16. "Is it what I meant?": not in float32.
+        out.matches = !c.intent;
+        if (c.intent) out.verdict = CheckVerdict::kNoMatch;
+        return out;
+      }
+    }
+  }
   CheckReport& report = r.value();
   const bool specific = std::any_of(report.diagnosis.begin(), report.diagnosis.end(),
                                     [](const CheckDiagnosis& d) { return d.kind != "noise"; });

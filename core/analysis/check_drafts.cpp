@@ -444,26 +444,20 @@ void RopeDrafts(const Matrix& t, int64_t assumed_d, RopePairing pairing, RopePar
     }
   }
   if (!(amplitude > 0)) amplitude = 1.0;
-  // 1, or YaRN's default attention factor once the factor is known (below).
-  const double raw_amplitude = amplitude;
-  std::vector<double> es, lnw, wt;
-  std::vector<double> freq(static_cast<size_t>(h), std::nan(""));
+  RopeReading reading;
+  reading.amplitude = amplitude;
+  reading.frequency.assign(static_cast<size_t>(h), std::nan(""));
+  reading.weight.assign(static_cast<size_t>(h), 0.0);
   for (int64_t i = 0; i < h; ++i) {
     std::vector<double>& u = waves[static_cast<size_t>(i)];
     if (!std::isfinite(u[0])) continue;
-    for (double& v : u) v /= raw_amplitude;
+    for (double& v : u) v /= amplitude;
     const PairReading r = ReadSingleWave(u, first, part == RopePart::kCos);
-    freq[static_cast<size_t>(i)] = r.frequency;
-    if (std::isfinite(r.frequency) && r.frequency > 0 && r.weight > 0) {
-      es.push_back(2.0 * static_cast<double>(i) / static_cast<double>(assumed_d));
-      lnw.push_back(std::log(r.frequency));
-      wt.push_back(r.weight);
-    }
+    reading.frequency[static_cast<size_t>(i)] = r.frequency;
+    reading.weight[static_cast<size_t>(i)] = r.weight;
   }
   // Proportional RoPE (Gemma 4): the last pairs do not turn, cos exactly 1 and sin exactly 0 on
-  // every row. Each draft then also comes with the proportion of the pairs that turn (after
-  // the plain one, which wins a tie on a short table whose slowest pairs round to 1).
-  double proportion = 1.0;
+  // every row.
   if (t.rows >= 3) {
     int64_t still = 0;
     for (int64_t i = h - 1; i >= 0; --i) {
@@ -474,6 +468,39 @@ void RopeDrafts(const Matrix& t, int64_t assumed_d, RopePairing pairing, RopePar
       if (!constant) break;
       ++still;
     }
+    reading.still_pairs = still;
+  }
+  RopeReadingDrafts(
+      reading, ShapeOf(t.rows, assumed_d, first),
+      "rope " + std::string(RopePartName(part)) + " " + std::string(RopePairingName(pairing)),
+      pairing, part, c, out);
+}
+
+void RopeReadingDrafts(const RopeReading& reading, const EncodingParams& shape,
+                       const std::string& hypothesis, RopePairing pairing, RopePart part,
+                       const CheckConstraints& c, std::vector<CheckDraft>& out) {
+  const int64_t assumed_d = shape.d_model;
+  const int64_t h = assumed_d / 2;
+  if (static_cast<int64_t>(reading.frequency.size()) != h || h < 1) return;
+  // 1, or YaRN's default attention factor once the factor is known (below); NaN: not known
+  // (a frequency vector).
+  const double raw_amplitude = reading.amplitude;
+  const std::vector<double>& freq = reading.frequency;
+  std::vector<double> es, lnw, wt;
+  for (int64_t i = 0; i < h; ++i) {
+    const double w = freq[static_cast<size_t>(i)];
+    const double weight = reading.weight[static_cast<size_t>(i)];
+    if (std::isfinite(w) && w > 0 && weight > 0) {
+      es.push_back(2.0 * static_cast<double>(i) / static_cast<double>(assumed_d));
+      lnw.push_back(std::log(w));
+      wt.push_back(weight);
+    }
+  }
+  // Each draft also comes with the proportion of the pairs that turn (after the plain one,
+  // which wins a tie on a short table whose slowest pairs round to 1).
+  double proportion = 1.0;
+  {
+    const int64_t still = reading.still_pairs;
     const int64_t turning = h - still;
     if (still > 0 && turning >= 2) {
       proportion = static_cast<double>(turning) / static_cast<double>(h);
@@ -483,8 +510,6 @@ void RopeDrafts(const Matrix& t, int64_t assumed_d, RopePairing pairing, RopePar
       }
     }
   }
-  const std::string hypothesis =
-      "rope " + std::string(RopePartName(part)) + " " + std::string(RopePairingName(pairing));
   auto add = [&](RopeParams rp, int unsnapped) {
     if (c.Has("rope_scaling") && c.fixed.kind() == Scheme::kRope &&
         c.fixed.rope().scaling != rp.scaling) {
@@ -492,7 +517,7 @@ void RopeDrafts(const Matrix& t, int64_t assumed_d, RopePairing pairing, RopePar
     }
     CheckDraft d;
     d.hypothesis = hypothesis;
-    d.params = ShapeOf(t.rows, assumed_d, first);
+    d.params = shape;
     rp.pairing = pairing;
     rp.part = part;
     d.params.scheme = rp;
@@ -586,7 +611,8 @@ void RopeDrafts(const Matrix& t, int64_t assumed_d, RopePairing pairing, RopePar
       // The attention factor (YaRN): the amplitude, unless it is the default for f.
       std::optional<double> attention;
       const double yarn_default = RopeYarnDefaultAttentionFactor(f);
-      if (std::abs(raw_amplitude - yarn_default) > 2e-3 * yarn_default) {
+      if (std::isfinite(raw_amplitude) &&
+          std::abs(raw_amplitude - yarn_default) > 2e-3 * yarn_default) {
         attention = SnapDecimal(raw_amplitude, 1e-3).value_or(raw_amplitude);
       }
       // Where the ramp between kept and interpolated pairs sits depends on the original
@@ -600,7 +626,7 @@ void RopeDrafts(const Matrix& t, int64_t assumed_d, RopePairing pairing, RopePar
         y.original_max_len = original;
         y.attention_factor = attention;
         add(y, uf);
-        if (std::abs(raw_amplitude - 1.0) < 2e-3) {
+        if (!std::isfinite(raw_amplitude) || std::abs(raw_amplitude - 1.0) < 2e-3) {
           RopeParams l3;
           l3.theta = theta;
           l3.scaling = RopeScaling::kLlama3;

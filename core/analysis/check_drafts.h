@@ -24,7 +24,24 @@ bool SchemeAllowed(const CheckConstraints& c, Scheme s);
 void SinusoidalDrafts(const Matrix& t, int64_t assumed_d, PeVariant variant, WaveOrder order,
                       const CheckConstraints& c, std::vector<CheckDraft>& out);
 // RoPE's cos or sin table in one pairing: drafts for each scaling the frequencies suggest.
+// It reads the table into a RopeReading and drafts from that (RopeReadingDrafts).
 void RopeDrafts(const Matrix& t, int64_t assumed_d, RopePairing pairing, RopePart part,
                 const CheckConstraints& c, std::vector<CheckDraft>& out);
+
+// What a RoPE table, or an engine's inv_freq vector, says about its d/2 pairs.
+struct RopeReading {
+  std::vector<double> frequency;  // radians per position; NaN (or weight 0) where not read
+  std::vector<double> weight;     // each reading's weight in the fits
+  double amplitude = 1;     // the largest |cos| (YaRN's attention factor); NaN: unknown (inv_freq)
+  int64_t still_pairs = 0;  // trailing pairs that never turn (proportional RoPE)
+};
+
+// The drafts a reading suggests (no scaling, linear, NTK, YaRN and Llama 3 at the original
+// lengths models ship with, each with the proportion when pairs stand still), shaped as
+// `shape` (d_model: twice the pairs read; max_len, offset) in `pairing` and `part`, with what
+// `c` fixes kept. `hypothesis` names the layout for the ranking's "best per layout".
+void RopeReadingDrafts(const RopeReading& reading, const EncodingParams& shape,
+                       const std::string& hypothesis, RopePairing pairing, RopePart part,
+                       const CheckConstraints& c, std::vector<CheckDraft>& out);
 
 }  // namespace pe
