@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "text/byte_groups.h"
 #include "text/subword_tokenizer.h"
 
 namespace pe {
@@ -135,6 +136,42 @@ TEST(CharBpe, RoundTripWithByteFallback) {
       EXPECT_EQ(t.value().Decode(ids), text) << dir;
     }
   }
+}
+
+// The token strip groups the byte pieces of one character: a 4-byte emoji and a 3-byte symbol
+// the vocabulary lacks, written as Mistral writes them (<0xNN> is id 3 + NN), around a word,
+// a lone continuation byte and an ASCII byte piece, which belong to no group.
+TEST(CharBpe, ByteFallbackPiecesGroupIntoTheirCharacters) {
+  Json j = Load("mistral_small/tokenizer.json");
+  j["normalizer"] = nullptr;
+  const SubwordTokenizer t = FromJson(j);
+  // U+1F999 (F0 9F A6 99, a llama) and U+2A55 (E2 A9 95) through the encoder itself.
+  Result<std::vector<SubwordPiece>> r = t.Encode("\xf0\x9f\xa6\x99\xe2\xa9\x95");
+  ASSERT_TRUE(r.ok());
+  std::vector<int64_t> ids;
+  for (const SubwordPiece& p : r.value()) ids.push_back(p.id);
+  ASSERT_EQ(ids.size(), 7u);
+  std::vector<ByteFallbackGroup> g = ByteFallbackGroups(t, ids);
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(g[0].first, 0u);
+  EXPECT_EQ(g[0].count, 4u);
+  EXPECT_EQ(g[0].code_point, U'\U0001F999');
+  EXPECT_EQ(g[0].character, "\xf0\x9f\xa6\x99");
+  EXPECT_EQ(g[1].first, 4u);
+  EXPECT_EQ(g[1].count, 3u);
+  EXPECT_EQ(g[1].code_point, U'\u2A55');
+  // A word, a stray continuation byte, an ASCII byte piece, a lead byte cut short, an overlong
+  // form (C0 80) and a surrogate (ED A0 80): no group but the whole character at the end.
+  const int64_t hello = t.Id("\xe2\x96\x81Hello");
+  ASSERT_GE(hello, 0);
+  const std::vector<int64_t> mixed = {hello,    3 + 0x98, 3 + 0x0A, 3 + 0xE2, 3 + 0xA9, 3 + 0xC0,
+                                      3 + 0x80, 3 + 0xED, 3 + 0xA0, 3 + 0x80, 3 + 0xC3, 3 + 0xB6};
+  g = ByteFallbackGroups(t, mixed);
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(g[0].first, 10u);
+  EXPECT_EQ(g[0].count, 2u);
+  EXPECT_EQ(g[0].code_point, U'\u00F6');
+  EXPECT_EQ(g[0].character, "\xc3\xb6");
 }
 
 TEST(CharBpe, ByteFallbackPiecesAndDisplay) {

@@ -628,7 +628,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
       "as <0xE2>, the SentencePiece mark U+2581 kept) and the bytes of the text it covers");
   TokenizeRequest& tr = cl.tokenize;
   tok->add_option("--tokenizer-file", tr.tokenizer_file,
-                  "A Hugging Face tokenizer.json, or a GPT-2 folder (vocab.json + merges.txt)")
+                  "A Hugging Face tokenizer.json, a SentencePiece .model, a .gguf (its "
+                  "tokenizer), or a GPT-2 folder (vocab.json + merges.txt)")
       ->type_name("FILE");
   CLI::Option* tok_text =
       tok->add_option("--text", tr.text, "The text to tokenize")->type_name("TEXT");

@@ -8,10 +8,13 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "encoding/scheme_descriptor.h"
 #include "panels/panels.h"
+#include "text/byte_groups.h"
 #include "text/tokenizer.h"
 #include "ui/clipboard.h"
 #include "ui/fonts.h"
@@ -42,11 +45,27 @@ const char* const kNormNames[] = {"|E|",
 void TokenChips(AppState& state, const SentenceResult& s) {
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   const int64_t offset = state.params.pe.offset;
-  auto chip = [&](int index, const std::string& label, bool linked, bool special = false) {
+  // Byte-fallback pieces that spell one character sit together, underlined with it.
+  const SubwordTokenizer* subword_tok = state.params.example.subword.get();
+  std::vector<ByteFallbackGroup> groups;
+  if (subword_tok != nullptr && state.params.example.ids.empty()) {
+    groups = ByteFallbackGroups(
+        *subword_tok,
+        std::span<const int64_t>(s.ids.data(), std::min<size_t>(s.ids.size(), kMaxChips)));
+  }
+  auto group_of = [&groups](size_t t) -> const ByteFallbackGroup* {
+    for (const ByteFallbackGroup& g : groups) {
+      if (t >= g.first && t < g.first + g.count) return &g;
+    }
+    return nullptr;
+  };
+  auto chip = [&](int index, const std::string& label, bool linked, bool special = false,
+                  bool joined = false) {
     const bool selected = state.selection.selected_token == index;
     const float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
-    if (index != -1 && ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w < right) {
-      ImGui::SameLine();
+    const float gap = joined ? 1.0f : ImGui::GetStyle().ItemSpacing.x;
+    if (index != -1 && ImGui::GetItemRectMax().x + gap + w < right) {
+      ImGui::SameLine(0, gap);
     }
     ImGui::PushID(index);
     if (selected) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.75f, 0.6f, 0.1f, 1.0f));
@@ -84,10 +103,19 @@ void TokenChips(AppState& state, const SentenceResult& s) {
       std::snprintf(label, sizeof label, "%s  pos %lld", text.c_str(),
                     static_cast<long long>(offset + static_cast<int64_t>(t)));
     }
-    const SubwordTokenizer* subword = state.params.example.subword.get();
-    const bool special = subword && t < s.ids.size() && subword->IsSpecial(s.ids[t]);
+    const bool special = subword_tok && t < s.ids.size() && subword_tok->IsSpecial(s.ids[t]);
+    const ByteFallbackGroup* group = group_of(t);
     chip(static_cast<int>(t), label,
-         state.selection.hover_position == offset + static_cast<int64_t>(t), special);
+         state.selection.hover_position == offset + static_cast<int64_t>(t), special,
+         group != nullptr && t > group->first);
+    if (group != nullptr) {
+      // One line under the group's chips (the 1 px gaps between them included).
+      const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+      ImDrawList* draw = ImGui::GetWindowDrawList();
+      const ImU32 color = ImGui::GetColorU32(ImGuiCol_PlotLinesHovered);
+      draw->AddLine(ImVec2(lo.x - (t > group->first ? 1.0f : 0.0f), hi.y + 1),
+                    ImVec2(hi.x, hi.y + 1), color, 2.0f);
+    }
     if (ImGui::IsItemHovered()) {
       state.selection.next_hover_position = offset + static_cast<int64_t>(t);
       std::string tip;
@@ -99,6 +127,21 @@ void TokenChips(AppState& state, const SentenceResult& s) {
             s.tokens[t].raw.c_str(), static_cast<long long>(s.ids[t]),
             static_cast<long long>(s.tokens[t].begin), static_cast<long long>(s.tokens[t].end));
         tip = raw;
+      }
+      if (group != nullptr) {
+        // The pieces of one character: which byte this is, and what they spell together.
+        std::string pieces;
+        for (size_t k = 0; k < group->count; ++k) {
+          pieces += subword_tok->DisplayToken(s.ids[group->first + k]);
+        }
+        char line[200];
+        std::snprintf(line, sizeof line,
+                      "byte %zu of %zu of \"%s\" (%s): the vocabulary has no token for this "
+                      "character, so it is spelled as its UTF-8 bytes, %s",
+                      t - group->first + 1, group->count, group->character.c_str(),
+                      CodePointName(group->code_point).c_str(), pieces.c_str());
+        if (!tip.empty()) tip += '\n';
+        tip += line;
       }
       // A character no installed font has draws as a box: name it.
       const std::u32string missing = MissingCodePoints(s.tokens[t].text);

@@ -1274,9 +1274,11 @@ const ParamField kFields[] = {
      Choice<&TokenizerName, &ParseTokenizer>(AT(m.example.tokenizer), Listed::kEither)},
     {"tokenizer_file", "--tokenizer-file",
      "A real subword tokenizer for the text, replacing --tokenizer: a Hugging Face "
-     "tokenizer.json (byte-level BPE as GPT-2 and Llama 3, or WordPiece as BERT), or a folder "
-     "with GPT-2's vocab.json + merges.txt or encoder.json + vocab.bpe. The ids are the "
-     "tokenizer's and V its size (empty: none)",
+     "tokenizer.json (byte-level BPE as GPT-2, Llama 3, Qwen, DeepSeek, GPT-4o; "
+     "SentencePiece-style BPE with byte fallback as Llama 2, Mistral, Gemma; Unigram as T5; "
+     "WordPiece as BERT), a SentencePiece .model, the tokenizer inside a .gguf, or a folder with "
+     "GPT-2's vocab.json + merges.txt or encoder.json + vocab.bpe. The ids are the tokenizer's "
+     "and V its size (empty: none)",
      kAllSchemes,
      Loads(Custom(
                "FILE",
