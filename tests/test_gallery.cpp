@@ -316,13 +316,44 @@ TEST_F(Gallery, PRopeTurnsAQuarterOfThePairs) {
 // (numpy over m = 0..19999: B(1707) = -0.49893152989507206); with q = k = ones the score is
 // 2 B(m) / sqrt(128). Its minimum over m < 8192 is at 7202: B = -13.586606625866068.
 TEST_F(Gallery, BaseBoundFirstGoesNegativeAt1707) {
-  const auto t = Csv("base-bound");
+  const auto t = Csv("base-bound-b-of-m");
   ASSERT_EQ(t.size(), 8193u);
   size_t first = 0;
   while (first < 8192 && std::stod(t[first + 1][1]) >= 0) ++first;
   EXPECT_EQ(first, 1707u);
   EXPECT_NEAR(std::stod(t[1708][1]), 2 * -0.49893152989507206 / std::sqrt(128.0), kSum);
   EXPECT_NEAR(std::stod(t[7203][1]), 2 * -13.586606625866068 / std::sqrt(128.0), kSum);
+}
+
+// Men et al.'s Figure 1: the smallest base of two significant digits whose B(m) stays >= 0 up
+// to L, at d 128. numpy (float64 cos sums over every m, bases 10..99 x 10^k in order) gives
+// 4300 for L = 1000 (B first negative at 1077), 16000 for 2000 (2724), 27000 for 4000 (4079)
+// and 84000 for 8000, the paper's values for 1k to 8k; 2100000 for 64000 and 7800000 for
+// 128000, also the paper's.
+TEST_F(Gallery, BaseBoundCurveGivesThePapersLowerBounds) {
+  const auto t = Csv("base-bound");
+  ASSERT_GE(t.size(), 40u);
+  EXPECT_EQ(t[0], (std::vector<std::string>{"context", "lower_bound_base", "first_negative_m"}));
+  auto row = [&t](int64_t context) -> const std::vector<std::string>* {
+    for (const auto& r : t) {
+      if (r[0] == std::to_string(context)) return &r;
+    }
+    return nullptr;
+  };
+  const std::pair<int64_t, double> want[] = {{1000, 4300},  {2000, 16000},  {4000, 27000},
+                                             {8000, 84000}, {64000, 2.1e6}, {128000, 7.8e6}};
+  for (const auto& [context, base] : want) {
+    const auto* r = row(context);
+    ASSERT_NE(r, nullptr) << context;
+    EXPECT_EQ(std::stod((*r)[1]), base) << context;
+  }
+  EXPECT_EQ(std::stoll((*row(1000))[2]), 1077);
+  EXPECT_EQ(std::stoll((*row(2000))[2]), 2724);
+  EXPECT_EQ(std::stoll((*row(4000))[2]), 4079);
+  // The bound never decreases with L (each base is the first of the grid to reach L).
+  for (size_t k = 2; k < t.size(); ++k) {
+    EXPECT_GE(std::stod(t[k][1]), std::stod(t[k - 1][1])) << t[k][0];
+  }
 }
 
 // bf16 keeps 8 significant bits: positions made in it are exact to 256, 257 becomes 256, 1001

@@ -160,6 +160,12 @@ constexpr Flags kBaseBound[] = {"--scheme",     "rope",
                                 "--view",       "decay",
                                 "--content",    "ones",
                                 "--title",      "Base bounds context: B(m) = sum cos(m theta_i)"};
+// Men et al. 2024, Figure 1: the lower bound of the base against the context length, head dim
+// 128 (Llama 2 7B's), contexts 256 to 131072 (the paper's run to 1M: --max-len 1048576).
+constexpr Flags kBaseBoundCurve[] = {
+    "--scheme",     "rope",       "--d-model", "128",
+    "--rope-theta", "10000",      "--max-len", "131072",
+    "--view",       "base-bound", "--title",   "Base of RoPE bounds context length, d 128"};
 // bf16 (Wang et al. 2024): RoPE's cos table at 65536 positions stored in bfloat16.
 constexpr Flags kBf16[] = {"--scheme", "rope",      "--d-model",
                            "128",      "--max-len", "65536",
@@ -233,7 +239,12 @@ constexpr std::array kGallery = {
                   "Round We Go! What makes Rotary Positional Encodings useful?\" (2024), "
                   "p-RoPE; Gemma 4's rope type \"proportional\"",
                   kPRope},
-    GalleryFigure{"base-bound", "RoPE: base 10000 bounds the context (Men et al.)",
+    GalleryFigure{"base-bound", "RoPE: the base bounds the context length (Men et al.)",
+                  "the smallest base whose B(m) stays >= 0 up to L, against L (d 128)",
+                  "Men, Xu, Wang, Zhang, Lin, Han, Chen, \"Base of RoPE Bounds Context "
+                  "Length\" (2024), Figure 1 (the lower bound of the base by context length)",
+                  kBaseBoundCurve},
+    GalleryFigure{"base-bound-b-of-m", "RoPE: base 10000's B(m) falls below 0 (Men et al.)",
                   "B(m) = sum_i cos(m theta_i) by distance at base 10000: it falls below 0",
                   "Men, Xu, Wang, Zhang, Lin, Han, Chen, \"Base of RoPE Bounds Context "
                   "Length\" (2024), B_{m,theta} of Section 4 and Figure 1",

@@ -534,24 +534,6 @@ std::string DecayAxisLabel(DecayNorm norm, int64_t first, bool log_y) {
 // The log axis's bottom: 1e-16.
 constexpr double kLogFloor = -16.0;
 
-// Decades (and 2 and 5 within them when fewer than three decades show) on a log10 axis.
-std::vector<Tick> LogTicks(double y0, double y1) {
-  std::vector<Tick> out;
-  const bool fine = y1 - y0 < 3.0;
-  const double step = std::max(1.0, std::ceil((y1 - y0) / 8.0));  // at most about 8 decades
-  for (double e = step * std::floor(y0 / step); e <= std::ceil(y1); e += step) {
-    for (double mantissa : {1.0, 2.0, 5.0}) {
-      if (mantissa != 1.0 && !fine) continue;
-      const double at = e + std::log10(mantissa);
-      if (at < y0 || at > y1) continue;
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%ge%d", mantissa, static_cast<int>(e));
-      out.push_back({at, buf});
-    }
-  }
-  return out;
-}
-
 // A y range over the finite values with 6% room (at least +-0.05).
 ViewRange FitY(const std::vector<std::vector<double>>& ys, double x0, double x1) {
   double lo = INFINITY, hi = -INFINITY;
@@ -618,6 +600,24 @@ Status WriteDistanceTable(std::ostream& out, TableFormat format, int64_t L,
 }
 
 }  // namespace
+
+// Decades (and 2 and 5 within them when fewer than three decades show) on a log10 axis.
+std::vector<Tick> LogTicks(double y0, double y1) {
+  std::vector<Tick> out;
+  const bool fine = y1 - y0 < 3.0;
+  const double step = std::max(1.0, std::ceil((y1 - y0) / 8.0));  // at most about 8 decades
+  for (double e = step * std::floor(y0 / step); e <= std::ceil(y1); e += step) {
+    for (double mantissa : {1.0, 2.0, 5.0}) {
+      if (mantissa != 1.0 && !fine) continue;
+      const double at = e + std::log10(mantissa);
+      if (at < y0 || at > y1) continue;
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%ge%d", mantissa, static_cast<int>(e));
+      out.push_back({at, buf});
+    }
+  }
+  return out;
+}
 
 Result<Figure> DecayFigure(const ViewContext& c) {
   Result<std::vector<DecayScheme>> schemes = DecaySchemes(c);

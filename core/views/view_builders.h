@@ -89,6 +89,17 @@ Status CheckDecayTable(const ViewContext& c);
 Status WriteDecayView(std::ostream& out, TableFormat format, const ViewContext& c,
                       const Progress& progress);
 uint64_t DecayEstimate(const EstimateContext& c);
+// Ticks on a log10 axis (plot coordinates are log10 of the value): each decade, with 2 and 5
+// within them when fewer than three decades show; labels as "1e3", "2e3". Decay and base-bound.
+std::vector<Tick> LogTicks(double lo, double hi);
+
+// Men et al.'s lower bound of RoPE's base against the context length (base_bound_view.cpp).
+Result<Figure> BaseBoundFigure(const ViewContext& c);
+Status CheckBaseBoundTable(const ViewContext& c);
+Status WriteBaseBoundView(std::ostream& out, TableFormat format, const ViewContext& c,
+                          const Progress& progress);
+uint64_t BaseBoundEstimate(const EstimateContext& c);
+
 Result<Figure> RoformerDecayFigure(const ViewContext& c);
 Status CheckRoformerDecayTable(const ViewContext& c);
 Status WriteRoformerDecayView(std::ostream& out, TableFormat format, const ViewContext& c,

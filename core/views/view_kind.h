@@ -19,6 +19,7 @@ enum class ViewKind {
   kScore,
   kDecay,
   kRoformerDecay,
+  kBaseBound,
   kAttention,
   kCompare,
   kSimilarity,
@@ -35,9 +36,9 @@ enum class ViewKind {
 };
 inline constexpr int kViewKinds = static_cast<int>(ViewKind::kLayers) + 1;
 // "heatmap", "curves", "sum", "rotation", "frequencies", "bias", "buckets", "slopes", "score",
-// "decay", "roformer-decay", "attention", "compare", "similarity", "similarity-offset",
-// "spectrum", "precision", "walkthrough", "check", "projection", "position-ids", "mrope-axes",
-// "mrope-neighbours", "layers"
+// "decay", "roformer-decay", "base-bound", "attention", "compare", "similarity",
+// "similarity-offset", "spectrum", "precision", "walkthrough", "check", "projection",
+// "position-ids", "mrope-axes", "mrope-neighbours", "layers"
 std::string_view ViewName(ViewKind view);
 
 // The windows of a ViewSelection a view's figure can depend on (each a --*-window flag and a
