@@ -282,6 +282,55 @@ def main():
     expect("--rotated alone", exe, ["--rotated", half_path], 2)
     expect("--rotated with a table", exe, [llama, "--rotated", half_path, "--unrotated", q_path], 2)
 
+    # What a first trial of these inputs found, each kept fixed:
+    # a rotation the wrong way (sin negated) is named, not noise;
+    write_safetensors(os.path.join(tmp, "negsin.safetensors"),
+                      {"cos": np.cos(emb), "sin": -np.sin(emb)})
+    expect("sin negated", exe, [os.path.join(tmp, "negsin.safetensors") + ":cos,sin"], 1,
+           ["order"])
+    # HF GPT-J's embed_positions, cat(sin, cos) with one column per pair, is its layout, not a
+    # swap (rotary_dim 64 of a head of 256: no partial finding against the model);
+    gj_freqs = np.outer(np.arange(256, dtype=np.float64),
+                        rope_reference.default_inv_freq(10000.0, 64))
+    gptj = np.concatenate([np.sin(gj_freqs), np.cos(gj_freqs)], axis=1).astype(np.float32)
+    # (with no intent the same numbers are the TensorFlow tutorial's [sin | cos] sinusoid, and
+    # are named so)
+    expect("gpt-j [sin | cos]", exe, [save("gptj_sincos", gptj)], 0,
+           identified={"--variant": "tf-text", "--base": "10000"})
+    report = expect("gpt-j [sin | cos] against its model", exe,
+                    [save("gptj_sincos", gptj), "--model", "gpt-j-6b", "--layer", "0"], 0)
+    if report and "GPT-J" not in report.get("layout", ""):
+        FAILURES.append(f"gpt-j [sin | cos]: layout {report.get('layout')}")
+    expect("gpt-j interleaved cos against its model", exe,
+           [save("gptj_cos", np.repeat(np.cos(gj_freqs), 2, axis=1).astype(np.float32)),
+            "--model", "gpt-j-6b", "--layer", "0"], 0)
+    # an inv_freq of another length than the model's rotated width is a shape finding;
+    expect("inv_freq of the wrong width for a partial model", exe,
+           ["--inv-freq", save("inv32", rope_reference.default_inv_freq(10000.0, 32)
+                               .astype(np.float32)), "--model", "gpt-neox-20b", "--layer", "0"],
+           1, ["shape"], values={"shape": 16.0})
+    # DeepSeek-V3's mscale = mscale_all_dim = 1: the attention factor is 1, and a table with it
+    # matches the model (HF's interleaved GGUF-free layout: the catalogue's pairing);
+    ds_inv = inv_freq(DEEPSEEK)
+    ds_freqs = np.outer(np.arange(512, dtype=np.float64), ds_inv)
+    ds_cos = np.repeat(np.cos(ds_freqs), 2, axis=1).astype(np.float32)
+    expect("deepseek-v3 cos with attention factor 1, against the model", exe,
+           [save("ds_cos", ds_cos), "--model", "deepseek-v3", "--layer", "0"], 0)
+    # a partial rotation (GPT-NeoX: 32 of 128 dims turn) is read from the columns that turn,
+    # and an input left unrotated is refused.
+    q_part = q.copy()
+    f32 = np.outer(np.arange(256, dtype=np.float64), rope_reference.default_inv_freq(10000.0, 32))
+    c32 = np.concatenate([np.cos(f32), np.cos(f32)], axis=1)
+    s32 = np.concatenate([np.sin(f32), np.sin(f32)], axis=1)
+    head = q[:, :32].astype(np.float64)
+    q_part[:, :32] = head * c32 + np.concatenate([-head[:, 16:], head[:, :16]], axis=1) * s32
+    report = expect("partial rotation", exe,
+                    ["--rotated", save("q_partial", q_part.astype(np.float32)), "--unrotated",
+                     q_path], 0, identified={"--rope-theta": "10000"})
+    if report and not any("partial rotary" in n for n in report.get("notes", [])):
+        FAILURES.append(f"partial rotation: no note: {report and report.get('notes')}")
+    expect("nothing rotated", exe, ["--rotated", q_path, "--unrotated", q_path], 2)
+
     # --inv-freq: bad input.
     expect("inv_freq 2-D", exe, ["--inv-freq", save("two_d", np.ones((4, 8), np.float32))], 2)
     expect("inv_freq negative", exe,

@@ -192,6 +192,32 @@ void PrintCheckReportJson(std::ostream& out, const CheckReport& r, const std::st
   out << CheckReportJson(r, table, dtype).dump(2) << "\n";
 }
 
+namespace {
+
+// One table of a pair in a few lines: what it is, what was meant, its worst cell.
+void PrintTableSummary(std::ostream& out, const CheckReport& r, const char* name) {
+  out << name << ": ";
+  if (r.identified) {
+    out << VerdictText(*r.identified) << "\n  flags: " << r.identified->flags << "\n";
+  } else {
+    out << "no known convention\n";
+  }
+  if (r.has_intent && r.intended && !r.matches) {
+    out << "  intended: " << Named(*r.intended) << ": does not match\n";
+  }
+  if (!r.ranked.empty() && !r.matches) {
+    const CheckCandidate& b = r.ranked.front();
+    const ErrorStats& s = b.stats;
+    out << "  max |error| " << CheckNumberText(s.max_abs) << " (" << s.over_tolerance << " of "
+        << s.rows * s.cols << " cells beyond the tolerance); worst: position "
+        << b.params.offset + s.worst_row << ", column " << s.worst_col << ": "
+        << CheckFloatText(s.worst_table) << ", reference " << CheckFloatText(s.worst_reference)
+        << "\n";
+  }
+}
+
+}  // namespace
+
 void PrintPairReport(std::ostream& out, const CheckPairReport& r, const std::string& file,
                      const std::string& dtype) {
   out << "cos and sin: " << file << ", " << r.layout << " (" << r.cos.rows << ", "
@@ -207,10 +233,11 @@ void PrintPairReport(std::ostream& out, const CheckPairReport& r, const std::str
     out << "note: one column per pair is read as the half layout (each pair's column twice); it "
            "cannot show the pairing, which the code that applies the rotation decides\n";
   }
-  out << "\n-- the cos table --\n";
-  PrintCheckReport(out, r.cos, file + " (cos)", dtype);
-  out << "\n-- the sin table --\n";
-  PrintCheckReport(out, r.sin, file + " (sin)", dtype);
+  for (const std::string& n : r.notes) out << "note: " << n << "\n";
+  PrintTableSummary(out, r.cos, "cos");
+  PrintTableSummary(out, r.sin, "sin");
+  out << "(--json gives each table's whole report; " << dtype << ")\n";
+  out << "tolerance: " << r.cos.tolerance_text << "\n";
 }
 
 void PrintPairReportJson(std::ostream& out, const CheckPairReport& r, const std::string& file,
@@ -235,6 +262,24 @@ void PrintPairReportJson(std::ostream& out, const CheckPairReport& r, const std:
                         ? nlohmann::json{{"description", r.cos.identified->description},
                                          {"flags", r.cos.identified->flags}}
                         : nlohmann::json(nullptr);
+  j["intended"] = r.cos.intended && r.cos.has_intent
+                      ? nlohmann::json{{"description", r.cos.intended->description},
+                                       {"flags", r.cos.intended->flags}}
+                      : nlohmann::json(nullptr);
+  j["worst_cells"] = nlohmann::json::array();
+  for (const auto& [name, rep] :
+       {std::pair<const char*, const CheckReport*>{"cos", &r.cos}, {"sin", &r.sin}}) {
+    for (const CheckCell& c : rep->worst_cells) {
+      j["worst_cells"].push_back({{"tensor", name},
+                                  {"row", c.row},
+                                  {"column", c.col},
+                                  {"position", c.position},
+                                  {"table", c.table},
+                                  {"reference", c.reference},
+                                  {"formula", c.formula}});
+    }
+  }
+  j["notes"] = r.notes;
   j["cos"] = CheckReportJson(r.cos, file + " (cos)", dtype);
   j["sin"] = CheckReportJson(r.sin, file + " (sin)", dtype);
   out << j.dump(2) << "\n";
@@ -413,11 +458,13 @@ int RunCheck(const ModelParams& params, const CheckRequest& request) {
     return pair.value().matches ? 0 : 1;
   };
   if (!request.rotated.empty()) {
+    c.bits = 24;
     auto load = [&](const std::string& flag, const std::string& text) -> Result<Matrix> {
       Result<TensorSpec> sp = ParseTensorSpec(text);
       if (!sp.ok()) return InvalidArgument(flag + ": " + sp.message());
       Result<LoadedTensor> lt = ReadTensorFile(sp.value(), params.cap);
       if (!lt.ok()) return InvalidArgument(flag + ": " + lt.message());
+      c.bits = std::min(c.bits, DtypeSignificandBits(lt.value().dtype));
       Result<Matrix> m =
           TableFromTensor(lt.value().values.shape, std::move(lt.value().values.data));
       if (!m.ok()) {
@@ -501,8 +548,12 @@ int RunCheck(const ModelParams& params, const CheckRequest& request) {
     return fail("\"" + name + "\": " + report.message(),
                 report.error().kind == Error::Kind::kInvalidArgument ? 2 : 1);
   }
-  if (!report.value().matches && report.value().verdict == CheckVerdict::kNoMatch &&
-      (!c.intent || c.fixed.kind() == Scheme::kRope)) {
+  // Only a table that is no known convention as it stands (its own reading matches nothing, or
+  // is another scheme than the intent's: [cos | sin] is also a sinusoidal table).
+  const std::optional<CheckCandidate>& own = report.value().identified;
+  const bool unknown = !own || own->verdict == CheckVerdict::kNoMatch ||
+                       (c.intent && own->params.kind() != c.fixed.kind());
+  if (!report.value().matches && unknown && (!c.intent || c.fixed.kind() == Scheme::kRope)) {
     // The layouts engines keep that are not one (L, d) table: [cos | sin] side by side
     // (vLLM's cos_sin_cache), or a cos or sin table with one column per pair.
     if (std::optional<CheckPairReport> cache = ReadCosSinCache(table.value(), c, params.cap)) {

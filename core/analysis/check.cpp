@@ -377,7 +377,11 @@ namespace {
 
 // The search under `c`: the ranked candidates, the verdict of the best and, when nothing
 // matches, notes on why.
-Result<CheckReport> Search(const Matrix& table, const CheckConstraints& c, const MemoryCap& cap) {
+// `explain`: when nothing matches, look for why (a transposed table, a column extra or missing,
+// a constant added: each a search of its own). The intent's search leaves that to the table's
+// own search, which the diagnosis reads.
+Result<CheckReport> Search(const Matrix& table, const CheckConstraints& c, const MemoryCap& cap,
+                           bool explain = true) {
   CheckReport report;
   report.rows = table.rows;
   report.cols = table.cols;
@@ -411,6 +415,7 @@ Result<CheckReport> Search(const Matrix& table, const CheckConstraints& c, const
   // previous width with a column missing or extra: the layouts of odd d are prefixes of d + 1.
   const bool suspicious = best.verdict != CheckVerdict::kNoMatch && best.unsnapped > 0;
   if (best.verdict != CheckVerdict::kNoMatch && !suspicious) return report;
+  if (!explain) return report;
   auto clean_match = [](const Result<std::vector<CheckCandidate>>& r) {
     return r.ok() && Matches(r.value()) && r.value().front().unsnapped == 0;
   };
@@ -646,7 +651,7 @@ Result<CheckReport> CheckTableFindings(const Matrix& table, const CheckConstrain
     return report;
   }
   // "Is this what I meant?": the table under the intent, then what it is instead.
-  Result<CheckReport> meant = Search(table, c, cap);
+  Result<CheckReport> meant = Search(table, c, cap, /*explain=*/false);
   if (!meant.ok()) return meant.error();
   CheckReport report = std::move(meant).value();
   report.has_intent = true;

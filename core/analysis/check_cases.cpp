@@ -144,7 +144,10 @@ CheckConstraints WholeIntent(const EncodingParams& intent, int bits) {
             "low_freq_factor",
             "high_freq_factor",
             "rotary_fraction",
-            "rope_proportion"};
+            "rope_proportion",
+            "mscale",
+            "mscale_all_dim",
+            "yarn_truncate"};
   c.intent = true;
   c.bits = bits;
   return c;

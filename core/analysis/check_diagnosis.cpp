@@ -201,7 +201,8 @@ std::vector<CheckDiagnosis> ParamDiagnosis(const EncodingParams& intended,
     } else if (!Near(m.theta, t.theta)) {
       out.push_back(BaseFinding(c, "rope_theta", m.theta, t.theta));
     }
-    if (!Near(m.rotary_fraction, t.rotary_fraction)) {
+    if (!Near(m.rotary_fraction, t.rotary_fraction) &&
+        RopeRotaryDims(intended) != RopeRotaryDims(table)) {
       add("partial",
           Sentence(c, "partial_rotary_factor", "a rotary fraction of " + Num(m.rotary_fraction),
                    "a rotary fraction of " + Num(t.rotary_fraction)),
@@ -291,6 +292,13 @@ EncodingParams MeantParams(const EncodingParams& table, const CheckConstraints& 
     if (c.Has("part")) r.part = f.part;
     if (c.Has("rotary_fraction")) r.rotary_fraction = f.rotary_fraction;
     if (c.Has("rope_proportion")) r.proportion = f.proportion;
+    // A partial rotary table is as wide as the rotated dims: the intent's head dim stays when
+    // its rotated width is the table's (GPT-J: 64 of 256).
+    if (c.Has("rotary_fraction") && f.rotary_fraction < 1 &&
+        static_cast<int64_t>(static_cast<double>(c.fixed.d_model) * f.rotary_fraction) ==
+            table.d_model) {
+      p.d_model = c.fixed.d_model;
+    }
     if (c.Has("rope_scaling") && r.scaling != f.scaling) {
       // Another scaling: its parameters are the intent's (given or default), not the table's.
       const RopePart part = r.part;
@@ -311,6 +319,11 @@ EncodingParams MeantParams(const EncodingParams& table, const CheckConstraints& 
     if (c.Has("beta_fast")) r.beta_fast = f.beta_fast;
     if (c.Has("beta_slow")) r.beta_slow = f.beta_slow;
     if (c.Has("attention_factor")) r.attention_factor = f.attention_factor;
+    // DeepSeek's mscale pair sets the attention factor when none is given; GPT-OSS keeps YaRN's
+    // ramp ends unrounded (truncate false).
+    if (c.Has("mscale")) r.mscale = f.mscale;
+    if (c.Has("mscale_all_dim")) r.mscale_all_dim = f.mscale_all_dim;
+    if (c.Has("yarn_truncate")) r.yarn_truncate = f.yarn_truncate;
     if (c.Has("low_freq_factor")) r.low_freq_factor = f.low_freq_factor;
     if (c.Has("high_freq_factor")) r.high_freq_factor = f.high_freq_factor;
   }
@@ -388,6 +401,12 @@ std::vector<std::string> UnusualConventions(const EncodingParams& p) {
     base = p.sinusoidal().base;
   }
   if (p.kind() == Scheme::kRope) base = p.rope().theta;
+  if (base > 1e10) {
+    out.push_back("a base of " + CheckNumberText(base) +
+                  " is far above any model's (Llama 3: 5e5, Gemma's and Qwen's global layers: "
+                  "1e6): an exponent taken over fewer dims than it should (theta^(-2i/d_rot) "
+                  "where theta^(-2i/d) was meant) reads as theta^(d/d_rot)");
+  }
   if (base > 0 && Near(base, 100.0, 1e-6)) {
     out.push_back(
         "a base of 100 usually means the exponent i/d where 2i/d was meant: 10000^(i/d) = "
@@ -398,13 +417,17 @@ std::vector<std::string> UnusualConventions(const EncodingParams& p) {
 
 CheckDiagnosis Float32Finding(const CheckCandidate& c) {
   const ErrorStats& s = c.stats;
-  return {"float32",
-          "the angles were computed in float32: the error grows with the position (mean |error| " +
-              CheckNumberText(s.mean_abs_head) + " over the first quarter of the rows, " +
-              CheckNumberText(s.mean_abs_tail) + " over the last; largest " +
-              CheckNumberText(s.max_abs) + " at row " + std::to_string(s.worst_row) +
-              "); compute p\xc2\xb7w in float64 and round once to float32",
-          s.max_abs};
+  return {
+      "float32",
+      "the angles were computed in float32: the error grows with the position (mean |error| " +
+          CheckNumberText(s.mean_abs_head) + " over the first quarter of the rows, " +
+          CheckNumberText(s.mean_abs_tail) + " over the last; largest " +
+          CheckNumberText(s.max_abs) + " at row " + std::to_string(s.worst_row) +
+          "); compute p\xc2\xb7w in float64 and round once to float32. HF's rotary modules "
+          "and most engines compute it in float32 too: if that is what you meant, --tolerance " +
+          CheckNumberText(std::ldexp(std::ceil(std::ldexp(s.max_abs, 12)), -12), 2) +
+          " accepts this table",
+      s.max_abs};
 }
 
 }  // namespace pe

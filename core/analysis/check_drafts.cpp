@@ -244,6 +244,9 @@ void ApplyFixed(const CheckConstraints& c, EncodingParams& p) {
     if (c.Has("beta_fast")) r.beta_fast = f.beta_fast;
     if (c.Has("beta_slow")) r.beta_slow = f.beta_slow;
     if (c.Has("attention_factor")) r.attention_factor = f.attention_factor;
+    if (c.Has("mscale")) r.mscale = f.mscale;
+    if (c.Has("mscale_all_dim")) r.mscale_all_dim = f.mscale_all_dim;
+    if (c.Has("yarn_truncate")) r.yarn_truncate = f.yarn_truncate;
     if (c.Has("low_freq_factor")) r.low_freq_factor = f.low_freq_factor;
     if (c.Has("high_freq_factor")) r.high_freq_factor = f.high_freq_factor;
     if (c.Has("sequence_len")) r.sequence_len = f.sequence_len;

@@ -120,7 +120,7 @@ std::string ElementFormula(const EncodingParams& p, int64_t i, const RopeFrequen
 }
 
 std::vector<CheckCell> WorstElements(const std::vector<float>& v, const EncodingParams& p,
-                                     size_t count) {
+                                     size_t count, const CheckConstraints& c) {
   std::vector<CheckCell> out;
   if (!ValidateRopeParams(p).ok()) return out;
   RopeFrequencies f;
@@ -130,9 +130,13 @@ std::vector<CheckCell> WorstElements(const std::vector<float>& v, const Encoding
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   auto err = [&](size_t i) { return std::abs(static_cast<double>(v[i]) - ref[i]); };
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return err(a) > err(b); });
+  // Elements beyond the tolerance when there are any (the rest differ by rounding only).
+  bool any_beyond = false;
+  for (size_t i = 0; i < v.size(); ++i)
+    any_beyond = any_beyond || err(i) > ElementTolerance(ref[i], c);
   for (size_t k = 0; k < order.size() && k < count; ++k) {
     const size_t i = order[k];
-    if (err(i) == 0) break;
+    if (err(i) == 0 || (any_beyond && !(err(i) > ElementTolerance(ref[i], c)))) break;
     CheckCell cell;
     cell.col = static_cast<int64_t>(i);
     cell.table = v[i];
@@ -225,7 +229,7 @@ Result<InvFreqReport> CheckInvFreq(const std::vector<float>& v, const CheckConst
       report.warnings = UnusualConventions(id.params);
       return report;
     }
-    report.worst_cells = WorstElements(v, id.params, 5);
+    report.worst_cells = WorstElements(v, id.params, 5, c);
     if (id.over_tolerance <= 2) {
       report.diagnosis.push_back({"cells",
                                   std::to_string(id.over_tolerance) + " of " + std::to_string(n) +
@@ -265,8 +269,9 @@ Result<InvFreqReport> CheckInvFreq(const std::vector<float>& v, const CheckConst
              ", so its inv_freq has " + std::to_string(d_rot / 2) + " elements; yours has " +
              std::to_string(n),
          static_cast<double>(n)});
-    meant.d_model = 2 * n;
-    meant.rope().rotary_fraction = 1.0;
+    // Another length is never what the model meant: nothing to compare element by element.
+    report.matches = false;
+    return report;
   } else {
     meant.d_model = 2 * n;
     meant.rope().rotary_fraction = 1.0;
@@ -285,7 +290,7 @@ Result<InvFreqReport> CheckInvFreq(const std::vector<float>& v, const CheckConst
   const InvFreqCandidate& in = *report.intended;
   if (in.over_tolerance <= 2 && in.max_rel < 0.5 &&
       (!report.identified || !report.identified->match)) {
-    report.worst_cells = WorstElements(v, meant, 5);
+    report.worst_cells = WorstElements(v, meant, 5, c);
     report.diagnosis.push_back({"cells",
                                 std::to_string(in.over_tolerance) + " of " + std::to_string(n) +
                                     " elements differ from " + in.description +
@@ -324,7 +329,7 @@ Result<InvFreqReport> CheckInvFreq(const std::vector<float>& v, const CheckConst
       report.diagnosis.push_back(std::move(f));
     }
     if (report.identified->match == false) {
-      report.worst_cells = WorstElements(v, meant, 5);
+      report.worst_cells = WorstElements(v, meant, 5, c);
       if (report.diagnosis.empty()) {
         report.diagnosis.push_back({"noise",
                                     "the vector is off " + in.description + " by up to " +
@@ -334,7 +339,7 @@ Result<InvFreqReport> CheckInvFreq(const std::vector<float>& v, const CheckConst
       }
     }
   }
-  if (report.worst_cells.empty()) report.worst_cells = WorstElements(v, meant, 5);
+  if (report.worst_cells.empty()) report.worst_cells = WorstElements(v, meant, 5, c);
   if (report.diagnosis.empty()) {
     report.diagnosis.push_back({"noise",
                                 "the vector differs from " + in.description + " by up to " +

@@ -65,6 +65,25 @@ Result<CheckPairReport> Pair(const Matrix& cos, const Matrix& sin, const std::st
   }
   const bool cos_ok = out.cos.matches && IsRopePart(out.cos.identified, RopePart::kCos);
   const bool sin_ok = out.sin.matches && IsRopePart(out.sin.identified, RopePart::kSin);
+  if (cos_ok && !sin_ok) {
+    // sin(-p w) = -sin(p w): a rotation the wrong way (q cos - rotate_half(q) sin).
+    Matrix negated = one_per_pair ? ExpandOneColumnPerPair(sin) : sin;
+    for (float& v : negated.data) v = -v;
+    Result<CheckReport> neg =
+        CheckTable(negated, PartConstraints(c, RopePart::kSin, one_per_pair), cap);
+    if (neg.ok() && neg.value().matches) {
+      out.diagnosis.push_back({"order",
+                               "the sin table is negated: it holds -sin(p\xc2\xb7w) = "
+                               "sin(-p\xc2\xb7w), so the rotation "
+                               "turns every pair the wrong way (as q\xc2\xb7"
+                               "cos - rotate_half(q)\xc2\xb7"
+                               "sin does); "
+                               "negated, it matches " +
+                                   neg.value().ranked.front().description,
+                               {}});
+      return out;
+    }
+  }
   out.matches = cos_ok && sin_ok;
   if (out.matches) {
     // The same frequencies on both sides: the two tables of one rotation.
@@ -138,8 +157,12 @@ Result<CheckPairReport> CheckCosSin(const Matrix& cos, const Matrix& sin, const 
   }
   if (one_column_per_pair) return Pair(cos, sin, layout, true, c, cap);
   Result<CheckPairReport> full = Pair(cos, sin, layout, false, c, cap);
+  const auto known = [](const CheckReport& r) {
+    return r.identified && r.identified->verdict != CheckVerdict::kNoMatch;
+  };
   if (!full.ok() || full.value().matches || full.value().diagnosis.empty() ||
-      full.value().diagnosis.front().kind == "order") {
+      full.value().diagnosis.front().kind == "order" || known(full.value().cos) ||
+      known(full.value().sin)) {
     return full;
   }
   // Each pair once ((L, d/2), as vLLM and Meta keep them): kept when more of it matches.
@@ -154,14 +177,45 @@ Result<CheckPairReport> CheckCosSin(const Matrix& cos, const Matrix& sin, const 
 
 Result<CheckPairReport> CheckRotation(const Matrix& unrotated, const Matrix& rotated,
                                       const CheckConstraints& c, const MemoryCap& cap) {
+  if (rotated.cols % 2 != 0) {
+    return InvalidArgument("a rotation turns pairs of columns: the width must be even, got " +
+                           std::to_string(rotated.cols));
+  }
   if (unrotated.rows != rotated.rows || unrotated.cols != rotated.cols) {
     return InvalidArgument("the unrotated and rotated inputs differ in shape: (" +
                            std::to_string(unrotated.rows) + ", " + std::to_string(unrotated.cols) +
                            ") and (" + std::to_string(rotated.rows) + ", " +
                            std::to_string(rotated.cols) + ")");
   }
-  const int64_t L = rotated.rows, d = rotated.cols, h = d / 2;
-  if (d < 4 || d % 2 != 0 || L < 3) {
+  const int64_t L = rotated.rows;
+  // Columns the rotation leaves alone at every position (GPT-NeoX's partial rotary passes the
+  // dims past d_rot through): the rotation is read from the columns before them.
+  int64_t d = 0;
+  for (int64_t j = rotated.cols - 1; j >= 0 && d == 0; --j) {
+    for (int64_t p = 0; p < L; ++p) {
+      if (rotated.at(p, j) != unrotated.at(p, j)) {
+        d = j + 1;
+        break;
+      }
+    }
+  }
+  if (d == 0) {
+    return InvalidArgument(
+        "the rotated input equals the unrotated one at every position: "
+        "nothing was rotated (was the rotation applied, or the output saved "
+        "before it?)");
+  }
+  d += d % 2;
+  std::vector<std::string> read_notes;
+  if (d < rotated.cols) {
+    read_notes.push_back("columns " + std::to_string(d) + " to " +
+                         std::to_string(rotated.cols - 1) +
+                         " are not rotated at any position (partial rotary: " + std::to_string(d) +
+                         " of " + std::to_string(rotated.cols) +
+                         " dims turn); the rotation is read from the first " + std::to_string(d));
+  }
+  const int64_t h = d / 2;
+  if (d < 4 || L < 3) {
     return InvalidArgument(
         "a rotation is read from at least 3 positions of an even width >= 4; "
         "got (" +
@@ -212,7 +266,9 @@ Result<CheckPairReport> CheckRotation(const Matrix& unrotated, const Matrix& rot
   const bool is_half = half.value().spread <= inter.value().spread;
   const Reading& best = is_half ? half.value() : inter.value();
   const RopePairing pairing = is_half ? RopePairing::kHalf : RopePairing::kInterleaved;
-  if (!(best.spread < 1e-4)) {
+  // A rotation keeps each pair's length to the inputs' rounding (float16: 2^-11).
+  const double keeps = std::max(1e-4, std::ldexp(8.0, -c.bits));
+  if (!(best.spread < keeps)) {
     return InvalidArgument(
         "the rotated input is not a rotation of the unrotated one under either pairing: the "
         "length of each pair changes (relative spread " +
@@ -224,6 +280,7 @@ Result<CheckPairReport> CheckRotation(const Matrix& unrotated, const Matrix& rot
   // length), so they are compared at 2^-20 of the amplitude.
   CheckConstraints loose = c;
   if (!loose.tolerance) loose.bits = std::min(loose.bits, 20);
+
   Result<CheckPairReport> out =
       CheckCosSin(best.cos, best.sin,
                   std::string("rotation read from the inputs, ") +
@@ -232,6 +289,7 @@ Result<CheckPairReport> CheckRotation(const Matrix& unrotated, const Matrix& rot
   if (!out.ok()) return out;
   CheckPairReport& r = out.value();
   r.pairing = pairing;
+  r.notes.insert(r.notes.begin(), read_notes.begin(), read_notes.end());
   if (c.intent && c.fixed.kind() == Scheme::kRope && c.Has("rope_pairing") &&
       c.fixed.rope().pairing != pairing) {
     const bool meant_half = c.fixed.rope().pairing == RopePairing::kHalf;
@@ -270,9 +328,18 @@ std::optional<CheckPairReport> ReadCosSinCache(const Matrix& t, const CheckConst
       IsRopePart(s.cos.identified, RopePart::kCos) && IsRopePart(s.sin.identified, RopePart::kSin);
   const bool swapped = !s.diagnosis.empty() && s.diagnosis.front().kind == "order";
   if (!is_cache && !swapped) return std::nullopt;
-  if (!c.intent) return std::move(seen).value();
+  // [sin | cos] is a layout of its own, not a swap: HF GPT-J's embed_positions
+  // (create_sinusoidal_positions: cat(sin, cos), one column per pair).
+  const int64_t cos_at = swapped ? h : 0, sin_at = swapped ? 0 : h;
+  const std::string layout =
+      swapped ? "[sin | cos] (HF GPT-J's embed_positions)" : "cos_sin_cache [cos | sin] (vLLM's)";
+  if (!c.intent && !swapped) {
+    CheckPairReport out = std::move(seen).value();
+    out.layout = layout;
+    return out;
+  }
   Result<CheckPairReport> meant =
-      Pair(Columns(t, 0, h), Columns(t, h, h), "cos_sin_cache [cos | sin]", true, c, cap);
+      Pair(Columns(t, cos_at, h), Columns(t, sin_at, h), layout, true, c.intent ? c : free, cap);
   if (!meant.ok()) return std::nullopt;
   return std::move(meant).value();
 }

@@ -26,6 +26,7 @@ struct CheckPairReport {
   // The pair's findings first (order: the two swapped), then each table's, named "cos: ..."
   // and "sin: ...".
   std::vector<CheckDiagnosis> diagnosis;
+  std::vector<std::string> notes;  // how the input was read (a partial rotation's width)
 };
 
 // (L, h) with one column per pair -> (L, 2h) in the half layout (column i and i + h equal).
