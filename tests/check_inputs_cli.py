@@ -174,7 +174,15 @@ def main():
     one_off[40] *= np.float32(1.001)
     report = expect("llama 3.1 with one element off", exe,
                     ["--inv-freq", save("llama31_one_off", one_off)], 1, ["cells"],
-                    values={"cells": 1.0})
+                    values={"cells": 1.0}, identified={"--rope-scaling": "llama3"})
+    plain_off = rope_reference.default_inv_freq(10000.0, 128).astype(np.float32)
+    plain_off[5] *= np.float32(1.01)
+    rep = expect("theta 10000 with one fast element off", exe,
+                 ["--inv-freq", save("plain_one_off", plain_off)], 1, ["cells"],
+                 values={"cells": 1.0}, identified={"--rope-theta": "10000"})
+    if rep and (not rep["worst_cells"] or rep["worst_cells"][0]["pair"] != 5
+                or len(rep["worst_cells"]) != 1):
+        FAILURES.append(f"one fast element off: worst cells {rep and rep['worst_cells']}")
     if report and (not report["worst_cells"] or report["worst_cells"][0]["pair"] != 40):
         FAILURES.append(f"one element off: worst cells {report and report['worst_cells']}")
     expect("llama 3.1 with one element off, against its model", exe,

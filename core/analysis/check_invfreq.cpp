@@ -216,6 +216,30 @@ Result<InvFreqReport> CheckInvFreq(const std::vector<float>& v, const CheckConst
     }
   }
   std::stable_sort(found.begin(), found.end(), Better);
+  // A wrong element or two bend the fitted line: read again without the element farthest from
+  // the best reading (twice at most), and keep what that finds when it leaves only a few off.
+  for (int pass = 0; pass < 2 && !found.empty() && !found.front().match; ++pass) {
+    const std::vector<double> ref = EngineVector(found.front().params);
+    if (ref.size() != v.size()) break;
+    size_t far = 0;
+    double worst = -1;
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (!(reading.weight[i] > 0) || !(ref[i] > 0)) continue;
+      const double r = std::abs(std::log(static_cast<double>(v[i]) / ref[i]));
+      if (r > worst) worst = r, far = i;
+    }
+    if (worst < 0) break;
+    reading.weight[far] = 0;
+    drafts.clear();
+    RopeReadingDrafts(reading, shape, "rope inv_freq", RopePairing::kHalf, RopePart::kCos, free,
+                      drafts);
+    for (const CheckDraft& d : drafts) {
+      if (std::optional<InvFreqCandidate> k = Verify(v, d.params, d.unsnapped, free)) {
+        found.push_back(std::move(*k));
+      }
+    }
+    std::stable_sort(found.begin(), found.end(), Better);
+  }
   if (!found.empty()) report.identified = found.front();
 
   if (!c.intent) {
