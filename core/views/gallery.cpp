@@ -66,6 +66,12 @@ constexpr Flags kPositionInterpolation[] = {
     "rope",
     "--title",
     "Position Interpolation (PI x2 from 2048) vs extrapolation: score by distance"};
+// Position Interpolation (Chen et al. 2023, Figure 2, left and middle): a score of RoPE's form
+// fitted to random targets at 0..2048 (Llama 7B's head dim 128), drawn to 4096 as is and at s/2.
+constexpr Flags kPiFit[] = {
+    "--scheme",  "rope",   "--d-model", "128",
+    "--max-len", "2048",   "--seed",    "0",
+    "--view",    "pi-fit", "--title",   "Position Interpolation's Figure 2: a fitted score past L"};
 // YaRN (Peng et al. 2023, Section 3.2, "NTK-by-parts"): Llama 2 (head dim 128, 4096) at s 16,
 // alpha 1 and beta 32: the ramp from kept to interpolated over the pairs.
 constexpr Flags kYarn[] = {"--scheme",
@@ -203,6 +209,11 @@ constexpr std::array kGallery = {
                   "Chen, Wong, Chen, Tian, \"Extending Context Window of Large Language "
                   "Models via Positional Interpolation\" (2023), Figure 2",
                   kPositionInterpolation},
+    GalleryFigure{"pi-fit", "Scaling: a fitted score past the trained length (PI, Figure 2)",
+                  "least squares to random targets at 0..2048, then to 4096: as is vs at s/2",
+                  "Chen, Wong, Chen, Tian, \"Extending Context Window of Large Language "
+                  "Models via Positional Interpolation\" (2023), Figure 2",
+                  kPiFit},
     GalleryFigure{"yarn-ramp", "Scaling: YaRN's ramp over the pairs",
                   "each pair's wavelength before and after YaRN x16: kept, ramped, interpolated",
                   "Peng, Quesnelle, Fan, Shippole, \"YaRN: Efficient Context Window Extension "

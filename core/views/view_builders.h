@@ -100,6 +100,13 @@ Status WriteBaseBoundView(std::ostream& out, TableFormat format, const ViewConte
                           const Progress& progress);
 uint64_t BaseBoundEstimate(const EstimateContext& c);
 
+// Position Interpolation's Figure 2: a least-squares score beyond and inside L (pi_fit_view.cpp).
+Result<Figure> PiFitFigure(const ViewContext& c);
+Status CheckPiFitTable(const ViewContext& c);
+Status WritePiFitView(std::ostream& out, TableFormat format, const ViewContext& c,
+                      const Progress& progress);
+uint64_t PiFitEstimate(const EstimateContext& c);
+
 Result<Figure> RoformerDecayFigure(const ViewContext& c);
 Status CheckRoformerDecayTable(const ViewContext& c);
 Status WriteRoformerDecayView(std::ostream& out, TableFormat format, const ViewContext& c,

@@ -20,6 +20,7 @@ enum class ViewKind {
   kDecay,
   kRoformerDecay,
   kBaseBound,
+  kPiFit,
   kAttention,
   kCompare,
   kSimilarity,
@@ -36,7 +37,7 @@ enum class ViewKind {
 };
 inline constexpr int kViewKinds = static_cast<int>(ViewKind::kLayers) + 1;
 // "heatmap", "curves", "sum", "rotation", "frequencies", "bias", "buckets", "slopes", "score",
-// "decay", "roformer-decay", "base-bound", "attention", "compare", "similarity",
+// "decay", "roformer-decay", "base-bound", "pi-fit", "attention", "compare", "similarity",
 // "similarity-offset", "spectrum", "precision", "walkthrough", "check", "projection",
 // "position-ids", "mrope-axes", "mrope-neighbours", "layers"
 std::string_view ViewName(ViewKind view);
