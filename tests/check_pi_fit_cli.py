@@ -4,6 +4,7 @@ against numpy: the targets are splitmix64 draws of the seed, each (x >> 11) 2^-5
 [-1, 1]; the fit is the ridge least squares min |A x - y|^2 + 1e-6 |x|^2 with
 A = [cos(s theta_j), sin(s theta_j)] over s = 0..L, solved here by numpy's lstsq on the
 augmented system; the CSV's fitted a(s) over 0..2L and interpolated a(s/2) must equal numpy's.
+L is max_len within [d, 8192].
 
     check_pi_fit_cli.py PE_EXPLORER
 """
@@ -73,11 +74,16 @@ def main():
         if not (inside < 1 and outside > 50 * inside and np.abs(inter).max() < 1):
             failures.append(f"d {d}: inside {inside}, outside {outside}, "
                             f"interpolated {np.abs(inter).max()}")
-    for bad in (["--max-len", "100", "--d-model", "128"], ["--max-len", "20000"]):
-        p = subprocess.run([exe, "export", "--scheme", "rope", "--view", "pi-fit", "-o",
-                            os.path.join(tmp, "bad.csv")] + bad, capture_output=True, text=True)
-        if p.returncode != 2 or "16384" not in p.stderr:
-            failures.append(f"{bad}: exit {p.returncode}, {p.stderr}")
+    # max_len outside [d, 8192] is drawn at the nearest end: 100 at d 128 fits L = 128.
+    out = os.path.join(tmp, "clamped.csv")
+    p = subprocess.run([exe, "export", "--scheme", "rope", "--view", "pi-fit", "--d-model", "128",
+                        "--max-len", "100", "-o", out], capture_output=True, text=True)
+    if p.returncode != 0 or sum(1 for _ in open(out)) != 2 * 128 + 2:
+        failures.append(f"max_len 100: exit {p.returncode} {p.stderr}")
+    p = subprocess.run([exe, "export", "--scheme", "rope", "--view", "pi-fit", "--d-model", "1024",
+                        "-o", out], capture_output=True, text=True)
+    if p.returncode != 2 or "512" not in p.stderr:
+        failures.append(f"d 1024: exit {p.returncode} {p.stderr}")
     for f in failures:
         print("FAIL:", f)
     print(f"{'FAILED' if failures else 'ok'}: pi-fit against numpy")

@@ -32,11 +32,16 @@ Result<PiFit> FitPiScore(int64_t d, double base, int64_t trained, uint64_t seed)
   if (!(base > 1) || !std::isfinite(base)) {
     return InvalidArgument("the pi-fit view needs a base > 1");
   }
-  if (trained < d || trained > 16384) {
-    return InvalidArgument("the pi-fit view fits the trained distances 0..L with L = max_len in [" +
-                           std::to_string(d) +
-                           ", 16384] (at least one target per unknown, the "
-                           "head dim), got " +
+  if (d > kPiFitMaxDim) {
+    return InvalidArgument(
+        "the pi-fit view fits one unknown per rotated dim by QR in float64: "
+        "a head dim of at most " +
+        std::to_string(kPiFitMaxDim) + ", got " + std::to_string(d));
+  }
+  if (trained < d || trained > kPiFitMaxTrained) {
+    return InvalidArgument("the pi-fit view fits the trained distances 0..L with L in [" +
+                           std::to_string(d) + ", " + std::to_string(kPiFitMaxTrained) +
+                           "] (at least one target per unknown, the head dim), got " +
                            std::to_string(trained));
   }
   PiFit fit;

@@ -29,10 +29,15 @@ struct PiFit {
 // small ridge gives one answer any solver agrees on, with the paper's picture: |a| within about
 // 0.5 inside and hundreds to thousands past L at d 128, L 2048 (467 with seed 0).
 inline constexpr double kPiFitRidge = 1e-6;
+// The largest fit: (L + 1 + d) x d doubles and about 2 (L + d) d^2 operations (about 5 GFLOP at
+// 512 and 8192).
+inline constexpr int64_t kPiFitMaxDim = 512;
+inline constexpr int64_t kPiFitMaxTrained = 8192;
 
 // Fits a(s) to L + 1 targets drawn from `seed` (splitmix64, each (x >> 11) 2^-53 mapped to
-// [-1, 1]) with the ridge above, by Householder QR in float64. Errors: d odd or < 2, base <= 1, L
-// outside [d, 16384] (fewer targets than unknowns, or a fit too large to draw).
+// [-1, 1]) with the ridge above, by Householder QR in float64. Errors: d odd, < 2 or over
+// kPiFitMaxDim, base <= 1, L outside [d, kPiFitMaxTrained] (fewer targets than unknowns, or a
+// fit too large to draw).
 Result<PiFit> FitPiScore(int64_t d, double base, int64_t trained, uint64_t seed);
 
 }  // namespace pe

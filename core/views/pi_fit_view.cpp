@@ -27,9 +27,14 @@ double SymLog(double y) {
   return std::copysign(std::log10(1 + std::abs(y)), y);
 }
 
+// The trained length L: max_len, within [the head dim (a target per unknown), the largest fit].
+int64_t Trained(const EncodingParams& p) {
+  return std::max(RopeRotaryDims(p), std::min(p.max_len, kPiFitMaxTrained));
+}
+
 Result<PiFit> Fit(const ModelParams& m) {
   const EncodingParams& p = m.pe;
-  return FitPiScore(RopeRotaryDims(p), p.rope().theta, p.max_len, m.example.seed);
+  return FitPiScore(RopeRotaryDims(p), p.rope().theta, Trained(p), m.example.seed);
 }
 
 }  // namespace
@@ -106,6 +111,13 @@ Result<Figure> PiFitFigure(const ViewContext& c) {
       {"\xce\xb8_j = \xce\xb8^(\xe2\x88\x92"
        "2j/d); the grey line is L",
        kNoColor});
+  if (pf.trained != c.params.pe.max_len) {
+    f.legend.push_back({"L = " + std::to_string(pf.trained) + ", not max_len " +
+                            std::to_string(c.params.pe.max_len) +
+                            ": the fit takes L from the head dim to " +
+                            std::to_string(kPiFitMaxTrained),
+                        kNoColor});
+  }
   return f;
 }
 
@@ -146,9 +158,17 @@ Status WritePiFitView(std::ostream& out, TableFormat format, const ViewContext& 
   return {};
 }
 
-// Three lines sampled twice per pixel and up to a dot per pixel.
+// Three lines sampled twice per pixel and up to a dot per pixel, and the fit: the augmented
+// (L + 1 + d) x d matrix, its targets and the coefficients, in doubles.
 uint64_t PiFitEstimate(const EstimateContext& c) {
-  return kFigureBytesPerCurveSample * 4 * EstimatedCurveSamples(c.width_px);
+  uint64_t fit = 0;
+  const EncodingParams& p = c.params.pe;
+  if (p.kind() == Scheme::kRope && ValidateRopeParams(p).ok()) {
+    const auto d = static_cast<uint64_t>(RopeRotaryDims(p));
+    const auto rows = static_cast<uint64_t>(Trained(p)) + 1 + d;
+    if (d <= kPiFitMaxDim) fit = 8 * (rows * d + 3 * rows + 4 * d);
+  }
+  return kFigureBytesPerCurveSample * 4 * EstimatedCurveSamples(c.width_px) + fit;
 }
 
 }  // namespace pe
