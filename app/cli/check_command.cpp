@@ -16,6 +16,17 @@
 namespace pe {
 namespace {
 
+// The findings as JSON: [{"class", "text", "value" where there is a number}].
+nlohmann::json DiagnosisJson(const std::vector<CheckDiagnosis>& diagnosis) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const CheckDiagnosis& d : diagnosis) {
+    nlohmann::json dj{{"class", d.kind}, {"text", d.text}};
+    if (d.value) dj["value"] = *d.value;
+    out.push_back(std::move(dj));
+  }
+  return out;
+}
+
 std::string Named(const CheckCandidate& c) {
   return c.preset.empty() ? c.description : c.description + " (" + c.preset + ")";
 }
@@ -166,12 +177,7 @@ nlohmann::json CheckReportJson(const CheckReport& r, const std::string& table,
   };
   j["intended"] = r.intended ? reading(*r.intended) : nlohmann::json(nullptr);
   j["identified"] = r.identified ? reading(*r.identified) : nlohmann::json(nullptr);
-  j["diagnosis"] = nlohmann::json::array();
-  for (const CheckDiagnosis& d : r.diagnosis) {
-    nlohmann::json dj{{"class", d.kind}, {"text", d.text}};
-    if (d.value) dj["value"] = *d.value;
-    j["diagnosis"].push_back(dj);
-  }
+  j["diagnosis"] = DiagnosisJson(r.diagnosis);
   j["worst_cells"] = nlohmann::json::array();
   for (const CheckCell& c : r.worst_cells) {
     j["worst_cells"].push_back({{"row", c.row},
@@ -252,12 +258,7 @@ void PrintPairReportJson(std::ostream& out, const CheckPairReport& r, const std:
                            : nlohmann::json(nullptr);
   j["matches"] = r.matches;
   j["verdict"] = r.matches ? "match" : "no match";
-  j["diagnosis"] = nlohmann::json::array();
-  for (const CheckDiagnosis& d : r.diagnosis) {
-    nlohmann::json dj{{"class", d.kind}, {"text", d.text}};
-    if (d.value) dj["value"] = *d.value;
-    j["diagnosis"].push_back(dj);
-  }
+  j["diagnosis"] = DiagnosisJson(r.diagnosis);
   j["identified"] = r.cos.identified
                         ? nlohmann::json{{"description", r.cos.identified->description},
                                          {"flags", r.cos.identified->flags}}
@@ -352,12 +353,7 @@ void PrintInvFreqReportJson(std::ostream& out, const InvFreqReport& r, const std
   j["tolerance"] = r.tolerance_text;
   j["intended"] = r.intended && r.has_intent ? InvFreqJson(*r.intended) : nlohmann::json(nullptr);
   j["identified"] = r.identified ? InvFreqJson(*r.identified) : nlohmann::json(nullptr);
-  j["diagnosis"] = nlohmann::json::array();
-  for (const CheckDiagnosis& d : r.diagnosis) {
-    nlohmann::json dj{{"class", d.kind}, {"text", d.text}};
-    if (d.value) dj["value"] = *d.value;
-    j["diagnosis"].push_back(dj);
-  }
+  j["diagnosis"] = DiagnosisJson(r.diagnosis);
   j["worst_cells"] = nlohmann::json::array();
   for (const CheckCell& c : r.worst_cells) {
     j["worst_cells"].push_back({{"pair", c.col},

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "analysis/check_cases.h"
 #include "arch/catalogue.h"
 #include "arch/model_choice.h"
 #include "base/closest_word.h"
@@ -867,28 +868,8 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     if (model) {
       // The model fixes its layer's scheme and parameters and the first position 0 (which
       // part, cos or sin, is the table's own).
-      cr.fixed_keys.insert(cr.fixed_keys.end(), {"scheme",
-                                                 "offset",
-                                                 "variant",
-                                                 "order",
-                                                 "base",
-                                                 "min_timescale",
-                                                 "output_scale",
-                                                 "rope_theta",
-                                                 "rope_pairing",
-                                                 "rope_scaling",
-                                                 "scaling_factor",
-                                                 "original_max_len",
-                                                 "beta_fast",
-                                                 "beta_slow",
-                                                 "attention_factor",
-                                                 "low_freq_factor",
-                                                 "high_freq_factor",
-                                                 "rotary_fraction",
-                                                 "rope_proportion",
-                                                 "mscale",
-                                                 "mscale_all_dim",
-                                                 "yarn_truncate"});
+      const std::vector<std::string> keys = WholeIntentKeys();
+      cr.fixed_keys.insert(cr.fixed_keys.end(), keys.begin(), keys.end());
     }
     for (const ParamField& f : ParamFields()) {
       const std::string flag(f.flag);

@@ -123,31 +123,35 @@ const CheckCase* FindCheckCase(std::string_view name) {
   return nullptr;
 }
 
+std::vector<std::string> WholeIntentKeys() {
+  return {"scheme",
+          "offset",
+          "variant",
+          "order",
+          "base",
+          "min_timescale",
+          "output_scale",
+          "rope_theta",
+          "rope_pairing",
+          "rope_scaling",
+          "scaling_factor",
+          "original_max_len",
+          "beta_fast",
+          "beta_slow",
+          "attention_factor",
+          "low_freq_factor",
+          "high_freq_factor",
+          "rotary_fraction",
+          "rope_proportion",
+          "mscale",
+          "mscale_all_dim",
+          "yarn_truncate"};
+}
+
 CheckConstraints WholeIntent(const EncodingParams& intent, int bits) {
   CheckConstraints c;
   c.fixed = intent;
-  c.keys = {"scheme",
-            "offset",
-            "variant",
-            "order",
-            "base",
-            "min_timescale",
-            "output_scale",
-            "rope_theta",
-            "rope_pairing",
-            "rope_scaling",
-            "scaling_factor",
-            "original_max_len",
-            "beta_fast",
-            "beta_slow",
-            "attention_factor",
-            "low_freq_factor",
-            "high_freq_factor",
-            "rotary_fraction",
-            "rope_proportion",
-            "mscale",
-            "mscale_all_dim",
-            "yarn_truncate"};
+  c.keys = WholeIntentKeys();
   c.intent = true;
   c.bits = bits;
   return c;

@@ -37,5 +37,8 @@ Result<CheckCaseTable> MakeCheckCase(std::string_view name, const MemoryCap& cap
 // The constraints of a whole set of parameters as the intent (every key fixed, as `check
 // --model` fixes them), for a table of significand `bits`.
 CheckConstraints WholeIntent(const EncodingParams& intent, int bits = 24);
+// The keys a whole intent fixes (a model's layer, a case): its scheme, the first position 0 and
+// every parameter (which part, cos or sin, is the table's own).
+std::vector<std::string> WholeIntentKeys();
 
 }  // namespace pe
