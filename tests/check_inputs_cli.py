@@ -339,6 +339,28 @@ def main():
         FAILURES.append(f"partial rotation: no note: {report and report.get('notes')}")
     expect("nothing rotated", exe, ["--rotated", q_path, "--unrotated", q_path], 2)
 
+    # An M-RoPE cache before its sections merge, (3, L, d) as Qwen2-VL's rotary module returns it:
+    # for text every axis's ids are the positions, and the three axes are one RoPE table.
+    q_freqs = np.outer(np.arange(300, dtype=np.float64),
+                       rope_reference.default_inv_freq(1000000.0, 128))
+    q_cos = np.concatenate([np.cos(q_freqs), np.cos(q_freqs)], axis=1)
+    mrope = np.stack([q_cos, q_cos, q_cos]).astype(np.float32)
+    report = expect("m-rope cache of text", exe, [save("mrope_text", mrope)], 0,
+                    identified={"--rope-theta": "1000000"})
+    if report and not report.get("axes_equal"):
+        FAILURES.append("m-rope cache of text: the axes are not reported equal")
+    expect("m-rope cache of text against qwen2-vl", exe,
+           [save("mrope_text", mrope), "--model", "qwen2-vl-7b", "--layer", "0"], 0)
+    # With an image (its height and width ids repeat), those axes' rows are other positions.
+    ids = np.arange(300)
+    h_ids = ids.copy()
+    h_ids[10:74] = 10 + np.repeat(np.arange(8), 8)
+    h_freqs = np.outer(h_ids.astype(np.float64), rope_reference.default_inv_freq(1000000.0, 128))
+    h_cos = np.concatenate([np.cos(h_freqs), np.cos(h_freqs)], axis=1)
+    expect("m-rope cache with an image", exe,
+           [save("mrope_image", np.stack([q_cos, h_cos, q_cos]).astype(np.float32))], 1,
+           ["noise"])
+
     # --inv-freq: bad input.
     expect("inv_freq 2-D", exe, ["--inv-freq", save("two_d", np.ones((4, 8), np.float32))], 2)
     expect("inv_freq negative", exe,

@@ -519,6 +519,65 @@ int RunCheck(const ModelParams& params, const CheckRequest& request) {
     for (int64_t n : t.values.shape) {
       if (n != 1) axes.push_back(n);
     }
+    if (axes.size() == 3 && axes[0] == 3 && axes[2] != 2) {
+      // (3, L, d): an M-RoPE cache's temporal, height and width axes.
+      std::array<Matrix, 3> slices;
+      const size_t cells = static_cast<size_t>(axes[1] * axes[2]);
+      for (size_t k = 0; k < 3; ++k) {
+        slices[k].rows = axes[1];
+        slices[k].cols = axes[2];
+        slices[k].data.assign(t.values.data.begin() + static_cast<std::ptrdiff_t>(k * cells),
+                              t.values.data.begin() + static_cast<std::ptrdiff_t>((k + 1) * cells));
+      }
+      Result<MropeCacheReport> m = CheckMropeCache(slices, c, params.cap);
+      if (!m.ok()) {
+        return fail("\"" + name + "\": " + m.message(),
+                    m.error().kind == Error::Kind::kInvalidArgument ? 2 : 1);
+      }
+      const MropeCacheReport& r = m.value();
+      if (request.json) {
+        nlohmann::json j;
+        j["file"] = name;
+        j["dtype"] = t.dtype;
+        j["input"] = "mrope axes";
+        j["axes_equal"] = r.same;
+        j["matches"] = r.matches;
+        j["verdict"] = r.matches ? "match" : "no match";
+        j["diagnosis"] = DiagnosisJson(r.diagnosis);
+        const CheckReport& a0 = r.axes[0];
+        j["identified"] = a0.identified
+                              ? nlohmann::json{{"description", a0.identified->description},
+                                               {"flags", a0.identified->flags}}
+                              : nlohmann::json(nullptr);
+        const char* const names[] = {"t", "h", "w"};
+        for (size_t k = 0; k < 3; ++k) j[names[k]] = CheckReportJson(r.axes[k], name, t.dtype);
+        std::cout << j.dump(2) << "\n";
+      } else {
+        std::cout << "M-RoPE cache: " << name << ", 3 axes (t, h, w) of (" << axes[1] << ", "
+                  << axes[2] << ") " << t.dtype << "\n"
+                  << (r.matches ? "match: every axis matches" : "no match") << "\n";
+        if (r.same) {
+          std::cout << "note: the three axes are equal (text positions: each axis's id is the "
+                       "token's position), so the cache is one RoPE table\n";
+        }
+        for (const CheckDiagnosis& d : r.diagnosis) {
+          std::cout << "diagnosis (" << d.kind << "): " << d.text << "\n";
+        }
+        if (!r.same && !r.matches) {
+          std::cout << "note: an axis whose rows are not positions 0 .. L-1 (an image's height "
+                       "and width ids repeat) cannot match: the cache does not carry its position "
+                       "ids; check a text-only cache, or each axis's rows at known ids\n";
+        }
+        PrintTableSummary(std::cout, r.axes[0], r.same ? "every axis" : "t");
+        if (!r.same) {
+          PrintTableSummary(std::cout, r.axes[1], "h");
+          PrintTableSummary(std::cout, r.axes[2], "w");
+        }
+        std::cout << "tolerance: " << r.axes[0].tolerance_text << "\n";
+      }
+      std::cout.flush();
+      return r.matches ? 0 : 1;
+    }
     if (axes.size() == 3 && axes[2] == 2) {
       Matrix cos_m, sin_m;
       cos_m.rows = sin_m.rows = axes[0];

@@ -344,4 +344,31 @@ std::optional<CheckPairReport> ReadCosSinCache(const Matrix& t, const CheckConst
   return std::move(meant).value();
 }
 
+Result<MropeCacheReport> CheckMropeCache(const std::array<Matrix, 3>& axes,
+                                         const CheckConstraints& c, const MemoryCap& cap) {
+  MropeCacheReport out;
+  out.same = axes[0].data == axes[1].data && axes[1].data == axes[2].data;
+  const char* const names[] = {"t", "h", "w"};
+  out.matches = true;
+  for (size_t k = 0; k < 3; ++k) {
+    if (k > 0 && out.same) {
+      out.axes[k] = out.axes[0];
+      continue;
+    }
+    Result<CheckReport> r = CheckTable(axes[k], c, cap);
+    if (!r.ok()) return r.error();
+    out.axes[k] = std::move(r).value();
+  }
+  for (size_t k = 0; k < 3; ++k) {
+    out.matches = out.matches && out.axes[k].matches;
+    if (out.same && k > 0) continue;
+    for (const CheckDiagnosis& d : out.axes[k].diagnosis) {
+      out.diagnosis.push_back(
+          {d.kind, (out.same ? std::string("every axis") : std::string(names[k])) + ": " + d.text,
+           d.value});
+    }
+  }
+  return out;
+}
+
 }  // namespace pe

@@ -6,6 +6,7 @@
 // column per pair is read in the half layout, since it cannot show the pairing.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,5 +53,19 @@ std::optional<CheckPairReport> ReadCosSinCache(const Matrix& t, const CheckConst
 // an input that is no rotation under either pairing.
 Result<CheckPairReport> CheckRotation(const Matrix& unrotated, const Matrix& rotated,
                                       const CheckConstraints& c, const MemoryCap& cap = {});
+
+// An M-RoPE cache before its sections are merged, (3, L, d) as HF Qwen2-VL's rotary module
+// returns cos and sin for the temporal, height and width position ids: each axis is a RoPE
+// table at its own positions. For text (every axis's id the token's position) the three agree
+// and each is checked as one table; with image tokens an axis's rows hold that axis's ids,
+// which the cache alone does not carry, and those rows read as no match.
+struct MropeCacheReport {
+  std::array<CheckReport, 3> axes;        // t, h, w
+  bool same = false;                      // the three slices are equal value for value
+  bool matches = false;                   // every axis matches
+  std::vector<CheckDiagnosis> diagnosis;  // each axis's findings, named "t: ...", "h: ..."
+};
+Result<MropeCacheReport> CheckMropeCache(const std::array<Matrix, 3>& axes,
+                                         const CheckConstraints& c, const MemoryCap& cap = {});
 
 }  // namespace pe
