@@ -105,11 +105,20 @@ def torch_float32_llama3(case):
     return np.where(medium, smoothed, scaled).astype(np.float32)
 
 
-def write_safetensors(path, tensors):
+def to_bf16_bits(array):
+    """float32 -> bfloat16 (round to nearest even), as uint16 words."""
+    bits = np.ascontiguousarray(array.astype(np.float32)).view(np.uint32).astype(np.uint64)
+    return (((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF).astype(np.uint16)
+
+
+def write_safetensors(path, tensors, dtype="F32"):
     header, blobs, offset = {}, [], 0
     for name, array in tensors.items():
-        a = np.ascontiguousarray(array.astype(np.float32))
-        header[name] = {"dtype": "F32", "shape": list(a.shape),
+        if dtype == "BF16":
+            a = to_bf16_bits(array)
+        else:
+            a = np.ascontiguousarray(array.astype(np.float16 if dtype == "F16" else np.float32))
+        header[name] = {"dtype": dtype, "shape": list(a.shape),
                         "data_offsets": [offset, offset + a.nbytes]}
         blobs.append(a.tobytes())
         offset += a.nbytes
@@ -207,6 +216,17 @@ def main():
            [st + ":sin,cos", "--model", "llama-3.1-8b", "--layer", "0"], 1, ["order"])
     expect("cos,sin with a missing tensor", exe, [st + ":cos,absent"], 2)
     expect("cos,sin with an empty name", exe, [st + ":cos,"], 2)
+
+    # The same pair stored as bfloat16 and float16 tensors: read at their rounding (theta 10000
+    # from a bf16 table reads about 9960 before snapping to what was typed).
+    for dtype in ("BF16", "F16"):
+        path = os.path.join(tmp, f"rotary_{dtype}.safetensors")
+        short = np.outer(np.arange(256, dtype=np.float64),
+                         rope_reference.default_inv_freq(10000.0, 128))
+        short = np.concatenate([short, short], axis=1)
+        write_safetensors(path, {"cos": np.cos(short), "sin": np.sin(short)}, dtype)
+        expect(f"cos and sin in {dtype}", exe, [path + ":cos,sin"], 0,
+               identified={"--rope-theta": "10000"})
 
     # vLLM's cos_sin_cache: cat(cos, sin) of outer(t, inv_freq), one column per pair.
     cache = np.concatenate([np.cos(freqs), np.sin(freqs)], axis=1).astype(np.float32)

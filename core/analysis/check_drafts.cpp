@@ -545,6 +545,9 @@ void RopeReadingDrafts(const RopeReading& reading, const EncodingParams& shape,
     hi = {0.0, sxy / sxx};
   }
 
+  // How near a reading comes to what was typed: 1e-4 of it from float32 cells, about 2^-bits
+  // from bfloat16 or float16 ones (a bf16 table reads theta 10000 as 9960).
+  const double read_rel = std::max(1e-4, std::ldexp(4.0, -c.bits));
   auto snap_or = [](double x, double rel, int& unsnapped) {
     if (std::optional<double> v = SnapDecimal(x, rel)) return *v;
     ++unsnapped;
@@ -558,7 +561,7 @@ void RopeReadingDrafts(const RopeReading& reading, const EncodingParams& shape,
   {
     int u = 0;
     RopeParams rp;
-    rp.theta = snap_or(std::exp(-all.b), 1e-4, u);
+    rp.theta = snap_or(std::exp(-all.b), read_rel, u);
     add(rp, u);
     // linear: the same line moved down by ln(factor).
     const double f = std::exp(-all.a);
@@ -589,7 +592,7 @@ void RopeReadingDrafts(const RopeReading& reading, const EncodingParams& shape,
   // yarn and llama3: the fast pairs keep theta's line, the slowest are divided by the factor.
   if (std::isfinite(hi.b) && hi.b < 0 && h >= 4) {
     int u = 0;
-    const double theta = snap_or(std::exp(-hi.b), 1e-3, u);
+    const double theta = snap_or(std::exp(-hi.b), std::max(1e-3, read_rel), u);
     double num = 0, den = 0, top = 0;
     std::vector<double> ratio(static_cast<size_t>(h), 0.0);
     for (int64_t i = 0; i < h; ++i) {
