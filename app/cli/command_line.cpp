@@ -824,8 +824,13 @@ std::optional<CommandLine> ParseCommandLine(int argc, const char* const* argv, i
     }
     for (const char* flag : {"--d-model", "--max-len"}) {
       if (chk->count(flag) > 0 || app.count(flag) > 0) {
-        return usage_error(std::string(flag) +
-                           " does not apply to check: the table's shape (L, d) gives it");
+        return usage_error(
+            std::string(flag) + " does not apply to check: " +
+            (!cr.inv_freq.empty()  ? std::string("the vector's length gives d (2 x length)")
+             : !cr.rotated.empty() ? std::string("the inputs' shape (L, d) gives it")
+                                   : std::string("the table's shape (L, d) gives it")) +
+            (!cr.inv_freq.empty() ? std::string(", and a vector has no positions")
+                                  : std::string()));
       }
     }
     if (chk->count("--tolerance") > 0) {
