@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <unordered_set>
 
 #include "io/read_support.h"
 #include "text/normalizers.h"
@@ -151,26 +150,90 @@ Status SubwordTokenizer::AddAddedToken(const AddedToken& token, const std::strin
 
 namespace {
 
+// Builds the parsed document as nlohmann's own DOM parser does, and notes the first key an
+// object holds twice. Each key is inserted into its object once: the insertion itself tells
+// whether the key was there already, so no second set of keys is kept.
+class DomWithDuplicates {
+ public:
+  explicit DomWithDuplicates(Json& root) : root_(root) {}
+
+  bool null() { return Value(nullptr); }
+  bool boolean(bool v) { return Value(v); }
+  bool number_integer(Json::number_integer_t v) { return Value(v); }
+  bool number_unsigned(Json::number_unsigned_t v) { return Value(v); }
+  bool number_float(Json::number_float_t v, const Json::string_t&) { return Value(v); }
+  bool string(Json::string_t& v) { return Value(std::move(v)); }
+  bool binary(Json::binary_t& v) { return Value(std::move(v)); }
+  bool start_object(std::size_t) { return Open(Json::value_t::object); }
+  bool start_array(std::size_t) { return Open(Json::value_t::array); }
+  bool end_object() { return Close(); }
+  bool end_array() { return Close(); }
+  bool key(Json::string_t& k) {
+    auto [it, inserted] = stack_.back()->get_ref<Json::object_t&>().try_emplace(k);
+    if (!inserted && duplicate_.empty()) duplicate_ = k;
+    element_ = &it->second;
+    return true;
+  }
+  [[noreturn]] bool parse_error(std::size_t, const std::string&,
+                                const nlohmann::detail::exception& e) {
+    // Rethrown with its own type, as the DOM parser does.
+    switch ((e.id / 100) % 100) {
+      case 1:
+        throw *static_cast<const Json::parse_error*>(&e);
+      case 4:
+        throw *static_cast<const Json::out_of_range*>(&e);
+      case 2:
+        throw *static_cast<const Json::invalid_iterator*>(&e);
+      case 3:
+        throw *static_cast<const Json::type_error*>(&e);
+      default:
+        throw *static_cast<const Json::other_error*>(&e);
+    }
+  }
+  const std::string& duplicate() const { return duplicate_; }
+
+ private:
+  template <typename V>
+  Json* Place(V&& v) {
+    if (stack_.empty()) {
+      root_ = Json(std::forward<V>(v));
+      return &root_;
+    }
+    if (stack_.back()->is_array()) {
+      auto& array = stack_.back()->get_ref<Json::array_t&>();
+      array.emplace_back(std::forward<V>(v));
+      return &array.back();
+    }
+    *element_ = Json(std::forward<V>(v));
+    return element_;
+  }
+  template <typename V>
+  bool Value(V&& v) {
+    Place(std::forward<V>(v));
+    return true;
+  }
+  bool Open(Json::value_t type) {
+    stack_.push_back(Place(type));
+    return true;
+  }
+  bool Close() {
+    stack_.pop_back();
+    return true;
+  }
+
+  Json& root_;
+  std::vector<Json*> stack_;
+  Json* element_ = nullptr;
+  std::string duplicate_;
+};
+
 // Parses JSON, refusing an object with a key twice (a vocabulary must not silently lose a
 // token). Errors carry the JSON library's line and column.
 Result<Json> ParseJson(std::string_view text, const std::string& name) {
-  std::vector<std::unordered_set<std::string>> keys;
-  std::string duplicate;
-  auto callback = [&](int, Json::parse_event_t event, Json& parsed) {
-    if (event == Json::parse_event_t::object_start) {
-      keys.emplace_back();
-    } else if (event == Json::parse_event_t::object_end) {
-      if (!keys.empty()) keys.pop_back();
-    } else if (event == Json::parse_event_t::key && !keys.empty() && duplicate.empty()) {
-      if (parsed.is_string() && !keys.back().insert(parsed.get<std::string>()).second) {
-        duplicate = parsed.get<std::string>();
-      }
-    }
-    return true;
-  };
   Json j;
+  DomWithDuplicates dom(j);
   try {
-    j = Json::parse(text.begin(), text.end(), callback);
+    Json::sax_parse(text.begin(), text.end(), &dom);
   } catch (const Json::parse_error& e) {
     std::string what = e.what();
     if (size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
@@ -179,8 +242,8 @@ Result<Json> ParseJson(std::string_view text, const std::string& name) {
   } catch (const Json::exception& e) {
     return InvalidArgument(name + ": not valid JSON: " + e.what());
   }
-  if (!duplicate.empty()) {
-    return InvalidArgument(name + ": the key " + Quote(duplicate) +
+  if (!dom.duplicate().empty()) {
+    return InvalidArgument(name + ": the key " + Quote(dom.duplicate()) +
                            " appears twice in one JSON object");
   }
   return j;
