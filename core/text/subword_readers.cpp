@@ -71,10 +71,12 @@ Status SubwordTokenizer::SetTokenIds(const std::vector<std::pair<std::string, in
 }
 
 Status SubwordTokenizer::AddMerge(std::string_view a, std::string_view b,
-                                  const std::string& where) {
-  auto ia = ids_.find(std::string(a));
-  auto ib = ids_.find(std::string(b));
-  std::string joined(a);
+                                  const std::function<std::string()>& where) {
+  auto ia = ids_.find(a);
+  auto ib = ids_.find(b);
+  // The joined token, built in a buffer kept from merge to merge.
+  thread_local std::string joined;
+  joined.assign(a);
   // BPE over characters with a continuing prefix: "##a" + "##b" makes "##ab" (models/bpe/model.rs).
   if (model_ == Model::kBpe && !continuing_prefix_.empty() &&
       b.substr(0, continuing_prefix_.size()) == continuing_prefix_) {
@@ -82,12 +84,15 @@ Status SubwordTokenizer::AddMerge(std::string_view a, std::string_view b,
   } else {
     joined += b;
   }
-  auto ij = ids_.find(joined);
-  for (auto [it, s] :
-       {std::pair{ia, std::string(a)}, std::pair{ib, std::string(b)}, std::pair{ij, joined}}) {
-    if (it == ids_.end()) {
-      return InvalidArgument(where + ": the merge " + Quote(std::string(a) + " " + std::string(b)) +
-                             " names " + Quote(s) + ", which is not in the vocabulary");
+  auto ij = ids_.find(std::string_view(joined));
+  if (ia == ids_.end() || ib == ids_.end() || ij == ids_.end()) {
+    for (auto [it, s] :
+         {std::pair{ia, std::string(a)}, std::pair{ib, std::string(b)}, std::pair{ij, joined}}) {
+      if (it == ids_.end()) {
+        return InvalidArgument(where() + ": the merge " +
+                               Quote(std::string(a) + " " + std::string(b)) + " names " + Quote(s) +
+                               ", which is not in the vocabulary");
+      }
     }
   }
   const uint64_t key =
@@ -450,13 +455,13 @@ Status SubwordTokenizer::ReadMerges(const nlohmann::json& model, const std::stri
   t.merges_.reserve(merges->size());
   for (size_t k = 0; k < merges->size(); ++k) {
     const Json& m = (*merges)[k];
-    const std::string where = name + ": model.merges[" + std::to_string(k) + "]";
+    auto where = [&] { return name + ": model.merges[" + std::to_string(k) + "]"; };
     if (m.is_string()) {
-      const std::string s = m.get<std::string>();
+      const std::string& s = m.get_ref<const std::string&>();
       const size_t sp = s.find(' ');
       if (sp == std::string::npos || sp == 0 || sp + 1 == s.size() ||
           s.find(' ', sp + 1) != std::string::npos) {
-        return InvalidArgument(where + ": " + Quote(s) +
+        return InvalidArgument(where() + ": " + Quote(s) +
                                " is not two tokens separated by one space");
       }
       if (Status st = t.AddMerge(std::string_view(s).substr(0, sp),
@@ -465,12 +470,13 @@ Status SubwordTokenizer::ReadMerges(const nlohmann::json& model, const std::stri
         return st;
       }
     } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
-      if (Status st = t.AddMerge(m[0].get<std::string>(), m[1].get<std::string>(), where);
+      if (Status st = t.AddMerge(m[0].get_ref<const std::string&>(),
+                                 m[1].get_ref<const std::string&>(), where);
           !st.ok()) {
         return st;
       }
     } else {
-      return InvalidArgument(where + ": a merge is \"a b\" or [\"a\", \"b\"]");
+      return InvalidArgument(where() + ": a merge is \"a b\" or [\"a\", \"b\"]");
     }
   }
   return {};
@@ -502,11 +508,11 @@ Result<SubwordTokenizer> SubwordTokenizer::FromGpt2Files(std::string_view vocab_
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty() || (line_no == 1 && line.rfind("#version", 0) == 0)) continue;
-    const std::string where = merges_name + ": line " + std::to_string(line_no);
+    auto where = [&] { return merges_name + ": line " + std::to_string(line_no); };
     const size_t sp = line.find(' ');
     if (sp == std::string_view::npos || sp == 0 || sp + 1 == line.size() ||
         line.find(' ', sp + 1) != std::string_view::npos) {
-      return InvalidArgument(where + ": " + Quote(line) +
+      return InvalidArgument(where() + ": " + Quote(line) +
                              " is not two tokens separated by one space");
     }
     if (Status s = t.AddMerge(line.substr(0, sp), line.substr(sp + 1), where); !s.ok()) return s;
