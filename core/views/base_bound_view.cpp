@@ -23,8 +23,12 @@ std::string Num(double v, int digits = 4) {
 
 // The largest context drawn: max_len, at least 4096 (the paper's first contexts) and at most
 // 2^20 (its last, 1M).
+// The scan costs about 30 L d/2 rotations, so a wide head draws fewer contexts: L d/2 at most
+// 2^26 (2^20 at d 128, 2^17 at d 1024).
 int64_t LargestContext(const EncodingParams& p) {
-  return std::clamp<int64_t>(p.max_len, 4096, int64_t{1} << 20);
+  const int64_t pairs = std::max<int64_t>(1, RopeRotaryDims(p) / 2);
+  const int64_t cap = std::max<int64_t>(4096, (int64_t{1} << 26) / pairs);
+  return std::clamp<int64_t>(p.max_len, 4096, std::min<int64_t>(int64_t{1} << 20, cap));
 }
 
 // Quarter-octave contexts from 256 to the largest, with the paper's 1000 x 2^k among them.
