@@ -376,5 +376,82 @@ TEST(WordLevel, OneIdPerWordAndTheUnknown) {
   EXPECT_FALSE(SubwordTokenizer::FromTokenizerJson(j.dump(), "w.json").ok());
 }
 
+// A tokenizer.json is read in one simdjson pass, its vocabulary and merges straight into the
+// tables; a file that pass declines (here for a 30-digit integer in a key of its own, which the
+// document reader takes as a float and simdjson refuses) is read through the document as before.
+// Both must give the same tokenizer: the same pieces, ids and byte ranges on every golden text,
+// with and without special tokens, and the reference's ids.
+TEST(TokenizerJson, OnePassAndDocumentReadersGiveTheSameTokenizer) {
+  int files = 0;
+  for (const char* dir :
+       {"bert_small", "gemma3_small", "llama3_small", "mistral_small", "roberta_small",
+        "unigram_small", "regex_bpe/o200k", "regex_bpe/qwen3", "regex_bpe/deepseek_v3"}) {
+    SCOPED_TRACE(dir);
+    const std::string fast_text = ReadAll(kData + "/" + dir + "/tokenizer.json");
+    ASSERT_FALSE(fast_text.empty());
+    std::string slow_text = fast_text;
+    slow_text.insert(slow_text.find('{') + 1, "\"big\": 123456789012345678901234567890, ");
+    ASSERT_TRUE(SubwordTokenizer::ReadsInOnePass(fast_text));
+    ASSERT_FALSE(SubwordTokenizer::ReadsInOnePass(slow_text));
+    Result<SubwordTokenizer> fast = SubwordTokenizer::FromTokenizerJson(fast_text, "f.json");
+    Result<SubwordTokenizer> slow = SubwordTokenizer::FromTokenizerJson(slow_text, "s.json");
+    ASSERT_TRUE(fast.ok()) << fast.message();
+    ASSERT_TRUE(slow.ok()) << slow.message();
+    EXPECT_EQ(fast.value().size(), slow.value().size());
+    const Json golden = Load(std::string(dir) + "/golden.json");
+    ASSERT_GT(golden.size(), 3u);
+    for (const Json& e : golden) {
+      const std::string text = e["text"].get<std::string>();
+      for (SpecialTokens s : {SpecialTokens::kNone, SpecialTokens::kAdd}) {
+        Result<std::vector<SubwordPiece>> a = fast.value().Encode(text, s);
+        Result<std::vector<SubwordPiece>> b = slow.value().Encode(text, s);
+        ASSERT_TRUE(a.ok() && b.ok()) << text;
+        EXPECT_EQ(a.value(), b.value()) << text;
+      }
+      const char* key = e.contains("none") ? "none" : "ids";
+      EXPECT_EQ(Ids(fast.value(), text, SpecialTokens::kNone), e[key].get<std::vector<int64_t>>())
+          << text;
+    }
+    ++files;
+  }
+  EXPECT_EQ(files, 9);
+}
+
+// What the one pass declines goes to the document reader, whose messages name the problem.
+TEST(TokenizerJson, ProblemsTheOnePassDeclinesAreNamedByTheDocumentReader) {
+  const std::string good = ReadAll(kData + "/regex_bpe/qwen3/tokenizer.json");
+  auto error = [](const std::string& text) {
+    EXPECT_FALSE(SubwordTokenizer::ReadsInOnePass(text));
+    Result<SubwordTokenizer> t = SubwordTokenizer::FromTokenizerJson(text, "q.json");
+    return t.ok() ? std::string("(loaded)") : t.message();
+  };
+  auto with = [&](const std::string& at, const std::string& insert) {
+    std::string t = good;
+    const size_t p = t.find(at);
+    EXPECT_NE(p, std::string::npos) << at;
+    return t.insert(p + at.size(), insert);
+  };
+  const std::string vocab = "\"vocab\":{";
+  const std::string merges = "\"merges\":[";
+  EXPECT_NE(
+      error(with(vocab, "\"zz\": 1.5, ")).find("model.vocab: the id of \"zz\" is not an integer"),
+      std::string::npos);
+  EXPECT_NE(error(with(merges, "7, ")).find("model.merges[0]: a merge is"), std::string::npos);
+  EXPECT_NE(error(with(merges, "[\"a\", \"b\", \"c\"], ")).find("model.merges[0]: a merge is"),
+            std::string::npos);
+  EXPECT_NE(error(with("{", "\"model\": {}, ")).find("the key \"model\" appears twice"),
+            std::string::npos);
+  EXPECT_NE(error(good + " x").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(error(with(vocab, "\"\x01\": 5, ")).find("not valid JSON"), std::string::npos);
+  EXPECT_NE(error(with(vocab, "\"\xC3\": 5, ")).find("not valid UTF-8 at byte"), std::string::npos);
+  // What the one pass reads, the shared checks refuse with the same words.
+  const std::string twice = with(vocab, "\"a\\u0001\": 5, ");
+  EXPECT_TRUE(SubwordTokenizer::ReadsInOnePass(twice));
+  Result<SubwordTokenizer> t = SubwordTokenizer::FromTokenizerJson(twice, "q.json");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.message().find("q.json: model.vocab: tokens"), std::string::npos) << t.message();
+  EXPECT_NE(t.message().find("both have id 5"), std::string::npos) << t.message();
+}
+
 }  // namespace
 }  // namespace pe

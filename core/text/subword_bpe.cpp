@@ -99,8 +99,8 @@ void SubwordTokenizer::Encoder::Merge(std::string_view word) {
   if (t_.ignore_merges_ && n > 1) {
     std::string whole;
     for (char c : word) AppendUtf8(whole, ByteToUnicode(static_cast<unsigned char>(c)));
-    if (auto it = t_.ids_.find(whole); it != t_.ids_.end()) {
-      id_[0] = it->second;
+    if (const int32_t id = t_.ids_.Find(whole); id >= 0) {
+      id_[0] = id;
       len_[0] = static_cast<int32_t>(n);
       next_[0] = -1;
       return;
@@ -114,9 +114,10 @@ void SubwordTokenizer::Encoder::MergeSymbols(size_t n) {
   auto push = [&](int32_t left) {
     const int32_t right = next_[static_cast<size_t>(left)];
     if (right < 0) return;
-    auto it = t_.merges_.find(Key(id_[static_cast<size_t>(left)], id_[static_cast<size_t>(right)]));
-    if (it == t_.merges_.end()) return;
-    heap_.push_back({it->second.rank, left, right, it->second.id});
+    const auto* m =
+        t_.merges_.Find(Key(id_[static_cast<size_t>(left)], id_[static_cast<size_t>(right)]));
+    if (!m) return;
+    heap_.push_back({m->rank, left, right, m->id});
     std::push_heap(heap_.begin(), heap_.end(), Later);
   };
   for (size_t k = 0; k + 1 < n; ++k) push(static_cast<int32_t>(k));
@@ -129,9 +130,9 @@ void SubwordTokenizer::Encoder::MergeSymbols(size_t n) {
         len_[static_cast<size_t>(p.right)] == 0) {
       continue;
     }
-    auto it =
-        t_.merges_.find(Key(id_[static_cast<size_t>(p.left)], id_[static_cast<size_t>(p.right)]));
-    if (it == t_.merges_.end() || it->second.rank != p.rank) continue;
+    const auto* m =
+        t_.merges_.Find(Key(id_[static_cast<size_t>(p.left)], id_[static_cast<size_t>(p.right)]));
+    if (!m || m->rank != p.rank) continue;
     const auto l = static_cast<size_t>(p.left), r = static_cast<size_t>(p.right);
     id_[l] = p.merged;
     len_[l] += len_[r];

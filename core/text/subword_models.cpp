@@ -99,8 +99,8 @@ void SubwordTokenizer::Encoder::ModelWord(std::string_view word, int64_t begin,
 // with an unknown just before it when fuse_unk. Then the merges, lowest rank first.
 void SubwordTokenizer::Encoder::CharBpeWord(std::string_view word) {
   if (t_.ignore_merges_) {
-    if (auto it = t_.ids_.find(word); it != t_.ids_.end()) {
-      result_.emplace_back(it->second, static_cast<int32_t>(word.size()));
+    if (const int32_t id = t_.ids_.Find(word); id >= 0) {
+      result_.emplace_back(id, static_cast<int32_t>(word.size()));
       return;
     }
   }
@@ -120,10 +120,10 @@ void SubwordTokenizer::Encoder::CharBpeWord(std::string_view word) {
     s.append(word, i, n);
     if (last) s += t_.end_of_word_suffix_;
     i += n;
-    if (auto it = t_.ids_.find(s); it != t_.ids_.end()) {
+    if (const int32_t id = t_.ids_.Find(s); id >= 0) {
       if (unk_len > 0) add(t_.unk_id_, unk_len);
       unk_len = 0;
-      add(it->second, static_cast<int32_t>(n));
+      add(id, static_cast<int32_t>(n));
       continue;
     }
     if (t_.byte_fallback_) {
@@ -218,8 +218,8 @@ void SubwordTokenizer::Encoder::UnigramWord(std::string_view word) {
       continue;
     }
     const std::string piece(word.substr(it->begin, it->end - it->begin));
-    if (auto f = t_.ids_.find(piece); f != t_.ids_.end()) {
-      result_.emplace_back(f->second, len);
+    if (const int32_t id = t_.ids_.Find(piece); id >= 0) {
+      result_.emplace_back(id, len);
       continue;
     }
     bool all = t_.byte_fallback_;
@@ -234,9 +234,8 @@ void SubwordTokenizer::Encoder::UnigramWord(std::string_view word) {
 }
 
 void SubwordTokenizer::Encoder::WordLevelWord(std::string_view word) {
-  auto it = t_.ids_.find(word);
-  result_.emplace_back(it != t_.ids_.end() ? it->second : t_.unk_id_,
-                       static_cast<int32_t>(word.size()));
+  const int32_t id = t_.ids_.Find(word);
+  result_.emplace_back(id >= 0 ? id : t_.unk_id_, static_cast<int32_t>(word.size()));
 }
 
 // ---- what the ids are
@@ -382,26 +381,38 @@ Status ModelReaders::CheckDropout(const Json& model, const std::string& where) {
                          "run to the next; only null or 0 is supported");
 }
 
-Status ModelReaders::ReadUnigram(SubwordTokenizer& t, const Json& model, const std::string& where) {
+Status ModelReaders::ReadUnigram(SubwordTokenizer& t, const Json& model, const std::string& where,
+                                 const std::vector<std::pair<std::string, double>>* pieces) {
   t.model_ = SubwordTokenizer::Model::kUnigram;
-  const Json* vocab = Get(model, "vocab");
-  if (!vocab || !vocab->is_array() || vocab->empty()) {
+  std::vector<std::pair<std::string, double>> from_document;
+  if (!pieces) {
+    const Json* vocab = Get(model, "vocab");
+    if (!vocab || !vocab->is_array()) {
+      return InvalidArgument(where + ".vocab is not a non-empty list of [piece, score]");
+    }
+    from_document.reserve(vocab->size());
+    for (size_t k = 0; k < vocab->size(); ++k) {
+      const Json& e = (*vocab)[k];
+      if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number()) {
+        return InvalidArgument(where + ".vocab[" + std::to_string(k) + "] is not [piece, score]");
+      }
+      from_document.emplace_back(e[0].get<std::string>(), e[1].get<double>());
+    }
+    pieces = &from_document;
+  }
+  if (pieces->empty()) {
     return InvalidArgument(where + ".vocab is not a non-empty list of [piece, score]");
   }
   std::vector<std::pair<std::string, int64_t>> entries;
-  entries.reserve(vocab->size());
-  t.scores_.reserve(vocab->size());
+  entries.reserve(pieces->size());
+  t.scores_.reserve(pieces->size());
   t.min_score_ = INFINITY;
-  for (size_t k = 0; k < vocab->size(); ++k) {
-    const Json& e = (*vocab)[k];
-    if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number()) {
-      return InvalidArgument(where + ".vocab[" + std::to_string(k) + "] is not [piece, score]");
-    }
-    const double score = e[1].get<double>();
+  for (size_t k = 0; k < pieces->size(); ++k) {
+    const double score = (*pieces)[k].second;
     if (!std::isfinite(score)) {
       return InvalidArgument(where + ".vocab[" + std::to_string(k) + "]: the score is not finite");
     }
-    entries.emplace_back(e[0].get<std::string>(), static_cast<int64_t>(k));
+    entries.emplace_back((*pieces)[k].first, static_cast<int64_t>(k));
     t.scores_.push_back(score);
     t.min_score_ = std::min(t.min_score_, score);
   }
@@ -414,7 +425,7 @@ Status ModelReaders::ReadUnigram(SubwordTokenizer& t, const Json& model, const s
     return InvalidArgument(where + ".unk_id is null: a Unigram model needs an unknown piece");
   }
   if (!unk->is_number_integer() || unk->get<int64_t>() < 0 ||
-      unk->get<int64_t>() >= static_cast<int64_t>(vocab->size())) {
+      unk->get<int64_t>() >= static_cast<int64_t>(pieces->size())) {
     return InvalidArgument(where + ".unk_id is not an index into model.vocab");
   }
   t.unk_id_ = static_cast<int32_t>(unk->get<int64_t>());

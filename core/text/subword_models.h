@@ -15,8 +15,11 @@ struct ModelReaders {
   static Status ReadCharBpe(SubwordTokenizer& t, const nlohmann::json& model,
                             const std::string& where);
   static Status CheckDropout(const nlohmann::json& model, const std::string& where);
+  // `pieces`, when given, are model.vocab's [piece, score] pairs read beforehand (the
+  // document then holds an empty placeholder).
   static Status ReadUnigram(SubwordTokenizer& t, const nlohmann::json& model,
-                            const std::string& where);
+                            const std::string& where,
+                            const std::vector<std::pair<std::string, double>>* pieces = nullptr);
   static Status ReadWordLevel(SubwordTokenizer& t, const nlohmann::json& model,
                               const std::string& where);
   static void FindByteFallbackTokens(SubwordTokenizer& t);

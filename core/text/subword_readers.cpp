@@ -1,8 +1,12 @@
 // Reading a tokenizer's definition from its text: a Hugging Face tokenizer.json, or GPT-2's
 // vocab.json + merges.txt; the vocabulary, merges and added tokens checked as they are added.
+#include <simdjson.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 
 #include "io/read_support.h"
 #include "text/normalizers.h"
@@ -53,7 +57,18 @@ Status SubwordTokenizer::SetTokenIds(const std::vector<std::pair<std::string, in
   for (const auto& [token, id] : entries) {
     if (token.empty())
       return InvalidArgument(where + ": an empty token (id " + std::to_string(id) + ")");
+    if (!ids_.Insert(token, static_cast<int32_t>(id))) {
+      return InvalidArgument(where + ": token " + Quote(token) + " appears twice");
+    }
     if (taken[static_cast<size_t>(id)]) {
+      // A key written twice in the vocabulary object comes first, even when it is later in the
+      // file than the id it repeats.
+      TokenIdTable seen;
+      for (const auto& [again, unused] : entries) {
+        if (!seen.Insert(again, 0)) {
+          return InvalidArgument(where + ": token " + Quote(again) + " appears twice");
+        }
+      }
       return InvalidArgument(where + ": tokens " + Quote(tokens_[static_cast<size_t>(id)]) +
                              " and " + Quote(token) + " both have id " + std::to_string(id));
     }
@@ -63,17 +78,14 @@ Status SubwordTokenizer::SetTokenIds(const std::vector<std::pair<std::string, in
     }
     taken[static_cast<size_t>(id)] = true;
     tokens_[static_cast<size_t>(id)] = token;
-    if (!ids_.emplace(token, static_cast<int32_t>(id)).second) {
-      return InvalidArgument(where + ": token " + Quote(token) + " appears twice");
-    }
   }
   return {};
 }
 
 Status SubwordTokenizer::AddMerge(std::string_view a, std::string_view b,
                                   const std::function<std::string()>& where) {
-  auto ia = ids_.find(a);
-  auto ib = ids_.find(b);
+  const int32_t ia = ids_.Find(a);
+  const int32_t ib = ids_.Find(b);
   // The joined token, built in a buffer kept from merge to merge.
   thread_local std::string joined;
   joined.assign(a);
@@ -84,21 +96,20 @@ Status SubwordTokenizer::AddMerge(std::string_view a, std::string_view b,
   } else {
     joined += b;
   }
-  auto ij = ids_.find(std::string_view(joined));
-  if (ia == ids_.end() || ib == ids_.end() || ij == ids_.end()) {
-    for (auto [it, s] :
+  const int32_t ij = ids_.Find(joined);
+  if (ia < 0 || ib < 0 || ij < 0) {
+    for (auto [id, s] :
          {std::pair{ia, std::string(a)}, std::pair{ib, std::string(b)}, std::pair{ij, joined}}) {
-      if (it == ids_.end()) {
+      if (id < 0) {
         return InvalidArgument(where() + ": the merge " +
                                Quote(std::string(a) + " " + std::string(b)) + " names " + Quote(s) +
                                ", which is not in the vocabulary");
       }
     }
   }
-  const uint64_t key =
-      (static_cast<uint64_t>(ia->second) << 32) | static_cast<uint32_t>(ib->second);
+  const uint64_t key = (static_cast<uint64_t>(ia) << 32) | static_cast<uint32_t>(ib);
   // A pair listed twice keeps its first (lowest) rank, as HF tokenizers does.
-  merges_.emplace(key, Merge{static_cast<int32_t>(merge_count_), ij->second});
+  merges_.Insert(key, Merge{static_cast<int32_t>(merge_count_), ij});
   ++merge_count_;
   return {};
 }
@@ -107,14 +118,14 @@ Status SubwordTokenizer::FinishByteLevel(const std::string& name) {
   for (int b = 0; b < 256; ++b) {
     std::string s;
     AppendUtf8(s, ByteToUnicode(static_cast<unsigned char>(b)));
-    auto it = ids_.find(s);
-    if (it == ids_.end()) {
+    const int32_t id = ids_.Find(s);
+    if (id < 0) {
       char buf[96];
       std::snprintf(buf, sizeof buf, ": the byte 0x%02X (token \"%s\") is not in the vocabulary", b,
                     s.c_str());
       return InvalidArgument(name + buf + "; a byte-level BPE vocabulary holds all 256 bytes");
     }
-    byte_ids_[b] = it->second;
+    byte_ids_[b] = id;
   }
   return {};
 }
@@ -129,19 +140,19 @@ Status SubwordTokenizer::AddAddedToken(const AddedToken& token, const std::strin
   if (id < 0 || id >= (int64_t{1} << 24)) {
     return InvalidArgument(where + ": id " + std::to_string(id) + " is outside [0, 16777216)");
   }
-  auto it = ids_.find(content);
-  if (it != ids_.end() && it->second != id) {
+  const int32_t known = ids_.Find(content);
+  if (known >= 0 && known != id) {
     return InvalidArgument(where + ": " + Quote(content) + " has id " + std::to_string(id) +
-                           " but the vocabulary gives it id " + std::to_string(it->second));
+                           " but the vocabulary gives it id " + std::to_string(known));
   }
-  if (it == ids_.end()) {
+  if (known < 0) {
     if (static_cast<size_t>(id) >= tokens_.size()) tokens_.resize(static_cast<size_t>(id) + 1);
     if (!tokens_[static_cast<size_t>(id)].empty()) {
       return InvalidArgument(where + ": tokens " + Quote(tokens_[static_cast<size_t>(id)]) +
                              " and " + Quote(content) + " both have id " + std::to_string(id));
     }
     tokens_[static_cast<size_t>(id)] = content;
-    ids_.emplace(content, static_cast<int32_t>(id));
+    ids_.Insert(content, static_cast<int32_t>(id));
   }
   for (const AddedToken& a : added_) {
     if (a.content == content) return {};
@@ -153,7 +164,21 @@ Status SubwordTokenizer::AddAddedToken(const AddedToken& token, const std::strin
   return {};
 }
 
+// A vocabulary (token -> id) and a list of merges as the parser met them, in file order.
+struct SubwordTokenizer::BulkLists {
+  struct MergeEntry {
+    enum Form : uint8_t { kString, kPair, kOther } form = kOther;
+    std::string a, b;  // kString: the whole "a b" in `a`
+  };
+  bool has_vocab = false, has_merges = false, has_pieces = false;
+  std::vector<std::pair<std::string, int64_t>> vocab;
+  std::vector<std::pair<std::string, double>> pieces;  // a Unigram's [piece, score] list
+  std::vector<MergeEntry> merges;
+};
+
 namespace {
+
+using BulkLists = SubwordTokenizer::BulkLists;
 
 // Builds the parsed document as nlohmann's own DOM parser does, and notes the first key an
 // object holds twice. Each key is inserted into its object once: the insertion itself tells
@@ -293,8 +318,123 @@ void SubwordTokenizer::UseGeneralPath(Normalizer normalizer, PreTokenizer pre_to
   pre_tokenizer_ = std::make_shared<const PreTokenizer>(std::move(pre_tokenizer));
 }
 
+namespace {
+
+// The fast way through a tokenizer.json: simdjson parses and checks the whole file (UTF-8,
+// escapes, control characters, numbers, structure) at memory speed; model.vocab and
+// model.merges are read from its tree into the bulk lists; every other value, small, is written
+// back as JSON text and read by the same document reader as before. Anything out of the
+// ordinary (a parse error, a key twice in the root or the model, an id that is not an integer,
+// a merge that is neither "a b" nor [a, b]) returns nothing, and the caller reads the file the
+// slow way, which names the problem as it always has.
+// Token -> id pairs in file order; false for an id that is not an integer.
+bool ReadVocab(simdjson::dom::object vocab, std::vector<std::pair<std::string, int64_t>>* out) {
+  out->reserve(vocab.size());
+  for (auto [token, id] : vocab) {
+    int64_t v = 0;
+    if (id.get(v)) return false;
+    out->emplace_back(std::string(token), v);
+  }
+  return true;
+}
+
+std::optional<Json> FastRoot(std::string_view json, const std::string& name, BulkLists* bulk) {
+  simdjson::dom::parser parser;
+  simdjson::dom::object root;
+  const simdjson::padded_string padded(json);
+  if (parser.parse(padded).get(root)) return std::nullopt;
+  auto small = [&](simdjson::dom::element e) -> std::optional<Json> {
+    Result<Json> j = ParseJson(simdjson::minify(e), name);
+    if (!j.ok()) return std::nullopt;
+    return std::move(j).value();
+  };
+  Json out = Json::object();
+  std::set<std::string_view> root_keys;
+  for (auto [key, value] : root) {
+    if (!root_keys.insert(key).second) return std::nullopt;
+    simdjson::dom::object model;
+    if (key != "model" || value.get(model)) {
+      std::optional<Json> j = small(value);
+      if (!j) return std::nullopt;
+      out[std::string(key)] = std::move(*j);
+      continue;
+    }
+    Json& model_json = out["model"] = Json::object();
+    std::set<std::string_view> model_keys;
+    for (auto [mkey, mvalue] : model) {
+      if (!model_keys.insert(mkey).second) return std::nullopt;
+      simdjson::dom::object vocab;
+      simdjson::dom::array merges, pieces;
+      if (mkey == "vocab" && !mvalue.get(vocab)) {
+        if (!ReadVocab(vocab, &bulk->vocab)) return std::nullopt;
+        bulk->has_vocab = true;
+        model_json["vocab"] = Json::object();
+      } else if (mkey == "vocab" && !mvalue.get(pieces)) {
+        bulk->pieces.reserve(pieces.size());
+        for (simdjson::dom::element e : pieces) {
+          simdjson::dom::array pair;
+          std::string_view piece;
+          double score = 0;
+          if (e.get(pair) || pair.size() != 2 || pair.at(0).get(piece) || pair.at(1).get(score)) {
+            return std::nullopt;
+          }
+          bulk->pieces.emplace_back(std::string(piece), score);
+        }
+        bulk->has_pieces = true;
+        model_json["vocab"] = Json::array();
+      } else if (mkey == "merges" && !mvalue.get(merges)) {
+        bulk->has_merges = true;
+        bulk->merges.reserve(merges.size());
+        for (simdjson::dom::element m : merges) {
+          BulkLists::MergeEntry& e = bulk->merges.emplace_back();
+          std::string_view a, b;
+          simdjson::dom::array pair;
+          if (!m.get(a)) {
+            e.form = BulkLists::MergeEntry::kString;
+          } else if (!m.get(pair) && pair.size() == 2 && !pair.at(0).get(a) && !pair.at(1).get(b)) {
+            e.form = BulkLists::MergeEntry::kPair;
+            e.b = b;
+          } else {
+            return std::nullopt;
+          }
+          e.a = a;
+        }
+        model_json["merges"] = Json::array();
+      } else {
+        std::optional<Json> j = small(mvalue);
+        if (!j) return std::nullopt;
+        model_json[std::string(mkey)] = std::move(*j);
+      }
+    }
+  }
+  return out;
+}
+
+// GPT-2's vocab.json the same way: its pairs, or nothing for the document reader to explain.
+std::optional<std::vector<std::pair<std::string, int64_t>>> FastVocabJson(std::string_view json) {
+  simdjson::dom::parser parser;
+  simdjson::dom::object root;
+  const simdjson::padded_string padded(json);
+  std::vector<std::pair<std::string, int64_t>> entries;
+  if (parser.parse(padded).get(root) || !ReadVocab(root, &entries)) return std::nullopt;
+  return entries;
+}
+
+}  // namespace
+
+bool SubwordTokenizer::ReadsInOnePass(std::string_view json) {
+  BulkLists bulk;
+  return FastRoot(json, "", &bulk).has_value();
+}
+
 Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view json,
                                                              const std::string& name) {
+  {
+    BulkLists bulk;
+    if (std::optional<Json> root = FastRoot(json, name, &bulk)) {
+      return FromJsonRoot(*root, name, &bulk);
+    }
+  }
   if (size_t bad = FindInvalidUtf8(json); bad != std::string::npos) {
     return InvalidArgument(name + ": not valid UTF-8 at byte " + std::to_string(bad));
   }
@@ -303,7 +443,8 @@ Result<SubwordTokenizer> SubwordTokenizer::FromTokenizerJson(std::string_view js
   return FromJsonRoot(parsed.value(), name);
 }
 
-Result<SubwordTokenizer> SubwordTokenizer::FromJsonRoot(const Json& root, const std::string& name) {
+Result<SubwordTokenizer> SubwordTokenizer::FromJsonRoot(const Json& root, const std::string& name,
+                                                        const BulkLists* bulk) {
   const Json* model = Member(root, "model");
   if (!model || !model->is_object()) {
     return InvalidArgument(name + ": no \"model\" object; expected a Hugging Face tokenizer.json");
@@ -313,7 +454,13 @@ Result<SubwordTokenizer> SubwordTokenizer::FromJsonRoot(const Json& root, const 
   const Json* vocab = Member(*model, "vocab");
   if (!vocab) return InvalidArgument(name + ": model.vocab is missing");
   if (type == "Unigram") {
-    if (Status s = ModelReaders::ReadUnigram(t, *model, name + ": model"); !s.ok()) return s;
+    if (Status s = ModelReaders::ReadUnigram(t, *model, name + ": model",
+                                             bulk && bulk->has_pieces ? &bulk->pieces : nullptr);
+        !s.ok()) {
+      return s;
+    }
+  } else if (bulk && bulk->has_vocab) {
+    if (Status s = t.SetTokenIds(bulk->vocab, name + ": model.vocab"); !s.ok()) return s;
   } else {
     Result<std::vector<std::pair<std::string, int64_t>>> entries =
         VocabEntries(*vocab, name + ": model.vocab");
@@ -337,7 +484,7 @@ Result<SubwordTokenizer> SubwordTokenizer::FromJsonRoot(const Json& root, const 
   }
   if (type == "BPE" && (!has_byte_level || GetBool(model, "byte_fallback", false))) {
     if (Status s = ModelReaders::ReadCharBpe(t, *model, name + ": model"); !s.ok()) return s;
-    if (Status s = t.ReadMerges(*model, name); !s.ok()) return s;
+    if (Status s = t.ReadMerges(*model, name, bulk); !s.ok()) return s;
     t.UseGeneralPath(std::move(normalizer.value()), std::move(pre_tokenizer.value()));
   } else if (type == "Unigram" || type == "WordLevel") {
     if (type == "WordLevel") {
@@ -370,7 +517,7 @@ Result<SubwordTokenizer> SubwordTokenizer::FromJsonRoot(const Json& root, const 
         !pre_tokenizer.value().IsByteLevelFastPath(&t.pattern_, &t.add_prefix_space_)) {
       t.UseGeneralPath(std::move(normalizer.value()), std::move(pre_tokenizer.value()));
     }
-    if (Status s = t.ReadMerges(*model, name); !s.ok()) return s;
+    if (Status s = t.ReadMerges(*model, name, bulk); !s.ok()) return s;
     if (Status s = t.FinishByteLevel(name + ": model.vocab"); !s.ok()) return s;
   } else if (type == "WordPiece") {
     t.model_ = Model::kWordPiece;
@@ -448,36 +595,57 @@ Result<SubwordTokenizer> SubwordTokenizer::FromJsonRoot(const Json& root, const 
   return t;
 }
 
-Status SubwordTokenizer::ReadMerges(const nlohmann::json& model, const std::string& name) {
-  SubwordTokenizer& t = *this;
-  const Json* merges = Member(model, "merges");
-  if (!merges || !merges->is_array()) return InvalidArgument(name + ": model.merges is not a list");
-  t.merges_.reserve(merges->size());
-  for (size_t k = 0; k < merges->size(); ++k) {
-    const Json& m = (*merges)[k];
-    auto where = [&] { return name + ": model.merges[" + std::to_string(k) + "]"; };
-    if (m.is_string()) {
-      const std::string& s = m.get_ref<const std::string&>();
-      const size_t sp = s.find(' ');
-      if (sp == std::string::npos || sp == 0 || sp + 1 == s.size() ||
-          s.find(' ', sp + 1) != std::string::npos) {
-        return InvalidArgument(where() + ": " + Quote(s) +
-                               " is not two tokens separated by one space");
-      }
-      if (Status st = t.AddMerge(std::string_view(s).substr(0, sp),
-                                 std::string_view(s).substr(sp + 1), where);
-          !st.ok()) {
-        return st;
-      }
-    } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
-      if (Status st = t.AddMerge(m[0].get_ref<const std::string&>(),
-                                 m[1].get_ref<const std::string&>(), where);
-          !st.ok()) {
-        return st;
-      }
-    } else {
-      return InvalidArgument(where() + ": a merge is \"a b\" or [\"a\", \"b\"]");
+Status SubwordTokenizer::ReadMerges(const nlohmann::json& model, const std::string& name,
+                                    const BulkLists* bulk) {
+  using Entry = BulkLists::MergeEntry;
+  // Merge k as "a b", as [a, b] or as neither, from the bulk lists or the document.
+  const Json* merges = bulk && bulk->has_merges ? nullptr : Member(model, "merges");
+  if (!(bulk && bulk->has_merges) && (!merges || !merges->is_array())) {
+    return InvalidArgument(name + ": model.merges is not a list");
+  }
+  const size_t n = merges ? merges->size() : bulk->merges.size();
+  auto form = [&](size_t k, std::string_view* a, std::string_view* b) {
+    if (!merges) {
+      const Entry& e = bulk->merges[k];
+      *a = e.a;
+      *b = e.b;
+      return e.form;
     }
+    const Json& m = (*merges)[k];
+    if (m.is_string()) {
+      *a = m.get_ref<const std::string&>();
+      return Entry::kString;
+    }
+    if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
+      *a = m[0].get_ref<const std::string&>();
+      *b = m[1].get_ref<const std::string&>();
+      return Entry::kPair;
+    }
+    return Entry::kOther;
+  };
+  merges_.reserve(n);
+  for (size_t k = 0; k < n; ++k) {
+    auto where = [&] { return name + ": model.merges[" + std::to_string(k) + "]"; };
+    std::string_view a, b;
+    switch (form(k, &a, &b)) {
+      case Entry::kString: {
+        const std::string_view s = a;
+        const size_t sp = s.find(' ');
+        if (sp == std::string_view::npos || sp == 0 || sp + 1 == s.size() ||
+            s.find(' ', sp + 1) != std::string_view::npos) {
+          return InvalidArgument(where() + ": " + Quote(s) +
+                                 " is not two tokens separated by one space");
+        }
+        a = s.substr(0, sp);
+        b = s.substr(sp + 1);
+        break;
+      }
+      case Entry::kPair:
+        break;
+      case Entry::kOther:
+        return InvalidArgument(where() + ": a merge is \"a b\" or [\"a\", \"b\"]");
+    }
+    if (Status st = AddMerge(a, b, where); !st.ok()) return st;
   }
   return {};
 }
@@ -492,13 +660,17 @@ Result<SubwordTokenizer> SubwordTokenizer::FromGpt2Files(std::string_view vocab_
   if (size_t bad = FindInvalidUtf8(merges); bad != std::string::npos) {
     return InvalidArgument(merges_name + ": not valid UTF-8 at byte " + std::to_string(bad));
   }
-  Result<Json> parsed = ParseJson(vocab_json, vocab_name);
-  if (!parsed.ok()) return parsed.error();
-  Result<std::vector<std::pair<std::string, int64_t>>> entries =
-      VocabEntries(parsed.value(), vocab_name);
-  if (!entries.ok()) return entries.error();
+  std::optional<std::vector<std::pair<std::string, int64_t>>> entries = FastVocabJson(vocab_json);
+  if (!entries) {
+    Result<Json> parsed = ParseJson(vocab_json, vocab_name);
+    if (!parsed.ok()) return parsed.error();
+    Result<std::vector<std::pair<std::string, int64_t>>> read =
+        VocabEntries(parsed.value(), vocab_name);
+    if (!read.ok()) return read.error();
+    entries = std::move(read).value();
+  }
   SubwordTokenizer t;
-  if (Status s = t.SetTokenIds(entries.value(), vocab_name); !s.ok()) return s;
+  if (Status s = t.SetTokenIds(*entries, vocab_name); !s.ok()) return s;
   size_t line_no = 0;
   for (size_t at = 0; at < merges.size();) {
     size_t end = merges.find('\n', at);

@@ -165,7 +165,7 @@ Result<SubwordTokenizer> SubwordTokenizer::FromSentencePiece(std::string_view by
       t.byte_fallback_ids_[byte] = id;
       t.byte_fallback_ = true;
     }
-    t.ids_.emplace(piece, id);
+    t.ids_.Insert(piece, id);
     t.tokens_[static_cast<size_t>(id)] = std::move(piece);
   }
   t.unk_id_ = sp->unk_id();

@@ -23,8 +23,7 @@
 namespace pe {
 
 int64_t SubwordTokenizer::Id(std::string_view token) const {
-  auto it = ids_.find(token);
-  return it == ids_.end() ? -1 : it->second;
+  return ids_.Find(token);
 }
 
 // ---- display

@@ -19,12 +19,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "base/matrix.h"
 #include "base/status.h"
+#include "text/flat_tables.h"
 
 namespace pe {
 
@@ -83,6 +83,9 @@ class SubwordTokenizer {
   // `json`: the text of a tokenizer.json; `name` (its path) starts every message. Errors name
   // what is wrong and where: the JSON's line and column, the key ("model.merges[12]"), the token.
   static Result<SubwordTokenizer> FromTokenizerJson(std::string_view json, const std::string& name);
+  // Whether FromTokenizerJson reads `json` in one pass of simdjson, its fast way, rather than
+  // through the document reader that names every problem (for tests).
+  static bool ReadsInOnePass(std::string_view json);
   // The tokenizer in a GGUF file's metadata (tokenizer.ggml.model gpt2, llama, bert or t5,
   // .tokens, .scores, .token_type, .merges, .pre, the special tokens' ids and add_* flags),
   // built as the tokenizer.json of the same model (subword_gguf.cpp). `file` was parsed from
@@ -132,6 +135,12 @@ class SubwordTokenizer {
   Result<std::vector<SubwordPiece>> Encode(std::string_view text,
                                            SpecialTokens special = SpecialTokens::kNone) const;
 
+  // The vocabulary object and the merges list of a tokenizer.json, read straight from the JSON
+  // parser's events rather than into the document: they hold hundreds of thousands of entries,
+  // and a document node per entry cost most of the loading time. Defined and used only in
+  // subword_readers.cpp.
+  struct BulkLists;
+
  private:
   struct Merge {
     int32_t rank;
@@ -148,8 +157,10 @@ class SubwordTokenizer {
   };
   class Encoder;
 
-  // FromTokenizerJson's work on the parsed JSON.
-  static Result<SubwordTokenizer> FromJsonRoot(const nlohmann::json& root, const std::string& name);
+  // FromTokenizerJson's work on the parsed JSON; `bulk`, when given, holds model.vocab and
+  // model.merges, which the document then holds only as empty placeholders.
+  static Result<SubwordTokenizer> FromJsonRoot(const nlohmann::json& root, const std::string& name,
+                                               const BulkLists* bulk = nullptr);
   Status SetTokenIds(const std::vector<std::pair<std::string, int64_t>>& entries,
                      const std::string& where);
   // `where` names the merge in a refusal; it is called only then.
@@ -160,7 +171,7 @@ class SubwordTokenizer {
   // What FromTokenizerJson reads for the models other than byte-level BPE and WordPiece, and
   // the post-processor (subword_models.cpp); `json` is the model's or post-processor's object.
   friend struct ModelReaders;
-  Status ReadMerges(const nlohmann::json& model, const std::string& name);
+  Status ReadMerges(const nlohmann::json& model, const std::string& name, const BulkLists* bulk);
   // The tokenizer.json name of the model: "BPE", "WordPiece", "Unigram", "WordLevel".
   std::string_view ModelName() const;
   void UseGeneralPath(Normalizer normalizer, PreTokenizer pre_tokenizer);
@@ -176,12 +187,8 @@ class SubwordTokenizer {
   bool ignore_merges_ = false;       // a word that is a token as a whole is not merged (Llama 3)
   std::vector<std::string> tokens_;  // (V) id -> string
   // Looked up by std::string_view too, without a copy of the key.
-  struct StringHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>> ids_;
-  std::unordered_map<uint64_t, Merge> merges_;  // (left id << 32 | right id) -> merge
+  TokenIdTable ids_;
+  PairTable<Merge> merges_;  // (left id << 32 | right id) -> merge
   size_t merge_count_ = 0;
   int32_t byte_ids_[256] = {};     // byte-level BPE: the token of each single byte
   std::vector<AddedToken> added_;  // longest first

@@ -91,8 +91,8 @@ void SubwordTokenizer::Encoder::WordPieceWord(std::string_view word, size_t at,
       candidate.clear();
       if (start > 0) candidate = t_.continuing_prefix_;
       candidate.append(word.substr(start, *e - start));
-      if (auto it = t_.ids_.find(candidate); it != t_.ids_.end()) {
-        found = it->second;
+      if (const int32_t id = t_.ids_.Find(candidate); id >= 0) {
+        found = id;
         found_end = *e;
         break;
       }
