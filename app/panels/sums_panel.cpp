@@ -92,8 +92,10 @@ void TokenChips(AppState& state, const SentenceResult& s) {
   const size_t shown = std::min<size_t>(s.tokens.size(), kMaxChips);
   for (size_t t = 0; t < shown; ++t) {
     // A space as ␣, a newline as ↵, a tab as →: a chip is one line.
-    const std::string text =
-        s.tokens[t].text == " " ? std::string("\xe2\x90\xa3") : VisibleWhitespace(s.tokens[t].text);
+    // A character beyond U+FFFF, which the window cannot draw, by its name.
+    const std::string text = s.tokens[t].text == " "
+                                 ? std::string("\xe2\x90\xa3")
+                                 : NameCodePointsBeyondU16(VisibleWhitespace(s.tokens[t].text));
     char label[160];
     if (state.params.example.ids.empty()) {
       std::snprintf(label, sizeof label, "%s  id %lld  pos %lld", text.c_str(),
@@ -153,8 +155,11 @@ void TokenChips(AppState& state, const SentenceResult& s) {
         }
         if (!tip.empty()) tip += '\n';
         tip += names;
-        tip += missing.size() == 1 ? ": no installed font has this character"
-                                   : ": no installed font has these characters";
+        const bool beyond =
+            std::any_of(missing.begin(), missing.end(), [](char32_t c) { return c > 0xFFFF; });
+        tip += beyond ? ": the window cannot draw characters beyond U+FFFF (its text is 16-bit)"
+               : missing.size() == 1 ? ": no installed font has this character"
+                                     : ": no installed font has these characters";
       }
       if (!tip.empty()) ImGui::SetTooltip("%s", tip.c_str());
     }

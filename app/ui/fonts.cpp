@@ -112,10 +112,13 @@ UiFontInfo LoadUiFontsInto(ImFontAtlas& atlas, float scale, std::u16string_view 
   return info;
 }
 
-std::u32string MissingCodePoints(std::string_view text) {
-  std::u32string out;
+namespace {
+
+// Calls `each(code point, its bytes)` over UTF-8 `text`, and tells whether the window's font
+// draws the code point (below U+0020 counts as drawn: the callers show whitespace themselves).
+template <typename Each>
+void ForEachCodePoint(std::string_view text, Each each) {
   const ImFont* font = ImGui::GetFont();
-  if (!font) return out;
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const auto* end = p + text.size();
   while (p < end) {
@@ -132,12 +135,37 @@ std::u32string MissingCodePoints(std::string_view text) {
       c = ((c & 0x1Fu) << 6) | (p[1] & 0x3Fu);
       n = 2;
     }
+    const std::string_view bytes(reinterpret_cast<const char*>(p), static_cast<size_t>(n));
     p += n;
-    if (c < 0x20) continue;
-    const bool missing =
-        c > 0xFFFF || c == 0xFFFD || font->FindGlyphNoFallback(static_cast<ImWchar>(c)) == nullptr;
-    if (missing && out.find(c) == std::u32string::npos) out.push_back(c);
+    // ImGui's characters are 16-bit in Debian's build, so U+10000 and up cannot be drawn.
+    const bool missing = font != nullptr && c >= 0x20 &&
+                         (c > 0xFFFF || c == 0xFFFD ||
+                          font->FindGlyphNoFallback(static_cast<ImWchar>(c)) == nullptr);
+    each(c, bytes, missing);
   }
+}
+
+}  // namespace
+
+std::u32string MissingCodePoints(std::string_view text) {
+  std::u32string out;
+  ForEachCodePoint(text, [&](char32_t c, std::string_view, bool missing) {
+    if (missing && out.find(c) == std::u32string::npos) out.push_back(c);
+  });
+  return out;
+}
+
+std::string NameCodePointsBeyondU16(std::string_view text) {
+  std::string out;
+  ForEachCodePoint(text, [&](char32_t c, std::string_view bytes, bool) {
+    if (c > 0xFFFF) {
+      out += '[';
+      out += CodePointName(c);
+      out += ']';
+    } else {
+      out += bytes;
+    }
+  });
   return out;
 }
 

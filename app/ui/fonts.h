@@ -47,6 +47,10 @@ inline float LoadUiFont(float scale) {
 // has them), in order of first appearance, read from the UTF-8 itself so a character beyond
 // U+FFFF keeps its own number. For "U+XXXX" hints on hover.
 std::u32string MissingCodePoints(std::string_view text);
+// `text` with each code point beyond U+FFFF, which the window can never draw (ImGui's characters
+// are 16-bit in Debian's build), written as its name in brackets, "[U+1F999]": a token chip
+// then shows which character it holds rather than a square.
+std::string NameCodePointsBeyondU16(std::string_view text);
 // "U+4E2D" (at least four hex digits).
 std::string CodePointName(char32_t c);
 
