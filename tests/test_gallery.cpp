@@ -356,6 +356,20 @@ TEST_F(Gallery, BaseBoundCurveGivesThePapersLowerBounds) {
   }
 }
 
+// The legend points at the current base's dot only when the dot is drawn: at theta 10000 B first
+// turns negative at m = 1706, on the axis; at 1e9 it stays >= 0 past the axis, and no dot is drawn.
+TEST_F(Gallery, BaseBoundLegendNamesTheDotOnlyWhenItIsDrawn) {
+  for (const auto& [theta, dot] : {std::pair{"10000", true}, std::pair{"1e9", false}}) {
+    const std::string path = Path(std::string("bb_") + theta + ".svg");
+    const ShellRun r = Shell(std::string("export --view base-bound --scheme rope --rope-theta ") +
+                             theta + " -o " + path);
+    ASSERT_EQ(r.code, 0) << r.output;
+    const std::string svg = ReadFile(path);
+    EXPECT_EQ(svg.find("(the dot)") != std::string::npos, dot) << theta;
+    EXPECT_EQ(svg.find("(off the axis)") != std::string::npos, !dot) << theta;
+  }
+}
+
 // bf16 keeps 8 significant bits: positions made in it are exact to 256, 257 becomes 256, 1001
 // becomes 1000 and 65535 becomes 65536 (numpy: float32 -> bfloat16 round to nearest even).
 TEST_F(Gallery, Bf16PrecisionMarksThePositionsItCannotHold) {

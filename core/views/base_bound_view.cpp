@@ -125,6 +125,7 @@ Result<Figure> BaseBoundFigure(const ViewContext& c) {
   f.view = {x0, x1, y_lo - pad, y_hi + pad};
   f.x.ticks = LogTicks(x0, x1);
   f.y.ticks = LogTicks(f.view.y0, f.view.y1);
+  const bool dot_drawn = !own.marker_xs.empty();
   f.series.push_back(std::move(fit));
   f.series.push_back(std::move(own));
   f.series.push_back(std::move(curve));
@@ -133,11 +134,13 @@ Result<Figure> BaseBoundFigure(const ViewContext& c) {
        "\xce\xa3 cos(m \xce\xb8_i) \xe2\x89\xa5 0 for every m \xe2\x89\xa4 L; "
        "dots: L = 1000, 2000, 4000, ... as in the paper",
        SeriesRgba(0)});
-  f.legend.push_back({"\xce\xb8 = " + Num(theta, 6) + ": B(m) \xe2\x89\xa5 0 up to m = " +
-                          (reach > 4 * largest - 1 ? "beyond " + std::to_string(4 * largest)
-                                                   : std::to_string(reach)) +
-                          " (the dot), the context this base bounds",
-                      SeriesRgba(1)});
+  f.legend.push_back(
+      {"\xce\xb8 = " + Num(theta, 6) + ": B(m) \xe2\x89\xa5 0 up to m = " +
+           (reach > 4 * largest - 1 ? "beyond " + std::to_string(4 * largest)
+                                    : std::to_string(reach)) +
+           (!dot_drawn ? std::string(" (off the axis)") : std::string(" (the dot)")) +
+           ", the context this base bounds",
+       SeriesRgba(1)});
   f.legend.push_back({"Men et al.'s fit to their points: base = 0.0424 L^1.628", SeriesRgba(2)});
   f.legend.push_back(
       {"\xce\xb8_i = base^(\xe2\x88\x92"
