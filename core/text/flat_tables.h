@@ -16,11 +16,18 @@
 
 namespace pe {
 
+// The power of two (at least 16) that holds `n` entries at most half full.
+inline size_t FlatCapacity(size_t n) {
+  size_t c = 16;
+  while (c < 2 * n) c *= 2;
+  return c;
+}
+
 // Token text -> id. The texts are kept back to back in one buffer.
 class TokenIdTable {
  public:
   void reserve(size_t n) {
-    if (2 * n > slots_.size()) Rehash(Capacity(n));
+    if (2 * n > slots_.size()) Rehash(FlatCapacity(n));
   }
   size_t size() const { return size_; }
 
@@ -39,7 +46,7 @@ class TokenIdTable {
   }
   // Adds `token` with `id` (>= 0); false, and nothing changed, when it is there already.
   bool Insert(std::string_view token, int32_t id) {
-    if (2 * (size_ + 1) > slots_.size()) Rehash(Capacity(size_ + 1));
+    if (2 * (size_ + 1) > slots_.size()) Rehash(FlatCapacity(size_ + 1));
     const uint64_t h = Hash(token);
     size_t i = h & mask_;
     for (;; i = (i + 1) & mask_) {
@@ -63,11 +70,6 @@ class TokenIdTable {
     int32_t id = -1;             // -1: empty
   };
   static uint64_t Hash(std::string_view s) { return std::hash<std::string_view>{}(s); }
-  static size_t Capacity(size_t n) {
-    size_t c = 16;
-    while (c < 2 * n) c *= 2;
-    return c;
-  }
   void Rehash(size_t capacity) {
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(capacity, Slot{});
@@ -91,7 +93,7 @@ template <typename Value>
 class PairTable {
  public:
   void reserve(size_t n) {
-    if (2 * n > slots_.size()) Rehash(Capacity(n));
+    if (2 * n > slots_.size()) Rehash(FlatCapacity(n));
   }
   size_t size() const { return size_; }
 
@@ -106,7 +108,7 @@ class PairTable {
   }
   // Adds `key` with `value`; false, keeping the first value, when the key is there already.
   bool Insert(uint64_t key, const Value& value) {
-    if (2 * (size_ + 1) > slots_.size()) Rehash(Capacity(size_ + 1));
+    if (2 * (size_ + 1) > slots_.size()) Rehash(FlatCapacity(size_ + 1));
     size_t i = Mix(key) & mask_;
     for (; slots_[i].key != kEmpty; i = (i + 1) & mask_) {
       if (slots_[i].key == key) return false;
@@ -127,11 +129,6 @@ class PairTable {
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
     return x ^ (x >> 31);
-  }
-  static size_t Capacity(size_t n) {
-    size_t c = 16;
-    while (c < 2 * n) c *= 2;
-    return c;
   }
   void Rehash(size_t capacity) {
     std::vector<Slot> old = std::move(slots_);
