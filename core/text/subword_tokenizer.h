@@ -167,7 +167,9 @@ class SubwordTokenizer {
   Status AddMerge(std::string_view a, std::string_view b,
                   const std::function<std::string()>& where);
   Status FinishByteLevel(const std::string& name);
+  // Appends; FinishAddedTokens then drops repeats and orders them longest first.
   Status AddAddedToken(const AddedToken& token, const std::string& where);
+  void FinishAddedTokens();
   // What FromTokenizerJson reads for the models other than byte-level BPE and WordPiece, and
   // the post-processor (subword_models.cpp); `json` is the model's or post-processor's object.
   friend struct ModelReaders;
