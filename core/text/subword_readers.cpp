@@ -329,13 +329,6 @@ void SubwordTokenizer::UseGeneralPath(Normalizer normalizer, PreTokenizer pre_to
 
 namespace {
 
-// The fast way through a tokenizer.json: simdjson parses and checks the whole file (UTF-8,
-// escapes, control characters, numbers, structure) at memory speed; model.vocab and
-// model.merges are read from its tree into the bulk lists; every other value, small, is written
-// back as JSON text and read by the same document reader as before. Anything out of the
-// ordinary (a parse error, a key twice in the root or the model, an id that is not an integer,
-// a merge that is neither "a b" nor [a, b]) returns nothing, and the caller reads the file the
-// slow way, which names the problem as it always has.
 // Token -> id pairs in file order; false for an id that is not an integer.
 bool ReadVocab(simdjson::dom::object vocab, std::vector<std::pair<std::string, int64_t>>* out) {
   out->reserve(vocab.size());
@@ -347,6 +340,13 @@ bool ReadVocab(simdjson::dom::object vocab, std::vector<std::pair<std::string, i
   return true;
 }
 
+// The fast way through a tokenizer.json: simdjson parses and checks the whole file (UTF-8,
+// escapes, control characters, numbers, structure) at memory speed; model.vocab and
+// model.merges are read from its tree into the bulk lists; every other value, small, is written
+// back as JSON text and read by the same document reader as before. Anything out of the
+// ordinary (a parse error, a key twice in the root or the model, an id that is not an integer,
+// a merge that is neither "a b" nor [a, b]) returns nothing, and the caller reads the file the
+// slow way, which names the problem as it always has.
 std::optional<Json> FastRoot(std::string_view json, const std::string& name, BulkLists* bulk) {
   simdjson::dom::parser parser;
   simdjson::dom::object root;
